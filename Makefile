@@ -1,0 +1,132 @@
+# gnndb — build, test, install.
+#
+#   make              library (build/libgnndb.a, build/libgnndb.so) and shell
+#   make demo         install missing packages, build, run the demo on cora
+#   make test         every test (unit, shell end-to-end, Python)
+#   make test SANITIZE=1       the same under AddressSanitizer + UBSan
+#   make test SANITIZE=thread  the same under ThreadSanitizer
+#   make CUDA=0       build without the CUDA toolkit
+#   make install PREFIX=/usr/local [DESTDIR=...]
+
+VERSION    := 0.1.0
+SOVERSION  := 0
+PREFIX     ?= /usr/local
+DESTDIR    ?=
+PYTHON     ?= /usr/bin/python3
+
+CC         ?= cc
+CUDA_HOME  ?= /usr/local/cuda
+NVCC       ?= $(CUDA_HOME)/bin/nvcc
+ifeq ($(origin CUDA), undefined)
+CUDA := $(shell test -x $(NVCC) -a -f $(CUDA_HOME)/include/cuda_runtime.h && echo 1 || echo 0)
+endif
+
+SANITIZE   ?=
+ifeq ($(SANITIZE),)
+B          := build
+SANFLAGS   :=
+else ifeq ($(SANITIZE),thread)
+B          := build-tsan
+SANFLAGS   := -fsanitize=thread -O1
+else
+B          := build-asan
+SANFLAGS   := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined -O1
+endif
+
+CFLAGS     ?= -O2 -g
+CFLAGS     += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -fPIC \
+              -fvisibility=hidden -pthread -D_GNU_SOURCE $(SANFLAGS)
+CPPFLAGS   += -Iinclude -Istorage -I$(B)/gen
+LDLIBS     := -llmdb -luring -lsqlite3 -lm -lpthread
+ifeq ($(CUDA),1)
+CPPFLAGS   += -DGNNDB_CUDA=1 -I$(CUDA_HOME)/include
+LDLIBS     += -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt
+endif
+
+LIB_DIRS   := storage catalog parser engine gpu
+LIB_SRC    := $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c))
+LIB_OBJ    := $(patsubst %.c,$(B)/obj/%.o,$(LIB_SRC)) $(B)/obj/gen/grammar.o
+ifeq ($(CUDA),1)
+CU_SRC     := $(wildcard gpu/*.cu)
+LIB_OBJ    += $(patsubst %.cu,$(B)/obj/%.cu.o,$(CU_SRC))
+endif
+SHELL_SRC  := $(wildcard shell/*.c)
+SHELL_OBJ  := $(patsubst %.c,$(B)/obj/%.o,$(SHELL_SRC))
+TEST_SRC   := $(wildcard tests/test_*.c)
+TEST_BIN   := $(patsubst tests/%.c,$(B)/tests/%,$(TEST_SRC))
+TEST_HELP  := $(filter-out tests/test_%,$(wildcard tests/*.c))
+BENCH_SRC  := $(wildcard bench/*.c)
+BENCH_BIN  := $(patsubst bench/%.c,$(B)/bench/%,$(BENCH_SRC))
+
+.PHONY: all deps demo test unit e2e pytest bench clean install uninstall
+
+all: $(B)/libgnndb.a $(B)/libgnndb.so $(B)/gnndb
+
+deps:
+	@sh scripts/deps.sh
+
+# Generated parser: lemon writes grammar.c and grammar.h into $(B)/gen.
+$(B)/gen/grammar.c $(B)/gen/grammar.h: parser/grammar.y
+	@mkdir -p $(B)/gen
+	lemon -q -d$(B)/gen -T/usr/share/lemon/lempar.c parser/grammar.y
+
+$(B)/obj/gen/grammar.o: $(B)/gen/grammar.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Iparser $(CFLAGS) -Wno-unused-variable -c $< -o $@
+
+$(B)/obj/%.o: %.c | $(B)/gen/grammar.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(B)/obj/%.cu.o: %.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) -O2 -Iinclude -Istorage -Xcompiler -fPIC,-fvisibility=hidden -c $< -o $@
+
+$(B)/libgnndb.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(B)/libgnndb.so: $(LIB_OBJ)
+	$(CC) -shared -Wl,-soname,libgnndb.so.$(SOVERSION) $(SANFLAGS) -pthread \
+	    -o $(B)/libgnndb.so.$(VERSION) $^ $(LDLIBS)
+	ln -sf libgnndb.so.$(VERSION) $(B)/libgnndb.so.$(SOVERSION)
+	ln -sf libgnndb.so.$(VERSION) $@
+
+$(B)/gnndb: $(SHELL_OBJ) $(B)/libgnndb.a
+	$(CC) $(CFLAGS) -o $@ $(SHELL_OBJ) $(B)/libgnndb.a $(LDLIBS) -lreadline
+
+$(B)/tests/%: tests/%.c $(TEST_HELP) $(B)/libgnndb.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Itests $(CFLAGS) -o $@ $< $(TEST_HELP) $(B)/libgnndb.a $(LDLIBS) -lcmocka
+
+$(B)/bench/%: bench/%.c $(B)/libgnndb.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -O3 -o $@ $< $(B)/libgnndb.a $(LDLIBS)
+
+demo: deps all
+	sh scripts/demo.sh $(B)/gnndb
+
+unit: all $(TEST_BIN)
+	@sh tests/run_unit.sh $(B)
+
+e2e: all
+	@sh tests/run_e2e.sh $(B)
+
+pytest: all
+	@sh tests/run_pytest.sh $(B) $(PYTHON)
+
+# The whole suite; `make test` also runs the unit tests once more under
+# ASan+UBSan so that memory errors fail CI.
+test: deps
+	@$(MAKE) --no-print-directory unit e2e pytest
+ifeq ($(SANITIZE),)
+	@$(MAKE) --no-print-directory SANITIZE=1 unit
+endif
+
+bench: all $(BENCH_BIN)
+	sh bench/run.sh $(B)
+
+clean:
+	rm -rf build build-asan build-tsan
+
+-include $(wildcard $(B)/obj/*/*.d)

@@ -1,0 +1,122 @@
+/* catalog.h — the SQLite catalog (catalog.db, WAL mode): what exists in a
+** database. Graphs, tables (features and labels), splits, per-block
+** checksums, degree statistics and the log of statements run. The schema
+** carries its version in meta('format_version'). */
+#ifndef GNN_CATALOG_H
+#define GNN_CATALOG_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "../storage/err.h"
+
+typedef struct cat_db cat_db;
+
+#define CAT_NAME_MAX 128
+#define CAT_PATH_MAX 512
+
+typedef struct cat_graph {
+    int64_t id;
+    char name[CAT_NAME_MAX];
+    uint64_t token;          /* keys in the LMDB index */
+    char file[CAT_NAME_MAX]; /* block file name inside the database dir */
+    int64_t nodes;
+    int64_t edges;
+    int directed;
+    uint32_t block_size;
+    char node_order[16];     /* none | degree | bfs */
+    int64_t graph_blocks;
+    int has_map;             /* 'I'/'R'/'E' index arrays exist */
+    int64_t max_degree;
+    int64_t min_degree;
+    int64_t median_degree;
+    double mean_degree;
+    char source[CAT_PATH_MAX];
+} cat_graph;
+
+#define CAT_TABLE_FEATURES 1
+#define CAT_TABLE_LABELS   2
+
+typedef struct cat_table {
+    int64_t id;
+    int64_t graph_id;
+    char name[CAT_NAME_MAX];  /* "__labels" for the label table */
+    int kind;                 /* CAT_TABLE_* */
+    uint64_t token;
+    char file[CAT_NAME_MAX];
+    int64_t rows;
+    uint32_t dim;
+    uint32_t dtype;           /* BLK_DTYPE_* */
+    uint32_t block_size;
+    uint32_t rows_per_block;
+    int64_t nblocks;
+    int64_t nclasses;         /* labels: max label + 1 */
+    char source[CAT_PATH_MAX];
+} cat_table;
+
+typedef struct cat_split {
+    int64_t id;
+    int64_t graph_id;
+    char name[CAT_NAME_MAX];
+    uint64_t token;
+    int64_t count;
+} cat_split;
+
+/* Open `path` (created with the schema when !readonly and missing). Fails
+** with GNNDB_VERSION_MISMATCH when its format_version is newer than
+** GNNDB_FORMAT_VERSION, GNNDB_CORRUPT when it is not a gnndb catalog. */
+int cat_open(const char *path, int readonly, cat_db **out, gnn_err *e);
+void cat_close(cat_db *c);
+int cat_format_version(cat_db *c, int64_t *v, gnn_err *e);
+
+/* One write transaction (BEGIN IMMEDIATE: GNNDB_BUSY if another writer). */
+int cat_begin(cat_db *c, gnn_err *e);
+int cat_commit(cat_db *c, gnn_err *e);
+void cat_rollback(cat_db *c);
+
+/* Graphs. Insert sets g->id; GNNDB_EXISTS when the name is taken.
+** Get returns GNNDB_NOTFOUND (with words naming the graph) when absent.
+** Delete removes the graph and its tables, splits, checksums, statistics. */
+int cat_graph_insert(cat_db *c, cat_graph *g, gnn_err *e);
+int cat_graph_get(cat_db *c, const char *name, cat_graph *g, gnn_err *e);
+int cat_graph_list(cat_db *c, cat_graph **out, size_t *n, gnn_err *e);
+int cat_graph_delete(cat_db *c, int64_t graph_id, gnn_err *e);
+
+/* Tables of a graph (features and the label table). */
+int cat_table_insert(cat_db *c, cat_table *t, gnn_err *e);
+int cat_table_get(cat_db *c, int64_t graph_id, const char *name,
+                  cat_table *t, gnn_err *e);
+int cat_table_list(cat_db *c, int64_t graph_id, cat_table **out, size_t *n,
+                   gnn_err *e);
+int cat_table_delete(cat_db *c, int64_t table_id, gnn_err *e);
+
+/* Splits of a graph. */
+int cat_split_insert(cat_db *c, cat_split *s, gnn_err *e);
+int cat_split_get(cat_db *c, int64_t graph_id, const char *name,
+                  cat_split *s, gnn_err *e);
+int cat_split_list(cat_db *c, int64_t graph_id, cat_split **out, size_t *n,
+                   gnn_err *e);
+int cat_split_delete(cat_db *c, int64_t split_id, gnn_err *e);
+
+/* Per-block CRC32C of a block file, by file name. */
+int cat_checksums_put(cat_db *c, const char *file, const uint32_t *sums,
+                      uint64_t n, gnn_err *e);
+int cat_checksums_get(cat_db *c, const char *file, uint32_t **sums,
+                      uint64_t *n, gnn_err *e);
+
+/* Degree histogram of a graph: counts[k] = nodes with in-degree in
+** [2^k - 1, 2^(k+1) - 1) i.e. bucket 0 is degree 0, bucket 1 degree 1-2, ... */
+int cat_degree_hist_put(cat_db *c, int64_t graph_id, const int64_t *counts,
+                        int nbuckets, gnn_err *e);
+int cat_degree_hist_get(cat_db *c, int64_t graph_id, int64_t *counts,
+                        int maxbuckets, int *nbuckets, gnn_err *e);
+
+/* Every file name and every token the catalog refers to (to find orphans
+** left by a crash). malloc'd arrays; strings in one block the caller frees
+** with free(*names). */
+int cat_files(cat_db *c, char ***names, size_t *n, gnn_err *e);
+int cat_tokens(cat_db *c, uint64_t **tokens, size_t *n, gnn_err *e);
+
+/* Append to the statement log. */
+int cat_log(cat_db *c, const char *sql, int rc, double ms, gnn_err *e);
+
+#endif

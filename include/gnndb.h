@@ -1,0 +1,230 @@
+/*
+** gnndb.h — the public C interface of gnndb, an embedded storage engine that
+** serves mini-batches for training graph neural networks on graphs larger
+** than memory.
+**
+** This header is the manual of the C API. Every function states what it
+** returns, what it owns and what the caller must free. Handles are opaque.
+**
+** A typical loader:
+**
+**   gnndb *db;  gnndb_stmt *st;
+**   if (gnndb_open("papers.gnndb", &db, GNNDB_OPEN_READONLY) != GNNDB_OK) ...
+**   gnndb_prepare(db, "SAMPLE 10,10 FROM papers SEEDS train BATCH 1024;",
+**                 -1, &st, NULL);
+**   while ((rc = gnndb_step(st)) == GNNDB_BATCH) {
+**       const gnndb_batch_view *b = gnndb_batch(st);
+**       train_on(b->n_id, b->edge_index, b->x, b->y);   // valid until next step
+**   }
+**   if (rc != GNNDB_DONE) fprintf(stderr, "%s\n", gnndb_errmsg(db));
+**   gnndb_finalize(st);
+**   gnndb_close(db);
+*/
+#ifndef GNNDB_H
+#define GNNDB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define GNNDB_API __attribute__((visibility("default")))
+#else
+#define GNNDB_API
+#endif
+
+/* The version of this header. gnndb_libversion() gives the library's. */
+#define GNNDB_VERSION        "0.1.0"
+#define GNNDB_VERSION_NUMBER 1000 /* major*1000000 + minor*1000 + patch */
+
+/* The on-disk format version this library writes. Opening a database written
+** with a newer format fails with GNNDB_VERSION_MISMATCH. */
+#define GNNDB_FORMAT_VERSION 1
+
+typedef struct gnndb gnndb;           /* an open database */
+typedef struct gnndb_stmt gnndb_stmt; /* one prepared statement */
+
+/* Result codes. Every function that can fail returns one of these; the words
+** for the last failure on a handle come from gnndb_errmsg(). */
+#define GNNDB_OK        0   /* success */
+#define GNNDB_ERROR     1   /* generic error (see gnndb_errmsg) */
+#define GNNDB_INTERNAL  2   /* a bug in gnndb */
+#define GNNDB_NOMEM     3   /* out of memory, or memory_limit too small */
+#define GNNDB_IOERR     4   /* an operating system I/O call failed */
+#define GNNDB_CORRUPT   5   /* a block, index or catalog is damaged */
+#define GNNDB_NOTFOUND  6   /* unknown graph, table, split or file */
+#define GNNDB_EXISTS    7   /* the name is already taken */
+#define GNNDB_BUSY      8   /* another process is writing the database */
+#define GNNDB_SYNTAX    9   /* the statement does not parse */
+#define GNNDB_MISUSE    10  /* the API was used wrongly */
+#define GNNDB_RANGE     11  /* a value is out of its allowed range */
+#define GNNDB_FORMAT    12  /* an input file is malformed */
+#define GNNDB_INTERRUPT 13  /* gnndb_interrupt() stopped the statement */
+#define GNNDB_FULL      14  /* the disk is full */
+#define GNNDB_NODEVICE  15  /* no usable GPU for TO DEVICE 'cuda:N' */
+#define GNNDB_CANTOPEN  16  /* the database cannot be opened */
+#define GNNDB_READONLY  17  /* a write on a read-only connection */
+#define GNNDB_VERSION_MISMATCH 18 /* the database has a newer format */
+#define GNNDB_ROW       100 /* gnndb_step(): a row of results is ready */
+#define GNNDB_BATCH     101 /* gnndb_step(): a mini-batch is ready */
+#define GNNDB_DONE      102 /* gnndb_step(): the statement has finished */
+
+/* Flags of gnndb_open(). */
+#define GNNDB_OPEN_READONLY  0x01 /* never write; several readers may share */
+#define GNNDB_OPEN_READWRITE 0x02 /* read and write an existing database */
+#define GNNDB_OPEN_CREATE    0x04 /* with READWRITE: create it if missing */
+
+/* The library's version string, e.g. "0.1.0". Static storage. */
+GNNDB_API const char *gnndb_libversion(void);
+
+/* Open the database at `path` (a directory, conventionally NAME.gnndb) and
+** store a new handle in *pdb. With GNNDB_OPEN_CREATE the directory is created
+** when missing. Even on failure *pdb is set to a handle (or NULL when memory
+** ran out) whose gnndb_errmsg() says why; the caller closes it either way.
+** Returns GNNDB_OK, GNNDB_CANTOPEN, GNNDB_CORRUPT, GNNDB_VERSION_MISMATCH,
+** GNNDB_NOMEM or GNNDB_IOERR. */
+GNNDB_API int gnndb_open(const char *path, gnndb **pdb, int flags);
+
+/* Close a handle and free everything it owns. Statements not yet finalized
+** are finalized. Accepts NULL. Returns GNNDB_OK. */
+GNNDB_API int gnndb_close(gnndb *db);
+
+/* Run every statement of `sql` in turn. For each result row (and each
+** mini-batch summary row of a SAMPLE) `cb`, when not NULL, is called with the
+** column count, the values as text (NULL for SQL NULL) and the column names;
+** the strings are valid during the call only. A non-zero return from `cb`
+** stops execution with GNNDB_INTERRUPT. Returns GNNDB_OK or the error code of
+** the first statement that failed; later statements are not run. */
+GNNDB_API int gnndb_exec(gnndb *db, const char *sql,
+                         int (*cb)(void *arg, int ncol, char **values,
+                                   char **names),
+                         void *arg);
+
+/* The words for the most recent failure on `db` (English, UTF-8). Owned by
+** the handle; valid until the next call on it. Never NULL. */
+GNNDB_API const char *gnndb_errmsg(gnndb *db);
+
+/* The code of the most recent failure on `db` (GNNDB_OK when none). */
+GNNDB_API int gnndb_errcode(gnndb *db);
+
+/* A short English description of a result code. Static storage. */
+GNNDB_API const char *gnndb_errstr(int rc);
+
+/* Compile the first statement of `sql` (`nbyte` bytes, or up to the NUL when
+** negative). On success *pstmt is a new statement owned by the caller, who
+** frees it with gnndb_finalize(); *pstmt is NULL when `sql` held only
+** whitespace and comments. When `tail` is not NULL it receives a pointer into
+** `sql` just past the compiled statement. Names are checked against the
+** catalog here: an unknown graph, table or split fails now. Returns GNNDB_OK,
+** GNNDB_SYNTAX, GNNDB_NOTFOUND, GNNDB_RANGE or GNNDB_NOMEM. */
+GNNDB_API int gnndb_prepare(gnndb *db, const char *sql, int nbyte,
+                            gnndb_stmt **pstmt, const char **tail);
+
+/* Advance a statement. Returns GNNDB_ROW when a result row is ready,
+** GNNDB_BATCH when a mini-batch is ready (SAMPLE; its summary row is readable
+** through the column accessors too), GNNDB_DONE when finished, or an error
+** code; after an error or DONE further steps return the same code. Data
+** statements (CREATE, IMPORT, DROP) do all their work on the first step. */
+GNNDB_API int gnndb_step(gnndb_stmt *stmt);
+
+/* Free a statement and everything it owns, including the current batch.
+** Accepts NULL. Returns GNNDB_OK. */
+GNNDB_API int gnndb_finalize(gnndb_stmt *stmt);
+
+/* The statement's source text, owned by the statement. */
+GNNDB_API const char *gnndb_sql(gnndb_stmt *stmt);
+
+/* Column types. */
+#define GNNDB_INTEGER 1
+#define GNNDB_FLOAT   2
+#define GNNDB_TEXT    3
+#define GNNDB_NULL    5
+
+/* Column accessors: valid after gnndb_step() returned GNNDB_ROW or
+** GNNDB_BATCH, until the next step or finalize. Strings are owned by the
+** statement. An index out of range gives 0, 0.0, NULL or GNNDB_NULL. */
+GNNDB_API int gnndb_column_count(gnndb_stmt *stmt);
+GNNDB_API const char *gnndb_column_name(gnndb_stmt *stmt, int i);
+GNNDB_API int gnndb_column_type(gnndb_stmt *stmt, int i);
+GNNDB_API const char *gnndb_column_text(gnndb_stmt *stmt, int i);
+GNNDB_API int64_t gnndb_column_int64(gnndb_stmt *stmt, int i);
+GNNDB_API double gnndb_column_double(gnndb_stmt *stmt, int i);
+
+/* Where a batch's arrays live. */
+#define GNNDB_DEVICE_HOST 0
+#define GNNDB_DEVICE_CUDA 1
+
+/* A read-only view of one mini-batch, in the conventions of PyG's
+** NeighborLoader. Every pointer is owned by the statement and valid until the
+** next gnndb_step() or gnndb_finalize() on it. With TO DEVICE 'cuda:N' the
+** array pointers are device pointers and `device` is GNNDB_DEVICE_CUDA.
+**
+**   n_id[num_nodes]          global node ids in the user's id space: seeds
+**                            first, then the nodes first reached at hop 1, ...
+**   num_sampled_nodes[num_hops+1]  nodes first reached at each hop (0: seeds)
+**   num_sampled_edges[num_hops]    edges sampled at each hop
+**   edge_index[2*num_edges]  row-major 2 x E: edge_index[e] is the local index
+**                            of the neighbour (source), edge_index[E+e] that
+**                            of the node it was sampled for (target)
+**   x[num_nodes*x_dim]       feature rows of n_id, row-major (NULL if none)
+**   y[num_seeds]             labels of the seeds (NULL if no labels)
+**   digest                   the 64-bit digest of the batch (docs/format.md)
+*/
+typedef struct gnndb_batch_view {
+    int64_t epoch;
+    int64_t batch;
+    int64_t num_seeds;
+    int64_t num_nodes;
+    int64_t num_edges;
+    int32_t num_hops;
+    int32_t device;
+    int32_t device_index;
+    const int64_t *n_id;
+    const int64_t *num_sampled_nodes;
+    const int64_t *num_sampled_edges;
+    const int64_t *edge_index;
+    const float *x;
+    int64_t x_dim;
+    const int64_t *y;
+    uint64_t digest;
+} gnndb_batch_view;
+
+/* The current mini-batch of a SAMPLE statement, or NULL when the last step
+** did not return GNNDB_BATCH. Owned by the statement (see above). */
+GNNDB_API const gnndb_batch_view *gnndb_batch(gnndb_stmt *stmt);
+
+/* Counters of a statement, as sqlite3_stmt_status has: read them during or
+** after its run. Unknown ops give -1. */
+#define GNNDB_STATUS_SEED          1 /* the effective SEED of a SAMPLE */
+#define GNNDB_STATUS_SEED_DRAWN    2 /* 1 when SEED was drawn, not given */
+#define GNNDB_STATUS_BATCHES       3 /* mini-batches returned so far */
+#define GNNDB_STATUS_TOTAL_BATCHES 4 /* mini-batches the run will return */
+#define GNNDB_STATUS_BLOCKS_READ   5 /* blocks read from disk */
+#define GNNDB_STATUS_BYTES_READ    6 /* bytes read from disk */
+#define GNNDB_STATUS_CACHE_HITS    7 /* block and row requests served in memory */
+#define GNNDB_STATUS_CACHE_MISSES  8 /* requests that needed a read */
+#define GNNDB_STATUS_EDGES         9 /* sampled edges so far */
+#define GNNDB_STATUS_HYPERBATCH    10 /* the effective HYPERBATCH */
+GNNDB_API int64_t gnndb_stmt_status(gnndb_stmt *stmt, int op);
+
+/* Ask the statement running on `db` to stop at its next check point; its
+** gnndb_step() then returns GNNDB_INTERRUPT. Safe to call from another thread
+** or a signal handler. A request made while nothing runs is forgotten. */
+GNNDB_API void gnndb_interrupt(gnndb *db);
+
+/* Install a progress callback called about every `n` units of work (rows
+** imported or mini-batches built) of long statements with (arg, done, total);
+** total is 0 when unknown. A non-zero return interrupts the statement. A NULL
+** callback removes it. */
+GNNDB_API void gnndb_progress_handler(gnndb *db, int n,
+                                      int (*cb)(void *arg, int64_t done,
+                                                int64_t total),
+                                      void *arg);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* GNNDB_H */

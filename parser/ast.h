@@ -1,0 +1,96 @@
+/* ast.h — the syntax tree of one statement, as the grammar builds it and the
+** planner reads it. Strings are malloc'd and owned by the node. */
+#ifndef GNN_AST_H
+#define GNN_AST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum ast_kind {
+    AST_CREATE_GRAPH = 1,
+    AST_IMPORT_FEATURES,
+    AST_IMPORT_LABELS,
+    AST_CREATE_SPLIT,
+    AST_SHOW_GRAPHS,
+    AST_DESCRIBE,
+    AST_DROP_GRAPH,
+    AST_DROP_FEATURES,   /* DROP FEATURES t ON g */
+    AST_DROP_SPLIT,      /* DROP SPLIT s ON g */
+    AST_PRAGMA,
+    AST_SAMPLE,
+    AST_CHECK            /* CHECK [g] */
+} ast_kind;
+
+#define AST_MAX_HOPS 8
+
+#define AST_SEEDS_DEFAULT 0  /* no SEEDS clause: every node */
+#define AST_SEEDS_SPLIT   1
+#define AST_SEEDS_LIST    2
+#define AST_SEEDS_ALL     3
+
+#define AST_FMT_DEFAULT 0
+#define AST_FMT_TSV 1
+#define AST_FMT_CSV 2
+#define AST_FMT_BIN 3
+#define AST_FMT_NPY 4
+
+#define AST_REORDER_NONE   0
+#define AST_REORDER_DEGREE 1
+#define AST_REORDER_BFS    2
+
+typedef struct ast_stmt {
+    ast_kind kind;
+    int explain;            /* 0, 1 = EXPLAIN, 2 = EXPLAIN ANALYZE */
+    int line, col;          /* where the statement starts (1-based) */
+
+    char *name;             /* graph (CREATE GRAPH/DESCRIBE/DROP), table,
+                               split, or pragma name */
+    char *graph;            /* INTO g / ON g / FROM g (SAMPLE) / CHECK g */
+    char *path;             /* FROM 'path' */
+
+    /* CREATE GRAPH */
+    int format;             /* AST_FMT_* */
+    int undirected;
+    int drop_duplicates;
+    int drop_self_loops;
+    int map_ids;            /* MAP IDS */
+    int64_t nodes;          /* NODES n, -1 when absent */
+    int reorder;            /* AST_REORDER_* */
+    int64_t block_size;     /* BLOCK SIZE, bytes; 0 when absent */
+
+    /* IMPORT FEATURES */
+    int64_t dim;            /* DIM n, 0 when absent */
+    char *dtype;            /* TYPE float32|float64|int64, NULL when absent */
+    char *store;            /* STORE float32|float16|int8, NULL when absent */
+
+    /* CREATE SPLIT ... RANDOM f [SEED s] */
+    int split_random;
+    double fraction;
+
+    /* PRAGMA name [= value] */
+    char *value;            /* text of the value (quotes removed), or NULL */
+
+    /* SAMPLE */
+    int nhops;
+    int fanouts[AST_MAX_HOPS];  /* 1..1000 or -1 (all) */
+    int seeds_kind;             /* AST_SEEDS_* */
+    char *seeds_split;
+    int64_t *seed_ids;          /* SEEDS (1,2,3) */
+    size_t n_seed_ids;
+    char *features;             /* FEATURES t, or NULL */
+    int64_t batch;              /* BATCH n (required) */
+    int64_t hyperbatch;         /* 0 when absent */
+    int shuffle;
+    int has_seed;               /* SEED s given (also CREATE SPLIT) */
+    uint64_t seed;
+    int64_t epochs;             /* default 1 */
+    int replace;                /* WITH REPLACEMENT */
+    int64_t limit;              /* LIMIT k batches, -1 when absent */
+    char *into;                 /* INTO 'dir' */
+    char *device;               /* TO DEVICE '...' */
+} ast_stmt;
+
+ast_stmt *ast_new(ast_kind kind);
+void ast_free(ast_stmt *s);
+
+#endif

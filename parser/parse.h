@@ -1,0 +1,25 @@
+/* parse.h — from text to one ast_stmt: the tokenizer feeds the lemon
+** grammar (grammar.y) token by token. */
+#ifndef GNN_PARSE_H
+#define GNN_PARSE_H
+
+#include <stddef.h>
+#include "ast.h"
+#include "../storage/err.h"
+
+/* Parse the first statement of sql[0..len). On success *out is the statement
+** (the caller frees it with ast_free) or NULL when only whitespace, comments
+** and empty statements remain; *consumed is the number of bytes used up to
+** and including its ';' (or the end). A statement need not end with ';' when
+** it is the last. On failure returns GNNDB_SYNTAX (or GNNDB_RANGE for an
+** out-of-range number) with words like
+**   "near line 2, column 14: syntax error at 'BATCHES'; expected BATCH"
+** Keywords are case-insensitive; "--" and block comments are skipped.
+** `base_line` is the line number of sql[0] (for statements after the first). */
+int parse_statement(const char *sql, size_t len, int base_line,
+                    ast_stmt **out, size_t *consumed, gnn_err *e);
+
+/* Every keyword of the language, NULL-terminated (for tab completion). */
+extern const char *const parse_keywords[];
+
+#endif

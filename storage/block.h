@@ -1,0 +1,142 @@
+/* block.h — the layout of one block of a block file, and its encode/verify.
+**
+** Every block file holds fixed-size blocks (a power of two from 4 KiB to
+** 16 MiB, default 1 MiB), each opening with a 64-byte header and sealed by a
+** CRC32C over the whole block (the checksum field taken as zero).
+**
+** Graph blocks (BLK_KIND_GRAPH) hold node objects in ascending internal node
+** id, one per node, none skipped (nodes of degree 0 have an object too). The
+** payload is an offset table, then the objects:
+**
+**   header | uint32 off[count] | obj | obj | ...
+**   obj = { uint32 node, degree, start, n } then n uint32 neighbour ids
+**
+** where `degree` is the node's whole in-degree, and the object holds the
+** neighbours [start, start+n) of its adjacency list. A list too long for the
+** rest of a block continues in the next blocks: each continuation block opens
+** with an object of the same node (flag BLK_FLAG_CONT_FIRST), full blocks
+** holding blk_graph_cont_capacity() neighbours each. So neighbour i >= n0
+** (n0 = entries in the node's first block b) lies in block
+** b + 1 + (i - n0) / cap at position (i - n0) % cap of that block's first
+** object. Object k of a block is node first_node + k.
+**
+** Feature blocks (BLK_KIND_FEATURE) hold `count` whole rows starting at row
+** first_node, each of dim elements of the stored dtype, packed after the
+** header. A label table is a feature table of dtype int64 and dim 1. */
+#ifndef GNN_BLOCK_H
+#define GNN_BLOCK_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "err.h"
+
+#define BLK_MAGIC        0x4b4c424eu /* "NBLK" little-endian */
+#define BLK_VERSION      1
+#define BLK_KIND_GRAPH   1
+#define BLK_KIND_FEATURE 2
+#define BLK_KIND_PACK    3
+#define BLK_FLAG_CONT_FIRST 0x1      /* first object continues a node */
+#define BLK_MIN_SIZE     4096u
+#define BLK_MAX_SIZE     (16u << 20)
+#define BLK_DEFAULT_SIZE (1u << 20)
+
+/* Stored element types of feature blocks. */
+#define BLK_DTYPE_F32 1
+#define BLK_DTYPE_F16 2
+#define BLK_DTYPE_I8  3
+#define BLK_DTYPE_I64 4
+
+typedef struct blk_header {
+    uint32_t magic;
+    uint16_t kind;
+    uint16_t version;
+    uint32_t block_size;
+    uint32_t count;      /* node objects or rows */
+    uint64_t block_no;
+    uint64_t first_node; /* node of the first object, or first row */
+    uint64_t file_token; /* the owning file's token: catches a misplaced block */
+    uint32_t used;       /* bytes of the block in use, header included */
+    uint32_t flags;
+    uint32_t checksum;   /* CRC32C of the block with this field zero */
+    uint32_t dtype;      /* feature blocks: BLK_DTYPE_*; graph blocks: 0 */
+    uint32_t dim;        /* feature blocks: elements per row */
+    uint32_t reserved;
+} blk_header;            /* 64 bytes */
+
+typedef struct blk_node {
+    uint32_t node;
+    uint32_t degree;
+    uint32_t start;
+    uint32_t n;
+    /* uint32_t nbr[n] follows */
+} blk_node;
+
+/* CRC32C (Castagnoli), hardware-accelerated where the CPU has SSE4.2. */
+uint32_t blk_crc32c(uint32_t crc, const void *data, size_t len);
+
+/* 1 when `bs` is a power of two within [BLK_MIN_SIZE, BLK_MAX_SIZE]. */
+int blk_size_valid(uint64_t bs);
+
+/* Bytes per element of a stored dtype (0 for an unknown one). */
+size_t blk_dtype_size(uint32_t dtype);
+const char *blk_dtype_name(uint32_t dtype);
+
+/* Neighbours a continuation block holds when the node fills it. */
+uint32_t blk_graph_cont_capacity(uint32_t block_size);
+
+/* Rows of `dim` elements of `dtype` a feature block holds (0: a row does not
+** fit in one block). */
+uint32_t blk_feature_rows_per_block(uint32_t block_size, uint32_t dim,
+                                    uint32_t dtype);
+
+/* Fill the header fields and the checksum of a block whose payload is already
+** in place. */
+void blk_seal(void *block, uint32_t block_size, uint16_t kind,
+              uint64_t block_no, uint64_t first_node, uint64_t token,
+              uint32_t count, uint32_t used, uint32_t flags, uint32_t dtype,
+              uint32_t dim);
+
+/* Check a block read from `path` as block `block_no` of a file of `token`:
+** magic, version, kind, size, number, token, checksum and the offsets of its
+** objects. Returns GNNDB_OK or GNNDB_CORRUPT with words naming the file and
+** the block ("corrupt block 12 of g-...blk: checksum mismatch"). */
+int blk_verify(const void *block, uint32_t block_size, uint16_t kind,
+               uint64_t block_no, uint64_t token, const char *path,
+               gnn_err *e);
+
+/* Object k of a verified graph block (k < count). */
+const blk_node *blk_graph_object(const void *block, uint32_t k);
+
+/* The object of `node` in a verified graph block, or NULL when the block
+** does not hold it. */
+const blk_node *blk_graph_find(const void *block, uint64_t node);
+
+static inline const uint32_t *blk_node_nbrs(const blk_node *o)
+{
+    return (const uint32_t *)(o + 1);
+}
+
+/* Row i (0-based within the block) of a verified feature block. */
+const void *blk_feature_row(const void *block, uint32_t i);
+
+/* Packs node objects into graph blocks. The caller adds nodes in ascending
+** order starting at 0 with no gaps; full blocks are handed to `emit` (sealed,
+** checksummed), which writes them and returns a GNNDB_* code. Each block
+** that starts at least one node also yields an index entry (the first node
+** starting in it -> block number) through `index_entry`. */
+typedef struct blk_graph_packer blk_graph_packer;
+typedef int (*blk_emit_fn)(void *arg, const void *block, uint64_t block_no,
+                           uint32_t checksum, gnn_err *e);
+typedef int (*blk_index_fn)(void *arg, uint64_t first_node, uint64_t block_no,
+                            gnn_err *e);
+int blk_graph_packer_new(uint32_t block_size, uint64_t token, blk_emit_fn emit,
+                         blk_index_fn index_entry, void *arg,
+                         blk_graph_packer **out, gnn_err *e);
+int blk_graph_packer_add(blk_graph_packer *p, uint64_t node,
+                         const uint32_t *nbrs, uint32_t degree, gnn_err *e);
+/* Flush the last block. Returns the number of blocks through *nblocks. */
+int blk_graph_packer_finish(blk_graph_packer *p, uint64_t *nblocks,
+                            gnn_err *e);
+void blk_graph_packer_free(blk_graph_packer *p);
+
+#endif

@@ -1,0 +1,54 @@
+/* bufpool.h — a pool of block-sized frames over block files: LRU eviction,
+** pinning, and batched fetches that keep many reads in flight and hand each
+** block to the caller as soon as it arrives. */
+#ifndef GNN_BUFPOOL_H
+#define GNN_BUFPOOL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "blockfile.h"
+#include "io.h"
+
+typedef struct bp_pool bp_pool;
+
+typedef struct bp_stats {
+    uint64_t hits;          /* requests served from a frame */
+    uint64_t misses;        /* requests that needed a read */
+    uint64_t blocks_read;   /* blocks read from disk */
+    uint64_t bytes_read;
+    uint64_t reads_issued;  /* I/O requests (coalesced reads count once) */
+} bp_stats;
+
+/* A pool of `nframes` frames of `frame_size` bytes (>= the block size of any
+** file used with it), reading through `io` (not owned). */
+int bp_open(size_t nframes, uint32_t frame_size, io_backend *io,
+            bp_pool **out, gnn_err *e);
+void bp_close(bp_pool *bp);
+
+/* Pin block `no` of `f` and return its verified data through *data, reading
+** it when absent. Unpin with bp_unpin(). */
+int bp_get(bp_pool *bp, blk_file *f, uint64_t no, const void **data,
+           gnn_err *e);
+void bp_unpin(bp_pool *bp, blk_file *f, uint64_t no);
+
+/* Called once per fetched block while it is pinned; a non-OK return stops
+** the fetch with that code. */
+typedef int (*bp_visit_fn)(void *arg, uint64_t no, const void *data,
+                           gnn_err *e);
+
+/* Visit every block of `blocks` (ascending, no repeats): those already in
+** the pool first, then the others as their reads complete, reads issued in
+** ascending order, adjacent blocks coalesced into one read (up to
+** `max_coalesce` blocks), as many in flight as free frames and the backend
+** allow. Blocks are verified before they are visited. */
+int bp_fetch(bp_pool *bp, blk_file *f, const uint64_t *blocks, size_t n,
+             bp_visit_fn visit, void *arg, gnn_err *e);
+
+void bp_set_max_coalesce(bp_pool *bp, unsigned blocks);
+const bp_stats *bp_get_stats(const bp_pool *bp);
+void bp_reset_stats(bp_pool *bp);
+size_t bp_nframes(const bp_pool *bp);
+/* Forget every frame of file `f` (before closing it). */
+void bp_drop_file(bp_pool *bp, const blk_file *f);
+
+#endif

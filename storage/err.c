@@ -1,0 +1,53 @@
+/* err.c — filling gnn_err records; aligned allocation. */
+#include "err.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int gnn_seterr(gnn_err *e, int rc, const char *fmt, ...)
+{
+    if (!e) return rc;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+    va_end(ap);
+    e->rc = rc;
+    return rc;
+}
+
+int gnn_seterr_errno(gnn_err *e, int rc, int errno_value, const char *fmt, ...)
+{
+    if (errno_value == ENOSPC || errno_value == EDQUOT) rc = GNNDB_FULL;
+    else if (errno_value == ENOMEM) rc = GNNDB_NOMEM;
+    if (!e) return rc;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+    va_end(ap);
+    if (n >= 0 && (size_t)n < sizeof e->msg)
+        snprintf(e->msg + n, sizeof e->msg - (size_t)n, ": %s",
+                 strerror(errno_value));
+    e->rc = rc;
+    return rc;
+}
+
+void gnn_clearerr(gnn_err *e)
+{
+    if (!e) return;
+    e->rc = GNNDB_OK;
+    e->msg[0] = 0;
+}
+
+void *gnn_alloc_aligned(size_t size)
+{
+    void *p = NULL;
+    if (size == 0) size = GNN_ALIGN;
+    size = (size + GNN_ALIGN - 1) & ~(size_t)(GNN_ALIGN - 1);
+    if (posix_memalign(&p, GNN_ALIGN, size) != 0) return NULL;
+    return p;
+}
+
+void gnn_free_aligned(void *p) { free(p); }

@@ -1,0 +1,95 @@
+/* import.h — building block files from user files with bounded memory.
+** Edges are parsed, spilled to temporary run files and bucketed by target
+** node, so memory is O(nodes) plus a fixed budget, never O(edges). */
+#ifndef GNN_IMPORT_H
+#define GNN_IMPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "err.h"
+
+#define IMP_REORDER_NONE   0
+#define IMP_REORDER_DEGREE 1  /* descending in-degree, ties by id */
+#define IMP_REORDER_BFS    2  /* breadth-first from the highest in-degree */
+
+/* Progress and interruption, shared by every importer. */
+typedef struct imp_ctl {
+    int (*progress)(void *arg, int64_t done, int64_t total); /* may be NULL */
+    void *progress_arg;
+    volatile int *interrupt;  /* non-zero: stop with GNNDB_INTERRUPT */
+    size_t mem_budget;        /* bytes for edge buffers (default 256 MiB) */
+    const char *tmpdir;       /* where run files go (the database dir) */
+} imp_ctl;
+
+typedef struct imp_graph_opts {
+    int format;          /* EDGE_FMT_* */
+    int undirected;      /* add the reverse of every edge */
+    int drop_duplicates; /* keep one copy of repeated edges */
+    int drop_self_loops;
+    int map_ids;         /* node ids are arbitrary int64 keys */
+    int64_t nodes;       /* declared node count, -1 = max id + 1 */
+    int reorder;         /* IMP_REORDER_* */
+    uint32_t block_size;
+    uint64_t token;
+} imp_graph_opts;
+
+typedef struct imp_graph_result {
+    int64_t nodes;
+    int64_t edges;            /* after dedup, loop removal, reverse edges */
+    uint64_t nblocks;
+    uint32_t *checksums;      /* nblocks, malloc'd */
+    uint64_t *idx_first;      /* index entries: first starting node ... */
+    uint64_t *idx_block;      /* ... -> block number; n_idx of each */
+    size_t n_idx;
+    int64_t *i2e;             /* internal -> external key (NULL: identity) */
+    int64_t *i2r;             /* internal -> row of feature files (NULL: id.) */
+    int64_t min_degree, max_degree, median_degree;
+    double mean_degree;
+    int64_t deg_hist[64];     /* buckets as in cat_degree_hist_put */
+    int nbuckets;
+} imp_graph_result;
+
+/* Build `dir`/`name` (a graph block file, published by rename) from the
+** edge file `src`. On failure nothing is left behind. */
+int imp_graph(const char *src, const char *dir, const char *name,
+              const imp_graph_opts *o, const imp_ctl *ctl,
+              imp_graph_result *res, gnn_err *e);
+void imp_graph_result_free(imp_graph_result *res);
+
+#define IMP_FEAT_NPY 1
+#define IMP_FEAT_CSV 2
+#define IMP_FEAT_BIN 3
+
+typedef struct imp_feat_opts {
+    int format;            /* IMP_FEAT_* (0: by extension) */
+    int labels;            /* a label vector: 1-D int, stored int64 dim 1 */
+    int64_t dim;           /* BIN: elements per row (required) */
+    int bin_dtype;         /* BIN: NPY_F32 / NPY_F64 / NPY_I64 */
+    uint32_t store_dtype;  /* BLK_DTYPE_F32 (default) / F16 / I8 */
+    uint32_t block_size;
+    uint64_t token;
+    int64_t nodes;         /* rows the file must have */
+    const int64_t *i2r;    /* internal id -> file row; NULL = identity */
+} imp_feat_opts;
+
+typedef struct imp_feat_result {
+    int64_t rows;
+    uint32_t dim;
+    uint32_t dtype;
+    uint32_t rows_per_block;
+    uint64_t nblocks;
+    uint32_t *checksums;   /* malloc'd */
+    int64_t nclasses;      /* labels: max label + 1 */
+    int64_t *class_counts; /* labels: nclasses counts, malloc'd */
+} imp_feat_result;
+
+int imp_features(const char *src, const char *dir, const char *name,
+                 const imp_feat_opts *o, const imp_ctl *ctl,
+                 imp_feat_result *res, gnn_err *e);
+void imp_feat_result_free(imp_feat_result *res);
+
+/* Read a list of node ids (a 1-D integer .npy, or a text file of one id per
+** line) into a malloc'd array. */
+int imp_id_list(const char *src, int64_t **ids, size_t *n, gnn_err *e);
+
+#endif

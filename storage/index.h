@@ -1,0 +1,74 @@
+/* index.h — the LMDB index (index.mdb): lookups that must be fast and
+** persistent. Every key starts with the 8-byte token of the object it
+** belongs to (a graph, a feature table, a split), so that publishing and
+** dropping an object never touches another's keys:
+**
+**   'B' token first_node  -> block_no   graph object index (range cursor)
+**   'I' token chunk       -> int64[<=4096] internal id -> external key
+**   'R' token chunk       -> int64[<=4096] internal id -> input file row
+**   'E' token key         -> internal id   external key -> internal id
+**   'S' token chunk       -> uint32[<=4096] members of a split, ascending
+**
+** Integers in keys are big-endian (signed ones with the sign bit flipped)
+** so that LMDB's byte order is numeric order. */
+#ifndef GNN_INDEX_H
+#define GNN_INDEX_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "err.h"
+
+typedef struct idx_env idx_env;
+typedef struct idx_txn idx_txn;
+
+#define IDX_CHUNK 4096
+
+/* Open (creating when !readonly) the LMDB environment `path` (a file,
+** opened with MDB_NOSUBDIR). */
+int idx_open(const char *path, int readonly, idx_env **out, gnn_err *e);
+void idx_close(idx_env *env);
+
+int idx_begin(idx_env *env, int write, idx_txn **out, gnn_err *e);
+int idx_commit(idx_txn *t, gnn_err *e); /* frees t */
+void idx_abort(idx_txn *t);             /* frees t; accepts NULL */
+
+/* Graph object index. */
+int idx_put_block(idx_txn *t, uint64_t token, uint64_t first_node,
+                  uint64_t block_no, gnn_err *e);
+/* The block whose first starting node is the greatest <= node.
+** GNNDB_NOTFOUND when none. */
+int idx_find_block(idx_txn *t, uint64_t token, uint64_t node,
+                   uint64_t *block_no, gnn_err *e);
+/* Every entry in node order; arrays malloc'd, the caller frees them. */
+int idx_load_blocks(idx_txn *t, uint64_t token, uint64_t **first_nodes,
+                    uint64_t **block_nos, size_t *n, gnn_err *e);
+
+/* Dense arrays indexed by internal id, kept in chunks ('I' and 'R'). */
+int idx_put_array(idx_txn *t, char tag, uint64_t token, const int64_t *v,
+                  uint64_t n, gnn_err *e);
+/* out[i] = array[ids[i]] for n ids. GNNDB_CORRUPT when a chunk is missing. */
+int idx_map_array(idx_txn *t, char tag, uint64_t token, const uint64_t *ids,
+                  size_t n, int64_t *out, gnn_err *e);
+/* The whole array (n values), malloc'd; the caller frees it. */
+int idx_load_array(idx_txn *t, char tag, uint64_t token, uint64_t n,
+                   int64_t **out, gnn_err *e);
+
+/* External key -> internal id. */
+int idx_put_key(idx_txn *t, uint64_t token, int64_t key, uint64_t internal,
+                gnn_err *e);
+/* GNNDB_NOTFOUND (no message set) when the key is absent. */
+int idx_get_key(idx_txn *t, uint64_t token, int64_t key, uint64_t *internal,
+                gnn_err *e);
+
+/* Split members. */
+int idx_put_split(idx_txn *t, uint64_t token, const uint32_t *members,
+                  uint64_t n, gnn_err *e);
+int idx_load_split(idx_txn *t, uint64_t token, uint32_t **members,
+                   uint64_t *n, gnn_err *e);
+
+/* Delete every key of `token`. */
+int idx_drop(idx_txn *t, uint64_t token, gnn_err *e);
+/* The distinct tokens present (to find orphans); malloc'd. */
+int idx_tokens(idx_txn *t, uint64_t **tokens, size_t *n, gnn_err *e);
+
+#endif

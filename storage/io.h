@@ -1,0 +1,41 @@
+/* io.h — asynchronous read backends: io_uring (O_DIRECT, deep queue) and a
+** pread thread pool used when io_uring is unavailable or asked for. */
+#ifndef GNN_IO_H
+#define GNN_IO_H
+
+#include <stdint.h>
+#include "err.h"
+
+#define IO_AUTO  0
+#define IO_URING 1
+#define IO_PREAD 2
+
+typedef struct io_req {
+    int fd;
+    uint64_t offset;
+    uint32_t len;
+    void *buf;         /* aligned for O_DIRECT */
+    void *user;        /* the caller's */
+    int64_t result;    /* bytes read, or -errno */
+} io_req;
+
+typedef struct io_backend io_backend;
+
+/* Open a backend of `kind` with room for `depth` reads in flight. IO_AUTO
+** tries io_uring and falls back to pread. */
+int io_open(int kind, unsigned depth, io_backend **out, gnn_err *e);
+void io_close(io_backend *io);
+/* Queue a read; it may not start before io_flush(). Fails with GNNDB_MISUSE
+** when `depth` reads are already in flight. */
+int io_submit(io_backend *io, io_req *r, gnn_err *e);
+/* Start the queued reads. */
+int io_flush(io_backend *io, gnn_err *e);
+/* Wait for one read to complete and return it through *done (its result
+** field filled, short reads retried to the end). */
+int io_wait(io_backend *io, io_req **done, gnn_err *e);
+unsigned io_inflight(const io_backend *io);
+unsigned io_depth(const io_backend *io);
+int io_kind(const io_backend *io);
+const char *io_name(const io_backend *io); /* "uring" or "pread" */
+
+#endif
