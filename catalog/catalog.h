@@ -103,8 +103,8 @@ int cat_checksums_put(cat_db *c, const char *file, const uint32_t *sums,
 int cat_checksums_get(cat_db *c, const char *file, uint32_t **sums,
                       uint64_t *n, gnn_err *e);
 
-/* Degree histogram of a graph: counts[k] = nodes with in-degree in
-** [2^k - 1, 2^(k+1) - 1) i.e. bucket 0 is degree 0, bucket 1 degree 1-2, ... */
+/* Degree histogram of a graph: bucket 0 counts nodes of in-degree 0,
+** bucket k >= 1 those of in-degree in [2^(k-1), 2^k). */
 int cat_degree_hist_put(cat_db *c, int64_t graph_id, const int64_t *counts,
                         int nbuckets, gnn_err *e);
 int cat_degree_hist_get(cat_db *c, int64_t graph_id, int64_t *counts,

@@ -45,12 +45,27 @@ typedef struct imp_graph_result {
     int64_t *i2r;             /* internal -> row of feature files (NULL: id.) */
     int64_t min_degree, max_degree, median_degree;
     double mean_degree;
-    int64_t deg_hist[64];     /* buckets as in cat_degree_hist_put */
+    /* In-degree histogram: deg_hist[0] counts nodes of degree 0 and
+    ** deg_hist[k] (k >= 1) those of degree in [2^(k-1), 2^k), so degree 1
+    ** is bucket 1, 2-3 bucket 2, 4-7 bucket 3, ... nbuckets is one past the
+    ** last non-empty bucket (at least 1). */
+    int64_t deg_hist[64];
     int nbuckets;
 } imp_graph_result;
 
 /* Build `dir`/`name` (a graph block file, published by rename) from the
-** edge file `src`. On failure nothing is left behind. */
+** edge file `src`. On failure nothing is left behind.
+**
+** The adjacency list of node v holds the sources u of the edges u -> v (its
+** in-neighbours, as PyG samples them), ascending by internal id. With
+** `undirected` every edge u -> v also gives v -> u (a self-loop gives one
+** edge, not two). Without map_ids node ids must be in [0, nodes); with it
+** any int64 keys are allowed, internal ids follow the ascending key order
+** (before reordering) and `nodes`, when given, must equal the number of
+** distinct keys. Memory: O(nodes) arrays plus about ctl->mem_budget; one
+** node's list must fit in memory (4 bytes per neighbour). Scratch files go
+** to ctl->tmpdir (default `dir`), are unlinked when created and so never
+** outlive the call. */
 int imp_graph(const char *src, const char *dir, const char *name,
               const imp_graph_opts *o, const imp_ctl *ctl,
               imp_graph_result *res, gnn_err *e);
@@ -70,6 +85,7 @@ typedef struct imp_feat_opts {
     uint64_t token;
     int64_t nodes;         /* rows the file must have */
     const int64_t *i2r;    /* internal id -> file row; NULL = identity */
+    const char *graph;     /* the graph's name, for messages (may be NULL) */
 } imp_feat_opts;
 
 typedef struct imp_feat_result {
@@ -83,10 +99,27 @@ typedef struct imp_feat_result {
     int64_t *class_counts; /* labels: nclasses counts, malloc'd */
 } imp_feat_result;
 
+/* Build `dir`/`name` (a feature block file, published by rename) from
+** `src`: row i of the table is row i2r[i] of the file. .npy (float32,
+** float64, int64, int32, float16, int8, uint8), CSV (one row per line,
+** comma separated numbers, the first row fixes dim) or raw little-endian
+** BIN (dim and bin_dtype given). Labels: a 1-D (or N x 1) integer array;
+** values < 0 mean unlabeled and are not counted in class_counts. Storing
+** int8 requires integer values in [-128, 127]. On failure nothing is left
+** behind. */
 int imp_features(const char *src, const char *dir, const char *name,
                  const imp_feat_opts *o, const imp_ctl *ctl,
                  imp_feat_result *res, gnn_err *e);
 void imp_feat_result_free(imp_feat_result *res);
+
+/* Helpers of edgelist.c for the graph importer: the 1-based column of the
+** last edge's source (which = 0) or target (which = 1) token (0 for binary
+** files), the file name used in messages, and whether the file is binary
+** (then edge_lineno() is the 1-based edge number). */
+struct edge_reader;
+uint32_t edge_column(const struct edge_reader *r, int which);
+const char *edge_name(const struct edge_reader *r);
+int edge_is_binary(const struct edge_reader *r);
 
 /* Read a list of node ids (a 1-D integer .npy, or a text file of one id per
 ** line) into a malloc'd array. */

@@ -4,12 +4,19 @@
 #define GNN_IO_H
 
 #include <stdint.h>
+#include <sys/uio.h>
 #include "err.h"
 
 #define IO_AUTO  0
 #define IO_URING 1
 #define IO_PREAD 2
 
+/* One read of `len` bytes at `offset` into `buf`; or, when `iov` is not
+** NULL, a vectored read filling iov[0..iovcnt) in turn (buf and len are then
+** ignored), so that adjacent blocks come in one read into separate frames.
+** Zero-initialise requests so that plain reads have iov NULL. The request
+** and its iovecs stay the caller's and must live until io_wait() returns
+** it. */
 typedef struct io_req {
     int fd;
     uint64_t offset;
@@ -17,6 +24,8 @@ typedef struct io_req {
     void *buf;         /* aligned for O_DIRECT */
     void *user;        /* the caller's */
     int64_t result;    /* bytes read, or -errno */
+    struct iovec *iov; /* vectored read: buffers aligned for O_DIRECT */
+    int iovcnt;        /* entries of iov (at most IOV_MAX) */
 } io_req;
 
 typedef struct io_backend io_backend;

@@ -1,0 +1,39 @@
+/* cat_int.h — what the files of the catalog share: the connection and the
+** helpers that run SQL on it and turn SQLite's errors into GNNDB codes. */
+#ifndef GNN_CAT_INT_H
+#define GNN_CAT_INT_H
+
+#include <sqlite3.h>
+
+#include "catalog.h"
+
+struct cat_db {
+    sqlite3 *db;
+    int readonly;
+    char path[1024]; /* named in every message */
+};
+
+/* Words for SQLite result `rc` (from the last call on c->db), mapped to a
+** GNNDB code; `what` says what was being done. */
+int catx_err(cat_db *c, int rc, const char *what, gnn_err *e);
+/* Compile one statement. */
+int catx_prepare(cat_db *c, const char *sql, sqlite3_stmt **st, gnn_err *e);
+/* Run SQL that returns no rows. */
+int catx_exec(cat_db *c, const char *sql, gnn_err *e);
+/* Step a statement to its end (an INSERT, UPDATE or DELETE); finalizes it. */
+int catx_run(cat_db *c, sqlite3_stmt *st, const char *what, gnn_err *e);
+
+/* A savepoint around a change made of several statements, so that it is
+** all-or-nothing whether or not the caller holds a transaction.
+** catx_sp_end releases it when rc is GNNDB_OK, rolls it back otherwise,
+** and returns rc (or the error of the release). */
+int catx_sp_begin(cat_db *c, gnn_err *e);
+int catx_sp_end(cat_db *c, int rc, gnn_err *e);
+
+/* Copy text column `col` into dst (NUL-terminated, truncated to cap). */
+void catx_text(char *dst, size_t cap, sqlite3_stmt *st, int col);
+
+/* GNNDB_READONLY naming the file when c was opened read-only. */
+int catx_writable(cat_db *c, gnn_err *e);
+
+#endif

@@ -1,0 +1,576 @@
+/* catalog.c — the catalog connection (catalog.db): opening and creating the
+** schema, transactions, errors, and the per-file and per-graph facts
+** (checksums, degree histograms, file and token lists, statement log). */
+#include "cat_int.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* How long a statement waits for another connection's write lock. */
+#define CAT_BUSY_MS 2000
+
+/* Version 1 of the schema. Tokens are INTEGER: uint64 stored as int64. */
+static const char schema_v1[] =
+    "CREATE TABLE meta(key TEXT PRIMARY KEY, value);"
+    "CREATE TABLE graphs("
+    "  id INTEGER PRIMARY KEY,"
+    "  name TEXT NOT NULL UNIQUE,"
+    "  token INTEGER NOT NULL,"
+    "  file TEXT NOT NULL,"
+    "  nodes INTEGER NOT NULL,"
+    "  edges INTEGER NOT NULL,"
+    "  directed INTEGER NOT NULL,"
+    "  block_size INTEGER NOT NULL,"
+    "  node_order TEXT NOT NULL,"
+    "  graph_blocks INTEGER NOT NULL,"
+    "  has_map INTEGER NOT NULL,"
+    "  max_degree INTEGER, min_degree INTEGER, median_degree INTEGER,"
+    "  mean_degree REAL,"
+    "  source TEXT);"
+    "CREATE TABLE tables("
+    "  id INTEGER PRIMARY KEY,"
+    "  graph_id INTEGER NOT NULL REFERENCES graphs(id) ON DELETE CASCADE,"
+    "  name TEXT NOT NULL,"
+    "  kind INTEGER NOT NULL,"
+    "  token INTEGER NOT NULL,"
+    "  file TEXT NOT NULL,"
+    "  rows INTEGER NOT NULL,"
+    "  dim INTEGER NOT NULL,"
+    "  dtype INTEGER NOT NULL,"
+    "  block_size INTEGER NOT NULL,"
+    "  rows_per_block INTEGER NOT NULL,"
+    "  nblocks INTEGER NOT NULL,"
+    "  nclasses INTEGER,"
+    "  source TEXT,"
+    "  UNIQUE(graph_id, name));"
+    "CREATE TABLE splits("
+    "  id INTEGER PRIMARY KEY,"
+    "  graph_id INTEGER NOT NULL REFERENCES graphs(id) ON DELETE CASCADE,"
+    "  name TEXT NOT NULL,"
+    "  token INTEGER NOT NULL,"
+    "  count INTEGER NOT NULL,"
+    "  UNIQUE(graph_id, name));"
+    "CREATE TABLE checksums("
+    "  file TEXT NOT NULL,"
+    "  block_no INTEGER NOT NULL,"
+    "  crc INTEGER NOT NULL,"
+    "  PRIMARY KEY(file, block_no)) WITHOUT ROWID;"
+    "CREATE TABLE degree_hist("
+    "  graph_id INTEGER NOT NULL REFERENCES graphs(id) ON DELETE CASCADE,"
+    "  bucket INTEGER NOT NULL,"
+    "  count INTEGER NOT NULL,"
+    "  PRIMARY KEY(graph_id, bucket)) WITHOUT ROWID;"
+    "CREATE TABLE stmt_log("
+    "  id INTEGER PRIMARY KEY,"
+    "  ts TEXT NOT NULL,"
+    "  sql TEXT,"
+    "  rc INTEGER NOT NULL,"
+    "  ms REAL NOT NULL);";
+
+/* ---- helpers shared with objects.c ---------------------------------------- */
+
+int catx_err(cat_db *c, int rc, const char *what, gnn_err *e)
+{
+    const char *why = c->db ? sqlite3_errmsg(c->db) : sqlite3_errstr(rc);
+    switch (rc & 0xff) {
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+        return gnn_seterr(e, GNNDB_BUSY,
+                          "database is busy: another connection is writing "
+                          "(%s, %s)", c->path, what);
+    case SQLITE_CORRUPT:
+    case SQLITE_NOTADB:
+        return gnn_seterr(e, GNNDB_CORRUPT, "%s is damaged: %s (%s)", c->path,
+                          why, what);
+    case SQLITE_FULL:
+        return gnn_seterr(e, GNNDB_FULL, "%s: %s: %s", c->path, what, why);
+    case SQLITE_NOMEM:
+        return gnn_seterr(e, GNNDB_NOMEM, "out of memory (%s, %s)", c->path,
+                          what);
+    case SQLITE_READONLY:
+        return gnn_seterr(e, GNNDB_READONLY, "%s is read-only: cannot %s",
+                          c->path, what);
+    case SQLITE_CANTOPEN:
+    case SQLITE_PERM:
+    case SQLITE_AUTH:
+        return gnn_seterr(e, GNNDB_CANTOPEN, "unable to open catalog %s: %s",
+                          c->path, why);
+    case SQLITE_IOERR:
+        return gnn_seterr(e, GNNDB_IOERR, "%s: %s: %s", c->path, what, why);
+    default:
+        return gnn_seterr(e, GNNDB_ERROR, "%s: %s: %s", c->path, what, why);
+    }
+}
+
+int catx_prepare(cat_db *c, const char *sql, sqlite3_stmt **st, gnn_err *e)
+{
+    int rc = sqlite3_prepare_v2(c->db, sql, -1, st, NULL);
+    if (rc) {
+        *st = NULL;
+        return catx_err(c, rc, "preparing a query", e);
+    }
+    return GNNDB_OK;
+}
+
+int catx_exec(cat_db *c, const char *sql, gnn_err *e)
+{
+    int rc = sqlite3_exec(c->db, sql, NULL, NULL, NULL);
+    return rc ? catx_err(c, rc, sql, e) : GNNDB_OK;
+}
+
+int catx_run(cat_db *c, sqlite3_stmt *st, const char *what, gnn_err *e)
+{
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {}
+    int out = rc == SQLITE_DONE ? GNNDB_OK : catx_err(c, rc, what, e);
+    sqlite3_finalize(st);
+    return out;
+}
+
+int catx_sp_begin(cat_db *c, gnn_err *e)
+{
+    return catx_exec(c, "SAVEPOINT cat_change", e);
+}
+
+int catx_sp_end(cat_db *c, int rc, gnn_err *e)
+{
+    if (rc == GNNDB_OK) {
+        rc = catx_exec(c, "RELEASE cat_change", e);
+        if (rc == GNNDB_OK) return rc;
+    }
+    sqlite3_exec(c->db, "ROLLBACK TO cat_change; RELEASE cat_change", NULL,
+                 NULL, NULL);
+    return rc;
+}
+
+void catx_text(char *dst, size_t cap, sqlite3_stmt *st, int col)
+{
+    const unsigned char *s = sqlite3_column_text(st, col);
+    snprintf(dst, cap, "%s", s ? (const char *)s : "");
+}
+
+int catx_writable(cat_db *c, gnn_err *e)
+{
+    if (!c->readonly) return GNNDB_OK;
+    return gnn_seterr(e, GNNDB_READONLY,
+                      "%s is opened read-only", c->path);
+}
+
+/* One integer from a query with no parameters; *found says whether a row
+** came back. */
+static int query_int(cat_db *c, const char *sql, int64_t *v, int *found,
+                     gnn_err *e)
+{
+    sqlite3_stmt *st;
+    int rc = catx_prepare(c, sql, &st, e);
+    if (rc) return rc;
+    *found = 0;
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        *found = sqlite3_column_type(st, 0) != SQLITE_NULL;
+        *v = sqlite3_column_int64(st, 0);
+        rc = SQLITE_DONE;
+    }
+    int out = rc == SQLITE_DONE ? GNNDB_OK : catx_err(c, rc, "reading", e);
+    sqlite3_finalize(st);
+    return out;
+}
+
+/* ---- opening ------------------------------------------------------------- */
+
+static int not_ours(cat_db *c, const char *why, gnn_err *e)
+{
+    return gnn_seterr(e, GNNDB_CORRUPT, "%s is not a gnndb catalog: %s",
+                      c->path, why);
+}
+
+static int has_meta(cat_db *c, int *yes, int64_t *ntables, gnn_err *e)
+{
+    int found;
+    int64_t v = 0;
+    int rc = query_int(c, "SELECT count(*) FROM sqlite_master "
+                          "WHERE type = 'table' AND name = 'meta'",
+                       &v, &found, e);
+    if (rc) return rc;
+    *yes = v > 0;
+    return query_int(c, "SELECT count(*) FROM sqlite_master", ntables, &found,
+                     e);
+}
+
+static int check_version(cat_db *c, gnn_err *e)
+{
+    int64_t v = 0;
+    int rc = cat_format_version(c, &v, e);
+    if (rc) return rc;
+    if (v > GNNDB_FORMAT_VERSION)
+        return gnn_seterr(e, GNNDB_VERSION_MISMATCH,
+                          "%s has format version %" PRId64 "; this gnndb "
+                          "reads up to %d", c->path, v, GNNDB_FORMAT_VERSION);
+    if (v < 1)
+        return gnn_seterr(e, GNNDB_CORRUPT,
+                          "%s is damaged: format version %" PRId64, c->path, v);
+    return GNNDB_OK;
+}
+
+/* Create the schema in one transaction, unless a concurrent opener did. */
+static int create_schema(cat_db *c, gnn_err *e)
+{
+    int rc = catx_exec(c, "BEGIN IMMEDIATE", e);
+    if (rc) return rc;
+    int meta;
+    int64_t ntables;
+    if ((rc = has_meta(c, &meta, &ntables, e))) goto fail;
+    if (meta) return catx_exec(c, "COMMIT", e);
+    if (ntables) { rc = not_ours(c, "it has tables but no meta table", e); goto fail; }
+    char ins[128];
+    snprintf(ins, sizeof ins,
+             "INSERT INTO meta(key, value) VALUES('format_version', %d)",
+             GNNDB_FORMAT_VERSION);
+    if ((rc = catx_exec(c, schema_v1, e)) || (rc = catx_exec(c, ins, e)) ||
+        (rc = catx_exec(c, "COMMIT", e)))
+        goto fail;
+    return GNNDB_OK;
+fail:
+    sqlite3_exec(c->db, "ROLLBACK", NULL, NULL, NULL);
+    return rc;
+}
+
+static int open_conn(cat_db *c, gnn_err *e)
+{
+    int flags = c->readonly ? SQLITE_OPEN_READONLY
+                            : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+    int rc = sqlite3_open_v2(c->path, &c->db, flags, NULL);
+    if (rc) {
+        const char *why = c->db ? sqlite3_errmsg(c->db) : sqlite3_errstr(rc);
+        return gnn_seterr(e, (rc & 0xff) == SQLITE_NOMEM ? GNNDB_NOMEM
+                                                         : GNNDB_CANTOPEN,
+                          "unable to open catalog %s: %s", c->path, why);
+    }
+    sqlite3_busy_timeout(c->db, CAT_BUSY_MS);
+
+    /* SQLite reads the file lazily: this first query is where a file that
+    ** is not a database shows. */
+    int meta;
+    int64_t ntables;
+    if ((rc = has_meta(c, &meta, &ntables, e))) {
+        if (rc == GNNDB_CORRUPT)
+            return gnn_seterr(e, GNNDB_CORRUPT,
+                              "%s is not a gnndb catalog: %s", c->path,
+                              sqlite3_errmsg(c->db));
+        return rc;
+    }
+    if (!meta && (c->readonly || ntables))
+        return not_ours(c, "it has no meta table", e);
+    /* refuse a newer format before changing anything in it */
+    if (meta && (rc = check_version(c, e))) return rc;
+    if (!c->readonly) {
+        /* WAL: readers never block the writer, nor the writer readers */
+        sqlite3_stmt *st;
+        if ((rc = catx_prepare(c, "PRAGMA journal_mode=WAL", &st, e)))
+            return rc;
+        if ((rc = catx_run(c, st, "setting WAL mode", e))) return rc;
+    }
+    if ((rc = catx_exec(c, "PRAGMA foreign_keys=ON", e))) return rc;
+    if (!meta) {
+        if ((rc = create_schema(c, e))) return rc;
+        if ((rc = check_version(c, e))) return rc;
+    }
+    return GNNDB_OK;
+}
+
+int cat_open(const char *path, int readonly, cat_db **out, gnn_err *e)
+{
+    *out = NULL;
+    cat_db *c = calloc(1, sizeof *c);
+    if (!c) return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
+    if (strlen(path) >= sizeof c->path) {
+        free(c);
+        return gnn_seterr(e, GNNDB_CANTOPEN, "catalog path too long: %s",
+                          path);
+    }
+    snprintf(c->path, sizeof c->path, "%s", path);
+    c->readonly = readonly;
+    int rc = open_conn(c, e);
+    if (rc) {
+        cat_close(c);
+        return rc;
+    }
+    *out = c;
+    return GNNDB_OK;
+}
+
+void cat_close(cat_db *c)
+{
+    if (!c) return;
+    if (c->db) {
+        if (!sqlite3_get_autocommit(c->db))
+            sqlite3_exec(c->db, "ROLLBACK", NULL, NULL, NULL);
+        sqlite3_close_v2(c->db);
+    }
+    free(c);
+}
+
+int cat_format_version(cat_db *c, int64_t *v, gnn_err *e)
+{
+    int found = 0;
+    int rc = query_int(c, "SELECT value FROM meta WHERE key = 'format_version'",
+                       v, &found, e);
+    if (rc) return rc;
+    if (!found)
+        return gnn_seterr(e, GNNDB_CORRUPT,
+                          "%s is damaged: meta has no format_version", c->path);
+    return GNNDB_OK;
+}
+
+/* ---- transactions -------------------------------------------------------- */
+
+int cat_begin(cat_db *c, gnn_err *e)
+{
+    int rc = catx_writable(c, e);
+    if (rc) return rc;
+    if (!sqlite3_get_autocommit(c->db))
+        return gnn_seterr(e, GNNDB_MISUSE,
+                          "%s: a catalog transaction is already open", c->path);
+    /* IMMEDIATE takes the write lock now, so a second writer is told at
+    ** once (after the busy timeout) rather than at its first write */
+    rc = sqlite3_exec(c->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+    if ((rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED)
+        return gnn_seterr(e, GNNDB_BUSY,
+                          "database is busy: another connection is writing "
+                          "(%s)", c->path);
+    return rc ? catx_err(c, rc, "beginning a transaction", e) : GNNDB_OK;
+}
+
+int cat_commit(cat_db *c, gnn_err *e)
+{
+    if (sqlite3_get_autocommit(c->db))
+        return gnn_seterr(e, GNNDB_MISUSE,
+                          "%s: no catalog transaction to commit", c->path);
+    return catx_exec(c, "COMMIT", e);
+}
+
+void cat_rollback(cat_db *c)
+{
+    if (c && c->db && !sqlite3_get_autocommit(c->db))
+        sqlite3_exec(c->db, "ROLLBACK", NULL, NULL, NULL);
+}
+
+/* ---- checksums ----------------------------------------------------------- */
+
+int cat_checksums_put(cat_db *c, const char *file, const uint32_t *sums,
+                      uint64_t n, gnn_err *e)
+{
+    int rc = catx_writable(c, e);
+    if (rc || (rc = catx_sp_begin(c, e))) return rc;
+    sqlite3_stmt *st;
+    if (!(rc = catx_prepare(c, "DELETE FROM checksums WHERE file = ?1", &st, e))) {
+        sqlite3_bind_text(st, 1, file, -1, SQLITE_STATIC);
+        rc = catx_run(c, st, "deleting checksums", e);
+    }
+    if (!rc && !(rc = catx_prepare(c, "INSERT INTO checksums(file, block_no, "
+                                      "crc) VALUES(?1, ?2, ?3)", &st, e))) {
+        sqlite3_bind_text(st, 1, file, -1, SQLITE_STATIC);
+        for (uint64_t i = 0; i < n && !rc; i++) {
+            sqlite3_bind_int64(st, 2, (sqlite3_int64)i);
+            sqlite3_bind_int64(st, 3, sums[i]);
+            int s = sqlite3_step(st);
+            if (s != SQLITE_DONE) rc = catx_err(c, s, "writing checksums", e);
+            sqlite3_reset(st);
+        }
+        sqlite3_finalize(st);
+    }
+    return catx_sp_end(c, rc, e);
+}
+
+int cat_checksums_get(cat_db *c, const char *file, uint32_t **sums,
+                      uint64_t *n, gnn_err *e)
+{
+    *sums = NULL;
+    *n = 0;
+    sqlite3_stmt *st;
+    int rc = catx_prepare(c, "SELECT block_no, crc FROM checksums "
+                             "WHERE file = ?1 ORDER BY block_no", &st, e);
+    if (rc) return rc;
+    sqlite3_bind_text(st, 1, file, -1, SQLITE_STATIC);
+    uint32_t *a = NULL;
+    uint64_t cnt = 0, cap = 0;
+    int s;
+    while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t b = sqlite3_column_int64(st, 0);
+        if (b != (int64_t)cnt) {
+            rc = gnn_seterr(e, GNNDB_CORRUPT,
+                            "%s is damaged: the checksums of %s skip from "
+                            "block %" PRIu64 " to %" PRId64, c->path, file,
+                            cnt, b);
+            break;
+        }
+        if (cnt == cap) {
+            cap = cap ? cap * 2 : 1024;
+            uint32_t *na = realloc(a, (size_t)cap * sizeof *a);
+            if (!na) { rc = gnn_seterr(e, GNNDB_NOMEM, "out of memory"); break; }
+            a = na;
+        }
+        a[cnt++] = (uint32_t)sqlite3_column_int64(st, 1);
+    }
+    if (!rc && s != SQLITE_DONE) rc = catx_err(c, s, "reading checksums", e);
+    sqlite3_finalize(st);
+    if (!rc && !a && !(a = malloc(sizeof *a)))
+        rc = gnn_seterr(e, GNNDB_NOMEM, "out of memory");
+    if (rc) { free(a); return rc; }
+    *sums = a;
+    *n = cnt;
+    return GNNDB_OK;
+}
+
+/* ---- degree histogram ---------------------------------------------------- */
+
+int cat_degree_hist_put(cat_db *c, int64_t graph_id, const int64_t *counts,
+                        int nbuckets, gnn_err *e)
+{
+    if (nbuckets < 0)
+        return gnn_seterr(e, GNNDB_MISUSE, "negative bucket count %d",
+                          nbuckets);
+    int rc = catx_writable(c, e);
+    if (rc || (rc = catx_sp_begin(c, e))) return rc;
+    sqlite3_stmt *st;
+    if (!(rc = catx_prepare(c, "DELETE FROM degree_hist WHERE graph_id = ?1",
+                            &st, e))) {
+        sqlite3_bind_int64(st, 1, graph_id);
+        rc = catx_run(c, st, "deleting the degree histogram", e);
+    }
+    if (!rc && !(rc = catx_prepare(c, "INSERT INTO degree_hist(graph_id, "
+                                      "bucket, count) VALUES(?1, ?2, ?3)",
+                                   &st, e))) {
+        sqlite3_bind_int64(st, 1, graph_id);
+        for (int k = 0; k < nbuckets && !rc; k++) {
+            sqlite3_bind_int(st, 2, k);
+            sqlite3_bind_int64(st, 3, counts[k]);
+            int s = sqlite3_step(st);
+            if (s != SQLITE_DONE)
+                rc = catx_err(c, s, "writing the degree histogram", e);
+            sqlite3_reset(st);
+        }
+        sqlite3_finalize(st);
+    }
+    return catx_sp_end(c, rc, e);
+}
+
+int cat_degree_hist_get(cat_db *c, int64_t graph_id, int64_t *counts,
+                        int maxbuckets, int *nbuckets, gnn_err *e)
+{
+    *nbuckets = 0;
+    for (int k = 0; k < maxbuckets; k++) counts[k] = 0;
+    sqlite3_stmt *st;
+    int rc = catx_prepare(c, "SELECT bucket, count FROM degree_hist "
+                             "WHERE graph_id = ?1 ORDER BY bucket", &st, e);
+    if (rc) return rc;
+    sqlite3_bind_int64(st, 1, graph_id);
+    int s;
+    while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t b = sqlite3_column_int64(st, 0);
+        if (b < 0 || b >= maxbuckets) continue;
+        counts[b] = sqlite3_column_int64(st, 1);
+        if (b + 1 > *nbuckets) *nbuckets = (int)b + 1;
+    }
+    if (s != SQLITE_DONE) rc = catx_err(c, s, "reading the degree histogram", e);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* ---- what the catalog refers to ------------------------------------------ */
+
+int cat_files(cat_db *c, char ***names, size_t *n, gnn_err *e)
+{
+    *names = NULL;
+    *n = 0;
+    sqlite3_stmt *st;
+    int rc = catx_prepare(c, "SELECT file FROM graphs UNION "
+                             "SELECT file FROM tables UNION "
+                             "SELECT file FROM checksums", &st, e);
+    if (rc) return rc;
+    /* gather the strings into one block, remembering where each starts */
+    char *blk = NULL;
+    size_t len = 0, cap = 0, cnt = 0, ocap = 0, *offs = NULL;
+    int s;
+    while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *f = (const char *)sqlite3_column_text(st, 0);
+        size_t l = f ? strlen(f) + 1 : 1;
+        if (len + l > cap) {
+            cap = GNN_MAX(cap * 2, len + l + 256);
+            char *nb = realloc(blk, cap);
+            if (!nb) { rc = gnn_seterr(e, GNNDB_NOMEM, "out of memory"); break; }
+            blk = nb;
+        }
+        if (cnt == ocap) {
+            ocap = ocap ? ocap * 2 : 16;
+            size_t *no = realloc(offs, ocap * sizeof *offs);
+            if (!no) { rc = gnn_seterr(e, GNNDB_NOMEM, "out of memory"); break; }
+            offs = no;
+        }
+        memcpy(blk + len, f ? f : "", l);
+        offs[cnt++] = len;
+        len += l;
+    }
+    if (!rc && s != SQLITE_DONE) rc = catx_err(c, s, "listing files", e);
+    sqlite3_finalize(st);
+    char **a = NULL;
+    if (!rc && !(a = malloc((cnt + 1) * sizeof *a)))
+        rc = gnn_seterr(e, GNNDB_NOMEM, "out of memory");
+    if (rc) { free(blk); free(offs); return rc; }
+    for (size_t i = 0; i < cnt; i++) a[i] = blk + offs[i];
+    if (!cnt) { free(blk); a[0] = NULL; }
+    free(offs);
+    *names = a;
+    *n = cnt;
+    return GNNDB_OK;
+}
+
+int cat_tokens(cat_db *c, uint64_t **tokens, size_t *n, gnn_err *e)
+{
+    *tokens = NULL;
+    *n = 0;
+    sqlite3_stmt *st;
+    int rc = catx_prepare(c, "SELECT token FROM graphs UNION "
+                             "SELECT token FROM tables UNION "
+                             "SELECT token FROM splits", &st, e);
+    if (rc) return rc;
+    uint64_t *a = NULL;
+    size_t cnt = 0, cap = 0;
+    int s;
+    while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+        if (cnt == cap) {
+            cap = cap ? cap * 2 : 16;
+            uint64_t *na = realloc(a, cap * sizeof *a);
+            if (!na) { rc = gnn_seterr(e, GNNDB_NOMEM, "out of memory"); break; }
+            a = na;
+        }
+        a[cnt++] = (uint64_t)sqlite3_column_int64(st, 0);
+    }
+    if (!rc && s != SQLITE_DONE) rc = catx_err(c, s, "listing tokens", e);
+    sqlite3_finalize(st);
+    if (!rc && !a && !(a = malloc(sizeof *a)))
+        rc = gnn_seterr(e, GNNDB_NOMEM, "out of memory");
+    if (rc) { free(a); return rc; }
+    *tokens = a;
+    *n = cnt;
+    return GNNDB_OK;
+}
+
+/* ---- statement log ------------------------------------------------------- */
+
+int cat_log(cat_db *c, const char *sql, int rc, double ms, gnn_err *e)
+{
+    int r = catx_writable(c, e);
+    if (r) return r;
+    sqlite3_stmt *st;
+    if ((r = catx_prepare(c, "INSERT INTO stmt_log(ts, sql, rc, ms) VALUES("
+                             "strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), ?1, ?2, "
+                             "?3)", &st, e)))
+        return r;
+    if (sql) sqlite3_bind_text(st, 1, sql, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 2, rc);
+    sqlite3_bind_double(st, 3, ms);
+    return catx_run(c, st, "logging a statement", e);
+}

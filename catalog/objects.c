@@ -1,0 +1,430 @@
+/* objects.c — the named objects of the catalog: graphs, their tables
+** (features and labels) and their splits; inserting, finding, listing and
+** deleting them with everything that hangs off them. */
+#include "cat_int.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define OOM(e) gnn_seterr(e, GNNDB_NOMEM, "out of memory")
+
+/* Tokens are uint64 in memory and INTEGER (int64) in SQLite. */
+static sqlite3_int64 tok_out(uint64_t t) { return (sqlite3_int64)t; }
+static uint64_t tok_in(sqlite3_stmt *st, int col)
+{
+    return (uint64_t)sqlite3_column_int64(st, col);
+}
+
+/* Run a query bound to (?1 = i1, ?2 = s2) and copy each row with `row` into
+** a growing array of `size`-byte elements. */
+typedef void (*row_fn)(sqlite3_stmt *st, void *dst);
+
+static int query_rows(cat_db *c, const char *sql, int64_t i1, const char *s2,
+                      row_fn row, size_t size, void **out, size_t *n,
+                      const char *what, gnn_err *e)
+{
+    *out = NULL;
+    *n = 0;
+    sqlite3_stmt *st;
+    int rc = catx_prepare(c, sql, &st, e);
+    if (rc) return rc;
+    if (sqlite3_bind_parameter_count(st) >= 1) sqlite3_bind_int64(st, 1, i1);
+    if (sqlite3_bind_parameter_count(st) >= 2)
+        sqlite3_bind_text(st, 2, s2, -1, SQLITE_STATIC);
+    char *a = NULL;
+    size_t cnt = 0, cap = 0;
+    int s;
+    while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+        if (cnt == cap) {
+            cap = cap ? cap * 2 : 8;
+            char *na = realloc(a, cap * size);
+            if (!na) { rc = OOM(e); break; }
+            a = na;
+        }
+        memset(a + cnt * size, 0, size);
+        row(st, a + cnt * size);
+        cnt++;
+    }
+    if (!rc && s != SQLITE_DONE) rc = catx_err(c, s, what, e);
+    sqlite3_finalize(st);
+    /* an empty list is still a pointer the caller may free */
+    if (!rc && !a && !(a = calloc(1, size))) rc = OOM(e);
+    if (rc) { free(a); return rc; }
+    *out = a;
+    *n = cnt;
+    return GNNDB_OK;
+}
+
+/* The name of graph `id`, for messages; GNNDB_NOTFOUND when absent. */
+static int graph_name(cat_db *c, int64_t id, char *name, size_t cap,
+                      gnn_err *e)
+{
+    sqlite3_stmt *st;
+    int rc = catx_prepare(c, "SELECT name FROM graphs WHERE id = ?1", &st, e);
+    if (rc) return rc;
+    sqlite3_bind_int64(st, 1, id);
+    int s = sqlite3_step(st);
+    if (s == SQLITE_ROW) catx_text(name, cap, st, 0);
+    else if (s == SQLITE_DONE)
+        rc = gnn_seterr(e, GNNDB_NOTFOUND, "no such graph: id %" PRId64, id);
+    else rc = catx_err(c, s, "reading a graph", e);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* Does a row match `sql` bound to (?1 = i1, ?2 = s2)? */
+static int exists(cat_db *c, const char *sql, int64_t i1, const char *s2,
+                  int *yes, gnn_err *e)
+{
+    sqlite3_stmt *st;
+    int rc = catx_prepare(c, sql, &st, e);
+    if (rc) return rc;
+    sqlite3_bind_int64(st, 1, i1);
+    if (s2) sqlite3_bind_text(st, 2, s2, -1, SQLITE_STATIC);
+    int s = sqlite3_step(st);
+    *yes = s == SQLITE_ROW;
+    if (s != SQLITE_ROW && s != SQLITE_DONE) rc = catx_err(c, s, "reading", e);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* Run each statement of `sqls` (NULL-terminated) bound to ?1 = id inside one
+** savepoint; *changed gets the rows the last one changed. */
+static int delete_all(cat_db *c, const char *const *sqls, int64_t id,
+                      int *changed, gnn_err *e)
+{
+    int rc = catx_writable(c, e);
+    if (rc || (rc = catx_sp_begin(c, e))) return rc;
+    for (int i = 0; sqls[i] && !rc; i++) {
+        sqlite3_stmt *st;
+        if ((rc = catx_prepare(c, sqls[i], &st, e))) break;
+        sqlite3_bind_int64(st, 1, id);
+        rc = catx_run(c, st, "deleting", e);
+        *changed = sqlite3_changes(c->db);
+    }
+    return catx_sp_end(c, rc, e);
+}
+
+/* ---- graphs -------------------------------------------------------------- */
+
+#define GRAPH_COLS                                                           \
+    "id, name, token, file, nodes, edges, directed, block_size, node_order, " \
+    "graph_blocks, has_map, max_degree, min_degree, median_degree, "         \
+    "mean_degree, source"
+
+static void graph_row(sqlite3_stmt *st, void *dst)
+{
+    cat_graph *g = dst;
+    g->id = sqlite3_column_int64(st, 0);
+    catx_text(g->name, sizeof g->name, st, 1);
+    g->token = tok_in(st, 2);
+    catx_text(g->file, sizeof g->file, st, 3);
+    g->nodes = sqlite3_column_int64(st, 4);
+    g->edges = sqlite3_column_int64(st, 5);
+    g->directed = sqlite3_column_int(st, 6);
+    g->block_size = (uint32_t)sqlite3_column_int64(st, 7);
+    catx_text(g->node_order, sizeof g->node_order, st, 8);
+    g->graph_blocks = sqlite3_column_int64(st, 9);
+    g->has_map = sqlite3_column_int(st, 10);
+    g->max_degree = sqlite3_column_int64(st, 11);
+    g->min_degree = sqlite3_column_int64(st, 12);
+    g->median_degree = sqlite3_column_int64(st, 13);
+    g->mean_degree = sqlite3_column_double(st, 14);
+    catx_text(g->source, sizeof g->source, st, 15);
+}
+
+int cat_graph_insert(cat_db *c, cat_graph *g, gnn_err *e)
+{
+    int rc = catx_writable(c, e), taken;
+    if (rc) return rc;
+    if ((rc = exists(c, "SELECT 1 FROM graphs WHERE name = ?2", 0, g->name,
+                     &taken, e)))
+        return rc;
+    if (taken)
+        return gnn_seterr(e, GNNDB_EXISTS, "graph '%s' already exists",
+                          g->name);
+    sqlite3_stmt *st;
+    if ((rc = catx_prepare(c, "INSERT INTO graphs(name, token, file, nodes, "
+                              "edges, directed, block_size, node_order, "
+                              "graph_blocks, has_map, max_degree, min_degree, "
+                              "median_degree, mean_degree, source) VALUES("
+                              "?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, "
+                              "?12, ?13, ?14, ?15)", &st, e)))
+        return rc;
+    sqlite3_bind_text(st, 1, g->name, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, tok_out(g->token));
+    sqlite3_bind_text(st, 3, g->file, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 4, g->nodes);
+    sqlite3_bind_int64(st, 5, g->edges);
+    sqlite3_bind_int(st, 6, g->directed);
+    sqlite3_bind_int64(st, 7, g->block_size);
+    sqlite3_bind_text(st, 8, g->node_order, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 9, g->graph_blocks);
+    sqlite3_bind_int(st, 10, g->has_map);
+    sqlite3_bind_int64(st, 11, g->max_degree);
+    sqlite3_bind_int64(st, 12, g->min_degree);
+    sqlite3_bind_int64(st, 13, g->median_degree);
+    sqlite3_bind_double(st, 14, g->mean_degree);
+    sqlite3_bind_text(st, 15, g->source, -1, SQLITE_STATIC);
+    int s = sqlite3_step(st);
+    sqlite3_finalize(st);
+    if ((s & 0xff) == SQLITE_CONSTRAINT)
+        return gnn_seterr(e, GNNDB_EXISTS, "graph '%s' already exists",
+                          g->name);
+    if (s != SQLITE_DONE) return catx_err(c, s, "adding a graph", e);
+    g->id = sqlite3_last_insert_rowid(c->db);
+    return GNNDB_OK;
+}
+
+int cat_graph_get(cat_db *c, const char *name, cat_graph *g, gnn_err *e)
+{
+    void *a;
+    size_t n;
+    int rc = query_rows(c, "SELECT " GRAPH_COLS " FROM graphs "
+                           "WHERE name = ?2",
+                        0, name, graph_row, sizeof *g, &a, &n,
+                        "reading a graph", e);
+    if (rc) return rc;
+    if (n) memcpy(g, a, sizeof *g);
+    free(a);
+    if (!n) return gnn_seterr(e, GNNDB_NOTFOUND, "no such graph: %s", name);
+    return GNNDB_OK;
+}
+
+int cat_graph_list(cat_db *c, cat_graph **out, size_t *n, gnn_err *e)
+{
+    void *a;
+    int rc = query_rows(c, "SELECT " GRAPH_COLS " FROM graphs ORDER BY name",
+                        0, NULL, graph_row, sizeof **out, &a, n,
+                        "listing graphs", e);
+    *out = rc ? NULL : a;
+    return rc;
+}
+
+int cat_graph_delete(cat_db *c, int64_t graph_id, gnn_err *e)
+{
+    /* explicit rather than left to ON DELETE CASCADE: checksums hang off
+    ** file names, and a connection may have foreign keys off */
+    static const char *const sqls[] = {
+        "DELETE FROM checksums WHERE file IN ("
+        "  SELECT file FROM tables WHERE graph_id = ?1"
+        "  UNION SELECT file FROM graphs WHERE id = ?1)",
+        "DELETE FROM degree_hist WHERE graph_id = ?1",
+        "DELETE FROM tables WHERE graph_id = ?1",
+        "DELETE FROM splits WHERE graph_id = ?1",
+        "DELETE FROM graphs WHERE id = ?1",
+        NULL,
+    };
+    int changed = 0;
+    int rc = delete_all(c, sqls, graph_id, &changed, e);
+    if (!rc && !changed)
+        return gnn_seterr(e, GNNDB_NOTFOUND, "no such graph: id %" PRId64,
+                          graph_id);
+    return rc;
+}
+
+/* ---- tables -------------------------------------------------------------- */
+
+#define TABLE_COLS                                                          \
+    "id, graph_id, name, kind, token, file, rows, dim, dtype, block_size, " \
+    "rows_per_block, nblocks, nclasses, source"
+
+static void table_row(sqlite3_stmt *st, void *dst)
+{
+    cat_table *t = dst;
+    t->id = sqlite3_column_int64(st, 0);
+    t->graph_id = sqlite3_column_int64(st, 1);
+    catx_text(t->name, sizeof t->name, st, 2);
+    t->kind = sqlite3_column_int(st, 3);
+    t->token = tok_in(st, 4);
+    catx_text(t->file, sizeof t->file, st, 5);
+    t->rows = sqlite3_column_int64(st, 6);
+    t->dim = (uint32_t)sqlite3_column_int64(st, 7);
+    t->dtype = (uint32_t)sqlite3_column_int64(st, 8);
+    t->block_size = (uint32_t)sqlite3_column_int64(st, 9);
+    t->rows_per_block = (uint32_t)sqlite3_column_int64(st, 10);
+    t->nblocks = sqlite3_column_int64(st, 11);
+    t->nclasses = sqlite3_column_int64(st, 12);
+    catx_text(t->source, sizeof t->source, st, 13);
+}
+
+static int is_labels(const char *name) { return strcmp(name, "__labels") == 0; }
+
+int cat_table_insert(cat_db *c, cat_table *t, gnn_err *e)
+{
+    int rc = catx_writable(c, e), taken;
+    char gname[CAT_NAME_MAX];
+    if (rc || (rc = graph_name(c, t->graph_id, gname, sizeof gname, e)))
+        return rc;
+    if ((rc = exists(c, "SELECT 1 FROM tables WHERE graph_id = ?1 AND "
+                        "name = ?2", t->graph_id, t->name, &taken, e)))
+        return rc;
+    if (taken)
+        return is_labels(t->name)
+                   ? gnn_seterr(e, GNNDB_EXISTS,
+                                "graph %s already has labels", gname)
+                   : gnn_seterr(e, GNNDB_EXISTS,
+                                "feature table '%s' already exists in graph "
+                                "%s", t->name, gname);
+    sqlite3_stmt *st;
+    if ((rc = catx_prepare(c, "INSERT INTO tables(graph_id, name, kind, token,"
+                              " file, rows, dim, dtype, block_size, "
+                              "rows_per_block, nblocks, nclasses, source) "
+                              "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
+                              "?10, ?11, ?12, ?13)", &st, e)))
+        return rc;
+    sqlite3_bind_int64(st, 1, t->graph_id);
+    sqlite3_bind_text(st, 2, t->name, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 3, t->kind);
+    sqlite3_bind_int64(st, 4, tok_out(t->token));
+    sqlite3_bind_text(st, 5, t->file, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 6, t->rows);
+    sqlite3_bind_int64(st, 7, t->dim);
+    sqlite3_bind_int64(st, 8, t->dtype);
+    sqlite3_bind_int64(st, 9, t->block_size);
+    sqlite3_bind_int64(st, 10, t->rows_per_block);
+    sqlite3_bind_int64(st, 11, t->nblocks);
+    sqlite3_bind_int64(st, 12, t->nclasses);
+    sqlite3_bind_text(st, 13, t->source, -1, SQLITE_STATIC);
+    if ((rc = catx_run(c, st, "adding a table", e))) return rc;
+    t->id = sqlite3_last_insert_rowid(c->db);
+    return GNNDB_OK;
+}
+
+int cat_table_get(cat_db *c, int64_t graph_id, const char *name,
+                  cat_table *t, gnn_err *e)
+{
+    char gname[CAT_NAME_MAX];
+    int rc = graph_name(c, graph_id, gname, sizeof gname, e);
+    if (rc) return rc;
+    void *a;
+    size_t n;
+    if ((rc = query_rows(c, "SELECT " TABLE_COLS " FROM tables "
+                            "WHERE graph_id = ?1 AND name = ?2",
+                         graph_id, name, table_row, sizeof *t, &a, &n,
+                         "reading a table", e)))
+        return rc;
+    if (n) memcpy(t, a, sizeof *t);
+    free(a);
+    if (n) return GNNDB_OK;
+    if (is_labels(name))
+        return gnn_seterr(e, GNNDB_NOTFOUND, "graph %s has no labels", gname);
+    return gnn_seterr(e, GNNDB_NOTFOUND,
+                      "no such feature table: %s in graph %s", name, gname);
+}
+
+int cat_table_list(cat_db *c, int64_t graph_id, cat_table **out, size_t *n,
+                   gnn_err *e)
+{
+    void *a;
+    int rc = query_rows(c, "SELECT " TABLE_COLS " FROM tables "
+                           "WHERE graph_id = ?1 ORDER BY name",
+                        graph_id, NULL, table_row, sizeof **out, &a, n,
+                        "listing tables", e);
+    *out = rc ? NULL : a;
+    return rc;
+}
+
+int cat_table_delete(cat_db *c, int64_t table_id, gnn_err *e)
+{
+    static const char *const sqls[] = {
+        "DELETE FROM checksums WHERE file IN ("
+        "  SELECT file FROM tables WHERE id = ?1)",
+        "DELETE FROM tables WHERE id = ?1",
+        NULL,
+    };
+    int changed = 0;
+    int rc = delete_all(c, sqls, table_id, &changed, e);
+    if (!rc && !changed)
+        return gnn_seterr(e, GNNDB_NOTFOUND, "no such table: id %" PRId64,
+                          table_id);
+    return rc;
+}
+
+/* ---- splits -------------------------------------------------------------- */
+
+#define SPLIT_COLS "id, graph_id, name, token, count"
+
+static void split_row(sqlite3_stmt *st, void *dst)
+{
+    cat_split *s = dst;
+    s->id = sqlite3_column_int64(st, 0);
+    s->graph_id = sqlite3_column_int64(st, 1);
+    catx_text(s->name, sizeof s->name, st, 2);
+    s->token = tok_in(st, 3);
+    s->count = sqlite3_column_int64(st, 4);
+}
+
+int cat_split_insert(cat_db *c, cat_split *s, gnn_err *e)
+{
+    int rc = catx_writable(c, e), taken;
+    char gname[CAT_NAME_MAX];
+    if (rc || (rc = graph_name(c, s->graph_id, gname, sizeof gname, e)))
+        return rc;
+    if ((rc = exists(c, "SELECT 1 FROM splits WHERE graph_id = ?1 AND "
+                        "name = ?2", s->graph_id, s->name, &taken, e)))
+        return rc;
+    if (taken)
+        return gnn_seterr(e, GNNDB_EXISTS,
+                          "split '%s' already exists in graph %s", s->name,
+                          gname);
+    sqlite3_stmt *st;
+    if ((rc = catx_prepare(c, "INSERT INTO splits(graph_id, name, token, "
+                              "count) VALUES(?1, ?2, ?3, ?4)", &st, e)))
+        return rc;
+    sqlite3_bind_int64(st, 1, s->graph_id);
+    sqlite3_bind_text(st, 2, s->name, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 3, tok_out(s->token));
+    sqlite3_bind_int64(st, 4, s->count);
+    if ((rc = catx_run(c, st, "adding a split", e))) return rc;
+    s->id = sqlite3_last_insert_rowid(c->db);
+    return GNNDB_OK;
+}
+
+int cat_split_get(cat_db *c, int64_t graph_id, const char *name,
+                  cat_split *s, gnn_err *e)
+{
+    char gname[CAT_NAME_MAX];
+    int rc = graph_name(c, graph_id, gname, sizeof gname, e);
+    if (rc) return rc;
+    void *a;
+    size_t n;
+    if ((rc = query_rows(c, "SELECT " SPLIT_COLS " FROM splits "
+                            "WHERE graph_id = ?1 AND name = ?2",
+                         graph_id, name, split_row, sizeof *s, &a, &n,
+                         "reading a split", e)))
+        return rc;
+    if (n) memcpy(s, a, sizeof *s);
+    free(a);
+    if (n) return GNNDB_OK;
+    return gnn_seterr(e, GNNDB_NOTFOUND, "no such split: %s in graph %s",
+                      name, gname);
+}
+
+int cat_split_list(cat_db *c, int64_t graph_id, cat_split **out, size_t *n,
+                   gnn_err *e)
+{
+    void *a;
+    int rc = query_rows(c, "SELECT " SPLIT_COLS " FROM splits "
+                           "WHERE graph_id = ?1 ORDER BY name",
+                        graph_id, NULL, split_row, sizeof **out, &a, n,
+                        "listing splits", e);
+    *out = rc ? NULL : a;
+    return rc;
+}
+
+int cat_split_delete(cat_db *c, int64_t split_id, gnn_err *e)
+{
+    static const char *const sqls[] = {
+        "DELETE FROM splits WHERE id = ?1",
+        NULL,
+    };
+    int changed = 0;
+    int rc = delete_all(c, sqls, split_id, &changed, e);
+    if (!rc && !changed)
+        return gnn_seterr(e, GNNDB_NOTFOUND, "no such split: id %" PRId64,
+                          split_id);
+    return rc;
+}

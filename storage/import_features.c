@@ -1,0 +1,660 @@
+/* import_features.c — IMPORT FEATURES / LABELS and id lists: .npy, CSV and
+** raw binary rows -> feature block files, rows permuted to internal order. */
+#include "import.h"
+#include "block.h"
+#include "blockfile.h"
+#include "extsort.h"
+#include "npy.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define LINE_BUF ((size_t)4 << 20)
+/* A label this large is a mistake (or a float file read as labels). */
+#define MAX_LABEL ((int64_t)1 << 24)
+
+static const char *base_name(const char *p)
+{
+    const char *s = strrchr(p, '/');
+    return s ? s + 1 : p;
+}
+
+static int has_suffix(const char *s, const char *suf)
+{
+    size_t n = strlen(s), m = strlen(suf);
+    return n >= m && strcasecmp(s + n - m, suf) == 0;
+}
+
+static const char *npy_dtype_name(int t)
+{
+    switch (t) {
+    case NPY_F32: return "float32";
+    case NPY_F64: return "float64";
+    case NPY_I64: return "int64";
+    case NPY_I32: return "int32";
+    case NPY_F16: return "float16";
+    case NPY_I8:  return "int8";
+    case NPY_U8:  return "uint8";
+    default:      return "unknown";
+    }
+}
+
+static int is_int_dtype(int t)
+{
+    return t == NPY_I64 || t == NPY_I32 || t == NPY_I8 || t == NPY_U8;
+}
+
+/* ---- a streaming line reader ------------------------------------------- */
+
+typedef struct line_reader {
+    int fd;
+    char *buf;
+    size_t len, pos;
+    int eof;
+    uint64_t lineno;
+} line_reader;
+
+static int lr_open(line_reader *r, const char *path, gnn_err *e)
+{
+    memset(r, 0, sizeof *r);
+    r->fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (r->fd < 0)
+        return gnn_seterr_errno(e, errno == ENOENT ? GNNDB_NOTFOUND
+                                                   : GNNDB_IOERR,
+                                errno, "cannot open %s", path);
+    if (!(r->buf = malloc(LINE_BUF))) {
+        close(r->fd);
+        r->fd = -1;
+        return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
+    }
+    return GNNDB_OK;
+}
+
+static void lr_close(line_reader *r)
+{
+    if (r->fd >= 0) close(r->fd);
+    free(r->buf);
+    r->buf = NULL;
+    r->fd = -1;
+}
+
+/* The next line (without its newline, '\r' stripped): 1, 0 at the end, or
+** -1 after an error. */
+static int lr_next(line_reader *r, const char *name, char **line, size_t *len,
+                   gnn_err *e)
+{
+    for (;;) {
+        char *nl = memchr(r->buf + r->pos, '\n', r->len - r->pos);
+        if (!nl && !r->eof) {
+            if (r->pos == 0 && r->len == LINE_BUF) {
+                gnn_seterr(e, GNNDB_FORMAT, "%s:%llu: line longer than %zu "
+                           "bytes", name, (unsigned long long)r->lineno + 1,
+                           LINE_BUF);
+                return -1;
+            }
+            memmove(r->buf, r->buf + r->pos, r->len - r->pos);
+            r->len -= r->pos;
+            r->pos = 0;
+            ssize_t n;
+            do n = read(r->fd, r->buf + r->len, LINE_BUF - r->len);
+            while (n < 0 && errno == EINTR);
+            if (n < 0) {
+                gnn_seterr_errno(e, GNNDB_IOERR, errno, "read of %s", name);
+                return -1;
+            }
+            if (n == 0) r->eof = 1;
+            r->len += (size_t)n;
+            continue;
+        }
+        if (!nl && r->pos == r->len) return 0;
+        size_t ll = nl ? (size_t)(nl - (r->buf + r->pos)) : r->len - r->pos;
+        *line = r->buf + r->pos;
+        r->pos += ll + (nl != NULL);
+        if (ll > 0 && (*line)[ll - 1] == '\r') ll--;
+        *len = ll;
+        r->lineno++;
+        return 1;
+    }
+}
+
+static int blank_or_comment(const char *l, size_t n)
+{
+    size_t i = 0;
+    while (i < n && (l[i] == ' ' || l[i] == '\t')) i++;
+    return i == n || l[i] == '#' || l[i] == '%';
+}
+
+/* Parse a number token; `integer` asks for an int64. 0 on success. */
+static int parse_num(const char *t, size_t n, int integer, double *d,
+                     int64_t *i)
+{
+    char tmp[80];
+    if (n == 0 || n >= sizeof tmp) return -1;
+    memcpy(tmp, t, n);
+    tmp[n] = 0;
+    char *end;
+    errno = 0;
+    if (integer) {
+        long long v = strtoll(tmp, &end, 10);
+        if (errno || end != tmp + n) return -1;
+        *i = v;
+    } else {
+        double v = strtod(tmp, &end);
+        if (end != tmp + n || (errno == ERANGE && isinf(v))) return -1;
+        *d = v;
+    }
+    return 0;
+}
+
+/* ---- sources ----------------------------------------------------------- */
+
+/* Rows of the input in random-access form: a file descriptor, where the
+** data starts, rows x dim elements of dtype (NPY_*). A CSV is first
+** converted into a scratch file of float64 (int64 for labels). */
+typedef struct feat_src {
+    int fd;
+    uint64_t data_off;
+    int64_t rows, dim;
+    npy_info info;        /* dtype and elem_size (used by npy_get_*) */
+    xs_file scratch;
+} feat_src;
+
+static int open_csv(const char *src, const char *name, int labels,
+                    const imp_ctl *ctl, const char *dir, feat_src *s,
+                    gnn_err *e)
+{
+    line_reader lr;
+    int rc = lr_open(&lr, src, e);
+    if (rc) return rc;
+    const char *tmpdir = ctl && ctl->tmpdir ? ctl->tmpdir : dir;
+    if ((rc = xs_file_open(&s->scratch, tmpdir, 1 << 20, e))) {
+        lr_close(&lr);
+        return rc;
+    }
+    s->info.dtype = labels ? NPY_I64 : NPY_F64;
+    s->info.elem_size = 8;
+    s->info.ndim = 2;
+    s->dim = -1;
+    char *l;
+    size_t n;
+    int k;
+    while ((k = lr_next(&lr, name, &l, &n, e)) > 0) {
+        if (blank_or_comment(l, n)) continue;
+        int64_t cols = 0;
+        size_t i = 0;
+        for (;;) {
+            while (i < n && (l[i] == ' ' || l[i] == '\t')) i++;
+            size_t t0 = i;
+            while (i < n && l[i] != ',') i++;
+            size_t t1 = i;
+            while (t1 > t0 && (l[t1 - 1] == ' ' || l[t1 - 1] == '\t')) t1--;
+            double d = 0;
+            int64_t v = 0;
+            if (parse_num(l + t0, t1 - t0, labels, &d, &v) != 0) {
+                int q = (int)GNN_MIN(t1 - t0, (size_t)40);
+                rc = gnn_seterr(e, GNNDB_FORMAT, "%s:%llu:%zu: expected %s, "
+                                "found '%.*s'", name,
+                                (unsigned long long)lr.lineno, t0 + 1,
+                                labels ? "an integer label" : "a number", q,
+                                l + t0);
+                goto out;
+            }
+            if (labels) rc = xs_file_write(&s->scratch, &v, 8, e);
+            else rc = xs_file_write(&s->scratch, &d, 8, e);
+            if (rc) goto out;
+            cols++;
+            if (s->dim >= 0 && cols > s->dim) {
+                rc = gnn_seterr(e, GNNDB_FORMAT, "%s:%llu:%zu: more than the "
+                                "%lld values of the first row", name,
+                                (unsigned long long)lr.lineno, t0 + 1,
+                                (long long)s->dim);
+                goto out;
+            }
+            if (i >= n) break;
+            i++; /* the comma */
+        }
+        if (s->dim < 0) {
+            s->dim = cols;
+        } else if (cols != s->dim) {
+            rc = gnn_seterr(e, GNNDB_FORMAT, "%s:%llu:%zu: expected %lld "
+                            "values (as in the first row), found %lld", name,
+                            (unsigned long long)lr.lineno, n + 1,
+                            (long long)s->dim, (long long)cols);
+            goto out;
+        }
+        if (labels && cols != 1) {
+            rc = gnn_seterr(e, GNNDB_FORMAT, "%s:%llu: labels need one value "
+                            "per line, found %lld", name,
+                            (unsigned long long)lr.lineno, (long long)cols);
+            goto out;
+        }
+        s->rows++;
+        if (s->rows % 4096 == 0 && ctl && ctl->interrupt && *ctl->interrupt) {
+            rc = gnn_seterr(e, GNNDB_INTERRUPT, "interrupted");
+            goto out;
+        }
+    }
+    if (k < 0) { rc = e ? e->rc : GNNDB_IOERR; goto out; }
+    if (s->dim < 0) {
+        rc = gnn_seterr(e, GNNDB_FORMAT, "%s: no rows", name);
+        goto out;
+    }
+    rc = xs_file_flush(&s->scratch, e);
+    s->fd = s->scratch.fd;
+    s->data_off = 0;
+out:
+    lr_close(&lr);
+    return rc;
+}
+
+static int open_source(const char *src, const imp_feat_opts *o,
+                       const imp_ctl *ctl, const char *dir, feat_src *s,
+                       gnn_err *e)
+{
+    const char *name = base_name(src);
+    int fmt = o->format;
+    memset(s, 0, sizeof *s);
+    s->fd = -1;
+    s->scratch.fd = -1;
+    if (!fmt)
+        fmt = has_suffix(src, ".npy") ? IMP_FEAT_NPY
+              : has_suffix(src, ".csv") ? IMP_FEAT_CSV
+              : has_suffix(src, ".bin") ? IMP_FEAT_BIN : 0;
+    int rc;
+    switch (fmt) {
+    case IMP_FEAT_NPY:
+        if ((rc = npy_open(src, &s->info, &s->fd, e))) return rc;
+        s->data_off = s->info.data_offset;
+        s->rows = s->info.shape[0];
+        s->dim = s->info.shape[1];
+        break;
+    case IMP_FEAT_CSV:
+        if ((rc = open_csv(src, name, o->labels, ctl, dir, s, e))) return rc;
+        break;
+    case IMP_FEAT_BIN: {
+        if (o->dim <= 0)
+            return gnn_seterr(e, GNNDB_MISUSE, "%s: a raw binary file needs "
+                              "DIM", name);
+        int t = o->bin_dtype ? o->bin_dtype : NPY_F32;
+        size_t es = t == NPY_F32 || t == NPY_I32 ? 4
+                    : t == NPY_F64 || t == NPY_I64 ? 8 : 0;
+        if (!es)
+            return gnn_seterr(e, GNNDB_MISUSE, "%s: raw binary TYPE must be "
+                              "float32, float64, int32 or int64", name);
+        s->info.dtype = t;
+        s->info.elem_size = es;
+        s->info.ndim = 2;
+        s->dim = o->dim;
+        s->fd = open(src, O_RDONLY | O_CLOEXEC);
+        if (s->fd < 0)
+            return gnn_seterr_errno(e, errno == ENOENT ? GNNDB_NOTFOUND
+                                                       : GNNDB_IOERR,
+                                    errno, "cannot open %s", src);
+        struct stat st;
+        if (fstat(s->fd, &st) != 0)
+            return gnn_seterr_errno(e, GNNDB_IOERR, errno, "cannot stat %s",
+                                    src);
+        uint64_t row = (uint64_t)o->dim * es;
+        if ((uint64_t)st.st_size % row != 0)
+            return gnn_seterr(e, GNNDB_FORMAT, "%s: %llu bytes is not a whole "
+                              "number of rows of %lld %s (%llu bytes each)",
+                              name, (unsigned long long)st.st_size,
+                              (long long)o->dim, npy_dtype_name(t),
+                              (unsigned long long)row);
+        s->rows = (int64_t)((uint64_t)st.st_size / row);
+        break;
+    }
+    default:
+        return gnn_seterr(e, GNNDB_FORMAT, "%s: unknown feature file format "
+                          "(expected .npy, .csv or .bin)", name);
+    }
+    if (o->labels) {
+        if (!is_int_dtype(s->info.dtype))
+            return gnn_seterr(e, GNNDB_FORMAT, "%s: labels must be integers "
+                              "(int64 or int32), found %s", name,
+                              npy_dtype_name(s->info.dtype));
+        if (s->dim != 1)
+            return gnn_seterr(e, GNNDB_FORMAT, "%s: labels must be a vector "
+                              "(one per node), found %lld per row", name,
+                              (long long)s->dim);
+    }
+    if (s->dim <= 0 || s->dim > UINT32_MAX)
+        return gnn_seterr(e, GNNDB_FORMAT, "%s: rows of %lld elements are not "
+                          "supported", name, (long long)s->dim);
+    return GNNDB_OK;
+}
+
+static void close_source(feat_src *s)
+{
+    if (s->scratch.fd >= 0) xs_file_close(&s->scratch);
+    else if (s->fd >= 0) close(s->fd);
+    s->fd = -1;
+}
+
+static int read_at(int fd, void *p, size_t n, uint64_t off, const char *name,
+                   gnn_err *e)
+{
+    unsigned char *c = p;
+    while (n > 0) {
+        ssize_t r = pread(fd, c, n, (off_t)off);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0)
+            return gnn_seterr_errno(e, GNNDB_IOERR, errno, "read of %s", name);
+        if (r == 0)
+            return gnn_seterr(e, GNNDB_FORMAT, "%s: file shrank while being "
+                              "imported", name);
+        c += r;
+        n -= (size_t)r;
+        off += (uint64_t)r;
+    }
+    return GNNDB_OK;
+}
+
+/* ---- conversion -------------------------------------------------------- */
+
+static uint16_t float_to_half(float f)
+{
+    uint32_t x;
+    memcpy(&x, &f, 4);
+    uint32_t sign = (x >> 16) & 0x8000, exp = (x >> 23) & 0xff,
+             man = x & 0x7fffff;
+    if (exp == 0xff) return (uint16_t)(sign | 0x7c00 | (man ? 0x200 : 0));
+    int e = (int)exp - 127 + 15;
+    if (e >= 31) return (uint16_t)(sign | 0x7c00);
+    if (e <= 0) {
+        if (e < -10) return (uint16_t)sign;
+        man |= 0x800000;
+        int shift = 14 - e;
+        uint32_t h = man >> shift, rem = man & ((1u << shift) - 1),
+                 half = 1u << (shift - 1);
+        if (rem > half || (rem == half && (h & 1))) h++;
+        return (uint16_t)(sign | h);
+    }
+    uint32_t h = (uint32_t)e << 10 | man >> 13, rem = man & 0x1fff;
+    if (rem > 0x1000 || (rem == 0x1000 && (h & 1))) h++; /* may carry: ok */
+    return (uint16_t)(sign | h);
+}
+
+/* Convert one source row into the stored dtype at `out`. */
+static int convert_row(const feat_src *s, const void *row, uint32_t dtype,
+                       void *out, int64_t file_row, const char *name,
+                       gnn_err *e)
+{
+    int64_t dim = s->dim;
+    switch (dtype) {
+    case BLK_DTYPE_F32:
+        if (s->info.dtype == NPY_F32) {
+            memcpy(out, row, (size_t)dim * 4);
+        } else {
+            float *f = out;
+            for (int64_t j = 0; j < dim; j++)
+                f[j] = (float)npy_get_f(&s->info, row, j);
+        }
+        return GNNDB_OK;
+    case BLK_DTYPE_F16: {
+        uint16_t *h = out;
+        for (int64_t j = 0; j < dim; j++)
+            h[j] = float_to_half((float)npy_get_f(&s->info, row, j));
+        return GNNDB_OK;
+    }
+    case BLK_DTYPE_I8: {
+        int8_t *q = out;
+        for (int64_t j = 0; j < dim; j++) {
+            double d = npy_get_f(&s->info, row, j);
+            if (!(d >= -128.0 && d <= 127.0) || d != floor(d))
+                return gnn_seterr(e, GNNDB_RANGE, "%s: row %lld, column "
+                                  "%lld: %g cannot be stored as int8 "
+                                  "(integers in [-128, 127])", name,
+                                  (long long)file_row, (long long)j, d);
+            q[j] = (int8_t)d;
+        }
+        return GNNDB_OK;
+    }
+    case BLK_DTYPE_I64: {
+        int64_t *v = out;
+        for (int64_t j = 0; j < dim; j++) v[j] = npy_get_i(&s->info, row, j);
+        return GNNDB_OK;
+    }
+    default:
+        return gnn_seterr(e, GNNDB_MISUSE, "unknown store dtype %u", dtype);
+    }
+}
+
+static int count_label(imp_feat_result *res, int64_t v, const char *name,
+                       int64_t file_row, gnn_err *e)
+{
+    if (v < 0) return GNNDB_OK;
+    if (v >= MAX_LABEL)
+        return gnn_seterr(e, GNNDB_RANGE, "%s: row %lld: label %lld is too "
+                          "large (classes are numbered from 0)", name,
+                          (long long)file_row, (long long)v);
+    if (v >= res->nclasses) {
+        int64_t *p = realloc(res->class_counts, (size_t)(v + 1) * sizeof *p);
+        if (!p) return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
+        memset(p + res->nclasses, 0,
+               (size_t)(v + 1 - res->nclasses) * sizeof *p);
+        res->class_counts = p;
+        res->nclasses = v + 1;
+    }
+    res->class_counts[v]++;
+    return GNNDB_OK;
+}
+
+int imp_features(const char *src, const char *dir, const char *name,
+                 const imp_feat_opts *o, const imp_ctl *ctl,
+                 imp_feat_result *res, gnn_err *e)
+{
+    memset(res, 0, sizeof *res);
+    const char *fname = base_name(src);
+    uint32_t bs = o->block_size ? o->block_size : BLK_DEFAULT_SIZE;
+    uint32_t dtype = o->labels ? BLK_DTYPE_I64
+                     : o->store_dtype ? o->store_dtype : BLK_DTYPE_F32;
+    if (!blk_size_valid(bs))
+        return gnn_seterr(e, GNNDB_RANGE, "invalid block size %u (a power of "
+                          "two from 4 KiB to 16 MiB)", bs);
+    if (dtype != BLK_DTYPE_F32 && dtype != BLK_DTYPE_F16 &&
+        dtype != BLK_DTYPE_I8 && dtype != BLK_DTYPE_I64)
+        return gnn_seterr(e, GNNDB_MISUSE, "unknown store dtype %u", dtype);
+
+    feat_src s;
+    blk_writer *w = NULL;
+    uint8_t *blk = NULL, *rows = NULL;
+    int rc = open_source(src, o, ctl, dir, &s, e);
+    if (rc) goto out;
+    if (o->nodes >= 0 && s.rows != o->nodes) {
+        if (o->graph)
+            rc = gnn_seterr(e, GNNDB_RANGE, "%s has %lld rows but graph %s "
+                            "has %lld nodes", fname, (long long)s.rows,
+                            o->graph, (long long)o->nodes);
+        else
+            rc = gnn_seterr(e, GNNDB_RANGE, "%s has %lld rows but the graph "
+                            "has %lld nodes", fname, (long long)s.rows,
+                            (long long)o->nodes);
+        goto out;
+    }
+    int64_t n = s.rows;
+    uint32_t dim = (uint32_t)s.dim;
+    uint32_t rpb = blk_feature_rows_per_block(bs, dim, dtype);
+    if (rpb == 0) {
+        rc = gnn_seterr(e, GNNDB_RANGE, "%s: a row of %u %s (%llu bytes) does "
+                        "not fit in a %u-byte block; use a larger BLOCK SIZE",
+                        fname, dim, blk_dtype_name(dtype),
+                        (unsigned long long)dim * blk_dtype_size(dtype), bs);
+        goto out;
+    }
+    size_t srow = (size_t)dim * s.info.elem_size;
+    size_t drow = (size_t)dim * blk_dtype_size(dtype);
+    uint64_t nblocks = n ? ((uint64_t)n + rpb - 1) / rpb : 0;
+    uint32_t chunk = (uint32_t)GNN_MIN((uint64_t)rpb, (uint64_t)(n ? n : 1));
+    if (!(blk = gnn_alloc_aligned(bs)) || !(rows = malloc(chunk * srow)) ||
+        !(res->checksums = malloc((nblocks ? nblocks : 1) *
+                                  sizeof *res->checksums))) {
+        rc = gnn_seterr(e, GNNDB_NOMEM, "out of memory");
+        goto out;
+    }
+    if ((rc = blkw_create(dir, name, bs, &w, e))) goto out;
+    for (uint64_t b = 0; b < nblocks; b++) {
+        if (ctl && ctl->interrupt && *ctl->interrupt) {
+            rc = gnn_seterr(e, GNNDB_INTERRUPT, "interrupted");
+            goto out;
+        }
+        int64_t first = (int64_t)(b * rpb);
+        uint32_t cnt = (uint32_t)GNN_MIN((int64_t)rpb, n - first);
+        if (!o->i2r) {
+            if ((rc = read_at(s.fd, rows, cnt * srow,
+                              s.data_off + (uint64_t)first * srow, fname, e)))
+                goto out;
+        } else {
+            for (uint32_t i = 0; i < cnt; i++) {
+                int64_t r = o->i2r[first + i];
+                if (r < 0 || r >= n) {
+                    rc = gnn_seterr(e, GNNDB_RANGE, "%s: node %lld maps to "
+                                    "row %lld, beyond the %lld rows", fname,
+                                    (long long)(first + i), (long long)r,
+                                    (long long)n);
+                    goto out;
+                }
+                if ((rc = read_at(s.fd, rows + i * srow, srow,
+                                  s.data_off + (uint64_t)r * srow, fname, e)))
+                    goto out;
+            }
+        }
+        memset(blk, 0, sizeof(blk_header));
+        for (uint32_t i = 0; i < cnt; i++) {
+            int64_t frow = o->i2r ? o->i2r[first + i] : first + i;
+            const uint8_t *row = rows + i * srow;
+            if ((rc = convert_row(&s, row, dtype,
+                                  blk + sizeof(blk_header) + i * drow, frow,
+                                  fname, e)))
+                goto out;
+            if (o->labels &&
+                (rc = count_label(res, npy_get_i(&s.info, row, 0), fname,
+                                  frow, e)))
+                goto out;
+        }
+        blk_seal(blk, bs, BLK_KIND_FEATURE, b, (uint64_t)first, o->token, cnt,
+                 (uint32_t)(sizeof(blk_header) + cnt * drow), 0, dtype, dim);
+        res->checksums[b] = ((blk_header *)blk)->checksum;
+        if ((rc = blkw_append(w, blk, e))) goto out;
+        if (ctl && ctl->progress &&
+            ctl->progress(ctl->progress_arg, first + cnt, n)) {
+            rc = gnn_seterr(e, GNNDB_INTERRUPT, "interrupted");
+            goto out;
+        }
+    }
+    rc = blkw_finish(w, e);
+    w = NULL;
+    if (rc) goto out;
+    res->rows = n;
+    res->dim = dim;
+    res->dtype = dtype;
+    res->rows_per_block = rpb;
+    res->nblocks = nblocks;
+out:
+    if (w) blkw_abort(w);
+    close_source(&s);
+    gnn_free_aligned(blk);
+    free(rows);
+    if (rc) {
+        imp_feat_result_free(res);
+        memset(res, 0, sizeof *res);
+    }
+    return rc;
+}
+
+void imp_feat_result_free(imp_feat_result *res)
+{
+    if (!res) return;
+    free(res->checksums);
+    free(res->class_counts);
+    res->checksums = NULL;
+    res->class_counts = NULL;
+}
+
+/* ---- id lists ---------------------------------------------------------- */
+
+static int push_id(int64_t **ids, size_t *n, size_t *cap, int64_t v,
+                   gnn_err *e)
+{
+    if (*n == *cap) {
+        size_t nc = *cap ? 2 * *cap : 1024;
+        int64_t *p = realloc(*ids, nc * sizeof *p);
+        if (!p) return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
+        *ids = p;
+        *cap = nc;
+    }
+    (*ids)[(*n)++] = v;
+    return GNNDB_OK;
+}
+
+int imp_id_list(const char *src, int64_t **ids, size_t *n, gnn_err *e)
+{
+    *ids = NULL;
+    *n = 0;
+    const char *name = base_name(src);
+    size_t cap = 0;
+    int rc = GNNDB_OK;
+    if (has_suffix(src, ".npy")) {
+        npy_info info;
+        int fd;
+        if ((rc = npy_open(src, &info, &fd, e))) return rc;
+        if (!is_int_dtype(info.dtype) || info.shape[1] != 1) {
+            close(fd);
+            return gnn_seterr(e, GNNDB_FORMAT, "%s: an id list must be a 1-D "
+                              "integer array, found %s of shape %lldx%lld",
+                              name, npy_dtype_name(info.dtype),
+                              (long long)info.shape[0],
+                              (long long)info.shape[1]);
+        }
+        size_t cnt = (size_t)info.shape[0];
+        unsigned char *raw = malloc(cnt * info.elem_size + 1);
+        int64_t *out = malloc((cnt ? cnt : 1) * sizeof *out);
+        if (!raw || !out) rc = gnn_seterr(e, GNNDB_NOMEM, "out of memory");
+        if (!rc) rc = read_at(fd, raw, cnt * info.elem_size,
+                              info.data_offset, name, e);
+        for (size_t i = 0; !rc && i < cnt; i++)
+            out[i] = npy_get_i(&info, raw, (int64_t)i);
+        close(fd);
+        free(raw);
+        if (rc) { free(out); return rc; }
+        *ids = out;
+        *n = cnt;
+        return GNNDB_OK;
+    }
+    line_reader lr;
+    if ((rc = lr_open(&lr, src, e))) return rc;
+    char *l;
+    size_t len;
+    int k;
+    while ((k = lr_next(&lr, name, &l, &len, e)) > 0) {
+        if (blank_or_comment(l, len)) continue;
+        size_t i = 0;
+        while (i < len && (l[i] == ' ' || l[i] == '\t')) i++;
+        size_t t1 = len;
+        while (t1 > i && (l[t1 - 1] == ' ' || l[t1 - 1] == '\t')) t1--;
+        int64_t v;
+        double d;
+        if (parse_num(l + i, t1 - i, 1, &d, &v) != 0) {
+            rc = gnn_seterr(e, GNNDB_FORMAT, "%s:%llu:%zu: expected an integer "
+                            "node id, found '%.*s'", name,
+                            (unsigned long long)lr.lineno, i + 1,
+                            (int)GNN_MIN(t1 - i, (size_t)40), l + i);
+            break;
+        }
+        if ((rc = push_id(ids, n, &cap, v, e))) break;
+    }
+    if (!rc && k < 0) rc = e ? e->rc : GNNDB_IOERR;
+    lr_close(&lr);
+    if (rc) {
+        free(*ids);
+        *ids = NULL;
+        *n = 0;
+    }
+    return rc;
+}

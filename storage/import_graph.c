@@ -1,0 +1,770 @@
+/* import_graph.c — CREATE GRAPH's importer: edge list -> graph block file
+** in bounded memory (parse and spill, map keys, reorder, bucket by target,
+** build each bucket's CSR, pack node objects). */
+#include "import.h"
+#include "block.h"
+#include "blockfile.h"
+#include "edgelist.h"
+#include "extsort.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define DEFAULT_BUDGET ((size_t)256 << 20)
+#define IO_BUF ((size_t)1 << 20)
+/* Parsing checks interruption and reports progress this often (edges). */
+#define CHECK_EVERY 65536
+
+typedef struct graph_ctx {
+    const char *src;
+    const imp_graph_opts *o;
+    const imp_ctl *ctl;
+    const char *tmpdir;
+    size_t budget;
+    uint32_t bs;
+    gnn_err *e;
+
+    xs_file pairs;        /* raw (src, dst) int64 pairs as parsed */
+    uint64_t npairs;
+    int64_t *keys;        /* map_ids: distinct keys, ascending (rank order) */
+    uint64_t n;           /* nodes */
+    uint32_t *raw;        /* per rank: edges the distribution gives it */
+    uint64_t raw_cap;
+    uint32_t *perm;       /* rank -> internal id (NULL: identity) */
+
+    /* outputs of one build */
+    uint32_t *deg;        /* per internal id: final in-degree */
+    uint64_t edges;
+    uint32_t *sums;
+    uint64_t nsums, sums_cap;
+    uint64_t *idx_first, *idx_block;
+    size_t n_idx, idx_cap;
+    blk_writer *w;        /* the published file, or NULL */
+    int scratch_fd;       /* or a scratch file (the BFS pre-build), or -1 */
+} graph_ctx;
+
+static int interrupted(graph_ctx *g)
+{
+    if (g->ctl && g->ctl->interrupt && *g->ctl->interrupt)
+        return gnn_seterr(g->e, GNNDB_INTERRUPT, "interrupted");
+    return GNNDB_OK;
+}
+
+static int nomem(graph_ctx *g)
+{
+    return gnn_seterr(g->e, GNNDB_NOMEM, "out of memory");
+}
+
+/* "edges.tsv:88:3" or "edges.bin: edge 88 (byte offset 1392)" */
+static void where(edge_reader *r, int which, char *out, size_t cap)
+{
+    if (edge_is_binary(r))
+        snprintf(out, cap, "%s: edge %llu (byte offset %llu)", edge_name(r),
+                 (unsigned long long)edge_lineno(r),
+                 (unsigned long long)((edge_lineno(r) - 1) * 16 + 8 * which));
+    else
+        snprintf(out, cap, "%s:%llu:%u", edge_name(r),
+                 (unsigned long long)edge_lineno(r), edge_column(r, which));
+}
+
+static int raw_grow(graph_ctx *g, uint64_t need)
+{
+    if (need <= g->raw_cap) return GNNDB_OK;
+    uint64_t nc = g->raw_cap ? g->raw_cap : 1024;
+    while (nc < need) nc *= 2;
+    uint32_t *p = realloc(g->raw, nc * sizeof *p);
+    if (!p) return nomem(g);
+    memset(p + g->raw_cap, 0, (nc - g->raw_cap) * sizeof *p);
+    g->raw = p;
+    g->raw_cap = nc;
+    return GNNDB_OK;
+}
+
+static int raw_inc(graph_ctx *g, uint64_t v)
+{
+    if (g->raw[v] == UINT32_MAX)
+        return gnn_seterr(g->e, GNNDB_RANGE, "%s: node %llu has more than "
+                          "2^32-1 in-edges", g->src, (unsigned long long)v);
+    g->raw[v]++;
+    return GNNDB_OK;
+}
+
+/* What the distribution will emit for the pair u -> v (ranks), counted in
+** the targets' raw degrees; the two must agree edge for edge. */
+static int count_pair(graph_ctx *g, uint64_t u, uint64_t v)
+{
+    if (u == v && g->o->drop_self_loops) return GNNDB_OK;
+    int rc = raw_inc(g, v);
+    if (!rc && g->o->undirected && u != v) rc = raw_inc(g, u);
+    return rc;
+}
+
+/* ---- pass 1: parse, validate, spill ------------------------------------ */
+
+static int parse_edges(graph_ctx *g)
+{
+    gnn_err *e = g->e;
+    const imp_graph_opts *o = g->o;
+    edge_reader *r = NULL;
+    xs_sorter *ks = NULL;
+    int rc = edge_open(g->src, o->format, &r, e);
+    if (rc) return rc;
+    if ((rc = xs_file_open(&g->pairs, g->tmpdir, IO_BUF, e))) goto out;
+    if (o->map_ids &&
+        (rc = xs_sorter_new(g->tmpdir, g->budget / 2, &ks, e)))
+        goto out;
+    int64_t maxid = -1;
+    int64_t s, d;
+    int k;
+    while ((k = edge_next(r, &s, &d, e)) > 0) {
+        if (!o->map_ids) {
+            for (int which = 0; which < 2; which++) {
+                int64_t id = which ? d : s;
+                char at[600];
+                if (id < 0) {
+                    where(r, which, at, sizeof at);
+                    rc = gnn_seterr(e, GNNDB_RANGE, "%s: negative node id "
+                                    "%lld (arbitrary keys need mapped ids)",
+                                    at, (long long)id);
+                    goto out;
+                }
+                if (o->nodes >= 0 && id >= o->nodes) {
+                    where(r, which, at, sizeof at);
+                    rc = gnn_seterr(e, GNNDB_RANGE, "%s: node id %lld is "
+                                    "beyond the %lld nodes declared", at,
+                                    (long long)id, (long long)o->nodes);
+                    goto out;
+                }
+                if (id >= (int64_t)UINT32_MAX) {
+                    where(r, which, at, sizeof at);
+                    rc = gnn_seterr(e, GNNDB_RANGE, "%s: node id %lld is too "
+                                    "large (ids must be below 2^32-1; use "
+                                    "mapped ids for sparse keys)", at,
+                                    (long long)id);
+                    goto out;
+                }
+                if (id > maxid) maxid = id;
+            }
+            if ((rc = raw_grow(g, (uint64_t)maxid + 1)) ||
+                (rc = count_pair(g, (uint64_t)s, (uint64_t)d)))
+                goto out;
+        } else if ((rc = xs_sorter_add(ks, s, e)) ||
+                   (rc = xs_sorter_add(ks, d, e))) {
+            goto out;
+        }
+        int64_t pr[2] = {s, d};
+        if ((rc = xs_file_write(&g->pairs, pr, sizeof pr, e))) goto out;
+        if (++g->npairs % CHECK_EVERY == 0) {
+            if ((rc = interrupted(g))) goto out;
+            if (g->ctl && g->ctl->progress &&
+                g->ctl->progress(g->ctl->progress_arg,
+                                 (int64_t)edge_bytes_done(r),
+                                 (int64_t)edge_bytes_total(r))) {
+                rc = gnn_seterr(e, GNNDB_INTERRUPT, "interrupted");
+                goto out;
+            }
+        }
+    }
+    if (k < 0) {
+        rc = e && e->rc ? e->rc : GNNDB_FORMAT;
+        goto out;
+    }
+    if ((rc = xs_file_flush(&g->pairs, e))) goto out;
+    if (g->ctl && g->ctl->progress &&
+        g->ctl->progress(g->ctl->progress_arg, (int64_t)edge_bytes_total(r),
+                         (int64_t)edge_bytes_total(r))) {
+        rc = gnn_seterr(e, GNNDB_INTERRUPT, "interrupted");
+        goto out;
+    }
+    if (o->map_ids) {
+        size_t nk;
+        if ((rc = xs_sorter_finish(ks, &g->keys, &nk, e))) goto out;
+        g->n = nk;
+        if (o->nodes >= 0 && (uint64_t)o->nodes != nk) {
+            rc = gnn_seterr(e, GNNDB_RANGE, "%s: %zu distinct node keys but "
+                            "%lld nodes declared (with mapped ids every node "
+                            "must appear in an edge)", edge_name(r), nk,
+                            (long long)o->nodes);
+            goto out;
+        }
+        if (nk > UINT32_MAX) {
+            rc = gnn_seterr(e, GNNDB_RANGE, "%s: %zu distinct node keys; at "
+                            "most 2^32-1 nodes are supported", edge_name(r),
+                            nk);
+            goto out;
+        }
+    } else {
+        g->n = o->nodes >= 0 ? (uint64_t)o->nodes : (uint64_t)(maxid + 1);
+        if (g->n > UINT32_MAX) {
+            rc = gnn_seterr(e, GNNDB_RANGE, "%lld nodes declared; at most "
+                            "2^32-1 are supported", (long long)o->nodes);
+            goto out;
+        }
+        if ((rc = raw_grow(g, g->n ? g->n : 1))) goto out;
+    }
+out:
+    xs_sorter_free(ks);
+    edge_close(r);
+    return rc;
+}
+
+static uint32_t rank_of(const graph_ctx *g, int64_t key)
+{
+    if (!g->keys) return (uint32_t)key;
+    size_t lo = 0, hi = g->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (g->keys[mid] < key) lo = mid + 1;
+        else hi = mid;
+    }
+    return (uint32_t)lo;
+}
+
+/* map_ids: the raw degrees need ranks, known only now. */
+static int count_mapped(graph_ctx *g)
+{
+    int rc = raw_grow(g, g->n ? g->n : 1);
+    if (rc) return rc;
+    xs_reader rd;
+    if ((rc = xs_reader_init(&rd, g->pairs.fd, 0, g->pairs.size, IO_BUF,
+                             g->e)))
+        return rc;
+    int64_t pr[2];
+    int k;
+    uint64_t i = 0;
+    while ((k = xs_read(&rd, pr, sizeof pr, g->e)) > 0) {
+        if ((rc = count_pair(g, rank_of(g, pr[0]), rank_of(g, pr[1])))) break;
+        if (++i % (CHECK_EVERY * 16) == 0 && (rc = interrupted(g))) break;
+    }
+    if (!rc && k < 0) rc = g->e ? g->e->rc : GNNDB_IOERR;
+    xs_reader_free(&rd);
+    return rc;
+}
+
+/* ---- building: distribute to buckets, CSR, pack ------------------------ */
+
+static int on_block(void *arg, const void *block, uint64_t block_no,
+                    uint32_t checksum, gnn_err *e)
+{
+    graph_ctx *g = arg;
+    if (g->nsums == g->sums_cap) {
+        uint64_t nc = g->sums_cap ? 2 * g->sums_cap : 64;
+        uint32_t *p = realloc(g->sums, nc * sizeof *p);
+        if (!p) return nomem(g);
+        g->sums = p;
+        g->sums_cap = nc;
+    }
+    g->sums[g->nsums++] = checksum;
+    if (g->w) return blkw_append(g->w, block, e);
+    if (g->scratch_fd >= 0)
+        return xs_pwrite(g->scratch_fd, block, g->bs, block_no * g->bs, e);
+    return GNNDB_OK;
+}
+
+static int on_index(void *arg, uint64_t first_node, uint64_t block_no,
+                    gnn_err *e)
+{
+    graph_ctx *g = arg;
+    if (g->n_idx == g->idx_cap) {
+        size_t nc = g->idx_cap ? 2 * g->idx_cap : 64;
+        uint64_t *a = realloc(g->idx_first, nc * sizeof *a);
+        if (!a) return nomem(g);
+        g->idx_first = a;
+        uint64_t *b = realloc(g->idx_block, nc * sizeof *b);
+        if (!b) return nomem(g);
+        g->idx_block = b;
+        g->idx_cap = nc;
+    }
+    g->idx_first[g->n_idx] = first_node;
+    g->idx_block[g->n_idx++] = block_no;
+    return GNNDB_OK;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+static void sort_u32(uint32_t *v, size_t n)
+{
+    if (n < 24) {
+        for (size_t i = 1; i < n; i++) {
+            uint32_t x = v[i];
+            size_t j = i;
+            while (j > 0 && v[j - 1] > x) { v[j] = v[j - 1]; j--; }
+            v[j] = x;
+        }
+        return;
+    }
+    qsort(v, n, sizeof *v, cmp_u32);
+}
+
+typedef struct bucket {
+    uint32_t lo, hi;      /* targets [lo, hi) */
+    uint64_t edges;
+    uint64_t off;         /* byte offset of the region in the scratch file */
+    uint64_t filled;      /* records written */
+    uint32_t *buf;        /* (target, source) pairs waiting */
+    size_t nbuf;
+} bucket;
+
+static int bucket_flush(int fd, bucket *b, gnn_err *e)
+{
+    if (b->nbuf == 0) return GNNDB_OK;
+    int rc = xs_pwrite(fd, b->buf, b->nbuf * 2 * sizeof(uint32_t),
+                       b->off + b->filled * 8, e);
+    b->filled += b->nbuf;
+    b->nbuf = 0;
+    return rc;
+}
+
+/* One build of the graph with the current permutation: every node 0..n-1
+** gets its object, in order. Fills g->deg, g->edges, the checksums and the
+** index entries; blocks go to g->w or g->scratch_fd when set. */
+static int build(graph_ctx *g)
+{
+    gnn_err *e = g->e;
+    uint64_t n = g->n;
+    int rc = GNNDB_OK;
+    uint32_t *rd = NULL;       /* raw degrees by internal id */
+    bucket *bk = NULL;
+    size_t nb = 0;
+    xs_file scratch = {.fd = -1};
+    xs_reader rr = {0};
+    uint64_t *pos = NULL;
+    uint32_t *srcs = NULL;
+    blk_graph_packer *pk = NULL;
+
+    g->edges = 0;
+    g->nsums = 0;
+    g->n_idx = 0;
+    free(g->deg);
+    if (!(g->deg = calloc(n ? n : 1, sizeof *g->deg))) return nomem(g);
+    if (g->perm) {
+        if (!(rd = malloc((n ? n : 1) * sizeof *rd))) return nomem(g);
+        for (uint64_t i = 0; i < n; i++) rd[g->perm[i]] = g->raw[i];
+    } else {
+        rd = g->raw;
+    }
+
+    /* Buckets: consecutive target ranges whose CSR (4 bytes per edge, 8 per
+    ** node) fits half the budget; the other half buffers the distribution. */
+    size_t csr_cap = g->budget / 2;
+    uint64_t total = 0;
+    size_t bcap = 0;
+    for (uint64_t v = 0; v < n;) {
+        uint64_t lo = v, ed = 0;
+        while (v < n) {
+            uint64_t ne = ed + rd[v];
+            if (v > lo && ne * 4 + (v - lo + 2) * 8 > csr_cap) break;
+            ed = ne;
+            v++;
+        }
+        if (nb == bcap) {
+            bcap = bcap ? 2 * bcap : 16;
+            bucket *p = realloc(bk, bcap * sizeof *p);
+            if (!p) { rc = nomem(g); goto out; }
+            bk = p;
+        }
+        bk[nb++] = (bucket){.lo = (uint32_t)lo, .hi = (uint32_t)v,
+                            .edges = ed, .off = total * 8};
+        total += ed;
+    }
+
+    /* Distribute (target, source) pairs of internal ids to the buckets'
+    ** regions of one scratch file. One bucket needs no scratch file. */
+    size_t per = GNN_MAX((size_t)(16 << 10),
+                         GNN_MIN((size_t)(1 << 20), g->budget / 4 /
+                                 (nb ? nb : 1)));
+    per /= 8;
+    if (nb > 1) {
+        if ((rc = xs_file_open(&scratch, g->tmpdir, 0, e))) goto out;
+        for (size_t b = 0; b < nb; b++)
+            if (!(bk[b].buf = malloc(per * 8))) { rc = nomem(g); goto out; }
+        if ((rc = xs_reader_init(&rr, g->pairs.fd, 0, g->pairs.size, IO_BUF,
+                                 e)))
+            goto out;
+        int64_t pr[2];
+        int k;
+        uint64_t i = 0;
+        while ((k = xs_read(&rr, pr, sizeof pr, e)) > 0) {
+            uint32_t u = rank_of(g, pr[0]), v = rank_of(g, pr[1]);
+            if (g->perm) { u = g->perm[u]; v = g->perm[v]; }
+            if (u == v && g->o->drop_self_loops) continue;
+            for (int rev = 0; rev < 1 + (g->o->undirected && u != v); rev++) {
+                uint32_t t = rev ? u : v, s = rev ? v : u;
+                size_t lo = 0, hi = nb;  /* the bucket holding t */
+                while (hi - lo > 1) {
+                    size_t mid = (lo + hi) / 2;
+                    if (bk[mid].lo <= t) lo = mid;
+                    else hi = mid;
+                }
+                bucket *b = &bk[lo];
+                b->buf[2 * b->nbuf] = t;
+                b->buf[2 * b->nbuf + 1] = s;
+                if (++b->nbuf == per &&
+                    (rc = bucket_flush(scratch.fd, b, e)))
+                    goto out;
+            }
+            if (++i % (CHECK_EVERY * 16) == 0 && (rc = interrupted(g)))
+                goto out;
+        }
+        if (k < 0) { rc = e ? e->rc : GNNDB_IOERR; goto out; }
+        for (size_t b = 0; b < nb; b++) {
+            if ((rc = bucket_flush(scratch.fd, &bk[b], e))) goto out;
+            free(bk[b].buf);
+            bk[b].buf = NULL;
+            if (bk[b].filled != bk[b].edges) {
+                rc = gnn_seterr(e, GNNDB_INTERNAL, "graph import: bucket %zu "
+                                "got %llu edges, expected %llu", b,
+                                (unsigned long long)bk[b].filled,
+                                (unsigned long long)bk[b].edges);
+                goto out;
+            }
+        }
+        xs_reader_free(&rr);
+    }
+
+    if ((rc = blk_graph_packer_new(g->bs, g->o->token, on_block, on_index, g,
+                                   &pk, e)))
+        goto out;
+    uint64_t maxe = 0, maxn = 0;
+    for (size_t b = 0; b < nb; b++) {
+        maxe = GNN_MAX(maxe, bk[b].edges);
+        maxn = GNN_MAX(maxn, (uint64_t)(bk[b].hi - bk[b].lo));
+    }
+    if (!(pos = malloc((maxn + 1) * sizeof *pos)) ||
+        !(srcs = malloc((maxe ? maxe : 1) * sizeof *srcs))) {
+        rc = nomem(g);
+        goto out;
+    }
+    for (size_t b = 0; b < nb; b++) {
+        if ((rc = interrupted(g))) goto out;
+        uint32_t lo = bk[b].lo, nn = bk[b].hi - bk[b].lo;
+        /* pos[i] = where node lo+i's next source goes; once filled it is the
+        ** end of that list, i.e. the start of the next one. */
+        uint64_t at = 0;
+        for (uint32_t i = 0; i < nn; i++) {
+            pos[i] = at;
+            at += rd[lo + i];
+        }
+        uint32_t pr[2];
+        int k;
+        if (nb > 1) {
+            if ((rc = xs_reader_init(&rr, scratch.fd, bk[b].off,
+                                     bk[b].off + bk[b].edges * 8, IO_BUF, e)))
+                goto out;
+            while ((k = xs_read(&rr, pr, sizeof pr, e)) > 0)
+                srcs[pos[pr[0] - lo]++] = pr[1];
+            xs_reader_free(&rr);
+            if (k < 0) { rc = e ? e->rc : GNNDB_IOERR; goto out; }
+        } else {
+            int64_t p64[2];
+            if ((rc = xs_reader_init(&rr, g->pairs.fd, 0, g->pairs.size,
+                                     IO_BUF, e)))
+                goto out;
+            while ((k = xs_read(&rr, p64, sizeof p64, e)) > 0) {
+                uint32_t u = rank_of(g, p64[0]), v = rank_of(g, p64[1]);
+                if (g->perm) { u = g->perm[u]; v = g->perm[v]; }
+                if (u == v && g->o->drop_self_loops) continue;
+                srcs[pos[v - lo]++] = u;
+                if (g->o->undirected && u != v) srcs[pos[u - lo]++] = v;
+            }
+            xs_reader_free(&rr);
+            if (k < 0) { rc = e ? e->rc : GNNDB_IOERR; goto out; }
+        }
+        for (uint32_t i = 0; i < nn; i++) {
+            uint64_t s0 = i ? pos[i - 1] : 0, s1 = pos[i];
+            uint32_t *l = srcs + s0;
+            size_t m = (size_t)(s1 - s0);
+            sort_u32(l, m);
+            if (g->o->drop_duplicates && m > 1) {
+                size_t q = 1;
+                for (size_t j = 1; j < m; j++)
+                    if (l[j] != l[q - 1]) l[q++] = l[j];
+                m = q;
+            }
+            g->deg[lo + i] = (uint32_t)m;
+            g->edges += m;
+            if ((rc = blk_graph_packer_add(pk, lo + i, l, (uint32_t)m, e)))
+                goto out;
+        }
+    }
+    rc = blk_graph_packer_finish(pk, NULL, e);
+out:
+    blk_graph_packer_free(pk);
+    free(pos);
+    free(srcs);
+    xs_reader_free(&rr);
+    for (size_t b = 0; b < nb; b++) free(bk[b].buf);
+    free(bk);
+    xs_file_close(&scratch);
+    if (rd != g->raw) free(rd);
+    return rc;
+}
+
+/* ---- reordering -------------------------------------------------------- */
+
+/* qsort has no context argument; qsort_r does (glibc). */
+static int by_degree(const void *a, const void *b, void *arg)
+{
+    const uint32_t *deg = arg;
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    if (deg[x] != deg[y]) return deg[x] > deg[y] ? -1 : 1;
+    return (x > y) - (x < y);
+}
+
+static int order_degree(graph_ctx *g, uint32_t *order)
+{
+    for (uint64_t i = 0; i < g->n; i++) order[i] = (uint32_t)i;
+    qsort_r(order, g->n, sizeof *order, by_degree, g->deg);
+    return GNNDB_OK;
+}
+
+/* The BFS walks the identity-order pre-build in a scratch file through a
+** small direct-mapped block cache. */
+typedef struct bfs_cache {
+    int fd;
+    uint32_t bs;
+    size_t slots;
+    uint8_t *mem;
+    uint64_t *tag;        /* block held by each slot, UINT64_MAX: none */
+} bfs_cache;
+
+static const uint8_t *cache_get(bfs_cache *c, uint64_t no, gnn_err *e)
+{
+    size_t s = (size_t)(no % c->slots);
+    uint8_t *b = c->mem + s * (size_t)c->bs;
+    if (c->tag[s] != no) {
+        if (xs_pread(c->fd, b, c->bs, no * c->bs, e)) return NULL;
+        c->tag[s] = no;
+    }
+    return b;
+}
+
+static int order_bfs(graph_ctx *g, int fd, uint32_t *order)
+{
+    gnn_err *e = g->e;
+    uint64_t n = g->n;
+    int rc = GNNDB_OK;
+    bfs_cache c = {.fd = fd, .bs = g->bs};
+    c.slots = GNN_MAX((size_t)1, GNN_MIN((size_t)256, g->budget / 2 / g->bs));
+    uint8_t *seen = calloc(n ? n : 1, 1);
+    c.mem = malloc(c.slots * (size_t)g->bs);
+    c.tag = malloc(c.slots * sizeof *c.tag);
+    if (!seen || !c.mem || !c.tag) { rc = nomem(g); goto out; }
+    for (size_t s = 0; s < c.slots; s++) c.tag[s] = UINT64_MAX;
+
+    uint64_t head = 0, tail = 0, next_root = 0;
+    uint32_t best = 0;
+    for (uint64_t v = 1; v < n; v++)
+        if (g->deg[v] > g->deg[best]) best = (uint32_t)v;
+    while (tail < n) {
+        uint32_t root;
+        if (tail == 0) {
+            root = best;
+        } else {
+            while (seen[next_root]) next_root++;
+            root = (uint32_t)next_root;
+        }
+        seen[root] = 1;
+        order[tail++] = root;
+        while (head < tail) {
+            uint32_t v = order[head++];
+            if (head % CHECK_EVERY == 0 && (rc = interrupted(g))) goto out;
+            /* The block where v starts: the last index entry <= v. */
+            size_t lo = 0, hi = g->n_idx;
+            while (hi - lo > 1) {
+                size_t mid = (lo + hi) / 2;
+                if (g->idx_first[mid] <= v) lo = mid;
+                else hi = mid;
+            }
+            uint64_t bno = g->idx_block[lo];
+            const uint8_t *blk = cache_get(&c, bno, e);
+            if (!blk) { rc = e ? e->rc : GNNDB_IOERR; goto out; }
+            const blk_node *ob = blk_graph_find(blk, v);
+            if (!ob) {
+                rc = gnn_seterr(e, GNNDB_INTERNAL, "graph import: node %u "
+                                "missing from its block", v);
+                goto out;
+            }
+            uint32_t degree = ob->degree;
+            for (;;) {
+                const uint32_t *nb = blk_node_nbrs(ob);
+                for (uint32_t j = 0; j < ob->n; j++)
+                    if (!seen[nb[j]]) {
+                        seen[nb[j]] = 1;
+                        order[tail++] = nb[j];
+                    }
+                if (ob->start + ob->n >= degree) break;
+                blk = cache_get(&c, ++bno, e);
+                if (!blk) { rc = e ? e->rc : GNNDB_IOERR; goto out; }
+                ob = blk_graph_object(blk, 0);
+            }
+        }
+    }
+out:
+    free(seen);
+    free(c.mem);
+    free(c.tag);
+    return rc;
+}
+
+static int reorder(graph_ctx *g)
+{
+    gnn_err *e = g->e;
+    int rc;
+    xs_file pre = {.fd = -1};
+    uint32_t *order = malloc((g->n ? g->n : 1) * sizeof *order);
+    if (!order) return nomem(g);
+    if (g->o->reorder == IMP_REORDER_BFS) {
+        if ((rc = xs_file_open(&pre, g->tmpdir, 0, e))) goto out;
+        g->scratch_fd = pre.fd;
+    }
+    rc = build(g);
+    g->scratch_fd = -1;
+    if (rc) goto out;
+    rc = g->o->reorder == IMP_REORDER_BFS ? order_bfs(g, pre.fd, order)
+                                          : order_degree(g, order);
+    if (rc) goto out;
+    if (!(g->perm = malloc((g->n ? g->n : 1) * sizeof *g->perm))) {
+        rc = nomem(g);
+        goto out;
+    }
+    for (uint64_t k = 0; k < g->n; k++) g->perm[order[k]] = (uint32_t)k;
+out:
+    xs_file_close(&pre);
+    free(order);
+    return rc;
+}
+
+/* ---- results ----------------------------------------------------------- */
+
+static int fill_result(graph_ctx *g, imp_graph_result *res)
+{
+    uint64_t n = g->n;
+    res->nodes = (int64_t)n;
+    res->edges = (int64_t)g->edges;
+    res->nblocks = g->nsums;
+    res->checksums = g->sums;
+    g->sums = NULL;
+    res->idx_first = g->idx_first;
+    res->idx_block = g->idx_block;
+    res->n_idx = g->n_idx;
+    g->idx_first = g->idx_block = NULL;
+
+    if (g->keys || g->perm) {
+        int64_t *i2e = malloc((n ? n : 1) * sizeof *i2e);
+        int64_t *i2r = g->perm ? malloc((n ? n : 1) * sizeof *i2r) : NULL;
+        if (!i2e || (g->perm && !i2r)) {
+            free(i2e);
+            free(i2r);
+            return nomem(g);
+        }
+        for (uint64_t r = 0; r < n; r++) {
+            uint64_t in = g->perm ? g->perm[r] : r;
+            i2e[in] = g->keys ? g->keys[r] : (int64_t)r;
+            if (i2r) i2r[in] = (int64_t)r;
+        }
+        int ident = 1;
+        for (uint64_t i = 0; i < n && ident; i++) ident = i2e[i] == (int64_t)i;
+        if (ident) { free(i2e); i2e = NULL; }
+        ident = 1;
+        for (uint64_t i = 0; i2r && i < n && ident; i++)
+            ident = i2r[i] == (int64_t)i;
+        if (i2r && ident) { free(i2r); i2r = NULL; }
+        res->i2e = i2e;
+        res->i2r = i2r;
+    }
+
+    if (n == 0) {
+        res->nbuckets = 1;
+        return GNNDB_OK;
+    }
+    uint32_t *s = malloc(n * sizeof *s);
+    if (!s) return nomem(g);
+    memcpy(s, g->deg, n * sizeof *s);
+    qsort(s, n, sizeof *s, cmp_u32);
+    res->min_degree = s[0];
+    res->max_degree = s[n - 1];
+    res->median_degree = s[(n - 1) / 2];
+    free(s);
+    res->mean_degree = (double)g->edges / (double)n;
+    int nbk = 1;
+    for (uint64_t v = 0; v < n; v++) {
+        uint32_t d = g->deg[v];
+        int k = d ? 32 - __builtin_clz(d) : 0;
+        res->deg_hist[k]++;
+        if (k + 1 > nbk) nbk = k + 1;
+    }
+    res->nbuckets = nbk;
+    return GNNDB_OK;
+}
+
+int imp_graph(const char *src, const char *dir, const char *name,
+              const imp_graph_opts *o, const imp_ctl *ctl,
+              imp_graph_result *res, gnn_err *e)
+{
+    memset(res, 0, sizeof *res);
+    graph_ctx g = {.src = src, .o = o, .ctl = ctl, .e = e, .scratch_fd = -1};
+    g.pairs.fd = -1;
+    g.tmpdir = ctl && ctl->tmpdir ? ctl->tmpdir : dir;
+    g.budget = ctl && ctl->mem_budget ? ctl->mem_budget : DEFAULT_BUDGET;
+    g.budget = GNN_MAX(g.budget, (size_t)1 << 20);
+    g.bs = o->block_size ? o->block_size : BLK_DEFAULT_SIZE;
+    if (!blk_size_valid(g.bs))
+        return gnn_seterr(e, GNNDB_RANGE, "invalid block size %u (a power of "
+                          "two from 4 KiB to 16 MiB)", g.bs);
+    if (o->reorder < IMP_REORDER_NONE || o->reorder > IMP_REORDER_BFS)
+        return gnn_seterr(e, GNNDB_MISUSE, "unknown reorder mode %d",
+                          o->reorder);
+    int rc = parse_edges(&g);
+    if (!rc && o->map_ids) rc = count_mapped(&g);
+    if (!rc && o->reorder != IMP_REORDER_NONE) rc = reorder(&g);
+    if (!rc) rc = blkw_create(dir, name, g.bs, &g.w, e);
+    if (!rc) rc = build(&g);
+    int published = 0;
+    if (!rc) {
+        blk_writer *w = g.w;
+        g.w = NULL;
+        rc = blkw_finish(w, e);
+        published = rc == GNNDB_OK;
+    }
+    if (!rc) rc = fill_result(&g, res);
+    if (rc) {
+        if (g.w) blkw_abort(g.w);
+        if (published) { /* the result could not be filled: take it back */
+            char path[4096];
+            snprintf(path, sizeof path, "%s/%s", dir, name);
+            unlink(path);
+        }
+        imp_graph_result_free(res);
+        memset(res, 0, sizeof *res);
+    }
+    xs_file_close(&g.pairs);
+    free(g.keys);
+    free(g.raw);
+    free(g.perm);
+    free(g.deg);
+    free(g.sums);
+    free(g.idx_first);
+    free(g.idx_block);
+    return rc;
+}
+
+void imp_graph_result_free(imp_graph_result *res)
+{
+    if (!res) return;
+    free(res->checksums);
+    free(res->idx_first);
+    free(res->idx_block);
+    free(res->i2e);
+    free(res->i2r);
+    res->checksums = NULL;
+    res->idx_first = res->idx_block = NULL;
+    res->i2e = res->i2r = NULL;
+}

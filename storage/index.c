@@ -1,0 +1,643 @@
+/* index.c — the LMDB index (index.mdb): block ranges, id arrays, key maps
+** and split members, every key prefixed by a tag byte and its owner's token. */
+#include "index.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <lmdb.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* Virtual size of the map. LMDB maps it sparsely and the file grows only as
+** pages are used, so a large value costs address space, not disk. */
+#define IDX_MAPSIZE ((size_t)1 << 40)
+/* Read transactions hold a reader slot each; loaders run several threads. */
+#define IDX_MAXREADERS 1024
+
+#define KEY_LEN 17 /* tag, 8-byte token, 8-byte number */
+
+struct idx_env {
+    MDB_env *env;
+    MDB_dbi dbi;
+    int readonly;
+    char path[1024];
+};
+
+struct idx_txn {
+    idx_env *env;
+    MDB_txn *txn;
+    int write;
+    /* the chunk idx_map_array used last: lookups of nearby ids reuse it.
+    ** The pointer is into the map: valid until the transaction ends or, in
+    ** a write transaction, until its next change (which clears it). */
+    int cache_ok;
+    char cache_tag;
+    uint64_t cache_token;
+    uint64_t cache_chunk;
+    const unsigned char *cache_data;
+    size_t cache_n;
+};
+
+/* ---- keys --------------------------------------------------------------- */
+
+static void put_be64(unsigned char *p, uint64_t v)
+{
+    for (int i = 7; i >= 0; i--) { p[i] = (unsigned char)v; v >>= 8; }
+}
+
+static uint64_t get_be64(const unsigned char *p)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++) v = (v << 8) | p[i];
+    return v;
+}
+
+static MDB_val make_key(unsigned char *buf, char tag, uint64_t token,
+                        uint64_t num)
+{
+    buf[0] = (unsigned char)tag;
+    put_be64(buf + 1, token);
+    put_be64(buf + 9, num);
+    MDB_val k = { KEY_LEN, buf };
+    return k;
+}
+
+/* Signed keys sort numerically once the sign bit is flipped. */
+static uint64_t signed_ord(int64_t v) { return (uint64_t)v ^ (1ull << 63); }
+
+/* Does `k` belong to (tag, token)? */
+static int key_is(const MDB_val *k, char tag, uint64_t token)
+{
+    const unsigned char *p = k->mv_data;
+    return k->mv_size == KEY_LEN && p[0] == (unsigned char)tag &&
+           get_be64(p + 1) == token;
+}
+
+static uint64_t key_num(const MDB_val *k)
+{
+    return get_be64((const unsigned char *)k->mv_data + 9);
+}
+
+/* ---- errors ------------------------------------------------------------- */
+
+/* Map an LMDB or errno code to a GNNDB code, with words naming the file. */
+static int lmdb_err(const char *path, int rc, const char *what, gnn_err *e)
+{
+    const char *why = mdb_strerror(rc);
+    switch (rc) {
+    case MDB_MAP_FULL:
+    case MDB_TXN_FULL:
+    case MDB_CURSOR_FULL:
+    case ENOSPC:
+    case EDQUOT:
+        return gnn_seterr(e, GNNDB_FULL, "%s is full (%s): %s", path, what,
+                          why);
+    case MDB_CORRUPTED:
+    case MDB_INVALID:
+    case MDB_VERSION_MISMATCH:
+    case MDB_PAGE_NOTFOUND:
+        return gnn_seterr(e, GNNDB_CORRUPT, "%s is damaged: %s (%s)", path,
+                          why, what);
+    case MDB_READERS_FULL:
+        return gnn_seterr(e, GNNDB_BUSY, "%s: %s: %s", path, what, why);
+    case ENOMEM:
+        return gnn_seterr(e, GNNDB_NOMEM, "%s: %s: %s", path, what, why);
+    case EACCES:
+    case EPERM:
+    case EROFS:
+    case ENOENT:
+    case ENOTDIR:
+    case EISDIR:
+    case EAGAIN:
+        return gnn_seterr(e, GNNDB_CANTOPEN, "unable to open index %s: %s",
+                          path, why);
+    case EIO:
+        return gnn_seterr(e, GNNDB_IOERR, "%s: %s: %s", path, what, why);
+    default:
+        return gnn_seterr(e, rc > 0 ? GNNDB_IOERR : GNNDB_ERROR,
+                          "%s: %s: %s", path, what, why);
+    }
+}
+
+#define TERR(t, rc, what, e) lmdb_err((t)->env->path, (rc), (what), (e))
+
+static int corrupt(idx_txn *t, gnn_err *e, const char *fmt_what, char tag,
+                   uint64_t token, uint64_t num)
+{
+    char what[256];
+    snprintf(what, sizeof what, fmt_what, num);
+    return gnn_seterr(e, GNNDB_CORRUPT,
+                      "%s is damaged: %s of '%c' token %016" PRIx64,
+                      t->env->path, what, tag, token);
+}
+
+static int oom(gnn_err *e) { return gnn_seterr(e, GNNDB_NOMEM, "out of memory"); }
+
+/* ---- environment and transactions ---------------------------------------- */
+
+int idx_open(const char *path, int readonly, idx_env **out, gnn_err *e)
+{
+    *out = NULL;
+    idx_env *x = calloc(1, sizeof *x);
+    if (!x) return oom(e);
+    if (strlen(path) >= sizeof x->path) {
+        free(x);
+        return gnn_seterr(e, GNNDB_CANTOPEN, "index path too long: %s", path);
+    }
+    snprintf(x->path, sizeof x->path, "%s", path);
+    x->readonly = readonly;
+
+    struct stat sb;
+    if (readonly && stat(path, &sb) != 0) {
+        int err = errno;
+        free(x);
+        return gnn_seterr(e, GNNDB_CANTOPEN, "unable to open index %s: %s",
+                          path, strerror(err));
+    }
+
+    int rc = mdb_env_create(&x->env);
+    if (rc) { free(x); return lmdb_err(path, rc, "creating environment", e); }
+    if ((rc = mdb_env_set_mapsize(x->env, IDX_MAPSIZE)) ||
+        (rc = mdb_env_set_maxreaders(x->env, IDX_MAXREADERS))) {
+        mdb_env_close(x->env);
+        free(x);
+        return lmdb_err(path, rc, "configuring environment", e);
+    }
+    /* NOTLS: a read transaction belongs to its idx_txn, not to the thread,
+    ** so one thread may hold several and pass them around. */
+    unsigned flags = MDB_NOSUBDIR | MDB_NOTLS;
+    if (readonly) flags |= MDB_RDONLY;
+    rc = mdb_env_open(x->env, path, flags, 0666);
+    if (rc && readonly && (rc == EACCES || rc == EROFS)) {
+        /* A read-only directory cannot hold the lock file: read without it
+        ** (nobody can be writing there anyway). */
+        mdb_env_close(x->env);
+        x->env = NULL;
+        if (!(rc = mdb_env_create(&x->env)) &&
+            !(rc = mdb_env_set_mapsize(x->env, IDX_MAPSIZE)))
+            rc = mdb_env_open(x->env, path, flags | MDB_NOLOCK, 0666);
+    }
+    if (rc) {
+        if (x->env) mdb_env_close(x->env);
+        free(x);
+        return lmdb_err(path, rc, "opening", e);
+    }
+
+    /* The unnamed database always exists; open its handle once. */
+    MDB_txn *t;
+    rc = mdb_txn_begin(x->env, NULL, MDB_RDONLY, &t);
+    if (!rc) {
+        rc = mdb_dbi_open(t, NULL, 0, &x->dbi);
+        if (rc) mdb_txn_abort(t);
+        else rc = mdb_txn_commit(t);
+    }
+    if (rc) {
+        mdb_env_close(x->env);
+        free(x);
+        return lmdb_err(path, rc, "opening the database", e);
+    }
+    *out = x;
+    return GNNDB_OK;
+}
+
+void idx_close(idx_env *env)
+{
+    if (!env) return;
+    mdb_env_close(env->env);
+    free(env);
+}
+
+int idx_begin(idx_env *env, int write, idx_txn **out, gnn_err *e)
+{
+    *out = NULL;
+    if (write && env->readonly)
+        return gnn_seterr(e, GNNDB_READONLY,
+                          "index %s is opened read-only", env->path);
+    idx_txn *t = calloc(1, sizeof *t);
+    if (!t) return oom(e);
+    t->env = env;
+    t->write = write;
+    int rc = mdb_txn_begin(env->env, NULL, write ? 0 : MDB_RDONLY, &t->txn);
+    if (rc) {
+        free(t);
+        return lmdb_err(env->path, rc, "beginning a transaction", e);
+    }
+    *out = t;
+    return GNNDB_OK;
+}
+
+int idx_commit(idx_txn *t, gnn_err *e)
+{
+    int rc = mdb_txn_commit(t->txn);
+    idx_env *env = t->env;
+    free(t);
+    if (rc) return lmdb_err(env->path, rc, "committing", e);
+    return GNNDB_OK;
+}
+
+void idx_abort(idx_txn *t)
+{
+    if (!t) return;
+    mdb_txn_abort(t->txn);
+    free(t);
+}
+
+/* ---- small helpers ------------------------------------------------------- */
+
+static int not_write(idx_txn *t, gnn_err *e)
+{
+    return gnn_seterr(e, GNNDB_MISUSE,
+                      "%s: a change in a read transaction", t->env->path);
+}
+
+static int put(idx_txn *t, MDB_val *k, void *data, size_t len,
+               const char *what, gnn_err *e)
+{
+    if (!t->write) return not_write(t, e);
+    t->cache_ok = 0;
+    MDB_val v = { len, data };
+    int rc = mdb_put(t->txn, t->env->dbi, k, &v, 0);
+    return rc ? TERR(t, rc, what, e) : GNNDB_OK;
+}
+
+/* Get (tag, token, num): GNNDB_NOTFOUND without a message when absent. */
+static int get(idx_txn *t, char tag, uint64_t token, uint64_t num,
+               MDB_val *v, gnn_err *e)
+{
+    unsigned char kb[KEY_LEN];
+    MDB_val k = make_key(kb, tag, token, num);
+    int rc = mdb_get(t->txn, t->env->dbi, &k, v);
+    if (rc == MDB_NOTFOUND) return GNNDB_NOTFOUND;
+    return rc ? TERR(t, rc, "reading", e) : GNNDB_OK;
+}
+
+/* Delete every key (tag, token, n) with n >= from. */
+static int del_from(idx_txn *t, char tag, uint64_t token, uint64_t from,
+                    gnn_err *e)
+{
+    if (!t->write) return not_write(t, e);
+    t->cache_ok = 0;
+    MDB_cursor *c;
+    int rc = mdb_cursor_open(t->txn, t->env->dbi, &c);
+    if (rc) return TERR(t, rc, "opening a cursor", e);
+    unsigned char kb[KEY_LEN];
+    for (;;) {
+        /* position afresh after each delete: simple and immune to the
+        ** cursor-after-delete corner cases of older LMDB releases */
+        MDB_val k = make_key(kb, tag, token, from), v;
+        rc = mdb_cursor_get(c, &k, &v, MDB_SET_RANGE);
+        if (rc == MDB_NOTFOUND || (!rc && !key_is(&k, tag, token))) {
+            rc = 0;
+            break;
+        }
+        if (rc || (rc = mdb_cursor_del(c, 0))) break;
+    }
+    mdb_cursor_close(c);
+    return rc ? TERR(t, rc, "deleting", e) : GNNDB_OK;
+}
+
+/* ---- graph object index ------------------------------------------------- */
+
+int idx_put_block(idx_txn *t, uint64_t token, uint64_t first_node,
+                  uint64_t block_no, gnn_err *e)
+{
+    unsigned char kb[KEY_LEN];
+    MDB_val k = make_key(kb, 'B', token, first_node);
+    return put(t, &k, &block_no, sizeof block_no, "writing a block entry", e);
+}
+
+static int read_u64(idx_txn *t, const MDB_val *v, uint64_t *out, gnn_err *e)
+{
+    if (v->mv_size != sizeof *out)
+        return gnn_seterr(e, GNNDB_CORRUPT,
+                          "%s is damaged: a value of %zu bytes where 8 are "
+                          "expected", t->env->path, v->mv_size);
+    memcpy(out, v->mv_data, sizeof *out);
+    return GNNDB_OK;
+}
+
+int idx_find_block(idx_txn *t, uint64_t token, uint64_t node,
+                   uint64_t *block_no, gnn_err *e)
+{
+    MDB_cursor *c;
+    int rc = mdb_cursor_open(t->txn, t->env->dbi, &c);
+    if (rc) return TERR(t, rc, "opening a cursor", e);
+    unsigned char kb[KEY_LEN];
+    MDB_val k = make_key(kb, 'B', token, node), v;
+    /* the first key >= (token, node); unless it is exactly node, the entry
+    ** wanted is the one before it */
+    rc = mdb_cursor_get(c, &k, &v, MDB_SET_RANGE);
+    if (rc == MDB_NOTFOUND)
+        rc = mdb_cursor_get(c, &k, &v, MDB_LAST);
+    else if (!rc && !(key_is(&k, 'B', token) && key_num(&k) == node))
+        rc = mdb_cursor_get(c, &k, &v, MDB_PREV);
+    int out;
+    if (rc == MDB_NOTFOUND || (!rc && !key_is(&k, 'B', token)))
+        out = gnn_seterr(e, GNNDB_NOTFOUND,
+                         "%s: no block of token %016" PRIx64 " holds node %"
+                         PRIu64, t->env->path, token, node);
+    else if (rc)
+        out = TERR(t, rc, "finding a block", e);
+    else
+        out = read_u64(t, &v, block_no, e);
+    mdb_cursor_close(c);
+    return out;
+}
+
+int idx_load_blocks(idx_txn *t, uint64_t token, uint64_t **first_nodes,
+                    uint64_t **block_nos, size_t *n, gnn_err *e)
+{
+    *first_nodes = NULL;
+    *block_nos = NULL;
+    *n = 0;
+    MDB_cursor *c;
+    int rc = mdb_cursor_open(t->txn, t->env->dbi, &c);
+    if (rc) return TERR(t, rc, "opening a cursor", e);
+    uint64_t *f = NULL, *b = NULL;
+    size_t cnt = 0, cap = 0;
+    unsigned char kb[KEY_LEN];
+    MDB_val k = make_key(kb, 'B', token, 0), v;
+    int out = GNNDB_OK;
+    for (rc = mdb_cursor_get(c, &k, &v, MDB_SET_RANGE);
+         !rc && key_is(&k, 'B', token);
+         rc = mdb_cursor_get(c, &k, &v, MDB_NEXT)) {
+        if (cnt == cap) {
+            cap = cap ? cap * 2 : 64;
+            uint64_t *nf = realloc(f, cap * sizeof *f);
+            if (nf) f = nf;
+            uint64_t *nb = nf ? realloc(b, cap * sizeof *b) : NULL;
+            if (nb) b = nb;
+            if (!nf || !nb) { out = oom(e); break; }
+        }
+        f[cnt] = key_num(&k);
+        if ((out = read_u64(t, &v, &b[cnt], e))) break;
+        cnt++;
+    }
+    if (!out && rc && rc != MDB_NOTFOUND) out = TERR(t, rc, "reading blocks", e);
+    mdb_cursor_close(c);
+    if (out) { free(f); free(b); return out; }
+    *first_nodes = f;
+    *block_nos = b;
+    *n = cnt;
+    return GNNDB_OK;
+}
+
+/* ---- chunked arrays ----------------------------------------------------- */
+
+static int bad_tag(char tag, gnn_err *e)
+{
+    return gnn_seterr(e, GNNDB_MISUSE, "index array tag '%c' is not I or R",
+                      tag);
+}
+
+/* Write n values of `size` bytes in chunks of IDX_CHUNK, then remove any
+** chunk of an older, longer version. */
+static int put_chunks(idx_txn *t, char tag, uint64_t token, const void *v,
+                      uint64_t n, size_t size, gnn_err *e)
+{
+    const unsigned char *p = v;
+    uint64_t nchunks = (n + IDX_CHUNK - 1) / IDX_CHUNK;
+    for (uint64_t ch = 0; ch < nchunks; ch++) {
+        uint64_t first = ch * IDX_CHUNK;
+        uint64_t cnt = GNN_MIN((uint64_t)IDX_CHUNK, n - first);
+        unsigned char kb[KEY_LEN];
+        MDB_val k = make_key(kb, tag, token, ch);
+        int rc = put(t, &k, (void *)(p + first * size), (size_t)cnt * size,
+                     "writing an array chunk", e);
+        if (rc) return rc;
+    }
+    return del_from(t, tag, token, nchunks, e);
+}
+
+int idx_put_array(idx_txn *t, char tag, uint64_t token, const int64_t *v,
+                  uint64_t n, gnn_err *e)
+{
+    if (tag != 'I' && tag != 'R') return bad_tag(tag, e);
+    return put_chunks(t, tag, token, v, n, sizeof *v, e);
+}
+
+int idx_map_array(idx_txn *t, char tag, uint64_t token, const uint64_t *ids,
+                  size_t n, int64_t *out, gnn_err *e)
+{
+    if (tag != 'I' && tag != 'R') return bad_tag(tag, e);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t ch = ids[i] / IDX_CHUNK, off = ids[i] % IDX_CHUNK;
+        if (!t->cache_ok || t->cache_tag != tag || t->cache_token != token ||
+            t->cache_chunk != ch) {
+            MDB_val v;
+            int rc = get(t, tag, token, ch, &v, e);
+            if (rc == GNNDB_NOTFOUND)
+                return corrupt(t, e, "chunk %" PRIu64 " is missing", tag,
+                               token, ch);
+            if (rc) return rc;
+            if (v.mv_size % sizeof(int64_t) ||
+                v.mv_size > IDX_CHUNK * sizeof(int64_t))
+                return corrupt(t, e, "chunk %" PRIu64 " has a bad size", tag,
+                               token, ch);
+            t->cache_ok = 1;
+            t->cache_tag = tag;
+            t->cache_token = token;
+            t->cache_chunk = ch;
+            t->cache_data = v.mv_data;
+            t->cache_n = v.mv_size / sizeof(int64_t);
+        }
+        if (off >= t->cache_n)
+            return corrupt(t, e, "id %" PRIu64 " is past the end", tag, token,
+                           ids[i]);
+        /* LMDB aligns small values to 2 bytes only */
+        memcpy(&out[i], t->cache_data + off * sizeof(int64_t),
+               sizeof(int64_t));
+    }
+    return GNNDB_OK;
+}
+
+/* Read n values of `size` bytes from chunks 0.. into a malloc'd array. */
+static int load_chunks(idx_txn *t, char tag, uint64_t token, uint64_t n,
+                       size_t size, void **out, gnn_err *e)
+{
+    *out = NULL;
+    if (n > SIZE_MAX / size) return oom(e);
+    unsigned char *a = malloc(n ? (size_t)n * size : size);
+    if (!a) return oom(e);
+    uint64_t nchunks = (n + IDX_CHUNK - 1) / IDX_CHUNK;
+    for (uint64_t ch = 0; ch < nchunks; ch++) {
+        uint64_t first = ch * IDX_CHUNK;
+        uint64_t cnt = GNN_MIN((uint64_t)IDX_CHUNK, n - first);
+        MDB_val v;
+        int rc = get(t, tag, token, ch, &v, e);
+        if (rc == GNNDB_NOTFOUND)
+            rc = corrupt(t, e, "chunk %" PRIu64 " is missing", tag, token, ch);
+        else if (!rc && v.mv_size < cnt * size)
+            rc = corrupt(t, e, "chunk %" PRIu64 " is short", tag, token, ch);
+        if (rc) { free(a); return rc; }
+        memcpy(a + first * size, v.mv_data, (size_t)cnt * size);
+    }
+    *out = a;
+    return GNNDB_OK;
+}
+
+int idx_load_array(idx_txn *t, char tag, uint64_t token, uint64_t n,
+                   int64_t **out, gnn_err *e)
+{
+    *out = NULL;
+    if (tag != 'I' && tag != 'R') return bad_tag(tag, e);
+    void *a;
+    int rc = load_chunks(t, tag, token, n, sizeof(int64_t), &a, e);
+    if (!rc) *out = a;
+    return rc;
+}
+
+/* ---- external keys ------------------------------------------------------ */
+
+int idx_put_key(idx_txn *t, uint64_t token, int64_t key, uint64_t internal,
+                gnn_err *e)
+{
+    unsigned char kb[KEY_LEN];
+    MDB_val k = make_key(kb, 'E', token, signed_ord(key));
+    return put(t, &k, &internal, sizeof internal, "writing a node key", e);
+}
+
+int idx_get_key(idx_txn *t, uint64_t token, int64_t key, uint64_t *internal,
+                gnn_err *e)
+{
+    MDB_val v;
+    int rc = get(t, 'E', token, signed_ord(key), &v, e);
+    if (rc) return rc;
+    return read_u64(t, &v, internal, e);
+}
+
+/* ---- split members ------------------------------------------------------ */
+
+int idx_put_split(idx_txn *t, uint64_t token, const uint32_t *members,
+                  uint64_t n, gnn_err *e)
+{
+    return put_chunks(t, 'S', token, members, n, sizeof *members, e);
+}
+
+/* The chunks of a split are numbered 0.. with every one but the last full;
+** their count is the split's size. */
+int idx_load_split(idx_txn *t, uint64_t token, uint32_t **members,
+                   uint64_t *n, gnn_err *e)
+{
+    *members = NULL;
+    *n = 0;
+    MDB_cursor *c;
+    int rc = mdb_cursor_open(t->txn, t->env->dbi, &c);
+    if (rc) return TERR(t, rc, "opening a cursor", e);
+    uint32_t *a = NULL;
+    uint64_t cnt = 0, ch = 0;
+    int out = GNNDB_OK, last_short = 0;
+    unsigned char kb[KEY_LEN];
+    MDB_val k = make_key(kb, 'S', token, 0), v;
+    for (rc = mdb_cursor_get(c, &k, &v, MDB_SET_RANGE);
+         !rc && key_is(&k, 'S', token);
+         rc = mdb_cursor_get(c, &k, &v, MDB_NEXT), ch++) {
+        size_t m = v.mv_size / sizeof(uint32_t);
+        if (key_num(&k) != ch || last_short || v.mv_size % sizeof(uint32_t) ||
+            m > IDX_CHUNK || m == 0) {
+            out = corrupt(t, e, "split chunk %" PRIu64 " is out of place", 'S',
+                          token, key_num(&k));
+            break;
+        }
+        last_short = m < IDX_CHUNK;
+        uint32_t *na = realloc(a, (size_t)(cnt + m) * sizeof *a);
+        if (!na) { out = oom(e); break; }
+        a = na;
+        memcpy(a + cnt, v.mv_data, m * sizeof *a);
+        cnt += m;
+    }
+    if (!out && rc && rc != MDB_NOTFOUND) out = TERR(t, rc, "reading a split", e);
+    mdb_cursor_close(c);
+    if (!out && !a && !(a = malloc(sizeof *a))) out = oom(e);
+    if (out) { free(a); return out; }
+    *members = a;
+    *n = cnt;
+    return GNNDB_OK;
+}
+
+/* ---- whole tokens -------------------------------------------------------- */
+
+int idx_drop(idx_txn *t, uint64_t token, gnn_err *e)
+{
+    /* Keys are grouped by tag first, so visit each tag present in turn and
+    ** delete that tag's run of this token. */
+    if (!t->write) return not_write(t, e);
+    MDB_cursor *c;
+    int rc = mdb_cursor_open(t->txn, t->env->dbi, &c);
+    if (rc) return TERR(t, rc, "opening a cursor", e);
+    unsigned tag = 0;
+    int out = GNNDB_OK;
+    while (tag < 256) {
+        unsigned char kb[1] = { (unsigned char)tag };
+        MDB_val k = { 1, kb }, v;
+        rc = mdb_cursor_get(c, &k, &v, MDB_SET_RANGE);
+        if (rc == MDB_NOTFOUND) break;
+        if (rc) { out = TERR(t, rc, "dropping", e); break; }
+        tag = ((const unsigned char *)k.mv_data)[0];
+        if ((out = del_from(t, (char)tag, token, 0, e))) break;
+        tag++;
+    }
+    mdb_cursor_close(c);
+    return out;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+int idx_tokens(idx_txn *t, uint64_t **tokens, size_t *n, gnn_err *e)
+{
+    *tokens = NULL;
+    *n = 0;
+    MDB_cursor *c;
+    int rc = mdb_cursor_open(t->txn, t->env->dbi, &c);
+    if (rc) return TERR(t, rc, "opening a cursor", e);
+    uint64_t *a = NULL;
+    size_t cnt = 0, cap = 0;
+    int out = GNNDB_OK;
+    MDB_val k, v;
+    rc = mdb_cursor_get(c, &k, &v, MDB_FIRST);
+    while (!rc) {
+        if (k.mv_size != KEY_LEN) { /* not ours: step over it */
+            rc = mdb_cursor_get(c, &k, &v, MDB_NEXT);
+            continue;
+        }
+        const unsigned char *p = k.mv_data;
+        unsigned tag = p[0];
+        uint64_t tok = get_be64(p + 1);
+        if (cnt == cap) {
+            cap = cap ? cap * 2 : 16;
+            uint64_t *na = realloc(a, cap * sizeof *a);
+            if (!na) { out = oom(e); break; }
+            a = na;
+        }
+        a[cnt++] = tok;
+        /* skip the rest of this token's run under this tag */
+        unsigned char kb[KEY_LEN];
+        if (tok == UINT64_MAX) {
+            if (tag == 255) break;
+            kb[0] = (unsigned char)(tag + 1);
+            k.mv_size = 1;
+        } else {
+            make_key(kb, (char)tag, tok + 1, 0);
+            k.mv_size = KEY_LEN;
+        }
+        k.mv_data = kb;
+        rc = mdb_cursor_get(c, &k, &v, MDB_SET_RANGE);
+    }
+    if (!out && rc && rc != MDB_NOTFOUND) out = TERR(t, rc, "listing tokens", e);
+    mdb_cursor_close(c);
+    if (!out && !a && !(a = malloc(sizeof *a))) out = oom(e);
+    if (out) { free(a); return out; }
+    qsort(a, cnt, sizeof *a, cmp_u64);
+    size_t w = 0;
+    for (size_t i = 0; i < cnt; i++)
+        if (w == 0 || a[i] != a[w - 1]) a[w++] = a[i];
+    *tokens = a;
+    *n = w;
+    return GNNDB_OK;
+}
