@@ -55,10 +55,12 @@ SHELL_OBJ  := $(patsubst %.c,$(B)/obj/%.o,$(SHELL_SRC))
 TEST_SRC   := $(wildcard tests/test_*.c)
 TEST_BIN   := $(patsubst tests/%.c,$(B)/tests/%,$(TEST_SRC))
 TEST_HELP  := $(filter-out tests/test_%,$(wildcard tests/*.c))
+GPU_TEST_SRC := $(wildcard tests/gpu/test_*.c)
+GPU_TEST_BIN := $(patsubst tests/gpu/%.c,$(B)/tests/gpu/%,$(GPU_TEST_SRC))
 BENCH_SRC  := $(wildcard bench/*.c)
 BENCH_BIN  := $(patsubst bench/%.c,$(B)/bench/%,$(BENCH_SRC))
 
-.PHONY: all deps demo test unit e2e pytest bench clean install uninstall
+.PHONY: all deps demo test unit e2e pytest test-gpu bench clean install uninstall
 
 all: $(B)/libgnndb.a $(B)/libgnndb.so $(B)/gnndb
 
@@ -99,6 +101,15 @@ $(B)/tests/%: tests/%.c $(TEST_HELP) $(B)/libgnndb.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Itests $(CFLAGS) -o $@ $< $(TEST_HELP) $(B)/libgnndb.a $(LDLIBS) -lcmocka
 
+$(B)/tests/gpu/%: tests/gpu/%.c $(B)/libgnndb.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Igpu $(CFLAGS) -o $@ $< $(B)/libgnndb.a $(LDLIBS)
+
+# GPU tests: they compare device batches with host batches byte for byte
+# where a CUDA device is present, and skip (saying so) where none is.
+test-gpu: all $(GPU_TEST_BIN)
+	@sh tests/gpu/run.sh $(B)
+
 $(B)/bench/%: bench/%.c $(B)/libgnndb.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -O3 -o $@ $< $(B)/libgnndb.a $(LDLIBS)
@@ -118,7 +129,7 @@ pytest: all
 # The whole suite; `make test` also runs the unit tests once more under
 # ASan+UBSan so that memory errors fail CI.
 test: deps
-	@$(MAKE) --no-print-directory unit e2e pytest
+	@$(MAKE) --no-print-directory unit e2e pytest test-gpu
 ifeq ($(SANITIZE),)
 	@$(MAKE) --no-print-directory SANITIZE=1 unit
 endif

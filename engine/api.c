@@ -1,0 +1,296 @@
+/* api.c — opening and closing a database, the error words, the write lock,
+** and the clean-up of what a crash left behind. */
+#include "db.h"
+#include "io.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+const char *gnndb_libversion(void) { return GNNDB_VERSION; }
+
+const char *gnndb_errstr(int rc)
+{
+    switch (rc) {
+    case GNNDB_OK: return "not an error";
+    case GNNDB_ERROR: return "error";
+    case GNNDB_INTERNAL: return "internal error";
+    case GNNDB_NOMEM: return "out of memory";
+    case GNNDB_IOERR: return "I/O error";
+    case GNNDB_CORRUPT: return "database is corrupt";
+    case GNNDB_NOTFOUND: return "not found";
+    case GNNDB_EXISTS: return "already exists";
+    case GNNDB_BUSY: return "database is busy";
+    case GNNDB_SYNTAX: return "syntax error";
+    case GNNDB_MISUSE: return "API misuse";
+    case GNNDB_RANGE: return "value out of range";
+    case GNNDB_FORMAT: return "malformed input file";
+    case GNNDB_INTERRUPT: return "interrupted";
+    case GNNDB_FULL: return "disk is full";
+    case GNNDB_NODEVICE: return "no usable device";
+    case GNNDB_CANTOPEN: return "unable to open database";
+    case GNNDB_READONLY: return "database is read-only";
+    case GNNDB_VERSION_MISMATCH: return "database format is too new";
+    case GNNDB_ROW: return "another row available";
+    case GNNDB_BATCH: return "another mini-batch available";
+    case GNNDB_DONE: return "no more rows or batches";
+    default: return "unknown result code";
+    }
+}
+
+int db_error(gnndb *db, int rc, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(db->err.msg, sizeof db->err.msg, fmt, ap);
+    va_end(ap);
+    db->err.rc = rc;
+    return rc;
+}
+
+int db_take(gnndb *db, gnn_err *e)
+{
+    if (e->rc == GNNDB_OK) return GNNDB_OK;
+    if (&db->err != e) db->err = *e;
+    if (!db->err.msg[0])
+        snprintf(db->err.msg, sizeof db->err.msg, "%s", gnndb_errstr(e->rc));
+    return e->rc;
+}
+
+const char *gnndb_errmsg(gnndb *db)
+{
+    if (!db) return "out of memory";
+    if (db->err.rc == GNNDB_OK) return "not an error";
+    return db->err.msg;
+}
+
+int gnndb_errcode(gnndb *db) { return db ? db->err.rc : GNNDB_NOMEM; }
+
+uint64_t db_new_token(void)
+{
+    uint64_t t = 0;
+    while (t == 0) {
+        if (getrandom(&t, sizeof t, 0) != (ssize_t)sizeof t) {
+            struct timespec ts;
+            clock_gettime(CLOCK_REALTIME, &ts);
+            t = ((uint64_t)ts.tv_nsec << 20) ^ (uint64_t)ts.tv_sec ^
+                ((uint64_t)getpid() << 40) ^ (uint64_t)(uintptr_t)&ts;
+        }
+    }
+    return t;
+}
+
+int64_t db_parse_size(const char *s)
+{
+    if (!s) return -1;
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || v < 0) return -1;
+    while (*end == ' ') end++;
+    double mul = 1;
+    switch (toupper((unsigned char)*end)) {
+    case 'K': mul = 1024.0; end++; break;
+    case 'M': mul = 1024.0 * 1024; end++; break;
+    case 'G': mul = 1024.0 * 1024 * 1024; end++; break;
+    case 'T': mul = 1024.0 * 1024 * 1024 * 1024; end++; break;
+    case 0: break;
+    case 'B': break;
+    default: return -1;
+    }
+    if (toupper((unsigned char)*end) == 'I') end++;
+    if (toupper((unsigned char)*end) == 'B') end++;
+    if (*end) return -1;
+    double b = v * mul;
+    return b > 9e18 ? -1 : (int64_t)b;
+}
+
+const char *db_fmt_size(int64_t bytes, char *buf, size_t len)
+{
+    const char *unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    double v = (double)bytes;
+    int u = 0;
+    while (v >= 1024 && u < 4) { v /= 1024; u++; }
+    if (u == 0) snprintf(buf, len, "%" PRId64 " B", bytes);
+    else snprintf(buf, len, "%.1f %s", v, unit[u]);
+    return buf;
+}
+
+int db_write_lock(gnndb *db)
+{
+    if (db->flags & GNNDB_OPEN_READONLY)
+        return db_error(db, GNNDB_READONLY,
+                        "database %s is open read-only", db->dir);
+    if (flock(db->lock_fd, LOCK_EX | LOCK_NB) != 0) {
+        if (errno == EWOULDBLOCK)
+            return db_error(db, GNNDB_BUSY,
+                            "database is busy: another process is writing "
+                            "to %s", db->dir);
+        return db_error(db, GNNDB_IOERR, "cannot lock %s: %s", db->dir,
+                        strerror(errno));
+    }
+    return GNNDB_OK;
+}
+
+void db_write_unlock(gnndb *db)
+{
+    if (db->lock_fd >= 0) flock(db->lock_fd, LOCK_UN);
+}
+
+static int ends_with(const char *s, const char *suf)
+{
+    size_t a = strlen(s), b = strlen(suf);
+    return a >= b && strcmp(s + a - b, suf) == 0;
+}
+
+int db_cleanup_orphans(gnndb *db, gnn_err *e)
+{
+    char **names = NULL;
+    size_t nn = 0;
+    uint64_t *toks = NULL, *itoks = NULL;
+    size_t nt = 0, ni = 0;
+    int rc = cat_files(db->cat, &names, &nn, e);
+    if (!rc) rc = cat_tokens(db->cat, &toks, &nt, e);
+    if (rc) goto out;
+    DIR *d = opendir(db->dir);
+    if (d) {
+        struct dirent *de;
+        while ((de = readdir(d))) {
+            const char *n = de->d_name;
+            if (!ends_with(n, ".blk") && !ends_with(n, ".tmp") &&
+                strncmp(n, "tmp-", 4) != 0)
+                continue;
+            int known = 0;
+            for (size_t i = 0; i < nn && !known; i++)
+                known = strcmp(names[i], n) == 0;
+            if (!known) {
+                char path[1024];
+                snprintf(path, sizeof path, "%s/%s", db->dir, n);
+                unlink(path);
+            }
+        }
+        closedir(d);
+    }
+    idx_txn *t;
+    if ((rc = idx_begin(db->idx, 1, &t, e))) goto out;
+    rc = idx_tokens(t, &itoks, &ni, e);
+    for (size_t i = 0; !rc && i < ni; i++) {
+        int known = 0;
+        for (size_t j = 0; j < nt && !known; j++) known = toks[j] == itoks[i];
+        if (!known) rc = idx_drop(t, itoks[i], e);
+    }
+    if (rc) idx_abort(t);
+    else rc = idx_commit(t, e);
+out:
+    if (names && nn) free(names[0]);
+    free(names);
+    free(toks);
+    free(itoks);
+    return rc;
+}
+
+static int64_t default_memory_limit(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGE_SIZE);
+    if (pages <= 0 || psz <= 0) return (int64_t)1 << 30;
+    return (int64_t)pages * psz / 4;
+}
+
+int gnndb_open(const char *path, gnndb **pdb, int flags)
+{
+    if (!pdb) return GNNDB_MISUSE;
+    gnndb *db = calloc(1, sizeof *db);
+    *pdb = db;
+    if (!db) return GNNDB_NOMEM;
+    db->lock_fd = -1;
+    db->flags = flags;
+    db->pragma.memory_limit = default_memory_limit();
+    db->pragma.io = IO_AUTO;
+    long nc = sysconf(_SC_NPROCESSORS_ONLN);
+    db->pragma.threads = nc > 0 ? (int)nc : 1;
+    db->pragma.io_depth = 64;
+    db->pragma.coalesce = 8;
+    db->pragma.import_memory = (int64_t)256 << 20;
+    db->progress_n = 1;
+    if (!path || !*path)
+        return db_error(db, GNNDB_MISUSE, "no database path given");
+    if (strlen(path) >= sizeof db->dir - 32)
+        return db_error(db, GNNDB_CANTOPEN, "path too long: %s", path);
+    snprintf(db->dir, sizeof db->dir, "%s", path);
+    int readonly = (flags & GNNDB_OPEN_READONLY) != 0;
+
+    struct stat sb;
+    if (stat(path, &sb) != 0) {
+        if (readonly || !(flags & GNNDB_OPEN_CREATE))
+            return db_error(db, GNNDB_CANTOPEN,
+                            "unable to open database %s: no such directory",
+                            path);
+        if (mkdir(path, 0777) != 0)
+            return db_error(db, GNNDB_CANTOPEN,
+                            "unable to create database %s: %s", path,
+                            strerror(errno));
+    } else if (!S_ISDIR(sb.st_mode)) {
+        return db_error(db, GNNDB_CANTOPEN,
+                        "unable to open database %s: not a directory", path);
+    }
+    char p[1024];
+    snprintf(p, sizeof p, "%s/lock", path);
+    db->lock_fd = open(p, readonly ? O_RDONLY | O_CLOEXEC
+                                   : O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    if (db->lock_fd < 0 && !readonly)
+        return db_error(db, GNNDB_CANTOPEN, "unable to open database %s: %s",
+                        path, strerror(errno));
+
+    gnn_err e = {0};
+    snprintf(p, sizeof p, "%s/catalog.db", path);
+    if (readonly && access(p, F_OK) != 0)
+        return db_error(db, GNNDB_CANTOPEN,
+                        "unable to open database %s: catalog.db is missing",
+                        path);
+    if (cat_open(p, readonly, &db->cat, &e)) return db_take(db, &e);
+    snprintf(p, sizeof p, "%s/index.mdb", path);
+    if (idx_open(p, readonly, &db->idx, &e)) return db_take(db, &e);
+
+    /* a writer finishes what a crash left: files and keys no catalog row
+    ** names; skipped while another process holds the write lock */
+    if (!readonly && flock(db->lock_fd, LOCK_EX | LOCK_NB) == 0) {
+        int rc = db_cleanup_orphans(db, &e);
+        flock(db->lock_fd, LOCK_UN);
+        if (rc) return db_take(db, &e);
+    }
+    return GNNDB_OK;
+}
+
+int gnndb_close(gnndb *db)
+{
+    if (!db) return GNNDB_OK;
+    if (db->idx) idx_close(db->idx);
+    if (db->cat) cat_close(db->cat);
+    if (db->lock_fd >= 0) close(db->lock_fd);
+    free(db);
+    return GNNDB_OK;
+}
+
+void gnndb_interrupt(gnndb *db)
+{
+    if (db) db->interrupt = 1;
+}
+
+void gnndb_progress_handler(gnndb *db, int n,
+                            int (*cb)(void *, int64_t, int64_t), void *arg)
+{
+    if (!db) return;
+    db->progress = cb;
+    db->progress_arg = arg;
+    db->progress_n = n > 0 ? n : 1;
+}

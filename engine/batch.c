@@ -1,0 +1,224 @@
+/* batch.c — finishing mini-batches and handing them out: ids back in the
+** user's id space, edge_index laid out 2 x E, the digest, the INTO files and
+** the transfer to a device. */
+#include "exec_int.h"
+#include "npy.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+int hb_finish_batches(hb_exec *x, gnn_err *e)
+{
+    plan *p = x->p;
+    idx_txn *t = NULL;
+    uint64_t *tmp = NULL;
+    size_t captmp = 0;
+    int rc = GNNDB_OK;
+    if (p->graph.has_map && (rc = idx_begin(x->db->idx, 0, &t, e))) return rc;
+    for (int i = 0; i < x->nb && !rc; i++) {
+        hb_batch *b = &x->hb[i];
+        if (hb_grow((void **)&b->n_id, &b->cap_out_nodes, b->nn + 1,
+                    sizeof *b->n_id) ||
+            hb_grow((void **)&b->edge_index, &b->cap_out_edges, 2 * b->ne + 1,
+                    sizeof *b->edge_index)) {
+            rc = gnn_seterr(e, GNNDB_NOMEM, "out of memory finishing batches");
+            break;
+        }
+        if (t) {
+            if (hb_grow((void **)&tmp, &captmp, b->nn + 1, sizeof *tmp)) {
+                rc = gnn_seterr(e, GNNDB_NOMEM, "out of memory");
+                break;
+            }
+            for (size_t q = 0; q < b->nn; q++) tmp[q] = b->nodes[q];
+            rc = idx_map_array(t, 'I', p->graph.token, tmp, b->nn, b->n_id, e);
+        } else {
+            for (size_t q = 0; q < b->nn; q++) b->n_id[q] = b->nodes[q];
+        }
+        for (size_t k = 0; k < b->ne; k++) {
+            b->edge_index[k] = b->esrc[k];
+            b->edge_index[b->ne + k] = b->edst[k];
+        }
+        gnndb_batch_view *v = &b->view;
+        memset(v, 0, sizeof *v);
+        v->epoch = b->epoch;
+        v->batch = b->batch;
+        v->num_seeds = b->nseeds;
+        v->num_nodes = (int64_t)b->nn;
+        v->num_edges = (int64_t)b->ne;
+        v->num_hops = p->nhops;
+        v->device = GNNDB_DEVICE_HOST;
+        v->n_id = b->n_id;
+        v->num_sampled_nodes = b->nsn;
+        v->num_sampled_edges = b->nse;
+        v->edge_index = b->edge_index;
+        v->x = p->has_feat ? b->x : NULL;
+        v->x_dim = p->has_feat ? p->feat.dim : 0;
+        v->y = p->has_labels ? b->y : NULL;
+    }
+    free(tmp);
+    idx_abort(t);
+    return rc;
+}
+
+/* ---- the digest ----
+** For each section s of the batch in the order n_id, edge_index, x, y (an
+** absent x or y is an empty section), its bytes are read as little-endian
+** 64-bit words w_0..w_{m-1}, the last one zero-padded, and summed modulo
+** 2^64 as S_s = sum_i fmix(w_i ^ ((i + 1) * K1)). The digest is
+** h = fmix(h ^ S_s ^ (len_s * K2)) over the sections, from h = K0, where
+** fmix is MurmurHash3's 64-bit finaliser and len_s the section's bytes.
+** A sum over words keeps it a single vectorisable pass (numpy can recompute
+** it), and the index inside each term keeps it order sensitive. */
+#define DG_K0 0x6a09e667f3bcc908ull
+#define DG_K1 0x9e3779b97f4a7c15ull
+#define DG_K2 0xc2b2ae3d27d4eb4full
+
+static inline uint64_t fmix(uint64_t z)
+{
+    z ^= z >> 33;
+    z *= 0xff51afd7ed558ccdull;
+    z ^= z >> 33;
+    z *= 0xc4ceb9fe1a85ec53ull;
+    z ^= z >> 33;
+    return z;
+}
+
+static uint64_t section_sum(const void *data, size_t len)
+{
+    const unsigned char *p = data;
+    uint64_t s = 0;
+    size_t m = len / 8, i;
+    for (i = 0; i < m; i++) {
+        uint64_t w;
+        memcpy(&w, p + 8 * i, 8);
+        s += fmix(w ^ ((i + 1) * DG_K1));
+    }
+    if (len % 8) {
+        uint64_t w = 0;
+        memcpy(&w, p + 8 * m, len % 8);
+        s += fmix(w ^ ((m + 1) * DG_K1));
+    }
+    return s;
+}
+
+uint64_t batch_digest(const gnndb_batch_view *v)
+{
+    const void *sec[4] = {v->n_id, v->edge_index, v->x, v->y};
+    size_t len[4] = {
+        (size_t)v->num_nodes * 8, (size_t)v->num_edges * 16,
+        v->x ? (size_t)v->num_nodes * (size_t)v->x_dim * 4 : 0,
+        v->y ? (size_t)v->num_seeds * 8 : 0};
+    uint64_t h = DG_K0;
+    for (int s = 0; s < 4; s++) {
+        uint64_t sum = len[s] ? section_sum(sec[s], len[s]) : 0;
+        h = fmix(h ^ sum ^ ((uint64_t)len[s] * DG_K2));
+    }
+    return h;
+}
+
+/* ---- INTO 'dir' ---- */
+
+int hb_dir_empty(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) return -errno;
+    struct dirent *de;
+    int empty = 1;
+    while ((de = readdir(d))) {
+        if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) {
+            empty = 0;
+            break;
+        }
+    }
+    closedir(d);
+    return empty;
+}
+
+int hb_mkdirs(const char *dir, gnn_err *e)
+{
+    char buf[1024];
+    size_t n = strlen(dir);
+    if (n >= sizeof buf)
+        return gnn_seterr(e, GNNDB_RANGE, "path too long: %s", dir);
+    memcpy(buf, dir, n + 1);
+    for (size_t i = 1; i <= n; i++) {
+        if (buf[i] != '/' && buf[i] != 0) continue;
+        char c = buf[i];
+        buf[i] = 0;
+        if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+            return gnn_seterr_errno(e, GNNDB_IOERR, errno,
+                                    "cannot create directory %s", buf);
+        buf[i] = c;
+    }
+    return GNNDB_OK;
+}
+
+int batch_write_npy(const gnndb_batch_view *v, const char *dir, gnn_err *e)
+{
+    int rc = hb_mkdirs(dir, e);
+    if (rc) return rc;
+    char path[1200];
+    int64_t shape[2];
+#define WRITE(name, dtype, nd, s0, s1, data)                                  \
+    do {                                                                      \
+        snprintf(path, sizeof path, "%s/%s.npy", dir, name);                 \
+        shape[0] = (s0);                                                      \
+        shape[1] = (s1);                                                      \
+        if ((rc = npy_write(path, dtype, nd, shape, data, e))) return rc;    \
+    } while (0)
+    WRITE("n_id", NPY_I64, 1, v->num_nodes, 1, v->n_id);
+    WRITE("edge_index", NPY_I64, 2, 2, v->num_edges, v->edge_index);
+    WRITE("num_sampled_nodes", NPY_I64, 1, v->num_hops + 1, 1,
+          v->num_sampled_nodes);
+    WRITE("num_sampled_edges", NPY_I64, 1, v->num_hops, 1,
+          v->num_sampled_edges);
+    if (v->x) WRITE("x", NPY_F32, 2, v->num_nodes, v->x_dim, v->x);
+    if (v->y) WRITE("y", NPY_I64, 1, v->num_seeds, 1, v->y);
+#undef WRITE
+    return GNNDB_OK;
+}
+
+/* ---- handing out ---- */
+
+int hb_transfer_open(hb_exec *x, gnn_err *e)
+{
+    if (x->p->device != GNNDB_DEVICE_CUDA) return GNNDB_OK;
+    return xfer_open(x->p->device_index, &x->xf, e);
+}
+
+void hb_transfer_close(hb_exec *x)
+{
+    if (x->xf) xfer_close(x->xf);
+    x->xf = NULL;
+}
+
+int hb_emit(hb_exec *x, hb_batch *b, const gnndb_batch_view **view,
+            gnn_err *e)
+{
+    b->view.digest = batch_digest(&b->view);
+    if (x->p->into) {
+        char dir[1200];
+        snprintf(dir, sizeof dir, "%s/epoch-%" PRId64 "/batch-%06" PRId64,
+                 x->p->into, b->epoch, b->batch);
+        int rc = batch_write_npy(&b->view, dir, e);
+        if (rc) return rc;
+    }
+    x->st.nodes += (uint64_t)b->nn;
+    if (x->xf) {
+        double t0 = hb_now();
+        int rc = xfer_batch(x->xf, &b->view, &x->devview, e);
+        x->st.transfer.seconds += hb_now() - t0;
+        if (rc) return rc;
+        x->devview.digest = b->view.digest;
+        x->st.transfer.items++;
+        *view = &x->devview;
+        return GNNDB_OK;
+    }
+    *view = &b->view;
+    return GNNDB_OK;
+}

@@ -1,0 +1,63 @@
+/* db.h — the connection handle (struct gnndb) and what every engine file
+** shares: the catalog and index it opened, its pragmas, its error record,
+** and the write lock that makes one process at a time a writer. */
+#ifndef GNN_DB_H
+#define GNN_DB_H
+
+#include <signal.h>
+#include <stdint.h>
+#include "gnndb.h"
+#include "err.h"
+#include "../catalog/catalog.h"
+#include "index.h"
+
+typedef struct gnn_pragmas {
+    int64_t memory_limit;   /* bytes for data: pools, cache, staged batches */
+    int io;                 /* IO_AUTO, IO_URING or IO_PREAD */
+    int threads;            /* sampling and gather workers */
+    int io_depth;           /* reads in flight */
+    int coalesce;           /* blocks per coalesced read */
+    int64_t import_memory;  /* edge buffers of an import */
+} gnn_pragmas;
+
+struct gnndb {
+    char dir[512];          /* the database directory */
+    int flags;
+    cat_db *cat;
+    idx_env *idx;
+    gnn_err err;
+    gnn_pragmas pragma;
+    volatile sig_atomic_t interrupt;
+    int (*progress)(void *, int64_t, int64_t);
+    void *progress_arg;
+    int progress_n;
+    int lock_fd;            /* the write lock file, held during writes */
+    int64_t last_status[16];/* counters of the last statement (PRAGMA stats) */
+    int busy;               /* a statement is stepping (misuse detection) */
+};
+
+/* Record an error on the handle and return rc. */
+int db_error(gnndb *db, int rc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Copy an internal error record onto the handle; returns its code. */
+int db_take(gnndb *db, gnn_err *e);
+
+/* Take the write lock (non-blocking): GNNDB_BUSY when another process
+** writes, GNNDB_READONLY on a read-only handle. */
+int db_write_lock(gnndb *db);
+void db_write_unlock(gnndb *db);
+
+/* Remove files and index keys that no catalog row refers to: the leftovers
+** of a crash between publishing a file and committing the catalog. Runs
+** under the write lock. */
+int db_cleanup_orphans(gnndb *db, gnn_err *e);
+
+/* A fresh random 64-bit token (never 0). */
+uint64_t db_new_token(void);
+
+/* Parse sizes like "2GB", "512MB", "1048576" -> bytes; -1 when invalid. */
+int64_t db_parse_size(const char *s);
+/* Format bytes as "1.5 GiB" into buf. */
+const char *db_fmt_size(int64_t bytes, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,429 @@
+/* ddl.c — statements that change the database: CREATE GRAPH, IMPORT
+** FEATURES / LABELS, CREATE SPLIT, DROP. Each is atomic: block files are
+** built under a temporary name, fsynced and renamed to a fresh name no row
+** refers to yet; index keys go under a fresh token; one catalog transaction
+** then publishes them. A crash before that commit leaves orphans that the
+** next writable open removes (db_cleanup_orphans), so a reader sees the old
+** state or the new one, never a half table. */
+#include "stmt.h"
+#include "block.h"
+#include "edgelist.h"
+#include "import.h"
+#include "npy.h"
+#include "rng.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void ctl_init(gnndb *db, imp_ctl *c)
+{
+    memset(c, 0, sizeof *c);
+    c->progress = db->progress;
+    c->progress_arg = db->progress_arg;
+    c->interrupt = (volatile int *)&db->interrupt;
+    c->mem_budget = (size_t)db->pragma.import_memory;
+    c->tmpdir = db->dir;
+}
+
+static void unlink_in(gnndb *db, const char *file)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", db->dir, file);
+    unlink(path);
+}
+
+/* Drop the index keys of a token in a transaction of their own; used to
+** undo a failed publication and after a drop (best effort: the next
+** writable open removes what is left). */
+static void drop_token(gnndb *db, uint64_t token)
+{
+    idx_txn *t;
+    gnn_err e = {0};
+    if (idx_begin(db->idx, 1, &t, &e)) return;
+    if (idx_drop(t, token, &e)) idx_abort(t);
+    else idx_commit(t, &e);
+}
+
+static int edge_format(int f)
+{
+    switch (f) {
+    case AST_FMT_TSV: return EDGE_FMT_TSV;
+    case AST_FMT_CSV: return EDGE_FMT_CSV;
+    case AST_FMT_BIN: return EDGE_FMT_BIN;
+    default: return EDGE_FMT_AUTO;
+    }
+}
+
+static int check_block_size(int64_t bs, uint32_t *out, gnn_err *e)
+{
+    if (bs == 0) { *out = BLK_DEFAULT_SIZE; return GNNDB_OK; }
+    if (!blk_size_valid((uint64_t)bs))
+        return gnn_seterr(e, GNNDB_RANGE,
+                          "BLOCK SIZE %" PRId64 " is not a power of two "
+                          "between 4KB and 16MB", bs);
+    *out = (uint32_t)bs;
+    return GNNDB_OK;
+}
+
+static int publish_graph_index(gnndb *db, uint64_t token,
+                               const imp_graph_result *r, gnn_err *e)
+{
+    idx_txn *t;
+    int rc = idx_begin(db->idx, 1, &t, e);
+    if (rc) return rc;
+    for (size_t i = 0; !rc && i < r->n_idx; i++)
+        rc = idx_put_block(t, token, r->idx_first[i], r->idx_block[i], e);
+    if (!rc && r->i2e) {
+        rc = idx_put_array(t, 'I', token, r->i2e, (uint64_t)r->nodes, e);
+        for (int64_t i = 0; !rc && i < r->nodes; i++)
+            rc = idx_put_key(t, token, r->i2e[i], (uint64_t)i, e);
+        if (!rc && r->i2r)
+            rc = idx_put_array(t, 'R', token, r->i2r, (uint64_t)r->nodes, e);
+        else if (!rc) {
+            /* identity row map, so that feature imports read it uniformly */
+            int64_t *id = malloc(((size_t)r->nodes + 1) * sizeof *id);
+            if (!id) rc = gnn_seterr(e, GNNDB_NOMEM, "out of memory");
+            for (int64_t i = 0; !rc && i < r->nodes; i++) id[i] = i;
+            if (!rc) rc = idx_put_array(t, 'R', token, id, (uint64_t)r->nodes, e);
+            free(id);
+        }
+    }
+    if (rc) { idx_abort(t); return rc; }
+    return idx_commit(t, e);
+}
+
+int ddl_create_graph(gnndb *db, const ast_stmt *s, gnn_err *e)
+{
+    int rc = db_write_lock(db);
+    if (rc) return gnn_seterr(e, rc, "%s", db->err.msg);
+    cat_graph g;
+    memset(&g, 0, sizeof g);
+    gnn_err e2 = {0};
+    if (cat_graph_get(db->cat, s->name, &g, &e2) == GNNDB_OK) {
+        rc = gnn_seterr(e, GNNDB_EXISTS, "graph '%s' already exists", s->name);
+        goto out;
+    } else if (e2.rc != GNNDB_NOTFOUND) {
+        rc = gnn_seterr(e, e2.rc, "%s", e2.msg);
+        goto out;
+    }
+    if (strlen(s->name) >= CAT_NAME_MAX) {
+        rc = gnn_seterr(e, GNNDB_RANGE, "graph name too long: %s", s->name);
+        goto out;
+    }
+    imp_graph_opts o = {0};
+    o.format = edge_format(s->format);
+    o.undirected = s->undirected;
+    o.drop_duplicates = s->drop_duplicates;
+    o.drop_self_loops = s->drop_self_loops;
+    o.map_ids = s->map_ids;
+    o.nodes = s->nodes;
+    o.reorder = s->reorder == AST_REORDER_DEGREE ? IMP_REORDER_DEGREE
+              : s->reorder == AST_REORDER_BFS    ? IMP_REORDER_BFS
+                                                 : IMP_REORDER_NONE;
+    if ((rc = check_block_size(s->block_size, &o.block_size, e))) goto out;
+    o.token = db_new_token();
+    imp_ctl ctl;
+    ctl_init(db, &ctl);
+    char file[64];
+    snprintf(file, sizeof file, "g-%016" PRIx64 ".blk", o.token);
+    imp_graph_result r;
+    memset(&r, 0, sizeof r);
+    if ((rc = imp_graph(s->path, db->dir, file, &o, &ctl, &r, e))) goto out;
+
+    if ((rc = publish_graph_index(db, o.token, &r, e))) goto undo;
+    snprintf(g.name, sizeof g.name, "%s", s->name);
+    g.token = o.token;
+    snprintf(g.file, sizeof g.file, "%s", file);
+    g.nodes = r.nodes;
+    g.edges = r.edges;
+    g.directed = !s->undirected;
+    g.block_size = o.block_size;
+    snprintf(g.node_order, sizeof g.node_order, "%s",
+             o.reorder == IMP_REORDER_DEGREE ? "degree"
+             : o.reorder == IMP_REORDER_BFS  ? "bfs"
+                                             : "none");
+    g.graph_blocks = (int64_t)r.nblocks;
+    g.has_map = r.i2e != NULL;
+    g.min_degree = r.min_degree;
+    g.max_degree = r.max_degree;
+    g.median_degree = r.median_degree;
+    g.mean_degree = r.mean_degree;
+    snprintf(g.source, sizeof g.source, "%s", s->path);
+    if ((rc = cat_begin(db->cat, e))) goto undo;
+    if ((rc = cat_graph_insert(db->cat, &g, e)) ||
+        (rc = cat_checksums_put(db->cat, file, r.checksums, r.nblocks, e)) ||
+        (rc = cat_degree_hist_put(db->cat, g.id, r.deg_hist, r.nbuckets, e)) ||
+        (rc = cat_commit(db->cat, e))) {
+        cat_rollback(db->cat);
+        goto undo;
+    }
+    imp_graph_result_free(&r);
+    goto out;
+undo:
+    imp_graph_result_free(&r);
+    unlink_in(db, file);
+    drop_token(db, o.token);
+out:
+    db_write_unlock(db);
+    return rc;
+}
+
+static int feat_format(const ast_stmt *s)
+{
+    if (s->format == AST_FMT_NPY) return IMP_FEAT_NPY;
+    if (s->format == AST_FMT_CSV) return IMP_FEAT_CSV;
+    if (s->format == AST_FMT_BIN) return IMP_FEAT_BIN;
+    return 0;
+}
+
+static int dtype_of(const char *name, int *npy, uint32_t *blk, gnn_err *e)
+{
+    if (!name) return GNNDB_OK;
+    if (npy) {
+        if (!strcmp(name, "float32")) *npy = NPY_F32;
+        else if (!strcmp(name, "float64")) *npy = NPY_F64;
+        else if (!strcmp(name, "int64")) *npy = NPY_I64;
+        else return gnn_seterr(e, GNNDB_RANGE,
+                               "TYPE %s: use float32, float64 or int64", name);
+    } else {
+        if (!strcmp(name, "float32")) *blk = BLK_DTYPE_F32;
+        else if (!strcmp(name, "float16")) *blk = BLK_DTYPE_F16;
+        else if (!strcmp(name, "int8")) *blk = BLK_DTYPE_I8;
+        else return gnn_seterr(e, GNNDB_RANGE,
+                               "STORE %s: use float32, float16 or int8", name);
+    }
+    return GNNDB_OK;
+}
+
+int ddl_import(gnndb *db, const ast_stmt *s, int labels, gnn_err *e)
+{
+    int rc = db_write_lock(db);
+    if (rc) return gnn_seterr(e, rc, "%s", db->err.msg);
+    const char *name = labels ? "__labels" : s->name;
+    cat_graph g;
+    cat_table t;
+    memset(&t, 0, sizeof t);
+    int64_t *i2r = NULL;
+    gnn_err e2 = {0};
+    if ((rc = cat_graph_get(db->cat, s->graph, &g, e))) goto out;
+    if (cat_table_get(db->cat, g.id, name, &t, &e2) == GNNDB_OK) {
+        rc = labels ? gnn_seterr(e, GNNDB_EXISTS,
+                                 "graph '%s' already has labels", s->graph)
+                    : gnn_seterr(e, GNNDB_EXISTS,
+                                 "feature table '%s' already exists in graph "
+                                 "'%s'", name, s->graph);
+        goto out;
+    } else if (e2.rc != GNNDB_NOTFOUND) {
+        rc = gnn_seterr(e, e2.rc, "%s", e2.msg);
+        goto out;
+    }
+    if (strlen(name) >= CAT_NAME_MAX) {
+        rc = gnn_seterr(e, GNNDB_RANGE, "table name too long: %s", name);
+        goto out;
+    }
+    imp_feat_opts o = {0};
+    o.format = feat_format(s);
+    o.labels = labels;
+    o.dim = s->dim;
+    o.bin_dtype = NPY_F32;
+    o.store_dtype = BLK_DTYPE_F32;
+    if ((rc = dtype_of(s->dtype, &o.bin_dtype, NULL, e)) ||
+        (rc = dtype_of(s->store, NULL, &o.store_dtype, e)) ||
+        (rc = check_block_size(s->block_size, &o.block_size, e)))
+        goto out;
+    o.token = db_new_token();
+    o.nodes = g.nodes;
+    o.graph = g.name;
+    if (g.has_map) {
+        idx_txn *it;
+        if ((rc = idx_begin(db->idx, 0, &it, e))) goto out;
+        rc = idx_load_array(it, 'R', g.token, (uint64_t)g.nodes, &i2r, e);
+        idx_abort(it);
+        if (rc) goto out;
+        o.i2r = i2r;
+    }
+    imp_ctl ctl;
+    ctl_init(db, &ctl);
+    char file[64];
+    snprintf(file, sizeof file, "f-%016" PRIx64 ".blk", o.token);
+    imp_feat_result r;
+    memset(&r, 0, sizeof r);
+    if ((rc = imp_features(s->path, db->dir, file, &o, &ctl, &r, e))) goto out;
+    t.graph_id = g.id;
+    snprintf(t.name, sizeof t.name, "%s", name);
+    t.kind = labels ? CAT_TABLE_LABELS : CAT_TABLE_FEATURES;
+    t.token = o.token;
+    snprintf(t.file, sizeof t.file, "%s", file);
+    t.rows = r.rows;
+    t.dim = r.dim;
+    t.dtype = r.dtype;
+    t.block_size = o.block_size;
+    t.rows_per_block = r.rows_per_block;
+    t.nblocks = (int64_t)r.nblocks;
+    t.nclasses = r.nclasses;
+    snprintf(t.source, sizeof t.source, "%s", s->path);
+    if ((rc = cat_begin(db->cat, e)) == GNNDB_OK) {
+        if ((rc = cat_table_insert(db->cat, &t, e)) ||
+            (rc = cat_checksums_put(db->cat, file, r.checksums, r.nblocks, e)) ||
+            (rc = cat_commit(db->cat, e)))
+            cat_rollback(db->cat);
+    }
+    if (rc) unlink_in(db, file);
+    imp_feat_result_free(&r);
+out:
+    free(i2r);
+    db_write_unlock(db);
+    return rc;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Members of a split from a file of node ids, mapped to internal ids. */
+static int split_from_file(gnndb *db, const cat_graph *g, const char *path,
+                           uint32_t **out, size_t *n, gnn_err *e)
+{
+    int64_t *ids = NULL;
+    size_t k = 0;
+    int rc = imp_id_list(path, &ids, &k, e);
+    if (rc) return rc;
+    uint32_t *m = malloc((k + 1) * sizeof *m);
+    idx_txn *t = NULL;
+    if (!m) rc = gnn_seterr(e, GNNDB_NOMEM, "out of memory");
+    if (!rc && g->has_map) rc = idx_begin(db->idx, 0, &t, e);
+    for (size_t i = 0; !rc && i < k; i++) {
+        uint64_t in = (uint64_t)ids[i];
+        int found = 1;
+        if (t) {
+            gnn_err e3 = {0};
+            int r3 = idx_get_key(t, g->token, ids[i], &in, &e3);
+            if (r3 == GNNDB_NOTFOUND) found = 0;
+            else if (r3) rc = gnn_seterr(e, r3, "%s", e3.msg);
+        } else if (ids[i] < 0 || ids[i] >= g->nodes) {
+            found = 0;
+        }
+        if (!rc && !found)
+            rc = gnn_seterr(e, GNNDB_NOTFOUND,
+                            "%s: entry %zu: node %" PRId64
+                            " is not in graph %s (%" PRId64 " nodes)",
+                            path, i, ids[i], g->name, g->nodes);
+        if (!rc) m[i] = (uint32_t)in;
+    }
+    idx_abort(t);
+    free(ids);
+    if (rc) { free(m); return rc; }
+    *out = m;
+    *n = k;
+    return GNNDB_OK;
+}
+
+int ddl_create_split(gnndb *db, const ast_stmt *s, gnn_err *e)
+{
+    int rc = db_write_lock(db);
+    if (rc) return gnn_seterr(e, rc, "%s", db->err.msg);
+    cat_graph g;
+    cat_split sp;
+    memset(&sp, 0, sizeof sp);
+    uint32_t *m = NULL;
+    size_t n = 0;
+    gnn_err e2 = {0};
+    if ((rc = cat_graph_get(db->cat, s->graph, &g, e))) goto out;
+    if (cat_split_get(db->cat, g.id, s->name, &sp, &e2) == GNNDB_OK) {
+        rc = gnn_seterr(e, GNNDB_EXISTS,
+                        "split '%s' already exists in graph '%s'", s->name,
+                        s->graph);
+        goto out;
+    } else if (e2.rc != GNNDB_NOTFOUND) {
+        rc = gnn_seterr(e, e2.rc, "%s", e2.msg);
+        goto out;
+    }
+    if (s->split_random) {
+        /* each node joins with probability `fraction`, by a draw that
+        ** depends only on (seed, node): reproducible, O(1) memory per node */
+        uint64_t seed = s->has_seed ? s->seed : db_new_token();
+        uint64_t key = rng_key(seed, 0, 0, UINT64_MAX - 1, 0);
+        m = malloc(((size_t)g.nodes + 1) * sizeof *m);
+        if (!m) { rc = gnn_seterr(e, GNNDB_NOMEM, "out of memory"); goto out; }
+        for (int64_t v = 0; v < g.nodes; v++)
+            if (rng_unit(rng_draw(key, (uint64_t)v)) < s->fraction)
+                m[n++] = (uint32_t)v;
+    } else if ((rc = split_from_file(db, &g, s->path, &m, &n, e))) {
+        goto out;
+    }
+    qsort(m, n, sizeof *m, cmp_u32);
+    size_t w = 0;
+    for (size_t i = 0; i < n; i++)
+        if (i == 0 || m[i] != m[i - 1]) m[w++] = m[i];
+    n = w;
+
+    sp.graph_id = g.id;
+    snprintf(sp.name, sizeof sp.name, "%s", s->name);
+    sp.token = db_new_token();
+    sp.count = (int64_t)n;
+    idx_txn *t;
+    if ((rc = idx_begin(db->idx, 1, &t, e))) goto out;
+    if ((rc = idx_put_split(t, sp.token, m, n, e))) { idx_abort(t); goto out; }
+    if ((rc = idx_commit(t, e))) goto out;
+    if ((rc = cat_begin(db->cat, e)) == GNNDB_OK) {
+        if ((rc = cat_split_insert(db->cat, &sp, e)) ||
+            (rc = cat_commit(db->cat, e)))
+            cat_rollback(db->cat);
+    }
+    if (rc) drop_token(db, sp.token);
+out:
+    free(m);
+    db_write_unlock(db);
+    return rc;
+}
+
+int ddl_drop(gnndb *db, const ast_stmt *s, gnn_err *e)
+{
+    int rc = db_write_lock(db);
+    if (rc) return gnn_seterr(e, rc, "%s", db->err.msg);
+    const char *gname = s->kind == AST_DROP_GRAPH ? s->name : s->graph;
+    cat_graph g;
+    cat_table *ts = NULL;
+    cat_split *ss = NULL;
+    size_t nt = 0, ns = 0;
+    if ((rc = cat_graph_get(db->cat, gname, &g, e))) goto out;
+    if (s->kind == AST_DROP_GRAPH) {
+        if ((rc = cat_table_list(db->cat, g.id, &ts, &nt, e)) ||
+            (rc = cat_split_list(db->cat, g.id, &ss, &ns, e)))
+            goto out;
+    } else if (s->kind == AST_DROP_FEATURES) {
+        ts = calloc(1, sizeof *ts);
+        if (!ts) { rc = gnn_seterr(e, GNNDB_NOMEM, "out of memory"); goto out; }
+        if ((rc = cat_table_get(db->cat, g.id, s->name, ts, e))) goto out;
+        nt = 1;
+    } else {
+        ss = calloc(1, sizeof *ss);
+        if (!ss) { rc = gnn_seterr(e, GNNDB_NOMEM, "out of memory"); goto out; }
+        if ((rc = cat_split_get(db->cat, g.id, s->name, ss, e))) goto out;
+        ns = 1;
+    }
+    if ((rc = cat_begin(db->cat, e))) goto out;
+    if (s->kind == AST_DROP_GRAPH) rc = cat_graph_delete(db->cat, g.id, e);
+    else if (s->kind == AST_DROP_FEATURES) rc = cat_table_delete(db->cat, ts[0].id, e);
+    else rc = cat_split_delete(db->cat, ss[0].id, e);
+    if (!rc) rc = cat_commit(db->cat, e);
+    if (rc) { cat_rollback(db->cat); goto out; }
+    /* committed: what follows only frees space; a crash here leaves
+    ** orphans that the next writable open removes */
+    if (s->kind == AST_DROP_GRAPH) {
+        unlink_in(db, g.file);
+        drop_token(db, g.token);
+    }
+    for (size_t i = 0; i < nt; i++) unlink_in(db, ts[i].file);
+    for (size_t i = 0; i < ns; i++) drop_token(db, ss[i].token);
+out:
+    free(ts);
+    free(ss);
+    db_write_unlock(db);
+    return rc;
+}

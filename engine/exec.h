@@ -1,0 +1,44 @@
+/* exec.h — the hyperbatch executor: runs a plan and hands out mini-batches
+** one at a time, built H at a time. */
+#ifndef GNN_EXEC_H
+#define GNN_EXEC_H
+
+#include <stdint.h>
+#include "plan.h"
+#include "rowset.h"
+
+typedef struct hb_exec hb_exec;
+
+typedef struct hb_opstats {
+    double seconds;
+    uint64_t blocks_read, bytes_read, hits, misses, reads_issued;
+    uint64_t items;            /* nodes sampled / rows gathered */
+    uint64_t edges;
+} hb_opstats;
+
+typedef struct hb_stats {
+    hb_opstats scan;
+    hb_opstats hop[AST_MAX_HOPS];
+    hb_opstats gather;
+    hb_opstats transfer;
+    uint64_t batches, hyperbatches, edges, nodes;
+    double seconds;
+} hb_stats;
+
+int hb_open(gnndb *db, plan *p, hb_exec **out, gnn_err *e);
+/* The next mini-batch: GNNDB_BATCH with *view set (owned by the executor,
+** valid until the next call), GNNDB_DONE, or an error code. */
+int hb_next(hb_exec *x, const gnndb_batch_view **view, gnn_err *e);
+const hb_stats *hb_get_stats(const hb_exec *x);
+void hb_close(hb_exec *x);
+
+/* The 64-bit digest of a batch (docs/format.md gives the definition). */
+uint64_t batch_digest(const gnndb_batch_view *v);
+
+/* Write a batch's arrays as .npy files into `dir` (created). */
+int batch_write_npy(const gnndb_batch_view *v, const char *dir, gnn_err *e);
+
+/* EXPLAIN [ANALYZE] rows (one column, `plan`). `st` is NULL for EXPLAIN. */
+int explain_rows(const plan *p, const hb_stats *st, rowset *rs);
+
+#endif

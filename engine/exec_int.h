@@ -1,0 +1,159 @@
+/* exec_int.h — the executor's state, shared by hyperbatch.c (scan and
+** sample), gather.c (gather), batch.c (finishing and handing out batches)
+** and transfer.c. Not part of any public interface. */
+#ifndef GNN_EXEC_INT_H
+#define GNN_EXEC_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "exec.h"
+#include "block.h"
+#include "blockfile.h"
+#include "bufpool.h"
+#include "io.h"
+#include "sample.h"
+#include "../gpu/xfer.h"
+
+typedef struct nmap {        /* internal id -> local index, open addressing */
+    uint32_t *keys;          /* UINT32_MAX: empty */
+    uint32_t *vals;
+    size_t cap, n;
+} nmap;
+
+typedef struct hb_batch {
+    int64_t epoch, batch;
+    int64_t nseeds;
+    uint32_t *nodes;         /* internal ids, in local order */
+    size_t nn, capn;
+    size_t frontier_lo;      /* first node of the current frontier */
+    nmap map;
+    uint32_t *esrc, *edst;   /* local indices, grouped by hop */
+    size_t ne, cape, capdst;
+    int64_t nsn[AST_MAX_HOPS + 1];
+    int64_t nse[AST_MAX_HOPS];
+    /* the output, filled by gather.c and batch.c */
+    int64_t *n_id;
+    int64_t *edge_index;
+    float *x;
+    int64_t *y;
+    size_t cap_out_nodes, cap_out_edges, cap_out_x, cap_out_y;
+    gnndb_batch_view view;
+} hb_batch;
+
+typedef struct hb_item {     /* one frontier node of one mini-batch */
+    uint32_t node;
+    uint32_t bi;             /* mini-batch within the hyperbatch */
+    uint32_t pos;            /* its local index */
+    uint32_t res_n;          /* neighbours chosen */
+    uint64_t res_off;        /* where they are in the arena */
+} hb_item;
+
+typedef struct hb_pend {     /* a neighbour in a continuation block */
+    uint64_t block;
+    uint64_t slot;           /* arena slot to fill */
+    uint32_t pos;            /* position in the block's first object */
+    uint32_t node;
+} hb_pend;
+
+typedef struct hb_worker {  /* one worker's scratch */
+    uint32_t *pos;
+    size_t cappos;
+    uint32_t scratch[SAMPLE_SCRATCH];
+    hb_pend *pend;
+    size_t npend, cappend;
+    int oom;
+} hb_worker;
+
+/* Items handed to one parallel task: large enough to amortise the hand-off. */
+#define HB_CHUNK 512
+
+typedef struct hb_gitem {    /* one feature row to copy */
+    uint32_t bi;
+    uint32_t local;
+    uint32_t row;
+} hb_gitem;
+
+struct hb_exec {
+    gnndb *db;
+    plan *p;
+    io_backend *io;
+    bp_pool *gpool;          /* graph blocks */
+    bp_pool *fpool;          /* feature and label blocks */
+    blk_file *gf, *ff, *lf;
+    uint64_t *idx_first, *idx_block;
+    size_t nidx;
+    uint32_t cont_cap;
+
+    uint32_t *seeds;         /* internal ids, ascending */
+    int64_t nseeds;
+    uint32_t *order;         /* this epoch's seed order */
+    int64_t order_epoch;
+    int64_t next_global;     /* next mini-batch to build, over all epochs */
+
+    hb_batch *hb;            /* the hyperbatch being handed out */
+    int nb, cur, capb;
+
+    /* one hop's work */
+    int hop;
+    hb_item *items;
+    size_t nitems, capitems;
+    uint64_t *blockof;
+    size_t capblockof;
+    uint32_t *sorted;
+    size_t capsorted;
+    size_t *bstart;
+    size_t capbstart;
+    uint64_t *ublocks;
+    size_t nub, capublocks;
+    uint32_t *arena;
+    size_t narena, caparena;
+    hb_pend *pend;
+    size_t npend, cappend;
+    const blk_node **objs;   /* objects of the items of the visited block */
+    size_t capobjs;
+    uint64_t vis_no;         /* the block being visited ... */
+    const void *vis_data;
+    size_t vis_lo, vis_hi;   /* ... and its items in `sorted` */
+    struct wpool *pool;
+    hb_worker *workers;
+
+    /* gather's work */
+    hb_gitem *gitems;
+    size_t ngitems, capgitems;
+    const void *gather_table; /* cat_table being gathered */
+    int gather_labels;
+
+    xfer *xf;                /* transfer to a device, NULL for host */
+    gnndb_batch_view devview;
+
+    hb_stats st;
+};
+
+double hb_now(void);
+/* Grow *p to hold `need` elements of `elem` bytes; 0 or -1 on OOM. */
+int hb_grow(void **p, size_t *cap, size_t need, size_t elem);
+
+/* Sort n items on their block (blockof[i] < nblocks) with a counting sort:
+** x->sorted lists item indices block by block, x->bstart[b]..bstart[b+1]
+** the range of block b, and x->ublocks the distinct blocks ascending. */
+int hb_bucket(hb_exec *x, size_t n, const uint64_t *blockof, uint64_t nblocks,
+              gnn_err *e);
+
+int hb_gather_open(hb_exec *x, gnn_err *e);
+void hb_gather_close(hb_exec *x);
+/* Copy the feature rows of every node and the labels of every seed of the
+** hyperbatch into each mini-batch's x and y. */
+int hb_gather(hb_exec *x, gnn_err *e);
+/* n_id in the user's ids, edge_index laid out 2 x E, views filled. */
+int hb_finish_batches(hb_exec *x, gnn_err *e);
+/* Hand out one finished mini-batch: digest, INTO files, transfer. */
+int hb_emit(hb_exec *x, hb_batch *b, const gnndb_batch_view **view,
+            gnn_err *e);
+int hb_transfer_open(hb_exec *x, gnn_err *e);
+void hb_transfer_close(hb_exec *x);
+
+/* 1 when `dir` is empty, 0 when not, -errno on failure. */
+int hb_dir_empty(const char *dir);
+int hb_mkdirs(const char *dir, gnn_err *e);
+
+#endif

@@ -1,0 +1,663 @@
+/* hyperbatch.c — the executor of SAMPLE. H mini-batches are built together:
+** for each hop the frontier nodes of all of them are bucketed by graph block
+** (a block x mini-batch matrix held as items sorted by block), every needed
+** block is read once through the buffer pool and each (mini-batch, node) that
+** needs it is sampled while it is in memory. Then gather.c copies feature
+** rows the same way, and the batches are handed out in order. HYPERBATCH 1
+** is the per-mini-batch strategy of older systems.
+**
+** Determinism: each choice depends only on (seed, epoch, batch, hop, node)
+** and results are assembled in frontier order after all blocks of a hop have
+** been visited, so the order in which blocks arrive changes nothing. */
+#include "exec.h"
+#include "exec_int.h"
+#include "rng.h"
+#include "sample.h"
+#include "pool.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+double hb_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int hb_grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap) return 0;
+    size_t c = *cap ? *cap : 64;
+    while (c < need) c *= 2;
+    void *q = realloc(*p, c * elem);
+    if (!q) return -1;
+    *p = q;
+    *cap = c;
+    return 0;
+}
+
+/* ---- per mini-batch node map: internal id -> local index ---- */
+
+static int nmap_reset(nmap *m, size_t expect)
+{
+    size_t cap = 64;
+    while (cap < expect * 2) cap <<= 1;
+    if (cap > m->cap) {
+        free(m->keys);
+        free(m->vals);
+        m->keys = malloc(cap * sizeof *m->keys);
+        m->vals = malloc(cap * sizeof *m->vals);
+        if (!m->keys || !m->vals) { m->cap = 0; return -1; }
+        m->cap = cap;
+    }
+    memset(m->keys, 0xff, m->cap * sizeof *m->keys);
+    m->n = 0;
+    return 0;
+}
+
+static int nmap_rehash(nmap *m)
+{
+    size_t cap = m->cap * 2;
+    uint32_t *k = malloc(cap * sizeof *k);
+    uint32_t *v = malloc(cap * sizeof *v);
+    if (!k || !v) { free(k); free(v); return -1; }
+    memset(k, 0xff, cap * sizeof *k);
+    for (size_t i = 0; i < m->cap; i++) {
+        if (m->keys[i] == UINT32_MAX) continue;
+        size_t h = rng_mix(m->keys[i]) & (cap - 1);
+        while (k[h] != UINT32_MAX) h = (h + 1) & (cap - 1);
+        k[h] = m->keys[i];
+        v[h] = m->vals[i];
+    }
+    free(m->keys);
+    free(m->vals);
+    m->keys = k;
+    m->vals = v;
+    m->cap = cap;
+    return 0;
+}
+
+/* The local index of `node`, inserting it as `next` when new (*added = 1). */
+static int nmap_get_or_add(nmap *m, uint32_t node, uint32_t next,
+                           uint32_t *local, int *added)
+{
+    if ((m->n + 1) * 2 > m->cap && nmap_rehash(m)) return -1;
+    size_t h = rng_mix(node) & (m->cap - 1);
+    while (m->keys[h] != UINT32_MAX) {
+        if (m->keys[h] == node) { *local = m->vals[h]; *added = 0; return 0; }
+        h = (h + 1) & (m->cap - 1);
+    }
+    m->keys[h] = node;
+    m->vals[h] = next;
+    m->n++;
+    *local = next;
+    *added = 1;
+    return 0;
+}
+
+static int batch_add_node(hb_batch *b, uint32_t node, uint32_t *local)
+{
+    int added;
+    if (nmap_get_or_add(&b->map, node, (uint32_t)b->nn, local, &added))
+        return -1;
+    if (added) {
+        if (hb_grow((void **)&b->nodes, &b->capn, b->nn + 1, sizeof *b->nodes))
+            return -1;
+        b->nodes[b->nn++] = node;
+    }
+    return 0;
+}
+
+static int batch_add_edge(hb_batch *b, uint32_t src, uint32_t dst)
+{
+    if (hb_grow((void **)&b->esrc, &b->cape, b->ne + 1, sizeof *b->esrc))
+        return -1;
+    if (b->cape > b->capdst) {
+        uint32_t *d = realloc(b->edst, b->cape * sizeof *d);
+        if (!d) return -1;
+        b->edst = d;
+        b->capdst = b->cape;
+    }
+    b->esrc[b->ne] = src;
+    b->edst[b->ne] = dst;
+    b->ne++;
+    return 0;
+}
+
+/* ---- scan: the seeds of each epoch ---- */
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int load_seeds(hb_exec *x, gnn_err *e)
+{
+    plan *p = x->p;
+    gnndb *db = x->db;
+    if (p->seeds_kind == AST_SEEDS_SPLIT) {
+        idx_txn *t;
+        uint64_t n;
+        if (idx_begin(db->idx, 0, &t, e)) return e->rc;
+        int rc = idx_load_split(t, p->split.token, &x->seeds, &n, e);
+        idx_abort(t);
+        if (rc) return rc;
+        x->nseeds = (int64_t)n;
+    } else if (p->seeds_kind == AST_SEEDS_LIST) {
+        x->seeds = malloc((p->n_seed_list + 1) * sizeof *x->seeds);
+        if (!x->seeds) return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
+        idx_txn *t = NULL;
+        if (p->graph.has_map && idx_begin(db->idx, 0, &t, e)) return e->rc;
+        for (size_t i = 0; i < p->n_seed_list; i++) {
+            int64_t id = p->seed_list[i];
+            uint64_t in = 0;
+            int rc = GNNDB_OK;
+            if (t) {
+                rc = idx_get_key(t, p->graph.token, id, &in, e);
+            } else if (id < 0 || id >= p->graph.nodes) {
+                rc = GNNDB_NOTFOUND;
+            } else {
+                in = (uint64_t)id;
+            }
+            if (rc) {
+                idx_abort(t);
+                if (rc != GNNDB_NOTFOUND) return rc;
+                return gnn_seterr(e, GNNDB_NOTFOUND,
+                                  "seed node %lld is not in graph %s",
+                                  (long long)id, p->graph.name);
+            }
+            x->seeds[i] = (uint32_t)in;
+        }
+        idx_abort(t);
+        size_t n = p->n_seed_list, w = 0;
+        qsort(x->seeds, n, sizeof *x->seeds, cmp_u32);
+        for (size_t i = 0; i < n; i++)
+            if (i == 0 || x->seeds[i] != x->seeds[i - 1])
+                x->seeds[w++] = x->seeds[i];
+        x->nseeds = (int64_t)w;
+    } else {
+        x->nseeds = p->graph.nodes;
+        x->seeds = malloc(((size_t)x->nseeds + 1) * sizeof *x->seeds);
+        if (!x->seeds) return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
+        for (int64_t i = 0; i < x->nseeds; i++) x->seeds[i] = (uint32_t)i;
+    }
+    /* the plan counted the seeds from the catalog; trust what was loaded */
+    p->nseeds = x->nseeds;
+    p->batches_per_epoch = (p->nseeds + p->batch - 1) / p->batch;
+    p->total_batches = p->batches_per_epoch * p->epochs;
+    if (p->limit >= 0 && p->limit < p->total_batches)
+        p->total_batches = p->limit;
+    x->order = malloc(((size_t)x->nseeds + 1) * sizeof *x->order);
+    if (!x->order) return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
+    x->order_epoch = -1;
+    return GNNDB_OK;
+}
+
+/* The seed order of `epoch`: ascending, or a Fisher-Yates shuffle whose
+** draws come from the counter-based generator. */
+static void epoch_order(hb_exec *x, int64_t epoch)
+{
+    if (x->order_epoch == epoch) return;
+    memcpy(x->order, x->seeds, (size_t)x->nseeds * sizeof *x->order);
+    if (x->p->shuffle) {
+        uint64_t key = rng_key(x->p->seed, (uint64_t)epoch, UINT64_MAX,
+                               UINT64_MAX, 0x5eed);
+        for (int64_t i = x->nseeds - 1; i > 0; i--) {
+            uint64_t j = rng_below(rng_draw(key, (uint64_t)i), (uint64_t)i + 1);
+            uint32_t t = x->order[i];
+            x->order[i] = x->order[j];
+            x->order[j] = t;
+        }
+    }
+    x->order_epoch = epoch;
+}
+
+/* ---- sample: one hop of the whole hyperbatch ---- */
+
+/* The block holding the start of `node`'s object: the last index entry whose
+** first node is <= node. */
+static uint64_t start_block(const hb_exec *x, uint32_t node)
+{
+    size_t lo = 0, hi = x->nidx;
+    while (hi - lo > 1) {
+        size_t mid = (lo + hi) / 2;
+        if (x->idx_first[mid] <= node) lo = mid; else hi = mid;
+    }
+    return x->idx_block[lo];
+}
+
+int hb_bucket(hb_exec *x, size_t n, const uint64_t *blockof,
+                           uint64_t nblocks, gnn_err *e)
+{
+    if (hb_grow((void **)&x->bstart, &x->capbstart, nblocks + 1,
+                sizeof *x->bstart) ||
+        hb_grow((void **)&x->sorted, &x->capsorted, n + 1, sizeof *x->sorted) ||
+        hb_grow((void **)&x->ublocks, &x->capublocks, GNN_MIN(n, nblocks) + 1,
+                sizeof *x->ublocks))
+        return gnn_seterr(e, GNNDB_NOMEM, "out of memory bucketing blocks");
+    memset(x->bstart, 0, (nblocks + 1) * sizeof *x->bstart);
+    for (size_t i = 0; i < n; i++) x->bstart[blockof[i] + 1]++;
+    x->nub = 0;
+    for (uint64_t b = 0; b < nblocks; b++) {
+        if (x->bstart[b + 1]) x->ublocks[x->nub++] = b;
+        x->bstart[b + 1] += x->bstart[b];
+    }
+    /* place items; bstart[b] walks forward, then is restored */
+    for (size_t i = 0; i < n; i++) x->sorted[x->bstart[blockof[i]]++] = (uint32_t)i;
+    for (uint64_t b = nblocks; b > 0; b--) x->bstart[b] = x->bstart[b - 1];
+    x->bstart[0] = 0;
+    return GNNDB_OK;
+}
+
+static int corrupt_node(hb_exec *x, uint64_t no, uint32_t node, gnn_err *e)
+{
+    return gnn_seterr(e, GNNDB_CORRUPT,
+                      "corrupt block %llu of %s: node %u is not where the "
+                      "index says", (unsigned long long)no, x->gf->path, node);
+}
+
+/* Sample the items [lo, hi) of the block being visited (one task). */
+static void hop_task(void *arg, size_t task, int w)
+{
+    hb_exec *x = arg;
+    hb_worker *wk = &x->workers[w];
+    int fanout = x->p->fanouts[x->hop];
+    size_t lo = x->vis_lo + task * HB_CHUNK;
+    size_t hi = GNN_MIN(lo + HB_CHUNK, x->vis_hi);
+    for (size_t k = lo; k < hi && !wk->oom; k++) {
+        hb_item *it = &x->items[x->sorted[k]];
+        const blk_node *o = x->objs[k - x->vis_lo];
+        hb_batch *b = &x->hb[it->bi];
+        uint64_t key = rng_key(x->p->seed, (uint64_t)b->epoch,
+                               (uint64_t)b->batch, (uint64_t)x->hop, it->node);
+        uint32_t n = sample_choose(key, o->degree, fanout, x->p->replace,
+                                   wk->pos, wk->scratch);
+        it->res_n = n;
+        const uint32_t *nb = blk_node_nbrs(o);
+        uint32_t *res = x->arena + it->res_off;
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t q = wk->pos[i];
+            if (q < o->n) {
+                res[i] = nb[q];
+                continue;
+            }
+            /* the neighbour lies in a continuation block */
+            if (hb_grow((void **)&wk->pend, &wk->cappend, wk->npend + 1,
+                        sizeof *wk->pend)) {
+                wk->oom = 1;
+                break;
+            }
+            hb_pend *pd = &wk->pend[wk->npend++];
+            uint32_t r = q - o->n;
+            pd->block = x->vis_no + 1 + r / x->cont_cap;
+            pd->pos = r % x->cont_cap;
+            pd->slot = it->res_off + i;
+            pd->node = it->node;
+        }
+    }
+}
+
+static int hop_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
+{
+    hb_exec *x = arg;
+    if (x->db->interrupt)
+        return gnn_seterr(e, GNNDB_INTERRUPT, "interrupted");
+    int fanout = x->p->fanouts[x->hop];
+    size_t lo = x->bstart[no], hi = x->bstart[no + 1];
+    if (hb_grow((void **)&x->objs, &x->capobjs, hi - lo, sizeof *x->objs))
+        return gnn_seterr(e, GNNDB_NOMEM, "out of memory sampling");
+    /* serially: find each object and reserve its arena slots, so that the
+    ** parallel part writes only to places of its own */
+    uint32_t most = 0;
+    size_t need = x->narena;
+    for (size_t k = lo; k < hi; k++) {
+        hb_item *it = &x->items[x->sorted[k]];
+        const blk_node *o = blk_graph_find(data, it->node);
+        if (!o || o->start != 0) return corrupt_node(x, no, it->node, e);
+        x->objs[k - lo] = o;
+        uint32_t m = sample_max(o->degree, fanout, x->p->replace);
+        it->res_off = need;
+        need += m;
+        if (m > most) most = m;
+    }
+    if (hb_grow((void **)&x->arena, &x->caparena, need + 1, sizeof *x->arena))
+        return gnn_seterr(e, GNNDB_NOMEM, "out of memory sampling");
+    x->narena = need;
+    int nw = wpool_threads(x->pool);
+    for (int w = 0; w < nw; w++) {
+        hb_worker *wk = &x->workers[w];
+        if (hb_grow((void **)&wk->pos, &wk->cappos, most + 1, sizeof *wk->pos))
+            return gnn_seterr(e, GNNDB_NOMEM, "out of memory sampling");
+        wk->npend = 0;
+        wk->oom = 0;
+    }
+    x->vis_no = no;
+    x->vis_lo = lo;
+    x->vis_hi = hi;
+    size_t tasks = (hi - lo + HB_CHUNK - 1) / HB_CHUNK;
+    wpool_run(tasks > 1 ? x->pool : NULL, tasks, hop_task, x);
+    /* gather the workers' continuation requests */
+    for (int w = 0; w < nw; w++) {
+        hb_worker *wk = &x->workers[w];
+        if (wk->oom ||
+            hb_grow((void **)&x->pend, &x->cappend, x->npend + wk->npend + 1,
+                    sizeof *x->pend))
+            return gnn_seterr(e, GNNDB_NOMEM, "out of memory sampling");
+        if (wk->npend)
+            memcpy(x->pend + x->npend, wk->pend, wk->npend * sizeof *wk->pend);
+        x->npend += wk->npend;
+    }
+    return GNNDB_OK;
+}
+
+static int pend_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
+{
+    hb_exec *x = arg;
+    const blk_header *h = data;
+    const blk_node *o = h->count ? blk_graph_object(data, 0) : NULL;
+    for (size_t k = x->bstart[no]; k < x->bstart[no + 1]; k++) {
+        hb_pend *pd = &x->pend[x->sorted[k]];
+        if (!o || o->node != pd->node || !(h->flags & BLK_FLAG_CONT_FIRST) ||
+            pd->pos >= o->n)
+            return corrupt_node(x, no, pd->node, e);
+        x->arena[pd->slot] = blk_node_nbrs(o)[pd->pos];
+    }
+    return GNNDB_OK;
+}
+
+static void stats_add(hb_opstats *o, const bp_stats *before,
+                      const bp_stats *after)
+{
+    o->blocks_read += after->blocks_read - before->blocks_read;
+    o->bytes_read += after->bytes_read - before->bytes_read;
+    o->hits += after->hits - before->hits;
+    o->misses += after->misses - before->misses;
+    o->reads_issued += after->reads_issued - before->reads_issued;
+}
+
+static int run_hop(hb_exec *x, int hop, gnn_err *e)
+{
+    double t0 = hb_now();
+    bp_stats before = *bp_get_stats(x->gpool);
+    x->hop = hop;
+    x->nitems = 0;
+    /* items in (batch, frontier position) order */
+    for (int i = 0; i < x->nb; i++) {
+        hb_batch *b = &x->hb[i];
+        size_t lo = b->frontier_lo, hi = b->nn;
+        if (hb_grow((void **)&x->items, &x->capitems, x->nitems + (hi - lo),
+                    sizeof *x->items) ||
+            hb_grow((void **)&x->blockof, &x->capblockof, x->nitems + (hi - lo),
+                    sizeof *x->blockof))
+            return gnn_seterr(e, GNNDB_NOMEM, "out of memory sampling");
+        for (size_t q = lo; q < hi; q++) {
+            hb_item *it = &x->items[x->nitems];
+            it->node = b->nodes[q];
+            it->bi = (uint32_t)i;
+            it->pos = (uint32_t)q;
+            x->blockof[x->nitems] = start_block(x, it->node);
+            x->nitems++;
+        }
+    }
+    x->narena = 0;
+    x->npend = 0;
+    int rc = hb_bucket(x, x->nitems, x->blockof,
+                             (uint64_t)x->p->graph.graph_blocks, e);
+    if (!rc)
+        rc = bp_fetch(x->gpool, x->gf, x->ublocks, x->nub, hop_visit, x, e);
+    if (!rc && x->npend) {
+        /* second round: continuation blocks of long adjacency lists */
+        if (hb_grow((void **)&x->blockof, &x->capblockof, x->npend,
+                    sizeof *x->blockof))
+            return gnn_seterr(e, GNNDB_NOMEM, "out of memory sampling");
+        for (size_t i = 0; i < x->npend; i++) {
+            if (x->pend[i].block >= (uint64_t)x->p->graph.graph_blocks)
+                return corrupt_node(x, x->pend[i].block, x->pend[i].node, e);
+            x->blockof[i] = x->pend[i].block;
+        }
+        rc = hb_bucket(x, x->npend, x->blockof,
+                             (uint64_t)x->p->graph.graph_blocks, e);
+        if (!rc)
+            rc = bp_fetch(x->gpool, x->gf, x->ublocks, x->nub, pend_visit, x, e);
+    }
+    if (rc) return rc;
+
+    /* assemble in frontier order: new nodes get the next local index */
+    uint64_t edges = 0;
+    size_t k = 0;
+    for (int i = 0; i < x->nb; i++) {
+        hb_batch *b = &x->hb[i];
+        size_t before_nn = b->nn, before_ne = b->ne;
+        for (; k < x->nitems && x->items[k].bi == (uint32_t)i; k++) {
+            hb_item *it = &x->items[k];
+            for (uint32_t j = 0; j < it->res_n; j++) {
+                uint32_t local;
+                if (batch_add_node(b, x->arena[it->res_off + j], &local) ||
+                    batch_add_edge(b, local, it->pos))
+                    return gnn_seterr(e, GNNDB_NOMEM, "out of memory sampling");
+            }
+        }
+        b->frontier_lo = before_nn;
+        b->nsn[hop + 1] = (int64_t)(b->nn - before_nn);
+        b->nse[hop] = (int64_t)(b->ne - before_ne);
+        edges += b->ne - before_ne;
+    }
+    hb_opstats *o = &x->st.hop[hop];
+    stats_add(o, &before, bp_get_stats(x->gpool));
+    o->items += x->nitems;
+    o->edges += edges;
+    o->seconds += hb_now() - t0;
+    x->st.edges += edges;
+    return GNNDB_OK;
+}
+
+/* ---- hyperbatch orchestration ---- */
+
+static int hb_alloc_batches(hb_exec *x, int n, gnn_err *e)
+{
+    if (n <= x->capb) return GNNDB_OK;
+    hb_batch *nb = realloc(x->hb, (size_t)n * sizeof *nb);
+    if (!nb) return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
+    memset(nb + x->capb, 0, (size_t)(n - x->capb) * sizeof *nb);
+    x->hb = nb;
+    x->capb = n;
+    return GNNDB_OK;
+}
+
+static void batch_free(hb_batch *b)
+{
+    free(b->nodes);
+    free(b->map.keys);
+    free(b->map.vals);
+    free(b->esrc);
+    free(b->edst);
+    free(b->n_id);
+    free(b->edge_index);
+    free(b->x);
+    free(b->y);
+}
+
+/* Build the next hyperbatch: batches [next_global, ...) within one epoch. */
+static int build_hyperbatch(hb_exec *x, gnn_err *e)
+{
+    plan *p = x->p;
+    int64_t g = x->next_global;
+    int64_t epoch = g / p->batches_per_epoch;
+    int64_t first = g % p->batches_per_epoch;
+    int64_t n = GNN_MIN(p->hyperbatch, p->batches_per_epoch - first);
+    n = GNN_MIN(n, p->total_batches - g);
+    double t0 = hb_now();
+    if (hb_alloc_batches(x, (int)n, e)) return e->rc;
+    epoch_order(x, epoch);
+    for (int i = 0; i < (int)n; i++) {
+        hb_batch *b = &x->hb[i];
+        b->epoch = epoch;
+        b->batch = first + i;
+        int64_t lo = b->batch * p->batch;
+        int64_t hi = GNN_MIN(lo + p->batch, x->nseeds);
+        b->nn = b->ne = 0;
+        b->frontier_lo = 0;
+        b->nseeds = hi - lo;
+        memset(b->nsn, 0, sizeof b->nsn);
+        memset(b->nse, 0, sizeof b->nse);
+        size_t expect = (size_t)GNN_MIN(p->nodes_bound, (int64_t)1 << 20);
+        if (nmap_reset(&b->map, expect))
+            return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
+        for (int64_t s = lo; s < hi; s++) {
+            uint32_t local;
+            if (batch_add_node(b, x->order[s], &local))
+                return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
+        }
+        /* a seed listed twice (impossible after dedup) would shrink this */
+        b->nsn[0] = (int64_t)b->nn;
+        b->nseeds = (int64_t)b->nn;
+    }
+    x->nb = (int)n;
+    x->cur = 0;
+    x->st.scan.seconds += hb_now() - t0;
+    x->st.scan.items += 0;
+    for (int h = 0; h < p->nhops; h++) {
+        int rc = run_hop(x, h, e);
+        if (rc) return rc;
+    }
+    int rc = hb_gather(x, e);
+    if (rc) return rc;
+    rc = hb_finish_batches(x, e);
+    if (rc) return rc;
+    x->next_global += n;
+    x->st.hyperbatches++;
+    return GNNDB_OK;
+}
+
+static int prepare_into(const char *dir, gnn_err *e)
+{
+    struct stat sb;
+    if (stat(dir, &sb) != 0) return hb_mkdirs(dir, e);
+    if (!S_ISDIR(sb.st_mode))
+        return gnn_seterr(e, GNNDB_EXISTS, "INTO '%s': not a directory", dir);
+    /* refuse a non-empty directory: never mix two runs' batches */
+    int empty = hb_dir_empty(dir);
+    if (empty < 0)
+        return gnn_seterr_errno(e, GNNDB_IOERR, -empty, "INTO '%s'", dir);
+    if (!empty)
+        return gnn_seterr(e, GNNDB_EXISTS,
+                          "INTO '%s': the directory is not empty; gnndb does "
+                          "not overwrite batches", dir);
+    return GNNDB_OK;
+}
+
+int hb_open(gnndb *db, plan *p, hb_exec **out, gnn_err *e)
+{
+    *out = NULL;
+    hb_exec *x = calloc(1, sizeof *x);
+    if (!x) return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
+    x->db = db;
+    x->p = p;
+    x->cont_cap = blk_graph_cont_capacity(p->graph.block_size);
+    int rc = GNNDB_OK;
+    char path[1024];
+
+    if (p->into && (rc = prepare_into(p->into, e))) goto fail;
+    if ((rc = io_open(p->io, (unsigned)p->io_depth, &x->io, e))) goto fail;
+
+    snprintf(path, sizeof path, "%s/%s", db->dir, p->graph.file);
+    if ((rc = blkf_open(path, p->graph.block_size, BLK_KIND_GRAPH,
+                        p->graph.token, (uint64_t)p->graph.graph_blocks,
+                        &x->gf, e)))
+        goto fail;
+    x->gf->id = 1;
+    if ((rc = bp_open(p->graph_frames, p->graph.block_size, x->io, &x->gpool,
+                      e)))
+        goto fail;
+    bp_set_max_coalesce(x->gpool, (unsigned)p->coalesce);
+    {
+        idx_txn *t;
+        if ((rc = idx_begin(db->idx, 0, &t, e))) goto fail;
+        rc = idx_load_blocks(t, p->graph.token, &x->idx_first, &x->idx_block,
+                             &x->nidx, e);
+        idx_abort(t);
+        if (rc) goto fail;
+        if (x->nidx == 0 && p->graph.nodes > 0) {
+            rc = gnn_seterr(e, GNNDB_CORRUPT,
+                            "index.mdb has no block index for graph %s",
+                            p->graph.name);
+            goto fail;
+        }
+    }
+    x->pool = wpool_new(p->threads);
+    x->workers = calloc((size_t)GNN_MAX(1, p->threads), sizeof *x->workers);
+    if (!x->pool || !x->workers) {
+        rc = gnn_seterr(e, GNNDB_NOMEM, "cannot start %d worker threads",
+                        p->threads);
+        goto fail;
+    }
+    if ((rc = hb_gather_open(x, e))) goto fail;
+    if ((rc = load_seeds(x, e))) goto fail;
+    if ((rc = hb_transfer_open(x, e))) goto fail;
+    *out = x;
+    return GNNDB_OK;
+fail:
+    hb_close(x);
+    return rc;
+}
+
+int hb_next(hb_exec *x, const gnndb_batch_view **view, gnn_err *e)
+{
+    *view = NULL;
+    if (x->cur >= x->nb) {
+        if (x->next_global >= x->p->total_batches) return GNNDB_DONE;
+        if (x->db->interrupt)
+            return gnn_seterr(e, GNNDB_INTERRUPT, "interrupted");
+        double t0 = hb_now();
+        int rc = build_hyperbatch(x, e);
+        x->st.seconds += hb_now() - t0;
+        if (rc) return rc;
+    }
+    hb_batch *b = &x->hb[x->cur++];
+    int rc = hb_emit(x, b, view, e);
+    if (rc) return rc;
+    /* start copying the next batch while the caller trains on this one */
+    if (x->xf && x->cur < x->nb)
+        xfer_prefetch(x->xf, &x->hb[x->cur].view, NULL);
+    x->st.batches++;
+    return GNNDB_BATCH;
+}
+
+const hb_stats *hb_get_stats(const hb_exec *x) { return &x->st; }
+
+void hb_close(hb_exec *x)
+{
+    if (!x) return;
+    hb_transfer_close(x);
+    for (int i = 0; i < x->capb; i++) batch_free(&x->hb[i]);
+    free(x->hb);
+    hb_gather_close(x);
+    if (x->gpool) bp_close(x->gpool);
+    if (x->gf) blkf_close(x->gf);
+    if (x->io) io_close(x->io);
+    free(x->idx_first);
+    free(x->idx_block);
+    free(x->seeds);
+    free(x->order);
+    free(x->items);
+    free(x->blockof);
+    free(x->sorted);
+    free(x->bstart);
+    free(x->ublocks);
+    free(x->arena);
+    free(x->pend);
+    free(x->objs);
+    if (x->workers)
+        for (int w = 0; w < GNN_MAX(1, x->p->threads); w++) {
+            free(x->workers[w].pos);
+            free(x->workers[w].pend);
+        }
+    free(x->workers);
+    wpool_free(x->pool);
+    free(x);
+}

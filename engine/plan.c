@@ -1,0 +1,240 @@
+/* plan.c — from a SAMPLE's syntax tree to a plan: names checked against the
+** catalog, seeds resolved, and memory_limit divided among the buffer pools
+** and the staged output of the hyperbatch, shrinking the hyperbatch when H
+** staged mini-batches would not fit. */
+#include "plan.h"
+#include "block.h"
+#include "index.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define HB_DEFAULT_MAX 1024
+
+static int parse_device(const char *d, plan *p, gnn_err *e)
+{
+    p->device = GNNDB_DEVICE_HOST;
+    p->device_index = 0;
+    if (!d || strcmp(d, "host") == 0 || strcmp(d, "cpu") == 0) return GNNDB_OK;
+    if (strncmp(d, "cuda", 4) == 0) {
+        p->device = GNNDB_DEVICE_CUDA;
+        if (d[4] == 0) return GNNDB_OK;
+        if (d[4] == ':') {
+            char *end;
+            long v = strtol(d + 5, &end, 10);
+            if (*end == 0 && end != d + 5 && v >= 0 && v < 64) {
+                p->device_index = (int)v;
+                return GNNDB_OK;
+            }
+        }
+    }
+    return gnn_seterr(e, GNNDB_RANGE,
+                      "unknown device '%s': use 'host' or 'cuda:N'", d);
+}
+
+/* Upper bounds of nodes and edges of one mini-batch, and the expected
+** counts assuming no overlap (what EXPLAIN estimates from). */
+static void bound_batch(plan *p)
+{
+    double n = (double)p->graph.nodes;
+    double mean = p->graph.mean_degree > 0 ? p->graph.mean_degree : 1;
+    double maxd = (double)(p->graph.max_degree > 0 ? p->graph.max_degree : 1);
+    double frontier_bound = (double)p->batch, nodes_bound = (double)p->batch;
+    double edges_bound = 0;
+    double frontier_est = (double)p->batch, nodes_est = (double)p->batch;
+    p->nodes_est[0] = (double)p->batch;
+    for (int h = 0; h < p->nhops; h++) {
+        int f = p->fanouts[h];
+        double fb = f < 0 ? maxd : f;
+        double fe = f < 0 ? mean : fmin(f, mean);
+        if (p->replace && f > 0) fe = f;
+        frontier_bound = fmin(n, frontier_bound);
+        double eb = frontier_bound * fb;
+        edges_bound += eb;
+        frontier_bound = eb;
+        nodes_bound += eb;
+        double ee = frontier_est * fe;
+        p->edges_est[h] = ee;
+        /* new nodes: the chance a drawn node is not yet in the batch */
+        double fresh = ee * fmax(0.0, 1.0 - nodes_est / fmax(n, 1.0));
+        p->nodes_est[h + 1] = fresh;
+        nodes_est += fresh;
+        frontier_est = fresh;
+    }
+    p->nodes_bound = (int64_t)fmin(n, nodes_bound);
+    p->edges_bound = (int64_t)fmin(edges_bound, 9e18);
+}
+
+static int64_t per_batch_bytes(const plan *p)
+{
+    int64_t dim = p->has_feat ? p->feat.dim : 0;
+    /* per node: internal id, external id, map slot (2 x), features;
+    ** per edge: output (2 x int64), sampled id, frontier bookkeeping */
+    int64_t node_b = 4 + 8 + 16 + dim * 4 + 24;
+    int64_t edge_b = 16 + 4 + 16;
+    double b = (double)p->nodes_bound * node_b + (double)p->edges_bound * edge_b
+               + (double)p->batch * 8 + 4096;
+    return b > 9e18 ? INT64_MAX : (int64_t)b;
+}
+
+static int resolve_seeds(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
+{
+    p->seeds_kind = s->seeds_kind;
+    switch (s->seeds_kind) {
+    case AST_SEEDS_SPLIT:
+        if (cat_split_get(db->cat, p->graph.id, s->seeds_split, &p->split, e))
+            return e->rc;
+        p->nseeds = p->split.count;
+        break;
+    case AST_SEEDS_LIST:
+        p->n_seed_list = s->n_seed_ids;
+        p->seed_list = malloc((s->n_seed_ids + 1) * sizeof(int64_t));
+        if (!p->seed_list) return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
+        memcpy(p->seed_list, s->seed_ids, s->n_seed_ids * sizeof(int64_t));
+        p->nseeds = (int64_t)s->n_seed_ids;
+        break;
+    default:
+        p->nseeds = p->graph.nodes;
+        break;
+    }
+    return GNNDB_OK;
+}
+
+int plan_build(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
+{
+    memset(p, 0, sizeof *p);
+    if (cat_graph_get(db->cat, s->graph, &p->graph, e)) return e->rc;
+
+    /* features: the named table, else the graph's only feature table */
+    if (s->features) {
+        if (cat_table_get(db->cat, p->graph.id, s->features, &p->feat, e))
+            return e->rc;
+        if (p->feat.kind != CAT_TABLE_FEATURES)
+            return gnn_seterr(e, GNNDB_NOTFOUND,
+                              "no such feature table: %s in graph %s",
+                              s->features, s->graph);
+        p->has_feat = 1;
+    } else {
+        cat_table *ts = NULL;
+        size_t nt = 0, nf = 0;
+        if (cat_table_list(db->cat, p->graph.id, &ts, &nt, e)) return e->rc;
+        for (size_t i = 0; i < nt; i++)
+            if (ts[i].kind == CAT_TABLE_FEATURES) { p->feat = ts[i]; nf++; }
+        free(ts);
+        p->has_feat = nf == 1;
+    }
+    if (p->has_feat && p->feat.dtype != BLK_DTYPE_F32)
+        return gnn_seterr(e, GNNDB_RANGE,
+                          "feature table %s is stored as %s; SAMPLE gathers "
+                          "float32 tables only", p->feat.name,
+                          blk_dtype_name(p->feat.dtype));
+    gnn_err e2 = {0};
+    if (cat_table_get(db->cat, p->graph.id, "__labels", &p->labels, &e2) ==
+        GNNDB_OK)
+        p->has_labels = 1;
+    else if (e2.rc != GNNDB_NOTFOUND)
+        return gnn_seterr(e, e2.rc, "%s", e2.msg);
+
+    if (resolve_seeds(db, s, p, e)) return e->rc;
+
+    p->nhops = s->nhops;
+    memcpy(p->fanouts, s->fanouts, sizeof p->fanouts);
+    p->replace = s->replace;
+    p->batch = s->batch;
+    p->hyperbatch_asked = s->hyperbatch;
+    p->shuffle = s->shuffle;
+    p->epochs = s->epochs > 0 ? s->epochs : 1;
+    p->limit = s->limit;
+    if (s->has_seed) {
+        p->seed = s->seed;
+    } else {
+        p->seed = db_new_token() & 0x7fffffffffffffffull;
+        p->seed_drawn = 1;
+    }
+    if (s->into && !(p->into = strdup(s->into)))
+        return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
+    if (parse_device(s->device, p, e)) return e->rc;
+
+    p->batches_per_epoch = (p->nseeds + p->batch - 1) / p->batch;
+    p->total_batches = p->batches_per_epoch * p->epochs;
+    if (p->limit >= 0 && p->limit < p->total_batches)
+        p->total_batches = p->limit;
+
+    p->io = db->pragma.io;
+    p->threads = db->pragma.threads;
+    p->io_depth = db->pragma.io_depth;
+    p->coalesce = db->pragma.coalesce;
+
+    /* memory: a quarter for graph blocks, a quarter for feature blocks, half
+    ** for the staged mini-batches of one hyperbatch */
+    bound_batch(p);
+    p->memory_limit = db->pragma.memory_limit;
+    p->per_batch_bytes = per_batch_bytes(p);
+    int64_t gbs = p->graph.block_size;
+    int64_t fbs = p->has_feat ? p->feat.block_size : 0;
+    if (p->has_labels && (int64_t)p->labels.block_size > fbs)
+        fbs = p->labels.block_size;
+    int64_t quarter = p->memory_limit / 4;
+    p->graph_frames = (size_t)GNN_MAX(4, GNN_MIN(quarter / gbs, 1 << 16));
+    p->graph_frames = (size_t)GNN_MIN((int64_t)p->graph_frames,
+                                      GNN_MAX(4, p->graph.graph_blocks));
+    p->graph_pool_bytes = (int64_t)p->graph_frames * gbs;
+    if (fbs) {
+        int64_t fblocks = (p->has_feat ? p->feat.nblocks : 0) +
+                          (p->has_labels ? p->labels.nblocks : 0);
+        p->feat_frames = (size_t)GNN_MAX(4, GNN_MIN(quarter / fbs, 1 << 16));
+        p->feat_frames = (size_t)GNN_MIN((int64_t)p->feat_frames,
+                                         GNN_MAX(4, fblocks));
+        p->feat_pool_bytes = (int64_t)p->feat_frames * fbs;
+    }
+    p->staged_bytes = p->memory_limit - p->graph_pool_bytes - p->feat_pool_bytes;
+    char b1[32], b2[32];
+    if (p->staged_bytes < p->per_batch_bytes)
+        return gnn_seterr(e, GNNDB_NOMEM,
+                          "memory_limit %s is too small for one mini-batch of "
+                          "BATCH %" PRId64 " (needs about %s more); raise "
+                          "PRAGMA memory_limit or lower BATCH or the fanouts",
+                          db_fmt_size(p->memory_limit, b1, sizeof b1), p->batch,
+                          db_fmt_size(p->per_batch_bytes - p->staged_bytes, b2,
+                                      sizeof b2));
+    int64_t fit = p->staged_bytes / p->per_batch_bytes;
+    int64_t want = p->hyperbatch_asked ? p->hyperbatch_asked : HB_DEFAULT_MAX;
+    int64_t bpe = GNN_MAX(1, p->batches_per_epoch);
+    p->hyperbatch = GNN_MIN(want, fit);
+    if (p->hyperbatch_asked && p->hyperbatch < p->hyperbatch_asked)
+        snprintf(p->note, sizeof p->note,
+                 "HYPERBATCH reduced from %" PRId64 " to %" PRId64
+                 " to fit memory_limit %s",
+                 p->hyperbatch_asked, p->hyperbatch,
+                 db_fmt_size(p->memory_limit, b1, sizeof b1));
+    p->hyperbatch = GNN_MIN(p->hyperbatch, bpe);
+    if (p->hyperbatch < 1) p->hyperbatch = 1;
+
+    /* blocks per hop of one hyperbatch: distinct blocks touched by
+    ** H * frontier random nodes out of nblocks */
+    double nb = (double)GNN_MAX(1, p->graph.graph_blocks);
+    double frontier = (double)p->batch;
+    for (int h = 0; h < p->nhops; h++) {
+        double touches = frontier * (double)p->hyperbatch;
+        p->blocks_est_hb[h] = nb * (1.0 - exp(-touches / nb));
+        frontier = p->nodes_est[h + 1];
+    }
+    if (p->has_feat) {
+        double fb = (double)GNN_MAX(1, p->feat.nblocks);
+        double rows = 0;
+        for (int h = 0; h <= p->nhops; h++) rows += p->nodes_est[h];
+        p->feat_blocks_est_hb = fb * (1.0 - exp(-rows * p->hyperbatch / fb));
+    }
+    return GNNDB_OK;
+}
+
+void plan_free(plan *p)
+{
+    free(p->seed_list);
+    free(p->into);
+    p->seed_list = NULL;
+    p->into = NULL;
+}

@@ -1,0 +1,63 @@
+/* plan.h — a SAMPLE statement compiled against the catalog: the operators
+** scan -> sample (one per hop) -> gather -> transfer, with the memory each
+** may use and the estimates EXPLAIN prints. */
+#ifndef GNN_PLAN_H
+#define GNN_PLAN_H
+
+#include <stdint.h>
+#include "db.h"
+#include "../parser/ast.h"
+
+typedef struct plan {
+    cat_graph graph;
+    int has_feat, has_labels;
+    cat_table feat, labels;
+    int seeds_kind;            /* AST_SEEDS_* */
+    cat_split split;
+    int64_t *seed_list;        /* SEEDS (...): external ids, malloc'd */
+    size_t n_seed_list;
+
+    int nhops;
+    int fanouts[AST_MAX_HOPS];
+    int replace;
+    int64_t batch;
+    int64_t hyperbatch_asked;  /* 0: default */
+    int64_t hyperbatch;        /* what runs */
+    int shuffle;
+    uint64_t seed;
+    int seed_drawn;
+    int64_t epochs;
+    int64_t limit;             /* -1: none */
+    char *into;                /* malloc'd or NULL */
+    int device;                /* GNNDB_DEVICE_* */
+    int device_index;
+
+    int64_t nseeds;            /* seeds per epoch */
+    int64_t batches_per_epoch;
+    int64_t total_batches;
+
+    /* memory */
+    int64_t memory_limit;
+    int64_t graph_pool_bytes, feat_pool_bytes, staged_bytes;
+    int64_t per_batch_bytes;   /* upper bound of one staged mini-batch */
+    size_t graph_frames, feat_frames;
+    char note[256];            /* e.g. why HYPERBATCH was reduced */
+
+    /* upper bounds per mini-batch */
+    int64_t nodes_bound, edges_bound;
+    double nodes_est[AST_MAX_HOPS + 1]; /* expected new nodes per hop */
+    double edges_est[AST_MAX_HOPS];
+    double blocks_est_hb[AST_MAX_HOPS]; /* graph blocks read per hop, per HB */
+    double feat_blocks_est_hb;
+
+    int io;
+    int threads;
+    int io_depth;
+    int coalesce;
+} plan;
+
+/* Resolve names and memory for a SAMPLE. On failure the words are in *e. */
+int plan_build(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e);
+void plan_free(plan *p);
+
+#endif

@@ -1,0 +1,120 @@
+/* pragma.c — PRAGMA name [= value]: the settings of a connection, and a few
+** read-only facts (format_version, stats of the last statement). */
+#include "stmt.h"
+#include "io.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *io_names[] = {"auto", "uring", "pread"};
+
+static int parse_int(const char *v, int64_t lo, int64_t hi, int64_t *out)
+{
+    if (!v) return -1;
+    char *end;
+    long long x = strtoll(v, &end, 10);
+    if (end == v || *end || x < lo || x > hi) return -1;
+    *out = x;
+    return 0;
+}
+
+static int set_pragma(gnndb *db, const char *name, const char *v, gnn_err *e)
+{
+    gnn_pragmas *p = &db->pragma;
+    int64_t x;
+    if (!strcmp(name, "memory_limit") || !strcmp(name, "import_memory")) {
+        x = db_parse_size(v);
+        if (x < (1 << 20))
+            return gnn_seterr(e, GNNDB_RANGE,
+                              "PRAGMA %s = '%s': give a size of at least 1MB "
+                              "such as '512MB' or '2GB'", name, v);
+        if (!strcmp(name, "memory_limit")) p->memory_limit = x;
+        else p->import_memory = x;
+    } else if (!strcmp(name, "io")) {
+        if (!strcmp(v, "auto")) p->io = IO_AUTO;
+        else if (!strcmp(v, "uring")) p->io = IO_URING;
+        else if (!strcmp(v, "pread")) p->io = IO_PREAD;
+        else return gnn_seterr(e, GNNDB_RANGE,
+                               "PRAGMA io = '%s': use 'uring', 'pread' or "
+                               "'auto'", v);
+    } else if (!strcmp(name, "threads")) {
+        if (parse_int(v, 1, 256, &x))
+            return gnn_seterr(e, GNNDB_RANGE,
+                              "PRAGMA threads = %s: use 1 to 256", v);
+        p->threads = (int)x;
+    } else if (!strcmp(name, "io_depth")) {
+        if (parse_int(v, 1, 4096, &x))
+            return gnn_seterr(e, GNNDB_RANGE,
+                              "PRAGMA io_depth = %s: use 1 to 4096", v);
+        p->io_depth = (int)x;
+    } else if (!strcmp(name, "coalesce")) {
+        if (parse_int(v, 1, 256, &x))
+            return gnn_seterr(e, GNNDB_RANGE,
+                              "PRAGMA coalesce = %s: use 1 to 256", v);
+        p->coalesce = (int)x;
+    } else if (!strcmp(name, "format_version") || !strcmp(name, "stats")) {
+        return gnn_seterr(e, GNNDB_READONLY, "PRAGMA %s is read-only", name);
+    } else {
+        return gnn_seterr(e, GNNDB_NOTFOUND, "unknown pragma: %s", name);
+    }
+    return GNNDB_OK;
+}
+
+static int add_setting(gnndb *db, rowset *rs, const char *name)
+{
+    gnn_pragmas *p = &db->pragma;
+    char b[64];
+    if (rs_row(rs) || rs_text(rs, name)) return -1;
+    if (!strcmp(name, "memory_limit"))
+        return rs_text(rs, db_fmt_size(p->memory_limit, b, sizeof b));
+    if (!strcmp(name, "import_memory"))
+        return rs_text(rs, db_fmt_size(p->import_memory, b, sizeof b));
+    if (!strcmp(name, "io")) return rs_text(rs, io_names[p->io]);
+    if (!strcmp(name, "threads")) return rs_int(rs, p->threads);
+    if (!strcmp(name, "io_depth")) return rs_int(rs, p->io_depth);
+    if (!strcmp(name, "coalesce")) return rs_int(rs, p->coalesce);
+    if (!strcmp(name, "format_version")) return rs_int(rs, GNNDB_FORMAT_VERSION);
+    return rs_null(rs);
+}
+
+static const char *const settings[] = {"memory_limit", "io", "threads",
+                                       "io_depth", "coalesce", "import_memory",
+                                       "format_version", NULL};
+
+static const char *const stat_names[16] = {
+    NULL, "seed", "seed_drawn", "batches", "total_batches", "blocks_read",
+    "bytes_read", "cache_hits", "cache_misses", "edges", "hyperbatch"};
+
+int pragma_run(gnndb *db, const ast_stmt *s, rowset **out, gnn_err *e)
+{
+    static const char *const cols[] = {"name", "value", NULL};
+    const char *name = s->name;
+    int rc;
+    if (name && s->value && (rc = set_pragma(db, name, s->value, e))) return rc;
+    rowset *rs = rs_new(2, cols);
+    if (!rs) return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
+    int oom = 0;
+    if (!name) {
+        for (int i = 0; settings[i]; i++) oom |= add_setting(db, rs, settings[i]);
+    } else if (!strcmp(name, "stats")) {
+        for (int i = 1; i < 11; i++)
+            oom |= rs_prop_int(rs, stat_names[i], db->last_status[i]);
+    } else if (!strcmp(name, "format_version")) {
+        int64_t v = 0;
+        if ((rc = cat_format_version(db->cat, &v, e))) { rs_free(rs); return rc; }
+        oom |= rs_prop_int(rs, "format_version", v);
+    } else {
+        int known = 0;
+        for (int i = 0; settings[i]; i++) known |= !strcmp(settings[i], name);
+        if (!known) {
+            rs_free(rs);
+            return gnn_seterr(e, GNNDB_NOTFOUND, "unknown pragma: %s", name);
+        }
+        oom |= add_setting(db, rs, name);
+    }
+    if (oom) { rs_free(rs); return gnn_seterr(e, GNNDB_NOMEM, "out of memory"); }
+    *out = rs;
+    return GNNDB_OK;
+}

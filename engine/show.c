@@ -1,0 +1,180 @@
+/* show.c — SHOW GRAPHS and DESCRIBE: what a user exploring a dataset wants
+** to see, as rows. DESCRIBE's rows are (property, value) pairs so that the
+** shell and programs can pick the ones they need. */
+#include "stmt.h"
+#include "block.h"
+#include "blockfile.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define OOM(e) gnn_seterr(e, GNNDB_NOMEM, "out of memory")
+
+int show_graphs(gnndb *db, rowset **out, gnn_err *e)
+{
+    static const char *const cols[] = {"name", "nodes", "edges", "directed",
+                                       "features", "labels", "splits", NULL};
+    cat_graph *gs = NULL;
+    size_t n = 0;
+    int rc = cat_graph_list(db->cat, &gs, &n, e);
+    if (rc) return rc;
+    rowset *rs = rs_new(7, cols);
+    if (!rs) { free(gs); return OOM(e); }
+    for (size_t i = 0; i < n && !rc; i++) {
+        cat_table *ts = NULL;
+        cat_split *ss = NULL;
+        size_t nt = 0, ns = 0;
+        if ((rc = cat_table_list(db->cat, gs[i].id, &ts, &nt, e)) ||
+            (rc = cat_split_list(db->cat, gs[i].id, &ss, &ns, e))) {
+            free(ts);
+            break;
+        }
+        char feats[1024] = "", splits[1024] = "";
+        int labels = 0;
+        for (size_t k = 0; k < nt; k++) {
+            if (ts[k].kind == CAT_TABLE_LABELS) { labels = 1; continue; }
+            size_t l = strlen(feats);
+            snprintf(feats + l, sizeof feats - l, "%s%s", l ? "," : "",
+                     ts[k].name);
+        }
+        for (size_t k = 0; k < ns; k++) {
+            size_t l = strlen(splits);
+            snprintf(splits + l, sizeof splits - l, "%s%s", l ? "," : "",
+                     ss[k].name);
+        }
+        if (rs_row(rs) || rs_text(rs, gs[i].name) || rs_int(rs, gs[i].nodes) ||
+            rs_int(rs, gs[i].edges) || rs_int(rs, gs[i].directed) ||
+            rs_text(rs, feats) || rs_int(rs, labels) || rs_text(rs, splits))
+            rc = OOM(e);
+        free(ts);
+        free(ss);
+    }
+    free(gs);
+    if (rc) { rs_free(rs); return rc; }
+    *out = rs;
+    return GNNDB_OK;
+}
+
+static int64_t file_size(const char *dir, const char *name)
+{
+    char path[1024];
+    struct stat sb;
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return stat(path, &sb) == 0 ? (int64_t)sb.st_size : -1;
+}
+
+/* Class counts of a label table, read from its blocks (verified). */
+static int label_counts(gnndb *db, const cat_table *t, int64_t **counts,
+                        gnn_err *e)
+{
+    *counts = calloc((size_t)t->nclasses + 1, sizeof **counts);
+    if (!*counts) return OOM(e);
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", db->dir, t->file);
+    blk_file *f;
+    int rc = blkf_open(path, t->block_size, BLK_KIND_FEATURE, t->token,
+                       (uint64_t)t->nblocks, &f, e);
+    if (rc) return rc;
+    void *buf = gnn_alloc_aligned(t->block_size);
+    if (!buf) { blkf_close(f); return OOM(e); }
+    for (int64_t b = 0; b < t->nblocks && !rc; b++) {
+        if ((rc = blkf_read(f, (uint64_t)b, buf, e))) break;
+        const blk_header *h = buf;
+        for (uint32_t i = 0; i < h->count; i++) {
+            int64_t v;
+            memcpy(&v, blk_feature_row(buf, i), sizeof v);
+            if (v >= 0 && v < t->nclasses) (*counts)[v]++;
+        }
+    }
+    gnn_free_aligned(buf);
+    blkf_close(f);
+    return rc;
+}
+
+int show_describe(gnndb *db, const char *graph, rowset **out, gnn_err *e)
+{
+    static const char *const cols[] = {"property", "value", NULL};
+    cat_graph g;
+    int rc = cat_graph_get(db->cat, graph, &g, e);
+    if (rc) return rc;
+    rowset *rs = rs_new(2, cols);
+    if (!rs) return OOM(e);
+    cat_table *ts = NULL;
+    cat_split *ss = NULL;
+    size_t nt = 0, ns = 0;
+    int64_t *counts = NULL;
+    char buf[256];
+    int oom = 0;
+    oom |= rs_prop_text(rs, "name", g.name);
+    oom |= rs_prop_int(rs, "nodes", g.nodes);
+    oom |= rs_prop_int(rs, "edges", g.edges);
+    oom |= rs_prop_int(rs, "directed", g.directed);
+    oom |= rs_prop_text(rs, "node_order", g.node_order);
+    oom |= rs_prop_int(rs, "block_size", g.block_size);
+    oom |= rs_prop_int(rs, "graph_blocks", g.graph_blocks);
+    oom |= rs_prop_text(rs, "source", g.source);
+    oom |= rs_prop_int(rs, "degree.min", g.min_degree);
+    oom |= rs_prop_int(rs, "degree.median", g.median_degree);
+    snprintf(buf, sizeof buf, "%.2f", g.mean_degree);
+    oom |= rs_prop_text(rs, "degree.mean", buf);
+    oom |= rs_prop_int(rs, "degree.max", g.max_degree);
+    int64_t hist[64];
+    int nb = 0;
+    if ((rc = cat_degree_hist_get(db->cat, g.id, hist, 64, &nb, e))) goto fail;
+    for (int k = 0; k < nb; k++) {
+        if (!hist[k]) continue;
+        /* bucket 0: degree 0; bucket k: [2^(k-1), 2^k) */
+        int64_t lo = k == 0 ? 0 : (int64_t)1 << (k - 1);
+        int64_t hi = k == 0 ? 0 : ((int64_t)1 << k) - 1;
+        snprintf(buf, sizeof buf, "degree.hist.%" PRId64 "-%" PRId64, lo, hi);
+        oom |= rs_prop_int(rs, buf, hist[k]);
+    }
+    if ((rc = cat_table_list(db->cat, g.id, &ts, &nt, e)) ||
+        (rc = cat_split_list(db->cat, g.id, &ss, &ns, e)))
+        goto fail;
+    for (size_t i = 0; i < nt; i++) {
+        if (ts[i].kind != CAT_TABLE_FEATURES) continue;
+        char key[200], val[64];
+        snprintf(key, sizeof key, "features.%s", ts[i].name);
+        snprintf(val, sizeof val, "%u x %s", ts[i].dim,
+                 blk_dtype_name(ts[i].dtype));
+        oom |= rs_prop_text(rs, key, val);
+    }
+    for (size_t i = 0; i < nt; i++) {
+        if (ts[i].kind != CAT_TABLE_LABELS) continue;
+        snprintf(buf, sizeof buf, "%" PRId64 " classes", ts[i].nclasses);
+        oom |= rs_prop_text(rs, "labels", buf);
+        if ((rc = label_counts(db, &ts[i], &counts, e))) goto fail;
+        for (int64_t c = 0; c < ts[i].nclasses; c++) {
+            snprintf(buf, sizeof buf, "label.class.%" PRId64, c);
+            oom |= rs_prop_int(rs, buf, counts[c]);
+        }
+    }
+    for (size_t i = 0; i < ns; i++) {
+        snprintf(buf, sizeof buf, "split.%s", ss[i].name);
+        oom |= rs_prop_int(rs, buf, ss[i].count);
+    }
+    snprintf(buf, sizeof buf, "file.%s", g.file);
+    oom |= rs_prop_int(rs, buf, file_size(db->dir, g.file));
+    for (size_t i = 0; i < nt; i++) {
+        snprintf(buf, sizeof buf, "file.%s", ts[i].file);
+        oom |= rs_prop_int(rs, buf, file_size(db->dir, ts[i].file));
+    }
+    oom |= rs_prop_int(rs, "file.catalog.db", file_size(db->dir, "catalog.db"));
+    oom |= rs_prop_int(rs, "file.index.mdb", file_size(db->dir, "index.mdb"));
+    if (oom) { rc = OOM(e); goto fail; }
+    free(ts);
+    free(ss);
+    free(counts);
+    *out = rs;
+    return GNNDB_OK;
+fail:
+    free(ts);
+    free(ss);
+    free(counts);
+    rs_free(rs);
+    return rc;
+}

@@ -1,0 +1,288 @@
+/* stmt.c — a statement's life: prepare (parse, and plan a SAMPLE against the
+** catalog), step (run; rows or mini-batches), finalize; the column
+** accessors and gnndb_exec on top of them. */
+#include "stmt.h"
+#include "../parser/parse.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int gnndb_prepare(gnndb *db, const char *sql, int nbyte, gnndb_stmt **pstmt,
+                  const char **tail)
+{
+    if (pstmt) *pstmt = NULL;
+    if (!db || !sql || !pstmt) {
+        if (db) db_error(db, GNNDB_MISUSE, "gnndb_prepare: NULL argument");
+        return GNNDB_MISUSE;
+    }
+    size_t len = nbyte < 0 ? strlen(sql) : (size_t)nbyte;
+    gnn_err e = {0};
+    ast_stmt *ast = NULL;
+    size_t used = 0;
+    int rc = parse_statement(sql, len, 1, &ast, &used, &e);
+    if (tail) *tail = sql + used;
+    if (rc) return db_take(db, &e);
+    if (!ast) return GNNDB_OK;
+
+    gnndb_stmt *st = calloc(1, sizeof *st);
+    if (!st || !(st->sql = strndup(sql, used))) {
+        free(st);
+        ast_free(ast);
+        return db_error(db, GNNDB_NOMEM, "out of memory");
+    }
+    st->db = db;
+    st->ast = ast;
+    /* trim the text kept for gnndb_sql and the statement log */
+    char *s = st->sql;
+    while (*s == ' ' || *s == '\n' || *s == '\t' || *s == '\r') s++;
+    memmove(st->sql, s, strlen(s) + 1);
+
+    if (ast->kind == AST_SAMPLE) {
+        rc = plan_build(db, ast, &st->plan, &e);
+        st->has_plan = 1;
+        if (rc) {
+            gnndb_finalize(st);
+            return db_take(db, &e);
+        }
+        st->status[GNNDB_STATUS_SEED] = (int64_t)st->plan.seed;
+        st->status[GNNDB_STATUS_SEED_DRAWN] = st->plan.seed_drawn;
+        st->status[GNNDB_STATUS_TOTAL_BATCHES] = st->plan.total_batches;
+        st->status[GNNDB_STATUS_HYPERBATCH] = st->plan.hyperbatch;
+    }
+    *pstmt = st;
+    db->err.rc = GNNDB_OK;
+    return GNNDB_OK;
+}
+
+static void copy_exec_status(gnndb_stmt *st)
+{
+    if (!st->x) return;
+    const hb_stats *s = hb_get_stats(st->x);
+    uint64_t br = s->gather.blocks_read, by = s->gather.bytes_read;
+    uint64_t hi = s->gather.hits, mi = s->gather.misses;
+    for (int h = 0; h < AST_MAX_HOPS; h++) {
+        br += s->hop[h].blocks_read;
+        by += s->hop[h].bytes_read;
+        hi += s->hop[h].hits;
+        mi += s->hop[h].misses;
+    }
+    st->status[GNNDB_STATUS_BATCHES] = (int64_t)s->batches;
+    st->status[GNNDB_STATUS_BLOCKS_READ] = (int64_t)br;
+    st->status[GNNDB_STATUS_BYTES_READ] = (int64_t)by;
+    st->status[GNNDB_STATUS_CACHE_HITS] = (int64_t)hi;
+    st->status[GNNDB_STATUS_CACHE_MISSES] = (int64_t)mi;
+    st->status[GNNDB_STATUS_EDGES] = (int64_t)s->edges;
+    memcpy(st->db->last_status, st->status, sizeof st->status);
+}
+
+static const char *const sample_cols[] = {
+    "epoch", "batch", "seeds", "nodes", "edges", "feature_bytes", "digest",
+    NULL};
+
+static int batch_row(gnndb_stmt *st, const gnndb_batch_view *v)
+{
+    rs_free(st->rs);
+    st->rs = rs_new(7, sample_cols);
+    if (!st->rs || rs_row(st->rs)) return GNNDB_NOMEM;
+    rs_int(st->rs, v->epoch);
+    rs_int(st->rs, v->batch);
+    rs_int(st->rs, v->num_seeds);
+    rs_int(st->rs, v->num_nodes);
+    rs_int(st->rs, v->num_edges);
+    rs_int(st->rs, v->num_nodes * v->x_dim * 4);
+    if (rs_textf(st->rs, "%016" PRIx64, v->digest)) return GNNDB_NOMEM;
+    st->row = 1;
+    return GNNDB_OK;
+}
+
+static int progress(gnndb_stmt *st)
+{
+    gnndb *db = st->db;
+    int64_t done = st->status[GNNDB_STATUS_BATCHES];
+    if (db->progress && done % db->progress_n == 0 &&
+        db->progress(db->progress_arg, done, st->plan.total_batches))
+        db->interrupt = 1;
+    return GNNDB_OK;
+}
+
+static int step_sample(gnndb_stmt *st, gnn_err *e)
+{
+    gnndb *db = st->db;
+    int rc;
+    if (!st->x && (rc = hb_open(db, &st->plan, &st->x, e))) return rc;
+    if (st->ast->explain == 2) {
+        /* EXPLAIN ANALYZE: run every batch, then report */
+        const gnndb_batch_view *v;
+        while ((rc = hb_next(st->x, &v, e)) == GNNDB_BATCH) {
+            copy_exec_status(st);
+            progress(st);
+        }
+        if (rc != GNNDB_DONE) return rc;
+        copy_exec_status(st);
+        st->rs = rs_new(1, (const char *const[]){"plan", NULL});
+        if (!st->rs ||
+            explain_rows(&st->plan, hb_get_stats(st->x), st->rs))
+            return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
+        st->row = 0;
+        return st->rs->nrows ? (st->row++, GNNDB_ROW) : GNNDB_DONE;
+    }
+    const gnndb_batch_view *v;
+    rc = hb_next(st->x, &v, e);
+    copy_exec_status(st);
+    if (rc != GNNDB_BATCH) return rc;
+    st->view = v;
+    progress(st);
+    if (batch_row(st, v)) return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
+    return GNNDB_BATCH;
+}
+
+int gnndb_step(gnndb_stmt *st)
+{
+    if (!st) return GNNDB_MISUSE;
+    gnndb *db = st->db;
+    if (st->state == ST_DONE) return GNNDB_DONE;
+    if (st->state == ST_ERROR) return st->last_rc;
+    gnn_err e = {0};
+    int rc;
+    st->view = NULL;
+    if (st->state == ST_NEW) {
+        db->interrupt = 0;
+        st->state = ST_RUNNING;
+        if (st->ast->kind == AST_SAMPLE && st->ast->explain == 1) {
+            st->rs = rs_new(1, (const char *const[]){"plan", NULL});
+            rc = (!st->rs || explain_rows(&st->plan, NULL, st->rs))
+                     ? gnn_seterr(&e, GNNDB_NOMEM, "out of memory")
+                     : GNNDB_OK;
+        } else if (st->ast->kind == AST_SAMPLE) {
+            rc = GNNDB_OK;
+        } else {
+            rc = stmt_run(st, &e);
+        }
+        if (rc) goto fail;
+    }
+    if (st->ast->kind == AST_SAMPLE && st->ast->explain != 1 &&
+        (st->ast->explain == 0 || !st->rs)) {
+        rc = step_sample(st, &e);
+        if (rc == GNNDB_BATCH || rc == GNNDB_ROW) return rc;
+        if (rc == GNNDB_DONE) {
+            st->state = ST_DONE;
+            return rc;
+        }
+        goto fail;
+    }
+    if (st->rs && st->row < st->rs->nrows) {
+        st->row++;
+        return GNNDB_ROW;
+    }
+    st->state = ST_DONE;
+    return GNNDB_DONE;
+fail:
+    st->state = ST_ERROR;
+    st->last_rc = db_take(db, &e);
+    return st->last_rc;
+}
+
+int gnndb_finalize(gnndb_stmt *st)
+{
+    if (!st) return GNNDB_OK;
+    copy_exec_status(st);
+    hb_close(st->x);
+    if (st->has_plan) plan_free(&st->plan);
+    rs_free(st->rs);
+    ast_free(st->ast);
+    free(st->sql);
+    free(st);
+    return GNNDB_OK;
+}
+
+const char *gnndb_sql(gnndb_stmt *st) { return st ? st->sql : NULL; }
+
+const gnndb_batch_view *gnndb_batch(gnndb_stmt *st)
+{
+    return st ? st->view : NULL;
+}
+
+int64_t gnndb_stmt_status(gnndb_stmt *st, int op)
+{
+    if (!st || op <= 0 || op >= 16) return -1;
+    return st->status[op];
+}
+
+static rs_value *cell(gnndb_stmt *st, int i)
+{
+    if (!st || !st->rs || st->row == 0 || st->row > st->rs->nrows || i < 0 ||
+        i >= st->rs->ncol)
+        return NULL;
+    return rs_cell(st->rs, st->row - 1, i);
+}
+
+int gnndb_column_count(gnndb_stmt *st)
+{
+    return st && st->rs ? st->rs->ncol : 0;
+}
+
+const char *gnndb_column_name(gnndb_stmt *st, int i)
+{
+    if (!st || !st->rs || i < 0 || i >= st->rs->ncol) return NULL;
+    return st->rs->names[i];
+}
+
+int gnndb_column_type(gnndb_stmt *st, int i)
+{
+    rs_value *c = cell(st, i);
+    return c ? c->type : GNNDB_NULL;
+}
+
+const char *gnndb_column_text(gnndb_stmt *st, int i)
+{
+    rs_value *c = cell(st, i);
+    return c ? c->text : NULL;
+}
+
+int64_t gnndb_column_int64(gnndb_stmt *st, int i)
+{
+    rs_value *c = cell(st, i);
+    return c ? c->i : 0;
+}
+
+double gnndb_column_double(gnndb_stmt *st, int i)
+{
+    rs_value *c = cell(st, i);
+    return c ? c->d : 0.0;
+}
+
+int gnndb_exec(gnndb *db, const char *sql,
+               int (*cb)(void *, int, char **, char **), void *arg)
+{
+    if (!db || !sql) return GNNDB_MISUSE;
+    const char *p = sql;
+    while (*p) {
+        gnndb_stmt *st;
+        const char *tail;
+        int rc = gnndb_prepare(db, p, -1, &st, &tail);
+        if (rc) return rc;
+        p = tail;
+        if (!st) continue;
+        while ((rc = gnndb_step(st)) == GNNDB_ROW || rc == GNNDB_BATCH) {
+            if (!cb) continue;
+            int n = gnndb_column_count(st);
+            char *vals[64], *names[64];
+            if (n > 64) n = 64;
+            for (int i = 0; i < n; i++) {
+                vals[i] = (char *)gnndb_column_text(st, i);
+                names[i] = (char *)gnndb_column_name(st, i);
+            }
+            if (cb(arg, n, vals, names)) {
+                gnndb_finalize(st);
+                return db_error(db, GNNDB_INTERRUPT,
+                                "callback requested stop");
+            }
+        }
+        gnndb_finalize(st);
+        if (rc != GNNDB_DONE) return rc;
+    }
+    db->err.rc = GNNDB_OK;
+    return GNNDB_OK;
+}

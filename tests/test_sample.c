@@ -1,0 +1,506 @@
+/* test_sample.c — SAMPLE end to end through the public API, checked against
+** an independent brute-force sampler (an in-memory CSR built from the raw
+** edge file, no blocks, no buffer pool, no hyperbatch) that draws from the
+** same counter-based generator; plus determinism across hyperbatch sizes,
+** threads and memory limits, batch invariants, uniformity and error paths. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "gnndb.h"
+#include "util.h"
+#include "../engine/rng.h"
+
+/* ---------- raw data, read without the engine ---------- */
+
+typedef struct csr {
+    int64_t n;
+    int64_t *off;  /* n + 1 */
+    int64_t *nbr;  /* in-neighbours (sources of edges u -> v), ascending */
+} csr;
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static csr load_csr(const char *path, int64_t n)
+{
+    csr g = {n, calloc((size_t)n + 1, 8), NULL};
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    int64_t s, d, m = 0, cap = 1 << 16;
+    int64_t *src = malloc((size_t)cap * 8), *dst = malloc((size_t)cap * 8);
+    char line[256];
+    while (fgets(line, sizeof line, f)) {
+        if (line[0] == '#' || sscanf(line, "%" SCNd64 " %" SCNd64, &s, &d) != 2)
+            continue;
+        if (m == cap) {
+            cap *= 2;
+            src = realloc(src, (size_t)cap * 8);
+            dst = realloc(dst, (size_t)cap * 8);
+        }
+        src[m] = s;
+        dst[m] = d;
+        m++;
+        g.off[d + 1]++;
+    }
+    fclose(f);
+    for (int64_t i = 0; i < n; i++) g.off[i + 1] += g.off[i];
+    g.nbr = malloc((size_t)m * 8 + 8);
+    int64_t *fill = calloc((size_t)n, 8);
+    for (int64_t i = 0; i < m; i++)
+        g.nbr[g.off[dst[i]] + fill[dst[i]]++] = src[i];
+    for (int64_t v = 0; v < n; v++)
+        qsort(g.nbr + g.off[v], (size_t)(g.off[v + 1] - g.off[v]), 8, cmp_i64);
+    free(fill);
+    free(src);
+    free(dst);
+    return g;
+}
+
+static void free_csr(csr *g)
+{
+    free(g->off);
+    free(g->nbr);
+}
+
+/* A minimal .npy reader for the test's own checks (v1 headers, C order). */
+static void *load_npy(const char *path, size_t *bytes)
+{
+    size_t len;
+    char *raw = tu_read_file(path, &len);
+    assert_non_null(raw);
+    size_t hl = (unsigned char)raw[8] | ((size_t)(unsigned char)raw[9] << 8);
+    size_t off = 10 + hl;
+    *bytes = len - off;
+    void *data = malloc(*bytes + 8);
+    memcpy(data, raw + off, *bytes);
+    free(raw);
+    return data;
+}
+
+/* ---------- the reference sampler ---------- */
+
+static int64_t ref_choose(uint64_t key, int64_t d, int fanout, int replace,
+                          int64_t *out)
+{
+    if (fanout < 0 || (!replace && d <= fanout)) {
+        for (int64_t i = 0; i < d; i++) out[i] = i;
+        return d;
+    }
+    if (replace) {
+        if (d == 0) return 0;
+        for (int i = 0; i < fanout; i++)
+            out[i] = (int64_t)rng_below(rng_draw(key, (uint64_t)i), (uint64_t)d);
+        return fanout;
+    }
+    /* Floyd's algorithm with a linear membership test */
+    int64_t n = 0;
+    for (int64_t j = d - fanout, i = 0; j < d; j++, i++) {
+        int64_t t = (int64_t)rng_below(rng_draw(key, (uint64_t)i),
+                                       (uint64_t)j + 1);
+        int seen = 0;
+        for (int64_t k = 0; k < n && !seen; k++) seen = out[k] == t;
+        out[n++] = seen ? j : t;
+    }
+    qsort(out, (size_t)n, 8, cmp_i64);
+    return n;
+}
+
+typedef struct refbatch {
+    int64_t nn, ne;
+    int64_t *n_id;
+    int64_t *ei;    /* 2 x ne */
+    int64_t nsn[9], nse[8];
+} refbatch;
+
+static refbatch ref_batch(const csr *g, const int64_t *seeds, int64_t ns,
+                          uint64_t seed, int64_t epoch, int64_t batch,
+                          const int *fan, int hops, int replace)
+{
+    refbatch r = {0};
+    int64_t cap = 1 << 20;
+    r.n_id = malloc((size_t)cap * 8);
+    int64_t *src = malloc((size_t)cap * 8), *dst = malloc((size_t)cap * 8);
+    int64_t *where = malloc((size_t)g->n * 8);
+    for (int64_t i = 0; i < g->n; i++) where[i] = -1;
+    for (int64_t i = 0; i < ns; i++) {
+        where[seeds[i]] = r.nn;
+        r.n_id[r.nn++] = seeds[i];
+    }
+    r.nsn[0] = ns;
+    int64_t lo = 0, hi = r.nn;
+    int64_t pos[4096];
+    for (int h = 0; h < hops; h++) {
+        int64_t ne0 = r.ne;
+        for (int64_t p = lo; p < hi; p++) {
+            int64_t v = r.n_id[p];
+            int64_t d = g->off[v + 1] - g->off[v];
+            uint64_t key = rng_key(seed, (uint64_t)epoch, (uint64_t)batch,
+                                   (uint64_t)h, (uint64_t)v);
+            int64_t k = ref_choose(key, d, fan[h], replace, pos);
+            for (int64_t j = 0; j < k; j++) {
+                int64_t u = g->nbr[g->off[v] + pos[j]];
+                if (where[u] < 0) {
+                    where[u] = r.nn;
+                    r.n_id[r.nn++] = u;
+                }
+                src[r.ne] = where[u];
+                dst[r.ne] = p;
+                r.ne++;
+            }
+        }
+        r.nse[h] = r.ne - ne0;
+        r.nsn[h + 1] = r.nn - hi;
+        lo = hi;
+        hi = r.nn;
+    }
+    r.ei = malloc((size_t)(2 * r.ne + 1) * 8);
+    memcpy(r.ei, src, (size_t)r.ne * 8);
+    memcpy(r.ei + r.ne, dst, (size_t)r.ne * 8);
+    free(src);
+    free(dst);
+    free(where);
+    return r;
+}
+
+/* ---------- fixtures ---------- */
+
+typedef struct fx {
+    char *dir;
+    char db[1024];
+    gnndb *h;
+    csr cora;
+    float *feat;
+    int64_t *labels;
+    int64_t *train;
+    int64_t ntrain;
+} fx;
+
+static void exec_ok(gnndb *db, const char *sql)
+{
+    int rc = gnndb_exec(db, sql, NULL, NULL);
+    if (rc) fail_msg("%s\n-> %s", sql, gnndb_errmsg(db));
+}
+
+static int setup(void **state)
+{
+    fx *f = calloc(1, sizeof *f);
+    f->dir = tu_tmpdir("sample");
+    snprintf(f->db, sizeof f->db, "%s/cora.gnndb", f->dir);
+    assert_int_equal(gnndb_open(f->db, &f->h,
+                                GNNDB_OPEN_READWRITE | GNNDB_OPEN_CREATE),
+                     GNNDB_OK);
+    char sql[4096];
+    snprintf(sql, sizeof sql,
+             "CREATE GRAPH cora FROM '%s';"
+             "IMPORT FEATURES feat INTO cora FROM '%s';"
+             "IMPORT LABELS INTO cora FROM '%s';"
+             "CREATE SPLIT train ON cora FROM '%s';",
+             tu_data(0, "cora/edges.tsv"), tu_data(1, "cora/features.npy"),
+             tu_data(2, "cora/labels.npy"), tu_data(3, "cora/train_idx.npy"));
+    exec_ok(f->h, sql);
+    f->cora = load_csr(tu_data(0, "cora/edges.tsv"), 2708);
+    size_t b;
+    f->feat = load_npy(tu_data(1, "cora/features.npy"), &b);
+    assert_int_equal(b, 2708u * 1433 * 4);
+    f->labels = load_npy(tu_data(2, "cora/labels.npy"), &b);
+    f->train = load_npy(tu_data(3, "cora/train_idx.npy"), &b);
+    f->ntrain = (int64_t)(b / 8);
+    qsort(f->train, (size_t)f->ntrain, 8, cmp_i64);
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fx *f = *state;
+    gnndb_close(f->h);
+    tu_rmrf(f->dir);
+    free(f->dir);
+    free_csr(&f->cora);
+    free(f->feat);
+    free(f->labels);
+    free(f->train);
+    free(f);
+    return 0;
+}
+
+/* Digests of every batch of `sql` after running `pre` (pragmas). */
+static int collect(gnndb *db, const char *pre, const char *sql,
+                   uint64_t *out, int max)
+{
+    if (pre) exec_ok(db, pre);
+    gnndb_stmt *st;
+    if (gnndb_prepare(db, sql, -1, &st, NULL)) fail_msg("%s", gnndb_errmsg(db));
+    int n = 0, rc;
+    while ((rc = gnndb_step(st)) == GNNDB_BATCH) {
+        assert_true(n < max);
+        out[n++] = gnndb_batch(st)->digest;
+    }
+    if (rc != GNNDB_DONE) fail_msg("%s", gnndb_errmsg(db));
+    gnndb_finalize(st);
+    return n;
+}
+
+/* ---------- tests ---------- */
+
+static void matches_reference_sampler(void **state)
+{
+    fx *f = *state;
+    static const int fans[3][3] = {{5, 0, 0}, {10, 5, 0}, {4, 3, 2}};
+    for (int hops = 1; hops <= 3; hops++) {
+        for (int replace = 0; replace <= 1; replace++) {
+            char sql[512];
+            const int *fan = fans[hops - 1];
+            char fl[64] = "";
+            for (int h = 0; h < hops; h++)
+                snprintf(fl + strlen(fl), sizeof fl - strlen(fl), "%s%d",
+                         h ? "," : "", fan[h]);
+            snprintf(sql, sizeof sql,
+                     "SAMPLE %s FROM cora SEEDS train FEATURES feat BATCH 32 "
+                     "HYPERBATCH 3 SEED 99 EPOCHS 2 %s;",
+                     fl, replace ? "WITH REPLACEMENT" : "");
+            gnndb_stmt *st;
+            assert_int_equal(gnndb_prepare(f->h, sql, -1, &st, NULL), GNNDB_OK);
+            int rc, nb = 0;
+            while ((rc = gnndb_step(st)) == GNNDB_BATCH) {
+                const gnndb_batch_view *v = gnndb_batch(st);
+                int64_t lo = v->batch * 32;
+                int64_t ns = f->ntrain - lo < 32 ? f->ntrain - lo : 32;
+                refbatch r = ref_batch(&f->cora, f->train + lo, ns, 99,
+                                       v->epoch, v->batch, fan, hops, replace);
+                assert_int_equal(v->num_seeds, ns);
+                assert_int_equal(v->num_nodes, r.nn);
+                assert_int_equal(v->num_edges, r.ne);
+                assert_int_equal(v->num_hops, hops);
+                assert_memory_equal(v->n_id, r.n_id, (size_t)r.nn * 8);
+                if (r.ne)
+                    assert_memory_equal(v->edge_index, r.ei, (size_t)r.ne * 16);
+                assert_memory_equal(v->num_sampled_nodes, r.nsn,
+                                    (size_t)(hops + 1) * 8);
+                assert_memory_equal(v->num_sampled_edges, r.nse,
+                                    (size_t)hops * 8);
+                assert_int_equal(v->x_dim, 1433);
+                for (int64_t i = 0; i < r.nn; i++)
+                    assert_memory_equal(v->x + i * 1433,
+                                        f->feat + r.n_id[i] * 1433, 1433 * 4);
+                for (int64_t i = 0; i < ns; i++)
+                    assert_int_equal(v->y[i], f->labels[r.n_id[i]]);
+                free(r.n_id);
+                free(r.ei);
+                nb++;
+            }
+            assert_int_equal(rc, GNNDB_DONE);
+            assert_int_equal(nb, 2 * ((f->ntrain + 31) / 32));
+            gnndb_finalize(st);
+        }
+    }
+}
+
+static void digests_independent_of_hyperbatch_threads_memory(void **state)
+{
+    fx *f = *state;
+    const char *q = "SAMPLE 10,10,5 FROM cora SEEDS ALL BATCH 100 HYPERBATCH "
+                    "%d SHUFFLE SEED 7 EPOCHS 2 LIMIT 40;";
+    uint64_t ref[64], got[64];
+    char sql[256];
+    snprintf(sql, sizeof sql, q, 1);
+    int n = collect(f->h, "PRAGMA threads = 1;", sql, ref, 64);
+    assert_int_equal(n, 40);
+    const int hbs[] = {7, 64};
+    for (int i = 0; i < 2; i++) {
+        snprintf(sql, sizeof sql, q, hbs[i]);
+        for (int th = 1; th <= 2; th++) {
+            char pre[64];
+            snprintf(pre, sizeof pre, "PRAGMA threads = %d;", th);
+            assert_int_equal(collect(f->h, pre, sql, got, 64), 40);
+            assert_memory_equal(ref, got, sizeof(uint64_t) * 40);
+        }
+    }
+    /* a memory limit so small that the pools evict and H shrinks */
+    snprintf(sql, sizeof sql, q, 64);
+    assert_int_equal(collect(f->h, "PRAGMA memory_limit = '40MB';", sql, got,
+                             64), 40);
+    assert_memory_equal(ref, got, sizeof(uint64_t) * 40);
+    assert_int_equal(collect(f->h, "PRAGMA io = 'pread';", sql, got, 64), 40);
+    assert_memory_equal(ref, got, sizeof(uint64_t) * 40);
+    exec_ok(f->h, "PRAGMA memory_limit = '1GB'; PRAGMA io = 'auto';");
+}
+
+static void batch_invariants_hold(void **state)
+{
+    fx *f = *state;
+    gnndb_stmt *st;
+    assert_int_equal(gnndb_prepare(f->h,
+                                   "SAMPLE 15,10 FROM cora BATCH 256 SHUFFLE "
+                                   "SEED 3 LIMIT 5;", -1, &st, NULL),
+                     GNNDB_OK);
+    while (gnndb_step(st) == GNNDB_BATCH) {
+        const gnndb_batch_view *v = gnndb_batch(st);
+        int64_t E = v->num_edges;
+        /* every edge exists; per target no repeated neighbour; each
+        ** sampled node has min(fanout, degree) neighbours */
+        int64_t *cnt = calloc((size_t)v->num_nodes, 8);
+        for (int64_t e = 0; e < E; e++) {
+            int64_t s = v->n_id[v->edge_index[e]];
+            int64_t d = v->n_id[v->edge_index[E + e]];
+            const csr *g = &f->cora;
+            int found = 0;
+            for (int64_t k = g->off[d]; k < g->off[d + 1] && !found; k++)
+                found = g->nbr[k] == s;
+            assert_true(found);
+            for (int64_t e2 = e + 1; e2 < E && v->edge_index[E + e2] ==
+                                                   v->edge_index[E + e]; e2++)
+                assert_true(v->edge_index[e2] != v->edge_index[e]);
+            cnt[v->edge_index[E + e]]++;
+        }
+        int fan[2] = {15, 10};
+        int64_t range[2][2] = {
+            {0, v->num_seeds},
+            {v->num_seeds, v->num_seeds + v->num_sampled_nodes[1]}};
+        for (int h = 0; h < 2; h++) {
+            for (int64_t p = range[h][0]; p < range[h][1]; p++) {
+                int64_t d = f->cora.off[v->n_id[p] + 1] - f->cora.off[v->n_id[p]];
+                assert_int_equal(cnt[p], d < fan[h] ? d : fan[h]);
+            }
+        }
+        free(cnt);
+        /* n_id has no repeats */
+        char *seen = calloc(2708, 1);
+        for (int64_t i = 0; i < v->num_nodes; i++) {
+            assert_false(seen[v->n_id[i]]);
+            seen[v->n_id[i]] = 1;
+        }
+        free(seen);
+    }
+    gnndb_finalize(st);
+}
+
+static void errors_are_clear_and_change_nothing(void **state)
+{
+    fx *f = *state;
+    struct { const char *sql; int rc; const char *words; } cases[] = {
+        {"SAMPLE 10 FROM nosuch BATCH 8;", GNNDB_NOTFOUND, "nosuch"},
+        {"SAMPLE 10 FROM cora SEEDS nosplit BATCH 8;", GNNDB_NOTFOUND, "nosplit"},
+        {"SAMPLE 10 FROM cora FEATURES nofeat BATCH 8;", GNNDB_NOTFOUND, "nofeat"},
+        {"SAMPLE 0 FROM cora BATCH 8;", GNNDB_RANGE, "fanout"},
+        {"SAMPLE 10 FROM cora BATCH 0;", GNNDB_RANGE, "BATCH"},
+        {"SAMPLE 10 FROM cora BATCHES 8;", GNNDB_SYNTAX, "BATCHES"},
+        {"SAMPLE 10 FROM cora SEEDS (1, 99999) BATCH 8;", GNNDB_NOTFOUND, "99999"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        gnndb_stmt *st = NULL;
+        int rc = gnndb_prepare(f->h, cases[i].sql, -1, &st, NULL);
+        if (rc == GNNDB_OK) {
+            rc = gnndb_step(st);
+            gnndb_finalize(st);
+        }
+        if (rc != cases[i].rc || !strstr(gnndb_errmsg(f->h), cases[i].words))
+            fail_msg("%s: rc %d, '%s'", cases[i].sql, rc, gnndb_errmsg(f->h));
+    }
+    /* INTO a non-empty directory is refused and writes nothing */
+    char into[1200], junk[1300];
+    snprintf(into, sizeof into, "%s/out", f->dir);
+    mkdir(into, 0777);
+    snprintf(junk, sizeof junk, "%s/keep.txt", into);
+    assert_int_equal(tu_write_file(junk, "x", 1), 0);
+    char sql[1400];
+    snprintf(sql, sizeof sql, "SAMPLE 5 FROM cora BATCH 8 LIMIT 1 INTO '%s';",
+             into);
+    assert_int_equal(gnndb_exec(f->h, sql, NULL, NULL), GNNDB_EXISTS);
+    assert_non_null(strstr(gnndb_errmsg(f->h), "not empty"));
+    char probe[1400];
+    snprintf(probe, sizeof probe, "%s/epoch-0", into);
+    struct stat sb;
+    assert_int_not_equal(stat(probe, &sb), 0);
+}
+
+static void into_writes_numpy_files(void **state)
+{
+    fx *f = *state;
+    char into[1200], sql[1400], path[1400];
+    snprintf(into, sizeof into, "%s/batches", f->dir);
+    snprintf(sql, sizeof sql,
+             "SAMPLE 5,5 FROM cora SEEDS train BATCH 64 SEED 5 INTO '%s';",
+             into);
+    exec_ok(f->h, sql);
+    snprintf(path, sizeof path, "%s/epoch-0/batch-000002/x.npy", into);
+    size_t b;
+    float *x = load_npy(path, &b);
+    snprintf(path, sizeof path, "%s/epoch-0/batch-000002/n_id.npy", into);
+    size_t bn;
+    int64_t *nid = load_npy(path, &bn);
+    assert_int_equal(b, bn / 8 * 1433 * 4);
+    for (size_t i = 0; i < bn / 8; i++)
+        assert_memory_equal(x + i * 1433, f->feat + nid[i] * 1433, 1433 * 4);
+    free(x);
+    free(nid);
+}
+
+/* A hub whose adjacency list spans several 4 KiB blocks: every neighbour in
+** every block must be chosen equally often (chi-square). */
+static void neighbour_choice_is_uniform_across_blocks(void **state)
+{
+    fx *f = *state;
+    const int64_t deg = 2500, hub = 0;
+    char edges[1200];
+    snprintf(edges, sizeof edges, "%s/star.tsv", f->dir);
+    FILE *o = fopen(edges, "w");
+    for (int64_t u = 1; u <= deg; u++) fprintf(o, "%" PRId64 "\t0\n", u);
+    fclose(o);
+    char sql[2048];
+    snprintf(sql, sizeof sql, "CREATE GRAPH star FROM '%s' BLOCK SIZE 4KB;",
+             edges);
+    exec_ok(f->h, sql);
+    const int epochs = 4000, fan = 10;
+    snprintf(sql, sizeof sql,
+             "SAMPLE %d FROM star SEEDS (%" PRId64 ") BATCH 1 SEED 11 "
+             "EPOCHS %d;", fan, hub, epochs);
+    gnndb_stmt *st;
+    assert_int_equal(gnndb_prepare(f->h, sql, -1, &st, NULL), GNNDB_OK);
+    int64_t *count = calloc((size_t)deg + 1, 8);
+    int rc;
+    while ((rc = gnndb_step(st)) == GNNDB_BATCH) {
+        const gnndb_batch_view *v = gnndb_batch(st);
+        assert_int_equal(v->num_edges, fan);
+        for (int64_t e = 0; e < v->num_edges; e++)
+            count[v->n_id[v->edge_index[e]]]++;
+    }
+    assert_int_equal(rc, GNNDB_DONE);
+    gnndb_finalize(st);
+    double expect = (double)epochs * fan / (double)deg, chi = 0;
+    for (int64_t u = 1; u <= deg; u++)
+        chi += (count[u] - expect) * (count[u] - expect) / expect;
+    /* dof = 2499: mean 2499, sd ~70.7; 5 sd above the mean fails */
+    if (chi > 2499 + 5 * 70.7) fail_msg("chi-square %.1f too large", chi);
+    /* the last block's neighbours are reached as often as the first's */
+    int64_t first = 0, last = 0;
+    for (int64_t u = 1; u <= 500; u++) first += count[u];
+    for (int64_t u = deg - 499; u <= deg; u++) last += count[u];
+    assert_true(fabs((double)first - (double)last) < 0.1 * (double)first);
+    free(count);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(matches_reference_sampler),
+        cmocka_unit_test(digests_independent_of_hyperbatch_threads_memory),
+        cmocka_unit_test(batch_invariants_hold),
+        cmocka_unit_test(errors_are_clear_and_change_nothing),
+        cmocka_unit_test(into_writes_numpy_files),
+        cmocka_unit_test(neighbour_choice_is_uniform_across_blocks),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
