@@ -140,4 +140,7 @@ bench: all $(BENCH_BIN)
 clean:
 	rm -rf build build-asan build-tsan
 
+# Topic fragments: install (mk/install.mk), fuzzing (mk/fuzz.mk), ...
+include $(wildcard mk/*.mk)
+
 -include $(wildcard $(B)/obj/*/*.d)

@@ -68,14 +68,49 @@ int db_take(gnndb *db, gnn_err *e)
     return e->rc;
 }
 
+/* Misuse detection. A thread is identified by the address of a thread-local
+** byte; a thread turned away by db_enter() remembers the handle in a
+** thread-local, so that its gnndb_errmsg/errcode can explain without
+** touching the handle's error record, which the owning thread is using. */
+static _Thread_local char tls_self;
+static _Thread_local const gnndb *tls_misused;
+
+#define MSG_TWO_THREADS \
+    "gnndb handle used by two threads at once; use one handle per thread"
+
+int db_enter(gnndb *db)
+{
+    uintptr_t me = (uintptr_t)&tls_self, cur = 0;
+    if (atomic_compare_exchange_strong(&db->owner, &cur, me)) {
+        db->depth = 1;
+    } else if (cur == me) {
+        db->depth++;
+    } else {
+        tls_misused = db;
+        return GNNDB_MISUSE;
+    }
+    tls_misused = NULL;
+    return GNNDB_OK;
+}
+
+void db_leave(gnndb *db)
+{
+    if (--db->depth == 0) atomic_store(&db->owner, (uintptr_t)0);
+}
+
 const char *gnndb_errmsg(gnndb *db)
 {
     if (!db) return "out of memory";
+    if (tls_misused == db) return MSG_TWO_THREADS;
     if (db->err.rc == GNNDB_OK) return "not an error";
     return db->err.msg;
 }
 
-int gnndb_errcode(gnndb *db) { return db ? db->err.rc : GNNDB_NOMEM; }
+int gnndb_errcode(gnndb *db)
+{
+    if (db && tls_misused == db) return GNNDB_MISUSE;
+    return db ? db->err.rc : GNNDB_NOMEM;
+}
 
 uint64_t db_new_token(void)
 {
@@ -274,6 +309,11 @@ int gnndb_open(const char *path, gnndb **pdb, int flags)
 int gnndb_close(gnndb *db)
 {
     if (!db) return GNNDB_OK;
+    uintptr_t cur = atomic_load(&db->owner);
+    if (cur && cur != (uintptr_t)&tls_self) {
+        tls_misused = db;   /* closing under another thread's statement */
+        return GNNDB_MISUSE;
+    }
     if (db->idx) idx_close(db->idx);
     if (db->cat) cat_close(db->cat);
     if (db->lock_fd >= 0) close(db->lock_fd);

@@ -5,6 +5,7 @@
 #define GNN_DB_H
 
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include "gnndb.h"
 #include "err.h"
@@ -27,13 +28,18 @@ struct gnndb {
     idx_env *idx;
     gnn_err err;
     gnn_pragmas pragma;
-    volatile sig_atomic_t interrupt;
+    atomic_int interrupt;   /* set by gnndb_interrupt from any thread or a
+                            ** signal handler (lock-free, so signal-safe) */
     int (*progress)(void *, int64_t, int64_t);
     void *progress_arg;
     int progress_n;
     int lock_fd;            /* the write lock file, held during writes */
     int64_t last_status[16];/* counters of the last statement (PRAGMA stats) */
-    int busy;               /* a statement is stepping (misuse detection) */
+    /* misuse detection: the thread inside gnndb_prepare/step/exec (an
+    ** address unique to it, 0 when none) and how deep it is (exec calls
+    ** prepare and step; callbacks may call in again) */
+    atomic_uintptr_t owner;
+    int depth;
 };
 
 /* Record an error on the handle and return rc. */
@@ -41,6 +47,13 @@ int db_error(gnndb *db, int rc, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* Copy an internal error record onto the handle; returns its code. */
 int db_take(gnndb *db, gnn_err *e);
+
+/* Enter / leave a public entry point that uses the handle's state. A
+** second thread entering while another is inside gets GNNDB_MISUSE (its
+** gnndb_errmsg says so) and must not touch the handle; the owning thread
+** may re-enter. */
+int db_enter(gnndb *db);
+void db_leave(gnndb *db);
 
 /* Take the write lock (non-blocking): GNNDB_BUSY when another process
 ** writes, GNNDB_READONLY on a read-only handle. */

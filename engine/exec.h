@@ -22,6 +22,7 @@ typedef struct hb_stats {
     hb_opstats gather;
     hb_opstats transfer;
     uint64_t batches, hyperbatches, edges, nodes;
+    uint64_t shrunk;           /* hyperbatches cut short to fit memory */
     double seconds;
 } hb_stats;
 

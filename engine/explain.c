@@ -96,9 +96,11 @@ int explain_rows(const plan *p, const hb_stats *st, rowset *rs)
     if (st) {
         err |= line(rs, 0, "total: %" PRIu64 " mini-batches in %" PRIu64
                     " hyperbatches, %.3f s, %" PRIu64 " sampled edges, %" PRIu64
-                    " nodes",
+                    " nodes%s",
                     st->batches, st->hyperbatches, st->seconds, st->edges,
-                    st->nodes);
+                    st->nodes, st->shrunk ? "; some hyperbatches were cut "
+                                            "short to stay within memory_limit"
+                                          : "");
     }
     return err ? -1 : 0;
 }

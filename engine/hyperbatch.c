@@ -482,6 +482,63 @@ static void batch_free(hb_batch *b)
     free(b->y);
 }
 
+static size_t batch_bytes(const hb_batch *b)
+{
+    return b->capn * 4 + b->map.cap * 8 + b->cape * 4 + b->capdst * 4 +
+           b->cap_out_nodes * 8 + b->cap_out_edges * 8 + b->cap_out_x * 4 +
+           b->cap_out_y * 8;
+}
+
+static size_t work_bytes(const hb_exec *x)
+{
+    return x->capitems * sizeof *x->items + x->capblockof * 8 +
+           x->capsorted * 4 + x->caparena * 4 + x->capgitems * sizeof(hb_gitem) +
+           x->cappend * sizeof(hb_pend) + x->capbstart * sizeof(size_t);
+}
+
+/* Keep what is staged within the plan's budget: when the mini-batches built
+** so far (plus `extra(i)` bytes each still to come, e.g. their feature rows)
+** do not fit, keep the longest prefix that does and free the rest; they are
+** built again in the next hyperbatch with the same result, since every
+** choice depends only on its key. A single mini-batch that does not fit is
+** an error. */
+static int hb_fit(hb_exec *x, int with_features, gnn_err *e)
+{
+    plan *p = x->p;
+    int64_t dim = with_features && p->has_feat ? p->feat.dim : 0;
+    size_t budget = (size_t)p->staged_bytes, used = work_bytes(x);
+    int keep = 0;
+    for (int i = 0; i < x->nb; i++) {
+        const hb_batch *b = &x->hb[i];
+        size_t more = batch_bytes(b);
+        if (with_features)
+            more += b->nn * (size_t)dim * 4 + b->nn * 8 +
+                    (size_t)b->ne * 16 + (size_t)b->nseeds * 8;
+        if (used + more > budget) break;
+        used += more;
+        keep++;
+    }
+    if (keep == x->nb) return GNNDB_OK;
+    if (keep == 0) {
+        char b1[32], b2[32];
+        return gnn_seterr(e, GNNDB_NOMEM,
+                          "memory_limit %s is too small for one mini-batch of "
+                          "BATCH %lld (it needs %s staged); raise PRAGMA "
+                          "memory_limit or lower BATCH or the fanouts",
+                          db_fmt_size(p->memory_limit, b1, sizeof b1),
+                          (long long)p->batch,
+                          db_fmt_size((int64_t)(used + batch_bytes(&x->hb[0])),
+                                      b2, sizeof b2));
+    }
+    for (int i = keep; i < x->capb; i++) {
+        batch_free(&x->hb[i]);
+        memset(&x->hb[i], 0, sizeof x->hb[i]);
+    }
+    x->nb = keep;
+    x->st.shrunk++;
+    return GNNDB_OK;
+}
+
 /* Build the next hyperbatch: batches [next_global, ...) within one epoch. */
 static int build_hyperbatch(hb_exec *x, gnn_err *e)
 {
@@ -505,7 +562,9 @@ static int build_hyperbatch(hb_exec *x, gnn_err *e)
         b->nseeds = hi - lo;
         memset(b->nsn, 0, sizeof b->nsn);
         memset(b->nse, 0, sizeof b->nse);
-        size_t expect = (size_t)GNN_MIN(p->nodes_bound, (int64_t)1 << 20);
+        double est = 0;
+        for (int h = 0; h <= p->nhops; h++) est += p->nodes_est[h];
+        size_t expect = (size_t)GNN_MIN((double)p->nodes_bound, est);
         if (nmap_reset(&b->map, expect))
             return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
         for (int64_t s = lo; s < hi; s++) {
@@ -523,13 +582,15 @@ static int build_hyperbatch(hb_exec *x, gnn_err *e)
     x->st.scan.items += 0;
     for (int h = 0; h < p->nhops; h++) {
         int rc = run_hop(x, h, e);
+        if (!rc) rc = hb_fit(x, 0, e);
         if (rc) return rc;
     }
-    int rc = hb_gather(x, e);
+    int rc = hb_fit(x, 1, e);
+    if (!rc) rc = hb_gather(x, e);
     if (rc) return rc;
     rc = hb_finish_batches(x, e);
     if (rc) return rc;
-    x->next_global += n;
+    x->next_global += x->nb;
     x->st.hyperbatches++;
     return GNNDB_OK;
 }

@@ -68,15 +68,20 @@ static void bound_batch(plan *p)
     p->edges_bound = (int64_t)fmin(edges_bound, 9e18);
 }
 
+/* The expected bytes of one staged mini-batch, with a margin. The worst
+** case (every drawn node new) is often ten times the truth, so the plan uses
+** the expectation and the executor enforces the limit on what it actually
+** holds, shrinking a hyperbatch that would not fit (hb_fit). */
 static int64_t per_batch_bytes(const plan *p)
 {
     int64_t dim = p->has_feat ? p->feat.dim : 0;
-    /* per node: internal id, external id, map slot (2 x), features;
-    ** per edge: output (2 x int64), sampled id, frontier bookkeeping */
-    int64_t node_b = 4 + 8 + 16 + dim * 4 + 24;
-    int64_t edge_b = 16 + 4 + 16;
-    double b = (double)p->nodes_bound * node_b + (double)p->edges_bound * edge_b
-               + (double)p->batch * 8 + 4096;
+    double nodes = 0, edges = 0;
+    for (int h = 0; h <= p->nhops; h++) nodes += p->nodes_est[h];
+    for (int h = 0; h < p->nhops; h++) edges += p->edges_est[h];
+    nodes = fmin(nodes * 1.25, (double)p->nodes_bound);
+    edges = fmin(edges * 1.25, (double)p->edges_bound);
+    double b = nodes * (double)HB_NODE_BYTES(dim) + edges * HB_EDGE_BYTES +
+               (double)p->batch * 8 + 4096;
     return b > 9e18 ? INT64_MAX : (int64_t)b;
 }
 

@@ -39,7 +39,7 @@ typedef struct plan {
     /* memory */
     int64_t memory_limit;
     int64_t graph_pool_bytes, feat_pool_bytes, staged_bytes;
-    int64_t per_batch_bytes;   /* upper bound of one staged mini-batch */
+    int64_t per_batch_bytes;   /* expected bytes of one staged mini-batch */
     size_t graph_frames, feat_frames;
     char note[256];            /* e.g. why HYPERBATCH was reduced */
 
@@ -55,6 +55,11 @@ typedef struct plan {
     int io_depth;
     int coalesce;
 } plan;
+
+/* Bytes a staged mini-batch holds per node (internal id, map slots, output
+** id, feature row, growth slack) and per edge (sampled ids and the output). */
+#define HB_NODE_BYTES(dim) (4 + 16 + 8 + (dim) * 4 + 16)
+#define HB_EDGE_BYTES (8 + 16 + 8)
 
 /* Resolve names and memory for a SAMPLE. On failure the words are in *e. */
 int plan_build(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e);

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-int gnndb_prepare(gnndb *db, const char *sql, int nbyte, gnndb_stmt **pstmt,
-                  const char **tail)
+static int prepare(gnndb *db, const char *sql, int nbyte, gnndb_stmt **pstmt,
+                   const char **tail)
 {
     if (pstmt) *pstmt = NULL;
     if (!db || !sql || !pstmt) {
@@ -107,6 +107,18 @@ static int progress(gnndb_stmt *st)
     return GNNDB_OK;
 }
 
+/* The next batch of the run. A hyperbatch stages many batches at once: an
+** interrupt (gnndb_interrupt, the progress handler) stops before the next
+** one handed out, not only before the next hyperbatch is built. */
+static int next_batch(gnndb_stmt *st, const gnndb_batch_view **v, gnn_err *e)
+{
+    if (st->db->interrupt) {
+        *v = NULL;
+        return gnn_seterr(e, GNNDB_INTERRUPT, "interrupted");
+    }
+    return hb_next(st->x, v, e);
+}
+
 static int step_sample(gnndb_stmt *st, gnn_err *e)
 {
     gnndb *db = st->db;
@@ -115,7 +127,7 @@ static int step_sample(gnndb_stmt *st, gnn_err *e)
     if (st->ast->explain == 2) {
         /* EXPLAIN ANALYZE: run every batch, then report */
         const gnndb_batch_view *v;
-        while ((rc = hb_next(st->x, &v, e)) == GNNDB_BATCH) {
+        while ((rc = next_batch(st, &v, e)) == GNNDB_BATCH) {
             copy_exec_status(st);
             progress(st);
         }
@@ -129,7 +141,7 @@ static int step_sample(gnndb_stmt *st, gnn_err *e)
         return st->rs->nrows ? (st->row++, GNNDB_ROW) : GNNDB_DONE;
     }
     const gnndb_batch_view *v;
-    rc = hb_next(st->x, &v, e);
+    rc = next_batch(st, &v, e);
     copy_exec_status(st);
     if (rc != GNNDB_BATCH) return rc;
     st->view = v;
@@ -138,9 +150,8 @@ static int step_sample(gnndb_stmt *st, gnn_err *e)
     return GNNDB_BATCH;
 }
 
-int gnndb_step(gnndb_stmt *st)
+static int step(gnndb_stmt *st)
 {
-    if (!st) return GNNDB_MISUSE;
     gnndb *db = st->db;
     if (st->state == ST_DONE) return GNNDB_DONE;
     if (st->state == ST_ERROR) return st->last_rc;
@@ -182,6 +193,31 @@ fail:
     st->state = ST_ERROR;
     st->last_rc = db_take(db, &e);
     return st->last_rc;
+}
+
+/* The entry points that use the handle's state are guarded against use by
+** two threads at once (db_enter); the guard is re-entrant, as gnndb_exec and
+** callbacks call back in on the same thread. */
+int gnndb_prepare(gnndb *db, const char *sql, int nbyte, gnndb_stmt **pstmt,
+                  const char **tail)
+{
+    if (!db) return prepare(db, sql, nbyte, pstmt, tail);
+    if (db_enter(db)) {
+        if (pstmt) *pstmt = NULL;
+        return GNNDB_MISUSE;
+    }
+    int rc = prepare(db, sql, nbyte, pstmt, tail);
+    db_leave(db);
+    return rc;
+}
+
+int gnndb_step(gnndb_stmt *st)
+{
+    if (!st) return GNNDB_MISUSE;
+    if (db_enter(st->db)) return GNNDB_MISUSE;
+    int rc = step(st);
+    db_leave(st->db);
+    return rc;
 }
 
 int gnndb_finalize(gnndb_stmt *st)
@@ -253,10 +289,9 @@ double gnndb_column_double(gnndb_stmt *st, int i)
     return c ? c->d : 0.0;
 }
 
-int gnndb_exec(gnndb *db, const char *sql,
-               int (*cb)(void *, int, char **, char **), void *arg)
+static int exec(gnndb *db, const char *sql,
+                int (*cb)(void *, int, char **, char **), void *arg)
 {
-    if (!db || !sql) return GNNDB_MISUSE;
     const char *p = sql;
     while (*p) {
         gnndb_stmt *st;
@@ -285,4 +320,14 @@ int gnndb_exec(gnndb *db, const char *sql,
     }
     db->err.rc = GNNDB_OK;
     return GNNDB_OK;
+}
+
+int gnndb_exec(gnndb *db, const char *sql,
+               int (*cb)(void *, int, char **, char **), void *arg)
+{
+    if (!db || !sql) return GNNDB_MISUSE;
+    if (db_enter(db)) return GNNDB_MISUSE;
+    int rc = exec(db, sql, cb, arg);
+    db_leave(db);
+    return rc;
 }

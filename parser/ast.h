@@ -44,7 +44,8 @@ typedef struct ast_stmt {
     int line, col;          /* where the statement starts (1-based) */
 
     char *name;             /* graph (CREATE GRAPH/DESCRIBE/DROP), table,
-                               split, or pragma name */
+                               split, or pragma name (lower case; NULL
+                               for a bare PRAGMA: every setting) */
     char *graph;            /* INTO g / ON g / FROM g (SAMPLE) / CHECK g */
     char *path;             /* FROM 'path' */
 

@@ -15,6 +15,8 @@
 ** out-of-range number) with words like
 **   "near line 2, column 14: syntax error at 'BATCHES'; expected BATCH"
 ** Keywords are case-insensitive; "--" and block comments are skipped.
+** On failure *out is NULL and *consumed reaches just past the ';' that ends
+** the failed statement (or the end), so that a caller may go on after it.
 ** `base_line` is the line number of sql[0] (for statements after the first). */
 int parse_statement(const char *sql, size_t len, int base_line,
                     ast_stmt **out, size_t *consumed, gnn_err *e);

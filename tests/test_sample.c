@@ -492,6 +492,61 @@ static void neighbour_choice_is_uniform_across_blocks(void **state)
     free(count);
 }
 
+/* A generated graph whose blocks do not fit in the buffer pool: the same
+** digests for every HYPERBATCH, thread count and memory limit, and a large
+** hyperbatch reads far fewer blocks than HYPERBATCH 1. */
+static void generated_graph_larger_than_pool(void **state)
+{
+    fx *f = *state;
+    char edges[1200];
+    snprintf(edges, sizeof edges, "%s/gen.tsv", f->dir);
+    FILE *o = fopen(edges, "w");
+    uint64_t s = 12345;
+    const int64_t n = 20000, m = 1000000;
+    for (int64_t i = 0; i < m; i++) {
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        int64_t a = (int64_t)((s >> 33) % (uint64_t)n);
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        int64_t b = (int64_t)((s >> 33) % (uint64_t)n);
+        fprintf(o, "%" PRId64 " %" PRId64 "\n", a, b);
+    }
+    fclose(o);
+    char sql[2048];
+    snprintf(sql, sizeof sql,
+             "CREATE GRAPH gen FROM '%s' NODES %" PRId64 " BLOCK SIZE 64KB;",
+             edges, n);
+    exec_ok(f->h, sql);
+    const char *q = "SAMPLE 5,5 FROM gen BATCH 16 HYPERBATCH %d SHUFFLE SEED 9 "
+                    "LIMIT 200;";
+    uint64_t ref[256], got[256];
+    int64_t blocks[2];
+    const int hb[2] = {1, 1024};
+    for (int i = 0; i < 2; i++) {
+        snprintf(sql, sizeof sql, q, hb[i]);
+        exec_ok(f->h, "PRAGMA memory_limit = '1MB'; PRAGMA threads = 1;");
+        gnndb_stmt *st;
+        assert_int_equal(gnndb_prepare(f->h, sql, -1, &st, NULL), GNNDB_OK);
+        int k = 0, rc;
+        while ((rc = gnndb_step(st)) == GNNDB_BATCH)
+            (i ? got : ref)[k++] = gnndb_batch(st)->digest;
+        assert_int_equal(rc, GNNDB_DONE);
+        assert_int_equal(k, 200);
+        blocks[i] = gnndb_stmt_status(st, GNNDB_STATUS_BLOCKS_READ);
+        if (i) assert_true(gnndb_stmt_status(st, GNNDB_STATUS_HYPERBATCH) > 4);
+        gnndb_finalize(st);
+    }
+    assert_memory_equal(ref, got, 200 * sizeof(uint64_t));
+    print_message("generated graph (1M edges, 64 KiB blocks, memory_limit 1MB): "
+                  "HYPERBATCH 1 read %" PRId64 " blocks, HYPERBATCH 1024 read %"
+                  PRId64 "\n", blocks[0], blocks[1]);
+    assert_true(blocks[1] * 3 < blocks[0]);
+    snprintf(sql, sizeof sql, q, 64);
+    assert_int_equal(collect(f->h, "PRAGMA memory_limit = '64MB'; "
+                                   "PRAGMA threads = 2;", sql, got, 256), 200);
+    assert_memory_equal(ref, got, 200 * sizeof(uint64_t));
+    exec_ok(f->h, "PRAGMA memory_limit = '1GB'; PRAGMA threads = 1;");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -501,6 +556,7 @@ int main(void)
         cmocka_unit_test(errors_are_clear_and_change_nothing),
         cmocka_unit_test(into_writes_numpy_files),
         cmocka_unit_test(neighbour_choice_is_uniform_across_blocks),
+        cmocka_unit_test(generated_graph_larger_than_pool),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,0 +1,59 @@
+# mk/fuzz.mk — libFuzzer targets (tests/fuzz/fuzz_*.c), built with clang
+# straight from the library sources they exercise (not the gcc-built archive).
+#
+#   make fuzz                    build every target and run each FUZZ_SECONDS
+#   make fuzz FUZZ_SECONDS=300   longer runs
+#   make fuzz FUZZ_TARGETS=npy   only some targets
+#   make fuzz-build              build only
+#
+# Seeds live in tests/fuzz/corpus/<target>/ (read-only); what the fuzzer adds
+# goes to $(B)/fuzz/corpus/<target>/. A crash, leak, timeout or failed check
+# fails the run and leaves the input in tests/fuzz/artifacts/ (gitignored);
+# replay one with `build/fuzz/fuzz_<target> tests/fuzz/artifacts/<file>`.
+
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 30
+FUZZ_TARGETS ?= parser npy edgelist block
+FUZZ_B       := $(B)/fuzz
+FUZZ_FLAGS   := -g -O1 -std=gnu11 -D_GNU_SOURCE -pthread \
+                -fsanitize=fuzzer,address,undefined \
+                -fno-sanitize-recover=undefined -fno-omit-frame-pointer \
+                -Iinclude -Istorage -Iparser -I$(B)/gen
+FUZZ_ART     := tests/fuzz/artifacts
+
+FUZZ_SRC_npy      := storage/npy.c storage/err.c
+FUZZ_SRC_edgelist := storage/edgelist.c storage/err.c
+FUZZ_SRC_block    := storage/block.c storage/graphpack.c storage/err.c
+FUZZ_SRC_parser   := $(wildcard parser/*.c) $(B)/gen/grammar.c storage/err.c
+
+FUZZ_BIN := $(patsubst %,$(FUZZ_B)/fuzz_%,$(FUZZ_TARGETS))
+
+.PHONY: fuzz fuzz-build
+
+fuzz-build: $(FUZZ_BIN)
+
+define FUZZ_RULE
+$(FUZZ_B)/fuzz_$(1): tests/fuzz/fuzz_$(1).c $(FUZZ_SRC_$(1)) $(B)/gen/grammar.h
+	@mkdir -p $(FUZZ_B)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -Wno-unused-variable -o $$@ $$< $(FUZZ_SRC_$(1))
+endef
+$(foreach t,parser npy edgelist block,$(eval $(call FUZZ_RULE,$(t))))
+
+# Each target in turn (2 cores are shared; one fuzzer at a time). The
+# "stat::" lines of -print_final_stats give the executions run.
+fuzz: $(FUZZ_BIN)
+	@mkdir -p $(FUZZ_ART)
+	@fail=0; for t in $(FUZZ_TARGETS); do \
+	    mkdir -p $(FUZZ_B)/corpus/$$t; \
+	    dict=; [ -f tests/fuzz/$$t.dict ] && dict=-dict=tests/fuzz/$$t.dict; \
+	    log=$(FUZZ_B)/fuzz_$$t.log; \
+	    if $(FUZZ_B)/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -timeout=10 \
+	        -rss_limit_mb=2048 -max_len=4096 -print_final_stats=1 $$dict \
+	        -artifact_prefix=$(FUZZ_ART)/$$t- \
+	        $(FUZZ_B)/corpus/$$t tests/fuzz/corpus/$$t > $$log 2>&1; then \
+	        st=ok; else st=FAIL; fail=1; fi; \
+	    execs=$$(sed -n 's/^stat::number_of_executed_units: *//p' $$log); \
+	    cov=$$(grep -o 'cov: [0-9]*' $$log | tail -1); \
+	    echo "$$st   fuzz_$$t: $${execs:-?} executions in $(FUZZ_SECONDS) s, $$cov"; \
+	    [ $$st = ok ] || tail -40 $$log; \
+	done; [ $$fail = 0 ]

@@ -1,0 +1,33 @@
+/* ast.c — making and freeing the syntax tree of one statement. */
+#include "ast.h"
+
+#include <stdlib.h>
+
+ast_stmt *ast_new(ast_kind kind)
+{
+    ast_stmt *s = calloc(1, sizeof *s);
+    if (!s) return NULL;
+    s->kind = kind;
+    s->nodes = -1;   /* NODES absent: max id + 1 */
+    s->epochs = 1;
+    s->limit = -1;   /* no LIMIT */
+    s->seeds_kind = AST_SEEDS_DEFAULT;
+    return s;
+}
+
+void ast_free(ast_stmt *s)
+{
+    if (!s) return;
+    free(s->name);
+    free(s->graph);
+    free(s->path);
+    free(s->dtype);
+    free(s->store);
+    free(s->value);
+    free(s->seeds_split);
+    free(s->seed_ids);
+    free(s->features);
+    free(s->into);
+    free(s->device);
+    free(s);
+}

@@ -1,0 +1,507 @@
+/* build.c — the grammar's actions: fill the statement of the parse context,
+** checking ranges, duplicate clauses and option words as they come, so that
+** an error names the line and column of the word at fault. */
+#include "build.h"
+#include "grammar.h"
+
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* How "given twice" names each clause. */
+static const char *const clause_names[CL_COUNT] = {
+    [CL_FORMAT] = "FORMAT", [CL_UNDIRECTED] = "UNDIRECTED",
+    [CL_DROP_DUPLICATES] = "DROP DUPLICATES",
+    [CL_DROP_SELF_LOOPS] = "DROP SELF LOOPS", [CL_MAP_IDS] = "MAP IDS",
+    [CL_NODES] = "NODES", [CL_REORDER] = "REORDER",
+    [CL_BLOCK_SIZE] = "BLOCK SIZE", [CL_DIM] = "DIM", [CL_TYPE] = "TYPE",
+    [CL_STORE] = "STORE", [CL_SEEDS] = "SEEDS", [CL_FEATURES] = "FEATURES",
+    [CL_BATCH] = "BATCH", [CL_HYPERBATCH] = "HYPERBATCH",
+    [CL_SHUFFLE] = "SHUFFLE", [CL_SEED] = "SEED", [CL_EPOCHS] = "EPOCHS",
+    [CL_REPLACEMENT] = "WITH REPLACEMENT", [CL_LIMIT] = "LIMIT",
+    [CL_INTO] = "INTO", [CL_DEVICE] = "TO DEVICE",
+};
+
+/* Record the first error, prefixed with the place of token `at`. */
+__attribute__((format(printf, 4, 5)))
+static void fail(parse_ctx *p, int rc, const gtok *at, const char *fmt, ...)
+{
+    char words[GNN_ERRMSG_MAX];
+    va_list ap;
+    if (p->rc) return;
+    va_start(ap, fmt);
+    vsnprintf(words, sizeof words, fmt, ap);
+    va_end(ap);
+    p->rc = gnn_seterr(p->e, rc, "line %d, column %d: %s", at->line, at->col,
+                       words);
+}
+
+static void nomem(parse_ctx *p)
+{
+    if (!p->rc) p->rc = gnn_seterr(p->e, GNNDB_NOMEM, "out of memory");
+}
+
+/* A malloc'd copy of a token's value: a string without its quotes and with
+** '' made one quote; any other token as written. NULL when out of memory. */
+static char *tok_dup(parse_ctx *p, const gtok *t)
+{
+    const char *z = t->z;
+    size_t n = t->n;
+    if (t->type == TK_STRING) {
+        z++;
+        n = n >= 2 ? n - 2 : 0;
+    }
+    char *s = malloc(n + 1), *o = s;
+    if (!s) {
+        nomem(p);
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++) {
+        *o++ = z[i];
+        if (t->type == TK_STRING && z[i] == '\'' && i + 1 < n) i++;
+    }
+    *o = 0;
+    return s;
+}
+
+/* Replace *slot with the token's value. */
+static void set_str(parse_ctx *p, char **slot, const gtok *t)
+{
+    char *s = tok_dup(p, t);
+    if (!s) return;
+    free(*slot);
+    *slot = s;
+}
+
+static void lower(char *s)
+{
+    for (; s && *s; s++) *s = (char)tolower((unsigned char)*s);
+}
+
+/* The first time clause c comes: 1; the second: an error and 0. */
+static int once(parse_ctx *p, const gtok *kw, int c)
+{
+    if (p->rc) return 0;
+    if (p->seen & (1u << c)) {
+        fail(p, GNNDB_SYNTAX, kw, "%s given twice", clause_names[c]);
+        return 0;
+    }
+    p->seen |= 1u << c;
+    return 1;
+}
+
+/* An integer token's magnitude and sign; 0 and an error when it does not fit
+** in 64 bits. */
+static int tok_magnitude(parse_ctx *p, const gtok *t, uint64_t *mag, int *neg)
+{
+    size_t i = 0;
+    uint64_t v = 0;
+    *neg = 0;
+    if (i < t->n && (t->z[i] == '+' || t->z[i] == '-')) *neg = t->z[i++] == '-';
+    for (; i < t->n; i++) {
+        unsigned d = (unsigned)(t->z[i] - '0');
+        if (v > (UINT64_MAX - d) / 10) {
+            char q[64];
+            fail(p, GNNDB_RANGE, t, "number too large: %s",
+                 tok_quote(t, q, sizeof q));
+            return 0;
+        }
+        v = v * 10 + d;
+    }
+    *mag = v;
+    return 1;
+}
+
+/* An integer token as int64_t, or an error "number too large". */
+static int tok_int64(parse_ctx *p, const gtok *t, int64_t *out)
+{
+    uint64_t m;
+    int neg;
+    if (!tok_magnitude(p, t, &m, &neg)) return 0;
+    if (m > (uint64_t)INT64_MAX + (neg ? 1u : 0u)) {
+        char q[64];
+        fail(p, GNNDB_RANGE, t, "number too large: %s",
+             tok_quote(t, q, sizeof q));
+        return 0;
+    }
+    *out = neg ? (int64_t)(0 - m) : (int64_t)m;
+    return 1;
+}
+
+/* ---- statements ------------------------------------------------------ */
+
+void build_create_graph(parse_ctx *p, const gtok *name, const gtok *path)
+{
+    if (p->rc) return;
+    p->s->kind = AST_CREATE_GRAPH;
+    set_str(p, &p->s->name, name);
+    set_str(p, &p->s->path, path);
+}
+
+void build_import(parse_ctx *p, const gtok *name, const gtok *graph,
+                  const gtok *path)
+{
+    if (p->rc) return;
+    p->s->kind = name ? AST_IMPORT_FEATURES : AST_IMPORT_LABELS;
+    if (name) set_str(p, &p->s->name, name);
+    set_str(p, &p->s->graph, graph);
+    set_str(p, &p->s->path, path);
+}
+
+void build_split(parse_ctx *p, const gtok *name, const gtok *graph,
+                 const gtok *path, const gtok *fraction)
+{
+    if (p->rc) return;
+    p->s->kind = AST_CREATE_SPLIT;
+    set_str(p, &p->s->name, name);
+    set_str(p, &p->s->graph, graph);
+    if (path) {
+        set_str(p, &p->s->path, path);
+        return;
+    }
+    char *text = tok_dup(p, fraction);
+    if (!text) return;
+    double f = strtod(text, NULL);
+    if (!(f > 0.0 && f <= 1.0)) {
+        char q[64];
+        fail(p, GNNDB_RANGE, fraction,
+             "RANDOM fraction %s is out of range (greater than 0, at most 1)",
+             tok_quote(fraction, q, sizeof q));
+    }
+    free(text);
+    p->s->split_random = 1;
+    p->s->fraction = f;
+}
+
+void build_simple(parse_ctx *p, ast_kind kind, const gtok *name,
+                  const gtok *graph)
+{
+    if (p->rc) return;
+    p->s->kind = kind;
+    if (name) set_str(p, &p->s->name, name);
+    if (graph) set_str(p, &p->s->graph, graph);
+}
+
+void build_pragma(parse_ctx *p, const gtok *name)
+{
+    if (p->rc) return;
+    p->s->kind = AST_PRAGMA;
+    if (name) {
+        set_str(p, &p->s->name, name);
+        lower(p->s->name);  /* pragma names are case-insensitive */
+    }
+}
+
+void build_pragma_value(parse_ctx *p, const gtok *v, const gtok *unit)
+{
+    if (p->rc) return;
+    char *s = tok_dup(p, v);
+    if (!s || !unit) {
+        if (s) { free(p->s->value); p->s->value = s; }
+        return;
+    }
+    /* 2GB: the number and its unit as one word, as a quoted '2GB' reads */
+    size_t n = strlen(s);
+    char *t = realloc(s, n + unit->n + 1);
+    if (!t) {
+        free(s);
+        nomem(p);
+        return;
+    }
+    memcpy(t + n, unit->z, unit->n);
+    t[n + unit->n] = 0;
+    free(p->s->value);
+    p->s->value = t;
+}
+
+void build_explain(parse_ctx *p, int mode)
+{
+    if (!p->rc) p->s->explain = mode;
+}
+
+void build_sample(parse_ctx *p, const gtok *kw, const gtok *graph)
+{
+    if (p->rc) return;
+    p->s->kind = AST_SAMPLE;
+    set_str(p, &p->s->graph, graph);
+    p->sample_kw = *kw;
+}
+
+/* Checks of the whole statement, once the grammar accepted it: the parser
+** reduces before it sees a bad token, so a reduction is too early for them. */
+void build_finish(parse_ctx *p)
+{
+    if (p->rc) return;
+    if (p->s->kind == AST_SAMPLE && !(p->seen & (1u << CL_BATCH)))
+        fail(p, GNNDB_SYNTAX, &p->sample_kw, "SAMPLE needs a BATCH clause");
+}
+
+void build_fanout(parse_ctx *p, const gtok *f)
+{
+    int64_t v;
+    if (p->rc || !tok_int64(p, f, &v)) return;
+    if (p->s->nhops >= AST_MAX_HOPS) {
+        fail(p, GNNDB_RANGE, f, "too many hops: at most %d fanouts",
+             AST_MAX_HOPS);
+        return;
+    }
+    if (v != -1 && (v < 1 || v > 1000)) {
+        fail(p, GNNDB_RANGE, f, "fanout %" PRId64 " is out of range "
+             "(1..1000, or -1 for all neighbours)", v);
+        return;
+    }
+    p->s->fanouts[p->s->nhops++] = (int)v;
+}
+
+void build_seeds(parse_ctx *p, const gtok *kw, int kind, const gtok *split)
+{
+    if (!once(p, kw, CL_SEEDS)) return;
+    p->s->seeds_kind = kind;
+    if (split) set_str(p, &p->s->seeds_split, split);
+}
+
+void build_seed_id(parse_ctx *p, const gtok *x)
+{
+    int64_t v;
+    if (p->rc || !tok_int64(p, x, &v)) return;
+    ast_stmt *s = p->s;
+    if (s->n_seed_ids == p->seed_cap) {
+        size_t cap = p->seed_cap ? p->seed_cap * 2 : 16;
+        int64_t *ids = realloc(s->seed_ids, cap * sizeof *ids);
+        if (!ids) {
+            nomem(p);
+            return;
+        }
+        s->seed_ids = ids;
+        p->seed_cap = cap;
+    }
+    s->seed_ids[s->n_seed_ids++] = v;
+}
+
+/* ---- options and clauses --------------------------------------------- */
+
+void build_flag(parse_ctx *p, const gtok *kw, int clause)
+{
+    if (!once(p, kw, clause)) return;
+    ast_stmt *s = p->s;
+    switch (clause) {
+    case CL_UNDIRECTED: s->undirected = 1; break;
+    case CL_DROP_DUPLICATES: s->drop_duplicates = 1; break;
+    case CL_DROP_SELF_LOOPS: s->drop_self_loops = 1; break;
+    case CL_MAP_IDS: s->map_ids = 1; break;
+    case CL_SHUFFLE: s->shuffle = 1; break;
+    case CL_REPLACEMENT: s->replace = 1; break;
+    default: break;
+    }
+}
+
+void build_int(parse_ctx *p, const gtok *kw, int clause, const gtok *n)
+{
+    int64_t v;
+    if (!once(p, kw, clause) || !tok_int64(p, n, &v)) return;
+    int64_t min = clause == CL_LIMIT ? 0 : 1;
+    if (v < min) {
+        fail(p, GNNDB_RANGE, n, "%s %" PRId64 " is out of range (at least %"
+             PRId64 ")", clause_names[clause], v, min);
+        return;
+    }
+    ast_stmt *s = p->s;
+    switch (clause) {
+    case CL_NODES: s->nodes = v; break;
+    case CL_DIM: s->dim = v; break;
+    case CL_BATCH: s->batch = v; break;
+    case CL_HYPERBATCH: s->hyperbatch = v; break;
+    case CL_EPOCHS: s->epochs = v; break;
+    case CL_LIMIT: s->limit = v; break;
+    default: break;
+    }
+}
+
+/* SEED takes any 64-bit value: 0..2^64-1, or a negative number read as its
+** two's complement (so that a seed printed as int64 can be given back). */
+void build_seed(parse_ctx *p, const gtok *kw, const gtok *n)
+{
+    uint64_t m;
+    int neg;
+    if (!once(p, kw, CL_SEED) || !tok_magnitude(p, n, &m, &neg)) return;
+    if (neg && m > (uint64_t)INT64_MAX + 1u) {
+        char q[64];
+        fail(p, GNNDB_RANGE, n, "number too large: %s",
+             tok_quote(n, q, sizeof q));
+        return;
+    }
+    p->s->has_seed = 1;
+    p->s->seed = neg ? 0 - m : m;
+}
+
+void build_name(parse_ctx *p, const gtok *kw, int clause, const gtok *v)
+{
+    if (!once(p, kw, clause)) return;
+    char **slot = clause == CL_FEATURES ? &p->s->features
+                : clause == CL_INTO     ? &p->s->into
+                                        : &p->s->device;
+    set_str(p, slot, v);
+}
+
+/* Index of word `v` (case-insensitive) in the NULL-terminated `words`, or
+** -1 after an error naming them. */
+static int pick_word(parse_ctx *p, const gtok *kw, const gtok *v,
+                     const char *what, const char *const *words)
+{
+    for (int i = 0; words[i]; i++)
+        if (strlen(words[i]) == v->n && strncasecmp(words[i], v->z, v->n) == 0)
+            return i;
+    char q[64], list[128] = "";
+    size_t o = 0;
+    for (int i = 0; words[i]; i++)
+        o += (size_t)snprintf(list + o, sizeof list - o, "%s%s",
+                              i == 0 ? "" : words[i + 1] ? ", " : " or ",
+                              words[i]);
+    fail(p, GNNDB_SYNTAX, v, "unknown %s %s; expected %s", what,
+         tok_quote(v, q, sizeof q), list);
+    (void)kw;
+    return -1;
+}
+
+void build_format(parse_ctx *p, const gtok *kw, const gtok *v, int features)
+{
+    static const char *const graph_words[] = {"tsv", "csv", "bin", NULL};
+    static const int graph_fmts[] = {AST_FMT_TSV, AST_FMT_CSV, AST_FMT_BIN};
+    static const char *const feat_words[] = {"npy", "csv", "bin", NULL};
+    static const int feat_fmts[] = {AST_FMT_NPY, AST_FMT_CSV, AST_FMT_BIN};
+    if (!once(p, kw, CL_FORMAT)) return;
+    int i = pick_word(p, kw, v, "FORMAT", features ? feat_words : graph_words);
+    if (i >= 0) p->s->format = features ? feat_fmts[i] : graph_fmts[i];
+}
+
+void build_reorder(parse_ctx *p, const gtok *kw, const gtok *v)
+{
+    static const char *const words[] = {"none", "degree", "bfs", NULL};
+    static const int orders[] = {AST_REORDER_NONE, AST_REORDER_DEGREE,
+                                 AST_REORDER_BFS};
+    if (!once(p, kw, CL_REORDER)) return;
+    int i = pick_word(p, kw, v, "REORDER", words);
+    if (i >= 0) p->s->reorder = orders[i];
+}
+
+void build_dtype(parse_ctx *p, const gtok *kw, int clause, const gtok *v)
+{
+    static const char *const types[] = {"float32", "float64", "int64", NULL};
+    static const char *const stores[] = {"float32", "float16", "int8", NULL};
+    if (!once(p, kw, clause)) return;
+    const char *const *words = clause == CL_TYPE ? types : stores;
+    int i = pick_word(p, kw, v, clause_names[clause], words);
+    if (i < 0) return;
+    char *s = strdup(words[i]);
+    if (!s) {
+        nomem(p);
+        return;
+    }
+    char **slot = clause == CL_TYPE ? &p->s->dtype : &p->s->store;
+    free(*slot);
+    *slot = s;
+}
+
+/* Bytes per unit word (case-insensitive), or 0 when unknown. */
+static int64_t unit_bytes(const char *z, size_t n)
+{
+    static const struct { const char *w; int64_t b; } units[] = {
+        {"B", 1}, {"KB", 1 << 10}, {"MB", 1 << 20}, {"GB", 1 << 30},
+        {"KIB", 1 << 10}, {"MIB", 1 << 20}, {"GIB", 1 << 30},
+    };
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+        if (strlen(units[i].w) == n && strncasecmp(units[i].w, z, n) == 0)
+            return units[i].b;
+    return 0;
+}
+
+void build_block_size(parse_ctx *p, const gtok *kw, const gtok *n,
+                      const gtok *unit)
+{
+    const int64_t lo = 4 << 10, hi = 16 << 20;
+    int64_t v, mult = 1;
+    char q[64];
+    if (!once(p, kw, CL_BLOCK_SIZE)) return;
+    if (n->type == TK_STRING) {
+        /* '64KB': digits, optional spaces, optional unit */
+        gtok num = *n, u = *n;
+        size_t i = 1, end = n->n - 1;
+        while (i < end && n->z[i] == ' ') i++;
+        num.z = n->z + i;
+        while (i < end && isdigit((unsigned char)n->z[i])) i++;
+        num.n = (size_t)(n->z + i - num.z);
+        num.type = TK_INTEGER;
+        while (i < end && n->z[i] == ' ') i++;
+        u.z = n->z + i;
+        u.n = end - i;
+        while (u.n > 0 && u.z[u.n - 1] == ' ') u.n--;
+        if (num.n == 0 || (u.n > 0 && !(mult = unit_bytes(u.z, u.n)))) {
+            fail(p, GNNDB_SYNTAX, n, "BLOCK SIZE %s is not a size such as "
+                 "'64KB' or '1MB'", tok_quote(n, q, sizeof q));
+            return;
+        }
+        if (!tok_int64(p, &num, &v)) return;
+    } else {
+        if (!tok_int64(p, n, &v)) return;
+        if (unit && !(mult = unit_bytes(unit->z, unit->n))) {
+            fail(p, GNNDB_SYNTAX, unit, "unknown size unit %s; expected KB "
+                 "or MB", tok_quote(unit, q, sizeof q));
+            return;
+        }
+    }
+    /* v <= hi keeps v * mult within int64 */
+    int64_t bytes = v >= 0 && v <= hi ? v * mult : -1;
+    if (bytes < lo || bytes > hi || (bytes & (bytes - 1))) {
+        char text[96];
+        if (n->type == TK_STRING) tok_quote(n, text, sizeof text);
+        else snprintf(text, sizeof text, "%" PRId64 "%.*s", v,
+                      unit ? (int)GNN_MIN(unit->n, 8) : 0, unit ? unit->z : "");
+        fail(p, GNNDB_RANGE, n, "BLOCK SIZE %s is out of range (a power of "
+             "two from 4KB to 16MB)", text);
+        return;
+    }
+    p->s->block_size = bytes;
+}
+
+/* ---- errors from the parser ------------------------------------------ */
+
+void build_syntax_error(parse_ctx *p, int major, const gtok *t,
+                        const unsigned char *ok, int ntokens)
+{
+    if (p->rc) return;
+    char exp[768] = "", found[64];
+    size_t o = 0;
+    int count = 0;
+    for (int i = 0; i < ntokens; i++) count += ok[i] != 0;
+    /* terminals in declaration order, the end of the statement last */
+    for (int k = 1, seen = 0; k <= ntokens && o < sizeof exp - 64; k++) {
+        int i = k % ntokens;
+        if (!ok[i]) continue;
+        seen++;
+        o += (size_t)snprintf(exp + o, sizeof exp - o, "%s%s",
+                              seen == 1 ? (count > 1 ? "; expected one of "
+                                                     : "; expected ")
+                                        : ", ",
+                              tok_expected_name(i));
+    }
+    if (o >= sizeof exp - 64) snprintf(exp + o, sizeof exp - o, ", ...");
+    if (major == 0 && p->at_eof)
+        p->rc = gnn_seterr(p->e, GNNDB_SYNTAX,
+                           "line %d, column %d: incomplete statement%s",
+                           t->line, t->col, exp);
+    else
+        p->rc = gnn_seterr(p->e, GNNDB_SYNTAX,
+                           "near line %d, column %d: syntax error at %s%s",
+                           t->line, t->col, tok_quote(t, found, sizeof found),
+                           exp);
+}
+
+void build_too_complex(parse_ctx *p)
+{
+    if (!p->rc)
+        p->rc = gnn_seterr(p->e, GNNDB_SYNTAX, "statement too complex");
+}

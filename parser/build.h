@@ -1,0 +1,69 @@
+/* build.h — the builders the grammar's actions call, and the parse context
+** they fill: one statement at a time, the first error wins. */
+#ifndef GNN_BUILD_H
+#define GNN_BUILD_H
+
+#include "ast.h"
+#include "tokenize.h"
+
+/* Clauses that may be given at most once (bits of parse_ctx.seen). */
+enum {
+    CL_FORMAT, CL_UNDIRECTED, CL_DROP_DUPLICATES, CL_DROP_SELF_LOOPS,
+    CL_MAP_IDS, CL_NODES, CL_REORDER, CL_BLOCK_SIZE, CL_DIM, CL_TYPE,
+    CL_STORE, CL_SEEDS, CL_FEATURES, CL_BATCH, CL_HYPERBATCH, CL_SHUFFLE,
+    CL_SEED, CL_EPOCHS, CL_REPLACEMENT, CL_LIMIT, CL_INTO, CL_DEVICE,
+    CL_COUNT
+};
+
+typedef struct parse_ctx {
+    ast_stmt *s;          /* the statement being built (kind set last) */
+    gnn_err *e;
+    int rc;               /* first error; every builder is a no-op after it */
+    int accepted;         /* the grammar accepted the statement */
+    int at_eof;           /* the end token fed is the end of the input */
+    uint32_t seen;        /* 1 << CL_* for each clause given */
+    size_t seed_cap;      /* capacity of s->seed_ids */
+    gtok sample_kw;       /* where SAMPLE is, for "needs a BATCH clause" */
+} parse_ctx;
+
+void build_create_graph(parse_ctx *p, const gtok *name, const gtok *path);
+/* IMPORT FEATURES (name given) or IMPORT LABELS (name NULL). */
+void build_import(parse_ctx *p, const gtok *name, const gtok *graph,
+                  const gtok *path);
+/* CREATE SPLIT: FROM path, or RANDOM fraction. */
+void build_split(parse_ctx *p, const gtok *name, const gtok *graph,
+                 const gtok *path, const gtok *fraction);
+/* SHOW GRAPHS, DESCRIBE, DROP ..., CHECK: name and graph as the kind uses. */
+void build_simple(parse_ctx *p, ast_kind kind, const gtok *name,
+                  const gtok *graph);
+void build_pragma(parse_ctx *p, const gtok *name);
+void build_pragma_value(parse_ctx *p, const gtok *v, const gtok *unit);
+void build_explain(parse_ctx *p, int mode);
+void build_sample(parse_ctx *p, const gtok *kw, const gtok *graph);
+void build_fanout(parse_ctx *p, const gtok *f);
+void build_seeds(parse_ctx *p, const gtok *kw, int kind, const gtok *split);
+void build_seed_id(parse_ctx *p, const gtok *x);
+
+/* Options and clauses; `kw` is the clause's first keyword (for "given twice"
+** and range messages). */
+void build_flag(parse_ctx *p, const gtok *kw, int clause);
+void build_int(parse_ctx *p, const gtok *kw, int clause, const gtok *n);
+void build_seed(parse_ctx *p, const gtok *kw, const gtok *n);
+void build_name(parse_ctx *p, const gtok *kw, int clause, const gtok *v);
+void build_format(parse_ctx *p, const gtok *kw, const gtok *v, int features);
+void build_reorder(parse_ctx *p, const gtok *kw, const gtok *v);
+void build_dtype(parse_ctx *p, const gtok *kw, int clause, const gtok *v);
+/* BLOCK SIZE n [unit], or BLOCK SIZE 'n unit' (n is then a string). */
+void build_block_size(parse_ctx *p, const gtok *kw, const gtok *n,
+                      const gtok *unit);
+
+/* After the grammar accepted: the checks that need the whole statement. */
+void build_finish(parse_ctx *p);
+
+/* Called by the grammar's %syntax_error: `ok[t]` says whether terminal t
+** (0 = end of statement) would have been accepted. */
+void build_syntax_error(parse_ctx *p, int major, const gtok *t,
+                        const unsigned char *ok, int ntokens);
+void build_too_complex(parse_ctx *p);
+
+#endif

@@ -1,0 +1,207 @@
+/* grammar.y — the gnndb language, for lemon. Each action is one call to a
+** builder of build.c, which fills the statement in the parse context; no
+** semantic value owns memory, so an abandoned parse leaks nothing. */
+
+%name gnnParse
+%token_prefix TK_
+%token_type {gtok}
+%extra_argument {parse_ctx *pctx}
+%start_symbol cmd
+
+%include {
+#include <assert.h>
+#include <stdlib.h>
+#include "build.h"
+
+/* Which terminals the parser would accept now (see the end of the file). */
+struct yyParser;
+static void gnn_expected(struct yyParser *p, unsigned char *ok, int n);
+int gnnParseCheck(void *parser, int major, const gtok *t, parse_ctx *ctx);
+}
+
+/* Not reached in practice: parse.c checks each token first (gnnParseCheck). */
+%syntax_error {
+    unsigned char ok[YYNTOKEN];
+    gnn_expected(yypParser, ok, YYNTOKEN);
+    build_syntax_error(pctx, yymajor, &yyminor, ok, YYNTOKEN);
+}
+
+%stack_overflow {
+    build_too_complex(pctx);
+}
+
+%parse_accept {
+    pctx->accepted = 1;
+}
+
+/* Terminals in the order an "expected one of ..." list names them. */
+%token SEMI ILLEGAL.
+%token CREATE IMPORT SHOW DESCRIBE.
+%token FORMAT UNDIRECTED DROP MAP NODES REORDER DIM TYPE STORE BLOCK.
+%token CHECK PRAGMA EXPLAIN ANALYZE SAMPLE.
+%token SEEDS FEATURES BATCH HYPERBATCH SHUFFLE SEED EPOCHS WITH LIMIT INTO TO.
+%token GRAPH GRAPHS LABELS SPLIT ON FROM RANDOM.
+%token DUPLICATES SELF LOOPS IDS SIZE ALL REPLACEMENT DEVICE.
+%token ID INTEGER FLOAT STRING COMMA LP RP EQ.
+
+/* ---- CREATE GRAPH ---------------------------------------------------- */
+cmd ::= CREATE GRAPH ID(N) FROM STRING(P) graph_opts.
+                                    { build_create_graph(pctx, &N, &P); }
+graph_opts ::= .
+graph_opts ::= graph_opts graph_opt.
+graph_opt ::= FORMAT(K) ID(V).      { build_format(pctx, &K, &V, 0); }
+graph_opt ::= UNDIRECTED(K).        { build_flag(pctx, &K, CL_UNDIRECTED); }
+graph_opt ::= DROP(K) DUPLICATES.   { build_flag(pctx, &K, CL_DROP_DUPLICATES); }
+graph_opt ::= DROP(K) SELF LOOPS.   { build_flag(pctx, &K, CL_DROP_SELF_LOOPS); }
+graph_opt ::= MAP(K) IDS.           { build_flag(pctx, &K, CL_MAP_IDS); }
+graph_opt ::= NODES(K) INTEGER(N).  { build_int(pctx, &K, CL_NODES, &N); }
+graph_opt ::= REORDER(K) ID(V).     { build_reorder(pctx, &K, &V); }
+graph_opt ::= block_size.
+
+block_size ::= BLOCK(K) SIZE INTEGER(N).
+                                    { build_block_size(pctx, &K, &N, NULL); }
+block_size ::= BLOCK(K) SIZE INTEGER(N) ID(U).
+                                    { build_block_size(pctx, &K, &N, &U); }
+block_size ::= BLOCK(K) SIZE STRING(S).
+                                    { build_block_size(pctx, &K, &S, NULL); }
+
+/* ---- IMPORT FEATURES / LABELS ----------------------------------------- */
+cmd ::= IMPORT FEATURES ID(N) INTO ID(G) FROM STRING(P) feat_opts.
+                                    { build_import(pctx, &N, &G, &P); }
+cmd ::= IMPORT LABELS INTO ID(G) FROM STRING(P) label_opts.
+                                    { build_import(pctx, NULL, &G, &P); }
+feat_opts ::= .
+feat_opts ::= feat_opts feat_opt.
+feat_opt ::= format_type.
+feat_opt ::= DIM(K) INTEGER(N).     { build_int(pctx, &K, CL_DIM, &N); }
+feat_opt ::= STORE(K) ID(V).        { build_dtype(pctx, &K, CL_STORE, &V); }
+feat_opt ::= block_size.
+label_opts ::= .
+label_opts ::= label_opts format_type.
+format_type ::= FORMAT(K) ID(V).    { build_format(pctx, &K, &V, 1); }
+format_type ::= TYPE(K) ID(V).      { build_dtype(pctx, &K, CL_TYPE, &V); }
+
+/* ---- CREATE SPLIT ----------------------------------------------------- */
+cmd ::= CREATE SPLIT ID(N) ON ID(G) FROM STRING(P).
+                                    { build_split(pctx, &N, &G, &P, NULL); }
+cmd ::= CREATE SPLIT ID(N) ON ID(G) RANDOM fraction(F) split_seed.
+                                    { build_split(pctx, &N, &G, NULL, &F); }
+%type fraction {gtok}
+fraction(A) ::= FLOAT(X).           { A = X; }
+fraction(A) ::= INTEGER(X).         { A = X; }
+split_seed ::= .
+split_seed ::= SEED(K) INTEGER(N).  { build_seed(pctx, &K, &N); }
+
+/* ---- catalog statements ----------------------------------------------- */
+cmd ::= SHOW GRAPHS.                { build_simple(pctx, AST_SHOW_GRAPHS, NULL, NULL); }
+cmd ::= DESCRIBE ID(G).             { build_simple(pctx, AST_DESCRIBE, &G, NULL); }
+cmd ::= DROP GRAPH ID(G).           { build_simple(pctx, AST_DROP_GRAPH, &G, NULL); }
+cmd ::= DROP FEATURES ID(T) ON ID(G).
+                                    { build_simple(pctx, AST_DROP_FEATURES, &T, &G); }
+cmd ::= DROP SPLIT ID(S) ON ID(G).  { build_simple(pctx, AST_DROP_SPLIT, &S, &G); }
+cmd ::= CHECK.                      { build_simple(pctx, AST_CHECK, NULL, NULL); }
+cmd ::= CHECK ID(G).                { build_simple(pctx, AST_CHECK, NULL, &G); }
+
+/* ---- PRAGMA ----------------------------------------------------------- */
+cmd ::= PRAGMA.                     { build_pragma(pctx, NULL); }
+cmd ::= PRAGMA ID(N).               { build_pragma(pctx, &N); }
+cmd ::= PRAGMA ID(N) EQ pragma_value.
+                                    { build_pragma(pctx, &N); }
+pragma_value ::= INTEGER(V).        { build_pragma_value(pctx, &V, NULL); }
+pragma_value ::= INTEGER(V) ID(U).  { build_pragma_value(pctx, &V, &U); }
+pragma_value ::= FLOAT(V).          { build_pragma_value(pctx, &V, NULL); }
+pragma_value ::= FLOAT(V) ID(U).    { build_pragma_value(pctx, &V, &U); }
+pragma_value ::= ID(V).             { build_pragma_value(pctx, &V, NULL); }
+pragma_value ::= STRING(V).         { build_pragma_value(pctx, &V, NULL); }
+
+/* ---- SAMPLE ----------------------------------------------------------- */
+cmd ::= sample.
+cmd ::= EXPLAIN sample.             { build_explain(pctx, 1); }
+cmd ::= EXPLAIN ANALYZE sample.     { build_explain(pctx, 2); }
+
+sample ::= SAMPLE(K) fanouts FROM ID(G) sample_clauses.
+                                    { build_sample(pctx, &K, &G); }
+fanouts ::= INTEGER(F).             { build_fanout(pctx, &F); }
+fanouts ::= fanouts COMMA INTEGER(F).
+                                    { build_fanout(pctx, &F); }
+
+sample_clauses ::= .
+sample_clauses ::= sample_clauses sample_clause.
+sample_clause ::= SEEDS(K) ID(S).   { build_seeds(pctx, &K, AST_SEEDS_SPLIT, &S); }
+sample_clause ::= SEEDS(K) ALL.     { build_seeds(pctx, &K, AST_SEEDS_ALL, NULL); }
+sample_clause ::= seeds_list seed_ids RP.
+seeds_list ::= SEEDS(K) LP.         { build_seeds(pctx, &K, AST_SEEDS_LIST, NULL); }
+seed_ids ::= INTEGER(X).            { build_seed_id(pctx, &X); }
+seed_ids ::= seed_ids COMMA INTEGER(X).
+                                    { build_seed_id(pctx, &X); }
+sample_clause ::= FEATURES(K) ID(T). { build_name(pctx, &K, CL_FEATURES, &T); }
+sample_clause ::= BATCH(K) INTEGER(N).
+                                    { build_int(pctx, &K, CL_BATCH, &N); }
+sample_clause ::= HYPERBATCH(K) INTEGER(N).
+                                    { build_int(pctx, &K, CL_HYPERBATCH, &N); }
+sample_clause ::= SHUFFLE(K).       { build_flag(pctx, &K, CL_SHUFFLE); }
+sample_clause ::= SEED(K) INTEGER(N).
+                                    { build_seed(pctx, &K, &N); }
+sample_clause ::= EPOCHS(K) INTEGER(N).
+                                    { build_int(pctx, &K, CL_EPOCHS, &N); }
+sample_clause ::= WITH(K) REPLACEMENT.
+                                    { build_flag(pctx, &K, CL_REPLACEMENT); }
+sample_clause ::= LIMIT(K) INTEGER(N).
+                                    { build_int(pctx, &K, CL_LIMIT, &N); }
+sample_clause ::= INTO(K) STRING(D). { build_name(pctx, &K, CL_INTO, &D); }
+sample_clause ::= TO(K) DEVICE STRING(D).
+                                    { build_name(pctx, &K, CL_DEVICE, &D); }
+sample_clause ::= TO(K) DEVICE ID(D).
+                                    { build_name(pctx, &K, CL_DEVICE, &D); }
+
+%code {
+/* Would the parser, in its present state, shift token `tok` (or accept, for
+** the end of input)? Lemon's tables choose a default reduction for tokens
+** they do not list, so the check replays reductions on a copy of the state
+** stack until the token is shifted or refused. */
+static int gnn_accepts(yyParser *p, int tok)
+{
+    enum { MAXD = 512 };
+    YYACTIONTYPE stk[MAXD];
+    int top = (int)(p->yytos - p->yystack);
+    if (top < 0 || top >= MAXD - 8) return 0;
+    for (int i = 0; i <= top; i++) stk[i] = p->yystack[i].stateno;
+    YYACTIONTYPE act = stk[top];
+    for (int guard = 0; guard < 1000; guard++) {
+        act = yy_find_shift_action((YYCODETYPE)tok, act);
+        if (act >= YY_MIN_REDUCE) {
+            unsigned rule = act - YY_MIN_REDUCE;
+            int nrhs = yyRuleInfoNRhs[rule];          /* zero or negative */
+            if (top + nrhs < 0 || top + nrhs + 1 >= MAXD) return 0;
+            act = yy_find_reduce_action(stk[top + nrhs],
+                                        (YYCODETYPE)yyRuleInfoLhs[rule]);
+            top += nrhs + 1;
+            stk[top] = act;
+        } else if (act <= YY_MAX_SHIFTREDUCE || act == YY_ACCEPT_ACTION) {
+            return 1;
+        } else {
+            return 0;
+        }
+    }
+    return 0;
+}
+
+static void gnn_expected(yyParser *p, unsigned char *ok, int n)
+{
+    for (int t = 0; t < n; t++) ok[t] = (unsigned char)gnn_accepts(p, t);
+}
+
+/* Called by parse.c before each token: by the time lemon itself finds a
+** syntax error it has made the default reductions, and fewer tokens would
+** be named as expected than the statement allowed before the bad one. */
+int gnnParseCheck(void *parser, int major, const gtok *t, parse_ctx *ctx)
+{
+    yyParser *p = parser;
+    unsigned char ok[YYNTOKEN];
+    if (major < 0 || major >= YYNTOKEN) return 0;
+    if (gnn_accepts(p, major)) return 1;
+    gnn_expected(p, ok, YYNTOKEN);
+    build_syntax_error(ctx, major, t, ok, YYNTOKEN);
+    return 0;
+}
+}

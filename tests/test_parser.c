@@ -1,0 +1,953 @@
+/* test_parser.c — the tokenizer, the grammar and the builders: every
+** statement form and clause, defaults, errors with their line and column,
+** and random byte strings that must never crash or leak. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../parser/parse.h"
+
+/* Parse the first statement of `sql`; it must succeed. */
+static ast_stmt *parse_ok(const char *sql)
+{
+    ast_stmt *s = NULL;
+    size_t used = 0;
+    gnn_err e = {0};
+    int rc = parse_statement(sql, strlen(sql), 1, &s, &used, &e);
+    if (rc != GNNDB_OK) fail_msg("'%s' failed: %s", sql, e.msg);
+    assert_non_null(s);
+    return s;
+}
+
+/* Parse `sql`; it must fail with `rc` and exactly the words `msg` (or, with
+** msg NULL, any words). */
+static void expect_error(const char *sql, int rc, const char *msg)
+{
+    ast_stmt *s = (ast_stmt *)1;
+    size_t used = 0;
+    gnn_err e = {0};
+    int got = parse_statement(sql, strlen(sql), 1, &s, &used, &e);
+    if (got != rc) fail_msg("'%s': rc %d (%s), expected %d", sql, got, e.msg, rc);
+    assert_null(s);
+    assert_int_equal(e.rc, rc);
+    assert_true(e.msg[0] != 0);
+    if (msg && strcmp(e.msg, msg) != 0)
+        fail_msg("'%s':\n  got      %s\n  expected %s", sql, e.msg, msg);
+}
+
+/* The error message must contain `part`. */
+static void expect_error_part(const char *sql, int rc, const char *part)
+{
+    ast_stmt *s = NULL;
+    size_t used = 0;
+    gnn_err e = {0};
+    int got = parse_statement(sql, strlen(sql), 1, &s, &used, &e);
+    if (got != rc) fail_msg("'%s': rc %d (%s), expected %d", sql, got, e.msg, rc);
+    assert_null(s);
+    if (!strstr(e.msg, part)) fail_msg("'%s': '%s' lacks '%s'", sql, e.msg, part);
+}
+
+/* ---- statement forms -------------------------------------------------- */
+
+static void create_graph_takes_every_option_in_any_order(void **state)
+{
+    (void)state;
+    ast_stmt *s = parse_ok(
+        "CREATE GRAPH papers FROM 'edges.tsv' BLOCK SIZE 64KB REORDER degree "
+        "NODES 100 MAP IDS DROP SELF LOOPS DROP DUPLICATES UNDIRECTED "
+        "FORMAT csv;");
+    assert_int_equal(s->kind, AST_CREATE_GRAPH);
+    assert_string_equal(s->name, "papers");
+    assert_string_equal(s->path, "edges.tsv");
+    assert_int_equal(s->format, AST_FMT_CSV);
+    assert_int_equal(s->undirected, 1);
+    assert_int_equal(s->drop_duplicates, 1);
+    assert_int_equal(s->drop_self_loops, 1);
+    assert_int_equal(s->map_ids, 1);
+    assert_int_equal(s->nodes, 100);
+    assert_int_equal(s->reorder, AST_REORDER_DEGREE);
+    assert_int_equal(s->block_size, 64 * 1024);
+    assert_int_equal(s->line, 1);
+    assert_int_equal(s->col, 1);
+    ast_free(s);
+
+    s = parse_ok("CREATE GRAPH g FROM 'e.bin' FORMAT bin REORDER bfs "
+                 "BLOCK SIZE 1 MB");
+    assert_int_equal(s->format, AST_FMT_BIN);
+    assert_int_equal(s->reorder, AST_REORDER_BFS);
+    assert_int_equal(s->block_size, 1 << 20);
+    ast_free(s);
+
+    s = parse_ok("CREATE GRAPH g FROM 'e' FORMAT TSV REORDER None "
+                 "BLOCK SIZE 4096");
+    assert_int_equal(s->format, AST_FMT_TSV);
+    assert_int_equal(s->reorder, AST_REORDER_NONE);
+    assert_int_equal(s->block_size, 4096);
+    ast_free(s);
+
+    s = parse_ok("CREATE GRAPH g FROM 'e' BLOCK SIZE '16MB'");
+    assert_int_equal(s->block_size, 16 << 20);
+    ast_free(s);
+}
+
+static void create_graph_defaults(void **state)
+{
+    (void)state;
+    ast_stmt *s = parse_ok("CREATE GRAPH g FROM 'e.tsv'");
+    assert_int_equal(s->kind, AST_CREATE_GRAPH);
+    assert_int_equal(s->format, AST_FMT_DEFAULT);
+    assert_int_equal(s->undirected, 0);
+    assert_int_equal(s->drop_duplicates, 0);
+    assert_int_equal(s->drop_self_loops, 0);
+    assert_int_equal(s->map_ids, 0);
+    assert_int_equal(s->nodes, -1);
+    assert_int_equal(s->reorder, AST_REORDER_NONE);
+    assert_int_equal(s->block_size, 0);
+    assert_int_equal(s->explain, 0);
+    ast_free(s);
+}
+
+static void import_features_and_labels(void **state)
+{
+    (void)state;
+    ast_stmt *s = parse_ok("IMPORT FEATURES feat INTO papers FROM 'x.bin' "
+                           "STORE float16 TYPE float64 DIM 128 FORMAT bin "
+                           "BLOCK SIZE 256KB");
+    assert_int_equal(s->kind, AST_IMPORT_FEATURES);
+    assert_string_equal(s->name, "feat");
+    assert_string_equal(s->graph, "papers");
+    assert_string_equal(s->path, "x.bin");
+    assert_int_equal(s->format, AST_FMT_BIN);
+    assert_int_equal(s->dim, 128);
+    assert_string_equal(s->dtype, "float64");
+    assert_string_equal(s->store, "float16");
+    assert_int_equal(s->block_size, 256 * 1024);
+    ast_free(s);
+
+    s = parse_ok("import features f into g from 'x.npy'");
+    assert_int_equal(s->kind, AST_IMPORT_FEATURES);
+    assert_int_equal(s->format, AST_FMT_DEFAULT);
+    assert_int_equal(s->dim, 0);
+    assert_null(s->dtype);
+    assert_null(s->store);
+    assert_int_equal(s->block_size, 0);
+    ast_free(s);
+
+    s = parse_ok("IMPORT FEATURES f INTO g FROM 'x.csv' FORMAT CSV "
+                 "TYPE INT64 STORE INT8");
+    assert_int_equal(s->format, AST_FMT_CSV);
+    assert_string_equal(s->dtype, "int64");
+    assert_string_equal(s->store, "int8");
+    ast_free(s);
+
+    s = parse_ok("IMPORT FEATURES f INTO g FROM 'x' FORMAT npy STORE float32");
+    assert_int_equal(s->format, AST_FMT_NPY);
+    assert_string_equal(s->store, "float32");
+    ast_free(s);
+
+    s = parse_ok("IMPORT LABELS INTO papers FROM 'y.npy';");
+    assert_int_equal(s->kind, AST_IMPORT_LABELS);
+    assert_null(s->name);
+    assert_string_equal(s->graph, "papers");
+    assert_string_equal(s->path, "y.npy");
+    ast_free(s);
+
+    s = parse_ok("IMPORT LABELS INTO g FROM 'y.csv' FORMAT csv TYPE int64");
+    assert_int_equal(s->format, AST_FMT_CSV);
+    assert_string_equal(s->dtype, "int64");
+    ast_free(s);
+}
+
+static void create_split_from_file_or_random(void **state)
+{
+    (void)state;
+    ast_stmt *s = parse_ok("CREATE SPLIT train ON papers FROM 'train.npy'");
+    assert_int_equal(s->kind, AST_CREATE_SPLIT);
+    assert_string_equal(s->name, "train");
+    assert_string_equal(s->graph, "papers");
+    assert_string_equal(s->path, "train.npy");
+    assert_int_equal(s->split_random, 0);
+    assert_int_equal(s->has_seed, 0);
+    ast_free(s);
+
+    s = parse_ok("CREATE SPLIT r ON g RANDOM 0.6 SEED 7");
+    assert_int_equal(s->split_random, 1);
+    assert_true(s->fraction > 0.5999 && s->fraction < 0.6001);
+    assert_int_equal(s->has_seed, 1);
+    assert_int_equal(s->seed, 7);
+    assert_null(s->path);
+    ast_free(s);
+
+    s = parse_ok("CREATE SPLIT r ON g RANDOM 1");
+    assert_true(s->fraction == 1.0);
+    assert_int_equal(s->has_seed, 0);
+    ast_free(s);
+
+    s = parse_ok("CREATE SPLIT r ON g RANDOM .25");
+    assert_true(s->fraction == 0.25);
+    ast_free(s);
+}
+
+static void catalog_statements(void **state)
+{
+    (void)state;
+    ast_stmt *s = parse_ok("SHOW GRAPHS");
+    assert_int_equal(s->kind, AST_SHOW_GRAPHS);
+    ast_free(s);
+
+    s = parse_ok("DESCRIBE papers;");
+    assert_int_equal(s->kind, AST_DESCRIBE);
+    assert_string_equal(s->name, "papers");
+    ast_free(s);
+
+    s = parse_ok("DROP GRAPH papers");
+    assert_int_equal(s->kind, AST_DROP_GRAPH);
+    assert_string_equal(s->name, "papers");
+    ast_free(s);
+
+    s = parse_ok("DROP FEATURES feat ON papers");
+    assert_int_equal(s->kind, AST_DROP_FEATURES);
+    assert_string_equal(s->name, "feat");
+    assert_string_equal(s->graph, "papers");
+    ast_free(s);
+
+    s = parse_ok("DROP SPLIT train ON papers");
+    assert_int_equal(s->kind, AST_DROP_SPLIT);
+    assert_string_equal(s->name, "train");
+    assert_string_equal(s->graph, "papers");
+    ast_free(s);
+
+    s = parse_ok("CHECK");
+    assert_int_equal(s->kind, AST_CHECK);
+    assert_null(s->graph);
+    ast_free(s);
+
+    s = parse_ok("CHECK papers;");
+    assert_int_equal(s->kind, AST_CHECK);
+    assert_string_equal(s->graph, "papers");
+    ast_free(s);
+}
+
+static void pragma_forms(void **state)
+{
+    (void)state;
+    struct { const char *sql, *name, *value; } cases[] = {
+        {"PRAGMA", NULL, NULL},
+        {"PRAGMA threads", "threads", NULL},
+        {"PRAGMA Threads = 2", "threads", "2"},
+        {"PRAGMA x = -3", "x", "-3"},
+        {"PRAGMA x = 0.5", "x", "0.5"},
+        {"PRAGMA io = uring", "io", "uring"},
+        {"PRAGMA io = 'uring'", "io", "uring"},
+        {"PRAGMA memory_limit = '2GB'", "memory_limit", "2GB"},
+        {"PRAGMA memory_limit = 512MB", "memory_limit", "512MB"},
+        {"PRAGMA memory_limit = 1.5GB", "memory_limit", "1.5GB"},
+        {"PRAGMA v = 'it''s'", "v", "it's"},
+        {"PRAGMA v = ''", "v", ""},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ast_stmt *s = parse_ok(cases[i].sql);
+        assert_int_equal(s->kind, AST_PRAGMA);
+        if (cases[i].name) assert_string_equal(s->name, cases[i].name);
+        else assert_null(s->name);
+        if (cases[i].value) assert_string_equal(s->value, cases[i].value);
+        else assert_null(s->value);
+        ast_free(s);
+    }
+}
+
+static void sample_takes_every_clause_in_any_order(void **state)
+{
+    (void)state;
+    ast_stmt *s = parse_ok(
+        "SAMPLE 15,10,-1 FROM papers TO DEVICE 'cuda:0' INTO '/tmp/out' "
+        "LIMIT 10 WITH REPLACEMENT EPOCHS 3 SEED 42 SHUFFLE HYPERBATCH 64 "
+        "BATCH 1024 FEATURES feat SEEDS train;");
+    assert_int_equal(s->kind, AST_SAMPLE);
+    assert_int_equal(s->explain, 0);
+    assert_string_equal(s->graph, "papers");
+    assert_int_equal(s->nhops, 3);
+    assert_int_equal(s->fanouts[0], 15);
+    assert_int_equal(s->fanouts[1], 10);
+    assert_int_equal(s->fanouts[2], -1);
+    assert_int_equal(s->seeds_kind, AST_SEEDS_SPLIT);
+    assert_string_equal(s->seeds_split, "train");
+    assert_string_equal(s->features, "feat");
+    assert_int_equal(s->batch, 1024);
+    assert_int_equal(s->hyperbatch, 64);
+    assert_int_equal(s->shuffle, 1);
+    assert_int_equal(s->has_seed, 1);
+    assert_int_equal(s->seed, 42);
+    assert_int_equal(s->epochs, 3);
+    assert_int_equal(s->replace, 1);
+    assert_int_equal(s->limit, 10);
+    assert_string_equal(s->into, "/tmp/out");
+    assert_string_equal(s->device, "cuda:0");
+    ast_free(s);
+}
+
+static void sample_defaults(void **state)
+{
+    (void)state;
+    ast_stmt *s = parse_ok("SAMPLE 10 FROM g BATCH 1");
+    assert_int_equal(s->kind, AST_SAMPLE);
+    assert_int_equal(s->nhops, 1);
+    assert_int_equal(s->fanouts[0], 10);
+    assert_int_equal(s->seeds_kind, AST_SEEDS_DEFAULT);
+    assert_null(s->seeds_split);
+    assert_null(s->seed_ids);
+    assert_int_equal(s->n_seed_ids, 0);
+    assert_null(s->features);
+    assert_int_equal(s->batch, 1);
+    assert_int_equal(s->hyperbatch, 0);
+    assert_int_equal(s->shuffle, 0);
+    assert_int_equal(s->has_seed, 0);
+    assert_int_equal(s->epochs, 1);
+    assert_int_equal(s->replace, 0);
+    assert_int_equal(s->limit, -1);
+    assert_null(s->into);
+    assert_null(s->device);
+    ast_free(s);
+}
+
+static void sample_seed_forms(void **state)
+{
+    (void)state;
+    ast_stmt *s = parse_ok("SAMPLE 5 FROM g SEEDS (1, 2,-3, 9223372036854775807) "
+                           "BATCH 2");
+    assert_int_equal(s->seeds_kind, AST_SEEDS_LIST);
+    assert_int_equal(s->n_seed_ids, 4);
+    assert_int_equal(s->seed_ids[0], 1);
+    assert_int_equal(s->seed_ids[1], 2);
+    assert_int_equal(s->seed_ids[2], -3);
+    assert_int_equal(s->seed_ids[3], INT64_MAX);
+    ast_free(s);
+
+    s = parse_ok("SAMPLE 5 FROM g SEEDS ALL BATCH 2");
+    assert_int_equal(s->seeds_kind, AST_SEEDS_ALL);
+    ast_free(s);
+
+    /* a long list grows the array */
+    char sql[8192];
+    size_t o = (size_t)snprintf(sql, sizeof sql, "SAMPLE 5 FROM g SEEDS (0");
+    for (int i = 1; i < 1000; i++)
+        o += (size_t)snprintf(sql + o, sizeof sql - o, ",%d", i);
+    snprintf(sql + o, sizeof sql - o, ") BATCH 7");
+    s = parse_ok(sql);
+    assert_int_equal(s->n_seed_ids, 1000);
+    assert_int_equal(s->seed_ids[999], 999);
+    ast_free(s);
+
+    /* SEED takes any 64-bit value; a negative one is its two's complement */
+    s = parse_ok("SAMPLE 5 FROM g BATCH 1 SEED 18446744073709551615");
+    assert_true(s->seed == UINT64_MAX);
+    ast_free(s);
+    s = parse_ok("SAMPLE 5 FROM g BATCH 1 SEED -1");
+    assert_true(s->seed == UINT64_MAX);
+    ast_free(s);
+    s = parse_ok("SAMPLE 5 FROM g BATCH 1 SEED 0 TO DEVICE host");
+    assert_int_equal(s->has_seed, 1);
+    assert_true(s->seed == 0);
+    assert_string_equal(s->device, "host");
+    ast_free(s);
+}
+
+static void sample_hops_and_fanouts_at_the_limits(void **state)
+{
+    (void)state;
+    ast_stmt *s = parse_ok("SAMPLE 1,1000,-1,+2,5,6,7,8 FROM g BATCH 1 LIMIT 0");
+    assert_int_equal(s->nhops, 8);
+    assert_int_equal(s->fanouts[1], 1000);
+    assert_int_equal(s->fanouts[2], -1);
+    assert_int_equal(s->fanouts[3], 2);
+    assert_int_equal(s->fanouts[7], 8);
+    assert_int_equal(s->limit, 0);
+    ast_free(s);
+}
+
+static void explain_and_explain_analyze(void **state)
+{
+    (void)state;
+    ast_stmt *s = parse_ok("EXPLAIN SAMPLE 10 FROM g BATCH 4");
+    assert_int_equal(s->kind, AST_SAMPLE);
+    assert_int_equal(s->explain, 1);
+    ast_free(s);
+    s = parse_ok("explain analyze sample 10 from g batch 4");
+    assert_int_equal(s->explain, 2);
+    assert_int_equal(s->batch, 4);
+    ast_free(s);
+}
+
+static void keywords_are_case_insensitive_names_are_not(void **state)
+{
+    (void)state;
+    ast_stmt *s = parse_ok("sAmPlE 10 fRoM Papers SeEdS Train bAtCh 8 "
+                           "with replacement to device 'Host'");
+    assert_int_equal(s->kind, AST_SAMPLE);
+    assert_string_equal(s->graph, "Papers");
+    assert_string_equal(s->seeds_split, "Train");
+    assert_string_equal(s->device, "Host");
+    assert_int_equal(s->replace, 1);
+    ast_free(s);
+}
+
+static void comments_and_spaces_are_skipped(void **state)
+{
+    (void)state;
+    const char *sql = "-- a leading comment\n"
+                      "/* a block\n comment */ SAMPLE /* in the middle */ 10, "
+                      "-- to the end of the line\n 10 FROM\tg\r\n BATCH/**/2 "
+                      "-- trailing";
+    ast_stmt *s = NULL;
+    size_t used = 0;
+    gnn_err e = {0};
+    assert_int_equal(parse_statement(sql, strlen(sql), 1, &s, &used, &e),
+                     GNNDB_OK);
+    assert_non_null(s);
+    assert_int_equal(s->nhops, 2);
+    assert_int_equal(s->batch, 2);
+    assert_int_equal(s->line, 3);
+    assert_int_equal(s->col, 13);
+    assert_int_equal(used, strlen(sql));
+    ast_free(s);
+}
+
+static void strings_unescape_doubled_quotes(void **state)
+{
+    (void)state;
+    ast_stmt *s = parse_ok("CREATE GRAPH g FROM 'it''s a ''path''' ");
+    assert_string_equal(s->path, "it's a 'path'");
+    ast_free(s);
+    s = parse_ok("CREATE GRAPH g FROM '-- not a comment; /* nor this */'");
+    assert_string_equal(s->path, "-- not a comment; /* nor this */");
+    ast_free(s);
+    s = parse_ok("CREATE GRAPH g FROM 'données/é.tsv'");
+    assert_string_equal(s->path, "données/é.tsv");
+    ast_free(s);
+}
+
+static void several_statements_report_consumed(void **state)
+{
+    (void)state;
+    const char *sql = "SHOW GRAPHS; ;;\nDESCRIBE g ;\n  -- done\n"
+                      "SAMPLE 2 FROM g BATCH 3";
+    size_t len = strlen(sql), off = 0, used;
+    ast_stmt *s;
+    gnn_err e = {0};
+
+    assert_int_equal(parse_statement(sql, len, 1, &s, &used, &e), GNNDB_OK);
+    assert_int_equal(s->kind, AST_SHOW_GRAPHS);
+    assert_int_equal(used, 12); /* up to and including its ';' */
+    ast_free(s);
+    off += used;
+
+    /* empty statements are skipped */
+    assert_int_equal(parse_statement(sql + off, len - off, 1, &s, &used, &e),
+                     GNNDB_OK);
+    assert_int_equal(s->kind, AST_DESCRIBE);
+    assert_int_equal(s->line, 2);
+    assert_int_equal(s->col, 1);
+    assert_int_equal(sql[off + used - 1], ';');
+    assert_int_equal(off + used, strlen("SHOW GRAPHS; ;;\nDESCRIBE g ;"));
+    ast_free(s);
+    off += used;
+
+    /* base_line numbers the lines of later statements */
+    assert_int_equal(parse_statement(sql + off, len - off, 2, &s, &used, &e),
+                     GNNDB_OK);
+    assert_int_equal(s->kind, AST_SAMPLE);
+    assert_int_equal(s->line, 4);
+    assert_int_equal(off + used, len); /* the last needs no ';' */
+    ast_free(s);
+
+    /* only spaces, comments and ';' left: no statement, all consumed */
+    const char *rest = "  ;; -- nothing\n /* more */ ; ";
+    s = (ast_stmt *)1;
+    assert_int_equal(parse_statement(rest, strlen(rest), 1, &s, &used, &e),
+                     GNNDB_OK);
+    assert_null(s);
+    assert_int_equal(used, strlen(rest));
+    assert_int_equal(parse_statement("", 0, 1, &s, &used, &e), GNNDB_OK);
+    assert_null(s);
+    assert_int_equal(used, 0);
+
+    /* the length bounds the text: the second statement is not seen */
+    assert_int_equal(parse_statement(sql, 11, 1, &s, &used, &e), GNNDB_OK);
+    assert_int_equal(s->kind, AST_SHOW_GRAPHS);
+    assert_int_equal(used, 11);
+    ast_free(s);
+}
+
+static void failed_statement_is_consumed_to_its_semicolon(void **state)
+{
+    (void)state;
+    const char *sql = "SAMPLE 10 FROM g BATCHES 3 'x;y' ; SHOW GRAPHS";
+    ast_stmt *s;
+    size_t used;
+    gnn_err e = {0};
+    assert_int_equal(parse_statement(sql, strlen(sql), 1, &s, &used, &e),
+                     GNNDB_SYNTAX);
+    assert_null(s);
+    assert_int_equal(used, strlen("SAMPLE 10 FROM g BATCHES 3 'x;y' ;"));
+    assert_int_equal(parse_statement(sql + used, strlen(sql) - used, 1, &s,
+                                     &used, &e), GNNDB_OK);
+    assert_int_equal(s->kind, AST_SHOW_GRAPHS);
+    ast_free(s);
+}
+
+/* ---- errors ----------------------------------------------------------- */
+
+static void typo_on_line_two_names_line_column_and_expected(void **state)
+{
+    (void)state;
+    expect_error("SAMPLE 10,10 FROM papers\n SEEDS train BATCHES 1024;",
+                 GNNDB_SYNTAX,
+                 "near line 2, column 14: syntax error at 'BATCHES'; expected "
+                 "one of SEEDS, FEATURES, BATCH, HYPERBATCH, SHUFFLE, SEED, "
+                 "EPOCHS, WITH, LIMIT, INTO, TO, ';'");
+    expect_error("SAMPEL 10 FROM g BATCH 1", GNNDB_SYNTAX,
+                 "near line 1, column 1: syntax error at 'SAMPEL'; expected "
+                 "one of CREATE, IMPORT, SHOW, DESCRIBE, DROP, CHECK, PRAGMA, "
+                 "EXPLAIN, SAMPLE");
+    expect_error("DROP TABLE x", GNNDB_SYNTAX,
+                 "near line 1, column 6: syntax error at 'TABLE'; expected one "
+                 "of FEATURES, GRAPH, SPLIT");
+    expect_error("SAMPLE 10 FROM;", GNNDB_SYNTAX,
+                 "near line 1, column 15: syntax error at ';'; expected name");
+    expect_error("SHOW GRAPHS now", GNNDB_SYNTAX,
+                 "near line 1, column 13: syntax error at 'now'; expected ';'");
+    expect_error("CREATE GRAPH g FROM e.tsv", GNNDB_SYNTAX,
+                 "near line 1, column 21: syntax error at 'e'; expected string");
+    expect_error("SAMPLE 10.5 FROM g BATCH 1", GNNDB_SYNTAX,
+                 "near line 1, column 8: syntax error at '10.5'; expected "
+                 "integer");
+    expect_error("DESCRIBE sample", GNNDB_SYNTAX, NULL); /* a keyword */
+}
+
+static void incomplete_statement_names_what_was_expected(void **state)
+{
+    (void)state;
+    expect_error("SAMPLE 10,10,10 FROM g SEEDS", GNNDB_SYNTAX,
+                 "line 1, column 29: incomplete statement; expected one of "
+                 "ALL, name, '('");
+    expect_error("SAMPLE 10 FROM g SEEDS (1, 2", GNNDB_SYNTAX,
+                 "line 1, column 29: incomplete statement; expected one of "
+                 "',', ')'");
+    expect_error("CREATE GRAPH g\n  -- the path is missing\n", GNNDB_SYNTAX,
+                 "line 1, column 15: incomplete statement; expected FROM");
+    expect_error("PRAGMA x =", GNNDB_SYNTAX,
+                 "line 1, column 11: incomplete statement; expected one of "
+                 "name, integer, number, string");
+}
+
+static void range_errors_name_the_value(void **state)
+{
+    (void)state;
+    expect_error("SAMPLE 0 FROM g BATCH 1", GNNDB_RANGE,
+                 "line 1, column 8: fanout 0 is out of range (1..1000, or -1 "
+                 "for all neighbours)");
+    expect_error("SAMPLE 10,1001 FROM g BATCH 1", GNNDB_RANGE,
+                 "line 1, column 11: fanout 1001 is out of range (1..1000, or "
+                 "-1 for all neighbours)");
+    expect_error_part("SAMPLE -2 FROM g BATCH 1", GNNDB_RANGE, "fanout -2");
+    expect_error("SAMPLE 1,2,3,4,5,6,7,8,9 FROM g BATCH 1", GNNDB_RANGE,
+                 "line 1, column 24: too many hops: at most 8 fanouts");
+    expect_error("SAMPLE 1 FROM g BATCH 0", GNNDB_RANGE,
+                 "line 1, column 23: BATCH 0 is out of range (at least 1)");
+    expect_error_part("SAMPLE 1 FROM g BATCH -5", GNNDB_RANGE, "BATCH -5");
+    expect_error_part("SAMPLE 1 FROM g BATCH 1 HYPERBATCH 0", GNNDB_RANGE,
+                      "HYPERBATCH 0 is out of range");
+    expect_error_part("SAMPLE 1 FROM g BATCH 1 EPOCHS 0", GNNDB_RANGE,
+                      "EPOCHS 0 is out of range");
+    expect_error_part("SAMPLE 1 FROM g BATCH 1 LIMIT -1", GNNDB_RANGE,
+                      "LIMIT -1 is out of range (at least 0)");
+    expect_error_part("CREATE GRAPH g FROM 'e' NODES 0", GNNDB_RANGE,
+                      "NODES 0 is out of range");
+    expect_error_part("IMPORT FEATURES f INTO g FROM 'x' DIM 0", GNNDB_RANGE,
+                      "DIM 0 is out of range");
+    expect_error("CREATE SPLIT s ON g RANDOM 1.5", GNNDB_RANGE,
+                 "line 1, column 28: RANDOM fraction '1.5' is out of range "
+                 "(greater than 0, at most 1)");
+    expect_error_part("CREATE SPLIT s ON g RANDOM 0", GNNDB_RANGE,
+                      "RANDOM fraction '0' is out of range");
+    expect_error_part("CREATE SPLIT s ON g RANDOM 0.0 SEED 1", GNNDB_RANGE,
+                      "out of range");
+    expect_error_part("CREATE SPLIT s ON g RANDOM -0.5", GNNDB_RANGE,
+                      "out of range");
+    expect_error_part("CREATE SPLIT s ON g RANDOM 1e999", GNNDB_RANGE,
+                      "out of range");
+}
+
+static void block_size_must_be_a_power_of_two_from_4kb_to_16mb(void **state)
+{
+    (void)state;
+    expect_error("CREATE GRAPH g FROM 'e' BLOCK SIZE 3KB", GNNDB_RANGE,
+                 "line 1, column 36: BLOCK SIZE 3KB is out of range (a power "
+                 "of two from 4KB to 16MB)");
+    expect_error_part("CREATE GRAPH g FROM 'e' BLOCK SIZE 2KB", GNNDB_RANGE,
+                      "BLOCK SIZE 2KB is out of range");
+    expect_error_part("CREATE GRAPH g FROM 'e' BLOCK SIZE 32MB", GNNDB_RANGE,
+                      "out of range");
+    expect_error_part("CREATE GRAPH g FROM 'e' BLOCK SIZE 1 GB", GNNDB_RANGE,
+                      "out of range");
+    expect_error_part("CREATE GRAPH g FROM 'e' BLOCK SIZE 5000", GNNDB_RANGE,
+                      "out of range");
+    expect_error_part("CREATE GRAPH g FROM 'e' BLOCK SIZE 0", GNNDB_RANGE,
+                      "out of range");
+    expect_error_part("CREATE GRAPH g FROM 'e' BLOCK SIZE 99999999999999KB",
+                      GNNDB_RANGE, "out of range");
+    expect_error_part("IMPORT FEATURES f INTO g FROM 'x' BLOCK SIZE '3MB'",
+                      GNNDB_RANGE, "out of range");
+    expect_error("CREATE GRAPH g FROM 'e' BLOCK SIZE 4 XB", GNNDB_SYNTAX,
+                 "line 1, column 38: unknown size unit 'XB'; expected KB or MB");
+    expect_error_part("CREATE GRAPH g FROM 'e' BLOCK SIZE 'big'", GNNDB_SYNTAX,
+                      "is not a size");
+    ast_stmt *s = parse_ok("CREATE GRAPH g FROM 'e' BLOCK SIZE 4kb");
+    assert_int_equal(s->block_size, 4096);
+    ast_free(s);
+    s = parse_ok("CREATE GRAPH g FROM 'e' BLOCK SIZE 16777216");
+    assert_int_equal(s->block_size, 16 << 20);
+    ast_free(s);
+}
+
+static void huge_numbers_are_range_errors(void **state)
+{
+    (void)state;
+    expect_error("SAMPLE 10 FROM g BATCH 99999999999999999999", GNNDB_RANGE,
+                 "line 1, column 24: number too large: '99999999999999999999'");
+    expect_error_part("SAMPLE 99999999999999999999999999 FROM g BATCH 1",
+                      GNNDB_RANGE, "number too large");
+    expect_error_part("SAMPLE 1 FROM g SEEDS (9223372036854775808) BATCH 1",
+                      GNNDB_RANGE, "number too large");
+    expect_error_part("SAMPLE 1 FROM g BATCH 1 SEED 18446744073709551616",
+                      GNNDB_RANGE, "number too large");
+    expect_error_part("SAMPLE 1 FROM g BATCH 1 SEED -9223372036854775809",
+                      GNNDB_RANGE, "number too large");
+    ast_stmt *s = parse_ok("SAMPLE 1 FROM g SEEDS (-9223372036854775808) "
+                           "BATCH 1");
+    assert_int_equal(s->seed_ids[0], INT64_MIN);
+    ast_free(s);
+    /* a number of ten thousand digits: the message stays one short line */
+    size_t n = 10000;
+    char *sql = malloc(n + 64);
+    size_t o = (size_t)sprintf(sql, "SAMPLE 1 FROM g BATCH ");
+    memset(sql + o, '7', n);
+    sql[o + n] = 0;
+    expect_error_part(sql, GNNDB_RANGE, "number too large: '7777");
+    free(sql);
+}
+
+static void duplicate_clause_is_an_error(void **state)
+{
+    (void)state;
+    expect_error("SAMPLE 10,10,10 FROM papers BATCH 1024 BATCH 32",
+                 GNNDB_SYNTAX, "line 1, column 40: BATCH given twice");
+    expect_error_part("SAMPLE 1 FROM g BATCH 1 SEEDS a SEEDS (1)", GNNDB_SYNTAX,
+                      "SEEDS given twice");
+    expect_error_part("SAMPLE 1 FROM g BATCH 1 SHUFFLE SHUFFLE", GNNDB_SYNTAX,
+                      "SHUFFLE given twice");
+    expect_error_part("SAMPLE 1 FROM g BATCH 1 WITH REPLACEMENT WITH "
+                      "REPLACEMENT", GNNDB_SYNTAX, "WITH REPLACEMENT given twice");
+    expect_error_part("SAMPLE 1 FROM g BATCH 1 TO DEVICE 'host' TO DEVICE "
+                      "'cuda:0'", GNNDB_SYNTAX, "TO DEVICE given twice");
+    expect_error_part("SAMPLE 1 FROM g BATCH 1 SEED 1 SEED 1", GNNDB_SYNTAX,
+                      "SEED given twice");
+    expect_error_part("CREATE GRAPH g FROM 'e' UNDIRECTED UNDIRECTED",
+                      GNNDB_SYNTAX, "UNDIRECTED given twice");
+    expect_error_part("CREATE GRAPH g FROM 'e' BLOCK SIZE 4KB BLOCK SIZE 8KB",
+                      GNNDB_SYNTAX, "BLOCK SIZE given twice");
+    expect_error_part("CREATE GRAPH g FROM 'e' DROP SELF LOOPS DROP SELF LOOPS",
+                      GNNDB_SYNTAX, "line 1, column 41: DROP SELF LOOPS given "
+                      "twice");
+    expect_error_part("IMPORT FEATURES f INTO g FROM 'x' TYPE int64 TYPE "
+                      "int64", GNNDB_SYNTAX, "TYPE given twice");
+}
+
+static void sample_needs_a_batch_clause(void **state)
+{
+    (void)state;
+    expect_error("SAMPLE 10,10 FROM g SEEDS train", GNNDB_SYNTAX,
+                 "line 1, column 1: SAMPLE needs a BATCH clause");
+    expect_error("EXPLAIN  SAMPLE 10 FROM g;", GNNDB_SYNTAX,
+                 "line 1, column 10: SAMPLE needs a BATCH clause");
+}
+
+static void unknown_option_words_list_the_choices(void **state)
+{
+    (void)state;
+    expect_error("CREATE GRAPH g FROM 'e' FORMAT npy", GNNDB_SYNTAX,
+                 "line 1, column 32: unknown FORMAT 'npy'; expected tsv, csv "
+                 "or bin");
+    expect_error_part("IMPORT FEATURES f INTO g FROM 'x' FORMAT tsv",
+                      GNNDB_SYNTAX, "expected npy, csv or bin");
+    expect_error_part("CREATE GRAPH g FROM 'e' REORDER rcm", GNNDB_SYNTAX,
+                      "unknown REORDER 'rcm'; expected none, degree or bfs");
+    expect_error_part("IMPORT FEATURES f INTO g FROM 'x' TYPE int32",
+                      GNNDB_SYNTAX, "expected float32, float64 or int64");
+    expect_error_part("IMPORT FEATURES f INTO g FROM 'x' STORE float64",
+                      GNNDB_SYNTAX, "expected float32, float16 or int8");
+}
+
+static void unterminated_string_or_comment(void **state)
+{
+    (void)state;
+    expect_error("CREATE GRAPH g FROM 'edges.tsv", GNNDB_SYNTAX,
+                 "line 1, column 21: unterminated string");
+    expect_error("-- first line\n  DESCRIBE 'it''s", GNNDB_SYNTAX,
+                 "line 2, column 12: unterminated string");
+    expect_error("SAMPLE 10 /* FROM g BATCH 1", GNNDB_SYNTAX,
+                 "line 1, column 11: unterminated comment");
+    expect_error("/*/", GNNDB_SYNTAX, "line 1, column 1: unterminated comment");
+    expect_error("'", GNNDB_SYNTAX, "line 1, column 1: unterminated string");
+}
+
+static void stray_bytes_are_syntax_errors(void **state)
+{
+    (void)state;
+    expect_error("SAMPLE 10 FROM g BATCH 1 #", GNNDB_SYNTAX,
+                 "line 1, column 26: unexpected character '#'");
+    expect_error("SHOW\n é", GNNDB_SYNTAX,
+                 "line 2, column 2: unexpected character '\\xc3'");
+    const char nul[] = "SHOW GRAPHS\0;";
+    ast_stmt *s = NULL;
+    size_t used;
+    gnn_err e = {0};
+    assert_int_equal(parse_statement(nul, sizeof nul - 1, 1, &s, &used, &e),
+                     GNNDB_SYNTAX);
+    assert_null(s);
+    assert_string_equal(e.msg, "line 1, column 12: unexpected character "
+                               "'\\x00'");
+    const char nul_str[] = "CREATE GRAPH g FROM 'a\0b'";
+    assert_int_equal(parse_statement(nul_str, sizeof nul_str - 1, 1, &s, &used,
+                                     &e), GNNDB_SYNTAX);
+    assert_string_equal(e.msg, "line 1, column 21: NUL byte in string");
+    /* a NUL inside a comment is only a comment */
+    const char nul_comment[] = "SHOW /* \0 */ GRAPHS -- \0\n";
+    assert_int_equal(parse_statement(nul_comment, sizeof nul_comment - 1, 1,
+                                     &s, &used, &e), GNNDB_OK);
+    assert_int_equal(s->kind, AST_SHOW_GRAPHS);
+    ast_free(s);
+}
+
+static void keyword_table_lists_the_language(void **state)
+{
+    (void)state;
+    const char *must[] = {"SAMPLE", "BATCH", "HYPERBATCH", "EXPLAIN", "ANALYZE",
+                          "PRAGMA", "REPLACEMENT", "DEVICE", "UNDIRECTED",
+                          "REORDER", "CHECK", "TSV", "KB", NULL};
+    size_t n = 0;
+    while (parse_keywords[n]) n++;
+    assert_true(n >= 45);
+    for (int i = 0; must[i]; i++) {
+        int found = 0;
+        for (size_t k = 0; k < n; k++) found |= !strcmp(parse_keywords[k], must[i]);
+        if (!found) fail_msg("%s missing from parse_keywords", must[i]);
+    }
+    /* every reserved word of the table is recognised as such: as a graph
+    ** name it is a syntax error (the option words are names and parse) */
+    for (size_t k = 0; k < n; k++) {
+        char sql[64];
+        snprintf(sql, sizeof sql, "DESCRIBE %s", parse_keywords[k]);
+        ast_stmt *s = NULL;
+        size_t used;
+        gnn_err e = {0};
+        int rc = parse_statement(sql, strlen(sql), 1, &s, &used, &e);
+        if (rc == GNNDB_OK) {
+            assert_string_equal(s->name, parse_keywords[k]);
+            ast_free(s);
+        } else {
+            assert_int_equal(rc, GNNDB_SYNTAX);
+        }
+    }
+}
+
+/* ---- random input ----------------------------------------------------- */
+
+static uint64_t rng_next(uint64_t *x)
+{
+    *x ^= *x << 13;
+    *x ^= *x >> 7;
+    *x ^= *x << 17;
+    return *x;
+}
+
+static const char *const corpus[] = {
+    "CREATE GRAPH papers FROM 'edges.tsv' FORMAT tsv UNDIRECTED DROP "
+    "DUPLICATES DROP SELF LOOPS MAP IDS NODES 10 REORDER bfs BLOCK SIZE 1MB;",
+    "IMPORT FEATURES feat INTO papers FROM 'x.bin' FORMAT bin DIM 4 TYPE "
+    "float32 STORE int8 BLOCK SIZE '64KB';",
+    "IMPORT LABELS INTO papers FROM 'y.npy';",
+    "CREATE SPLIT train ON papers FROM 'train_idx.npy';",
+    "CREATE SPLIT r ON papers RANDOM 0.6 SEED 7;",
+    "SHOW GRAPHS; DESCRIBE papers; DROP GRAPH papers; CHECK; CHECK g;",
+    "DROP FEATURES t ON g; DROP SPLIT s ON g;",
+    "PRAGMA memory_limit = '2GB'; PRAGMA io = uring; PRAGMA threads = 2; "
+    "PRAGMA;",
+    "EXPLAIN ANALYZE SAMPLE 10,10,-1 FROM papers SEEDS (1,2,3) FEATURES feat "
+    "BATCH 1024 HYPERBATCH 8 SHUFFLE SEED 42 EPOCHS 2 WITH REPLACEMENT LIMIT "
+    "10 INTO 'dir' TO DEVICE 'cuda:0';",
+    "-- comment\n/* block */ SAMPLE 5 FROM g SEEDS ALL BATCH 1;",
+    "SAMPLE 25,10 FROM g SEEDS train BATCH 64 TO DEVICE host",
+};
+
+static const char *const snippets[] = {
+    "'", "''", "/*", "*/", "--", "\n", ";", ",", "(", ")", "=", "-", "+", ".",
+    "99999999999999999999999999", "-9223372036854775809", "1e999", "0", "-1",
+    "SAMPLE", "BATCH", "SEEDS", "FROM", "EXPLAIN", "BLOCK SIZE", "KB", "\0",
+    "\xff", "\xc3\xa9", " ", "1,1,1,1,1,1,1,1,1,1", "BATCH 1", "x",
+};
+
+/* One mutated copy of a corpus entry (or random bytes) into buf. */
+static size_t mutate(uint64_t *rng, char *buf, size_t cap)
+{
+    size_t n = 0;
+    if (rng_next(rng) % 10 == 0) {
+        n = rng_next(rng) % 200;
+        for (size_t i = 0; i < n; i++) buf[i] = (char)(rng_next(rng) & 0xff);
+        return n;
+    }
+    const char *src = corpus[rng_next(rng) % (sizeof corpus / sizeof *corpus)];
+    n = strlen(src);
+    memcpy(buf, src, n);
+    int edits = 1 + (int)(rng_next(rng) % 6);
+    for (int k = 0; k < edits; k++) {
+        size_t at = n ? rng_next(rng) % (n + 1) : 0;
+        switch (rng_next(rng) % 6) {
+        case 0: /* flip a byte */
+            if (at < n) buf[at] = (char)(rng_next(rng) & 0xff);
+            break;
+        case 1: /* delete a span */
+            if (at < n) {
+                size_t d = 1 + rng_next(rng) % 12;
+                if (d > n - at) d = n - at;
+                memmove(buf + at, buf + at + d, n - at - d);
+                n -= d;
+            }
+            break;
+        case 2: { /* insert a snippet */
+            size_t which = rng_next(rng) % (sizeof snippets / sizeof *snippets);
+            const char *sn = snippets[which];
+            size_t sl = *sn ? strlen(sn) : 1; /* "\0" is one NUL byte */
+            if (n + sl <= cap) {
+                memmove(buf + at + sl, buf + at, n - at);
+                memcpy(buf + at, sn, sl);
+                n += sl;
+            }
+            break;
+        }
+        case 3: /* truncate */
+            n = at;
+            break;
+        case 4: /* duplicate a span */
+            if (at < n) {
+                size_t d = 1 + rng_next(rng) % 20;
+                if (d > n - at) d = n - at;
+                if (n + d <= cap) {
+                    memmove(buf + at + d, buf + at, n - at);
+                    n += d;
+                }
+            }
+            break;
+        default: /* swap case of a letter */
+            if (at < n && ((buf[at] | 0x20) >= 'a' && (buf[at] | 0x20) <= 'z'))
+                buf[at] ^= 0x20;
+            break;
+        }
+    }
+    return n;
+}
+
+static void random_and_mutated_input_never_crashes(void **state)
+{
+    (void)state;
+    uint64_t rng = 0x9e3779b97f4a7c15ull;
+    char buf[4096];
+    int ok = 0, errors = 0;
+    for (int iter = 0; iter < 10000; iter++) {
+        size_t n = mutate(&rng, buf, sizeof buf);
+        /* an exact-size heap copy, so that a read past the end is caught */
+        char *sql = malloc(n ? n : 1);
+        assert_non_null(sql);
+        memcpy(sql, buf, n);
+        size_t off = 0;
+        int guard = 0;
+        while (off < n && guard++ < 1000) {
+            ast_stmt *s = NULL;
+            size_t used = 0;
+            gnn_err e = {0};
+            int rc = parse_statement(sql + off, n - off, 1, &s, &used, &e);
+            assert_true(used <= n - off);
+            if (rc == GNNDB_OK) {
+                ok++;
+                if (!s) {
+                    assert_int_equal(used, n - off);
+                } else {
+                    assert_true(s->kind >= AST_CREATE_GRAPH &&
+                                s->kind <= AST_CHECK);
+                    if (s->kind == AST_SAMPLE) {
+                        assert_true(s->nhops >= 1 && s->nhops <= AST_MAX_HOPS);
+                        assert_true(s->batch >= 1);
+                    }
+                    ast_free(s);
+                }
+            } else {
+                errors++;
+                assert_null(s);
+                if (rc != GNNDB_SYNTAX && rc != GNNDB_RANGE)
+                    fail_msg("rc %d: %s", rc, e.msg);
+                assert_int_equal(e.rc, rc);
+                assert_true(e.msg[0] != 0);
+                assert_true(strlen(e.msg) < sizeof e.msg);
+            }
+            if (used == 0) {
+                assert_int_equal(off, n); /* no progress only at the end */
+                break;
+            }
+            off += used;
+        }
+        free(sql);
+    }
+    assert_true(ok > 100);
+    assert_true(errors > 100);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(create_graph_takes_every_option_in_any_order),
+        cmocka_unit_test(create_graph_defaults),
+        cmocka_unit_test(import_features_and_labels),
+        cmocka_unit_test(create_split_from_file_or_random),
+        cmocka_unit_test(catalog_statements),
+        cmocka_unit_test(pragma_forms),
+        cmocka_unit_test(sample_takes_every_clause_in_any_order),
+        cmocka_unit_test(sample_defaults),
+        cmocka_unit_test(sample_seed_forms),
+        cmocka_unit_test(sample_hops_and_fanouts_at_the_limits),
+        cmocka_unit_test(explain_and_explain_analyze),
+        cmocka_unit_test(keywords_are_case_insensitive_names_are_not),
+        cmocka_unit_test(comments_and_spaces_are_skipped),
+        cmocka_unit_test(strings_unescape_doubled_quotes),
+        cmocka_unit_test(several_statements_report_consumed),
+        cmocka_unit_test(failed_statement_is_consumed_to_its_semicolon),
+        cmocka_unit_test(typo_on_line_two_names_line_column_and_expected),
+        cmocka_unit_test(incomplete_statement_names_what_was_expected),
+        cmocka_unit_test(range_errors_name_the_value),
+        cmocka_unit_test(block_size_must_be_a_power_of_two_from_4kb_to_16mb),
+        cmocka_unit_test(huge_numbers_are_range_errors),
+        cmocka_unit_test(duplicate_clause_is_an_error),
+        cmocka_unit_test(sample_needs_a_batch_clause),
+        cmocka_unit_test(unknown_option_words_list_the_choices),
+        cmocka_unit_test(unterminated_string_or_comment),
+        cmocka_unit_test(stray_bytes_are_syntax_errors),
+        cmocka_unit_test(keyword_table_lists_the_language),
+        cmocka_unit_test(random_and_mutated_input_never_crashes),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
