@@ -49,15 +49,15 @@ int explain_rows(const plan *p, const hb_stats *st, rowset *rs)
                 p->batches_per_epoch, p->seed,
                 p->seed_drawn ? " (drawn)" : "");
     err |= line(rs, 0, "memory_limit %s: graph pool %s (%zu frames), "
-                "feature pool %s (%zu frames), staged %s (per mini-batch <= %s)",
+                "feature pool %s (%zu frames), staged %s (about %s per mini-batch)",
                 db_fmt_size(p->memory_limit, b1, sizeof b1),
                 db_fmt_size(p->graph_pool_bytes, b2, sizeof b2), p->graph_frames,
                 db_fmt_size(p->feat_pool_bytes, b3, sizeof b3), p->feat_frames,
                 db_fmt_size(p->staged_bytes, b4, sizeof b4),
                 db_fmt_size(p->per_batch_bytes, b5, sizeof b5));
-    err |= line(rs, 0, "HYPERBATCH %" PRId64 "%s%s (%" PRId64
+    err |= line(rs, 0, "HYPERBATCH %" PRId64 "%s%s%s (%" PRId64
                 " hyperbatches)", p->hyperbatch,
-                p->note[0] ? ": " : "", p->note, hbs);
+                p->note[0] ? " (" : "", p->note, p->note[0] ? ")" : "", hbs);
     int d = 0;
     err |= line(rs, d, "-> transfer to %s",
                 p->device == GNNDB_DEVICE_CUDA ? "cuda" : "host");

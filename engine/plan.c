@@ -208,14 +208,12 @@ int plan_build(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
     int64_t fit = p->staged_bytes / p->per_batch_bytes;
     int64_t want = p->hyperbatch_asked ? p->hyperbatch_asked : HB_DEFAULT_MAX;
     int64_t bpe = GNN_MAX(1, p->batches_per_epoch);
-    p->hyperbatch = GNN_MIN(want, fit);
-    if (p->hyperbatch_asked && p->hyperbatch < p->hyperbatch_asked)
+    int64_t cap = GNN_MIN(want, bpe);  /* a hyperbatch stays in one epoch */
+    p->hyperbatch = GNN_MIN(cap, fit);
+    if (p->hyperbatch < cap)
         snprintf(p->note, sizeof p->note,
-                 "HYPERBATCH reduced from %" PRId64 " to %" PRId64
-                 " to fit memory_limit %s",
-                 p->hyperbatch_asked, p->hyperbatch,
-                 db_fmt_size(p->memory_limit, b1, sizeof b1));
-    p->hyperbatch = GNN_MIN(p->hyperbatch, bpe);
+                 "reduced from %" PRId64 " to fit memory_limit %s",
+                 cap, db_fmt_size(p->memory_limit, b1, sizeof b1));
     if (p->hyperbatch < 1) p->hyperbatch = 1;
 
     /* blocks per hop of one hyperbatch: distinct blocks touched by

@@ -1,0 +1,35 @@
+#!/bin/sh
+# Every example of docs/language.md runs and prints what the page shows.
+set -u
+ROOT=$OLDPWD
+D=$GNNDB_DATA
+DB=$PWD/doc.gnndb
+"$GNNDB" "$DB" "CREATE GRAPH cora FROM '$D/cora/edges.tsv';
+  IMPORT FEATURES feat INTO cora FROM '$D/cora/features.npy';
+  IMPORT LABELS INTO cora FROM '$D/cora/labels.npy';
+  CREATE SPLIT train ON cora FROM '$D/cora/train_idx.npy';
+  CREATE SPLIT val ON cora FROM '$D/cora/val_idx.npy';
+  CREATE SPLIT test ON cora FROM '$D/cora/test_idx.npy';" || exit 1
+exec /usr/bin/python3 - "$ROOT/docs/language.md" "$GNNDB" "$DB" "$D" <<'PY'
+import re, subprocess, sys
+doc, shell, db, data = sys.argv[1:5]
+text = open(doc).read()
+pairs = re.findall(r"```gnndb\n(.*?)```\n```output\n(.*?)```", text, re.S)
+assert pairs, "no examples found in " + doc
+failed = 0
+for sql, want in pairs:
+    sql = sql.replace("$DATA", data)
+    want = want.replace("$DATA", data)
+    out = subprocess.run([shell, "-csv", "-header", db, sql],
+                         capture_output=True, text=True)
+    got = "".join(l + "\n" for l in out.stdout.splitlines()
+                  if not l.startswith("file."))
+    if out.returncode != 0 or got != want:
+        failed += 1
+        print("FAIL:", sql.strip())
+        print("--- expected\n" + want + "--- got\n" + got + out.stderr)
+    else:
+        print("ok:", sql.strip().splitlines()[0])
+print(f"{len(pairs) - failed} of {len(pairs)} examples match")
+sys.exit(1 if failed else 0)
+PY
