@@ -1,0 +1,146 @@
+/* shell.h — the state of the `gnndb` shell shared by its files: the input
+** loop (main.c), statement execution (exec.c), result formatting
+** (output.c), dot commands (dot.c), .summary (summary.c), the progress bar
+** (progress.c) and tab completion (complete.c). The shell uses only the
+** public API, include/gnndb.h. */
+#ifndef GNNDB_SHELL_H
+#define GNNDB_SHELL_H
+
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "gnndb.h"
+
+/* Output modes (.mode). */
+enum { SHELL_TABLE, SHELL_LIST, SHELL_CSV, SHELL_JSON, SHELL_LINE };
+
+/* Results of the input loop and of dot commands. */
+#define SHELL_OK   0 /* go on */
+#define SHELL_ERR  1 /* something failed; go on unless bailing */
+#define SHELL_STOP 2 /* stop reading input (.quit, -bail, Ctrl-C in a script) */
+
+/* Table mode shows at most this many rows before it fixes the column widths
+** and streams the rest, so that a long SAMPLE starts printing and memory stays
+** bounded. */
+#define SHELL_TABLE_BUFFER 500
+
+/* The state a SIGINT handler needs — the only globals of the shell.
+** shell_sigint counts Ctrl-C presses since it was last cleared;
+** shell_running is 1 while a statement steps; shell_sigdb is the open database
+** (for gnndb_interrupt; tab completion reads it too). */
+extern volatile sig_atomic_t shell_sigint;
+extern volatile sig_atomic_t shell_running;
+extern gnndb *volatile shell_sigdb;
+
+/* One cell of a buffered table row. */
+typedef struct shell_cell {
+    char *text; /* NULL for NULL */
+    int type;   /* GNNDB_INTEGER, ... */
+} shell_cell;
+
+/* The formatter of one statement's result. */
+typedef struct shell_result {
+    int ncol;
+    char **names;      /* column names, owned */
+    int64_t nrows;     /* rows printed or buffered so far */
+    int header_done;   /* table: widths fixed and header printed */
+    int *width;        /* table: column display widths */
+    int *numeric;      /* table: column right-aligned (all numbers so far) */
+    shell_cell *buf;   /* table: buffered rows, nbuf * ncol cells */
+    int nbuf;
+} shell_result;
+
+/* The progress bar of the running statement (drawn on stderr). */
+typedef struct shell_progress {
+    int tty;          /* stderr is a terminal: draw */
+    double t0;        /* statement start (monotonic seconds) */
+    double last_draw; /* when it was last drawn */
+    int shown;        /* a bar is on the screen now */
+    int64_t done, total; /* what it shows */
+} shell_progress;
+
+typedef struct shell {
+    gnndb *db;           /* NULL when no database is open */
+    char *db_path;
+    int readonly;        /* open read-only (-readonly, .open -readonly) */
+    int mode;            /* SHELL_TABLE, ... */
+    int headers;         /* -1: the mode's default, 0 off, 1 on */
+    char sep[16];        /* list mode separator */
+    FILE *out;           /* results go here (.output) */
+    char *out_path;      /* NULL: stdout */
+    int out_tty;         /* out is a terminal */
+    int bail;            /* stop at the first error */
+    int timer;           /* .timer on */
+    int stats_auto;      /* .stats on: counters after each statement */
+    int interactive;     /* reading from the terminal with readline */
+    int nerrors;         /* statements or commands that failed */
+    int quit;            /* .quit/.exit: leave the shell */
+    int exit_code;       /* .exit N; -1 when not given */
+    int depth;           /* .read nesting */
+    int has_status;      /* last_status holds a statement's counters */
+    int64_t last_status[11];
+    char *history_path;  /* NULL: no history */
+    shell_progress progress;
+    shell_result res;
+} shell;
+
+/* main.c */
+int shell_run_file(shell *sh, const char *path);
+int shell_open(shell *sh, const char *path, int readonly);
+void shell_error(shell *sh, const char *src, int line, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* exec.c: run every statement of `sql`. `src`/`line` name where it came from
+** (NULL for the command line or the terminal). With `stop_on_error` an error
+** skips the rest of `sql`. Returns SHELL_OK, SHELL_ERR or SHELL_STOP. */
+int shell_exec(shell *sh, const char *sql, const char *src, int line,
+               int stop_on_error);
+/* Run the statements of `sql` on `db` and hand each row to `cb` instead of
+** printing it; returns the gnndb result code (GNNDB_DONE on success). Used
+** by .summary and tab completion; prints nothing. */
+int shell_query(gnndb *db, const char *sql,
+                void (*cb)(void *arg, gnndb_stmt *st), void *arg);
+/* The end of the statement in `p` (past its ';', or the NUL), skipping
+** quotes and comments; and the first byte of `p` that is not whitespace or a
+** comment, counting newlines into *line when not NULL. */
+const char *shell_stmt_end(const char *p);
+const char *shell_skip_space(const char *p, int *line);
+/* 1 when `sql` ends with a ';' outside quotes and comments, 2 when it holds
+** only blanks and (closed) comments, 0 when more input is needed. */
+int shell_sql_complete(const char *sql);
+double shell_now(void);
+/* Allocation that cannot fail: the shell exits on out-of-memory. */
+void *shell_xmalloc(size_t n);
+void *shell_xrealloc(void *p, size_t n);
+char *shell_xstrdup(const char *s);
+
+/* output.c */
+void shell_result_begin(shell *sh, gnndb_stmt *st);
+void shell_result_row(shell *sh, gnndb_stmt *st);
+void shell_result_end(shell *sh);
+int shell_mode_parse(const char *name);
+const char *shell_mode_name(int mode);
+int shell_headers_on(const shell *sh);
+void shell_json_string(FILE *f, const char *s);
+int shell_utf8_width(const char *s);
+
+/* dot.c */
+int shell_dot(shell *sh, const char *line, const char *src, int lineno);
+extern const char *const shell_dot_commands[];
+void shell_print_stats(shell *sh, FILE *f);
+
+/* summary.c */
+int shell_summary(shell *sh, const char *graph, const char *src, int line);
+
+/* progress.c */
+int shell_progress_cb(void *arg, int64_t done, int64_t total);
+void shell_progress_start(shell *sh);
+void shell_progress_clear(shell *sh);
+/* Draw the bar again after a row went to the same terminal. */
+void shell_progress_redraw(shell *sh);
+
+/* complete.c */
+void shell_completion_init(void);
+
+#endif
