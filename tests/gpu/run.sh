@@ -1,0 +1,71 @@
+#!/bin/sh
+# GPU tests of build dir $1 (default build): the transfer operator alone
+# (test_gpu_transfer), device batches against host batches through the C API
+# (test_gpu_batches), and the shell: SAMPLE ... TO DEVICE 'cuda:0' prints the
+# same rows (digests included) as TO DEVICE 'host'. Without a usable device
+# every part checks that TO DEVICE 'cuda:0' fails with one clear line and
+# that 'host' is unaffected, then says SKIP; exit 0 on pass or skip.
+set -u
+B=${1:-build}
+GNNDB=$B/gnndb
+DATA=${GNNDB_DATA:-$(cd "$(dirname "$0")/../../../shared/data" 2>/dev/null && pwd)}
+T=$(mktemp -d /tmp/gnndb-gpu.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+fail=0; skip=0
+bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
+
+# run PROGRAM ARGS...: PASS / SKIP / FAIL from its last line and exit status
+run() {
+    name=$(basename "$1")
+    [ -x "$1" ] || { bad "$name not built (make test-gpu)"; return; }
+    if "$@" > "$T/$name.log" 2>&1; then
+        last=$(tail -1 "$T/$name.log")
+        case $last in
+            SKIP*) skip=$((skip + 1)); echo "skip $name: $last" ;;
+            *) echo "ok   $name" ;;
+        esac
+    else
+        bad "$name"; tail -40 "$T/$name.log"
+    fi
+}
+
+run "$B/tests/gpu/test_gpu_transfer"
+
+[ -d "$DATA/cora" ] || { echo "SKIP: cora not found under '$DATA' (set GNNDB_DATA)"; exit $((fail > 0)); }
+DB=$T/cora.gnndb
+"$GNNDB" "$DB" "CREATE GRAPH cora FROM '$DATA/cora/edges.tsv';
+  IMPORT FEATURES feat INTO cora FROM '$DATA/cora/features.npy';
+  IMPORT LABELS INTO cora FROM '$DATA/cora/labels.npy';" > "$T/build.log" 2>&1 ||
+    { cat "$T/build.log"; bad "building $DB"; exit 1; }
+
+run "$B/tests/gpu/test_gpu_batches" "$DB" "$DATA"
+
+# The shell: same rows on the device as on the host.
+for q in "SAMPLE 10,10 FROM cora BATCH 64 SEED 1 LIMIT 5" \
+         "SAMPLE 10,10 FROM cora FEATURES feat BATCH 64 SEED 1 LIMIT 5"; do
+    host=$("$GNNDB" "$DB" "$q TO DEVICE 'host';" 2> "$T/host.err") ||
+        { cat "$T/host.err"; bad "host: $q"; continue; }
+    [ -n "$host" ] || bad "host printed nothing: $q"
+    if dev=$("$GNNDB" "$DB" "$q TO DEVICE 'cuda:0';" 2> "$T/dev.err"); then
+        if [ "$host" = "$dev" ]; then
+            echo "ok   shell: $q: cuda:0 rows = host rows"
+        else
+            echo "$host" > "$T/h.txt"; echo "$dev" > "$T/d.txt"
+            diff "$T/h.txt" "$T/d.txt"; bad "shell: digests differ: $q"
+        fi
+    else
+        # no device: one line naming the device, nothing on stdout
+        if [ "$(wc -l < "$T/dev.err")" -eq 1 ] &&
+           grep -q "TO DEVICE 'cuda:0'" "$T/dev.err" && [ -z "$dev" ]; then
+            skip=$((skip + 1)); echo "skip shell: $(cat "$T/dev.err")"
+        else
+            cat "$T/dev.err"; bad "shell: cuda:0 failed unclearly: $q"
+        fi
+        again=$("$GNNDB" "$DB" "$q TO DEVICE 'host';" 2>/dev/null)
+        [ "$again" = "$host" ] || bad "shell: host rows changed after cuda:0 failed"
+    fi
+done
+
+if [ $fail -gt 0 ]; then echo "gpu: $fail failed"; exit 1; fi
+if [ $skip -gt 0 ]; then echo "SKIP: gpu: no CUDA device ($skip parts skipped)"; exit 0; fi
+echo "PASS: gpu"
