@@ -19,6 +19,41 @@
 **   if (rc != GNNDB_DONE) fprintf(stderr, "%s\n", gnndb_errmsg(db));
 **   gnndb_finalize(st);
 **   gnndb_close(db);
+**
+** Threads and processes
+**
+**   A `gnndb *` handle, and every statement prepared on it, may be used by
+**   one thread at a time. gnndb has no serialized mode: a handle is not
+**   shared by threads that call into it concurrently. A thread may pass a
+**   handle to another, provided the first has returned from every call on
+**   it (a mutex or a queue orders the two).
+**
+**   Different handles may be used concurrently, even on the same database:
+**   open one handle per thread (one connection per thread, as in SQLite).
+**   Handles on the same database in one process share its LMDB environment,
+**   so they may be opened and closed in any order.
+**
+**   Misuse is detected, not ignored: a thread that calls gnndb_prepare,
+**   gnndb_step, gnndb_exec or gnndb_close on a handle while another thread
+**   is inside gnndb_prepare, gnndb_step or gnndb_exec on it gets
+**   GNNDB_MISUSE, and gnndb_errmsg() on that thread says "gnndb handle used
+**   by two threads at once; use one handle per thread". Nothing on the
+**   handle is changed. (Detection covers the calls that overlap; other
+**   accessors are not checked.) Callbacks (gnndb_exec's, the progress
+**   handler) run on the calling thread and may call back into the handle.
+**
+**   gnndb_interrupt() is the exception: it may be called from any thread,
+**   or from a signal handler, at any time while the handle is open.
+**
+**   Several processes may open the same database at once: any number of
+**   readers (GNNDB_OPEN_READONLY; data-parallel trainers each open their
+**   own) and one writer. Readers go on reading, and see the state of the
+**   last finished statement, while a writer imports. A statement that
+**   writes while another process is writing fails with GNNDB_BUSY
+**   ("database is busy"); gnndb does not wait: retry later.
+**
+**   After fork(), the child must not use handles its parent opened: open
+**   databases in the child (an LMDB rule).
 */
 #ifndef GNNDB_H
 #define GNNDB_H
@@ -89,7 +124,8 @@ GNNDB_API const char *gnndb_libversion(void);
 GNNDB_API int gnndb_open(const char *path, gnndb **pdb, int flags);
 
 /* Close a handle and free everything it owns. Statements not yet finalized
-** are finalized. Accepts NULL. Returns GNNDB_OK. */
+** are finalized. Accepts NULL. Returns GNNDB_OK, or GNNDB_MISUSE (closing
+** nothing) when another thread is inside a call on the handle. */
 GNNDB_API int gnndb_close(gnndb *db);
 
 /* Run every statement of `sql` in turn. For each result row (and each
@@ -119,7 +155,8 @@ GNNDB_API const char *gnndb_errstr(int rc);
 ** whitespace and comments. When `tail` is not NULL it receives a pointer into
 ** `sql` just past the compiled statement. Names are checked against the
 ** catalog here: an unknown graph, table or split fails now. Returns GNNDB_OK,
-** GNNDB_SYNTAX, GNNDB_NOTFOUND, GNNDB_RANGE or GNNDB_NOMEM. */
+** GNNDB_SYNTAX, GNNDB_NOTFOUND, GNNDB_RANGE, GNNDB_NOMEM, or GNNDB_MISUSE
+** (a NULL argument, or another thread using the handle). */
 GNNDB_API int gnndb_prepare(gnndb *db, const char *sql, int nbyte,
                             gnndb_stmt **pstmt, const char **tail);
 
@@ -159,8 +196,11 @@ GNNDB_API double gnndb_column_double(gnndb_stmt *stmt, int i);
 
 /* A read-only view of one mini-batch, in the conventions of PyG's
 ** NeighborLoader. Every pointer is owned by the statement and valid until the
-** next gnndb_step() or gnndb_finalize() on it. With TO DEVICE 'cuda:N' the
-** array pointers are device pointers and `device` is GNNDB_DEVICE_CUDA.
+** next gnndb_step() or gnndb_finalize() on it. With TO DEVICE 'cuda:N',
+** n_id, edge_index, x and y are device pointers on device `device_index`,
+** `device` is GNNDB_DEVICE_CUDA, and num_sampled_nodes/num_sampled_edges stay
+** host pointers. Work a caller enqueues asynchronously on device arrays must
+** finish (or copy them) before the next step, which reuses their memory.
 **
 **   n_id[num_nodes]          global node ids in the user's id space: seeds
 **                            first, then the nodes first reached at hop 1, ...
@@ -210,9 +250,11 @@ GNNDB_API const gnndb_batch_view *gnndb_batch(gnndb_stmt *stmt);
 #define GNNDB_STATUS_HYPERBATCH    10 /* the effective HYPERBATCH */
 GNNDB_API int64_t gnndb_stmt_status(gnndb_stmt *stmt, int op);
 
-/* Ask the statement running on `db` to stop at its next check point; its
+/* Ask the statement running on `db` to stop at its next check point (before
+** the next mini-batch is handed out, and inside long reads and imports); its
 ** gnndb_step() then returns GNNDB_INTERRUPT. Safe to call from another thread
-** or a signal handler. A request made while nothing runs is forgotten. */
+** or a signal handler. A request made while nothing runs is forgotten: the
+** first step of a statement clears it. */
 GNNDB_API void gnndb_interrupt(gnndb *db);
 
 /* Install a progress callback called about every `n` units of work (rows

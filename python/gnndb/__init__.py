@@ -1,0 +1,638 @@
+"""gnndb — Python binding to libgnndb (cffi, ABI mode).
+
+    import gnndb
+    with gnndb.connect("cora.gnndb") as conn:
+        conn.execute("CREATE GRAPH cora FROM 'edges.tsv';")
+        print(conn.execute("DESCRIBE cora;"))
+        for b in conn.sample("SAMPLE 10,10 FROM cora SEEDS train BATCH 64;"):
+            train_on(b.n_id, b.edge_index, b.x, b.y)   # numpy views, no copies
+
+The arrays of a Batch are numpy views over the engine's own buffers. They are
+valid until the iterator moves on (the next batch, close(), or the end of the
+run). After that, reading an array through the Batch raises gnndb.Error, but a
+view taken earlier cannot be revoked by the binding: do not keep the arrays
+themselves past the current iteration — keep `batch.copy()` instead.
+"""
+import os
+import threading
+import weakref
+
+import numpy as np
+
+from ._ffi import ffi, load as _load, lib_path
+
+__all__ = ["connect", "Connection", "BatchIterator", "Batch", "BatchCopy",
+           "Result", "Error", "libversion", "ffi", "lib_path"]
+__version__ = "0.1.0"
+
+# Result codes, as in include/gnndb.h.
+OK, ERROR, INTERNAL, NOMEM, IOERR, CORRUPT, NOTFOUND, EXISTS, BUSY = range(9)
+SYNTAX, MISUSE, RANGE, FORMAT, INTERRUPT, FULL, NODEVICE = range(9, 16)
+CANTOPEN, READONLY, VERSION_MISMATCH = 16, 17, 18
+ROW, BATCH, DONE = 100, 101, 102
+
+INTEGER, FLOAT, TEXT, NULL = 1, 2, 3, 5
+
+STATUS_SEED = 1
+STATUS_SEED_DRAWN = 2
+STATUS_BATCHES = 3
+STATUS_TOTAL_BATCHES = 4
+STATUS_BLOCKS_READ = 5
+STATUS_BYTES_READ = 6
+STATUS_CACHE_HITS = 7
+STATUS_CACHE_MISSES = 8
+STATUS_EDGES = 9
+STATUS_HYPERBATCH = 10
+
+_CODE_NAMES = {
+    0: "OK", 1: "ERROR", 2: "INTERNAL", 3: "NOMEM", 4: "IOERR", 5: "CORRUPT",
+    6: "NOTFOUND", 7: "EXISTS", 8: "BUSY", 9: "SYNTAX", 10: "MISUSE",
+    11: "RANGE", 12: "FORMAT", 13: "INTERRUPT", 14: "FULL", 15: "NODEVICE",
+    16: "CANTOPEN", 17: "READONLY", 18: "VERSION_MISMATCH",
+}
+
+
+class Error(Exception):
+    """A failure reported by gnndb (or a misuse caught by the binding).
+
+    `code` is the GNNDB_* result code (gnndb.SYNTAX, gnndb.NOTFOUND, ...),
+    `message` the engine's words from gnndb_errmsg()."""
+
+    def __init__(self, code, message):
+        super().__init__(message)
+        self.code = int(code)
+        self.message = message
+
+    @property
+    def codename(self):
+        return _CODE_NAMES.get(self.code, str(self.code))
+
+    def __str__(self):
+        return self.message
+
+    def __repr__(self):
+        return "gnndb.Error(%s, %r)" % (self.codename, self.message)
+
+
+def _str(p):
+    if p == ffi.NULL:
+        return None
+    return ffi.string(p).decode("utf-8", "replace")
+
+
+def libversion():
+    """The version string of the loaded library."""
+    return _str(_load().gnndb_libversion())
+
+
+def errstr(code):
+    """A short English description of a result code."""
+    return _str(_load().gnndb_errstr(int(code)))
+
+
+class Result(list):
+    """The rows of a statement: a list of tuples, with the column names in
+    `.columns` (a tuple; empty when the statement returned no rows)."""
+
+    def __init__(self, rows=(), columns=()):
+        super().__init__(rows)
+        self.columns = tuple(columns)
+
+    def __repr__(self):
+        return "Result(%s, columns=%r)" % (list.__repr__(self), self.columns)
+
+
+def connect(path, readonly=False, create=True):
+    """Open the database directory at `path` and return a Connection.
+
+    readonly=True opens it read-only (several readers may share it);
+    otherwise it is opened read-write, and created when missing if `create`."""
+    return Connection(path, readonly=readonly, create=create)
+
+
+def _row(lib, st):
+    n = lib.gnndb_column_count(st)
+    vals = []
+    for i in range(n):
+        t = lib.gnndb_column_type(st, i)
+        if t == INTEGER:
+            vals.append(int(lib.gnndb_column_int64(st, i)))
+        elif t == FLOAT:
+            vals.append(float(lib.gnndb_column_double(st, i)))
+        elif t == NULL:
+            vals.append(None)
+        else:
+            vals.append(_str(lib.gnndb_column_text(st, i)))
+    return tuple(vals)
+
+
+def _columns(lib, st):
+    return tuple(_str(lib.gnndb_column_name(st, i))
+                 for i in range(lib.gnndb_column_count(st)))
+
+
+class Connection:
+    """An open gnndb database. Use as a context manager or call close().
+
+    A connection may be used from several threads; calls into the engine are
+    serialised by a lock, except interrupt(), which is meant to be called
+    while another thread is inside execute() or iterating a sample()."""
+
+    def __init__(self, path, readonly=False, create=True):
+        self._lib = lib = _load()
+        self.path = os.fspath(path)
+        self.readonly = bool(readonly)
+        if readonly:
+            flags = lib.GNNDB_OPEN_READONLY
+        else:
+            flags = lib.GNNDB_OPEN_READWRITE
+            if create:
+                flags |= lib.GNNDB_OPEN_CREATE
+        self._lock = threading.RLock()
+        self._iters = weakref.WeakSet()
+        self._progress = None       # the ffi.callback, kept alive
+        self._progress_exc = None   # an exception raised by the callback
+        self._db = ffi.NULL
+        pdb = ffi.new("gnndb **")
+        rc = lib.gnndb_open(os.fsencode(self.path), pdb, flags)
+        if rc != OK:
+            msg = _str(lib.gnndb_errmsg(pdb[0])) if pdb[0] != ffi.NULL \
+                else "out of memory"
+            lib.gnndb_close(pdb[0])
+            raise Error(rc, msg or errstr(rc))
+        self._db = pdb[0]
+
+    # -- life cycle ---------------------------------------------------------
+
+    @property
+    def closed(self):
+        return self._db == ffi.NULL
+
+    def close(self):
+        """Finalize every open sample iterator and close the handle. Safe to
+        call twice."""
+        with self._lock:
+            if self._db == ffi.NULL:
+                return
+            for it in list(self._iters):
+                it.close()
+            db, self._db = self._db, ffi.NULL
+            self._lib.gnndb_close(db)
+            self._progress = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    def __repr__(self):
+        return "<gnndb.Connection %r%s>" % (
+            self.path, " closed" if self.closed else "")
+
+    # -- helpers ------------------------------------------------------------
+
+    def _check(self):
+        if self._db == ffi.NULL:
+            raise Error(MISUSE, "the connection is closed")
+
+    def _raise_progress_exc(self):
+        """Re-raise an exception the progress handler raised during the last
+        engine call, even when the engine finished the call anyway."""
+        exc = self._progress_exc
+        if exc is not None:
+            self._progress_exc = None
+            raise exc
+
+    def _error(self, rc):
+        """The exception for result code `rc` on this handle."""
+        exc = self._progress_exc
+        if exc is not None:
+            self._progress_exc = None
+            return exc
+        msg = _str(self._lib.gnndb_errmsg(self._db)) if self._db != ffi.NULL \
+            else None
+        return Error(rc, msg or errstr(rc) or "error %d" % rc)
+
+    # -- statements ---------------------------------------------------------
+
+    def execute(self, sql):
+        """Run every statement of `sql` in turn and return the rows of the
+        last one as a Result (a list of tuples with `.columns`). Values are
+        int, float, str or None by the column's type. A SAMPLE run here
+        returns its per-batch summary rows. The first failing statement
+        raises gnndb.Error; later statements are not run."""
+        lib = self._lib
+        data = _encode(sql)
+        buf = ffi.new("char[]", data)
+        base = int(ffi.cast("uintptr_t", buf))
+        pst = ffi.new("gnndb_stmt **")
+        ptail = ffi.new("const char **")
+        result = Result()
+        with self._lock:
+            self._check()
+            off = 0
+            while off < len(data):
+                rc = lib.gnndb_prepare(self._db, buf + off, -1, pst, ptail)
+                if rc != OK:
+                    raise self._error(rc)
+                st = pst[0]
+                if st == ffi.NULL:
+                    break           # only whitespace and comments were left
+                try:
+                    rows, cols = [], ()
+                    while True:
+                        rc = lib.gnndb_step(st)
+                        self._raise_progress_exc()
+                        if rc == ROW or rc == BATCH:
+                            if not cols:
+                                cols = _columns(lib, st)
+                            rows.append(_row(lib, st))
+                        elif rc == DONE:
+                            break
+                        else:
+                            raise self._error(rc)
+                    result = Result(rows, cols)
+                finally:
+                    lib.gnndb_finalize(st)
+                new = int(ffi.cast("uintptr_t", ptail[0])) - base \
+                    if ptail[0] != ffi.NULL else len(data)
+                if new <= off:
+                    break
+                off = new
+        return result
+
+    def sample(self, sql):
+        """Prepare one SAMPLE statement and return a BatchIterator over its
+        mini-batches. The batches' arrays are zero-copy views valid until
+        the iterator advances (see the module documentation)."""
+        lib = self._lib
+        data = _encode(sql)
+        buf = ffi.new("char[]", data)
+        base = int(ffi.cast("uintptr_t", buf))
+        pst = ffi.new("gnndb_stmt **")
+        ptail = ffi.new("const char **")
+        with self._lock:
+            self._check()
+            rc = lib.gnndb_prepare(self._db, buf, -1, pst, ptail)
+            if rc != OK:
+                raise self._error(rc)
+            st = pst[0]
+            if st == ffi.NULL:
+                raise Error(MISUSE, "sample(): no statement in %r" % sql)
+            # Refuse trailing statements rather than silently drop them.
+            off = int(ffi.cast("uintptr_t", ptail[0])) - base \
+                if ptail[0] != ffi.NULL else len(data)
+            if off < len(data):
+                pst2 = ffi.new("gnndb_stmt **")
+                rc = lib.gnndb_prepare(self._db, buf + off, -1, pst2, ffi.NULL)
+                extra = pst2[0] != ffi.NULL or rc != OK
+                lib.gnndb_finalize(pst2[0])
+                if extra:
+                    lib.gnndb_finalize(st)
+                    raise Error(MISUSE,
+                                "sample() takes one SAMPLE statement; run the "
+                                "others with execute()")
+            it = BatchIterator(self, st)
+            self._iters.add(it)
+            return it
+
+    def interrupt(self):
+        """Ask the statement running on this connection to stop; its step
+        then fails with gnndb.Error(code=gnndb.INTERRUPT). Callable from
+        another thread. A request made while nothing runs is forgotten."""
+        db = self._db
+        if db != ffi.NULL:
+            self._lib.gnndb_interrupt(db)
+
+    def set_progress_handler(self, handler, n=1):
+        """Call handler(done, total) about every `n` units of work of long
+        statements; a true return value interrupts the statement. An
+        exception raised by the handler interrupts the statement and is
+        re-raised from the call that ran it. None removes the handler."""
+        with self._lock:
+            self._check()
+            if handler is None:
+                self._lib.gnndb_progress_handler(self._db, 0, ffi.NULL,
+                                                 ffi.NULL)
+                self._progress = None
+                return
+            me = weakref.ref(self)
+
+            def onerror(exc_type, exc, tb):
+                conn = me()
+                if conn is not None:
+                    conn._progress_exc = exc
+                return 1
+
+            @ffi.callback("int(void *, int64_t, int64_t)", onerror=onerror)
+            def cb(arg, done, total):
+                return 1 if handler(int(done), int(total)) else 0
+
+            self._progress = cb
+            self._progress_exc = None
+            self._lib.gnndb_progress_handler(self._db, int(n), cb, ffi.NULL)
+
+
+def _encode(sql):
+    if isinstance(sql, bytes):
+        data = sql
+    else:
+        data = str(sql).encode("utf-8")
+    if b"\0" in data:
+        raise Error(MISUSE, "the statement text contains a NUL character")
+    return data
+
+
+class BatchIterator:
+    """The mini-batches of one SAMPLE statement, one at a time.
+
+    Each step invalidates the previous Batch; close() (or the end of the run,
+    or leaving a `with` block) frees the statement and invalidates the last
+    one."""
+
+    def __init__(self, conn, stmt):
+        self._conn = conn
+        self._lib = conn._lib
+        self._stmt = stmt
+        self._gen = 0           # bumped whenever the batch buffers change
+        self._done = False
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        conn, lib = self._conn, self._lib
+        with conn._lock:
+            if self._stmt == ffi.NULL:
+                raise StopIteration
+            self._gen += 1
+            rc = lib.gnndb_step(self._stmt)
+            if conn._progress_exc is not None:
+                self.close()
+                conn._raise_progress_exc()
+            if rc == BATCH:
+                view = lib.gnndb_batch(self._stmt)
+                if view == ffi.NULL:
+                    self.close()
+                    raise Error(INTERNAL, "gnndb_step() returned GNNDB_BATCH "
+                                          "but gnndb_batch() gave NULL")
+                return Batch(self, self._gen, view)
+            if rc == DONE:
+                self._done = True
+                self.close()
+                raise StopIteration
+            if rc == ROW:
+                self.close()
+                raise Error(MISUSE, "sample() needs a SAMPLE statement; use "
+                                    "execute() for statements that return rows")
+            exc = conn._error(rc)
+            self.close()
+            raise exc
+
+    def status(self, op):
+        """gnndb_stmt_status(op) (gnndb.STATUS_*); -1 once closed."""
+        with self._conn._lock:
+            if self._stmt == ffi.NULL:
+                return -1
+            return int(self._lib.gnndb_stmt_status(self._stmt, int(op)))
+
+    @property
+    def seed(self):
+        """The effective SEED of the run (drawn when the query gave none)."""
+        return self.status(STATUS_SEED)
+
+    @property
+    def total_batches(self):
+        return self.status(STATUS_TOTAL_BATCHES)
+
+    @property
+    def closed(self):
+        return self._stmt == ffi.NULL
+
+    def close(self):
+        """Finalize the statement. The last Batch becomes stale."""
+        with self._conn._lock:
+            self._gen += 1
+            st, self._stmt = self._stmt, ffi.NULL
+            if st != ffi.NULL and self._conn._db != ffi.NULL:
+                self._lib.gnndb_finalize(st)
+            self._conn._iters.discard(self)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    def __del__(self):
+        try:
+            if self._stmt != ffi.NULL:
+                self.close()
+        except Exception:
+            pass
+
+
+class _DeviceArray:
+    """A device pointer described by __cuda_array_interface__, for batches
+    built with TO DEVICE 'cuda:N' (torch.as_tensor(a, device='cuda') reads it
+    without a copy)."""
+
+    def __init__(self, ptr, shape, typestr):
+        self.__cuda_array_interface__ = {
+            "shape": tuple(shape), "typestr": typestr,
+            "data": (ptr, True), "version": 2, "strides": None,
+        }
+        self.shape = tuple(shape)
+
+
+class Batch:
+    """One mini-batch, in the conventions of PyG's NeighborLoader.
+
+    Arrays (numpy views over the engine's buffers, read-only, no copies):
+      n_id               int64 [num_nodes]       global ids, seeds first
+      edge_index         int64 [2, num_edges]    local (source, target)
+      x                  float32 [num_nodes, x_dim] or None
+      y                  int64 [batch_size] or None (labels of the seeds)
+      num_sampled_nodes  int64 [num_hops + 1]
+      num_sampled_edges  int64 [num_hops]
+    Scalars: batch_size (= num_seeds), epoch, batch, digest, num_nodes,
+    num_edges, num_hops, x_dim, device.
+
+    The arrays are valid only until the iterator advances; afterwards reading
+    them through the Batch raises gnndb.Error. Keep `copy()` if you need them
+    longer."""
+
+    _ARRAYS = ("n_id", "edge_index", "x", "y",
+               "num_sampled_nodes", "num_sampled_edges")
+
+    def __init__(self, it, gen, view):
+        self._it = it
+        self._gen = gen
+        self._view = view
+        self.epoch = int(view.epoch)
+        self.batch = int(view.batch)
+        self.batch_size = int(view.num_seeds)
+        self.num_seeds = self.batch_size
+        self.num_nodes = int(view.num_nodes)
+        self.num_edges = int(view.num_edges)
+        self.num_hops = int(view.num_hops)
+        self.x_dim = int(view.x_dim)
+        self.digest = int(view.digest)
+        self.device_type = int(view.device)
+        self.device_index = int(view.device_index)
+        self._cache = {}
+
+    @property
+    def device(self):
+        if self.device_type == 1:
+            return "cuda:%d" % self.device_index
+        return "cpu"
+
+    @property
+    def valid(self):
+        """True while the arrays may be read."""
+        it = self._it
+        return it._stmt != ffi.NULL and it._gen == self._gen
+
+    def _check(self):
+        if not self.valid:
+            raise Error(MISUSE, "stale gnndb batch (epoch %d, batch %d): its "
+                        "buffers were freed when the iterator advanced; keep "
+                        "batch.copy() to use it later" % (self.epoch,
+                                                          self.batch))
+
+    @property
+    def view(self):
+        """The raw gnndb_batch_view * (cffi cdata) while the batch is valid."""
+        self._check()
+        return self._view
+
+    def _spec(self, name):
+        """(pointer, shape, numpy dtype) of an array, pointer NULL if none."""
+        v = self._view
+        n, e = self.num_nodes, self.num_edges
+        if name == "n_id":
+            return v.n_id, (n,), np.int64
+        if name == "edge_index":
+            return v.edge_index, (2, e), np.int64
+        if name == "x":
+            return v.x, (n, self.x_dim), np.float32
+        if name == "y":
+            return v.y, (self.batch_size,), np.int64
+        if name == "num_sampled_nodes":
+            return v.num_sampled_nodes, (self.num_hops + 1,), np.int64
+        if name == "num_sampled_edges":
+            return v.num_sampled_edges, (self.num_hops,), np.int64
+        raise KeyError(name)
+
+    def _array(self, name):
+        self._check()
+        try:
+            return self._cache[name]
+        except KeyError:
+            pass
+        ptr, shape, dtype = self._spec(name)
+        if self.device_type != 1:
+            arr = _host_view(ptr, shape, dtype, optional=name in ("x", "y"))
+        else:
+            raise Error(MISUSE, "the batch lives on %s: use "
+                        "batch.device_array(%r) or gnndb.torch" %
+                        (self.device, name))
+        self._cache[name] = arr
+        return arr
+
+    n_id = property(lambda self: self._array("n_id"))
+    edge_index = property(lambda self: self._array("edge_index"))
+    x = property(lambda self: self._array("x"))
+    y = property(lambda self: self._array("y"))
+    num_sampled_nodes = property(lambda self: self._array("num_sampled_nodes"))
+    num_sampled_edges = property(lambda self: self._array("num_sampled_edges"))
+
+    def device_array(self, name):
+        """For a batch on a GPU: an object exposing __cuda_array_interface__
+        over the engine's device buffer of `name` (None for an absent x/y)."""
+        self._check()
+        if self.device_type != 1:
+            raise Error(MISUSE, "the batch is on the host; use batch.%s" % name)
+        ptr, shape, dtype = self._spec(name)
+        if ptr == ffi.NULL:
+            return None
+        typestr = np.dtype(dtype).str
+        return _DeviceArray(int(ffi.cast("uintptr_t", ptr)), shape, typestr)
+
+    def copy(self):
+        """An owning copy (BatchCopy) of every array and scalar, valid
+        forever. Host batches only; on a GPU copy with gnndb.torch."""
+        self._check()
+        arrays = {}
+        for name in self._ARRAYS:
+            a = self._array(name)
+            arrays[name] = None if a is None else a.copy()
+        return BatchCopy(arrays, self._scalars())
+
+    def _scalars(self):
+        return dict(epoch=self.epoch, batch=self.batch,
+                    batch_size=self.batch_size, num_nodes=self.num_nodes,
+                    num_edges=self.num_edges, num_hops=self.num_hops,
+                    x_dim=self.x_dim, digest=self.digest)
+
+    def __repr__(self):
+        return ("<gnndb.Batch epoch=%d batch=%d batch_size=%d num_nodes=%d "
+                "num_edges=%d%s>" % (self.epoch, self.batch, self.batch_size,
+                                     self.num_nodes, self.num_edges,
+                                     "" if self.valid else " stale"))
+
+
+def _host_view(ptr, shape, dtype, optional=False):
+    """A read-only numpy view of `shape` over host memory at `ptr`."""
+    if ptr == ffi.NULL:
+        if optional:
+            return None
+        return np.empty(shape, dtype=dtype)   # an empty array may be NULL
+    count = 1
+    for s in shape:
+        count *= s
+    if count == 0:
+        return np.empty(shape, dtype=dtype)
+    nbytes = count * np.dtype(dtype).itemsize
+    arr = np.frombuffer(ffi.buffer(ptr, nbytes), dtype=dtype,
+                        count=count).reshape(shape)
+    arr.flags.writeable = False
+    return arr
+
+
+class BatchCopy:
+    """An owning copy of a Batch: the same fields, as writable numpy arrays
+    that stay valid after the iterator has moved on."""
+
+    def __init__(self, arrays, scalars):
+        for k, v in arrays.items():
+            setattr(self, k, v)
+        for k, v in scalars.items():
+            setattr(self, k, v)
+        self.num_seeds = self.batch_size
+        self.device = "cpu"
+        self.valid = True
+
+    def copy(self):
+        arrays = {k: (None if getattr(self, k) is None
+                      else getattr(self, k).copy()) for k in Batch._ARRAYS}
+        scalars = {k: getattr(self, k) for k in
+                   ("epoch", "batch", "batch_size", "num_nodes", "num_edges",
+                    "num_hops", "x_dim", "digest")}
+        return BatchCopy(arrays, scalars)
+
+    def __repr__(self):
+        return ("<gnndb.BatchCopy epoch=%d batch=%d batch_size=%d "
+                "num_nodes=%d num_edges=%d>" % (
+                    self.epoch, self.batch, self.batch_size, self.num_nodes,
+                    self.num_edges))

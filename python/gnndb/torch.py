@@ -1,0 +1,177 @@
+"""PyTorch side of the gnndb binding: mini-batches as torch tensors with the
+field names of PyG's NeighborLoader.
+
+    from gnndb.torch import GnnDataset, loader
+    ds = GnnDataset("cora.gnndb",
+                    "SAMPLE 10,10 FROM cora SEEDS train FEATURES feat BATCH 64 SHUFFLE SEED 1;")
+    for batch in torch.utils.data.DataLoader(ds, batch_size=None):
+        out = model(batch.x, batch.edge_index)[:batch.batch_size]
+        loss = F.cross_entropy(out, batch.y)
+
+Every tensor owns its memory (the engine's buffer is copied once), because a
+DataLoader may hold several batches at a time while the engine reuses its
+buffers on the next step.
+"""
+import numpy as np
+import torch
+import torch.utils.data
+
+import gnndb
+
+__all__ = ["NeighborBatch", "GnnDataset", "loader", "to_torch"]
+
+
+class NeighborBatch:
+    """One mini-batch with the fields of a PyG NeighborLoader output:
+
+      n_id               LongTensor [num_nodes]   global ids, seeds first
+      edge_index         LongTensor [2, num_edges] local (source, target)
+      x                  FloatTensor [num_nodes, x_dim] or None
+      y                  LongTensor [batch_size] or None (labels of the seeds
+                         only; PyG's y covers every node, its first
+                         batch_size entries are these)
+      batch_size         int, the number of seeds (their rows come first)
+      num_sampled_nodes  list of int, per hop (hop 0: the seeds)
+      num_sampled_edges  list of int, per hop
+      input_id           LongTensor [batch_size], the seeds' global ids
+    plus gnndb's epoch, batch (its number in the epoch) and digest."""
+
+    keys = ("n_id", "edge_index", "x", "y", "batch_size",
+            "num_sampled_nodes", "num_sampled_edges", "input_id",
+            "epoch", "batch", "digest")
+
+    def __init__(self, **fields):
+        for k in self.keys:
+            setattr(self, k, fields.get(k))
+
+    @property
+    def num_nodes(self):
+        return int(self.n_id.numel())
+
+    @property
+    def num_edges(self):
+        return int(self.edge_index.size(1))
+
+    def __getitem__(self, key):
+        if key not in self.keys:
+            raise KeyError(key)
+        return getattr(self, key)
+
+    def __contains__(self, key):
+        return key in self.keys and getattr(self, key) is not None
+
+    def to(self, device, non_blocking=False):
+        """The batch with every tensor moved to `device`."""
+        out = {}
+        for k in self.keys:
+            v = getattr(self, k)
+            if isinstance(v, torch.Tensor):
+                v = v.to(device, non_blocking=non_blocking)
+            out[k] = v
+        return NeighborBatch(**out)
+
+    def pin_memory(self):
+        out = {}
+        for k in self.keys:
+            v = getattr(self, k)
+            if isinstance(v, torch.Tensor):
+                v = v.pin_memory()
+            out[k] = v
+        return NeighborBatch(**out)
+
+    def __repr__(self):
+        parts = []
+        for k in self.keys:
+            v = getattr(self, k)
+            if isinstance(v, torch.Tensor):
+                parts.append("%s=[%s]" % (k, ", ".join(map(str, v.shape))))
+            elif v is not None:
+                parts.append("%s=%s" % (k, v))
+        return "NeighborBatch(%s)" % ", ".join(parts)
+
+
+def _tensor(a):
+    # np.array(copy) gives a writable, owning array: torch.from_numpy then
+    # shares that copy, never the engine's buffer.
+    return None if a is None else torch.from_numpy(np.array(a, copy=True))
+
+
+def _cuda_tensor(b, name):
+    d = b.device_array(name)
+    if d is None:
+        return None
+    # as_tensor over __cuda_array_interface__ aliases the engine's device
+    # buffer; clone() makes it ours before the engine reuses it.
+    return torch.as_tensor(d, device=b.device).clone()
+
+
+def to_torch(b):
+    """A NeighborBatch of owning torch tensors from a gnndb Batch (or
+    BatchCopy). The source may be invalidated right after."""
+    if getattr(b, "device", "cpu") != "cpu":
+        t = {k: _cuda_tensor(b, k) for k in gnndb.Batch._ARRAYS}
+        nsn = t["num_sampled_nodes"].tolist()
+        nse = t["num_sampled_edges"].tolist()
+    else:
+        t = {k: _tensor(getattr(b, k)) for k in gnndb.Batch._ARRAYS}
+        nsn = [int(v) for v in b.num_sampled_nodes]
+        nse = [int(v) for v in b.num_sampled_edges]
+    bs = int(b.batch_size)
+    return NeighborBatch(
+        n_id=t["n_id"], edge_index=t["edge_index"], x=t["x"], y=t["y"],
+        batch_size=bs, num_sampled_nodes=nsn, num_sampled_edges=nse,
+        input_id=t["n_id"][:bs], epoch=int(b.epoch), batch=int(b.batch),
+        digest=int(b.digest))
+
+
+def loader(path, sql, readonly=True, shard=None):
+    """Yield NeighborBatch objects for the SAMPLE statement `sql` run on the
+    database at `path` (opened read-only by default). The connection is
+    closed when the generator finishes or is closed.
+
+    shard=(k, n) keeps only the batches whose position in the run is k mod n
+    (how GnnDataset splits a run among DataLoader workers)."""
+    with gnndb.connect(path, readonly=readonly, create=False) as conn:
+        with conn.sample(sql) as it:
+            for i, b in enumerate(it):
+                if i == 0 and shard is not None and \
+                        it.status(gnndb.STATUS_SEED_DRAWN) == 1:
+                    raise gnndb.Error(
+                        gnndb.MISUSE, "several DataLoader workers need a "
+                        "SAMPLE with SEED, or each draws its own batches")
+                if shard is not None and i % shard[1] != shard[0]:
+                    continue
+                yield to_torch(b)
+
+
+class GnnDataset(torch.utils.data.IterableDataset):
+    """An IterableDataset over the mini-batches of one SAMPLE statement.
+
+    Each iteration opens its own read-only connection and runs `sql` from
+    the start; with a fixed SEED every iteration yields the same batches, so
+    give a different SEED per epoch (or use EPOCHS n, or set_sql()) to
+    reshuffle. Use it with DataLoader(ds, batch_size=None): the batches are
+    already batched. With num_workers > 1 each worker runs the statement
+    and keeps every num_workers-th batch, so the union is the whole run in a
+    worker-interleaved order (sampling is a pure function of the SEED, so
+    the workers agree on the batches)."""
+
+    def __init__(self, path, sql, readonly=True, transform=None):
+        super().__init__()
+        self.path = str(path)
+        self.sql = sql
+        self.readonly = readonly
+        self.transform = transform
+
+    def set_sql(self, sql):
+        """Replace the statement (e.g. with a new SEED for the next epoch)."""
+        self.sql = sql
+
+    def __iter__(self):
+        info = torch.utils.data.get_worker_info()
+        shard = None
+        if info is not None and info.num_workers > 1:
+            shard = (info.id, info.num_workers)
+        for b in loader(self.path, self.sql, readonly=self.readonly,
+                        shard=shard):
+            yield self.transform(b) if self.transform is not None else b

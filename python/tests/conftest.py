@@ -1,0 +1,86 @@
+"""Shared fixtures: the cora files and a database built from them once per
+test session. Run through tests/run_pytest.sh, which sets GNNDB_LIB,
+GNNDB_DATA and PYTHONPATH."""
+import os
+import sys
+
+import numpy as np
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(REPO, "python"))   # when run without PYTHONPATH
+
+import gnndb  # noqa: E402
+
+
+def data_dir():
+    base = os.environ.get("GNNDB_DATA") or os.path.join(REPO, "..", "shared",
+                                                        "data")
+    return os.path.join(base, "cora")
+
+
+def quote(path):
+    return "'" + str(path).replace("'", "''") + "'"
+
+
+class Cora:
+    """The raw files, loaded with numpy, to check the engine against."""
+
+    def __init__(self, d):
+        self.dir = d
+        self.edges = np.loadtxt(os.path.join(d, "edges.tsv"), dtype=np.int64,
+                                ndmin=2)
+        self.x = np.load(os.path.join(d, "features.npy"))
+        self.y = np.load(os.path.join(d, "labels.npy"))
+        self.num_nodes = self.x.shape[0]
+        self.split = {s: np.load(os.path.join(d, "%s_idx.npy" % s))
+                      for s in ("train", "val", "test")}
+        n = self.num_nodes
+        # Edge keys src*n+dst, sorted, for membership tests with searchsorted.
+        self.edge_keys = np.unique(self.edges[:, 0] * n + self.edges[:, 1])
+        # In-degree: the neighbours sampled for v are the sources of edges
+        # src -> v.
+        self.in_deg = np.bincount(self.edges[:, 1], minlength=n)
+
+    def has_edges(self, src, dst):
+        k = src * self.num_nodes + dst
+        pos = np.searchsorted(self.edge_keys, k)
+        pos = np.minimum(pos, len(self.edge_keys) - 1)
+        return self.edge_keys[pos] == k
+
+
+@pytest.fixture(scope="session")
+def cora():
+    d = data_dir()
+    if not os.path.exists(os.path.join(d, "edges.tsv")):
+        pytest.skip("cora data not found in %s (set GNNDB_DATA)" % d)
+    return Cora(d)
+
+
+def build_cora(db_path, d):
+    f = lambda name: quote(os.path.join(d, name))
+    with gnndb.connect(db_path) as conn:
+        conn.execute(
+            "CREATE GRAPH cora FROM %s;" % f("edges.tsv") +
+            "IMPORT FEATURES feat INTO cora FROM %s;" % f("features.npy") +
+            "IMPORT LABELS INTO cora FROM %s;" % f("labels.npy") +
+            "CREATE SPLIT train ON cora FROM %s;" % f("train_idx.npy") +
+            "CREATE SPLIT val ON cora FROM %s;" % f("val_idx.npy") +
+            "CREATE SPLIT test ON cora FROM %s;" % f("test_idx.npy"))
+
+
+@pytest.fixture(scope="session")
+def cora_db(cora, tmp_path_factory):
+    """Path of a database holding graph cora, feature table feat, labels and
+    the splits train/val/test."""
+    path = str(tmp_path_factory.mktemp("db") / "cora.gnndb")
+    build_cora(path, cora.dir)
+    return path
+
+
+@pytest.fixture
+def conn(cora_db):
+    c = gnndb.connect(cora_db, readonly=True)
+    yield c
+    c.close()
