@@ -47,6 +47,18 @@ static void drop_token(gnndb *db, uint64_t token)
     else idx_commit(t, &e);
 }
 
+/* A full disk can fail any write of a statement: a block file, an unnamed
+** scratch file of the importer, the index or the catalog. Whichever it was,
+** say so first and name the database the statement was writing to. */
+static int disk_full_words(gnndb *db, int rc, gnn_err *e)
+{
+    if (rc != GNNDB_FULL || strncmp(e->msg, "disk is full", 12) == 0)
+        return rc;
+    char what[GNN_ERRMSG_MAX];
+    snprintf(what, sizeof what, "%s", e->msg);
+    return gnn_seterr(e, rc, "disk is full in %s: %s", db->dir, what);
+}
+
 static int edge_format(int f)
 {
     switch (f) {
@@ -168,7 +180,7 @@ undo:
     drop_token(db, o.token);
 out:
     db_write_unlock(db);
-    return rc;
+    return disk_full_words(db, rc, e);
 }
 
 static int feat_format(const ast_stmt *s)
@@ -276,7 +288,7 @@ int ddl_import(gnndb *db, const ast_stmt *s, int labels, gnn_err *e)
 out:
     free(i2r);
     db_write_unlock(db);
-    return rc;
+    return disk_full_words(db, rc, e);
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -379,7 +391,7 @@ int ddl_create_split(gnndb *db, const ast_stmt *s, gnn_err *e)
 out:
     free(m);
     db_write_unlock(db);
-    return rc;
+    return disk_full_words(db, rc, e);
 }
 
 int ddl_drop(gnndb *db, const ast_stmt *s, gnn_err *e)
@@ -425,5 +437,5 @@ out:
     free(ts);
     free(ss);
     db_write_unlock(db);
-    return rc;
+    return disk_full_words(db, rc, e);
 }

@@ -11,6 +11,8 @@ typedef struct hb_exec hb_exec;
 
 typedef struct hb_opstats {
     double seconds;
+    double cpu_seconds;        /* inside block visits: work on data in memory */
+    uint64_t bytes_out;        /* gather: bytes copied */
     uint64_t blocks_read, bytes_read, hits, misses, reads_issued;
     uint64_t items;            /* nodes sampled / rows gathered */
     uint64_t edges;

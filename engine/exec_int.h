@@ -109,6 +109,9 @@ struct hb_exec {
     size_t narena, caparena;
     hb_pend *pend;
     size_t npend, cappend;
+    size_t *bitem;           /* first item of each mini-batch */
+    size_t capbitem;
+    volatile int asm_fail;
     const blk_node **objs;   /* objects of the items of the visited block */
     size_t capobjs;
     uint64_t vis_no;         /* the block being visited ... */

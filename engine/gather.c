@@ -89,7 +89,12 @@ static int gather_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
     x->vis_lo = lo;
     x->vis_hi = hi;
     size_t tasks = (hi - lo + HB_CHUNK - 1) / HB_CHUNK;
+    double t0 = hb_now();
     wpool_run(tasks > 1 ? x->pool : NULL, tasks, gather_task, x);
+    x->st.gather.cpu_seconds += hb_now() - t0;
+    x->st.gather.bytes_out += (hi - lo) * (x->gather_labels
+                                  ? sizeof(int64_t)
+                                  : (size_t)t->dim * blk_dtype_size(t->dtype));
     return GNNDB_OK;
 }
 

@@ -42,7 +42,18 @@ int hb_grow(void **p, size_t *cap, size_t need, size_t elem)
 
 /* ---- per mini-batch node map: internal id -> local index ---- */
 
-static int nmap_reset(nmap *m, size_t expect)
+/* Fibonacci hashing: one multiply, the high bits index a table of 2^k. */
+static inline size_t nmap_slot(uint32_t key, size_t cap)
+{
+    return (size_t)((key * 0x9e3779b97f4a7c15ull) >> (64 - __builtin_ctzll(cap)));
+}
+
+/* Empty the map for reuse by a new mini-batch, whose first `expect` nodes
+** it must hold without growing. `used` lists the keys the previous
+** mini-batch left: when they are few, clearing their slots beats clearing
+** the whole table. */
+static int nmap_reset(nmap *m, size_t expect, const uint32_t *used,
+                      size_t nused)
 {
     size_t cap = 64;
     while (cap < expect * 2) cap <<= 1;
@@ -53,8 +64,18 @@ static int nmap_reset(nmap *m, size_t expect)
         m->vals = malloc(cap * sizeof *m->vals);
         if (!m->keys || !m->vals) { m->cap = 0; return -1; }
         m->cap = cap;
+        memset(m->keys, 0xff, m->cap * sizeof *m->keys);
+    } else if (used && m->n == nused && nused * 8 < m->cap) {
+        /* every listed key is present, so walking to it terminates even
+        ** when slots cleared earlier opened gaps in its probe run */
+        for (size_t i = 0; i < nused; i++) {
+            size_t h = nmap_slot(used[i], m->cap);
+            while (m->keys[h] != used[i]) h = (h + 1) & (m->cap - 1);
+            m->keys[h] = UINT32_MAX;
+        }
+    } else {
+        memset(m->keys, 0xff, m->cap * sizeof *m->keys);
     }
-    memset(m->keys, 0xff, m->cap * sizeof *m->keys);
     m->n = 0;
     return 0;
 }
@@ -68,7 +89,7 @@ static int nmap_rehash(nmap *m)
     memset(k, 0xff, cap * sizeof *k);
     for (size_t i = 0; i < m->cap; i++) {
         if (m->keys[i] == UINT32_MAX) continue;
-        size_t h = rng_mix(m->keys[i]) & (cap - 1);
+        size_t h = nmap_slot(m->keys[i], cap);
         while (k[h] != UINT32_MAX) h = (h + 1) & (cap - 1);
         k[h] = m->keys[i];
         v[h] = m->vals[i];
@@ -86,7 +107,7 @@ static int nmap_get_or_add(nmap *m, uint32_t node, uint32_t next,
                            uint32_t *local, int *added)
 {
     if ((m->n + 1) * 2 > m->cap && nmap_rehash(m)) return -1;
-    size_t h = rng_mix(node) & (m->cap - 1);
+    size_t h = nmap_slot(node, m->cap);
     while (m->keys[h] != UINT32_MAX) {
         if (m->keys[h] == node) { *local = m->vals[h]; *added = 0; return 0; }
         h = (h + 1) & (m->cap - 1);
@@ -109,22 +130,6 @@ static int batch_add_node(hb_batch *b, uint32_t node, uint32_t *local)
             return -1;
         b->nodes[b->nn++] = node;
     }
-    return 0;
-}
-
-static int batch_add_edge(hb_batch *b, uint32_t src, uint32_t dst)
-{
-    if (hb_grow((void **)&b->esrc, &b->cape, b->ne + 1, sizeof *b->esrc))
-        return -1;
-    if (b->cape > b->capdst) {
-        uint32_t *d = realloc(b->edst, b->cape * sizeof *d);
-        if (!d) return -1;
-        b->edst = d;
-        b->capdst = b->cape;
-    }
-    b->esrc[b->ne] = src;
-    b->edst[b->ne] = dst;
-    b->ne++;
     return 0;
 }
 
@@ -340,7 +345,9 @@ static int hop_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
     x->vis_lo = lo;
     x->vis_hi = hi;
     size_t tasks = (hi - lo + HB_CHUNK - 1) / HB_CHUNK;
+    double t0 = hb_now();
     wpool_run(tasks > 1 ? x->pool : NULL, tasks, hop_task, x);
+    x->st.hop[x->hop].cpu_seconds += hb_now() - t0;
     /* gather the workers' continuation requests */
     for (int w = 0; w < nw; w++) {
         hb_worker *wk = &x->workers[w];
@@ -378,6 +385,55 @@ static void stats_add(hb_opstats *o, const bp_stats *before,
     o->hits += after->hits - before->hits;
     o->misses += after->misses - before->misses;
     o->reads_issued += after->reads_issued - before->reads_issued;
+}
+
+/* Append one mini-batch's sampled neighbours of this hop: arrays and map
+** are sized once for the hop, then each edge costs one probe and two
+** stores. */
+static void assemble_task(void *arg, size_t i, int w)
+{
+    hb_exec *x = arg;
+    hb_batch *b = &x->hb[i];
+    size_t k0 = x->bitem[i], k1 = x->bitem[i + 1], total = 0;
+    for (size_t k = k0; k < k1; k++) total += x->items[k].res_n;
+    size_t before_nn = b->nn, before_ne = b->ne;
+    int fail = hb_grow((void **)&b->nodes, &b->capn, b->nn + total + 1,
+                       sizeof *b->nodes) ||
+               hb_grow((void **)&b->esrc, &b->cape, b->ne + total + 1,
+                       sizeof *b->esrc);
+    if (!fail && b->cape > b->capdst) {
+        uint32_t *d = realloc(b->edst, b->cape * sizeof *d);
+        if (d) { b->edst = d; b->capdst = b->cape; } else fail = 1;
+    }
+    while (!fail && (b->nn + total + 1) * 2 > b->map.cap)
+        fail = nmap_rehash(&b->map);
+    if (fail) { x->asm_fail = 1; return; }
+    uint32_t *keys = b->map.keys, *vals = b->map.vals, *nodes = b->nodes;
+    uint32_t *esrc = b->esrc, *edst = b->edst;
+    size_t mask = b->map.cap - 1, cap = b->map.cap, nn = b->nn, ne = b->ne;
+    for (size_t k = k0; k < k1; k++) {
+        const hb_item *it = &x->items[k];
+        const uint32_t *res = x->arena + it->res_off;
+        for (uint32_t j = 0; j < it->res_n; j++) {
+            uint32_t u = res[j];
+            size_t h = nmap_slot(u, cap);
+            while (keys[h] != UINT32_MAX && keys[h] != u) h = (h + 1) & mask;
+            if (keys[h] == UINT32_MAX) {
+                keys[h] = u;
+                vals[h] = (uint32_t)nn;
+                nodes[nn++] = u;
+            }
+            esrc[ne] = vals[h];
+            edst[ne] = it->pos;
+            ne++;
+        }
+    }
+    b->map.n += nn - b->nn;
+    b->nn = nn;
+    b->ne = ne;
+    b->frontier_lo = before_nn;
+    b->nsn[x->hop + 1] = (int64_t)(nn - before_nn);
+    b->nse[x->hop] = (int64_t)(ne - before_ne);
 }
 
 static int run_hop(hb_exec *x, int hop, gnn_err *e)
@@ -427,27 +483,24 @@ static int run_hop(hb_exec *x, int hop, gnn_err *e)
     }
     if (rc) return rc;
 
-    /* assemble in frontier order: new nodes get the next local index */
-    uint64_t edges = 0;
-    size_t k = 0;
-    for (int i = 0; i < x->nb; i++) {
-        hb_batch *b = &x->hb[i];
-        size_t before_nn = b->nn, before_ne = b->ne;
-        for (; k < x->nitems && x->items[k].bi == (uint32_t)i; k++) {
-            hb_item *it = &x->items[k];
-            for (uint32_t j = 0; j < it->res_n; j++) {
-                uint32_t local;
-                if (batch_add_node(b, x->arena[it->res_off + j], &local) ||
-                    batch_add_edge(b, local, it->pos))
-                    return gnn_seterr(e, GNNDB_NOMEM, "out of memory sampling");
-            }
-        }
-        b->frontier_lo = before_nn;
-        b->nsn[hop + 1] = (int64_t)(b->nn - before_nn);
-        b->nse[hop] = (int64_t)(b->ne - before_ne);
-        edges += b->ne - before_ne;
+    /* assemble in frontier order: new nodes get the next local index;
+    ** mini-batches are independent, so they are assembled in parallel */
+    double ta = hb_now();
+    if (hb_grow((void **)&x->bitem, &x->capbitem, (size_t)x->nb + 1,
+                sizeof *x->bitem))
+        return gnn_seterr(e, GNNDB_NOMEM, "out of memory sampling");
+    for (size_t k = 0, i = 0; i <= (size_t)x->nb; i++) {
+        while (k < x->nitems && x->items[k].bi < i) k++;
+        x->bitem[i] = k;
     }
+    x->asm_fail = 0;
+    wpool_run(x->pool, (size_t)x->nb, assemble_task, x);
+    if (x->asm_fail)
+        return gnn_seterr(e, GNNDB_NOMEM, "out of memory sampling");
+    uint64_t edges = 0;
+    for (int i = 0; i < x->nb; i++) edges += (uint64_t)x->hb[i].nse[hop];
     hb_opstats *o = &x->st.hop[hop];
+    o->cpu_seconds += hb_now() - ta;
     stats_add(o, &before, bp_get_stats(x->gpool));
     o->items += x->nitems;
     o->edges += edges;
@@ -562,10 +615,8 @@ static int build_hyperbatch(hb_exec *x, gnn_err *e)
         b->nseeds = hi - lo;
         memset(b->nsn, 0, sizeof b->nsn);
         memset(b->nse, 0, sizeof b->nse);
-        double est = 0;
-        for (int h = 0; h <= p->nhops; h++) est += p->nodes_est[h];
-        size_t expect = (size_t)GNN_MIN((double)p->nodes_bound, est);
-        if (nmap_reset(&b->map, expect))
+        /* sized for the seeds; assembly grows it once per hop as needed */
+        if (nmap_reset(&b->map, (size_t)p->batch, b->nodes, b->map.n))
             return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
         for (int64_t s = lo; s < hi; s++) {
             uint32_t local;
@@ -713,6 +764,7 @@ void hb_close(hb_exec *x)
     free(x->arena);
     free(x->pend);
     free(x->objs);
+    free(x->bitem);
     if (x->workers)
         for (int w = 0; w < GNN_MAX(1, x->p->threads); w++) {
             free(x->workers[w].pos);

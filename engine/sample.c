@@ -48,6 +48,14 @@ uint32_t sample_choose(uint64_t key, uint32_t degree, int fanout, int replace,
         if (set_insert(scratch, mask, t)) out[n++] = t;
         else { set_insert(scratch, mask, j); out[n++] = j; }
     }
-    qsort(out, n, sizeof *out, cmp_u32);
+    if (n <= 32) {
+        for (uint32_t i = 1; i < n; i++) {
+            uint32_t v = out[i], j = i;
+            while (j > 0 && out[j - 1] > v) { out[j] = out[j - 1]; j--; }
+            out[j] = v;
+        }
+    } else {
+        qsort(out, n, sizeof *out, cmp_u32);
+    }
     return n;
 }

@@ -74,6 +74,16 @@ static void copy_exec_status(gnndb_stmt *st)
     st->status[GNNDB_STATUS_CACHE_HITS] = (int64_t)hi;
     st->status[GNNDB_STATUS_CACHE_MISSES] = (int64_t)mi;
     st->status[GNNDB_STATUS_EDGES] = (int64_t)s->edges;
+    double scpu = 0, swall = s->gather.seconds - s->gather.cpu_seconds;
+    for (int h = 0; h < AST_MAX_HOPS; h++) {
+        scpu += s->hop[h].cpu_seconds;
+        swall += s->hop[h].seconds - s->hop[h].cpu_seconds;
+    }
+    st->status[GNNDB_STATUS_SAMPLE_CPU_NS] = (int64_t)(scpu * 1e9);
+    st->status[GNNDB_STATUS_GATHER_CPU_NS] =
+        (int64_t)(s->gather.cpu_seconds * 1e9);
+    st->status[GNNDB_STATUS_GATHER_BYTES] = (int64_t)s->gather.bytes_out;
+    st->status[GNNDB_STATUS_IO_WAIT_NS] = (int64_t)(swall * 1e9);
     memcpy(st->db->last_status, st->status, sizeof st->status);
 }
 

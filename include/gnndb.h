@@ -248,6 +248,10 @@ GNNDB_API const gnndb_batch_view *gnndb_batch(gnndb_stmt *stmt);
 #define GNNDB_STATUS_CACHE_MISSES  8 /* requests that needed a read */
 #define GNNDB_STATUS_EDGES         9 /* sampled edges so far */
 #define GNNDB_STATUS_HYPERBATCH    10 /* the effective HYPERBATCH */
+#define GNNDB_STATUS_SAMPLE_CPU_NS 11 /* ns spent sampling blocks in memory */
+#define GNNDB_STATUS_GATHER_CPU_NS 12 /* ns spent copying rows in memory */
+#define GNNDB_STATUS_GATHER_BYTES  13 /* bytes of rows copied into x and y */
+#define GNNDB_STATUS_IO_WAIT_NS    14 /* ns spent waiting for reads */
 GNNDB_API int64_t gnndb_stmt_status(gnndb_stmt *stmt, int op);
 
 /* Ask the statement running on `db` to stop at its next check point (before
