@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* Virtual size of the map. LMDB maps it sparsely and the file grows only as
 ** pages are used, so a large value costs address space, not disk. */
@@ -18,12 +20,54 @@
 
 #define KEY_LEN 17 /* tag, 8-byte token, 8-byte number */
 
-struct idx_env {
+/* One LMDB environment open in this process, shared by every handle on the
+** same index.mdb. */
+typedef struct idx_shared {
+    dev_t dev;                /* (dev, ino) of index.mdb: the registry key */
+    ino_t ino;
     MDB_env *env;
+    MDB_dbi dbi;
+    int rdonly;               /* the environment itself is MDB_RDONLY */
+    int refs;                 /* idx_env handles using it */
+    struct idx_shared *next;
+} idx_shared;
+
+/* A connection's view of the index: the shared environment, and whether
+** this connection may write (read-only is enforced here, per handle). */
+struct idx_env {
+    idx_shared *sh;
+    MDB_env *env;             /* sh->env and sh->dbi, copied for brevity */
     MDB_dbi dbi;
     int readonly;
     char path[1024];
 };
+
+/* ---- the registry of open environments ------------------------------------
+**
+** The one piece of process-wide mutable state in gnndb, and why it exists:
+** LMDB forbids opening the same environment twice in one process. Its reader
+** table and writer lock live in index.mdb-lock and are tied to the process,
+** and its locks on the files are POSIX fcntl locks, which belong to the
+** process rather than to the descriptor, so closing a second MDB_env on the
+** same file silently drops the locks the first one holds (the same trap
+** SQLite works around in os_unix.c with its inode table). Yet "one handle
+** per thread" means several gnndb handles on one database in one process.
+** So every handle on a given index.mdb, identified by (st_dev, st_ino), shares
+** one MDB_env, reference-counted and closed with the last handle. MDB_NOTLS
+** lets any thread run read transactions on it; LMDB's own writer mutex
+** serializes write transactions (and gnndb's flock on `lock` already allows
+** one writing handle per database).
+**
+** The environment is opened read-write whenever the file is writable, even
+** for a read-only handle, so that a writer opening later in the same process
+** can share it; GNNDB_OPEN_READONLY is enforced per handle in idx_begin().
+** Only when the file cannot be written is the environment MDB_RDONLY, and
+** then no handle of this process can write to it anyway.
+**
+** After fork() the child must not use environments its parent opened (an
+** LMDB rule): open databases after forking, as data-parallel trainers do. */
+static pthread_mutex_t reg_mu = PTHREAD_MUTEX_INITIALIZER;
+static idx_shared *reg_head;
 
 struct idx_txn {
     idx_env *env;
@@ -137,67 +181,119 @@ static int oom(gnn_err *e) { return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
 
 /* ---- environment and transactions ---------------------------------------- */
 
-int idx_open(const char *path, int readonly, idx_env **out, gnn_err *e)
+/* Open a new MDB_env on `path` and its unnamed database. `rdonly`: open it
+** MDB_RDONLY (falling back to MDB_NOLOCK where the lock file cannot be made:
+** a read-only directory, which nobody can be writing to). */
+static int env_open(const char *path, int rdonly, MDB_env **penv,
+                    MDB_dbi *pdbi, gnn_err *e)
 {
-    *out = NULL;
-    idx_env *x = calloc(1, sizeof *x);
-    if (!x) return oom(e);
-    if (strlen(path) >= sizeof x->path) {
-        free(x);
-        return gnn_seterr(e, GNNDB_CANTOPEN, "index path too long: %s", path);
-    }
-    snprintf(x->path, sizeof x->path, "%s", path);
-    x->readonly = readonly;
-
-    struct stat sb;
-    if (readonly && stat(path, &sb) != 0) {
-        int err = errno;
-        free(x);
-        return gnn_seterr(e, GNNDB_CANTOPEN, "unable to open index %s: %s",
-                          path, strerror(err));
-    }
-
-    int rc = mdb_env_create(&x->env);
-    if (rc) { free(x); return lmdb_err(path, rc, "creating environment", e); }
-    if ((rc = mdb_env_set_mapsize(x->env, IDX_MAPSIZE)) ||
-        (rc = mdb_env_set_maxreaders(x->env, IDX_MAXREADERS))) {
-        mdb_env_close(x->env);
-        free(x);
-        return lmdb_err(path, rc, "configuring environment", e);
-    }
+    MDB_env *env = NULL;
     /* NOTLS: a read transaction belongs to its idx_txn, not to the thread,
-    ** so one thread may hold several and pass them around. */
-    unsigned flags = MDB_NOSUBDIR | MDB_NOTLS;
-    if (readonly) flags |= MDB_RDONLY;
-    rc = mdb_env_open(x->env, path, flags, 0666);
-    if (rc && readonly && (rc == EACCES || rc == EROFS)) {
-        /* A read-only directory cannot hold the lock file: read without it
-        ** (nobody can be writing there anyway). */
-        mdb_env_close(x->env);
-        x->env = NULL;
-        if (!(rc = mdb_env_create(&x->env)) &&
-            !(rc = mdb_env_set_mapsize(x->env, IDX_MAPSIZE)))
-            rc = mdb_env_open(x->env, path, flags | MDB_NOLOCK, 0666);
+    ** so one thread may hold several and pass them around, and handles of
+    ** different threads share the environment. */
+    unsigned flags = MDB_NOSUBDIR | MDB_NOTLS | (rdonly ? MDB_RDONLY : 0);
+    size_t mapsize = IDX_MAPSIZE;
+    int rc = 0;
+    for (int attempt = 0; attempt < 8; attempt++) {
+        if ((rc = mdb_env_create(&env)))
+            return lmdb_err(path, rc, "creating environment", e);
+        if ((rc = mdb_env_set_mapsize(env, mapsize)) ||
+            (rc = mdb_env_set_maxreaders(env, IDX_MAXREADERS))) {
+            mdb_env_close(env);
+            return lmdb_err(path, rc, "configuring environment", e);
+        }
+        rc = mdb_env_open(env, path, flags, 0666);
+        if (!rc) break;
+        mdb_env_close(env);
+        env = NULL;
+        /* No address space for the map (`ulimit -v`, valgrind): a smaller
+        ** one still holds any index gnndb writes, down to 1 GiB. */
+        if ((rc == ENOMEM || rc == EINVAL) && mapsize > ((size_t)1 << 30)) {
+            mapsize >>= 2;
+            continue;
+        }
+        if (!(rdonly && (rc == EACCES || rc == EROFS)) || (flags & MDB_NOLOCK))
+            break;
+        flags |= MDB_NOLOCK;
     }
-    if (rc) {
-        if (x->env) mdb_env_close(x->env);
-        free(x);
-        return lmdb_err(path, rc, "opening", e);
-    }
+    if (rc) return lmdb_err(path, rc, "opening", e);
 
     /* The unnamed database always exists; open its handle once. */
     MDB_txn *t;
-    rc = mdb_txn_begin(x->env, NULL, MDB_RDONLY, &t);
+    rc = mdb_txn_begin(env, NULL, MDB_RDONLY, &t);
     if (!rc) {
-        rc = mdb_dbi_open(t, NULL, 0, &x->dbi);
+        rc = mdb_dbi_open(t, NULL, 0, pdbi);
         if (rc) mdb_txn_abort(t);
         else rc = mdb_txn_commit(t);
     }
     if (rc) {
-        mdb_env_close(x->env);
-        free(x);
+        mdb_env_close(env);
         return lmdb_err(path, rc, "opening the database", e);
     }
+    *penv = env;
+    return GNNDB_OK;
+}
+
+/* Find or open the shared environment of `path`; called under reg_mu. */
+static int reg_acquire(const char *path, int readonly, idx_shared **out,
+                       gnn_err *e)
+{
+    struct stat sb;
+    int exists = stat(path, &sb) == 0;
+    if (!exists && (readonly || errno != ENOENT))
+        return gnn_seterr(e, GNNDB_CANTOPEN, "unable to open index %s: %s",
+                          path, strerror(errno));
+    if (exists) {
+        for (idx_shared *s = reg_head; s; s = s->next)
+            if (s->dev == sb.st_dev && s->ino == sb.st_ino) {
+                s->refs++;
+                *out = s;
+                return GNNDB_OK;
+            }
+    }
+    idx_shared *s = calloc(1, sizeof *s);
+    if (!s) return oom(e);
+    /* read-write whenever this process may write the file (see above) */
+    s->rdonly = exists && access(path, W_OK) != 0;
+    int rc = env_open(path, s->rdonly, &s->env, &s->dbi, e);
+    if (rc == GNNDB_CANTOPEN && readonly && !s->rdonly) {
+        /* a writable file in a directory where the lock file cannot be
+        ** made: a reader still reads */
+        s->rdonly = 1;
+        rc = env_open(path, 1, &s->env, &s->dbi, e);
+    }
+    if (rc) { free(s); return rc; }
+    if (stat(path, &sb) != 0) {   /* created just now: key it */
+        int err = errno;
+        mdb_env_close(s->env);
+        free(s);
+        return gnn_seterr(e, GNNDB_CANTOPEN, "unable to open index %s: %s",
+                          path, strerror(err));
+    }
+    s->dev = sb.st_dev;
+    s->ino = sb.st_ino;
+    s->refs = 1;
+    s->next = reg_head;
+    reg_head = s;
+    *out = s;
+    return GNNDB_OK;
+}
+
+int idx_open(const char *path, int readonly, idx_env **out, gnn_err *e)
+{
+    *out = NULL;
+    if (strlen(path) >= sizeof((idx_env *)0)->path)
+        return gnn_seterr(e, GNNDB_CANTOPEN, "index path too long: %s", path);
+    idx_env *x = calloc(1, sizeof *x);
+    if (!x) return oom(e);
+    snprintf(x->path, sizeof x->path, "%s", path);
+    pthread_mutex_lock(&reg_mu);
+    int rc = reg_acquire(path, readonly, &x->sh, e);
+    pthread_mutex_unlock(&reg_mu);
+    if (rc) { free(x); return rc; }
+    x->env = x->sh->env;
+    x->dbi = x->sh->dbi;
+    x->readonly = readonly || x->sh->rdonly;
     *out = x;
     return GNNDB_OK;
 }
@@ -205,7 +301,19 @@ int idx_open(const char *path, int readonly, idx_env **out, gnn_err *e)
 void idx_close(idx_env *env)
 {
     if (!env) return;
-    mdb_env_close(env->env);
+    idx_shared *s = env->sh, *gone = NULL;
+    pthread_mutex_lock(&reg_mu);
+    if (--s->refs == 0) {
+        for (idx_shared **pp = &reg_head; *pp; pp = &(*pp)->next)
+            if (*pp == s) { *pp = s->next; break; }
+        gone = s;
+    }
+    pthread_mutex_unlock(&reg_mu);
+    if (gone) {
+        /* the last handle: every transaction of every handle has ended */
+        mdb_env_close(gone->env);
+        free(gone);
+    }
     free(env);
 }
 
