@@ -134,8 +134,10 @@ ifeq ($(SANITIZE),)
 	@$(MAKE) --no-print-directory SANITIZE=1 unit
 endif
 
+# The benchmark suite (not part of `make test`): `make bench` runs the
+# default configuration, `make bench BENCH_ARGS=--quick` a one-minute one.
 bench: all $(BENCH_BIN)
-	sh bench/run.sh $(B)
+	sh bench/run.sh $(B) $(BENCH_ARGS)
 
 clean:
 	rm -rf build build-asan build-tsan

@@ -1,0 +1,141 @@
+#!/bin/sh
+# bench/run.sh — the benchmark suite: gnndb against the loaders users have,
+# every figure measured in this one run (the disk drifts over minutes, so
+# only ratios from the same run are compared).
+#
+#   sh bench/run.sh [BUILD_DIR] [--quick]
+#
+# Default: an R-MAT graph of 2^23 nodes and 128 M edges with 128 float32
+# features per node (4 GiB) under a 1 GiB memory limit (features 4x the
+# limit). --quick: 2^17 nodes, 2 M edges, 64 MiB of features under a 16 MiB
+# limit; finishes in about a minute. Data is generated once into bench/data.
+#
+# Rows: gnndb HYPERBATCH 1024 and HYPERBATCH 1 at the same memory limit; the
+# mmap baseline (in-memory CSC, features from a mmap'd .npy) and DGL's
+# NeighborSampler (when `make bench-peers` installed it) in a cgroup v1
+# memory group of the same size, page cache dropped first; fio sequential
+# O_DIRECT 1 MiB reads of the feature file; memcpy. The last line is
+#   SUMMARY hb_block_ratio=R hb_speedup=R mmap_speedup=R dgl_speedup=R
+#           bw_fraction=F edges_per_s_core=N gather_fraction=F
+set -u
+B=build
+QUICK=0
+for a in "$@"; do
+    case "$a" in
+    --quick) QUICK=1 ;;
+    --help) sed -n '2,20p' "$0"; exit 0 ;;
+    *) B=$a ;;
+    esac
+done
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+B=$(cd "$ROOT" && cd "$B" && pwd) || { echo "run.sh: no build dir" >&2; exit 1; }
+for p in gen bench_sample baseline_mmap memcpy_bw; do
+    [ -x "$B/bench/$p" ] || { echo "run.sh: $B/bench/$p missing (make bench)" >&2; exit 1; }
+done
+
+if [ $QUICK = 1 ]; then
+    SCALE=17; EF=16; DIM=128; LIMIT=16MB; LIMIT_BYTES=16777216
+    NB_HB=64; NB_1=8; NB_MMAP=8; FIO_SECS=3
+else
+    SCALE=23; EF=16; DIM=128; LIMIT=1GB; LIMIT_BYTES=1073741824
+    NB_HB=60; NB_1=5; NB_MMAP=5; FIO_SECS=10
+fi
+DATA=$ROOT/bench/data/s$SCALE-e$EF-d$DIM
+mkdir -p "$DATA"
+log() { echo "== $*" >&2; }
+
+if [ ! -f "$DATA/done" ]; then
+    log "generating R-MAT scale $SCALE, edge factor $EF, dim $DIM into $DATA"
+    "$B/bench/gen" --scale $SCALE --edge-factor $EF --seed 1 \
+        --out "$DATA/edges.bin" --features "$DATA/feat.npy" --dim $DIM >&2 || exit 1
+    rm -rf "$DATA/g.gnndb"
+    log "importing into gnndb"
+    t0=$(date +%s.%N)
+    "$B/gnndb" "$DATA/g.gnndb" "CREATE GRAPH g FROM '$DATA/edges.bin' FORMAT bin;
+        IMPORT FEATURES feat INTO g FROM '$DATA/feat.npy';" >&2 || exit 1
+    t1=$(date +%s.%N)
+    echo "$t0 $t1" | awk '{printf "%.1f\n", $2 - $1}' > "$DATA/import_seconds"
+    touch "$DATA/done"
+fi
+DB=$DATA/g.gnndb
+FEATBLK=$(ls -S "$DB"/f-*.blk | head -1)
+
+field() { echo "$1" | tr ' ' '\n' | awk -F= -v k="$2" '$1 == k { print $2 }'; }
+drop_caches() { sync; echo 3 > /proc/sys/vm/drop_caches 2>/dev/null || true; }
+
+# Run a command inside a cgroup v1 memory group of LIMIT_BYTES (page cache
+# included). Falls back to no limit, and says so, where there is none.
+CG=/sys/fs/cgroup/memory/gnndb-bench-$$
+in_cgroup() {
+    if mkdir -p "$CG" 2>/dev/null &&
+       echo "$LIMIT_BYTES" > "$CG/memory.limit_in_bytes" 2>/dev/null; then
+        sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$CG" "$@"
+    else
+        log "no cgroup v1 memory controller: running without a memory limit"
+        "$@"
+    fi
+}
+cleanup() { [ -d "$CG" ] && rmdir "$CG" 2>/dev/null; }
+trap cleanup EXIT
+
+SQL="SAMPLE 10,10,10 FROM g FEATURES feat BATCH 1024 SHUFFLE SEED 1"
+
+log "fio: sequential O_DIRECT 1 MiB reads of the feature file"
+FIO=$(sh "$ROOT/bench/fio.sh" "$FEATBLK" $FIO_SECS 2>/dev/null | tail -1 | sed 's/FIO_BW_MBPS=//')
+FIO=${FIO:-0}
+
+log "memcpy bandwidth"
+MEMCPY=$("$B/bench/memcpy_bw" | tail -1 | sed 's/MEMCPY_GBPS=//')
+
+log "gnndb HYPERBATCH 1024 ($NB_HB mini-batches, memory_limit $LIMIT)"
+drop_caches
+HB=$("$B/bench/bench_sample" "$DB" "PRAGMA memory_limit='$LIMIT'; $SQL HYPERBATCH 1024 LIMIT $NB_HB;") || exit 1
+log "gnndb HYPERBATCH 1 ($NB_1 mini-batches, memory_limit $LIMIT)"
+drop_caches
+H1=$("$B/bench/bench_sample" "$DB" "PRAGMA memory_limit='$LIMIT'; $SQL HYPERBATCH 1 LIMIT $NB_1;") || exit 1
+log "gnndb in-memory work, one thread"
+ONE=$("$B/bench/bench_sample" "$DB" "PRAGMA memory_limit='$LIMIT'; PRAGMA threads = 1; $SQL HYPERBATCH 1024 LIMIT $NB_HB;") || exit 1
+
+log "mmap baseline ($NB_MMAP mini-batches, cgroup limit $LIMIT)"
+drop_caches
+MM=$(in_cgroup "$B/bench/baseline_mmap" --edges "$DATA/edges.bin" --features "$DATA/feat.npy" \
+    --fanouts 10,10,10 --batch 1024 --batches $NB_MMAP --seed 1 --drop-cache 2>/dev/null | tail -1)
+
+DGL=""
+if [ -x "$ROOT/bench/venv/bin/python" ]; then
+    log "DGL NeighborSampler ($NB_MMAP mini-batches, cgroup limit $LIMIT)"
+    drop_caches
+    DGL=$(in_cgroup "$ROOT/bench/venv/bin/python" "$ROOT/bench/dgl_baseline.py" --edges "$DATA/edges.bin" \
+        --features "$DATA/feat.npy" --fanouts 10,10,10 --batch 1024 --batches $NB_MMAP \
+        --seed 1 --drop-cache 2>/dev/null | tail -1)
+    case "$DGL" in RESULT*) ;; *) DGL="" ;; esac
+fi
+
+row() { # name result
+    printf "%-28s %10s %14s %14s %12s %10s\n" "$1" "$(field "$2" batches_per_s)" \
+        "$(field "$2" edges_per_s)" "$(field "$2" bytes_read)" \
+        "$(field "$2" blocks_read)" "$(field "$2" read_mbps)"
+}
+echo
+echo "graph: 2^$SCALE nodes, $((EF << SCALE)) edges, dim $DIM float32; memory_limit $LIMIT; import $(cat "$DATA/import_seconds") s"
+printf "%-28s %10s %14s %14s %12s %10s\n" configuration batches/s "sampled edges/s" "bytes read" "blocks read" "read MB/s"
+row "gnndb HYPERBATCH 1024 (H=$(field "$HB" hyperbatch))" "$HB"
+row "gnndb HYPERBATCH 1" "$H1"
+row "mmap baseline" "$MM"
+if [ -n "$DGL" ]; then row "DGL NeighborSampler" "$DGL"; else echo "DGL NeighborSampler          not installed (make bench-peers)"; fi
+printf "%-28s %10s %14s %14s %12s %10s\n" "fio seq O_DIRECT 1 MiB" "" "" "" "" "$FIO"
+echo "in memory, one thread: $(field "$ONE" sample_edges_per_cpu_s) sampled edges/s; gather $(field "$ONE" gather_gbps) GB/s vs memcpy $MEMCPY GB/s"
+
+awk -v hbb="$(field "$HB" blocks_read)" -v hbn="$(field "$HB" batches)" \
+    -v h1b="$(field "$H1" blocks_read)" -v h1n="$(field "$H1" batches)" \
+    -v hbr="$(field "$HB" batches_per_s)" -v h1r="$(field "$H1" batches_per_s)" \
+    -v mmr="$(field "$MM" batches_per_s)" -v dgr="$(field "$DGL" batches_per_s)" \
+    -v bw="$(field "$HB" read_mbps)" -v fio="$FIO" \
+    -v eps="$(field "$ONE" sample_edges_per_cpu_s)" \
+    -v g="$(field "$ONE" gather_gbps)" -v m="$MEMCPY" 'BEGIN {
+    ratio = (hbb > 0 && hbn > 0 && h1n > 0) ? (h1b / h1n) / (hbb / hbn) : 0
+    dg = dgr > 0 ? sprintf("%.2f", hbr / dgr) : "NA"
+    printf "SUMMARY hb_block_ratio=%.2f hb_speedup=%.2f mmap_speedup=%.2f dgl_speedup=%s bw_fraction=%.2f edges_per_s_core=%.0f gather_fraction=%.2f\n",
+        ratio, h1r > 0 ? hbr / h1r : 0, mmr > 0 ? hbr / mmr : 0, dg,
+        fio > 0 ? bw / fio : 0, eps, m > 0 ? g / m : 0
+}'
