@@ -25,6 +25,7 @@ typedef struct hb_stats {
     hb_opstats transfer;
     uint64_t batches, hyperbatches, edges, nodes;
     uint64_t shrunk;           /* hyperbatches cut short to fit memory */
+    uint64_t max_hyperbatch;   /* the largest hyperbatch built */
     double seconds;
 } hb_stats;
 

@@ -89,6 +89,7 @@ struct hb_exec {
     uint32_t *order;         /* this epoch's seed order */
     int64_t order_epoch;
     int64_t next_global;     /* next mini-batch to build, over all epochs */
+    int64_t h_next;          /* mini-batches in the next hyperbatch */
 
     hb_batch *hb;            /* the hyperbatch being handed out */
     int nb, cur, capb;

@@ -555,11 +555,10 @@ static size_t work_bytes(const hb_exec *x)
 ** built again in the next hyperbatch with the same result, since every
 ** choice depends only on its key. A single mini-batch that does not fit is
 ** an error. */
-static int hb_fit(hb_exec *x, int with_features, gnn_err *e)
+static int fit_prefix(hb_exec *x, int with_features, size_t used)
 {
     plan *p = x->p;
     int64_t dim = with_features && p->has_feat ? p->feat.dim : 0;
-    size_t budget = (size_t)p->staged_bytes, used = work_bytes(x);
     int keep = 0;
     for (int i = 0; i < x->nb; i++) {
         const hb_batch *b = &x->hb[i];
@@ -567,21 +566,41 @@ static int hb_fit(hb_exec *x, int with_features, gnn_err *e)
         if (with_features)
             more += b->nn * (size_t)dim * 4 + b->nn * 8 +
                     (size_t)b->ne * 16 + (size_t)b->nseeds * 8;
-        if (used + more > budget) break;
+        if (used + more > (size_t)p->staged_bytes) break;
         used += more;
         keep++;
     }
+    return keep;
+}
+
+/* Release the scratch of a hop (sized for every mini-batch of the
+** hyperbatch); between hops it holds nothing that is still needed. */
+static void work_free(hb_exec *x)
+{
+    free(x->items); x->items = NULL; x->capitems = 0;
+    free(x->blockof); x->blockof = NULL; x->capblockof = 0;
+    free(x->sorted); x->sorted = NULL; x->capsorted = 0;
+    free(x->arena); x->arena = NULL; x->caparena = 0;
+    free(x->pend); x->pend = NULL; x->cappend = 0;
+    free(x->gitems); x->gitems = NULL; x->capgitems = 0;
+}
+
+static int hb_fit(hb_exec *x, int with_features, gnn_err *e)
+{
+    plan *p = x->p;
+    int keep = fit_prefix(x, with_features, work_bytes(x));
     if (keep == x->nb) return GNNDB_OK;
+    work_free(x);
+    keep = fit_prefix(x, with_features, work_bytes(x));
     if (keep == 0) {
         char b1[32], b2[32];
         return gnn_seterr(e, GNNDB_NOMEM,
                           "memory_limit %s is too small for one mini-batch of "
-                          "BATCH %lld (it needs %s staged); raise PRAGMA "
+                          "BATCH %lld (it stages more than %s); raise PRAGMA "
                           "memory_limit or lower BATCH or the fanouts",
                           db_fmt_size(p->memory_limit, b1, sizeof b1),
                           (long long)p->batch,
-                          db_fmt_size((int64_t)(used + batch_bytes(&x->hb[0])),
-                                      b2, sizeof b2));
+                          db_fmt_size(p->staged_bytes, b2, sizeof b2));
     }
     for (int i = keep; i < x->capb; i++) {
         batch_free(&x->hb[i]);
@@ -599,7 +618,7 @@ static int build_hyperbatch(hb_exec *x, gnn_err *e)
     int64_t g = x->next_global;
     int64_t epoch = g / p->batches_per_epoch;
     int64_t first = g % p->batches_per_epoch;
-    int64_t n = GNN_MIN(p->hyperbatch, p->batches_per_epoch - first);
+    int64_t n = GNN_MIN(x->h_next, p->batches_per_epoch - first);
     n = GNN_MIN(n, p->total_batches - g);
     double t0 = hb_now();
     if (hb_alloc_batches(x, (int)n, e)) return e->rc;
@@ -642,6 +661,14 @@ static int build_hyperbatch(hb_exec *x, gnn_err *e)
     rc = hb_finish_batches(x, e);
     if (rc) return rc;
     x->next_global += x->nb;
+    /* size the next hyperbatch from what this one really staged */
+    size_t most = 1;
+    for (int i = 0; i < x->nb; i++) most = GNN_MAX(most, batch_bytes(&x->hb[i]));
+    most += work_bytes(x) / (size_t)x->nb;
+    int64_t h = (int64_t)((double)p->staged_bytes / ((double)most * 1.15));
+    x->h_next = GNN_MAX(1, GNN_MIN(h, p->hyperbatch_cap));
+    if ((uint64_t)x->nb > x->st.max_hyperbatch)
+        x->st.max_hyperbatch = (uint64_t)x->nb;
     x->st.hyperbatches++;
     return GNNDB_OK;
 }
@@ -671,6 +698,7 @@ int hb_open(gnndb *db, plan *p, hb_exec **out, gnn_err *e)
     x->db = db;
     x->p = p;
     x->cont_cap = blk_graph_cont_capacity(p->graph.block_size);
+    x->h_next = p->hyperbatch;
     int rc = GNNDB_OK;
     char path[1024];
 

@@ -37,6 +37,21 @@ static int parse_device(const char *d, plan *p, gnn_err *e)
 
 /* Upper bounds of nodes and edges of one mini-batch, and the expected
 ** counts assuming no overlap (what EXPLAIN estimates from). */
+/* E[min(f, d)] over the nodes, from the degree histogram (bucket k >= 1
+** holds degrees [2^(k-1), 2^k), taken at its geometric middle): on skewed
+** graphs, where most nodes have few neighbours, this is far below
+** min(f, mean degree). */
+static double expected_kept(const plan *p, double f)
+{
+    double n = 0, sum = 0;
+    for (int k = 0; k < p->nbuckets; k++) {
+        double d = k == 0 ? 0 : k == 1 ? 1 : ldexp(1.0, k - 1) * 1.414;
+        n += (double)p->deg_hist[k];
+        sum += (double)p->deg_hist[k] * fmin(f, d);
+    }
+    return n > 0 ? sum / n : fmin(f, p->graph.mean_degree);
+}
+
 static void bound_batch(plan *p)
 {
     double n = (double)p->graph.nodes;
@@ -49,8 +64,8 @@ static void bound_batch(plan *p)
     for (int h = 0; h < p->nhops; h++) {
         int f = p->fanouts[h];
         double fb = f < 0 ? maxd : f;
-        double fe = f < 0 ? mean : fmin(f, mean);
-        if (p->replace && f > 0) fe = f;
+        double fe = f < 0 ? mean : expected_kept(p, f);
+        if (p->replace && f > 0) fe = f * (1.0 - (double)p->deg_hist[0] / fmax(n, 1));
         frontier_bound = fmin(n, frontier_bound);
         double eb = frontier_bound * fb;
         edges_bound += eb;
@@ -175,6 +190,9 @@ int plan_build(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
 
     /* memory: a quarter for graph blocks, a quarter for feature blocks, half
     ** for the staged mini-batches of one hyperbatch */
+    if (cat_degree_hist_get(db->cat, p->graph.id, p->deg_hist, 64,
+                            &p->nbuckets, e))
+        return e->rc;
     bound_batch(p);
     p->memory_limit = db->pragma.memory_limit;
     p->per_batch_bytes = per_batch_bytes(p);
@@ -197,19 +215,21 @@ int plan_build(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
     }
     p->staged_bytes = p->memory_limit - p->graph_pool_bytes - p->feat_pool_bytes;
     char b1[32], b2[32];
-    if (p->staged_bytes < p->per_batch_bytes)
+    /* the seeds alone must fit; the rest is checked on what is staged */
+    int64_t seeds_bytes = p->batch * HB_NODE_BYTES(p->has_feat ? p->feat.dim : 0);
+    if (p->staged_bytes < seeds_bytes)
         return gnn_seterr(e, GNNDB_NOMEM,
                           "memory_limit %s is too small for one mini-batch of "
-                          "BATCH %" PRId64 " (needs about %s more); raise "
-                          "PRAGMA memory_limit or lower BATCH or the fanouts",
+                          "BATCH %" PRId64 " (its seeds alone need %s); raise "
+                          "PRAGMA memory_limit or lower BATCH",
                           db_fmt_size(p->memory_limit, b1, sizeof b1), p->batch,
-                          db_fmt_size(p->per_batch_bytes - p->staged_bytes, b2,
-                                      sizeof b2));
+                          db_fmt_size(seeds_bytes, b2, sizeof b2));
     int64_t fit = p->staged_bytes / p->per_batch_bytes;
     int64_t want = p->hyperbatch_asked ? p->hyperbatch_asked : HB_DEFAULT_MAX;
     int64_t bpe = GNN_MAX(1, p->batches_per_epoch);
     int64_t cap = GNN_MIN(want, bpe);  /* a hyperbatch stays in one epoch */
-    p->hyperbatch = GNN_MIN(cap, fit);
+    p->hyperbatch_cap = cap;
+    p->hyperbatch = GNN_MAX(1, GNN_MIN(cap, fit));
     if (p->hyperbatch < cap)
         snprintf(p->note, sizeof p->note,
                  "reduced from %" PRId64 " to fit memory_limit %s",

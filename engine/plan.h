@@ -22,7 +22,10 @@ typedef struct plan {
     int replace;
     int64_t batch;
     int64_t hyperbatch_asked;  /* 0: default */
-    int64_t hyperbatch;        /* what runs */
+    int64_t hyperbatch;        /* what the plan expects to fit */
+    int64_t hyperbatch_cap;    /* at most this many (asked, and one epoch) */
+    int64_t deg_hist[64];      /* the graph's degree histogram */
+    int nbuckets;
     int shuffle;
     uint64_t seed;
     int seed_drawn;

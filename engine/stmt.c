@@ -74,6 +74,8 @@ static void copy_exec_status(gnndb_stmt *st)
     st->status[GNNDB_STATUS_CACHE_HITS] = (int64_t)hi;
     st->status[GNNDB_STATUS_CACHE_MISSES] = (int64_t)mi;
     st->status[GNNDB_STATUS_EDGES] = (int64_t)s->edges;
+    if (s->max_hyperbatch)
+        st->status[GNNDB_STATUS_HYPERBATCH] = (int64_t)s->max_hyperbatch;
     double scpu = 0, swall = s->gather.seconds - s->gather.cpu_seconds;
     for (int h = 0; h < AST_MAX_HOPS; h++) {
         scpu += s->hop[h].cpu_seconds;
