@@ -3,6 +3,7 @@
 ** the transfer to a device. */
 #include "exec_int.h"
 #include "npy.h"
+#include "pool.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -88,17 +89,18 @@ static inline uint64_t fmix(uint64_t z)
     return z;
 }
 
-static uint64_t section_sum(const void *data, size_t len)
+/* The sum over words [w0, w1) of a section of len bytes. */
+static uint64_t section_sum(const void *data, size_t len, size_t w0, size_t w1)
 {
     const unsigned char *p = data;
     uint64_t s = 0;
     size_t m = len / 8, i;
-    for (i = 0; i < m; i++) {
+    for (i = w0; i < w1 && i < m; i++) {
         uint64_t w;
         memcpy(&w, p + 8 * i, 8);
         s += fmix(w ^ ((i + 1) * DG_K1));
     }
-    if (len % 8) {
+    if (len % 8 && w1 > m && w0 <= m) {
         uint64_t w = 0;
         memcpy(&w, p + 8 * m, len % 8);
         s += fmix(w ^ ((m + 1) * DG_K1));
@@ -106,19 +108,57 @@ static uint64_t section_sum(const void *data, size_t len)
     return s;
 }
 
-uint64_t batch_digest(const gnndb_batch_view *v)
+#define DG_CHUNK ((size_t)1 << 18) /* words per parallel task */
+
+typedef struct dg_job {
+    const void *sec[4];
+    size_t len[4];
+    size_t first[5];      /* first task of each section */
+    uint64_t part[256];   /* partial sums, one per task */
+} dg_job;
+
+static void digest_task(void *arg, size_t t, int w)
 {
+    dg_job *j = arg;
+    int s = 0;
+    while (t >= j->first[s + 1]) s++;
+    size_t w0 = (t - j->first[s]) * DG_CHUNK;
+    j->part[t] = section_sum(j->sec[s], j->len[s], w0, w0 + DG_CHUNK);
+}
+
+uint64_t batch_digest_pool(const gnndb_batch_view *v, struct wpool *pool)
+{
+    dg_job j;
     const void *sec[4] = {v->n_id, v->edge_index, v->x, v->y};
     size_t len[4] = {
         (size_t)v->num_nodes * 8, (size_t)v->num_edges * 16,
         v->x ? (size_t)v->num_nodes * (size_t)v->x_dim * 4 : 0,
         v->y ? (size_t)v->num_seeds * 8 : 0};
-    uint64_t h = DG_K0;
+    size_t tasks = 0;
     for (int s = 0; s < 4; s++) {
-        uint64_t sum = len[s] ? section_sum(sec[s], len[s]) : 0;
+        j.sec[s] = sec[s];
+        j.len[s] = len[s];
+        j.first[s] = tasks;
+        tasks += (len[s] / 8 + 1 + DG_CHUNK - 1) / DG_CHUNK;
+    }
+    j.first[4] = tasks;
+    uint64_t h = DG_K0;
+    if (tasks > 256) pool = NULL; /* huge batches: one pass per section */
+    if (pool) wpool_run(pool, tasks, digest_task, &j);
+    for (int s = 0; s < 4; s++) {
+        uint64_t sum = 0;
+        if (len[s] && pool)
+            for (size_t t = j.first[s]; t < j.first[s + 1]; t++) sum += j.part[t];
+        else if (len[s])
+            sum = section_sum(sec[s], len[s], 0, SIZE_MAX);
         h = fmix(h ^ sum ^ ((uint64_t)len[s] * DG_K2));
     }
     return h;
+}
+
+uint64_t batch_digest(const gnndb_batch_view *v)
+{
+    return batch_digest_pool(v, NULL);
 }
 
 /* ---- INTO 'dir' ---- */
@@ -200,7 +240,7 @@ void hb_transfer_close(hb_exec *x)
 int hb_emit(hb_exec *x, hb_batch *b, const gnndb_batch_view **view,
             gnn_err *e)
 {
-    b->view.digest = batch_digest(&b->view);
+    b->view.digest = batch_digest_pool(&b->view, x->pool);
     if (x->p->into) {
         char dir[1200];
         snprintf(dir, sizeof dir, "%s/epoch-%" PRId64 "/batch-%06" PRId64,

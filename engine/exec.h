@@ -38,6 +38,9 @@ void hb_close(hb_exec *x);
 
 /* The 64-bit digest of a batch (docs/format.md gives the definition). */
 uint64_t batch_digest(const gnndb_batch_view *v);
+/* The same, with the work spread over a worker pool (NULL: inline). */
+struct wpool;
+uint64_t batch_digest_pool(const gnndb_batch_view *v, struct wpool *pool);
 
 /* Write a batch's arrays as .npy files into `dir` (created). */
 int batch_write_npy(const gnndb_batch_view *v, const char *dir, gnn_err *e);
