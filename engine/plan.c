@@ -188,8 +188,11 @@ int plan_build(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
     p->io_depth = db->pragma.io_depth;
     p->coalesce = db->pragma.coalesce;
 
-    /* memory: a quarter for graph blocks, a quarter for feature blocks, half
-    ** for the staged mini-batches of one hyperbatch */
+    /* memory: an eighth (at most 64 MiB) for graph blocks, the same for
+    ** feature blocks, the rest for the staged mini-batches of a hyperbatch.
+    ** A hyperbatch visits each block once, so a pool only needs frames
+    ** enough to keep reads in flight; staged mini-batches are what let H,
+    ** and with it the saving in reads, grow. */
     if (cat_degree_hist_get(db->cat, p->graph.id, p->deg_hist, 64,
                             &p->nbuckets, e))
         return e->rc;
@@ -200,15 +203,15 @@ int plan_build(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
     int64_t fbs = p->has_feat ? p->feat.block_size : 0;
     if (p->has_labels && (int64_t)p->labels.block_size > fbs)
         fbs = p->labels.block_size;
-    int64_t quarter = p->memory_limit / 4;
-    p->graph_frames = (size_t)GNN_MAX(4, GNN_MIN(quarter / gbs, 1 << 16));
+    int64_t share = GNN_MIN(p->memory_limit / 8, (int64_t)64 << 20);
+    p->graph_frames = (size_t)GNN_MAX(4, share / gbs);
     p->graph_frames = (size_t)GNN_MIN((int64_t)p->graph_frames,
                                       GNN_MAX(4, p->graph.graph_blocks));
     p->graph_pool_bytes = (int64_t)p->graph_frames * gbs;
     if (fbs) {
         int64_t fblocks = (p->has_feat ? p->feat.nblocks : 0) +
                           (p->has_labels ? p->labels.nblocks : 0);
-        p->feat_frames = (size_t)GNN_MAX(4, GNN_MIN(quarter / fbs, 1 << 16));
+        p->feat_frames = (size_t)GNN_MAX(4, share / fbs);
         p->feat_frames = (size_t)GNN_MIN((int64_t)p->feat_frames,
                                          GNN_MAX(4, fblocks));
         p->feat_pool_bytes = (int64_t)p->feat_frames * fbs;
