@@ -234,6 +234,22 @@ out:
     return rc;
 }
 
+/* The first file of a database besides the catalog that `dir` holds (the
+** index or a block file), or NULL. */
+static const char *holds_data(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) return NULL;
+    const char *what = NULL;
+    struct dirent *de;
+    while (!what && (de = readdir(d))) {
+        if (!strcmp(de->d_name, "index.mdb")) what = "index.mdb";
+        else if (ends_with(de->d_name, ".blk")) what = "a block file";
+    }
+    closedir(d);
+    return what;
+}
+
 static int64_t default_memory_limit(void)
 {
     long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGE_SIZE);
@@ -292,6 +308,15 @@ int gnndb_open(const char *path, gnndb **pdb, int flags)
         return db_error(db, GNNDB_CANTOPEN,
                         "unable to open database %s: catalog.db is missing",
                         path);
+    /* A fresh catalog over the files of a database that lost its own would
+    ** be an empty database, and the clean-up below would then delete every
+    ** block file and index key as orphans. */
+    const char *data = NULL;
+    if (!readonly && access(p, F_OK) != 0 && (data = holds_data(path)))
+        return db_error(db, GNNDB_CORRUPT,
+                        "unable to open database %s: catalog.db is missing "
+                        "but %s is there; not creating an empty catalog over "
+                        "it", path, data);
     if (cat_open(p, readonly, &db->cat, &e)) return db_take(db, &e);
     snprintf(p, sizeof p, "%s/index.mdb", path);
     if (idx_open(p, readonly, &db->idx, &e)) return db_take(db, &e);

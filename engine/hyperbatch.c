@@ -31,8 +31,10 @@ double hb_now(void)
 int hb_grow(void **p, size_t *cap, size_t need, size_t elem)
 {
     if (need <= *cap) return 0;
-    size_t c = *cap ? *cap : 64;
-    while (c < need) c *= 2;
+    /* a quarter of slack, not doubling: capacities are what count against
+    ** memory_limit, and staged arrays are sized once per hop */
+    size_t c = GNN_MAX(need, *cap + *cap / 4);
+    if (c < 64) c = 64;
     void *q = realloc(*p, c * elem);
     if (!q) return -1;
     *p = q;
