@@ -293,8 +293,10 @@ static int verify_feature(const blk_header *h, const char *path,
     size_t es = blk_dtype_size(h->dtype);
     if (es == 0) return CORRUPT("unknown dtype %u", h->dtype);
     if (h->dim == 0) return CORRUPT("rows of dimension 0");
-    uint64_t end = sizeof *h + (uint64_t)h->count * h->dim * es;
-    if (end > h->used)
+    /* count * dim * es can pass 2^64 (2^31 rows of 2^31 floats): compare
+    ** the row count with what the used bytes hold instead */
+    uint64_t row = (uint64_t)h->dim * es;
+    if (h->count > (h->used - sizeof *h) / row)
         return CORRUPT("%u rows of %u %s overrun %u used bytes", h->count,
                        h->dim, blk_dtype_name(h->dtype), h->used);
     return GNNDB_OK;

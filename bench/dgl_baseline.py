@@ -1,0 +1,326 @@
+"""dgl_baseline.py — the DGL peer of bench/baseline_mmap.c: what a DGL user
+does when the features do not fit in RAM.  The graph is a DGL graph held in
+memory; the features are a float32 .npy opened with np.load(mmap_mode='r');
+mini-batches come from dgl.dataloading.NeighborSampler through
+dgl.dataloading.DataLoader, and each batch's input rows are gathered out of
+the mapping into a contiguous x, as a training loop would.
+
+    bench/venv/bin/python bench/dgl_baseline.py --edges edges.bin
+        --features feat.npy [--fanouts 10,10,10] [--batch 1024] [--batches N]
+        [--seed S] [--threads T] [--nodes N] [--drop-cache]
+        [--advice normal|random] [--idtype int32|int64] [--load csc|coo]
+
+bench/venv comes from `make bench-peers` (mk/bench.mk).  Without DGL the
+program prints `SKIP: dgl unavailable: <reason>` and exits with code 3.
+
+The edge file is little-endian int64 pairs (src, dst), the binary edge
+format of bench/gen.c, read in 4 MiB chunks; ids are int32 (int64 with
+--idtype int64, or when they do not fit), and N is --nodes or the largest
+id + 1.  Two ways to build the DGL graph, which sample the same batches:
+  --load coo   what the tutorials do: src and dst arrays handed to
+               dgl.graph((src, dst), num_nodes=N), then reduced to the CSC
+               format that in-edge sampling uses.  While loading, the COO
+               arrays and the CSC with its edge-id array coexist: 16 E bytes
+               with int32 ids, 2 GiB for the default benchmark's 128 M
+               edges, more than its 1 GiB limit.
+  --load csc   (the default) the pairs are streamed twice into CSC
+               (indptr, indices) and handed over as
+               dgl.graph(('csc', (indptr, indices, []))), with no edge-id
+               array: 4 (N+1) + 4 E bytes, the C baseline's arithmetic, so
+               that DGL can run under the same limit.
+Loading is timed apart; the RESULT line times only the mini-batch loop
+(sampling and gathering).
+
+The seeds are a shuffle of all node ids by torch.randperm under a generator
+seeded with --seed, cut into batches of --batch; only the first --batches
+batches are handed to the DataLoader.  Sampling is seeded with dgl.seed.
+DGL's fanout list is given per layer from the input layer; here, as in the
+C baseline (PyG's num_neighbors), the first fanout is hop 1 from the seeds,
+so the list is reversed for DGL.
+
+How the numbers differ from the C baseline's: DGL builds one message-flow
+graph (block) per layer, and the seeds of each layer are all the source
+nodes of the layer above, the nodes already sampled included; PyG (and the
+C baseline) sample each node once, at the hop it is first reached.  DGL
+therefore samples more edges a batch for the same fanouts.  sampled_edges is
+the total of block.num_edges() over all blocks of all batches, bytes_x the
+bytes of all x gathered (len(input_nodes) rows each).
+
+How memory is bounded in the benchmark.  The harness runs this program
+inside a cgroup v1 memory group:
+    mkdir /sys/fs/cgroup/memory/NAME
+    echo LIMIT > /sys/fs/cgroup/memory/NAME/memory.limit_in_bytes
+    echo $PID  > /sys/fs/cgroup/memory/NAME/cgroup.procs
+In cgroup v1 the limit covers the group's anonymous memory and the page
+cache its processes fault in, so it bounds the interpreter with torch and DGL
+(about 300 MB of anonymous memory once imported, measured), the graph (see
+--load above), the blocks and x of the batch in flight, and the feature
+pages of the mapping.  Those are clean, so the kernel reclaims them
+at the limit instead of failing: the features get what is left of LIMIT as
+their cache.  The edge file is dropped from the page cache after loading.
+--drop-cache (fdatasync, then POSIX_FADV_DONTNEED on the feature file)
+makes the run start with none of the feature pages resident.
+
+The advice on the mapping: np.load(mmap_mode='r') leaves it MADV_NORMAL,
+whose read-around under a memory limit evicts pages a batch still needs
+(see bench/baseline_mmap.c).  As in the C baseline, the default is
+--advice random (mmap.madvise(MADV_RANDOM) on the mapping numpy made), and
+--advice normal is the out-of-the-box behaviour.
+
+--threads T: T > 1 runs the DataLoader with T worker processes (sampling in
+the workers, gathering in the main process), and sets OMP_NUM_THREADS and
+torch's thread count to T; the default is 1 thread and num_workers=0.
+
+The last line of stdout is
+    RESULT batches=N seconds=S batches_per_s=R sampled_edges=E
+           edges_per_s=R bytes_x=B
+"""
+import argparse
+import os
+import sys
+import time
+
+SKIP_CODE = 3
+CHUNK_PAIRS = 1 << 18  # 4 MiB of int64 pairs a read
+
+
+def parse_args():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--edges", required=True)
+    p.add_argument("--features", required=True)
+    p.add_argument("--fanouts", default="10,10,10")
+    p.add_argument("--batch", type=int, default=1024)
+    p.add_argument("--batches", type=int, default=100)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--nodes", type=int, default=0)
+    p.add_argument("--drop-cache", action="store_true")
+    p.add_argument("--advice", choices=("normal", "random"), default="random")
+    p.add_argument("--idtype", choices=("int32", "int64"), default="int32")
+    p.add_argument("--load", choices=("csc", "coo"), default="csc")
+    a = p.parse_args()
+    try:
+        a.fanout_list = [int(x) for x in a.fanouts.split(",") if x.strip()]
+    except ValueError:
+        p.error("--fanouts: a comma-separated list of integers")
+    if not a.fanout_list or any(f == 0 or f < -1 for f in a.fanout_list):
+        p.error("--fanouts: each fanout is positive or -1")
+    if a.batch < 1 or a.batches < 1 or a.threads < 1 or a.nodes < 0:
+        p.error("--batch, --batches and --threads must be positive")
+    return a
+
+
+def rss_anon():
+    """Resident anonymous memory of this process, in bytes."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("RssAnon:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
+def drop_file_cache(path):
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        try:
+            os.fdatasync(fd)
+        except OSError:
+            pass
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+    finally:
+        os.close(fd)
+
+
+def load_edges(np, path, idtype, nodes):
+    """Stream the (src, dst) int64 pairs into two arrays of idtype."""
+    size = os.path.getsize(path)
+    if size % 16:
+        raise SystemExit("dgl_baseline: %s: size %d is not a multiple of 16" % (path, size))
+    m = size // 16
+    dt = np.int32 if idtype == "int32" else np.int64
+    src = np.empty(m, dtype=dt)
+    dst = np.empty(m, dtype=dt)
+    hi = -1
+    with open(path, "rb") as f:
+        done = 0
+        while done < m:
+            k = min(CHUNK_PAIRS, m - done)
+            pairs = np.fromfile(f, dtype="<i8", count=2 * k)
+            if pairs.size != 2 * k:
+                raise SystemExit("dgl_baseline: %s: short read" % path)
+            pairs = pairs.reshape(k, 2)
+            if k:
+                lo = int(pairs.min())
+                if lo < 0:
+                    raise SystemExit("dgl_baseline: %s: negative node id" % path)
+                hi = max(hi, int(pairs.max()))
+                if dt is np.int32 and hi >= 2**31 - 1:
+                    # Too large for int32: start again with int64 ids.
+                    del src, dst, pairs
+                    return load_edges(np, path, "int64", nodes)
+            src[done:done + k] = pairs[:, 0]
+            dst[done:done + k] = pairs[:, 1]
+            done += k
+        try:
+            os.posix_fadvise(f.fileno(), 0, 0, os.POSIX_FADV_DONTNEED)
+        except OSError:
+            pass
+    n = nodes if nodes else hi + 1
+    if hi >= n:
+        raise SystemExit("dgl_baseline: node id %d but --nodes %d" % (hi, n))
+    return src, dst, n, ("int32" if dt is np.int32 else "int64")
+
+
+def load_csc(np, path, idtype, nodes):
+    """Stream the pairs twice into CSC (indptr, indices) without edge ids.
+
+    Pass 1 counts in-degrees; pass 2 places each edge's source at the next
+    free slot of its destination, chunk by chunk (a stable counting sort),
+    so that a node's in-neighbours keep their file order, as DGL's own
+    COO -> CSC conversion keeps them.  Peak memory is indptr, indices and
+    one chunk's temporaries, the CSC the C baseline holds."""
+    size = os.path.getsize(path)
+    if size % 16:
+        raise SystemExit("dgl_baseline: %s: size %d is not a multiple of 16" % (path, size))
+    m = size // 16
+
+    def chunks():
+        with open(path, "rb") as f:
+            done = 0
+            while done < m:
+                k = min(CHUNK_PAIRS, m - done)
+                pairs = np.fromfile(f, dtype="<i8", count=2 * k)
+                if pairs.size != 2 * k:
+                    raise SystemExit("dgl_baseline: %s: short read" % path)
+                done += k
+                yield pairs.reshape(k, 2)
+            try:
+                os.posix_fadvise(f.fileno(), 0, 0, os.POSIX_FADV_DONTNEED)
+            except OSError:
+                pass
+
+    deg = np.zeros(max(nodes, 1), dtype=np.int64)
+    hi = -1
+    for pairs in chunks():
+        if pairs.size and int(pairs.min()) < 0:
+            raise SystemExit("dgl_baseline: %s: negative node id" % path)
+        if pairs.size:
+            hi = max(hi, int(pairs.max()))
+        if nodes and hi >= nodes:
+            raise SystemExit("dgl_baseline: node id %d but --nodes %d" % (hi, nodes))
+        if hi >= deg.size:
+            deg = np.concatenate([deg, np.zeros(max(hi + 1, 2 * deg.size) - deg.size, np.int64)])
+        deg += np.bincount(pairs[:, 1], minlength=deg.size)
+    n = nodes if nodes else hi + 1
+    deg = deg[:n]
+    if idtype == "int32" and max(n, m) >= 2**31 - 1:
+        idtype = "int64"
+    dt = np.int32 if idtype == "int32" else np.int64
+    indptr = np.zeros(n + 1, dtype=dt)
+    np.cumsum(deg, out=indptr[1:])
+    del deg
+    cursor = indptr[:-1].astype(np.int64)
+    indices = np.empty(m, dtype=dt)
+    for pairs in chunks():
+        d = pairs[:, 1]
+        order = np.argsort(d, kind="stable")
+        ds = d[order]
+        uniq, start, count = np.unique(ds, return_index=True, return_counts=True)
+        rank = np.arange(ds.size, dtype=np.int64) - np.repeat(start, count)
+        indices[cursor[ds] + rank] = pairs[order, 0]
+        cursor[uniq] += count
+    del cursor
+    return indptr, indices, n, idtype
+
+
+def main():
+    a = parse_args()
+    os.environ.setdefault("DGLBACKEND", "pytorch")
+    os.environ.setdefault("OMP_NUM_THREADS", str(a.threads))
+    try:
+        import mmap
+        import numpy as np
+        import torch
+        import dgl
+    except Exception as e:  # ImportError, or a shared library that fails to load
+        reason = ("%s: %s" % (type(e).__name__, e)).replace("\n", " ")
+        print("SKIP: dgl unavailable: %s" % reason)
+        return SKIP_CODE
+    torch.set_num_threads(a.threads)
+
+    # The graph, in memory.
+    t0 = time.perf_counter()
+    if a.load == "coo":
+        src, dst, n, idtype = load_edges(np, a.edges, a.idtype, a.nodes)
+        tid = torch.int32 if idtype == "int32" else torch.int64
+        g = dgl.graph((torch.from_numpy(src), torch.from_numpy(dst)), num_nodes=n, idtype=tid)
+        del src, dst
+        g = g.formats("csc")  # what in-edge sampling uses; frees the COO arrays
+    else:
+        indptr, indices, n, idtype = load_csc(np, a.edges, a.idtype, a.nodes)
+        tid = torch.int32 if idtype == "int32" else torch.int64
+        eids = torch.empty(0, dtype=tid)  # none: edge i of the CSC is edge i
+        g = dgl.graph(("csc", (torch.from_numpy(indptr), torch.from_numpy(indices), eids)),
+                      num_nodes=n, idtype=tid)
+        del indptr, indices
+        g = g.formats("csc")
+    g.create_formats_()
+    t_load = time.perf_counter() - t0
+    anon_load = rss_anon()
+
+    # The features, mapped.
+    if a.drop_cache:
+        drop_file_cache(a.features)
+    feat = np.load(a.features, mmap_mode="r")
+    if feat.ndim != 2 or feat.dtype != np.float32:
+        raise SystemExit("dgl_baseline: %s: expected a 2-D float32 array, got %s %s"
+                         % (a.features, feat.dtype, feat.shape))
+    if feat.shape[0] < n:
+        raise SystemExit("dgl_baseline: %s has %d rows, the graph %d nodes"
+                         % (a.features, feat.shape[0], n))
+    mm = getattr(feat, "_mmap", None)
+    if a.advice == "random" and mm is not None and hasattr(mm, "madvise"):
+        mm.madvise(mmap.MADV_RANDOM)
+
+    # The seeds: a seeded shuffle of all nodes, the first --batches batches of it.
+    batches = min(a.batches, (n + a.batch - 1) // a.batch)
+    gen = torch.Generator().manual_seed(a.seed)
+    seeds = torch.randperm(n, generator=gen)[: batches * a.batch].to(tid)
+    dgl.seed(a.seed)
+    sampler = dgl.dataloading.NeighborSampler(list(reversed(a.fanout_list)))
+    workers = a.threads if a.threads > 1 else 0
+    loader = dgl.dataloading.DataLoader(
+        g, seeds, sampler, batch_size=a.batch, shuffle=False, drop_last=False,
+        num_workers=workers, persistent_workers=False)
+
+    # The timed loop: sample, then gather x as a training loop would.
+    nb = se = bx = nt = 0
+    t1 = time.perf_counter()
+    for input_nodes, output_nodes, blocks in loader:
+        x = torch.from_numpy(feat[input_nodes.numpy()])
+        nb += 1
+        nt += len(input_nodes)
+        se += sum(int(b.num_edges()) for b in blocks)
+        bx += x.numel() * x.element_size()
+        del x, blocks
+    secs = time.perf_counter() - t1
+
+    print("dgl_baseline: dgl %s, torch %s; graph %d nodes, %d edges (%s ids, %s load), loaded in %.2f s, "
+          "anonymous memory then %.0f MB; features %d x %d float32 (advice %s%s)"
+          % (dgl.__version__, torch.__version__, n, g.num_edges(), idtype, a.load, t_load, anon_load / 1e6,
+             feat.shape[0], feat.shape[1], a.advice, ", cache dropped" if a.drop_cache else ""))
+    print("dgl_baseline: %d batches of %d seeds, fanouts %s, %d workers: %.3f s, %.2f batches/s, "
+          "%.0f input nodes and %.0f block edges a batch, %.1f MB/s into x; anonymous memory %.0f MB"
+          % (nb, a.batch, a.fanouts, workers, secs, nb / secs, nt / max(nb, 1), se / max(nb, 1),
+             bx / secs / 1e6, rss_anon() / 1e6))
+    print("RESULT batches=%d seconds=%.3f batches_per_s=%.3f sampled_edges=%d "
+          "edges_per_s=%.0f bytes_x=%d" % (nb, secs, nb / secs, se, se / secs, bx))
+    sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,6 @@
+SHOW GRAPHS;
+DESCRIBE cora;
+
+SAMPLE 2,
+  3 FROM cora
+  BATCH 10;

@@ -1,0 +1,1 @@
+PRAGMA memory_limit = '2GB'; PRAGMA io = 'uring'; PRAGMA threads = 2; PRAGMA io;

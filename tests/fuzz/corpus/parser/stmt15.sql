@@ -1,0 +1,1 @@
+/* block */ SAMPLE 10 FROM g BATCH 4 -- tail

@@ -1,0 +1,1 @@
+SAMPLE 10 FORM cora BATCH 4;

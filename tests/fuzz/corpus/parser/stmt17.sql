@@ -1,0 +1,1 @@
+CREATE GRAPH x FROM 'it''s.tsv';;; SHOW GRAPHS

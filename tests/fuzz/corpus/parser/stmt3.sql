@@ -1,0 +1,1 @@
+IMPORT FEATURES feat INTO papers FROM 'x.npy';

@@ -1,0 +1,1 @@
+IMPORT LABELS INTO papers FROM 'y.npy';

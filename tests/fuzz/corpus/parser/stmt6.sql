@@ -1,0 +1,1 @@
+CREATE SPLIT train ON papers FROM 'train_idx.npy';

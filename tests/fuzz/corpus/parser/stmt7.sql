@@ -1,0 +1,1 @@
+CREATE SPLIT r ON papers RANDOM 0.6 SEED 7;

@@ -1,0 +1,1 @@
+SHOW GRAPHS; DESCRIBE papers; DROP GRAPH papers;

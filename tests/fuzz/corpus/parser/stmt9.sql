@@ -1,0 +1,1 @@
+DROP FEATURES feat ON g; DROP SPLIT train ON g; CHECK; CHECK g;
