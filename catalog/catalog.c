@@ -3,6 +3,7 @@
 ** (checksums, degree histograms, file and token lists, statement log). */
 #include "cat_int.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,6 +99,12 @@ int catx_err(cat_db *c, int rc, const char *what, gnn_err *e)
         return gnn_seterr(e, GNNDB_CANTOPEN, "unable to open catalog %s: %s",
                           c->path, why);
     case SQLITE_IOERR:
+        /* SQLite reports a full disk while growing its WAL index as an
+        ** I/O error; the system errno tells the two apart */
+        if (c->db && (sqlite3_system_errno(c->db) == ENOSPC ||
+                      sqlite3_system_errno(c->db) == EDQUOT))
+            return gnn_seterr(e, GNNDB_FULL, "disk is full: %s: %s: %s",
+                              c->path, what, why);
         return gnn_seterr(e, GNNDB_IOERR, "%s: %s: %s", c->path, what, why);
     default:
         return gnn_seterr(e, GNNDB_ERROR, "%s: %s: %s", c->path, what, why);
