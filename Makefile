@@ -126,12 +126,15 @@ e2e: all
 pytest: all
 	@sh tests/run_pytest.sh $(B) $(PYTHON)
 
-# The whole suite; `make test` also runs the unit tests once more under
-# ASan+UBSan so that memory errors fail CI.
+# The whole suite. Unsanitized, `make test` also runs the unit programs
+# under ASan+UBSan and under valgrind, and each fuzz target for 30 s, so that
+# memory errors and fuzz findings fail CI.
 test: deps
 	@$(MAKE) --no-print-directory unit e2e pytest test-gpu
 ifeq ($(SANITIZE),)
 	@$(MAKE) --no-print-directory SANITIZE=1 unit
+	@$(MAKE) --no-print-directory valgrind
+	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=30
 endif
 
 # The benchmark suite (not part of `make test`): `make bench` runs the
