@@ -143,6 +143,14 @@ int hb_grow(void **p, size_t *cap, size_t need, size_t elem);
 int hb_bucket(hb_exec *x, size_t n, const uint64_t *blockof, uint64_t nblocks,
               gnn_err *e);
 
+/* Run fn over the items [lo, hi) of the visited block `no` (data in
+** memory), HB_CHUNK items a task on the worker pool, and add the time to
+** *cpu_seconds. */
+struct wpool;
+void hb_run_block(hb_exec *x, uint64_t no, const void *data, size_t lo,
+                  size_t hi, void (*fn)(void *, size_t, int),
+                  double *cpu_seconds);
+
 int hb_gather_open(hb_exec *x, gnn_err *e);
 void hb_gather_close(hb_exec *x);
 /* Copy the feature rows of every node and the labels of every seed of the

@@ -85,13 +85,7 @@ static int gather_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
                               "corrupt block %llu of table %s: row %u missing",
                               (unsigned long long)no, t->name, g->row);
     }
-    x->vis_data = data;
-    x->vis_lo = lo;
-    x->vis_hi = hi;
-    size_t tasks = (hi - lo + HB_CHUNK - 1) / HB_CHUNK;
-    double t0 = hb_now();
-    wpool_run(tasks > 1 ? x->pool : NULL, tasks, gather_task, x);
-    x->st.gather.cpu_seconds += hb_now() - t0;
+    hb_run_block(x, no, data, lo, hi, gather_task, &x->st.gather.cpu_seconds);
     x->st.gather.bytes_out += (hi - lo) * (x->gather_labels
                                   ? sizeof(int64_t)
                                   : (size_t)t->dim * blk_dtype_size(t->dtype));

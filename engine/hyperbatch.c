@@ -268,6 +268,21 @@ static int corrupt_node(hb_exec *x, uint64_t no, uint32_t node, gnn_err *e)
                       "index says", (unsigned long long)no, x->gf->path, node);
 }
 
+void hb_run_block(hb_exec *x, uint64_t no, const void *data, size_t lo,
+                  size_t hi, void (*fn)(void *, size_t, int),
+                  double *cpu_seconds)
+{
+    x->vis_no = no;
+    x->vis_data = data;
+    x->vis_lo = lo;
+    x->vis_hi = hi;
+    size_t tasks = (hi - lo + HB_CHUNK - 1) / HB_CHUNK;
+    double t0 = hb_now();
+    /* small blocks of work are not worth waking the workers for */
+    wpool_run(tasks > 1 ? x->pool : NULL, tasks, fn, x);
+    *cpu_seconds += hb_now() - t0;
+}
+
 /* Sample the items [lo, hi) of the block being visited (one task). */
 static void hop_task(void *arg, size_t task, int w)
 {
@@ -343,13 +358,7 @@ static int hop_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
         wk->npend = 0;
         wk->oom = 0;
     }
-    x->vis_no = no;
-    x->vis_lo = lo;
-    x->vis_hi = hi;
-    size_t tasks = (hi - lo + HB_CHUNK - 1) / HB_CHUNK;
-    double t0 = hb_now();
-    wpool_run(tasks > 1 ? x->pool : NULL, tasks, hop_task, x);
-    x->st.hop[x->hop].cpu_seconds += hb_now() - t0;
+    hb_run_block(x, no, data, lo, hi, hop_task, &x->st.hop[x->hop].cpu_seconds);
     /* gather the workers' continuation requests */
     for (int w = 0; w < nw; w++) {
         hb_worker *wk = &x->workers[w];

@@ -1,27 +1,12 @@
 /* io.c — the I/O backend front: picks io_uring or the pread pool, counts
 ** reads in flight against the depth, and holds what both backends share. */
 #include "io.h"
+#include "io_backend.h"
 
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* The backends' entry points (io_uring.c, io_pread.c). Each `impl` is the
-** backend's own state; the front does the counting and the argument checks,
-** so a backend may assume at most `depth` reads in flight. */
-int iou_open(unsigned depth, void **impl, gnn_err *e);
-void iou_close(void *impl);
-int iou_submit(void *impl, io_req *r, gnn_err *e);
-int iou_flush(void *impl, gnn_err *e);
-int iou_wait(void *impl, io_req **done, gnn_err *e);
-int iop_open(unsigned depth, void **impl, gnn_err *e);
-void iop_close(void *impl);
-int iop_submit(void *impl, io_req *r, gnn_err *e);
-int iop_flush(void *impl, gnn_err *e);
-int iop_wait(void *impl, io_req **done, gnn_err *e);
-int io_iov_skip(const struct iovec *src, int n, uint64_t skip,
-                struct iovec *dst);
 
 #define IO_DEFAULT_DEPTH 64
 #define IO_MAX_DEPTH     4096

@@ -2,6 +2,7 @@
 ** pread/preadv, fed from a work queue and answering through a completion
 ** queue, for when io_uring is missing or not wanted. */
 #include "io.h"
+#include "io_backend.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -9,14 +10,6 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Entry points, called through io.c's table. */
-int iop_open(unsigned depth, void **impl, gnn_err *e);
-void iop_close(void *impl);
-int iop_submit(void *impl, io_req *r, gnn_err *e);
-int iop_flush(void *impl, gnn_err *e);
-int iop_wait(void *impl, io_req **done, gnn_err *e);
-int io_iov_skip(const struct iovec *src, int n, uint64_t skip,
-                struct iovec *dst);
 
 /* Enough to keep an SSD's queue busy without crowding the caller's cores. */
 #define IOP_THREADS 4

@@ -2,6 +2,7 @@
 ** prepared on submit and started on flush, short reads resubmitted for the
 ** rest. Uses only the liburing 2.3 API. */
 #include "io.h"
+#include "io_backend.h"
 
 #include <errno.h>
 #include <liburing.h>
@@ -16,14 +17,6 @@
 #include <valgrind/memcheck.h>
 #endif
 
-/* Entry points, called through io.c's table. */
-int iou_open(unsigned depth, void **impl, gnn_err *e);
-void iou_close(void *impl);
-int iou_submit(void *impl, io_req *r, gnn_err *e);
-int iou_flush(void *impl, gnn_err *e);
-int iou_wait(void *impl, io_req **done, gnn_err *e);
-int io_iov_skip(const struct iovec *src, int n, uint64_t skip,
-                struct iovec *dst);
 
 /* A ring smaller than this would cap the depth a caller asks for later. */
 #define IOU_MIN_ENTRIES 32
