@@ -3,7 +3,6 @@
 ** and its rows copied into each mini-batch's contiguous x (and the labels of
 ** the seeds into y). */
 #include "exec_int.h"
-#include "pool.h"
 
 #include <stdio.h>
 #include <stdlib.h>
