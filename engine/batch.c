@@ -248,7 +248,10 @@ int hb_emit(hb_exec *x, hb_batch *b, const gnndb_batch_view **view,
         int rc = batch_write_npy(&b->view, dir, e);
         if (rc) return rc;
     }
+    /* counted when handed out: a mini-batch cut from a hyperbatch to fit
+    ** memory is sampled again later and must not count twice */
     x->st.nodes += (uint64_t)b->nn;
+    x->st.edges += (uint64_t)b->ne;
     if (x->xf) {
         double t0 = hb_now();
         int rc = xfer_batch(x->xf, &b->view, &x->devview, e);

@@ -516,7 +516,6 @@ static int run_hop(hb_exec *x, int hop, gnn_err *e)
     o->items += x->nitems;
     o->edges += edges;
     o->seconds += hb_now() - t0;
-    x->st.edges += edges;
     return GNNDB_OK;
 }
 
@@ -672,11 +671,12 @@ static int build_hyperbatch(hb_exec *x, gnn_err *e)
     rc = hb_finish_batches(x, e);
     if (rc) return rc;
     x->next_global += x->nb;
-    /* size the next hyperbatch from what this one really staged */
-    size_t most = 1;
-    for (int i = 0; i < x->nb; i++) most = GNN_MAX(most, batch_bytes(&x->hb[i]));
-    most += work_bytes(x) / (size_t)x->nb;
-    int64_t h = (int64_t)((double)p->staged_bytes / ((double)most * 1.15));
+    /* size the next hyperbatch from what this one really staged, with a
+    ** tenth to spare; hb_fit still cuts one that turns out larger */
+    size_t sum = work_bytes(x);
+    for (int i = 0; i < x->nb; i++) sum += batch_bytes(&x->hb[i]);
+    double per = (double)sum / (double)x->nb;
+    int64_t h = (int64_t)((double)p->staged_bytes / (per * 1.1));
     x->h_next = GNN_MAX(1, GNN_MIN(h, p->hyperbatch_cap));
     if ((uint64_t)x->nb > x->st.max_hyperbatch)
         x->st.max_hyperbatch = (uint64_t)x->nb;

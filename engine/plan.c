@@ -37,17 +37,18 @@ static int parse_device(const char *d, plan *p, gnn_err *e)
 
 /* Upper bounds of nodes and edges of one mini-batch, and the expected
 ** counts assuming no overlap (what EXPLAIN estimates from). */
-/* E[min(f, d)] over the nodes, from the degree histogram (bucket k >= 1
-** holds degrees [2^(k-1), 2^k), taken at its geometric middle): on skewed
-** graphs, where most nodes have few neighbours, this is far below
-** min(f, mean degree). */
-static double expected_kept(const plan *p, double f)
+/* E[min(f, d)] from the degree histogram (bucket k >= 1 holds degrees
+** [2^(k-1), 2^k), taken at its geometric middle). Seeds are uniform nodes;
+** nodes reached through an edge are drawn in proportion to their degree
+** (`biased`), which on skewed graphs is far more than the mean suggests. */
+static double expected_kept(const plan *p, double f, int biased)
 {
     double n = 0, sum = 0;
     for (int k = 0; k < p->nbuckets; k++) {
         double d = k == 0 ? 0 : k == 1 ? 1 : ldexp(1.0, k - 1) * 1.414;
-        n += (double)p->deg_hist[k];
-        sum += (double)p->deg_hist[k] * fmin(f, d);
+        double w = (double)p->deg_hist[k] * (biased ? d : 1.0);
+        n += w;
+        sum += w * fmin(f, d);
     }
     return n > 0 ? sum / n : fmin(f, p->graph.mean_degree);
 }
@@ -64,7 +65,7 @@ static void bound_batch(plan *p)
     for (int h = 0; h < p->nhops; h++) {
         int f = p->fanouts[h];
         double fb = f < 0 ? maxd : f;
-        double fe = f < 0 ? mean : expected_kept(p, f);
+        double fe = f < 0 ? mean : expected_kept(p, f, h > 0);
         if (p->replace && f > 0) fe = f * (1.0 - (double)p->deg_hist[0] / fmax(n, 1));
         frontier_bound = fmin(n, frontier_bound);
         double eb = frontier_bound * fb;
