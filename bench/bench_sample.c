@@ -80,7 +80,11 @@ int main(int argc, char **argv)
            batches, s, batches / s, edges, (double)edges / s, blocks, bytes,
            (double)bytes / s / 1e6,
            gnndb_stmt_status(last, GNNDB_STATUS_HYPERBATCH), nodes, xbytes,
-           scpu, scpu > 0 ? (double)edges / scpu : 0, gcpu,
+           scpu,
+           scpu > 0 ? (double)gnndb_stmt_status(last,
+                                                GNNDB_STATUS_SAMPLED_WORK) / scpu
+                    : 0,
+           gcpu,
            gcpu > 0 ? (double)gbytes / gcpu / 1e9 : 0,
            gnndb_stmt_status(last, GNNDB_STATUS_IO_WAIT_NS) * 1e-9, check);
     gnndb_finalize(last);

@@ -86,7 +86,8 @@ static const char *const settings[] = {"memory_limit", "io", "threads",
 static const char *const stat_names[16] = {
     NULL, "seed", "seed_drawn", "batches", "total_batches", "blocks_read",
     "bytes_read", "cache_hits", "cache_misses", "edges", "hyperbatch",
-    "sample_cpu_ns", "gather_cpu_ns", "gather_bytes", "io_wait_ns"};
+    "sample_cpu_ns", "gather_cpu_ns", "gather_bytes", "io_wait_ns",
+    "sampled_work"};
 
 int pragma_run(gnndb *db, const ast_stmt *s, rowset **out, gnn_err *e)
 {
@@ -100,7 +101,7 @@ int pragma_run(gnndb *db, const ast_stmt *s, rowset **out, gnn_err *e)
     if (!name) {
         for (int i = 0; settings[i]; i++) oom |= add_setting(db, rs, settings[i]);
     } else if (!strcmp(name, "stats")) {
-        for (int i = 1; i < 15; i++)
+        for (int i = 1; i < 16; i++)
             oom |= rs_prop_int(rs, stat_names[i], db->last_status[i]);
     } else if (!strcmp(name, "format_version")) {
         int64_t v = 0;

@@ -77,7 +77,9 @@ static void copy_exec_status(gnndb_stmt *st)
     if (s->max_hyperbatch)
         st->status[GNNDB_STATUS_HYPERBATCH] = (int64_t)s->max_hyperbatch;
     double scpu = 0, swall = s->gather.seconds - s->gather.cpu_seconds;
+    uint64_t work = 0;
     for (int h = 0; h < AST_MAX_HOPS; h++) {
+        work += s->hop[h].edges;
         scpu += s->hop[h].cpu_seconds;
         swall += s->hop[h].seconds - s->hop[h].cpu_seconds;
     }
@@ -86,6 +88,7 @@ static void copy_exec_status(gnndb_stmt *st)
         (int64_t)(s->gather.cpu_seconds * 1e9);
     st->status[GNNDB_STATUS_GATHER_BYTES] = (int64_t)s->gather.bytes_out;
     st->status[GNNDB_STATUS_IO_WAIT_NS] = (int64_t)(swall * 1e9);
+    st->status[GNNDB_STATUS_SAMPLED_WORK] = (int64_t)work;
     memcpy(st->db->last_status, st->status, sizeof st->status);
 }
 

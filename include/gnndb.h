@@ -252,6 +252,8 @@ GNNDB_API const gnndb_batch_view *gnndb_batch(gnndb_stmt *stmt);
 #define GNNDB_STATUS_GATHER_CPU_NS 12 /* ns spent copying rows in memory */
 #define GNNDB_STATUS_GATHER_BYTES  13 /* bytes of rows copied into x and y */
 #define GNNDB_STATUS_IO_WAIT_NS    14 /* ns spent waiting for reads */
+#define GNNDB_STATUS_SAMPLED_WORK  15 /* edges sampled, counting mini-batches
+                                         cut from a hyperbatch and redone */
 GNNDB_API int64_t gnndb_stmt_status(gnndb_stmt *stmt, int op);
 
 /* Ask the statement running on `db` to stop at its next check point (before
