@@ -86,7 +86,10 @@ struct hb_exec {
 
     uint32_t *seeds;         /* internal ids, ascending */
     int64_t nseeds;
-    uint32_t *order;         /* this epoch's seed order */
+    uint32_t *order;         /* this epoch's seed order (this partition's
+                             ** share of it first) */
+    int64_t part_lo;         /* PARTITION: where the share starts ... */
+    int64_t nshare;          /* ... and how many seeds it has */
     int64_t order_epoch;
     int64_t next_global;     /* next mini-batch to build, over all epochs */
     int64_t h_next;          /* mini-batches in the next hyperbatch */

@@ -93,6 +93,10 @@ int explain_rows(const plan *p, const hb_stats *st, rowset *rs)
                 src, p->seeds_kind == AST_SEEDS_SPLIT ? " " : "",
                 p->seeds_kind == AST_SEEDS_SPLIT ? p->split.name : "",
                 p->nseeds, p->batch, p->shuffle ? "shuffled" : "ascending");
+    if (p->part_count > 1)
+        err |= line(rs, d + 1, "partition %" PRId64 " of %" PRId64
+                    ": this rank's share of %" PRId64 " seeds per epoch",
+                    p->part_rank, p->part_count, p->nseeds_all);
     if (st) {
         err |= line(rs, 0, "total: %" PRIu64 " mini-batches in %" PRIu64
                     " hyperbatches, %.3f s, %" PRIu64 " sampled edges, %" PRIu64

@@ -194,7 +194,18 @@ static int load_seeds(hb_exec *x, gnn_err *e)
         for (int64_t i = 0; i < x->nseeds; i++) x->seeds[i] = (uint32_t)i;
     }
     /* the plan counted the seeds from the catalog; trust what was loaded */
+    p->nseeds_all = x->nseeds;
     p->nseeds = x->nseeds;
+    x->part_lo = 0;
+    if (p->part_count > 1) {
+        /* every rank computes the same epoch order over all seeds and keeps
+        ** its slice of it, so the ranks' shares are disjoint and their union
+        ** is the single-process epoch */
+        int64_t hi;
+        plan_partition_range(x->nseeds, p->part_rank, p->part_count,
+                             &x->part_lo, &hi);
+        p->nseeds = hi - x->part_lo;
+    }
     p->batches_per_epoch = (p->nseeds + p->batch - 1) / p->batch;
     p->total_batches = p->batches_per_epoch * p->epochs;
     if (p->limit >= 0 && p->limit < p->total_batches)
@@ -202,6 +213,7 @@ static int load_seeds(hb_exec *x, gnn_err *e)
     x->order = malloc(((size_t)x->nseeds + 1) * sizeof *x->order);
     if (!x->order) return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
     x->order_epoch = -1;
+    x->nshare = p->nseeds;
     return GNNDB_OK;
 }
 
@@ -221,6 +233,9 @@ static void epoch_order(hb_exec *x, int64_t epoch)
             x->order[j] = t;
         }
     }
+    if (x->part_lo > 0)
+        memmove(x->order, x->order + x->part_lo,
+                (size_t)x->nshare * sizeof *x->order);
     x->order_epoch = epoch;
 }
 
@@ -638,7 +653,7 @@ static int build_hyperbatch(hb_exec *x, gnn_err *e)
         b->epoch = epoch;
         b->batch = first + i;
         int64_t lo = b->batch * p->batch;
-        int64_t hi = GNN_MIN(lo + p->batch, x->nseeds);
+        int64_t hi = GNN_MIN(lo + p->batch, x->nshare);
         b->nn = b->ne = 0;
         b->frontier_lo = 0;
         b->nseeds = hi - lo;

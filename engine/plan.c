@@ -124,6 +124,20 @@ static int resolve_seeds(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
     return GNNDB_OK;
 }
 
+void plan_partition_range(int64_t total, int64_t k, int64_t n, int64_t *lo,
+                          int64_t *hi)
+{
+    if (n <= 1) {
+        *lo = 0;
+        *hi = total;
+        return;
+    }
+    /* floor(k * total / n) without overflow for any total < 2^63 */
+    __int128 t = total;
+    *lo = (int64_t)(t * k / n);
+    *hi = (int64_t)(t * (k + 1) / n);
+}
+
 int plan_build(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
 {
     memset(p, 0, sizeof *p);
@@ -160,6 +174,15 @@ int plan_build(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
         return gnn_seterr(e, e2.rc, "%s", e2.msg);
 
     if (resolve_seeds(db, s, p, e)) return e->rc;
+    p->nseeds_all = p->nseeds;
+    if (s->part_count > 0) {
+        int64_t lo, hi;
+        p->part_rank = s->part_rank;
+        p->part_count = s->part_count;
+        plan_partition_range(p->nseeds_all, p->part_rank, p->part_count, &lo,
+                             &hi);
+        p->nseeds = hi - lo;
+    }
 
     p->nhops = s->nhops;
     memcpy(p->fanouts, s->fanouts, sizeof p->fanouts);

@@ -35,7 +35,9 @@ typedef struct plan {
     int device;                /* GNNDB_DEVICE_* */
     int device_index;
 
-    int64_t nseeds;            /* seeds per epoch */
+    int64_t part_rank, part_count; /* PARTITION k OF n; count 0: none */
+    int64_t nseeds_all;        /* seeds per epoch over all partitions */
+    int64_t nseeds;            /* seeds per epoch of this partition */
     int64_t batches_per_epoch;
     int64_t total_batches;
 
@@ -66,6 +68,10 @@ typedef struct plan {
 
 /* Resolve names and memory for a SAMPLE. On failure the words are in *e. */
 int plan_build(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e);
+/* The share of partition k of n over `total` seeds: positions [*lo, *hi) of
+** each epoch's seed order. Shares differ in size by at most one. */
+void plan_partition_range(int64_t total, int64_t k, int64_t n, int64_t *lo,
+                          int64_t *hi);
 void plan_free(plan *p);
 
 #endif

@@ -89,6 +89,8 @@ typedef struct ast_stmt {
     int64_t limit;              /* LIMIT k batches, -1 when absent */
     char *into;                 /* INTO 'dir' */
     char *device;               /* TO DEVICE '...' */
+    int64_t part_rank;          /* PARTITION k OF n: k (0-based) ... */
+    int64_t part_count;         /* ... and n; 0 when absent */
 } ast_stmt;
 
 ast_stmt *ast_new(ast_kind kind);

@@ -24,6 +24,7 @@ static const char *const clause_names[CL_COUNT] = {
     [CL_SHUFFLE] = "SHUFFLE", [CL_SEED] = "SEED", [CL_EPOCHS] = "EPOCHS",
     [CL_REPLACEMENT] = "WITH REPLACEMENT", [CL_LIMIT] = "LIMIT",
     [CL_INTO] = "INTO", [CL_DEVICE] = "TO DEVICE",
+    [CL_PARTITION] = "PARTITION",
 };
 
 /* Record the first error, prefixed with the place of token `at`. */
@@ -319,6 +320,27 @@ void build_int(parse_ctx *p, const gtok *kw, int clause, const gtok *n)
     case CL_LIMIT: s->limit = v; break;
     default: break;
     }
+}
+
+void build_partition(parse_ctx *p, const gtok *kw, const gtok *rank,
+                     const gtok *count)
+{
+    int64_t k, n;
+    if (!once(p, kw, CL_PARTITION) || !tok_int64(p, rank, &k) ||
+        !tok_int64(p, count, &n))
+        return;
+    if (n < 1 || n > 1000000) {
+        fail(p, GNNDB_RANGE, count, "PARTITION count %" PRId64 " is out of "
+             "range (1..1000000)", n);
+        return;
+    }
+    if (k < 0 || k >= n) {
+        fail(p, GNNDB_RANGE, rank, "PARTITION %" PRId64 " OF %" PRId64
+             ": the rank must be 0..%" PRId64, k, n, n - 1);
+        return;
+    }
+    p->s->part_rank = k;
+    p->s->part_count = n;
 }
 
 /* SEED takes any 64-bit value: 0..2^64-1, or a negative number read as its

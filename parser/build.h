@@ -12,6 +12,7 @@ enum {
     CL_MAP_IDS, CL_NODES, CL_REORDER, CL_BLOCK_SIZE, CL_DIM, CL_TYPE,
     CL_STORE, CL_SEEDS, CL_FEATURES, CL_BATCH, CL_HYPERBATCH, CL_SHUFFLE,
     CL_SEED, CL_EPOCHS, CL_REPLACEMENT, CL_LIMIT, CL_INTO, CL_DEVICE,
+    CL_PARTITION,
     CL_COUNT
 };
 
@@ -49,6 +50,9 @@ void build_seed_id(parse_ctx *p, const gtok *x);
 void build_flag(parse_ctx *p, const gtok *kw, int clause);
 void build_int(parse_ctx *p, const gtok *kw, int clause, const gtok *n);
 void build_seed(parse_ctx *p, const gtok *kw, const gtok *n);
+/* PARTITION k OF n: rank k (0-based) of n. */
+void build_partition(parse_ctx *p, const gtok *kw, const gtok *rank,
+                     const gtok *count);
 void build_name(parse_ctx *p, const gtok *kw, int clause, const gtok *v);
 void build_format(parse_ctx *p, const gtok *kw, const gtok *v, int features);
 void build_reorder(parse_ctx *p, const gtok *kw, const gtok *v);

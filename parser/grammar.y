@@ -43,6 +43,7 @@ int gnnParseCheck(void *parser, int major, const gtok *t, parse_ctx *ctx);
 %token GRAPH GRAPHS LABELS SPLIT ON FROM RANDOM.
 %token DUPLICATES SELF LOOPS IDS SIZE ALL REPLACEMENT DEVICE.
 %token ID INTEGER FLOAT STRING COMMA LP RP EQ.
+%token PARTITION OF.
 
 /* ---- CREATE GRAPH ---------------------------------------------------- */
 cmd ::= CREATE GRAPH ID(N) FROM STRING(P) graph_opts.
@@ -153,6 +154,10 @@ sample_clause ::= TO(K) DEVICE STRING(D).
                                     { build_name(pctx, &K, CL_DEVICE, &D); }
 sample_clause ::= TO(K) DEVICE ID(D).
                                     { build_name(pctx, &K, CL_DEVICE, &D); }
+
+/* ---- SAMPLE ... PARTITION k OF n (data-parallel shards) --------------- */
+sample_clause ::= PARTITION(K) INTEGER(R) OF INTEGER(N).
+                                    { build_partition(pctx, &K, &R, &N); }
 
 %code {
 /* Would the parser, in its present state, shift token `tok` (or accept, for

@@ -316,6 +316,28 @@ static void sample_defaults(void **state)
     ast_free(s);
 }
 
+static void sample_partition(void **state)
+{
+    (void)state;
+    ast_stmt *s = parse_ok("SAMPLE 10 FROM g BATCH 8 partition 3 of 4 SEED 1");
+    assert_int_equal(s->part_rank, 3);
+    assert_int_equal(s->part_count, 4);
+    ast_free(s);
+    s = parse_ok("SAMPLE 10 FROM g BATCH 8");
+    assert_int_equal(s->part_count, 0);
+    ast_free(s);
+    expect_error_part("SAMPLE 1 FROM g BATCH 1 PARTITION 4 OF 4",
+                      GNNDB_RANGE, "the rank must be 0..3");
+    expect_error_part("SAMPLE 1 FROM g BATCH 1 PARTITION -1 OF 4",
+                      GNNDB_RANGE, "the rank must be 0..3");
+    expect_error_part("SAMPLE 1 FROM g BATCH 1 PARTITION 0 OF 0",
+                      GNNDB_RANGE, "PARTITION count 0 is out of range");
+    expect_error_part("SAMPLE 1 FROM g BATCH 1 PARTITION 0 OF 2 PARTITION 1 "
+                      "OF 2", GNNDB_SYNTAX, "PARTITION given twice");
+    expect_error_part("SAMPLE 1 FROM g BATCH 1 PARTITION 1", GNNDB_SYNTAX,
+                      "expected OF");
+}
+
 static void sample_seed_forms(void **state)
 {
     (void)state;
@@ -510,7 +532,7 @@ static void typo_on_line_two_names_line_column_and_expected(void **state)
                  GNNDB_SYNTAX,
                  "near line 2, column 14: syntax error at 'BATCHES'; expected "
                  "one of SEEDS, FEATURES, BATCH, HYPERBATCH, SHUFFLE, SEED, "
-                 "EPOCHS, WITH, LIMIT, INTO, TO, ';'");
+                 "EPOCHS, WITH, LIMIT, INTO, TO, PARTITION, ';'");
     expect_error("SAMPEL 10 FROM g BATCH 1", GNNDB_SYNTAX,
                  "near line 1, column 1: syntax error at 'SAMPEL'; expected "
                  "one of CREATE, IMPORT, SHOW, DESCRIBE, DROP, CHECK, PRAGMA, "
@@ -929,6 +951,7 @@ int main(void)
         cmocka_unit_test(sample_takes_every_clause_in_any_order),
         cmocka_unit_test(sample_defaults),
         cmocka_unit_test(sample_seed_forms),
+        cmocka_unit_test(sample_partition),
         cmocka_unit_test(sample_hops_and_fanouts_at_the_limits),
         cmocka_unit_test(explain_and_explain_analyze),
         cmocka_unit_test(keywords_are_case_insensitive_names_are_not),
