@@ -151,6 +151,9 @@ int cat_profile_get(cat_db *c, cat_profile *p, gnn_err *e);
 /* Replace the stored profile, in one savepoint. */
 int cat_profile_put(cat_db *c, const cat_profile *p, gnn_err *e);
 
+/* Remove the stored profile: the database is uncalibrated again. */
+int cat_profile_clear(cat_db *c, gnn_err *e);
+
 /* Append to the statement log. */
 int cat_log(cat_db *c, const char *sql, int rc, double ms, gnn_err *e);
 

@@ -112,3 +112,9 @@ int cat_profile_put(cat_db *c, const cat_profile *p, gnn_err *e)
     }
     return catx_sp_end(c, rc, e);
 }
+
+int cat_profile_clear(cat_db *c, gnn_err *e)
+{
+    int rc = catx_writable(c, e);
+    return rc ? rc : catx_exec(c, "DELETE FROM disk_profile", e);
+}
