@@ -73,8 +73,7 @@ static int cost_lines(const plan *p, const cm_est *est, rowset *rs)
         snprintf(what, sizeof what, "disk profile measured %s (%s%s)",
                  pr->measured_at, pr->io, pr->direct > 0 ? ", O_DIRECT" : "");
     else
-        snprintf(what, sizeof what, "disk profile set by hand %s",
-                 pr->measured_at);
+        snprintf(what, sizeof what, "disk profile set by hand");
     err |= line(rs, 0, "cost model: %s: sequential reads %s/s, random 4 KiB "
                 "reads %.0f/s, random %s reads %.0f/s; per thread %.1f M "
                 "sampled edges/s and %s/s gathered; %d threads",

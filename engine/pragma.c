@@ -5,7 +5,6 @@
 #include "io.h"
 
 #include <math.h>
-#include <time.h>
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -144,11 +143,8 @@ static int profile_edit(cat_profile *pr, const char *v, gnn_err *e)
     if (!n)
         return gnn_seterr(e, GNNDB_RANGE, "PRAGMA calibrate = '%s': give "
                           "measure, default, or name=value pairs", v);
+    /* measured_at stays: it dates the fields that were measured */
     snprintf(pr->source, sizeof pr->source, "manual");
-    time_t t = time(NULL);
-    struct tm tm;
-    gmtime_r(&t, &tm);
-    strftime(pr->measured_at, sizeof pr->measured_at, "%Y-%m-%dT%H:%M:%SZ", &tm);
     return GNNDB_OK;
 }
 
