@@ -35,6 +35,25 @@ static double needed(double nb, double touches)
     return nb > 0 ? nb * (1.0 - exp(-touches / nb)) : 0;
 }
 
+/* Distinct blocks out of nb touched by `local` draws over a window of
+** `win` blocks (the seeds of a hyperbatch: a run of the ascending seed
+** list, so a stretch of the file) and `spread` draws over all nb. */
+static double needed_win(double nb, double win, double local, double spread)
+{
+    if (nb <= 0) return 0;
+    win = fmin(nb, fmax(win, 1e-9));
+    return win * (1.0 - exp(-local / win - spread / nb)) +
+           (nb - win) * (1.0 - exp(-spread / nb));
+}
+
+/* The blocks the seeds of m mini-batches span when they come in ascending
+** order: their share of the seed list, and one more for the boundary. */
+static double seed_window(const plan *p, double nb, double seeds_m)
+{
+    if (p->shuffle || p->nseeds <= 0) return nb;
+    return fmin(nb, nb * seeds_m / (double)p->nseeds + 1.0);
+}
+
 /* Requests for `misses` blocks out of nb read in ascending order with runs
 ** of adjacent blocks merged up to `coalesce` blocks a request: a random
 ** subset of density q has about nb*q*(1-q) runs. */
@@ -78,10 +97,14 @@ static void one_hb(const plan *p, const cat_profile *pr, const cm_layout *l,
                        : (double)p->batch;
     double scale = p->batch > 0 ? seeds / (double)p->batch : 1;
     double c = p->coalesce > 0 ? p->coalesce : 1;
+    double sm = seeds * m;
     for (int h = 0; h < p->nhops; h++) {
         double front = p->nodes_est[h] * scale * m;
-        fetch(&e->hop[h], pr, c, l->graph_blocks, l->graph_bs,
-              needed(l->graph_blocks, front), &ps->g);
+        double need = h == 0 ? needed_win(l->graph_blocks,
+                                          seed_window(p, l->graph_blocks, sm),
+                                          sm, 0)
+                             : needed(l->graph_blocks, front);
+        fetch(&e->hop[h], pr, c, l->graph_blocks, l->graph_bs, need, &ps->g);
         ps->g = fmin(ps->g, l->gframes);
         e->hop[h].work += p->edges_est[h] * scale * m;
     }
@@ -90,12 +113,14 @@ static void one_hb(const plan *p, const cat_profile *pr, const cm_layout *l,
     rows *= scale * m;
     if (l->feat_blocks > 0) {
         fetch(&e->gather, pr, c, l->feat_blocks, l->feat_bs,
-              needed(l->feat_blocks, rows), &ps->f);
+              needed_win(l->feat_blocks, seed_window(p, l->feat_blocks, sm),
+                         sm, fmax(0, rows - sm)), &ps->f);
         e->gather.work += rows * (p->has_feat ? p->feat.dim : 0) * 4.0;
     }
     if (l->label_blocks > 0) {
         fetch(&e->gather, pr, c, l->label_blocks, l->label_bs,
-              needed(l->label_blocks, seeds * m), &ps->l);
+              needed_win(l->label_blocks, seed_window(p, l->label_blocks, sm),
+                         sm, 0), &ps->l);
         e->gather.work += seeds * m * 8.0;
     }
     /* feature and label blocks share one pool */
