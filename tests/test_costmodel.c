@@ -71,11 +71,19 @@ static uint64_t splitmix(uint64_t *s)
     return z ^ (z >> 31);
 }
 
-/* One fetch of the blocks holding `touches` random nodes; returns misses. */
+/* One fetch of the blocks holding `touches` random nodes and the seeds
+** [s0, s1) of a sorted seed list of nseeds spread over the ids (shuffled:
+** drawn at random instead); returns misses. */
 static int64_t sim_fetch(lru *l, int64_t nodes, int64_t touches, uint64_t *rng,
-                         char *need)
+                         char *need, int64_t s0, int64_t s1, int64_t nseeds,
+                         int shuffle)
 {
     memset(need, 0, (size_t)l->nb);
+    for (int64_t i = s0; i < s1; i++) {
+        int64_t v = shuffle ? (int64_t)(splitmix(rng) % (uint64_t)nodes)
+                            : i * nodes / nseeds;
+        need[v * l->nb / nodes] = 1;
+    }
     for (int64_t i = 0; i < touches; i++) {
         int64_t v = (int64_t)(splitmix(rng) % (uint64_t)nodes);
         need[v * l->nb / nodes] = 1;
@@ -114,13 +122,18 @@ static void simulate(const plan *p, double *gmiss, double *fmiss)
     for (int64_t done = 0; done < p->total_batches; done += p->hyperbatch) {
         int64_t m = p->total_batches - done < p->hyperbatch
                         ? p->total_batches - done : p->hyperbatch;
-        for (int h = 0; h < p->nhops; h++)
+        int64_t s0 = (done * p->batch) % p->nseeds;
+        int64_t s1 = s0 + m * p->batch;
+        gm += sim_fetch(&g, p->graph.nodes, 0, &rng, need, s0, s1, p->nseeds,
+                        p->shuffle);
+        for (int h = 1; h < p->nhops; h++)
             gm += sim_fetch(&g, p->graph.nodes,
-                            (int64_t)(p->nodes_est[h] * (double)m), &rng, need);
+                            (int64_t)(p->nodes_est[h] * (double)m), &rng, need,
+                            0, 0, 1, 0);
         double rows = 0;
-        for (int h = 0; h <= p->nhops; h++) rows += p->nodes_est[h];
+        for (int h = 1; h <= p->nhops; h++) rows += p->nodes_est[h];
         fm += sim_fetch(&f, p->graph.nodes, (int64_t)(rows * (double)m), &rng,
-                        need);
+                        need, s0, s1, p->nseeds, p->shuffle);
     }
     free(g.stamp); free(f.stamp); free(need);
     *gmiss = (double)gm;
@@ -164,6 +177,13 @@ static void test_blocks_pool_too_small(void **state)
     make_plan(&p, 200000, 400, 900, 32, 16, 1, 60);
     check_blocks(&p);
     make_plan(&p, 200000, 400, 900, 32, 64, 16, 64);
+    check_blocks(&p);
+    /* the same with the seeds shuffled: spread over the whole file */
+    make_plan(&p, 200000, 400, 900, 32, 64, 2, 40);
+    p.shuffle = 1;
+    check_blocks(&p);
+    make_plan(&p, 200000, 400, 900, 32, 16, 1, 60);
+    p.shuffle = 1;
     check_blocks(&p);
 }
 
