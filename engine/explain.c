@@ -112,7 +112,9 @@ static int cost_lines(const plan *p, const cm_est *est, rowset *rs)
                     db_fmt_size((int64_t)est->total.bytes, b4, sizeof b4),
                     est->total.requests, bl.hyperbatch);
     else
-        err |= line(rs, 0, "suggested BLOCK SIZE: none (%s)",
+        err |= line(rs, 0, "suggested BLOCK SIZE: none (at every size from "
+                    "4KB to 16MB a row does not fit a block or the pools "
+                    "leave memory_limit %s no room for a mini-batch)",
                     db_fmt_size(p->memory_limit, b5, sizeof b5));
     return err;
 }
