@@ -23,6 +23,11 @@ static double *field(cat_profile *p, int i)
     return (double *)((char *)p + cat_profile_fields[i].off);
 }
 
+static double field_value(const cat_profile *p, int i)
+{
+    return *(const double *)((const char *)p + cat_profile_fields[i].off);
+}
+
 /* A modest NVMe drive and one core of a current server: round numbers, so
 ** that an uncalibrated EXPLAIN is stable and easy to check by hand. */
 void cat_profile_defaults(cat_profile *p)
@@ -107,7 +112,7 @@ int cat_profile_put(cat_db *c, const cat_profile *p, gnn_err *e)
         if (!rc) rc = put_row(c, st, "io", p->io, 0, e);
         for (int i = 0; i < cat_profile_nfields && !rc; i++)
             rc = put_row(c, st, cat_profile_fields[i].name, NULL,
-                         *field((cat_profile *)p, i), e);
+                         field_value(p, i), e);
         sqlite3_finalize(st);
     }
     return catx_sp_end(c, rc, e);

@@ -131,28 +131,15 @@ static void one_hb(const plan *p, const cat_profile *pr, const cm_layout *l,
     }
 }
 
-static void add_scaled(cm_est *dst, const cm_est *a, const cm_est *b,
-                       double k)
+/* d += k * (b - a): the cost of k more hyperbatches like the one that
+** took an operator from a to b */
+static void op_add_scaled(cm_op *d, const cm_op *a, const cm_op *b, double k)
 {
-    /* dst += k * (b - a): the cost of k more hyperbatches like the last */
-    cm_op *d[AST_MAX_HOPS + 1], *x[AST_MAX_HOPS + 1], *y[AST_MAX_HOPS + 1];
-    int n = 0;
-    for (int h = 0; h < AST_MAX_HOPS; h++, n++) {
-        d[n] = &dst->hop[h];
-        x[n] = (cm_op *)&a->hop[h];
-        y[n] = (cm_op *)&b->hop[h];
-    }
-    d[n] = &dst->gather;
-    x[n] = (cm_op *)&a->gather;
-    y[n] = (cm_op *)&b->gather;
-    n++;
-    for (int i = 0; i < n; i++) {
-        d[i]->blocks += k * (y[i]->blocks - x[i]->blocks);
-        d[i]->bytes += k * (y[i]->bytes - x[i]->bytes);
-        d[i]->requests += k * (y[i]->requests - x[i]->requests);
-        d[i]->io_s += k * (y[i]->io_s - x[i]->io_s);
-        d[i]->work += k * (y[i]->work - x[i]->work);
-    }
+    d->blocks += k * (b->blocks - a->blocks);
+    d->bytes += k * (b->bytes - a->bytes);
+    d->requests += k * (b->requests - a->requests);
+    d->io_s += k * (b->io_s - a->io_s);
+    d->work += k * (b->work - a->work);
 }
 
 static void finish_op(cm_op *o, double cpu_rate)
@@ -195,7 +182,10 @@ void cm_estimate(const plan *p, const cat_profile *pr, const cm_layout *l,
             /* steady state: the rest costs what the last one did, per
             ** mini-batch */
             double k = (double)left / (double)last_m;
-            add_scaled(out, &before, out, k);
+            cm_est last = *out;
+            for (int h = 0; h < AST_MAX_HOPS; h++)
+                op_add_scaled(&out->hop[h], &before.hop[h], &last.hop[h], k);
+            op_add_scaled(&out->gather, &before.gather, &last.gather, k);
             out->hyperbatches += k;
             break;
         }

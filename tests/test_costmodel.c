@@ -187,6 +187,31 @@ static void test_blocks_pool_too_small(void **state)
     check_blocks(&p);
 }
 
+/* Past the hyperbatches simulated one by one, the rest are extrapolated:
+** in a steady state twice the mini-batches cost twice as much, and a pool
+** holding every block reads each once however long the run. */
+static void test_long_runs(void **state)
+{
+    (void)state;
+    plan p;
+    cm_layout l;
+    cm_est a, b;
+    make_plan(&p, 200000, 400, 900, 32, 16, 1, 5000);
+    cm_layout_of(&p, &l);
+    cm_estimate(&p, &p.profile, &l, &a);
+    make_plan(&p, 200000, 400, 900, 32, 16, 1, 10000);
+    cm_estimate(&p, &p.profile, &l, &b);
+    fprintf(stderr, "5000 batches: %.0f blocks; 10000: %.0f\n", a.total.blocks,
+            b.total.blocks);
+    assert_true(fabs(b.total.blocks / a.total.blocks - 2) < 0.02);
+    assert_true(fabs(b.total.seconds / a.total.seconds - 2) < 0.02);
+    assert_true(fabs(b.hyperbatches - 10000) < 1e-6);
+    make_plan(&p, 100000, 40, 60, 100, 32, 1, 20000);
+    cm_layout_of(&p, &l);
+    cm_estimate(&p, &p.profile, &l, &a);
+    assert_true(a.total.blocks <= 100.5 && a.total.blocks > 99);
+}
+
 static double io_of(const plan *p, const cat_profile *pr)
 {
     cm_layout l;
@@ -330,6 +355,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_blocks_pool_holds_all),
         cmocka_unit_test(test_blocks_pool_too_small),
+        cmocka_unit_test(test_long_runs),
         cmocka_unit_test(test_time_follows_profile),
         cmocka_unit_test(test_request_seconds),
         cmocka_unit_test(test_suggested_hyperbatch_fits),
