@@ -70,6 +70,20 @@ static const char schema_v1[] =
     "  rc INTEGER NOT NULL,"
     "  ms REAL NOT NULL);";
 
+/* Additive changes to the schema after version 1, applied in order. Each
+** adds what an older library can ignore (so format_version stays 1, and an
+** older gnndb still opens the database); meta('schema_version') records the
+** last one applied. A writable open applies the missing ones in one
+** transaction; a read-only open of an older schema works without them (the
+** readers of a newer table treat its absence as "nothing stored"). */
+static const char *const migrations[] = {
+    /* 2: the disk profile measured by PRAGMA calibrate (catalog/profile.c) */
+    "CREATE TABLE IF NOT EXISTS disk_profile("
+    "  key TEXT PRIMARY KEY,"
+    "  value) WITHOUT ROWID;",
+};
+#define SCHEMA_VERSION (1 + (int)(sizeof migrations / sizeof migrations[0]))
+
 /* ---- helpers shared with objects.c ---------------------------------------- */
 
 int catx_err(cat_db *c, int rc, const char *what, gnn_err *e)
@@ -221,6 +235,44 @@ static int check_version(cat_db *c, gnn_err *e)
     return GNNDB_OK;
 }
 
+/* Bring a schema of version 1 or later up to SCHEMA_VERSION; the caller
+** holds a write transaction. */
+static int apply_migrations(cat_db *c, gnn_err *e)
+{
+    int64_t v = 1;
+    int found = 0;
+    int rc = query_int(c, "SELECT value FROM meta WHERE key = 'schema_version'",
+                       &v, &found, e);
+    if (rc) return rc;
+    if (!found) v = 1;
+    if (v >= SCHEMA_VERSION) return GNNDB_OK;
+    for (int64_t k = v + 1; k <= SCHEMA_VERSION; k++)
+        if ((rc = catx_exec(c, migrations[k - 2], e))) return rc;
+    char ins[128];
+    snprintf(ins, sizeof ins,
+             "INSERT OR REPLACE INTO meta(key, value) "
+             "VALUES('schema_version', %d)", SCHEMA_VERSION);
+    return catx_exec(c, ins, e);
+}
+
+/* Apply missing migrations in one transaction (a concurrent opener may have
+** applied them first: they are checked again under the lock). */
+static int migrate(cat_db *c, gnn_err *e)
+{
+    int64_t v = 1;
+    int found = 0;
+    int rc = query_int(c, "SELECT value FROM meta WHERE key = 'schema_version'",
+                       &v, &found, e);
+    if (rc) return rc;
+    if (found && v >= SCHEMA_VERSION) return GNNDB_OK;
+    if ((rc = catx_exec(c, "BEGIN IMMEDIATE", e))) return rc;
+    if ((rc = apply_migrations(c, e)) || (rc = catx_exec(c, "COMMIT", e))) {
+        sqlite3_exec(c->db, "ROLLBACK", NULL, NULL, NULL);
+        return rc;
+    }
+    return GNNDB_OK;
+}
+
 /* Create the schema in one transaction, unless a concurrent opener did. */
 static int create_schema(cat_db *c, gnn_err *e)
 {
@@ -236,7 +288,7 @@ static int create_schema(cat_db *c, gnn_err *e)
              "INSERT INTO meta(key, value) VALUES('format_version', %d)",
              GNNDB_FORMAT_VERSION);
     if ((rc = catx_exec(c, schema_v1, e)) || (rc = catx_exec(c, ins, e)) ||
-        (rc = catx_exec(c, "COMMIT", e)))
+        (rc = apply_migrations(c, e)) || (rc = catx_exec(c, "COMMIT", e)))
         goto fail;
     return GNNDB_OK;
 fail:
@@ -283,6 +335,8 @@ static int open_conn(cat_db *c, gnn_err *e)
     if (!meta) {
         if ((rc = create_schema(c, e))) return rc;
         if ((rc = check_version(c, e))) return rc;
+    } else if (!c->readonly && (rc = migrate(c, e))) {
+        return rc;
     }
     return GNNDB_OK;
 }

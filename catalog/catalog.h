@@ -116,6 +116,44 @@ int cat_degree_hist_get(cat_db *c, int64_t graph_id, int64_t *counts,
 int cat_files(cat_db *c, char ***names, size_t *n, gnn_err *e);
 int cat_tokens(cat_db *c, uint64_t **tokens, size_t *n, gnn_err *e);
 
+/* The disk profile of this database (PRAGMA calibrate): what its disk and
+** this machine's memory deliver, for EXPLAIN's cost model. Rates are per
+** second; the in-memory rates are per thread. */
+typedef struct cat_profile {
+    char source[16];          /* "measured", "manual" or "default" */
+    char measured_at[32];     /* UTC, ISO 8601; "" for the defaults */
+    char io[8];               /* backend that measured: "uring", "pread" */
+    double direct;            /* 1: O_DIRECT reads; 0: through the page cache */
+    double seq_read_1m_bps;   /* sequential reads of 1 MiB, deep queue */
+    double seq_read_4m_bps;   /* the same with 4 MiB reads */
+    double rand_4k_iops;      /* random 4 KiB reads, deep queue */
+    double rand_4k_lat_us;    /* one random 4 KiB read alone */
+    double rand_bs_iops;      /* random reads of rand_bs bytes, deep queue */
+    double rand_bs_lat_us;
+    double rand_bs;           /* the block size measured (bytes) */
+    double sample_edges_per_s;/* edges sampled per second, one thread */
+    double gather_bps;        /* bytes of rows gathered per second, one thread */
+} cat_profile;
+
+/* The numeric fields by name, in the order PRAGMA calibrate lists them. */
+typedef struct cat_profile_field {
+    const char *name;
+    size_t off;               /* offsetof(cat_profile, ...), a double */
+} cat_profile_field;
+extern const cat_profile_field cat_profile_fields[];
+extern const int cat_profile_nfields;
+
+/* The documented defaults (source "default"), used when none is stored. */
+void cat_profile_defaults(cat_profile *p);
+/* The stored profile; GNNDB_NOTFOUND (p set to the defaults) when none is,
+** or when the catalog predates the disk_profile table. */
+int cat_profile_get(cat_db *c, cat_profile *p, gnn_err *e);
+/* Replace the stored profile, in one savepoint. */
+int cat_profile_put(cat_db *c, const cat_profile *p, gnn_err *e);
+
+/* Remove the stored profile: the database is uncalibrated again. */
+int cat_profile_clear(cat_db *c, gnn_err *e);
+
 /* Append to the statement log. */
 int cat_log(cat_db *c, const char *sql, int rc, double ms, gnn_err *e);
 

@@ -2,6 +2,7 @@
 ** change the database. */
 #include "stmt.h"
 
+#include <string.h>
 #include <time.h>
 
 static double now(void)
@@ -30,7 +31,11 @@ int stmt_run(gnndb_stmt *st, gnn_err *e)
         writes = 0;
         rc = show_describe(db, s->name, &st->rs, e);
         break;
-    case AST_PRAGMA: writes = 0; rc = pragma_run(db, s, &st->rs, e); break;
+    case AST_PRAGMA:
+        /* of the pragmas only calibrate's changing forms touch the database */
+        writes = s->name && s->value && !strcmp(s->name, "calibrate");
+        rc = pragma_run(db, s, &st->rs, e);
+        break;
     case AST_CHECK: writes = 0; rc = check_run(db, s, &st->rs, e); break;
     default:
         return gnn_seterr(e, GNNDB_INTERNAL, "statement kind %d not runnable",

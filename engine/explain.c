@@ -3,6 +3,7 @@
 ** of each operator. */
 #include "exec.h"
 #include "block.h"
+#include "costmodel.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -38,8 +39,92 @@ static int actual(rowset *rs, int depth, const hb_opstats *o)
                 o->reads_issued, o->hits, o->misses, hr, o->items, o->edges);
 }
 
+/* A block size as BLOCK SIZE spells it: 64KB, 1MB. */
+static const char *bs_name(int64_t bs, char *b, size_t n)
+{
+    if (bs >= (1 << 20) && bs % (1 << 20) == 0)
+        snprintf(b, n, "%" PRId64 "MB", bs >> 20);
+    else
+        snprintf(b, n, "%" PRId64 "KB", bs >> 10);
+    return b;
+}
+
+static int estimate(rowset *rs, int depth, const cm_op *o)
+{
+    char b[32];
+    return line(rs, depth,
+                "est.: blocks read %.0f (%s, %.0f requests), io %.3g s, "
+                "cpu %.3g s, time %.3g s",
+                o->blocks, db_fmt_size((int64_t)o->bytes, b, sizeof b),
+                o->requests, o->io_s, o->cpu_s, o->seconds);
+}
+
+/* The profile the model uses, the whole statement's estimate and the
+** suggestions. */
+static int cost_lines(const plan *p, const cm_est *est, rowset *rs)
+{
+    const cat_profile *pr = &p->profile;
+    char b1[32], b2[32], b3[32], b4[32], b5[32];
+    int err = 0;
+    char what[96];
+    if (!p->calibrated)
+        snprintf(what, sizeof what, "uncalibrated, documented defaults");
+    else if (!strcmp(pr->source, "measured"))
+        snprintf(what, sizeof what, "disk profile measured %s (%s%s)",
+                 pr->measured_at, pr->io, pr->direct > 0 ? ", O_DIRECT" : "");
+    else
+        snprintf(what, sizeof what, "disk profile set by hand");
+    err |= line(rs, 0, "cost model: %s: sequential reads %s/s, random 4 KiB "
+                "reads %.0f/s, random %s reads %.0f/s; per thread %.1f M "
+                "sampled edges/s and %s/s gathered; %d threads",
+                what, db_fmt_size((int64_t)cm_seq_bps(pr), b1, sizeof b1),
+                pr->rand_4k_iops, db_fmt_size((int64_t)pr->rand_bs, b2, sizeof b2),
+                pr->rand_bs_iops, pr->sample_edges_per_s / 1e6,
+                db_fmt_size((int64_t)pr->gather_bps, b3, sizeof b3),
+                p->threads);
+    err |= line(rs, 0, "estimate: %.3g s, %.1f batches/s; blocks read %.0f (%s "
+                "in %.0f requests), io %.3g s, cpu %.3g s",
+                est->total.seconds, est->batches_per_s, est->total.blocks,
+                db_fmt_size((int64_t)est->total.bytes, b1, sizeof b1),
+                est->total.requests, est->total.io_s, est->total.cpu_s);
+    cm_est he;
+    int64_t h = cm_suggest_hyperbatch(p, pr, &he);
+    int64_t fit = GNN_MAX(1, GNN_MIN(cm_hyperbatch_fit(p),
+                                     GNN_MAX(1, p->batches_per_epoch)));
+    err |= line(rs, 0, "suggested HYPERBATCH %" PRId64 ": est. %.1f batches/s "
+                "(memory_limit %s fits %" PRId64 " of about %s)",
+                h, he.batches_per_s,
+                db_fmt_size(p->memory_limit, b1, sizeof b1), fit,
+                db_fmt_size(p->per_batch_bytes, b2, sizeof b2));
+    cm_layout bl;
+    cm_est be;
+    int64_t bs = cm_suggest_block_size(p, pr, &bl, &be);
+    if (bs)
+        err |= line(rs, 0, "suggested BLOCK SIZE %s: est. %.1f batches/s, %s "
+                    "read in %.0f requests (now %s: %s in %.0f requests); "
+                    "assumes graph and features stored at that size, the "
+                    "same HYPERBATCH (%" PRId64 "), nodes spread evenly over "
+                    "blocks",
+                    bs_name(bs, b1, sizeof b1), be.batches_per_s,
+                    db_fmt_size((int64_t)be.total.bytes, b2, sizeof b2),
+                    be.total.requests,
+                    bs_name(p->graph.block_size, b3, sizeof b3),
+                    db_fmt_size((int64_t)est->total.bytes, b4, sizeof b4),
+                    est->total.requests, bl.hyperbatch);
+    else
+        err |= line(rs, 0, "suggested BLOCK SIZE: none (at every size from "
+                    "4KB to 16MB a row does not fit a block or the pools "
+                    "leave memory_limit %s no room for a mini-batch)",
+                    db_fmt_size(p->memory_limit, b5, sizeof b5));
+    return err;
+}
+
 int explain_rows(const plan *p, const hb_stats *st, rowset *rs)
 {
+    cm_layout lay;
+    cm_est est;
+    cm_layout_of(p, &lay);
+    cm_estimate(p, &p->profile, &lay, &est);
     char b1[32], b2[32], b3[32], b4[32], b5[32];
     int err = 0;
     int64_t hbs = (p->total_batches + p->hyperbatch - 1) / p->hyperbatch;
@@ -58,6 +143,7 @@ int explain_rows(const plan *p, const hb_stats *st, rowset *rs)
     err |= line(rs, 0, "HYPERBATCH %" PRId64 "%s%s%s (%" PRId64
                 " hyperbatches)", p->hyperbatch,
                 p->note[0] ? " (" : "", p->note, p->note[0] ? ")" : "", hbs);
+    err |= cost_lines(p, &est, rs);
     int d = 0;
     err |= line(rs, d, "-> transfer to %s",
                 p->device == GNNDB_DEVICE_CUDA ? "cuda" : "host");
@@ -74,6 +160,7 @@ int explain_rows(const plan *p, const hb_stats *st, rowset *rs)
                     p->feat_blocks_est_hb);
     else
         err |= line(rs, d, "-> gather%s", p->has_labels ? " labels" : " (no features)");
+    if (p->has_feat || p->has_labels) err |= estimate(rs, d + 1, &est.gather);
     if (st) err |= actual(rs, d + 1, &st->gather);
     for (int h = p->nhops - 1; h >= 0; h--) {
         d++;
@@ -83,6 +170,7 @@ int explain_rows(const plan *p, const hb_stats *st, rowset *rs)
                     h + 1, p->fanouts[h], p->replace ? " with replacement" : "",
                     p->edges_est[h], p->nodes_est[h + 1], p->blocks_est_hb[h],
                     p->graph.graph_blocks);
+        err |= estimate(rs, d + 1, &est.hop[h]);
         if (st) err |= actual(rs, d + 1, &st->hop[h]);
     }
     d++;
@@ -105,6 +193,20 @@ int explain_rows(const plan *p, const hb_stats *st, rowset *rs)
                     st->nodes, st->shrunk ? "; some hyperbatches were cut "
                                             "short to stay within memory_limit"
                                           : "");
+        uint64_t blocks = st->gather.blocks_read, bytes = st->gather.bytes_read;
+        for (int h = 0; h < p->nhops; h++) {
+            blocks += st->hop[h].blocks_read;
+            bytes += st->hop[h].bytes_read;
+        }
+        char b6[32], b7[32];
+        err |= line(rs, 0, "estimated vs actual: blocks read %.0f vs %" PRIu64
+                    ", bytes %s vs %s, %.3g s vs %.3g s, %.1f vs %.1f "
+                    "batches/s",
+                    est.total.blocks, blocks,
+                    db_fmt_size((int64_t)est.total.bytes, b6, sizeof b6),
+                    db_fmt_size((int64_t)bytes, b7, sizeof b7),
+                    est.total.seconds, st->seconds, est.batches_per_s,
+                    st->seconds > 0 ? (double)st->batches / st->seconds : 0);
     }
     return err ? -1 : 0;
 }

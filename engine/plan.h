@@ -55,6 +55,11 @@ typedef struct plan {
     double blocks_est_hb[AST_MAX_HOPS]; /* graph blocks read per hop, per HB */
     double feat_blocks_est_hb;
 
+    /* EXPLAIN's cost model: the disk profile (the defaults when the
+    ** database was never calibrated) */
+    cat_profile profile;
+    int calibrated;
+
     int io;
     int threads;
     int io_depth;

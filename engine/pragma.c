@@ -1,7 +1,10 @@
 /* pragma.c — PRAGMA name [= value]: the settings of a connection, and a few
 ** read-only facts (format_version, stats of the last statement). */
 #include "stmt.h"
+#include "calibrate.h"
 #include "io.h"
+
+#include <math.h>
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -89,11 +92,103 @@ static const char *const stat_names[16] = {
     "sample_cpu_ns", "gather_cpu_ns", "gather_bytes", "io_wait_ns",
     "sampled_work"};
 
+/* ---- calibrate: the disk profile of EXPLAIN's cost model ---------------- */
+
+static int profile_rows(const cat_profile *pr, int stored, rowset *rs)
+{
+    int oom = rs_prop_text(rs, "status", stored ? "calibrated" : "uncalibrated");
+    oom |= rs_prop_text(rs, "source", pr->source);
+    oom |= rs_prop_text(rs, "measured_at", pr->measured_at);
+    oom |= rs_prop_text(rs, "io", pr->io);
+    for (int i = 0; i < cat_profile_nfields; i++) {
+        const double *v = (const double *)((const char *)pr +
+                                           cat_profile_fields[i].off);
+        oom |= rs_prop_int(rs, cat_profile_fields[i].name, llround(*v));
+    }
+    return oom;
+}
+
+/* 'name=value, name=value': fields of *pr set by hand. */
+static int profile_edit(cat_profile *pr, const char *v, gnn_err *e)
+{
+    char buf[1024];
+    if (strlen(v) >= sizeof buf)
+        return gnn_seterr(e, GNNDB_RANGE, "PRAGMA calibrate: value too long");
+    snprintf(buf, sizeof buf, "%s", v);
+    int n = 0;
+    for (char *save = NULL, *tok = strtok_r(buf, ", ", &save); tok;
+         tok = strtok_r(NULL, ", ", &save)) {
+        char *eq = strchr(tok, '=');
+        if (!eq)
+            return gnn_seterr(e, GNNDB_RANGE, "PRAGMA calibrate = '%s': "
+                              "expected name=value, got '%s'", v, tok);
+        *eq = 0;
+        int f = -1;
+        for (int i = 0; i < cat_profile_nfields; i++)
+            if (!strcmp(tok, cat_profile_fields[i].name)) f = i;
+        if (f < 0)
+            return gnn_seterr(e, GNNDB_NOTFOUND, "PRAGMA calibrate: unknown "
+                              "profile field '%s'", tok);
+        char *end;
+        double x = strtod(eq + 1, &end);
+        int is_direct = !strcmp(tok, "direct");
+        if (end == eq + 1 || *end || !isfinite(x) ||
+            (is_direct ? (x != 0 && x != 1) : !(x > 0)))
+            return gnn_seterr(e, GNNDB_RANGE, "PRAGMA calibrate: %s = '%s': "
+                              "give %s", tok, eq + 1,
+                              is_direct ? "0 or 1" : "a positive number");
+        *(double *)((char *)pr + cat_profile_fields[f].off) = x;
+        n++;
+    }
+    if (!n)
+        return gnn_seterr(e, GNNDB_RANGE, "PRAGMA calibrate = '%s': give "
+                          "measure, default, or name=value pairs", v);
+    /* measured_at stays: it dates the fields that were measured */
+    snprintf(pr->source, sizeof pr->source, "manual");
+    return GNNDB_OK;
+}
+
+/* PRAGMA calibrate: the stored profile. = measure: measure and store it;
+** = default: forget it; = 'name=value, ...': change fields by hand. The
+** changing forms take the write lock. */
+static int calibrate(gnndb *db, const char *v, rowset *rs, gnn_err *e)
+{
+    cat_profile pr;
+    gnn_err e2 = {0};
+    int rc = cat_profile_get(db->cat, &pr, &e2);
+    if (rc && rc != GNNDB_NOTFOUND) return gnn_seterr(e, rc, "%s", e2.msg);
+    int stored = rc == GNNDB_OK;
+    if (v) {
+        if ((rc = db_write_lock(db))) return gnn_seterr(e, rc, "%s", db->err.msg);
+        if (!strcmp(v, "default")) {
+            rc = cat_profile_clear(db->cat, e);
+            cat_profile_defaults(&pr);
+            stored = 0;
+        } else {
+            rc = !strcmp(v, "measure") ? calibrate_measure(db, &pr, e)
+                                       : profile_edit(&pr, v, e);
+            if (!rc) rc = cat_profile_put(db->cat, &pr, e);
+            stored = 1;
+        }
+        db_write_unlock(db);
+        if (rc) return rc;
+    }
+    return profile_rows(&pr, stored, rs)
+               ? gnn_seterr(e, GNNDB_NOMEM, "out of memory") : GNNDB_OK;
+}
+
 int pragma_run(gnndb *db, const ast_stmt *s, rowset **out, gnn_err *e)
 {
     static const char *const cols[] = {"name", "value", NULL};
     const char *name = s->name;
     int rc;
+    if (name && !strcmp(name, "calibrate")) {
+        rowset *rs = rs_new(2, cols);
+        if (!rs) return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
+        if ((rc = calibrate(db, s->value, rs, e))) { rs_free(rs); return rc; }
+        *out = rs;
+        return GNNDB_OK;
+    }
     if (name && s->value && (rc = set_pragma(db, name, s->value, e))) return rc;
     rowset *rs = rs_new(2, cols);
     if (!rs) return gnn_seterr(e, GNNDB_NOMEM, "out of memory");

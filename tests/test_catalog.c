@@ -153,8 +153,8 @@ static void test_new_catalog_has_schema_and_version(void **state)
     assert_int_equal(cat_format_version(f->c, &v, &e), GNNDB_OK);
     assert_int_equal(v, GNNDB_FORMAT_VERSION);
     const char *tables[] = { "meta", "graphs", "tables", "splits", "checksums",
-                             "degree_hist", "stmt_log" };
-    for (int i = 0; i < 7; i++) {
+                             "degree_hist", "stmt_log", "disk_profile" };
+    for (int i = 0; i < 8; i++) {
         char sql[256];
         snprintf(sql, sizeof sql, "SELECT count(*) FROM sqlite_master WHERE "
                  "type = 'table' AND name = '%s'", tables[i]);
@@ -179,7 +179,10 @@ static void test_new_catalog_has_schema_and_version(void **state)
     assert_int_equal(cat_format_version(ro, &v, &e), GNNDB_OK);
     assert_int_equal(v, GNNDB_FORMAT_VERSION);
     cat_close(ro);
-    assert_int_equal(raw_int(f->path, "SELECT count(*) FROM meta"), 1);
+    /* format_version, and schema_version: the last migration applied */
+    assert_int_equal(raw_int(f->path, "SELECT count(*) FROM meta"), 2);
+    assert_int_equal(raw_int(f->path, "SELECT value FROM meta WHERE key = "
+                                      "'schema_version'"), 2);
 }
 
 /* ---- graphs -------------------------------------------------------------- */
