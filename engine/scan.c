@@ -237,7 +237,7 @@ int scan_open(gnndb *db, const ast_stmt *s, scan_exec **out, gnn_err *e)
     x->limit = s->limit;
     x->shuffle = s->shuffle;
     x->seed = s->has_seed ? s->seed : db_new_token() & 0x7fffffffffffffffull;
-    x->seed_drawn = !s->has_seed;
+    x->seed_drawn = !s->has_seed && s->shuffle; /* reported only when used */
     x->order_epoch = -1;
     int rc = find_table(x, s, e);
     if (!rc && x->t.dtype != BLK_DTYPE_F32)
