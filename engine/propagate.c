@@ -275,7 +275,7 @@ static int add_tile(prop *p, uint64_t *blocks, gnn_err *e)
     p->nspill = 0;
     int rc = bp_fetch(p->gpool, p->gf, blocks, nb, hop_visit, p, e);
     if (rc) return rc;
-    qsort(p->spill, p->nspill, sizeof *p->spill, cmp_u64);
+    if (p->nspill) qsort(p->spill, p->nspill, sizeof *p->spill, cmp_u64);
     for (size_t i = 0; i < p->nspill; i++) {
         const void *data;
         if ((rc = bp_get(p->gpool, p->gf, p->spill[i], &data, e))) return rc;

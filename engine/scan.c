@@ -191,7 +191,9 @@ static int open_io(scan_exec *x, gnn_err *e)
     }
     size_t frames = (size_t)GNN_MIN(GNN_MAX(4, m / 8 / frame),
                                     GNN_MAX(4, nblocks));
-    int64_t batch_bytes = x->batch * ((int64_t)x->t.dim * 4 + 8 + 8 + 16);
+    /* no batch holds more rows than there are seeds */
+    int64_t rows = GNN_MIN(x->batch, GNN_MAX(x->nseeds, 1));
+    int64_t batch_bytes = rows * ((int64_t)x->t.dim * 4 + 8 + 8 + 16);
     if ((int64_t)frames * frame + batch_bytes > m) {
         char b1[32], b2[32];
         return gnn_seterr(e, GNNDB_NOMEM, "SCAN %s: memory_limit %s is too "
@@ -210,7 +212,7 @@ static int open_io(scan_exec *x, gnn_err *e)
         (rc = bp_open(frames, frame, x->io, &x->pool, e)))
         return rc;
     bp_set_max_coalesce(x->pool, (unsigned)db->pragma.coalesce);
-    size_t b = (size_t)x->batch + 1;
+    size_t b = (size_t)rows + 1;
     x->items = malloc(b * sizeof *x->items);
     x->blocks = malloc(b * sizeof *x->blocks);
     x->n_id = malloc(b * sizeof *x->n_id);

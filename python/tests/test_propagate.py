@@ -209,3 +209,54 @@ def test_interrupt_leaves_nothing_behind(wdb):
         assert c.execute("SHOW GRAPHS;") == graphs
     assert len(calls) == 3
     assert data_files(wdb) == before
+
+
+def test_lists_spanning_blocks(tmp_path):
+    """A hub whose list fills several 4KB graph blocks (about 1000
+    neighbours each): its objects arrive out of order and are summed after
+    the fetch; the result matches scipy and does not depend on threads or
+    tiling (1MB leaves tiles of about 270 of these 1KB rows)."""
+    rng = np.random.default_rng(5)
+    n, dim = 3000, 256
+    src = rng.integers(0, n, 6000)
+    dst = rng.integers(0, n, 6000)
+    hub_src = np.arange(1, 2800)            # 2799 in-neighbours of node 0
+    src = np.concatenate([src, hub_src, np.arange(2000, 2300)])
+    dst = np.concatenate([dst, np.zeros_like(hub_src),
+                          np.full(300, 1500)])  # and a second, smaller hub
+    np.savetxt(tmp_path / "e.tsv", np.stack([src, dst], 1), fmt="%d",
+               delimiter="\t")
+    x = rng.standard_normal((n, dim)).astype(np.float32)
+    np.save(tmp_path / "x.npy", x)
+    db = str(tmp_path / "hub.gnndb")
+    with gnndb.connect(db) as c:
+        c.execute("CREATE GRAPH g FROM '%s' NODES %d BLOCK SIZE 4KB;"
+                  "IMPORT FEATURES x INTO g FROM '%s' BLOCK SIZE 64KB;"
+                  % (tmp_path / "e.tsv", n, tmp_path / "x.npy"))
+        blocks = dict(c.execute("DESCRIBE g;"))["graph_blocks"]
+        c.execute("PRAGMA threads = 1; PROPAGATE x OVER g HOPS 2 INTO p1;"
+                  "PRAGMA threads = 2; PROPAGATE x OVER g HOPS 2 INTO p2;"
+                  "PRAGMA memory_limit = '1MB';"
+                  "PROPAGATE x OVER g HOPS 2 NORMALIZE row INTO r_small;"
+                  "PRAGMA memory_limit = '1GB';"
+                  "PROPAGATE x OVER g HOPS 2 NORMALIZE row INTO r_big;")
+
+        def whole(name):
+            out = np.zeros((n, 3 * dim), dtype=np.float32)
+            for b in c.sample("SCAN %s SEEDS ALL BATCH 700;" % name):
+                out[b.n_id] = b.x
+            return out
+        p1, p2 = whole("p1"), whole("p2")
+        r_small, r_big = whole("r_small"), whole("r_big")
+    assert int(blocks) > 5
+    a = sp.csr_matrix((np.ones(len(src)), (dst, src)), shape=(n, n))
+    m = a + sp.eye(n)
+    d = np.asarray(m.sum(axis=1)).ravel()
+    for got, ah in ((p1, sp.diags(d ** -0.5) @ m @ sp.diags(d ** -0.5)),
+                    (r_big, sp.diags(1.0 / d) @ m)):
+        h = [x.astype(np.float64)]
+        for _ in range(2):
+            h.append(ah @ h[-1])
+        np.testing.assert_allclose(got, np.hstack(h), rtol=1e-4, atol=1e-5)
+    assert p1.tobytes() == p2.tobytes()
+    assert r_small.tobytes() == r_big.tobytes()
