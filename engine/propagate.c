@@ -14,8 +14,9 @@
 ** tile through the buffer pool. H_{h-1} is read from disk (the source
 ** table for h = 1, else an unlinked scratch file of rows), H_h written to
 ** its own scratch file; the output blocks are then assembled from the k+1
-** row files. Memory: two tiles, two small buffer pools, 8 bytes per node
-** (degrees and weights) and two output-sized blocks; never the whole table
+** row files. Memory: two small buffer pools and 8 bytes per node
+** (degrees and weights), plus two tiles while the hops run, then an output
+** block, a row chunk and the block writer's buffer; never the whole table
 ** unless it fits.
 **
 ** Each row's sum is taken in one fixed order (its own term first, then
@@ -426,9 +427,10 @@ static int open_inputs(prop *p, gnn_err *e)
     return GNNDB_OK;
 }
 
-/* Divide memory_limit: a sixteenth (at least 4 frames) for each pool, 8
-** bytes per node, one output block and a row chunk, the rest for the two
-** tiles. */
+/* Divide memory_limit: a sixteenth (at least 4 frames) for each pool and 8
+** bytes per node, for the whole run; the rest holds the two tiles while
+** the hops run, then the block being assembled, a row chunk and the block
+** writer's buffer. */
 static int plan_memory(prop *p, uint32_t out_bs, gnn_err *e)
 {
     gnndb *db = p->db;
@@ -439,17 +441,19 @@ static int plan_memory(prop *p, uint32_t out_bs, gnn_err *e)
     size_t fframes = (size_t)GNN_MIN(GNN_MAX(4, share / p->src.block_size),
                                      GNN_MAX(4, p->src.nblocks));
     int64_t fixed = (int64_t)gframes * p->g.block_size +
-                    (int64_t)fframes * p->src.block_size + p->n * 8 +
-                    2 * (int64_t)out_bs;
+                    (int64_t)fframes * p->src.block_size + p->n * 8;
+    int64_t assembly = 2 * (int64_t)out_bs +
+                       GNN_MAX((int64_t)out_bs, (int64_t)BLKW_BUF_BYTES);
     int64_t rb = (int64_t)p->dim * 4;
     int64_t tile = (m - fixed) / 2 / rb;
-    if (tile < 1) {
+    if (tile < 1 || m - fixed < assembly) {
         char b1[32], b2[32];
         return gnn_seterr(e, GNNDB_NOMEM, "PROPAGATE %s: memory_limit %s is "
-                          "too small (buffer pools, degrees and one output "
-                          "block need %s); raise PRAGMA memory_limit",
+                          "too small (buffer pools, degrees and writing the "
+                          "output need %s); raise PRAGMA memory_limit",
                           p->s->name, db_fmt_size(m, b1, sizeof b1),
-                          db_fmt_size(fixed + 2 * rb, b2, sizeof b2));
+                          db_fmt_size(fixed + GNN_MAX(assembly, 2 * rb), b2,
+                                      sizeof b2));
     }
     p->tile_rows = GNN_MIN(tile, GNN_MAX(p->n, 1));
     int rc;

@@ -72,9 +72,9 @@ def test_default_normalisation_is_sym(cora, wdb):
 
 
 def test_out_of_core_and_threads_give_identical_bytes(cora, wdb):
-    # 12MB leaves tiles of about 180 rows: 15 target x 15 source tiles
+    # 15MB leaves tiles of about 640 rows: 5 target x 5 source tiles
     with gnndb.connect(wdb) as c:
-        c.execute("PRAGMA memory_limit = '12MB'; PRAGMA threads = 1;"
+        c.execute("PRAGMA memory_limit = '15MB'; PRAGMA threads = 1;"
                   "PROPAGATE feat OVER cora HOPS 3 INTO p_t1;"
                   "PRAGMA threads = 2;"
                   "PROPAGATE feat OVER cora HOPS 3 INTO p_t2;"
@@ -202,7 +202,7 @@ def test_interrupt_leaves_nothing_behind(wdb):
         c.set_progress_handler(lambda done, total: calls.append(done) or
                                len(calls) >= 3)
         with pytest.raises(gnndb.Error) as ex:
-            c.execute("PRAGMA memory_limit = '12MB';"
+            c.execute("PRAGMA memory_limit = '15MB';"
                       "PROPAGATE feat OVER cora HOPS 2 INTO p_stopped;")
         assert ex.value.code == gnndb.INTERRUPT
         c.set_progress_handler(None)
@@ -215,9 +215,9 @@ def test_lists_spanning_blocks(tmp_path):
     """A hub whose list fills several 4KB graph blocks (about 1000
     neighbours each): its objects arrive out of order and are summed after
     the fetch; the result matches scipy and does not depend on threads or
-    tiling (1MB leaves tiles of about 270 of these 1KB rows)."""
+    tiling (5MB leaves tiles of about 580 of these 4KB rows)."""
     rng = np.random.default_rng(5)
-    n, dim = 3000, 256
+    n, dim = 3000, 1024
     src = rng.integers(0, n, 6000)
     dst = rng.integers(0, n, 6000)
     hub_src = np.arange(1, 2800)            # 2799 in-neighbours of node 0
@@ -236,7 +236,7 @@ def test_lists_spanning_blocks(tmp_path):
         blocks = dict(c.execute("DESCRIBE g;"))["graph_blocks"]
         c.execute("PRAGMA threads = 1; PROPAGATE x OVER g HOPS 2 INTO p1;"
                   "PRAGMA threads = 2; PROPAGATE x OVER g HOPS 2 INTO p2;"
-                  "PRAGMA memory_limit = '1MB';"
+                  "PRAGMA memory_limit = '5MB';"
                   "PROPAGATE x OVER g HOPS 2 NORMALIZE row INTO r_small;"
                   "PRAGMA memory_limit = '1GB';"
                   "PROPAGATE x OVER g HOPS 2 NORMALIZE row INTO r_big;")
