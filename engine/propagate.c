@@ -520,9 +520,12 @@ static int check_names(prop *p, uint32_t *out_bs, uint32_t *out_rpb,
         return gnn_seterr(e, GNNDB_EXISTS, "PROPAGATE: feature table '%s' "
                           "already exists in graph '%s'", s->target, s->graph);
     if (e2.rc != GNNDB_NOTFOUND) return gnn_seterr(e, e2.rc, "%s", e2.msg);
-    if (strlen(s->target) >= CAT_NAME_MAX || s->target[0] == '_')
-        return gnn_seterr(e, GNNDB_RANGE, "PROPAGATE: bad table name %s",
-                          s->target);
+    if (strlen(s->target) >= CAT_NAME_MAX)
+        return gnn_seterr(e, GNNDB_RANGE, "PROPAGATE: table name too long: "
+                          "%s", s->target);
+    if (strncmp(s->target, "__", 2) == 0)   /* __labels and the like */
+        return gnn_seterr(e, GNNDB_RANGE, "PROPAGATE: table names starting "
+                          "with __ are reserved: %s", s->target);
     p->n = p->g.nodes;
     p->dim = p->src.dim;
     p->hops = (int)s->hops;
