@@ -260,3 +260,26 @@ def test_lists_spanning_blocks(tmp_path):
         np.testing.assert_allclose(got, np.hstack(h), rtol=1e-4, atol=1e-5)
     assert p1.tobytes() == p2.tobytes()
     assert r_small.tobytes() == r_big.tobytes()
+
+
+def test_reordered_graph_keeps_user_ids(cora, tmp_path):
+    """With REORDER the rows are stored in another order; PROPAGATE works
+    in that order and SCAN gives the user's ids back, so the rows still
+    match scipy's by node id."""
+    db = str(tmp_path / "re.gnndb")
+    d = cora.dir
+    with gnndb.connect(db) as c:
+        c.execute("CREATE GRAPH cora FROM '%s/edges.tsv' REORDER degree;"
+                  "IMPORT FEATURES feat INTO cora FROM '%s/features.npy';"
+                  "IMPORT LABELS INTO cora FROM '%s/labels.npy';"
+                  "PROPAGATE feat OVER cora HOPS 2 NORMALIZE row INTO pp;"
+                  % (d, d, d))
+        got = table(c, "pp", cora.num_nodes)
+        ids = []
+        for b in c.sample("SCAN feat SEEDS (0, 1, 2, 3) BATCH 4;"):
+            ids = b.n_id.tolist()
+            np.testing.assert_array_equal(b.x, cora.x[b.n_id])
+            np.testing.assert_array_equal(b.y, cora.y[b.n_id])
+    assert sorted(ids) == [0, 1, 2, 3]
+    np.testing.assert_allclose(got, reference(cora, "row", 2), rtol=1e-4,
+                               atol=1e-6)
