@@ -283,3 +283,18 @@ def test_reordered_graph_keeps_user_ids(cora, tmp_path):
     assert sorted(ids) == [0, 1, 2, 3]
     np.testing.assert_allclose(got, reference(cora, "row", 2), rtol=1e-4,
                                atol=1e-6)
+
+
+def test_scan_progress_and_interrupt(conn):
+    seen = []
+    conn.set_progress_handler(lambda done, total: seen.append((done, total))
+                              or done >= 2)
+    try:
+        it = conn.sample("SCAN feat SEEDS ALL BATCH 100 SHUFFLE SEED 1;")
+        with pytest.raises(gnndb.Error) as ex:
+            for _ in it:
+                pass
+        assert ex.value.code == gnndb.INTERRUPT
+    finally:
+        conn.set_progress_handler(None)
+    assert seen == [(1, 28), (2, 28)]
