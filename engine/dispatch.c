@@ -23,6 +23,7 @@ int stmt_run(gnndb_stmt *st, gnn_err *e)
     case AST_IMPORT_FEATURES: rc = ddl_import(db, s, 0, e); break;
     case AST_IMPORT_LABELS: rc = ddl_import(db, s, 1, e); break;
     case AST_CREATE_SPLIT: rc = ddl_create_split(db, s, e); break;
+    case AST_PROPAGATE: rc = propagate_run(db, s, e); break;
     case AST_DROP_GRAPH:
     case AST_DROP_FEATURES:
     case AST_DROP_SPLIT: rc = ddl_drop(db, s, e); break;

@@ -51,6 +51,13 @@ static int prepare(gnndb *db, const char *sql, int nbyte, gnndb_stmt **pstmt,
         st->status[GNNDB_STATUS_TOTAL_BATCHES] = st->plan.total_batches;
         st->status[GNNDB_STATUS_HYPERBATCH] = st->plan.hyperbatch;
     }
+    if (ast->kind == AST_SCAN) {
+        if ((rc = scan_open(db, ast, &st->scan, &e))) {
+            gnndb_finalize(st);
+            return db_take(db, &e);
+        }
+        scan_status(st->scan, st->status);
+    }
     *pstmt = st;
     db->err.rc = GNNDB_OK;
     return GNNDB_OK;
@@ -165,6 +172,26 @@ static int step_sample(gnndb_stmt *st, gnn_err *e)
     return GNNDB_BATCH;
 }
 
+/* The next batch of a SCAN, with its summary row. */
+static int step_scan(gnndb_stmt *st, gnn_err *e)
+{
+    gnndb *db = st->db;
+    const gnndb_batch_view *v = NULL;
+    int rc = db->interrupt ? gnn_seterr(e, GNNDB_INTERRUPT, "interrupted")
+                           : scan_next(st->scan, &v, e);
+    scan_status(st->scan, st->status);
+    memcpy(db->last_status, st->status, sizeof st->status);
+    if (rc != GNNDB_BATCH) return rc;
+    st->view = v;
+    int64_t done = st->status[GNNDB_STATUS_BATCHES];
+    if (db->progress && done % db->progress_n == 0 &&
+        db->progress(db->progress_arg, done,
+                     st->status[GNNDB_STATUS_TOTAL_BATCHES]))
+        db->interrupt = 1;
+    if (batch_row(st, v)) return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
+    return GNNDB_BATCH;
+}
+
 static int step(gnndb_stmt *st)
 {
     gnndb *db = st->db;
@@ -181,7 +208,7 @@ static int step(gnndb_stmt *st)
             rc = (!st->rs || explain_rows(&st->plan, NULL, st->rs))
                      ? gnn_seterr(&e, GNNDB_NOMEM, "out of memory")
                      : GNNDB_OK;
-        } else if (st->ast->kind == AST_SAMPLE) {
+        } else if (st->ast->kind == AST_SAMPLE || st->ast->kind == AST_SCAN) {
             rc = GNNDB_OK;
         } else {
             rc = stmt_run(st, &e);
@@ -192,6 +219,15 @@ static int step(gnndb_stmt *st)
         (st->ast->explain == 0 || !st->rs)) {
         rc = step_sample(st, &e);
         if (rc == GNNDB_BATCH || rc == GNNDB_ROW) return rc;
+        if (rc == GNNDB_DONE) {
+            st->state = ST_DONE;
+            return rc;
+        }
+        goto fail;
+    }
+    if (st->ast->kind == AST_SCAN) {
+        rc = step_scan(st, &e);
+        if (rc == GNNDB_BATCH) return rc;
         if (rc == GNNDB_DONE) {
             st->state = ST_DONE;
             return rc;
@@ -240,6 +276,7 @@ int gnndb_finalize(gnndb_stmt *st)
     if (!st) return GNNDB_OK;
     copy_exec_status(st);
     hb_close(st->x);
+    scan_close(st->scan);
     if (st->has_plan) plan_free(&st->plan);
     rs_free(st->rs);
     ast_free(st->ast);

@@ -7,6 +7,7 @@
 #include "exec.h"
 #include "plan.h"
 #include "rowset.h"
+#include "scan.h"
 #include "../parser/ast.h"
 
 #define ST_NEW     0
@@ -27,6 +28,7 @@ struct gnndb_stmt {
     hb_exec *x;
     const gnndb_batch_view *view;
     int64_t status[16];
+    scan_exec *scan;     /* SCAN's executor */
 };
 
 /* Run a statement other than SAMPLE, leaving its rows (if any) in st->rs. */
@@ -41,5 +43,6 @@ int show_graphs(gnndb *db, rowset **out, gnn_err *e);
 int show_describe(gnndb *db, const char *graph, rowset **out, gnn_err *e);
 int pragma_run(gnndb *db, const ast_stmt *s, rowset **out, gnn_err *e);
 int check_run(gnndb *db, const ast_stmt *s, rowset **out, gnn_err *e);
+int propagate_run(gnndb *db, const ast_stmt *s, gnn_err *e);
 
 #endif

@@ -232,8 +232,10 @@ typedef struct gnndb_batch_view {
     uint64_t digest;
 } gnndb_batch_view;
 
-/* The current mini-batch of a SAMPLE statement, or NULL when the last step
-** did not return GNNDB_BATCH. Owned by the statement (see above). */
+/* The current mini-batch of a SAMPLE or SCAN statement, or NULL when the
+** last step did not return GNNDB_BATCH. Owned by the statement (see above).
+** A SCAN batch has no edges: num_hops 0, num_edges 0, n_id the rows' node
+** ids, x the rows, y their labels. */
 GNNDB_API const gnndb_batch_view *gnndb_batch(gnndb_stmt *stmt);
 
 /* Counters of a statement, as sqlite3_stmt_status has: read them during or

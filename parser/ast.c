@@ -29,5 +29,6 @@ void ast_free(ast_stmt *s)
     free(s->features);
     free(s->into);
     free(s->device);
+    free(s->target);
     free(s);
 }

@@ -18,7 +18,9 @@ typedef enum ast_kind {
     AST_DROP_SPLIT,      /* DROP SPLIT s ON g */
     AST_PRAGMA,
     AST_SAMPLE,
-    AST_CHECK            /* CHECK [g] */
+    AST_CHECK,           /* CHECK [g] */
+    AST_PROPAGATE,       /* PROPAGATE t OVER g HOPS k ... INTO out */
+    AST_SCAN             /* SCAN t [ON g] ... */
 } ast_kind;
 
 #define AST_MAX_HOPS 8
@@ -37,6 +39,11 @@ typedef enum ast_kind {
 #define AST_REORDER_NONE   0
 #define AST_REORDER_DEGREE 1
 #define AST_REORDER_BFS    2
+
+#define AST_NORM_SYM 0    /* D^-1/2 (A+I) D^-1/2 */
+#define AST_NORM_ROW 1    /* D^-1 (A+I) */
+
+#define AST_MAX_PROP_HOPS 8
 
 typedef struct ast_stmt {
     ast_kind kind;
@@ -91,6 +98,14 @@ typedef struct ast_stmt {
     char *device;               /* TO DEVICE '...' */
     int64_t part_rank;          /* PARTITION k OF n: k (0-based) ... */
     int64_t part_count;         /* ... and n; 0 when absent */
+
+    /* PROPAGATE name OVER graph HOPS k [NORMALIZE w] INTO target;
+    ** SCAN name [ON graph] (seeds, BATCH, SHUFFLE, SEED, EPOCHS, LIMIT as
+    ** SAMPLE has them) [CHUNK c] */
+    int64_t hops;
+    int normalize;              /* AST_NORM_* */
+    char *target;
+    int64_t chunk;              /* 0 when absent */
 } ast_stmt;
 
 ast_stmt *ast_new(ast_kind kind);

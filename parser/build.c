@@ -24,7 +24,7 @@ static const char *const clause_names[CL_COUNT] = {
     [CL_SHUFFLE] = "SHUFFLE", [CL_SEED] = "SEED", [CL_EPOCHS] = "EPOCHS",
     [CL_REPLACEMENT] = "WITH REPLACEMENT", [CL_LIMIT] = "LIMIT",
     [CL_INTO] = "INTO", [CL_DEVICE] = "TO DEVICE",
-    [CL_PARTITION] = "PARTITION",
+    [CL_PARTITION] = "PARTITION", [CL_CHUNK] = "CHUNK",
 };
 
 /* Record the first error, prefixed with the place of token `at`. */
@@ -239,6 +239,8 @@ void build_finish(parse_ctx *p)
     if (p->rc) return;
     if (p->s->kind == AST_SAMPLE && !(p->seen & (1u << CL_BATCH)))
         fail(p, GNNDB_SYNTAX, &p->sample_kw, "SAMPLE needs a BATCH clause");
+    if (p->s->kind == AST_SCAN && !(p->seen & (1u << CL_BATCH)))
+        fail(p, GNNDB_SYNTAX, &p->sample_kw, "SCAN needs a BATCH clause");
 }
 
 void build_fanout(parse_ctx *p, const gtok *f)
@@ -318,6 +320,7 @@ void build_int(parse_ctx *p, const gtok *kw, int clause, const gtok *n)
     case CL_HYPERBATCH: s->hyperbatch = v; break;
     case CL_EPOCHS: s->epochs = v; break;
     case CL_LIMIT: s->limit = v; break;
+    case CL_CHUNK: s->chunk = v; break;
     default: break;
     }
 }
@@ -487,6 +490,48 @@ void build_block_size(parse_ctx *p, const gtok *kw, const gtok *n,
         return;
     }
     p->s->block_size = bytes;
+}
+
+/* ---- PROPAGATE and SCAN ---------------------------------------------- */
+
+void build_propagate(parse_ctx *p, const gtok *kw, const gtok *feat,
+                     const gtok *graph, const gtok *hops, const gtok *out)
+{
+    int64_t k;
+    (void)kw;
+    if (p->rc || !tok_int64(p, hops, &k)) return;
+    if (k < 1 || k > AST_MAX_PROP_HOPS) {
+        fail(p, GNNDB_RANGE, hops, "HOPS %" PRId64 " is out of range (1..%d)",
+             k, AST_MAX_PROP_HOPS);
+        return;
+    }
+    p->s->kind = AST_PROPAGATE;
+    p->s->hops = k;
+    set_str(p, &p->s->name, feat);
+    set_str(p, &p->s->graph, graph);
+    set_str(p, &p->s->target, out);
+}
+
+void build_normalize(parse_ctx *p, const gtok *kw, const gtok *v)
+{
+    static const char *const words[] = {"sym", "row", NULL};
+    static const int norms[] = {AST_NORM_SYM, AST_NORM_ROW};
+    if (p->rc) return;
+    int i = pick_word(p, kw, v, "NORMALIZE", words);
+    if (i >= 0) p->s->normalize = norms[i];
+}
+
+void build_scan(parse_ctx *p, const gtok *kw, const gtok *table)
+{
+    if (p->rc) return;
+    p->s->kind = AST_SCAN;
+    set_str(p, &p->s->name, table);
+    p->sample_kw = *kw;
+}
+
+void build_scan_graph(parse_ctx *p, const gtok *graph)
+{
+    if (!p->rc) set_str(p, &p->s->graph, graph);
 }
 
 /* ---- errors from the parser ------------------------------------------ */

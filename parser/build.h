@@ -13,6 +13,7 @@ enum {
     CL_STORE, CL_SEEDS, CL_FEATURES, CL_BATCH, CL_HYPERBATCH, CL_SHUFFLE,
     CL_SEED, CL_EPOCHS, CL_REPLACEMENT, CL_LIMIT, CL_INTO, CL_DEVICE,
     CL_PARTITION,
+    CL_CHUNK,
     CL_COUNT
 };
 
@@ -44,6 +45,13 @@ void build_sample(parse_ctx *p, const gtok *kw, const gtok *graph);
 void build_fanout(parse_ctx *p, const gtok *f);
 void build_seeds(parse_ctx *p, const gtok *kw, int kind, const gtok *split);
 void build_seed_id(parse_ctx *p, const gtok *x);
+
+/* PROPAGATE feat OVER g HOPS k [NORMALIZE w] INTO out; SCAN t [ON g]. */
+void build_propagate(parse_ctx *p, const gtok *kw, const gtok *feat,
+                     const gtok *graph, const gtok *hops, const gtok *out);
+void build_normalize(parse_ctx *p, const gtok *kw, const gtok *v);
+void build_scan(parse_ctx *p, const gtok *kw, const gtok *table);
+void build_scan_graph(parse_ctx *p, const gtok *graph);
 
 /* Options and clauses; `kw` is the clause's first keyword (for "given twice"
 ** and range messages). */

@@ -44,6 +44,7 @@ int gnnParseCheck(void *parser, int major, const gtok *t, parse_ctx *ctx);
 %token DUPLICATES SELF LOOPS IDS SIZE ALL REPLACEMENT DEVICE.
 %token ID INTEGER FLOAT STRING COMMA LP RP EQ.
 %token PARTITION OF.
+%token PROPAGATE OVER HOPS NORMALIZE SCAN CHUNK.
 
 /* ---- CREATE GRAPH ---------------------------------------------------- */
 cmd ::= CREATE GRAPH ID(N) FROM STRING(P) graph_opts.
@@ -158,6 +159,29 @@ sample_clause ::= TO(K) DEVICE ID(D).
 /* ---- SAMPLE ... PARTITION k OF n (data-parallel shards) --------------- */
 sample_clause ::= PARTITION(K) INTEGER(R) OF INTEGER(N).
                                     { build_partition(pctx, &K, &R, &N); }
+
+/* ---- PROPAGATE and SCAN (pre-propagated features) ---------------------- */
+cmd ::= PROPAGATE(K) ID(F) OVER ID(G) HOPS INTEGER(N) prop_norm INTO ID(O).
+                                    { build_propagate(pctx, &K, &F, &G, &N, &O); }
+prop_norm ::= .
+prop_norm ::= NORMALIZE(K) ID(V).   { build_normalize(pctx, &K, &V); }
+
+cmd ::= SCAN(K) ID(T) scan_on scan_clauses.
+                                    { build_scan(pctx, &K, &T); }
+scan_on ::= .
+scan_on ::= ON ID(G).               { build_scan_graph(pctx, &G); }
+scan_clauses ::= .
+scan_clauses ::= scan_clauses scan_clause.
+scan_clause ::= SEEDS(K) ID(S).     { build_seeds(pctx, &K, AST_SEEDS_SPLIT, &S); }
+scan_clause ::= SEEDS(K) ALL.       { build_seeds(pctx, &K, AST_SEEDS_ALL, NULL); }
+scan_clause ::= seeds_list seed_ids RP.
+scan_clause ::= BATCH(K) INTEGER(N). { build_int(pctx, &K, CL_BATCH, &N); }
+scan_clause ::= SHUFFLE(K).         { build_flag(pctx, &K, CL_SHUFFLE); }
+scan_clause ::= CHUNK(K) INTEGER(N). { build_int(pctx, &K, CL_CHUNK, &N); }
+scan_clause ::= SEED(K) INTEGER(N). { build_seed(pctx, &K, &N); }
+scan_clause ::= EPOCHS(K) INTEGER(N).
+                                    { build_int(pctx, &K, CL_EPOCHS, &N); }
+scan_clause ::= LIMIT(K) INTEGER(N). { build_int(pctx, &K, CL_LIMIT, &N); }
 
 %code {
 /* Would the parser, in its present state, shift token `tok` (or accept, for

@@ -16,7 +16,8 @@
     X(INTO) X(LABELS) X(LIMIT) X(LOOPS) X(MAP) X(NODES) X(OF) X(ON) X(PARTITION) X(PRAGMA) \
     X(RANDOM) X(REORDER) X(REPLACEMENT) X(SAMPLE) X(SEED) X(SEEDS) X(SELF) \
     X(SHOW) X(SHUFFLE) X(SIZE) X(SPLIT) X(STORE) X(TO) X(TYPE) \
-    X(UNDIRECTED) X(WITH)
+    X(UNDIRECTED) X(WITH) \
+    X(PROPAGATE) X(OVER) X(HOPS) X(NORMALIZE) X(SCAN) X(CHUNK)
 
 #define KW_ENTRY(k) {#k, sizeof #k - 1, TK_##k},
 static const struct keyword {
@@ -33,7 +34,7 @@ static const struct keyword {
 const char *const parse_keywords[] = {
     KEYWORDS(KW_TEXT)
     "TSV", "CSV", "BIN", "NPY", "NONE", "DEGREE", "BFS", "FLOAT32",
-    "FLOAT64", "FLOAT16", "INT64", "INT8", "KB", "MB",
+    "FLOAT64", "FLOAT16", "INT64", "INT8", "KB", "MB", "SYM", "ROW",
     NULL
 };
 

@@ -12,10 +12,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Blocks are gathered into writes of about this many bytes: few enough
-** system calls for small blocks, little memory for large ones. */
-#define BLKW_BUF_BYTES (4u << 20)
-
 struct blk_writer {
     int fd;
     uint32_t block_size;

@@ -11,6 +11,11 @@
 ** to `dir`/`name`. Blocks are appended in order. */
 typedef struct blk_writer blk_writer;
 
+/* Blocks are gathered into writes of about this many bytes (at least one
+** block): few enough system calls for small blocks, little memory for
+** large ones. A writer holds that much memory. */
+#define BLKW_BUF_BYTES (4u << 20)
+
 int blkw_create(const char *dir, const char *name, uint32_t block_size,
                 blk_writer **out, gnn_err *e);
 /* Append one sealed block (block_size bytes, any alignment). */

@@ -536,7 +536,7 @@ static void typo_on_line_two_names_line_column_and_expected(void **state)
     expect_error("SAMPEL 10 FROM g BATCH 1", GNNDB_SYNTAX,
                  "near line 1, column 1: syntax error at 'SAMPEL'; expected "
                  "one of CREATE, IMPORT, SHOW, DESCRIBE, DROP, CHECK, PRAGMA, "
-                 "EXPLAIN, SAMPLE");
+                 "EXPLAIN, SAMPLE, PROPAGATE, SCAN");
     expect_error("DROP TABLE x", GNNDB_SYNTAX,
                  "near line 1, column 6: syntax error at 'TABLE'; expected one "
                  "of FEATURES, GRAPH, SPLIT");
@@ -700,6 +700,80 @@ static void sample_needs_a_batch_clause(void **state)
                  "line 1, column 10: SAMPLE needs a BATCH clause");
 }
 
+/* ---- PROPAGATE and SCAN ---------------------------------------------- */
+
+static void propagate_forms_and_ranges(void **state)
+{
+    (void)state;
+    ast_stmt *s = parse_ok("propagate feat OVER cora HOPS 3 INTO feat_pp;");
+    assert_int_equal(s->kind, AST_PROPAGATE);
+    assert_string_equal(s->name, "feat");
+    assert_string_equal(s->graph, "cora");
+    assert_string_equal(s->target, "feat_pp");
+    assert_int_equal(s->hops, 3);
+    assert_int_equal(s->normalize, AST_NORM_SYM);
+    ast_free(s);
+    s = parse_ok("PROPAGATE f OVER g HOPS 8 NORMALIZE ROW INTO o");
+    assert_int_equal(s->hops, 8);
+    assert_int_equal(s->normalize, AST_NORM_ROW);
+    ast_free(s);
+    s = parse_ok("PROPAGATE f OVER g HOPS 1 NORMALIZE sym INTO o");
+    assert_int_equal(s->normalize, AST_NORM_SYM);
+    ast_free(s);
+    expect_error("PROPAGATE f OVER g HOPS 0 INTO o", GNNDB_RANGE,
+                 "line 1, column 25: HOPS 0 is out of range (1..8)");
+    expect_error("PROPAGATE f OVER g HOPS 9 INTO o", GNNDB_RANGE,
+                 "line 1, column 25: HOPS 9 is out of range (1..8)");
+    expect_error("PROPAGATE f OVER g HOPS 2 NORMALIZE col INTO o",
+                 GNNDB_SYNTAX, "line 1, column 37: unknown NORMALIZE 'col'; "
+                 "expected sym or row");
+    expect_error_part("PROPAGATE f OVER g HOPS 2", GNNDB_SYNTAX,
+                      "incomplete statement; expected one of INTO, NORMALIZE");
+    expect_error_part("PROPAGATE f OVER g INTO o", GNNDB_SYNTAX,
+                      "expected HOPS");
+}
+
+static void scan_takes_every_clause_in_any_order(void **state)
+{
+    (void)state;
+    ast_stmt *s = parse_ok("SCAN pp ON cora LIMIT 4 CHUNK 16 SEED 7 SHUFFLE "
+                           "EPOCHS 2 BATCH 64 SEEDS train;");
+    assert_int_equal(s->kind, AST_SCAN);
+    assert_string_equal(s->name, "pp");
+    assert_string_equal(s->graph, "cora");
+    assert_int_equal(s->seeds_kind, AST_SEEDS_SPLIT);
+    assert_string_equal(s->seeds_split, "train");
+    assert_int_equal(s->batch, 64);
+    assert_int_equal(s->chunk, 16);
+    assert_int_equal(s->shuffle, 1);
+    assert_int_equal(s->has_seed, 1);
+    assert_int_equal(s->seed, 7);
+    assert_int_equal(s->epochs, 2);
+    assert_int_equal(s->limit, 4);
+    ast_free(s);
+    s = parse_ok("SCAN pp SEEDS (3, 1) BATCH 1");
+    assert_null(s->graph);
+    assert_int_equal(s->seeds_kind, AST_SEEDS_LIST);
+    assert_int_equal(s->n_seed_ids, 2);
+    assert_int_equal(s->chunk, 0);
+    assert_int_equal(s->shuffle, 0);
+    assert_int_equal(s->epochs, 1);
+    assert_int_equal(s->limit, -1);
+    ast_free(s);
+    expect_error("SCAN pp SEEDS ALL", GNNDB_SYNTAX,
+                 "line 1, column 1: SCAN needs a BATCH clause");
+    expect_error("SCAN pp BATCH 0", GNNDB_RANGE,
+                 "line 1, column 15: BATCH 0 is out of range (at least 1)");
+    expect_error("SCAN pp BATCH 2 CHUNK 0", GNNDB_RANGE,
+                 "line 1, column 23: CHUNK 0 is out of range (at least 1)");
+    expect_error("SCAN pp BATCH 2 CHUNK 2 CHUNK 3", GNNDB_SYNTAX,
+                 "line 1, column 25: CHUNK given twice");
+    expect_error_part("SCAN pp BATCH 2 HYPERBATCH 2", GNNDB_SYNTAX,
+                      "syntax error at 'HYPERBATCH'");
+    expect_error_part("SCAN pp BATCH 2 FEATURES f", GNNDB_SYNTAX,
+                      "syntax error at 'FEATURES'");
+}
+
 static void unknown_option_words_list_the_choices(void **state)
 {
     (void)state;
@@ -762,7 +836,9 @@ static void keyword_table_lists_the_language(void **state)
     (void)state;
     const char *must[] = {"SAMPLE", "BATCH", "HYPERBATCH", "EXPLAIN", "ANALYZE",
                           "PRAGMA", "REPLACEMENT", "DEVICE", "UNDIRECTED",
-                          "REORDER", "CHECK", "TSV", "KB", NULL};
+                          "REORDER", "CHECK", "TSV", "KB", "PROPAGATE",
+                          "OVER", "HOPS", "NORMALIZE", "SCAN", "CHUNK", "SYM",
+                          NULL};
     size_t n = 0;
     while (parse_keywords[n]) n++;
     assert_true(n >= 45);
@@ -966,6 +1042,8 @@ int main(void)
         cmocka_unit_test(huge_numbers_are_range_errors),
         cmocka_unit_test(duplicate_clause_is_an_error),
         cmocka_unit_test(sample_needs_a_batch_clause),
+        cmocka_unit_test(propagate_forms_and_ranges),
+        cmocka_unit_test(scan_takes_every_clause_in_any_order),
         cmocka_unit_test(unknown_option_words_list_the_choices),
         cmocka_unit_test(unterminated_string_or_comment),
         cmocka_unit_test(stray_bytes_are_syntax_errors),
