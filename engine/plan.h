@@ -67,5 +67,8 @@ typedef struct plan {
 /* Resolve names and memory for a SAMPLE. On failure the words are in *e. */
 int plan_build(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e);
 void plan_free(plan *p);
+/* TO DEVICE 'host' | 'cuda[:N]' (NULL: host) into p->device and
+** p->device_index. */
+int plan_parse_device(const char *d, plan *p, gnn_err *e);
 
 #endif

@@ -18,7 +18,9 @@ typedef enum ast_kind {
     AST_DROP_SPLIT,      /* DROP SPLIT s ON g */
     AST_PRAGMA,
     AST_SAMPLE,
-    AST_CHECK            /* CHECK [g] */
+    AST_CHECK,           /* CHECK [g] */
+    AST_SCAN_PACK,       /* SCAN PACK p [EPOCH e] */
+    AST_DROP_PACK        /* DROP PACK p */
 } ast_kind;
 
 #define AST_MAX_HOPS 8
@@ -89,6 +91,10 @@ typedef struct ast_stmt {
     int64_t limit;              /* LIMIT k batches, -1 when absent */
     char *into;                 /* INTO 'dir' */
     char *device;               /* TO DEVICE '...' */
+
+    /* packs */
+    char *pack;                 /* SAMPLE ... INTO PACK name */
+    int64_t epoch;              /* SCAN PACK ... EPOCH e; -1 when absent */
 } ast_stmt;
 
 ast_stmt *ast_new(ast_kind kind);

@@ -12,6 +12,7 @@ enum {
     CL_MAP_IDS, CL_NODES, CL_REORDER, CL_BLOCK_SIZE, CL_DIM, CL_TYPE,
     CL_STORE, CL_SEEDS, CL_FEATURES, CL_BATCH, CL_HYPERBATCH, CL_SHUFFLE,
     CL_SEED, CL_EPOCHS, CL_REPLACEMENT, CL_LIMIT, CL_INTO, CL_DEVICE,
+    CL_PACK, CL_EPOCH,
     CL_COUNT
 };
 
@@ -56,6 +57,10 @@ void build_dtype(parse_ctx *p, const gtok *kw, int clause, const gtok *v);
 /* BLOCK SIZE n [unit], or BLOCK SIZE 'n unit' (n is then a string). */
 void build_block_size(parse_ctx *p, const gtok *kw, const gtok *n,
                       const gtok *unit);
+
+/* SCAN PACK name [EPOCH e] [INTO 'dir'] [TO DEVICE d] (SAMPLE's INTO PACK
+** is build_name with CL_PACK). */
+void build_scan_pack(parse_ctx *p, const gtok *kw, const gtok *name);
 
 /* After the grammar accepted: the checks that need the whole statement. */
 void build_finish(parse_ctx *p);
