@@ -34,7 +34,7 @@
 
 /* SAMPLE ... INTO PACK: run the planned SAMPLE and store its batches as a
 ** new pack, published atomically; one result row (pack, epochs, batches,
-** bytes, seconds). Takes the write lock. */
+** bytes of the file). Takes the write lock. */
 int pack_build(gnndb *db, const ast_stmt *s, plan *p, const char *sql,
                rowset **out, gnn_err *e);
 

@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 /* Pack blocks are the default size: records are cut across blocks, so the
@@ -34,13 +33,6 @@ typedef struct pk_writer {
     uint32_t *sums;           /* checksum of each block written */
     size_t capsums;
 } pk_writer;
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static int pkw_seal(pk_writer *k, gnn_err *e)
 {
@@ -177,7 +169,6 @@ int pack_build(gnndb *db, const ast_stmt *s, plan *p, const char *sql,
 {
     int rc = db_write_lock(db);
     if (rc) return gnn_seterr(e, rc, "%s", db->err.msg);
-    double t0 = now();
     pk_writer k;
     memset(&k, 0, sizeof k);
     cat_pack_batch *bs = NULL;
@@ -249,11 +240,11 @@ int pack_build(gnndb *db, const ast_stmt *s, plan *p, const char *sql,
         goto out;
     }
     static const char *const cols[] = {"pack", "epochs", "batches", "bytes",
-                                       "seconds", NULL};
-    rowset *rs = rs_new(5, cols);
+                                       NULL};
+    rowset *rs = rs_new(4, cols);
     if (!rs || rs_row(rs) || rs_text(rs, pk->name) ||
         rs_int(rs, pk->epochs) || rs_int(rs, pk->batches) ||
-        rs_int(rs, file_size(db, file)) || rs_float(rs, now() - t0)) {
+        rs_int(rs, file_size(db, file))) {
         rs_free(rs);
         /* the pack is published; only the report is lost */
         rc = gnn_seterr(e, GNNDB_NOMEM, "out of memory");

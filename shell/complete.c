@@ -17,7 +17,8 @@ static const char *const keywords[] = {
     "IMPORT", "FEATURES", "INTO", "LABELS", "SPLIT", "ON", "RANDOM", "SEED",
     "SHOW", "GRAPHS", "DESCRIBE", "PRAGMA", "SAMPLE", "SEEDS", "ALL", "BATCH",
     "HYPERBATCH", "SHUFFLE", "EPOCHS", "WITH", "REPLACEMENT", "LIMIT", "TO",
-    "DEVICE", "EXPLAIN", "ANALYZE", "CHECK", NULL};
+    "DEVICE", "EXPLAIN", "ANALYZE", "CHECK",
+    "SCAN", "PACK", "EPOCH", NULL};
 
 static const char *const modes[] = {"table", "list", "csv", "json", "line",
                                     NULL};
