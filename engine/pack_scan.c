@@ -11,6 +11,7 @@
 #include "block.h"
 #include "blockfile.h"
 #include "io.h"
+#include "pool.h"
 #include "../gpu/xfer.h"
 
 #include <inttypes.h>
@@ -50,6 +51,7 @@ struct pk_scan {
     gnndb_batch_view view;
     uint64_t bytes_read;
     char *into;
+    wpool *pool;              /* digests of large batches */
     xfer *xf;
     gnndb_batch_view devview;
 };
@@ -207,6 +209,11 @@ int pk_scan_open(gnndb *db, const ast_stmt *s, pk_scan **out, gnn_err *e)
         }
     for (int i = 0; i < PK_AHEAD; i++)
         if ((rc = issue(r, &r->slot[i], e))) goto fail;
+    if (!(r->pool = wpool_new(db->pragma.threads))) {
+        rc = gnn_seterr(e, GNNDB_NOMEM, "cannot start %d worker threads",
+                        db->pragma.threads);
+        goto fail;
+    }
     if (dev.device == GNNDB_DEVICE_CUDA &&
         (rc = xfer_open(dev.device_index, &r->xf, e)))
         goto fail;
@@ -270,7 +277,7 @@ static int parse_record(pk_scan *r, const cat_pack_batch *b, gnn_err *e)
     o += (size_t)(xb + 7) / 8 * 8;
     if (flags & PK_FLAG_Y) v->y = (const int64_t *)(p + o);
     uint64_t stored = v->digest;
-    v->digest = batch_digest(v);
+    v->digest = batch_digest_pool(v, r->pool);
     if (v->digest != stored)
         return corrupt_rec(r, b, "digest mismatch", e);
     return GNNDB_OK;
@@ -340,6 +347,7 @@ void pk_scan_close(pk_scan *r)
         io_close(r->io);
     }
     if (r->xf) xfer_close(r->xf);
+    wpool_free(r->pool);
     for (int i = 0; i < PK_AHEAD; i++) gnn_free_aligned(r->slot[i].buf);
     blkf_close(r->f);
     free(r->bs);
