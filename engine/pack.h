@@ -50,6 +50,7 @@ int pk_scan_open(gnndb *db, const ast_stmt *s, pk_scan **out, gnn_err *e);
 int pk_scan_next(pk_scan *r, const gnndb_batch_view **view, gnn_err *e);
 int64_t pk_scan_total(const pk_scan *r);
 uint64_t pk_scan_bytes_read(const pk_scan *r);
+int64_t pk_scan_blocks_read(const pk_scan *r);
 void pk_scan_close(pk_scan *r);
 
 #endif

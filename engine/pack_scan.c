@@ -333,6 +333,10 @@ int pk_scan_next(pk_scan *r, const gnndb_batch_view **view, gnn_err *e)
 
 int64_t pk_scan_total(const pk_scan *r) { return (int64_t)r->nb; }
 uint64_t pk_scan_bytes_read(const pk_scan *r) { return r->bytes_read; }
+int64_t pk_scan_blocks_read(const pk_scan *r)
+{
+    return (int64_t)(r->bytes_read / r->pk.block_size);
+}
 
 void pk_scan_close(pk_scan *r)
 {

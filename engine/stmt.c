@@ -179,6 +179,7 @@ static int step_scan_pack(gnndb_stmt *st, gnn_err *e)
     int rc = st->db->interrupt ? gnn_seterr(e, GNNDB_INTERRUPT, "interrupted")
                                : pk_scan_next(st->pk, &v, e);
     st->status[GNNDB_STATUS_BYTES_READ] = (int64_t)pk_scan_bytes_read(st->pk);
+    st->status[GNNDB_STATUS_BLOCKS_READ] = pk_scan_blocks_read(st->pk);
     if (rc != GNNDB_BATCH) return rc;
     st->view = v;
     st->status[GNNDB_STATUS_BATCHES]++;
