@@ -1,5 +1,5 @@
-/* dispatch.c — runs a statement other than SAMPLE and logs the ones that
-** change the database. */
+/* dispatch.c — runs a statement other than SAMPLE (but for SAMPLE ... INTO
+** PACK, a write) and logs the ones that change the database. */
 #include "stmt.h"
 #include "pack.h"
 

@@ -189,7 +189,8 @@ static int step_scan_pack(gnndb_stmt *st, gnn_err *e)
     return GNNDB_BATCH;
 }
 
-/* A SAMPLE that hands out batches (not EXPLAIN, not INTO PACK). */
+/* A SAMPLE that this file steps (plain, EXPLAIN, EXPLAIN ANALYZE), not a
+** SAMPLE ... INTO PACK, which dispatch.c runs as a write statement. */
 static int is_sampling(const ast_stmt *s)
 {
     return s->kind == AST_SAMPLE && !(s->pack && s->explain == 0);
