@@ -16,7 +16,10 @@
 # mmap baseline (in-memory CSC, features from a mmap'd .npy) and DGL's
 # NeighborSampler (when `make bench-peers` installed it) in a cgroup v1
 # memory group of the same size, page cache dropped first; fio sequential
-# O_DIRECT 1 MiB reads of the feature file; memcpy. The last line is
+# O_DIRECT 1 MiB reads of the feature file; memcpy; the HYPERBATCH 1024
+# batches stored with INTO PACK and streamed back with SCAN PACK (a `PACK
+# build_s=.. bytes=.. pack_batches_per_s=.. online_batches_per_s=..
+# speedup=..` line before the last). The last line is
 #   SUMMARY hb_block_ratio=R hb_speedup=R mmap_speedup=R dgl_speedup=R
 #           bw_fraction=F edges_per_s_core=N gather_fraction=F
 set -u
@@ -25,7 +28,7 @@ QUICK=0
 for a in "$@"; do
     case "$a" in
     --quick) QUICK=1 ;;
-    --help) sed -n '2,20p' "$0"; exit 0 ;;
+    --help) sed -n '2,24p' "$0"; exit 0 ;;
     *) B=$a ;;
     esac
 done
@@ -98,6 +101,21 @@ H1=$("$B/bench/bench_sample" "$DB" "PRAGMA memory_limit='$LIMIT'; $SQL HYPERBATC
 log "gnndb in-memory work, one thread"
 ONE=$("$B/bench/bench_sample" "$DB" "PRAGMA memory_limit='$LIMIT'; PRAGMA threads = 1; $SQL HYPERBATCH 1024 LIMIT $NB_HB;") || exit 1
 
+# Packs (offline sampling, as DiskGNN): the same $NB_HB mini-batches stored
+# with INTO PACK (time and size on disk), then streamed back with SCAN PACK
+# from a cold cache; compared with the HYPERBATCH 1024 row, which sampled
+# the same batches online.
+log "gnndb INTO PACK ($NB_HB mini-batches), then SCAN PACK"
+"$B/gnndb" "$DB" "DROP PACK bench_pack;" > /dev/null 2>&1
+t0=$(date +%s.%N)
+PKROW=$("$B/gnndb" -csv -noheader "$DB" "PRAGMA memory_limit='$LIMIT'; $SQL HYPERBATCH 1024 LIMIT $NB_HB INTO PACK bench_pack;" | tail -1) || exit 1
+t1=$(date +%s.%N)
+PK_BUILD=$(echo "$t0 $t1" | awk '{printf "%.2f", $2 - $1}')
+PK_BYTES=$(echo "$PKROW" | awk -F, '{print $4}')
+drop_caches
+PK=$("$B/bench/bench_sample" "$DB" "SCAN PACK bench_pack;") || exit 1
+"$B/gnndb" "$DB" "DROP PACK bench_pack;" > /dev/null || exit 1
+
 log "mmap baseline ($NB_MMAP mini-batches, cgroup limit $LIMIT)"
 drop_caches
 MM=$(in_cgroup "$B/bench/baseline_mmap" --edges "$DATA/edges.bin" --features "$DATA/feat.npy" \
@@ -123,11 +141,15 @@ echo "graph: 2^$SCALE nodes, $((EF << SCALE)) edges, dim $DIM float32; memory_li
 printf "%-28s %10s %14s %14s %12s %10s\n" configuration batches/s "sampled edges/s" "bytes read" "blocks read" "read MB/s"
 row "gnndb HYPERBATCH 1024 (H=$(field "$HB" hyperbatch))" "$HB"
 row "gnndb HYPERBATCH 1" "$H1"
+row "gnndb SCAN PACK" "$PK"
 row "mmap baseline" "$MM"
 if [ -n "$DGL" ]; then row "DGL NeighborSampler" "$DGL"; else echo "DGL NeighborSampler          not installed (make bench-peers)"; fi
 printf "%-28s %10s %14s %14s %12s %10s\n" "fio seq O_DIRECT 1 MiB" "" "" "" "" "$FIO"
 echo "in memory, one thread: $(field "$ONE" sample_edges_per_cpu_s) sampled edges/s; gather $(field "$ONE" gather_gbps) GB/s vs memcpy $MEMCPY GB/s"
 
+echo "$PK_BUILD $PK_BYTES $(field "$PK" batches_per_s) $(field "$HB" batches_per_s)" | awk '{
+    printf "PACK build_s=%s bytes=%s pack_batches_per_s=%s online_batches_per_s=%s speedup=%.2f\n",
+        $1, $2, $3, $4, ($4 > 0) ? $3 / $4 : 0 }'
 awk -v hbb="$(field "$HB" blocks_read)" -v hbn="$(field "$HB" batches)" \
     -v h1b="$(field "$H1" blocks_read)" -v h1n="$(field "$H1" batches)" \
     -v hbr="$(field "$HB" batches_per_s)" -v h1r="$(field "$H1" batches_per_s)" \

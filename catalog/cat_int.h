@@ -10,6 +10,7 @@
 struct cat_db {
     sqlite3 *db;
     int readonly;
+    int has_packs;   /* the packs tables exist (catalog/packs.c) */
     char path[1024]; /* named in every message */
 };
 
@@ -35,5 +36,13 @@ void catx_text(char *dst, size_t cap, sqlite3_stmt *st, int col);
 
 /* GNNDB_READONLY naming the file when c was opened read-only. */
 int catx_writable(cat_db *c, gnn_err *e);
+
+/* Note whether the packs tables exist: a writable open has added them
+** (migration 3); a read-only catalog without them has no packs. */
+int catx_packs_schema(cat_db *c, gnn_err *e);
+/* The pack tables' schema, migration 3 of catalog.c. */
+extern const char catx_schema_packs[];
+/* Delete the packs of a graph with their batch lists and checksums. */
+int catx_packs_drop_graph(cat_db *c, int64_t graph_id, gnn_err *e);
 
 #endif

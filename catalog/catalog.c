@@ -81,6 +81,8 @@ static const char *const migrations[] = {
     "CREATE TABLE IF NOT EXISTS disk_profile("
     "  key TEXT PRIMARY KEY,"
     "  value) WITHOUT ROWID;",
+    /* 3: packs, SAMPLE ... INTO PACK (catalog/packs.c) */
+    catx_schema_packs,
 };
 #define SCHEMA_VERSION (1 + (int)(sizeof migrations / sizeof migrations[0]))
 
@@ -338,7 +340,7 @@ static int open_conn(cat_db *c, gnn_err *e)
     } else if (!c->readonly && (rc = migrate(c, e))) {
         return rc;
     }
-    return GNNDB_OK;
+    return catx_packs_schema(c, e);
 }
 
 int cat_open(const char *path, int readonly, cat_db **out, gnn_err *e)
@@ -547,9 +549,14 @@ int cat_files(cat_db *c, char ***names, size_t *n, gnn_err *e)
     *names = NULL;
     *n = 0;
     sqlite3_stmt *st;
-    int rc = catx_prepare(c, "SELECT file FROM graphs UNION "
-                             "SELECT file FROM tables UNION "
-                             "SELECT file FROM checksums", &st, e);
+    int rc = catx_prepare(c, c->has_packs
+                                 ? "SELECT file FROM graphs UNION "
+                                   "SELECT file FROM tables UNION "
+                                   "SELECT file FROM packs UNION "
+                                   "SELECT file FROM checksums"
+                                 : "SELECT file FROM graphs UNION "
+                                   "SELECT file FROM tables UNION "
+                                   "SELECT file FROM checksums", &st, e);
     if (rc) return rc;
     /* gather the strings into one block, remembering where each starts */
     char *blk = NULL;
@@ -593,9 +600,14 @@ int cat_tokens(cat_db *c, uint64_t **tokens, size_t *n, gnn_err *e)
     *tokens = NULL;
     *n = 0;
     sqlite3_stmt *st;
-    int rc = catx_prepare(c, "SELECT token FROM graphs UNION "
-                             "SELECT token FROM tables UNION "
-                             "SELECT token FROM splits", &st, e);
+    int rc = catx_prepare(c, c->has_packs
+                                 ? "SELECT token FROM graphs UNION "
+                                   "SELECT token FROM tables UNION "
+                                   "SELECT token FROM packs UNION "
+                                   "SELECT token FROM splits"
+                                 : "SELECT token FROM graphs UNION "
+                                   "SELECT token FROM tables UNION "
+                                   "SELECT token FROM splits", &st, e);
     if (rc) return rc;
     uint64_t *a = NULL;
     size_t cnt = 0, cap = 0;

@@ -154,6 +154,47 @@ int cat_profile_put(cat_db *c, const cat_profile *p, gnn_err *e);
 /* Remove the stored profile: the database is uncalibrated again. */
 int cat_profile_clear(cat_db *c, gnn_err *e);
 
+/* Packs: the mini-batches of a SAMPLE stored by SAMPLE ... INTO PACK
+** (catalog/packs.c). Pack names are unique in the database. */
+#define CAT_SQL_MAX 4096
+
+typedef struct cat_pack {
+    int64_t id;
+    int64_t graph_id;
+    char name[CAT_NAME_MAX];
+    uint64_t token;
+    char file[CAT_NAME_MAX];
+    char sql[CAT_SQL_MAX];    /* the SAMPLE text (truncated to fit) */
+    uint64_t seed;            /* the SAMPLE's effective SEED */
+    int64_t epochs;           /* EPOCHS of the SAMPLE */
+    int64_t batches_per_epoch;
+    int64_t batches;          /* mini-batches stored (LIMIT may cut) */
+    uint32_t block_size;
+    int64_t nblocks;
+    int64_t bytes;            /* bytes of the records, headers excluded */
+    int nhops;
+    int64_t x_dim;            /* 0: no features */
+    int has_y;
+} cat_pack;
+
+typedef struct cat_pack_batch {
+    int64_t epoch, batch;
+    int64_t offset, length;   /* the record, in the pack's byte stream */
+} cat_pack_batch;
+
+/* Insert sets p->id; GNNDB_EXISTS when the name is taken. */
+int cat_pack_insert(cat_db *c, cat_pack *p, const cat_pack_batch *b,
+                    size_t n, gnn_err *e);
+int cat_pack_get(cat_db *c, const char *name, cat_pack *p, gnn_err *e);
+int cat_pack_list(cat_db *c, int64_t graph_id, cat_pack **out, size_t *n,
+                  gnn_err *e);
+/* The stored batches of a pack in stream order: all (epoch < 0) or one
+** epoch's. */
+int cat_pack_batches(cat_db *c, int64_t pack_id, int64_t epoch,
+                     cat_pack_batch **out, size_t *n, gnn_err *e);
+/* Removes the pack, its batch list and its checksums. */
+int cat_pack_delete(cat_db *c, int64_t pack_id, gnn_err *e);
+
 /* Append to the statement log. */
 int cat_log(cat_db *c, const char *sql, int rc, double ms, gnn_err *e);
 

@@ -218,11 +218,14 @@ int cat_graph_delete(cat_db *c, int64_t graph_id, gnn_err *e)
         NULL,
     };
     int changed = 0;
-    int rc = delete_all(c, sqls, graph_id, &changed, e);
+    int rc = catx_writable(c, e);
+    if (rc || (rc = catx_sp_begin(c, e))) return rc;
+    rc = catx_packs_drop_graph(c, graph_id, e);
+    if (!rc) rc = delete_all(c, sqls, graph_id, &changed, e);
     if (!rc && !changed)
-        return gnn_seterr(e, GNNDB_NOTFOUND, "no such graph: id %" PRId64,
-                          graph_id);
-    return rc;
+        rc = gnn_seterr(e, GNNDB_NOTFOUND, "no such graph: id %" PRId64,
+                        graph_id);
+    return catx_sp_end(c, rc, e);
 }
 
 /* ---- tables -------------------------------------------------------------- */

@@ -1,6 +1,7 @@
-/* check.c — CHECK [graph]: read every block of every file the catalog lists,
-** verify its checksum against the block and the catalog, and the graph's
-** object index against its blocks; one row per problem, or one 'ok' row. */
+/* check.c — CHECK [graph]: read every block of every file the catalog lists
+** (topology, tables, packs), verify its checksum against the block and the
+** catalog, and the graph's object index against its blocks; one row per
+** problem, or one 'ok' row. */
 #include "stmt.h"
 #include "block.h"
 #include "blockfile.h"
@@ -109,6 +110,13 @@ static int check_graph(ck *c, const cat_graph *g, gnn_err *e)
         rc = check_file(c, ts[i].file, ts[i].block_size, BLK_KIND_FEATURE,
                         ts[i].token, ts[i].nblocks, e);
     free(ts);
+    cat_pack *ps = NULL;
+    size_t np = 0;
+    if (!rc) rc = cat_pack_list(c->db->cat, g->id, &ps, &np, e);
+    for (size_t i = 0; i < np && !rc; i++)
+        rc = check_file(c, ps[i].file, ps[i].block_size, BLK_KIND_PACK,
+                        ps[i].token, ps[i].nblocks, e);
+    free(ps);
     return rc;
 }
 

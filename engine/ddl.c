@@ -402,11 +402,13 @@ int ddl_drop(gnndb *db, const ast_stmt *s, gnn_err *e)
     cat_graph g;
     cat_table *ts = NULL;
     cat_split *ss = NULL;
-    size_t nt = 0, ns = 0;
+    cat_pack *ps = NULL;
+    size_t nt = 0, ns = 0, np = 0;
     if ((rc = cat_graph_get(db->cat, gname, &g, e))) goto out;
     if (s->kind == AST_DROP_GRAPH) {
         if ((rc = cat_table_list(db->cat, g.id, &ts, &nt, e)) ||
-            (rc = cat_split_list(db->cat, g.id, &ss, &ns, e)))
+            (rc = cat_split_list(db->cat, g.id, &ss, &ns, e)) ||
+            (rc = cat_pack_list(db->cat, g.id, &ps, &np, e)))
             goto out;
     } else if (s->kind == AST_DROP_FEATURES) {
         ts = calloc(1, sizeof *ts);
@@ -433,7 +435,9 @@ int ddl_drop(gnndb *db, const ast_stmt *s, gnn_err *e)
     }
     for (size_t i = 0; i < nt; i++) unlink_in(db, ts[i].file);
     for (size_t i = 0; i < ns; i++) drop_token(db, ss[i].token);
+    for (size_t i = 0; i < np; i++) unlink_in(db, ps[i].file);
 out:
+    free(ps);
     free(ts);
     free(ss);
     db_write_unlock(db);

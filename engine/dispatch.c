@@ -1,6 +1,7 @@
-/* dispatch.c — runs a statement other than SAMPLE and logs the ones that
-** change the database. */
+/* dispatch.c — runs a statement other than SAMPLE (but for SAMPLE ... INTO
+** PACK, a write) and logs the ones that change the database. */
 #include "stmt.h"
+#include "pack.h"
 
 #include <string.h>
 #include <time.h>
@@ -38,6 +39,10 @@ int stmt_run(gnndb_stmt *st, gnn_err *e)
         rc = pragma_run(db, s, &st->rs, e);
         break;
     case AST_CHECK: writes = 0; rc = check_run(db, s, &st->rs, e); break;
+    case AST_SAMPLE: /* SAMPLE ... INTO PACK */
+        rc = pack_build(db, s, &st->plan, st->sql, &st->rs, e);
+        break;
+    case AST_DROP_PACK: rc = pack_drop(db, s, e); break;
     default:
         return gnn_seterr(e, GNNDB_INTERNAL, "statement kind %d not runnable",
                           (int)s->kind);

@@ -14,7 +14,7 @@
 
 #define HB_DEFAULT_MAX 1024
 
-static int parse_device(const char *d, plan *p, gnn_err *e)
+int plan_parse_device(const char *d, plan *p, gnn_err *e)
 {
     p->device = GNNDB_DEVICE_HOST;
     p->device_index = 0;
@@ -200,7 +200,7 @@ int plan_build(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
     }
     if (s->into && !(p->into = strdup(s->into)))
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
-    if (parse_device(s->device, p, e)) return e->rc;
+    if (plan_parse_device(s->device, p, e)) return e->rc;
 
     p->batches_per_epoch = (p->nseeds + p->batch - 1) / p->batch;
     p->total_batches = p->batches_per_epoch * p->epochs;

@@ -78,5 +78,8 @@ int plan_build(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e);
 void plan_partition_range(int64_t total, int64_t k, int64_t n, int64_t *lo,
                           int64_t *hi);
 void plan_free(plan *p);
+/* TO DEVICE 'host' | 'cuda[:N]' (NULL: host) into p->device and
+** p->device_index. */
+int plan_parse_device(const char *d, plan *p, gnn_err *e);
 
 #endif

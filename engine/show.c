@@ -104,7 +104,8 @@ int show_describe(gnndb *db, const char *graph, rowset **out, gnn_err *e)
     if (!rs) return OOM(e);
     cat_table *ts = NULL;
     cat_split *ss = NULL;
-    size_t nt = 0, ns = 0;
+    cat_pack *ps = NULL;
+    size_t nt = 0, ns = 0, np = 0;
     int64_t *counts = NULL;
     char buf[256];
     int oom = 0;
@@ -157,23 +158,39 @@ int show_describe(gnndb *db, const char *graph, rowset **out, gnn_err *e)
         snprintf(buf, sizeof buf, "split.%s", ss[i].name);
         oom |= rs_prop_int(rs, buf, ss[i].count);
     }
+    if ((rc = cat_pack_list(db->cat, g.id, &ps, &np, e))) goto fail;
+    for (size_t i = 0; i < np; i++) {
+        char key[200], val[256];
+        snprintf(key, sizeof key, "pack.%s", ps[i].name);
+        snprintf(val, sizeof val, "%" PRId64 " batches (%" PRId64 " epochs x %"
+                 PRId64 "), SEED %" PRIu64 ", %" PRId64 " bytes", ps[i].batches,
+                 ps[i].epochs, ps[i].batches_per_epoch, ps[i].seed,
+                 ps[i].nblocks * (int64_t)ps[i].block_size);
+        oom |= rs_prop_text(rs, key, val);
+    }
     snprintf(buf, sizeof buf, "file.%s", g.file);
     oom |= rs_prop_int(rs, buf, file_size(db->dir, g.file));
     for (size_t i = 0; i < nt; i++) {
         snprintf(buf, sizeof buf, "file.%s", ts[i].file);
         oom |= rs_prop_int(rs, buf, file_size(db->dir, ts[i].file));
     }
+    for (size_t i = 0; i < np; i++) {
+        snprintf(buf, sizeof buf, "file.%s", ps[i].file);
+        oom |= rs_prop_int(rs, buf, file_size(db->dir, ps[i].file));
+    }
     oom |= rs_prop_int(rs, "file.catalog.db", file_size(db->dir, "catalog.db"));
     oom |= rs_prop_int(rs, "file.index.mdb", file_size(db->dir, "index.mdb"));
     if (oom) { rc = OOM(e); goto fail; }
     free(ts);
     free(ss);
+    free(ps);
     free(counts);
     *out = rs;
     return GNNDB_OK;
 fail:
     free(ts);
     free(ss);
+    free(ps);
     free(counts);
     rs_free(rs);
     return rc;

@@ -2,6 +2,7 @@
 ** catalog), step (run; rows or mini-batches), finalize; the column
 ** accessors and gnndb_exec on top of them. */
 #include "stmt.h"
+#include "pack.h"
 #include "../parser/parse.h"
 
 #include <inttypes.h>
@@ -50,6 +51,12 @@ static int prepare(gnndb *db, const char *sql, int nbyte, gnndb_stmt **pstmt,
         st->status[GNNDB_STATUS_SEED_DRAWN] = st->plan.seed_drawn;
         st->status[GNNDB_STATUS_TOTAL_BATCHES] = st->plan.total_batches;
         st->status[GNNDB_STATUS_HYPERBATCH] = st->plan.hyperbatch;
+    } else if (ast->kind == AST_SCAN_PACK) {
+        if ((rc = pk_scan_open(db, ast, &st->pk, &e))) {
+            gnndb_finalize(st);
+            return db_take(db, &e);
+        }
+        st->status[GNNDB_STATUS_TOTAL_BATCHES] = pk_scan_total(st->pk);
     }
     if (ast->kind == AST_SCAN) {
         if ((rc = scan_open(db, ast, &st->scan, &e))) {
@@ -192,6 +199,30 @@ static int step_scan(gnndb_stmt *st, gnn_err *e)
     return GNNDB_BATCH;
 }
 
+/* SCAN PACK: the next stored batch, with the row SAMPLE gives. */
+static int step_scan_pack(gnndb_stmt *st, gnn_err *e)
+{
+    const gnndb_batch_view *v;
+    int rc = st->db->interrupt ? gnn_seterr(e, GNNDB_INTERRUPT, "interrupted")
+                               : pk_scan_next(st->pk, &v, e);
+    st->status[GNNDB_STATUS_BYTES_READ] = (int64_t)pk_scan_bytes_read(st->pk);
+    st->status[GNNDB_STATUS_BLOCKS_READ] = pk_scan_blocks_read(st->pk);
+    if (rc != GNNDB_BATCH) return rc;
+    st->view = v;
+    st->status[GNNDB_STATUS_BATCHES]++;
+    st->status[GNNDB_STATUS_EDGES] += v->num_edges;
+    memcpy(st->db->last_status, st->status, sizeof st->status);
+    if (batch_row(st, v)) return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
+    return GNNDB_BATCH;
+}
+
+/* A SAMPLE that this file steps (plain, EXPLAIN, EXPLAIN ANALYZE), not a
+** SAMPLE ... INTO PACK, which dispatch.c runs as a write statement. */
+static int is_sampling(const ast_stmt *s)
+{
+    return s->kind == AST_SAMPLE && !(s->pack && s->explain == 0);
+}
+
 static int step(gnndb_stmt *st)
 {
     gnndb *db = st->db;
@@ -208,16 +239,19 @@ static int step(gnndb_stmt *st)
             rc = (!st->rs || explain_rows(&st->plan, NULL, st->rs))
                      ? gnn_seterr(&e, GNNDB_NOMEM, "out of memory")
                      : GNNDB_OK;
-        } else if (st->ast->kind == AST_SAMPLE || st->ast->kind == AST_SCAN) {
+        } else if (is_sampling(st->ast) || st->ast->kind == AST_SCAN_PACK ||
+                   st->ast->kind == AST_SCAN) {
             rc = GNNDB_OK;
         } else {
             rc = stmt_run(st, &e);
         }
         if (rc) goto fail;
     }
-    if (st->ast->kind == AST_SAMPLE && st->ast->explain != 1 &&
-        (st->ast->explain == 0 || !st->rs)) {
-        rc = step_sample(st, &e);
+    if ((is_sampling(st->ast) && st->ast->explain != 1 &&
+         (st->ast->explain == 0 || !st->rs)) ||
+        st->ast->kind == AST_SCAN_PACK) {
+        rc = st->ast->kind == AST_SCAN_PACK ? step_scan_pack(st, &e)
+                                            : step_sample(st, &e);
         if (rc == GNNDB_BATCH || rc == GNNDB_ROW) return rc;
         if (rc == GNNDB_DONE) {
             st->state = ST_DONE;
@@ -277,6 +311,7 @@ int gnndb_finalize(gnndb_stmt *st)
     copy_exec_status(st);
     hb_close(st->x);
     scan_close(st->scan);
+    pk_scan_close(st->pk);
     if (st->has_plan) plan_free(&st->plan);
     rs_free(st->rs);
     ast_free(st->ast);

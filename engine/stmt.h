@@ -26,6 +26,7 @@ struct gnndb_stmt {
     plan plan;
     int has_plan;
     hb_exec *x;
+    struct pk_scan *pk;  /* SCAN PACK's reader */
     const gnndb_batch_view *view;
     int64_t status[16];
     scan_exec *scan;     /* SCAN's executor */

@@ -11,6 +11,7 @@ ast_stmt *ast_new(ast_kind kind)
     s->nodes = -1;   /* NODES absent: max id + 1 */
     s->epochs = 1;
     s->limit = -1;   /* no LIMIT */
+    s->epoch = -1;   /* SCAN PACK: every epoch */
     s->seeds_kind = AST_SEEDS_DEFAULT;
     return s;
 }
@@ -30,5 +31,6 @@ void ast_free(ast_stmt *s)
     free(s->into);
     free(s->device);
     free(s->target);
+    free(s->pack);
     free(s);
 }

@@ -20,7 +20,9 @@ typedef enum ast_kind {
     AST_SAMPLE,
     AST_CHECK,           /* CHECK [g] */
     AST_PROPAGATE,       /* PROPAGATE t OVER g HOPS k ... INTO out */
-    AST_SCAN             /* SCAN t [ON g] ... */
+    AST_SCAN,            /* SCAN t [ON g] ... */
+    AST_SCAN_PACK,       /* SCAN PACK p [EPOCH e] */
+    AST_DROP_PACK        /* DROP PACK p */
 } ast_kind;
 
 #define AST_MAX_HOPS 8
@@ -106,6 +108,10 @@ typedef struct ast_stmt {
     int normalize;              /* AST_NORM_* */
     char *target;
     int64_t chunk;              /* 0 when absent */
+
+    /* packs */
+    char *pack;                 /* SAMPLE ... INTO PACK name */
+    int64_t epoch;              /* SCAN PACK ... EPOCH e; -1 when absent */
 } ast_stmt;
 
 ast_stmt *ast_new(ast_kind kind);

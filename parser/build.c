@@ -25,6 +25,7 @@ static const char *const clause_names[CL_COUNT] = {
     [CL_REPLACEMENT] = "WITH REPLACEMENT", [CL_LIMIT] = "LIMIT",
     [CL_INTO] = "INTO", [CL_DEVICE] = "TO DEVICE",
     [CL_PARTITION] = "PARTITION", [CL_CHUNK] = "CHUNK",
+    [CL_PACK] = "INTO PACK", [CL_EPOCH] = "EPOCH",
 };
 
 /* Record the first error, prefixed with the place of token `at`. */
@@ -239,8 +240,25 @@ void build_finish(parse_ctx *p)
     if (p->rc) return;
     if (p->s->kind == AST_SAMPLE && !(p->seen & (1u << CL_BATCH)))
         fail(p, GNNDB_SYNTAX, &p->sample_kw, "SAMPLE needs a BATCH clause");
-    if (p->s->kind == AST_SCAN && !(p->seen & (1u << CL_BATCH)))
+    else if (p->s->kind == AST_SCAN && !(p->seen & (1u << CL_BATCH)))
         fail(p, GNNDB_SYNTAX, &p->sample_kw, "SCAN needs a BATCH clause");
+    else if (p->s->kind == AST_SAMPLE && p->s->pack && p->s->into)
+        fail(p, GNNDB_SYNTAX, &p->sample_kw,
+             "INTO PACK and INTO 'dir' cannot be given together");
+    else if (p->s->kind == AST_SAMPLE && p->s->pack && p->s->device)
+        fail(p, GNNDB_SYNTAX, &p->sample_kw,
+             "INTO PACK stores batches in the database; TO DEVICE belongs "
+             "to SCAN PACK");
+}
+
+/* ---- packs ----------------------------------------------------------- */
+
+void build_scan_pack(parse_ctx *p, const gtok *kw, const gtok *name)
+{
+    if (p->rc) return;
+    p->s->kind = AST_SCAN_PACK;
+    set_str(p, &p->s->name, name);
+    p->sample_kw = *kw;
 }
 
 void build_fanout(parse_ctx *p, const gtok *f)
@@ -306,7 +324,7 @@ void build_int(parse_ctx *p, const gtok *kw, int clause, const gtok *n)
 {
     int64_t v;
     if (!once(p, kw, clause) || !tok_int64(p, n, &v)) return;
-    int64_t min = clause == CL_LIMIT ? 0 : 1;
+    int64_t min = clause == CL_LIMIT || clause == CL_EPOCH ? 0 : 1;
     if (v < min) {
         fail(p, GNNDB_RANGE, n, "%s %" PRId64 " is out of range (at least %"
              PRId64 ")", clause_names[clause], v, min);
@@ -321,6 +339,7 @@ void build_int(parse_ctx *p, const gtok *kw, int clause, const gtok *n)
     case CL_EPOCHS: s->epochs = v; break;
     case CL_LIMIT: s->limit = v; break;
     case CL_CHUNK: s->chunk = v; break;
+    case CL_EPOCH: s->epoch = v; break;
     default: break;
     }
 }
@@ -368,6 +387,7 @@ void build_name(parse_ctx *p, const gtok *kw, int clause, const gtok *v)
     if (!once(p, kw, clause)) return;
     char **slot = clause == CL_FEATURES ? &p->s->features
                 : clause == CL_INTO     ? &p->s->into
+                : clause == CL_PACK     ? &p->s->pack
                                         : &p->s->device;
     set_str(p, slot, v);
 }

@@ -14,6 +14,7 @@ enum {
     CL_SEED, CL_EPOCHS, CL_REPLACEMENT, CL_LIMIT, CL_INTO, CL_DEVICE,
     CL_PARTITION,
     CL_CHUNK,
+    CL_PACK, CL_EPOCH,
     CL_COUNT
 };
 
@@ -68,6 +69,10 @@ void build_dtype(parse_ctx *p, const gtok *kw, int clause, const gtok *v);
 /* BLOCK SIZE n [unit], or BLOCK SIZE 'n unit' (n is then a string). */
 void build_block_size(parse_ctx *p, const gtok *kw, const gtok *n,
                       const gtok *unit);
+
+/* SCAN PACK name [EPOCH e] [INTO 'dir'] [TO DEVICE d] (SAMPLE's INTO PACK
+** is build_name with CL_PACK). */
+void build_scan_pack(parse_ctx *p, const gtok *kw, const gtok *name);
 
 /* After the grammar accepted: the checks that need the whole statement. */
 void build_finish(parse_ctx *p);

@@ -45,6 +45,7 @@ int gnnParseCheck(void *parser, int major, const gtok *t, parse_ctx *ctx);
 %token ID INTEGER FLOAT STRING COMMA LP RP EQ.
 %token PARTITION OF.
 %token PROPAGATE OVER HOPS NORMALIZE SCAN CHUNK.
+%token PACK EPOCH.
 
 /* ---- CREATE GRAPH ---------------------------------------------------- */
 cmd ::= CREATE GRAPH ID(N) FROM STRING(P) graph_opts.
@@ -182,6 +183,22 @@ scan_clause ::= SEED(K) INTEGER(N). { build_seed(pctx, &K, &N); }
 scan_clause ::= EPOCHS(K) INTEGER(N).
                                     { build_int(pctx, &K, CL_EPOCHS, &N); }
 scan_clause ::= LIMIT(K) INTEGER(N). { build_int(pctx, &K, CL_LIMIT, &N); }
+
+/* ---- packs: SAMPLE ... INTO PACK, SCAN PACK, DROP PACK ----------------- */
+sample_clause ::= INTO(K) PACK ID(N). { build_name(pctx, &K, CL_PACK, &N); }
+cmd ::= SCAN(K) PACK ID(N) scan_pack_clauses.
+                                    { build_scan_pack(pctx, &K, &N); }
+scan_pack_clauses ::= .
+scan_pack_clauses ::= scan_pack_clauses scan_pack_clause.
+scan_pack_clause ::= EPOCH(K) INTEGER(E).
+                                    { build_int(pctx, &K, CL_EPOCH, &E); }
+scan_pack_clause ::= INTO(K) STRING(D).
+                                    { build_name(pctx, &K, CL_INTO, &D); }
+scan_pack_clause ::= TO(K) DEVICE STRING(D).
+                                    { build_name(pctx, &K, CL_DEVICE, &D); }
+scan_pack_clause ::= TO(K) DEVICE ID(D).
+                                    { build_name(pctx, &K, CL_DEVICE, &D); }
+cmd ::= DROP PACK ID(N).            { build_simple(pctx, AST_DROP_PACK, &N, NULL); }
 
 %code {
 /* Would the parser, in its present state, shift token `tok` (or accept, for

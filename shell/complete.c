@@ -18,7 +18,7 @@ static const char *const keywords[] = {
     "SHOW", "GRAPHS", "DESCRIBE", "PRAGMA", "SAMPLE", "SEEDS", "ALL", "BATCH",
     "HYPERBATCH", "SHUFFLE", "EPOCHS", "WITH", "REPLACEMENT", "LIMIT", "TO",
     "DEVICE", "EXPLAIN", "ANALYZE", "CHECK", "PROPAGATE", "OVER", "HOPS",
-    "NORMALIZE", "SYM", "ROW", "SCAN", "CHUNK", NULL};
+    "NORMALIZE", "SYM", "ROW", "SCAN", "CHUNK", "PACK", "EPOCH", NULL};
 
 static const char *const modes[] = {"table", "list", "csv", "json", "line",
                                     NULL};

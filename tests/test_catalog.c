@@ -1,5 +1,5 @@
-/* test_catalog.c — the SQLite catalog: schema, graphs, tables and splits
-** with cascading deletes, checksums, statistics, listings, the statement
+/* test_catalog.c — the SQLite catalog: schema, graphs, tables, splits and
+** packs with cascading deletes, checksums, statistics, listings, the statement
 ** log, transactions, and refusing newer, busy or damaged catalogs. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -182,7 +182,7 @@ static void test_new_catalog_has_schema_and_version(void **state)
     /* format_version, and schema_version: the last migration applied */
     assert_int_equal(raw_int(f->path, "SELECT count(*) FROM meta"), 2);
     assert_int_equal(raw_int(f->path, "SELECT value FROM meta WHERE key = "
-                                      "'schema_version'"), 2);
+                                      "'schema_version'"), 3);
 }
 
 /* ---- graphs -------------------------------------------------------------- */
@@ -708,6 +708,133 @@ static void test_readonly_open(void **state)
     cat_close(NULL);
 }
 
+/* ---- packs ------------------------------------------------------------ */
+
+static cat_pack make_pack(int64_t graph_id, const char *name, uint64_t token)
+{
+    cat_pack p;
+    memset(&p, 0, sizeof p);
+    p.graph_id = graph_id;
+    snprintf(p.name, sizeof p.name, "%s", name);
+    p.token = token;
+    snprintf(p.file, sizeof p.file, "p-%016llx.blk", (unsigned long long)token);
+    snprintf(p.sql, sizeof p.sql, "SAMPLE 10 FROM g BATCH 4 EPOCHS 2");
+    p.seed = 0xfedcba9876543210ull;   /* above INT64_MAX: stored as int64 */
+    p.epochs = 2;
+    p.batches_per_epoch = 3;
+    p.batches = 6;
+    p.block_size = 1 << 20;
+    p.nblocks = 2;
+    p.bytes = 1500000;
+    p.nhops = 1;
+    p.x_dim = 1433;
+    p.has_y = 1;
+    return p;
+}
+
+static void test_packs_insert_get_batches_delete(void **state)
+{
+    fixture *f = *state;
+    gnn_err e = {0};
+    cat_graph g = make_graph("g", 1), h = make_graph("h", 2);
+    assert_int_equal(cat_graph_insert(f->c, &g, &e), GNNDB_OK);
+    assert_int_equal(cat_graph_insert(f->c, &h, &e), GNNDB_OK);
+    cat_pack_batch b[6];
+    for (int i = 0; i < 6; i++) {
+        b[i].epoch = i / 3;
+        b[i].batch = i % 3;
+        b[i].offset = i * 250000;
+        b[i].length = 250000;
+    }
+    cat_pack p = make_pack(g.id, "p", 0xaaaa000000000001ull);
+    assert_int_equal(cat_pack_insert(f->c, &p, b, 6, &e), GNNDB_OK);
+    assert_true(p.id > 0);
+    cat_pack q = make_pack(h.id, "p", 0xbbbb);
+    assert_int_equal(cat_pack_insert(f->c, &q, b, 6, &e), GNNDB_EXISTS);
+    assert_non_null(strstr(e.msg, "pack 'p' already exists"));
+    cat_pack *got = calloc(1, sizeof *got);
+    assert_int_equal(cat_pack_get(f->c, "p", got, &e), GNNDB_OK);
+    p.id = got->id;
+    assert_memory_equal(got, &p, sizeof p);
+    assert_int_equal(cat_pack_get(f->c, "nope", got, &e), GNNDB_NOTFOUND);
+    assert_string_equal(e.msg, "no such pack: nope");
+    free(got);
+
+    cat_pack_batch *bs;
+    size_t n;
+    assert_int_equal(cat_pack_batches(f->c, p.id, -1, &bs, &n, &e), GNNDB_OK);
+    assert_int_equal(n, 6);
+    assert_memory_equal(bs, b, sizeof b);
+    free(bs);
+    assert_int_equal(cat_pack_batches(f->c, p.id, 1, &bs, &n, &e), GNNDB_OK);
+    assert_int_equal(n, 3);
+    assert_memory_equal(bs, b + 3, 3 * sizeof *b);
+    free(bs);
+
+    /* listed per graph; its file and token count as referenced */
+    cat_pack *ps;
+    assert_int_equal(cat_pack_list(f->c, g.id, &ps, &n, &e), GNNDB_OK);
+    assert_int_equal(n, 1);
+    free(ps);
+    assert_int_equal(cat_pack_list(f->c, h.id, &ps, &n, &e), GNNDB_OK);
+    assert_int_equal(n, 0);
+    free(ps);
+    char **names;
+    assert_int_equal(cat_files(f->c, &names, &n, &e), GNNDB_OK);
+    int found = 0;
+    for (size_t i = 0; i < n; i++) found |= !strcmp(names[i], p.file);
+    assert_true(found);
+    if (n) free(names[0]);
+    free(names);
+
+    /* deleting the graph deletes its packs, their batches and checksums */
+    uint32_t sums[2] = {1, 2};
+    assert_int_equal(cat_checksums_put(f->c, p.file, sums, 2, &e), GNNDB_OK);
+    assert_int_equal(cat_graph_delete(f->c, g.id, &e), GNNDB_OK);
+    assert_int_equal(raw_int(f->path, "SELECT count(*) FROM packs"), 0);
+    assert_int_equal(raw_int(f->path, "SELECT count(*) FROM pack_batches"), 0);
+    assert_int_equal(raw_int(f->path, "SELECT count(*) FROM checksums"), 0);
+
+    /* DROP PACK's delete */
+    q = make_pack(h.id, "q", 0xcccc);
+    assert_int_equal(cat_pack_insert(f->c, &q, b, 2, &e), GNNDB_OK);
+    assert_int_equal(cat_pack_delete(f->c, q.id, &e), GNNDB_OK);
+    assert_int_equal(cat_pack_delete(f->c, q.id, &e), GNNDB_NOTFOUND);
+    assert_int_equal(raw_int(f->path, "SELECT count(*) FROM pack_batches"), 0);
+}
+
+/* A catalog made before packs existed: a writable open adds the tables, a
+** read-only one sees no packs. */
+static void test_packs_tables_added_to_an_older_catalog(void **state)
+{
+    fixture *f = *state;
+    gnn_err e = {0};
+    cat_close(f->c);
+    f->c = NULL;
+    /* schema version 2: the catalog of a library before packs */
+    assert_int_equal(raw_exec(f->path, "DROP TABLE pack_batches; "
+                                       "DROP TABLE packs; UPDATE meta SET "
+                                       "value = 2 WHERE key = "
+                                       "'schema_version';"), SQLITE_OK);
+    cat_db *ro;
+    assert_int_equal(cat_open(f->path, 1, &ro, &e), GNNDB_OK);
+    cat_pack *ps, p;
+    size_t n = 99;
+    assert_int_equal(cat_pack_list(ro, 1, &ps, &n, &e), GNNDB_OK);
+    assert_int_equal(n, 0);
+    free(ps);
+    assert_int_equal(cat_pack_get(ro, "p", &p, &e), GNNDB_NOTFOUND);
+    cat_close(ro);
+    assert_int_equal(raw_int(f->path, "SELECT count(*) FROM sqlite_master "
+                                      "WHERE name = 'packs'"), 0);
+    assert_int_equal(cat_open(f->path, 0, &f->c, &e), GNNDB_OK);
+    assert_int_equal(raw_int(f->path, "SELECT count(*) FROM sqlite_master "
+                                      "WHERE name IN ('packs', "
+                                      "'pack_batches')"), 2);
+    assert_int_equal(raw_int(f->path, "SELECT value FROM meta WHERE key = "
+                                      "'schema_version'"), 3);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -730,6 +857,8 @@ int main(void)
         T(test_garbage_file_is_corrupt),
         T(test_foreign_sqlite_db_is_not_a_catalog),
         T(test_readonly_open),
+        T(test_packs_insert_get_batches_delete),
+        T(test_packs_tables_added_to_an_older_catalog),
 #undef T
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -539,7 +539,7 @@ static void typo_on_line_two_names_line_column_and_expected(void **state)
                  "EXPLAIN, SAMPLE, PROPAGATE, SCAN");
     expect_error("DROP TABLE x", GNNDB_SYNTAX,
                  "near line 1, column 6: syntax error at 'TABLE'; expected one "
-                 "of FEATURES, GRAPH, SPLIT");
+                 "of FEATURES, GRAPH, SPLIT, PACK");
     expect_error("SAMPLE 10 FROM;", GNNDB_SYNTAX,
                  "near line 1, column 15: syntax error at ';'; expected name");
     expect_error("SHOW GRAPHS now", GNNDB_SYNTAX,
@@ -831,6 +831,58 @@ static void stray_bytes_are_syntax_errors(void **state)
     ast_free(s);
 }
 
+/* ---- packs ------------------------------------------------------------ */
+
+static void pack_statements(void **state)
+{
+    (void)state;
+    ast_stmt *s = parse_ok("SAMPLE 10,5 FROM g SEEDS train BATCH 32 SHUFFLE "
+                           "SEED 7 EPOCHS 2 INTO PACK p1;");
+    assert_int_equal(s->kind, AST_SAMPLE);
+    assert_string_equal(s->pack, "p1");
+    assert_null(s->into);
+    assert_int_equal(s->epochs, 2);
+    ast_free(s);
+    s = parse_ok("SAMPLE 10 FROM g INTO PACK p BATCH 1");  /* any order */
+    assert_string_equal(s->pack, "p");
+    assert_int_equal(s->batch, 1);
+    ast_free(s);
+    s = parse_ok("scan pack p1");
+    assert_int_equal(s->kind, AST_SCAN_PACK);
+    assert_string_equal(s->name, "p1");
+    assert_int_equal(s->epoch, -1);
+    assert_null(s->into);
+    ast_free(s);
+    s = parse_ok("SCAN PACK p1 TO DEVICE 'host' EPOCH 0 INTO 'out'");
+    assert_int_equal(s->epoch, 0);
+    assert_string_equal(s->into, "out");
+    assert_string_equal(s->device, "host");
+    ast_free(s);
+    s = parse_ok("DROP PACK p1");
+    assert_int_equal(s->kind, AST_DROP_PACK);
+    assert_string_equal(s->name, "p1");
+    ast_free(s);
+}
+
+static void pack_errors(void **state)
+{
+    (void)state;
+    expect_error_part("SCAN PACK p EPOCH 1 EPOCH 2", GNNDB_SYNTAX,
+                      "EPOCH given twice");
+    expect_error_part("SCAN PACK p EPOCH -1", GNNDB_RANGE,
+                      "EPOCH -1 is out of range (at least 0)");
+    expect_error_part("SAMPLE 1 FROM g BATCH 1 INTO PACK a INTO PACK b",
+                      GNNDB_SYNTAX, "INTO PACK given twice");
+    expect_error_part("SAMPLE 1 FROM g BATCH 1 INTO PACK a INTO 'd'",
+                      GNNDB_SYNTAX, "cannot be given together");
+    expect_error_part("SAMPLE 1 FROM g BATCH 1 INTO PACK a TO DEVICE 'host'",
+                      GNNDB_SYNTAX, "TO DEVICE belongs to SCAN PACK");
+    expect_error_part("SCAN PACK p SEED 1", GNNDB_SYNTAX,
+                      "expected one of INTO, TO, EPOCH, ';'");
+    expect_error_part("SCAN PACK", GNNDB_SYNTAX, "expected name");
+    expect_error("DESCRIBE pack", GNNDB_SYNTAX, NULL); /* reserved */
+}
+
 static void keyword_table_lists_the_language(void **state)
 {
     (void)state;
@@ -1047,6 +1099,8 @@ int main(void)
         cmocka_unit_test(unknown_option_words_list_the_choices),
         cmocka_unit_test(unterminated_string_or_comment),
         cmocka_unit_test(stray_bytes_are_syntax_errors),
+        cmocka_unit_test(pack_statements),
+        cmocka_unit_test(pack_errors),
         cmocka_unit_test(keyword_table_lists_the_language),
         cmocka_unit_test(random_and_mutated_input_never_crashes),
     };

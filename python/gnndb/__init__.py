@@ -270,8 +270,8 @@ class Connection:
         return result
 
     def sample(self, sql):
-        """Prepare one SAMPLE (or SCAN) statement and return a BatchIterator
-        over its mini-batches. The batches' arrays are zero-copy views valid until
+        """Prepare one SAMPLE (or SCAN, or SCAN PACK) statement and return a
+        BatchIterator over its mini-batches. The batches' arrays are zero-copy views valid until
         the iterator advances (see the module documentation)."""
         lib = self._lib
         data = _encode(sql)

@@ -1,0 +1,56 @@
+/* pack.h — packs: the mini-batches of a SAMPLE materialised in the database
+** (SAMPLE ... INTO PACK, as DiskGNN's offline sampling), streamed back by
+** SCAN PACK and removed by DROP PACK.
+**
+** A pack file p-<token>.blk is a byte stream cut into blocks of kind
+** BLK_KIND_PACK: each block carries block_size - 64 bytes of the stream
+** after its header (used = 64 + the bytes it carries; count = records that
+** start in it; first_node = the stream offset of its first byte). The
+** stream is the records of the mini-batches in the order the SAMPLE handed
+** them out, back to back, each record one batch stored contiguously:
+**
+**   u32 magic PK_REC_MAGIC, u32 version 1,
+**   i64 epoch, batch, num_seeds, num_nodes, num_edges,
+**   i32 num_hops, i32 flags (1: x present, 2: y present), i64 x_dim,
+**   u64 digest, u64 reserved                                  (80 bytes)
+**   i64 num_sampled_nodes[num_hops + 1], i64 num_sampled_edges[num_hops],
+**   i64 n_id[num_nodes], i64 edge_index[2 * num_edges] (row 0 sources),
+**   f32 x[num_nodes * x_dim] zero-padded to 8 bytes, i64 y[num_seeds]
+**
+** The catalog lists where each record starts and how long it is. */
+#ifndef GNN_PACK_H
+#define GNN_PACK_H
+
+#include "db.h"
+#include "plan.h"
+#include "rowset.h"
+#include "../parser/ast.h"
+
+#define PK_REC_MAGIC   0x43524b50u   /* "PKRC" */
+#define PK_REC_VERSION 1
+#define PK_REC_HEADER  80
+#define PK_FLAG_X      1
+#define PK_FLAG_Y      2
+
+/* SAMPLE ... INTO PACK: run the planned SAMPLE and store its batches as a
+** new pack, published atomically; one result row (pack, epochs, batches,
+** bytes of the file). Takes the write lock. */
+int pack_build(gnndb *db, const ast_stmt *s, plan *p, const char *sql,
+               rowset **out, gnn_err *e);
+
+/* DROP PACK name. */
+int pack_drop(gnndb *db, const ast_stmt *s, gnn_err *e);
+
+/* SCAN PACK name [EPOCH e] [INTO 'dir'] [TO DEVICE d]: the stored batches,
+** read back in order with large sequential reads. */
+typedef struct pk_scan pk_scan;
+int pk_scan_open(gnndb *db, const ast_stmt *s, pk_scan **out, gnn_err *e);
+/* GNNDB_BATCH with *view (valid until the next call), GNNDB_DONE, or an
+** error (GNNDB_CORRUPT naming the file and block, or the batch). */
+int pk_scan_next(pk_scan *r, const gnndb_batch_view **view, gnn_err *e);
+int64_t pk_scan_total(const pk_scan *r);
+uint64_t pk_scan_bytes_read(const pk_scan *r);
+int64_t pk_scan_blocks_read(const pk_scan *r);
+void pk_scan_close(pk_scan *r);
+
+#endif

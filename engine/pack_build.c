@@ -1,0 +1,281 @@
+/* pack_build.c — SAMPLE ... INTO PACK and DROP PACK: running a SAMPLE and
+** storing each mini-batch it hands out as one record of a pack file (the
+** layout is in pack.h), then publishing the file as every other object is
+** published: written under a temporary name, fsynced, renamed, and listed
+** with its batches and block checksums in one catalog transaction. A crash
+** before the commit leaves an unlisted file that the next writable open
+** removes. */
+#include "pack.h"
+#include "exec.h"
+#include "block.h"
+#include "blockfile.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Pack blocks are the default size: records are cut across blocks, so the
+** size only sets the checksum granularity and the waste of the last block. */
+#define PK_BLOCK_SIZE BLK_DEFAULT_SIZE
+
+typedef struct pk_writer {
+    blk_writer *w;
+    uint64_t token;
+    uint32_t bs, payload;
+    uint8_t *blk;             /* the block being filled (aligned) */
+    uint32_t fill;            /* stream bytes in it */
+    uint32_t starts;          /* records starting in it */
+    uint64_t block_no;
+    uint64_t bytes;           /* stream bytes so far */
+    uint32_t *sums;           /* checksum of each block written */
+    size_t capsums;
+} pk_writer;
+
+static int pkw_seal(pk_writer *k, gnn_err *e)
+{
+    if (k->block_no >= k->capsums) {
+        size_t cap = k->capsums ? k->capsums * 2 : 256;
+        uint32_t *s = realloc(k->sums, cap * sizeof *s);
+        if (!s) return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
+        k->sums = s;
+        k->capsums = cap;
+    }
+    blk_seal(k->blk, k->bs, BLK_KIND_PACK, k->block_no,
+             k->block_no * (uint64_t)k->payload, k->token, k->starts,
+             (uint32_t)sizeof(blk_header) + k->fill, 0, 0, 0);
+    k->sums[k->block_no] = ((const blk_header *)k->blk)->checksum;
+    int rc = blkw_append(k->w, k->blk, e);
+    k->block_no++;
+    k->fill = 0;
+    k->starts = 0;
+    return rc;
+}
+
+/* Append bytes to the stream, sealing each block as it fills. */
+static int pkw_put(pk_writer *k, const void *data, size_t len, gnn_err *e)
+{
+    const uint8_t *p = data;
+    while (len > 0) {
+        size_t take = GNN_MIN(len, (size_t)(k->payload - k->fill));
+        uint8_t *dst = k->blk + sizeof(blk_header) + k->fill;
+        if (p) memcpy(dst, p, take);
+        else memset(dst, 0, take);
+        k->fill += (uint32_t)take;
+        k->bytes += take;
+        if (p) p += take;
+        len -= take;
+        if (k->fill == k->payload) {
+            int rc = pkw_seal(k, e);
+            if (rc) return rc;
+        }
+    }
+    return GNNDB_OK;
+}
+
+/* One batch as one record; *len gets its length. */
+static int pkw_record(pk_writer *k, const gnndb_batch_view *v, uint64_t *len,
+                      gnn_err *e)
+{
+    uint8_t h[PK_REC_HEADER];
+    memset(h, 0, sizeof h);
+    uint32_t magic = PK_REC_MAGIC, version = PK_REC_VERSION;
+    int32_t hops = v->num_hops;
+    int32_t flags = (v->x ? PK_FLAG_X : 0) | (v->y ? PK_FLAG_Y : 0);
+    int64_t dim = v->x ? v->x_dim : 0;
+    memcpy(h + 0, &magic, 4);
+    memcpy(h + 4, &version, 4);
+    memcpy(h + 8, &v->epoch, 8);
+    memcpy(h + 16, &v->batch, 8);
+    memcpy(h + 24, &v->num_seeds, 8);
+    memcpy(h + 32, &v->num_nodes, 8);
+    memcpy(h + 40, &v->num_edges, 8);
+    memcpy(h + 48, &hops, 4);
+    memcpy(h + 52, &flags, 4);
+    memcpy(h + 56, &dim, 8);
+    memcpy(h + 64, &v->digest, 8);
+    uint64_t start = k->bytes;
+    k->starts++;
+    size_t xb = (size_t)v->num_nodes * (size_t)dim * 4;
+    int rc = pkw_put(k, h, sizeof h, e);
+    if (!rc) rc = pkw_put(k, v->num_sampled_nodes, (size_t)(hops + 1) * 8, e);
+    if (!rc) rc = pkw_put(k, v->num_sampled_edges, (size_t)hops * 8, e);
+    if (!rc) rc = pkw_put(k, v->n_id, (size_t)v->num_nodes * 8, e);
+    if (!rc) rc = pkw_put(k, v->edge_index, (size_t)v->num_edges * 16, e);
+    if (!rc && v->x) rc = pkw_put(k, v->x, xb, e);
+    if (!rc && v->x && xb % 8) rc = pkw_put(k, NULL, 8 - xb % 8, e);
+    if (!rc && v->y) rc = pkw_put(k, v->y, (size_t)v->num_seeds * 8, e);
+    *len = k->bytes - start;
+    return rc;
+}
+
+static void unlink_in(gnndb *db, const char *file)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", db->dir, file);
+    unlink(path);
+}
+
+static int64_t file_size(gnndb *db, const char *file)
+{
+    char path[1024];
+    struct stat sb;
+    snprintf(path, sizeof path, "%s/%s", db->dir, file);
+    return stat(path, &sb) == 0 ? (int64_t)sb.st_size : 0;
+}
+
+/* Sample every batch into the writer; the index of records into *bs. */
+static int pack_fill(gnndb *db, plan *p, pk_writer *k, cat_pack_batch **bs,
+                     size_t *nb, gnn_err *e)
+{
+    hb_exec *x;
+    int rc = hb_open(db, p, &x, e);
+    if (rc) return rc;
+    size_t cap = 0;
+    const gnndb_batch_view *v;
+    int64_t done = 0;
+    while ((rc = hb_next(x, &v, e)) == GNNDB_BATCH) {
+        if (*nb == cap) {
+            cap = cap ? cap * 2 : 256;
+            cat_pack_batch *a = realloc(*bs, cap * sizeof *a);
+            if (!a) { rc = gnn_seterr(e, GNNDB_NOMEM, "out of memory"); break; }
+            *bs = a;
+        }
+        cat_pack_batch *b = &(*bs)[*nb];
+        b->epoch = v->epoch;
+        b->batch = v->batch;
+        b->offset = (int64_t)k->bytes;
+        uint64_t len;
+        if ((rc = pkw_record(k, v, &len, e))) break;
+        b->length = (int64_t)len;
+        (*nb)++;
+        done++;
+        if (db->progress && done % db->progress_n == 0 &&
+            db->progress(db->progress_arg, done, p->total_batches))
+            db->interrupt = 1;
+        if (db->interrupt) {
+            rc = gnn_seterr(e, GNNDB_INTERRUPT, "interrupted");
+            break;
+        }
+    }
+    hb_close(x);
+    return rc == GNNDB_DONE ? GNNDB_OK : rc;
+}
+
+int pack_build(gnndb *db, const ast_stmt *s, plan *p, const char *sql,
+               rowset **out, gnn_err *e)
+{
+    int rc = db_write_lock(db);
+    if (rc) return gnn_seterr(e, rc, "%s", db->err.msg);
+    pk_writer k;
+    memset(&k, 0, sizeof k);
+    cat_pack_batch *bs = NULL;
+    size_t nb = 0;
+    cat_pack *pk = calloc(1, sizeof *pk);
+    gnn_err e2 = {0};
+    char file[64] = "";
+    if (!pk) { rc = gnn_seterr(e, GNNDB_NOMEM, "out of memory"); goto out; }
+    if (strlen(s->pack) >= CAT_NAME_MAX) {
+        rc = gnn_seterr(e, GNNDB_RANGE, "pack name too long: %s", s->pack);
+        goto out;
+    }
+    if (cat_pack_get(db->cat, s->pack, pk, &e2) == GNNDB_OK) {
+        rc = gnn_seterr(e, GNNDB_EXISTS, "pack '%s' already exists; DROP "
+                        "PACK %s first", s->pack, s->pack);
+        goto out;
+    } else if (e2.rc != GNNDB_NOTFOUND) {
+        rc = gnn_seterr(e, e2.rc, "%s", e2.msg);
+        goto out;
+    }
+    /* the graph may have gone since the statement was prepared */
+    cat_graph g;
+    if ((rc = cat_graph_get(db->cat, p->graph.name, &g, e))) goto out;
+    if (g.token != p->graph.token) {
+        rc = gnn_seterr(e, GNNDB_NOTFOUND, "graph %s changed since the "
+                        "statement was prepared", p->graph.name);
+        goto out;
+    }
+    k.token = db_new_token();
+    k.bs = PK_BLOCK_SIZE;
+    k.payload = k.bs - (uint32_t)sizeof(blk_header);
+    snprintf(file, sizeof file, "p-%016" PRIx64 ".blk", k.token);
+    if (!(k.blk = gnn_alloc_aligned(k.bs))) {
+        rc = gnn_seterr(e, GNNDB_NOMEM, "out of memory");
+        goto out;
+    }
+    if ((rc = blkw_create(db->dir, file, k.bs, &k.w, e))) goto out;
+    rc = pack_fill(db, p, &k, &bs, &nb, e);
+    if (!rc && k.fill) rc = pkw_seal(&k, e);
+    if (rc) {
+        blkw_abort(k.w);
+        goto out;
+    }
+    if ((rc = blkw_finish(k.w, e))) goto out;
+
+    pk->graph_id = g.id;
+    snprintf(pk->name, sizeof pk->name, "%s", s->pack);
+    pk->token = k.token;
+    snprintf(pk->file, sizeof pk->file, "%s", file);
+    snprintf(pk->sql, sizeof pk->sql, "%s", sql);
+    pk->seed = p->seed;
+    pk->epochs = p->epochs;
+    pk->batches_per_epoch = p->batches_per_epoch;
+    pk->batches = (int64_t)nb;
+    pk->block_size = k.bs;
+    pk->nblocks = (int64_t)k.block_no;
+    pk->bytes = (int64_t)k.bytes;
+    pk->nhops = p->nhops;
+    pk->x_dim = p->has_feat ? p->feat.dim : 0;
+    pk->has_y = p->has_labels;
+    if ((rc = cat_begin(db->cat, e)) == GNNDB_OK) {
+        if ((rc = cat_pack_insert(db->cat, pk, bs, nb, e)) ||
+            (rc = cat_checksums_put(db->cat, file, k.sums, k.block_no, e)) ||
+            (rc = cat_commit(db->cat, e)))
+            cat_rollback(db->cat);
+    }
+    if (rc) {
+        unlink_in(db, file);
+        goto out;
+    }
+    static const char *const cols[] = {"pack", "epochs", "batches", "bytes",
+                                       NULL};
+    rowset *rs = rs_new(4, cols);
+    if (!rs || rs_row(rs) || rs_text(rs, pk->name) ||
+        rs_int(rs, pk->epochs) || rs_int(rs, pk->batches) ||
+        rs_int(rs, file_size(db, file))) {
+        rs_free(rs);
+        /* the pack is published; only the report is lost */
+        rc = gnn_seterr(e, GNNDB_NOMEM, "out of memory");
+        goto out;
+    }
+    *out = rs;
+out:
+    gnn_free_aligned(k.blk);
+    free(k.sums);
+    free(bs);
+    free(pk);
+    db_write_unlock(db);
+    return rc;
+}
+
+int pack_drop(gnndb *db, const ast_stmt *s, gnn_err *e)
+{
+    int rc = db_write_lock(db);
+    if (rc) return gnn_seterr(e, rc, "%s", db->err.msg);
+    cat_pack *pk = calloc(1, sizeof *pk);
+    if (!pk) rc = gnn_seterr(e, GNNDB_NOMEM, "out of memory");
+    if (!rc) rc = cat_pack_get(db->cat, s->name, pk, e);
+    if (!rc && !(rc = cat_begin(db->cat, e))) {
+        if ((rc = cat_pack_delete(db->cat, pk->id, e)) ||
+            (rc = cat_commit(db->cat, e)))
+            cat_rollback(db->cat);
+        /* committed: removing the file only frees space; a crash before
+        ** leaves an orphan that the next writable open removes */
+        else unlink_in(db, pk->file);
+    }
+    free(pk);
+    db_write_unlock(db);
+    return rc;
+}

@@ -1,0 +1,129 @@
+"""Packs through the binding: db.sample("SCAN PACK ...") gives back the
+batches of the SAMPLE ... INTO PACK that built them, checked against the
+online SAMPLE, against cora's raw files and against a digest recomputed
+here with numpy from the definition in docs/format.md."""
+import os
+
+import numpy as np
+import pytest
+
+import gnndb
+from conftest import build_cora
+
+Q = ("SAMPLE 10,5 FROM cora SEEDS train FEATURES feat BATCH 32 SHUFFLE "
+     "SEED 11 EPOCHS 2")
+
+K0 = 0x6a09e667f3bcc908
+K1 = np.uint64(0x9e3779b97f4a7c15)
+K2 = 0xc2b2ae3d27d4eb4f
+M = (1 << 64) - 1
+
+
+def fmix(z):
+    z = z ^ (z >> np.uint64(33))
+    z = z * np.uint64(0xff51afd7ed558ccd)
+    z = z ^ (z >> np.uint64(33))
+    z = z * np.uint64(0xc4ceb9fe1a85ec53)
+    return z ^ (z >> np.uint64(33))
+
+
+def fmix_int(v):
+    return int(fmix(np.array([v], dtype=np.uint64))[0])
+
+
+def section_sum(arr):
+    raw = b"" if arr is None else np.ascontiguousarray(arr).tobytes()
+    pad = (-len(raw)) % 8
+    w = np.frombuffer(raw + b"\0" * pad, dtype="<u8")
+    i = np.arange(1, len(w) + 1, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        return int(fmix(w ^ (i * K1)).sum(dtype=np.uint64)) if len(w) else 0, \
+            len(raw)
+
+
+def digest(b):
+    h = K0
+    for arr in (b.n_id, b.edge_index, b.x, b.y):
+        s, n = section_sum(arr)
+        h = fmix_int(h ^ s ^ ((n * K2) & M))
+    return h
+
+
+def batches(conn, sql):
+    out = []
+    for b in conn.sample(sql):
+        out.append(dict(epoch=b.epoch, batch=b.batch, digest=b.digest,
+                        mine=digest(b), n_id=np.array(b.n_id),
+                        edge_index=np.array(b.edge_index), x=np.array(b.x),
+                        y=np.array(b.y), seeds=b.batch_size))
+    return out
+
+
+@pytest.fixture(scope="module")
+def pack_db(cora, tmp_path_factory):
+    path = str(tmp_path_factory.mktemp("packdb") / "p.gnndb")
+    build_cora(path, cora.dir)
+    with gnndb.connect(path) as c:
+        rows = c.execute(Q + " INTO PACK p;")
+        assert rows[0][0] == "p" and rows[0][2] == 10   # 140 seeds / 32, x2
+    return path
+
+
+def test_scan_pack_gives_the_online_batches(pack_db, cora):
+    with gnndb.connect(pack_db, readonly=True) as c:
+        online = batches(c, Q + ";")
+        packed = batches(c, "SCAN PACK p;")
+    assert len(online) == len(packed) == 10
+    assert [b["epoch"] for b in packed] == [0] * 5 + [1] * 5
+    for a, b in zip(online, packed):
+        assert (a["epoch"], a["batch"]) == (b["epoch"], b["batch"])
+        assert b["digest"] == b["mine"] == a["digest"] == a["mine"]
+        for k in ("n_id", "edge_index", "x", "y"):
+            assert np.array_equal(a[k], b[k]), k
+        # independent of the engine: rows and labels are cora's
+        assert np.array_equal(b["x"], cora.x[b["n_id"]])
+        assert np.array_equal(b["y"], cora.y[b["n_id"][:b["seeds"]]])
+        src, dst = b["n_id"][b["edge_index"][0]], b["n_id"][b["edge_index"][1]]
+        assert cora.has_edges(src, dst).all()
+    # the two epochs are two different shuffles of the training split
+    e0 = np.concatenate([b["n_id"][:b["seeds"]] for b in packed[:5]])
+    e1 = np.concatenate([b["n_id"][:b["seeds"]] for b in packed[5:]])
+    assert sorted(e0.tolist()) == sorted(cora.split["train"].tolist())
+    assert sorted(e1.tolist()) == sorted(e0.tolist())
+    assert not np.array_equal(e0, e1)
+
+
+def test_scan_pack_epoch(pack_db):
+    with gnndb.connect(pack_db, readonly=True) as c:
+        all_ = [(b.epoch, b.batch, b.digest) for b in c.sample("SCAN PACK p;")]
+        one = [(b.epoch, b.batch, b.digest)
+               for b in c.sample("SCAN PACK p EPOCH 1;")]
+        assert one == [t for t in all_ if t[0] == 1]
+        with pytest.raises(gnndb.Error) as ei:
+            list(c.sample("SCAN PACK p EPOCH 2;"))
+        assert "EPOCH 2 is beyond" in str(ei.value)
+        with pytest.raises(gnndb.Error) as ei:
+            list(c.sample("SCAN PACK missing;"))
+        assert "no such pack: missing" in str(ei.value)
+
+
+def test_scan_pack_reports_a_damaged_block(pack_db, tmp_path):
+    with gnndb.connect(pack_db, readonly=True) as c:
+        props = dict(c.execute("DESCRIBE cora;"))
+    files = [k[5:] for k in props if k.startswith("file.p-")]
+    assert len(files) == 1
+    path = os.path.join(pack_db, files[0])
+    with open(path, "rb") as f:
+        saved = f.read()
+    try:
+        with open(path, "r+b") as f:
+            f.seek(2 * 1048576 + 100)
+            f.write(b"\xff\x00\xff")
+        with gnndb.connect(pack_db, readonly=True) as c:
+            with pytest.raises(gnndb.Error) as ei:
+                list(c.sample("SCAN PACK p;"))
+        assert ei.value.code == gnndb.CORRUPT
+        assert "corrupt block 2 of" in str(ei.value) and files[0] in str(ei.value)
+    finally:
+        with open(path, "wb") as f:
+            f.write(saved)
