@@ -3,6 +3,7 @@
 ** of each operator. */
 #include "exec.h"
 #include "block.h"
+#include "fcache.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -55,6 +56,12 @@ int explain_rows(const plan *p, const hb_stats *st, rowset *rs)
                 db_fmt_size(p->feat_pool_bytes, b3, sizeof b3), p->feat_frames,
                 db_fmt_size(p->staged_bytes, b4, sizeof b4),
                 db_fmt_size(p->per_batch_bytes, b5, sizeof b5));
+    if (p->cache_policy != FC_NONE)
+        err |= line(rs, 0, "feature cache %s: %" PRId64 " rows, policy %s%s",
+                    db_fmt_size(p->cache_bytes, b1, sizeof b1), p->cache_rows,
+                    fc_policy_name(p->cache_policy),
+                    p->cache_policy == FC_BELADY
+                        ? " (the next hyperbatch is sampled ahead)" : "");
     err |= line(rs, 0, "HYPERBATCH %" PRId64 "%s%s%s (%" PRId64
                 " hyperbatches)", p->hyperbatch,
                 p->note[0] ? " (" : "", p->note, p->note[0] ? ")" : "", hbs);
@@ -75,6 +82,15 @@ int explain_rows(const plan *p, const hb_stats *st, rowset *rs)
     else
         err |= line(rs, d, "-> gather%s", p->has_labels ? " labels" : " (no features)");
     if (st) err |= actual(rs, d + 1, &st->gather);
+    if (st && p->cache_policy != FC_NONE) {
+        uint64_t n = st->cache_hits + st->cache_misses;
+        err |= line(rs, d + 1, "feature cache: hits %" PRIu64 ", misses %"
+                    PRIu64 " rows (%.1f%% hit), %" PRIu64 " blocks saved, %"
+                    PRIu64 " blocks read to fill it",
+                    st->cache_hits, st->cache_misses,
+                    n ? 100.0 * (double)st->cache_hits / (double)n : 0.0,
+                    st->cache_blocks_saved, st->cache_fill_blocks);
+    }
     for (int h = p->nhops - 1; h >= 0; h--) {
         d++;
         err |= line(rs, d, "-> sample hop %d fanout %d%s: est. %.0f edges, "

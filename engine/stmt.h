@@ -26,7 +26,7 @@ struct gnndb_stmt {
     int has_plan;
     hb_exec *x;
     const gnndb_batch_view *view;
-    int64_t status[16];
+    int64_t status[GNN_NSTATUS];
 };
 
 /* Run a statement other than SAMPLE, leaving its rows (if any) in st->rs. */
