@@ -40,10 +40,10 @@ done
 
 if [ $QUICK = 1 ]; then
     SCALE=21; EF=8; DIM=128; LIMIT=256MB; LIMIT_BYTES=268435456
-    NB_HB=24; NB_1=3; NB_MMAP=3; FIO_SECS=3; NB_CACHE=6; CACHE_SIZE=32MB
+    NB_HB=24; NB_1=3; NB_MMAP=3; FIO_SECS=3; NB_CACHE=10; CACHE_SIZE=4MB
 else
     SCALE=23; EF=16; DIM=128; LIMIT=1GB; LIMIT_BYTES=1073741824
-    NB_HB=60; NB_1=5; NB_MMAP=5; FIO_SECS=10; NB_CACHE=8; CACHE_SIZE=128MB
+    NB_HB=60; NB_1=5; NB_MMAP=5; FIO_SECS=10; NB_CACHE=10; CACHE_SIZE=16MB
 fi
 DATA=$ROOT/bench/data/s$SCALE-e$EF-d$DIM
 mkdir -p "$DATA"
@@ -101,10 +101,11 @@ H1=$("$B/bench/bench_sample" "$DB" "PRAGMA memory_limit='$LIMIT'; $SQL HYPERBATC
 log "gnndb in-memory work, one thread"
 ONE=$("$B/bench/bench_sample" "$DB" "PRAGMA memory_limit='$LIMIT'; PRAGMA threads = 1; $SQL HYPERBATCH 1024 LIMIT $NB_HB;") || exit 1
 
-# the cache rows: 2 hops so that a mini-batch's rows (about 30k of 2^SCALE)
-# leave room for the belady lookahead under the same memory_limit
+# the cache rows: 2 hops so that a mini-batch (about 15k rows at --quick)
+# leaves room for the belady lookahead under the same memory_limit, and a
+# cache smaller than the rows the run touches, so that policies differ
 log "feature cache policies (HYPERBATCH 1, cache $CACHE_SIZE, $NB_CACHE mini-batches, memory_limit $LIMIT)"
-CACHE=$("$B/bench/bench_cache" "$DB" "$CACHE_SIZE" "PRAGMA memory_limit='$LIMIT'; SAMPLE 10,10 FROM g FEATURES feat BATCH 256 HYPERBATCH 1 SHUFFLE SEED 1 LIMIT $NB_CACHE;") || exit 1
+CACHE=$("$B/bench/bench_cache" "$DB" "$CACHE_SIZE" "PRAGMA memory_limit='$LIMIT'; SAMPLE 10,10 FROM g FEATURES feat BATCH 1024 HYPERBATCH 1 SHUFFLE SEED 1 LIMIT $NB_CACHE;") || exit 1
 
 log "mmap baseline ($NB_MMAP mini-batches, cgroup limit $LIMIT)"
 drop_caches
@@ -135,7 +136,7 @@ row "mmap baseline" "$MM"
 if [ -n "$DGL" ]; then row "DGL NeighborSampler" "$DGL"; else echo "DGL NeighborSampler          not installed (make bench-peers)"; fi
 printf "%-28s %10s %14s %14s %12s %10s\n" "fio seq O_DIRECT 1 MiB" "" "" "" "" "$FIO"
 echo "in memory, one thread: $(field "$ONE" sample_edges_per_cpu_s) sampled edges/s; gather $(field "$ONE" gather_gbps) GB/s vs memcpy $MEMCPY GB/s"
-echo "feature cache $CACHE_SIZE, SAMPLE 10,10 BATCH 256 HYPERBATCH 1, $NB_CACHE mini-batches:"
+echo "feature cache $CACHE_SIZE, SAMPLE 10,10 BATCH 1024 HYPERBATCH 1, $NB_CACHE mini-batches:"
 echo "$CACHE"
 
 awk -v hbb="$(field "$HB" blocks_read)" -v hbn="$(field "$HB" batches)" \

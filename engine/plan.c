@@ -217,7 +217,8 @@ int plan_build(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
     p->coalesce = db->pragma.coalesce;
 
     /* memory: an eighth (at most 64 MiB) for graph blocks, the same for
-    ** feature blocks, the rest for the staged mini-batches of a hyperbatch.
+    ** feature blocks, the row cache when a policy is set (plan_cache), the
+    ** rest for the staged mini-batches of a hyperbatch.
     ** A hyperbatch visits each block once, so a pool only needs frames
     ** enough to keep reads in flight; staged mini-batches are what let H,
     ** and with it the saving in reads, grow. */

@@ -782,6 +782,21 @@ static void cache_pragmas_reject_bad_values(void **state)
     assert_int_equal(gnndb_step(st), GNNDB_ROW);
     assert_string_equal(gnndb_column_text(st, 1), "none");
     gnndb_finalize(st);
+    /* EXPLAIN shows the cache's share; EXPLAIN ANALYZE its figures */
+    exec_ok(f->h, "PRAGMA cache_policy = 'lru'; PRAGMA feature_cache = '1MB';");
+    assert_int_equal(gnndb_prepare(f->h, "EXPLAIN ANALYZE SAMPLE 5 FROM cora "
+                                   "BATCH 8 HYPERBATCH 1 SEED 1 LIMIT 4;", -1,
+                                   &st, NULL), 0);
+    int planned = 0, analyzed = 0;
+    while (gnndb_step(st) == GNNDB_ROW) {
+        const char *t = gnndb_column_text(st, 0);
+        planned |= strstr(t, ": 180 rows, policy lru") != NULL;
+        analyzed |= strstr(t, "feature cache: hits ") != NULL &&
+                    strstr(t, "% hit), ") != NULL;
+    }
+    gnndb_finalize(st);
+    assert_true(planned);
+    assert_true(analyzed);
     /* a cache that leaves too little of memory_limit for one mini-batch */
     exec_ok(f->h, "PRAGMA memory_limit = '20MB'; PRAGMA cache_policy = 'lru';"
                   "PRAGMA feature_cache = '19MB';");
