@@ -193,6 +193,13 @@ void fc_close(fcache *c)
 }
 
 size_t fc_capacity(const fcache *c) { return c->cap; }
+
+size_t fc_scratch_bytes(const fcache *c)
+{
+    return c ? c->capnxt * sizeof *c->nxt +
+                   c->first.cap * (sizeof *c->first.keys + sizeof *c->first.vals)
+             : 0;
+}
 uint64_t fc_hits(const fcache *c) { return c->hits; }
 uint64_t fc_misses(const fcache *c) { return c->misses; }
 

@@ -45,6 +45,10 @@ int fc_plan(fcache *c, const uint32_t *rows, size_t n,
 size_t fc_fills(const fcache *c, const uint32_t **rows,
                 const uint32_t **slots);
 
+/* Bytes of the per-gather scratch belady keeps (next uses of the window):
+** staged memory, counted with the executor's other scratch. */
+size_t fc_scratch_bytes(const fcache *c);
+
 /* Accesses found in the cache and not, over the cache's life. */
 uint64_t fc_hits(const fcache *c);
 uint64_t fc_misses(const fcache *c);

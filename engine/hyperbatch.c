@@ -558,7 +558,8 @@ static size_t work_bytes(const hb_exec *x)
     return x->capitems * sizeof *x->items + x->capblockof * 8 +
            x->capsorted * 4 + x->caparena * 4 + x->capgitems * sizeof(hb_gitem) +
            x->cappend * sizeof(hb_pend) + x->capbstart * sizeof(size_t) +
-           x->capcrows * 4 + x->capcfut * 4 + x->capcsrc * 8;
+           x->capcrows * 4 + x->capcfut * 4 + x->capcsrc * 8 +
+           fc_scratch_bytes(x->fc);
 }
 
 /* What a hyperbatch stages once its rows are gathered (fit_prefix's sum). */
