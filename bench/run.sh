@@ -19,7 +19,10 @@
 # O_DIRECT 1 MiB reads of the feature file; memcpy; the HYPERBATCH 1024
 # batches stored with INTO PACK and streamed back with SCAN PACK (a `PACK
 # build_s=.. bytes=.. pack_batches_per_s=.. online_batches_per_s=..
-# speedup=..` line before the last). The last line is
+# speedup=..` line); the row-level feature
+# cache under each policy at HYPERBATCH 1 with one cache size (lines
+# CACHE policy=P hit_ratio=R batches_per_s=B ..., then the offline optimum
+# CACHE policy=optimum hit_ratio=R, before the summary). The last line is
 #   SUMMARY hb_block_ratio=R hb_speedup=R mmap_speedup=R dgl_speedup=R
 #           bw_fraction=F edges_per_s_core=N gather_fraction=F
 set -u
@@ -28,22 +31,22 @@ QUICK=0
 for a in "$@"; do
     case "$a" in
     --quick) QUICK=1 ;;
-    --help) sed -n '2,24p' "$0"; exit 0 ;;
+    --help) sed -n '2,27p' "$0"; exit 0 ;;
     *) B=$a ;;
     esac
 done
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 B=$(cd "$ROOT" && cd "$B" && pwd) || { echo "run.sh: no build dir" >&2; exit 1; }
-for p in gen bench_sample baseline_mmap memcpy_bw; do
+for p in gen bench_sample bench_cache baseline_mmap memcpy_bw; do
     [ -x "$B/bench/$p" ] || { echo "run.sh: $B/bench/$p missing (make bench)" >&2; exit 1; }
 done
 
 if [ $QUICK = 1 ]; then
     SCALE=21; EF=8; DIM=128; LIMIT=256MB; LIMIT_BYTES=268435456
-    NB_HB=24; NB_1=3; NB_MMAP=3; FIO_SECS=3
+    NB_HB=24; NB_1=3; NB_MMAP=3; FIO_SECS=3; NB_CACHE=10; CACHE_SIZE=4MB
 else
     SCALE=23; EF=16; DIM=128; LIMIT=1GB; LIMIT_BYTES=1073741824
-    NB_HB=60; NB_1=5; NB_MMAP=5; FIO_SECS=10
+    NB_HB=60; NB_1=5; NB_MMAP=5; FIO_SECS=10; NB_CACHE=10; CACHE_SIZE=16MB
 fi
 DATA=$ROOT/bench/data/s$SCALE-e$EF-d$DIM
 mkdir -p "$DATA"
@@ -116,6 +119,12 @@ drop_caches
 PK=$("$B/bench/bench_sample" "$DB" "SCAN PACK bench_pack;") || exit 1
 "$B/gnndb" "$DB" "DROP PACK bench_pack;" > /dev/null || exit 1
 
+# the cache rows: 2 hops so that a mini-batch (about 15k rows at --quick)
+# leaves room for the belady lookahead under the same memory_limit, and a
+# cache smaller than the rows the run touches, so that policies differ
+log "feature cache policies (HYPERBATCH 1, cache $CACHE_SIZE, $NB_CACHE mini-batches, memory_limit $LIMIT)"
+CACHE=$("$B/bench/bench_cache" "$DB" "$CACHE_SIZE" "PRAGMA memory_limit='$LIMIT'; SAMPLE 10,10 FROM g FEATURES feat BATCH 1024 HYPERBATCH 1 SHUFFLE SEED 1 LIMIT $NB_CACHE;") || exit 1
+
 log "mmap baseline ($NB_MMAP mini-batches, cgroup limit $LIMIT)"
 drop_caches
 MM=$(in_cgroup "$B/bench/baseline_mmap" --edges "$DATA/edges.bin" --features "$DATA/feat.npy" \
@@ -146,6 +155,8 @@ row "mmap baseline" "$MM"
 if [ -n "$DGL" ]; then row "DGL NeighborSampler" "$DGL"; else echo "DGL NeighborSampler          not installed (make bench-peers)"; fi
 printf "%-28s %10s %14s %14s %12s %10s\n" "fio seq O_DIRECT 1 MiB" "" "" "" "" "$FIO"
 echo "in memory, one thread: $(field "$ONE" sample_edges_per_cpu_s) sampled edges/s; gather $(field "$ONE" gather_gbps) GB/s vs memcpy $MEMCPY GB/s"
+echo "feature cache $CACHE_SIZE, SAMPLE 10,10 BATCH 1024 HYPERBATCH 1, $NB_CACHE mini-batches:"
+echo "$CACHE"
 
 echo "$PK_BUILD $PK_BYTES $(field "$PK" batches_per_s) $(field "$HB" batches_per_s)" | awk '{
     printf "PACK build_s=%s bytes=%s pack_batches_per_s=%s online_batches_per_s=%s speedup=%.2f\n",

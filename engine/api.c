@@ -271,6 +271,8 @@ int gnndb_open(const char *path, gnndb **pdb, int flags)
     db->pragma.threads = nc > 0 ? (int)nc : 1;
     db->pragma.io_depth = 64;
     db->pragma.coalesce = 8;
+    db->pragma.feature_cache = -1;
+    db->pragma.cache_policy = 0;  /* FC_NONE */
     db->pragma.import_memory = (int64_t)256 << 20;
     db->progress_n = 1;
     if (!path || !*path)

@@ -12,6 +12,9 @@
 #include "../catalog/catalog.h"
 #include "index.h"
 
+/* gnndb_stmt_status ops are below this */
+#define GNN_NSTATUS 19
+
 typedef struct gnn_pragmas {
     int64_t memory_limit;   /* bytes for data: pools, cache, staged batches */
     int io;                 /* IO_AUTO, IO_URING or IO_PREAD */
@@ -19,6 +22,8 @@ typedef struct gnn_pragmas {
     int io_depth;           /* reads in flight */
     int coalesce;           /* blocks per coalesced read */
     int64_t import_memory;  /* edge buffers of an import */
+    int64_t feature_cache;  /* bytes of the row cache; -1: the plan's share */
+    int cache_policy;       /* FC_* of fcache.h */
 } gnn_pragmas;
 
 struct gnndb {
@@ -34,7 +39,7 @@ struct gnndb {
     void *progress_arg;
     int progress_n;
     int lock_fd;            /* the write lock file, held during writes */
-    int64_t last_status[16];/* counters of the last statement (PRAGMA stats) */
+    int64_t last_status[GNN_NSTATUS];/* counters of the last statement (PRAGMA stats) */
     /* misuse detection: the thread inside gnndb_prepare/step/exec (an
     ** address unique to it, 0 when none) and how deep it is (exec calls
     ** prepare and step; callbacks may call in again) */

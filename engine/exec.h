@@ -26,6 +26,9 @@ typedef struct hb_stats {
     uint64_t batches, hyperbatches, edges, nodes;
     uint64_t shrunk;           /* hyperbatches cut short to fit memory */
     uint64_t max_hyperbatch;   /* the largest hyperbatch built */
+    /* the row cache (fcache.c): accesses found in it and not, feature
+    ** blocks it spared a read, and blocks read to fill a static cache */
+    uint64_t cache_hits, cache_misses, cache_blocks_saved, cache_fill_blocks;
     double seconds;
 } hb_stats;
 

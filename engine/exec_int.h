@@ -64,11 +64,13 @@ typedef struct hb_worker {  /* one worker's scratch */
     int oom;
 } hb_worker;
 
+#define HB_GI_CACHE UINT32_MAX
+
 /* Items handed to one parallel task: large enough to amortise the hand-off. */
 #define HB_CHUNK 512
 
 typedef struct hb_gitem {    /* one feature row to copy */
-    uint32_t bi;
+    uint32_t bi;             /* HB_GI_CACHE: into the cache's slot `local` */
     uint32_t local;
     uint32_t row;
 } hb_gitem;
@@ -96,6 +98,13 @@ struct hb_exec {
 
     hb_batch *hb;            /* the hyperbatch being handed out */
     int nb, cur, capb;
+    /* belady: the next hyperbatch, sampled but not yet gathered, whose rows
+    ** are the future the cache evicts by; swapped with hb to build it */
+    hb_batch *hb2;
+    int nb2, capb2;
+    size_t staged_other;     /* bytes the other hyperbatch holds (hb_fit) */
+    int ahead;               /* sampling the lookahead: a cut to nothing is
+                             ** no error, it only shortens the future */
 
     /* one hop's work */
     int hop;
@@ -129,6 +138,12 @@ struct hb_exec {
     size_t ngitems, capgitems;
     const void *gather_table; /* cat_table being gathered */
     int gather_labels;
+
+    /* the row cache (fcache.c) and one gather's decisions */
+    struct fcache *fc;
+    uint32_t *crows, *cfut;
+    int64_t *csrc;
+    size_t capcrows, capcfut, capcsrc;
 
     xfer *xf;                /* transfer to a device, NULL for host */
     gnndb_batch_view devview;

@@ -4,6 +4,7 @@
 #include "exec.h"
 #include "block.h"
 #include "costmodel.h"
+#include "fcache.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -140,6 +141,12 @@ int explain_rows(const plan *p, const hb_stats *st, rowset *rs)
                 db_fmt_size(p->feat_pool_bytes, b3, sizeof b3), p->feat_frames,
                 db_fmt_size(p->staged_bytes, b4, sizeof b4),
                 db_fmt_size(p->per_batch_bytes, b5, sizeof b5));
+    if (p->cache_policy != FC_NONE)
+        err |= line(rs, 0, "feature cache %s: %" PRId64 " rows, policy %s%s",
+                    db_fmt_size(p->cache_bytes, b1, sizeof b1), p->cache_rows,
+                    fc_policy_name(p->cache_policy),
+                    p->cache_policy == FC_BELADY
+                        ? " (the next hyperbatch is sampled ahead)" : "");
     err |= line(rs, 0, "HYPERBATCH %" PRId64 "%s%s%s (%" PRId64
                 " hyperbatches)", p->hyperbatch,
                 p->note[0] ? " (" : "", p->note, p->note[0] ? ")" : "", hbs);
@@ -162,6 +169,15 @@ int explain_rows(const plan *p, const hb_stats *st, rowset *rs)
         err |= line(rs, d, "-> gather%s", p->has_labels ? " labels" : " (no features)");
     if (p->has_feat || p->has_labels) err |= estimate(rs, d + 1, &est.gather);
     if (st) err |= actual(rs, d + 1, &st->gather);
+    if (st && p->cache_policy != FC_NONE) {
+        uint64_t n = st->cache_hits + st->cache_misses;
+        err |= line(rs, d + 1, "feature cache: hits %" PRIu64 ", misses %"
+                    PRIu64 " rows (%.1f%% hit), %" PRIu64 " blocks saved, %"
+                    PRIu64 " blocks read to fill it",
+                    st->cache_hits, st->cache_misses,
+                    n ? 100.0 * (double)st->cache_hits / (double)n : 0.0,
+                    st->cache_blocks_saved, st->cache_fill_blocks);
+    }
     for (int h = p->nhops - 1; h >= 0; h--) {
         d++;
         err |= line(rs, d, "-> sample hop %d fanout %d%s: est. %.0f edges, "

@@ -1,8 +1,11 @@
 /* gather.c — the gather operator: the rows of every node of every mini-batch
 ** of a hyperbatch, bucketed by feature block so that each block is read once
 ** and its rows copied into each mini-batch's contiguous x (and the labels of
-** the seeds into y). */
+** the seeds into y). With a row cache (fcache.c) the feature rows it holds
+** are copied from it, only the blocks of the others are read, and the rows
+** it admits are copied into it from those blocks. */
 #include "exec_int.h"
+#include "fcache.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +19,107 @@ static int open_table(hb_exec *x, const cat_table *t, blk_file **f, int id,
     int rc = blkf_open(path, t->block_size, BLK_KIND_FEATURE, t->token,
                        (uint64_t)t->nblocks, f, e);
     if (!rc) (*f)->id = id;
+    return rc;
+}
+
+static int gather_visit(void *arg, uint64_t no, const void *data, gnn_err *e);
+
+typedef struct degscan {
+    hb_exec *x;
+    uint64_t *key;           /* per node: (~degree << 32) | node */
+} degscan;
+
+static int degree_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
+{
+    degscan *d = arg;
+    const blk_header *h = data;
+    uint64_t nodes = (uint64_t)d->x->p->graph.nodes;
+    for (uint32_t k = 0; k < h->count; k++) {
+        const blk_node *o = blk_graph_object(data, k);
+        if (o->start != 0) continue;  /* a continuation of a long list */
+        if (o->node >= nodes)
+            return gnn_seterr(e, GNNDB_CORRUPT, "corrupt block %llu of %s: "
+                              "node %u out of range", (unsigned long long)no,
+                              d->x->gf->path, o->node);
+        d->key[o->node] = ((uint64_t)(UINT32_MAX - o->degree) << 32) | o->node;
+    }
+    return GNNDB_OK;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* static_degree: pin the rows of the nodes with the most neighbours stored
+** in their adjacency lists (the in-degree, as graphs are stored for
+** PyG-style sampling), ties to the lower node id, reading every graph block
+** once to learn the degrees and the feature blocks of the chosen rows once
+** to fill the cache. */
+static int cache_pin_hot(hb_exec *x, gnn_err *e)
+{
+    plan *p = x->p;
+    size_t nodes = (size_t)GNN_MIN(p->graph.nodes, p->feat.rows);
+    size_t nblk = (size_t)p->graph.graph_blocks;
+    degscan d = {x, calloc(GNN_MAX((size_t)p->graph.nodes, 1), sizeof *d.key)};
+    uint64_t *blocks = malloc((nblk + 1) * sizeof *blocks);
+    int rc = GNNDB_OK;
+    if (!d.key || !blocks) {
+        rc = gnn_seterr(e, GNNDB_NOMEM, "out of memory choosing the rows of "
+                        "the static_degree cache");
+        goto out;
+    }
+    for (size_t i = 0; i < (size_t)p->graph.nodes; i++)
+        d.key[i] = ((uint64_t)UINT32_MAX << 32) | i;  /* degree 0 */
+    for (size_t i = 0; i < nblk; i++) blocks[i] = i;
+    double t0 = hb_now();
+    bp_stats before = *bp_get_stats(x->gpool);
+    if ((rc = bp_fetch(x->gpool, x->gf, blocks, nblk, degree_visit, &d, e)))
+        goto out;
+    x->st.hop[0].blocks_read += bp_get_stats(x->gpool)->blocks_read -
+                                before.blocks_read;
+    x->st.hop[0].bytes_read += bp_get_stats(x->gpool)->bytes_read -
+                               before.bytes_read;
+    qsort(d.key, nodes, sizeof *d.key, cmp_u64);
+    size_t n = GNN_MIN(nodes, fc_capacity(x->fc));
+    uint32_t *rows = (uint32_t *)d.key;  /* reuse: rows fit in the keys */
+    for (size_t i = 0; i < n; i++) rows[i] = (uint32_t)(d.key[i] & UINT32_MAX);
+    qsort(rows, n, sizeof *rows, cmp_u32);
+    if ((rc = fc_pin(x->fc, rows, n, e))) goto out;
+    if (hb_grow((void **)&x->gitems, &x->capgitems, n + 1, sizeof *x->gitems) ||
+        hb_grow((void **)&x->blockof, &x->capblockof, n + 1,
+                sizeof *x->blockof)) {
+        rc = gnn_seterr(e, GNNDB_NOMEM, "out of memory filling the cache");
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++) {
+        x->gitems[i].bi = HB_GI_CACHE;
+        x->gitems[i].local = (uint32_t)i;
+        x->gitems[i].row = rows[i];
+        x->blockof[i] = rows[i] / p->feat.rows_per_block;
+    }
+    x->ngitems = n;
+    if ((rc = hb_bucket(x, n, x->blockof, (uint64_t)p->feat.nblocks, e)))
+        goto out;
+    x->gather_table = &p->feat;
+    x->gather_labels = 0;
+    before = *bp_get_stats(x->fpool);
+    rc = bp_fetch(x->fpool, x->ff, x->ublocks, x->nub, gather_visit, x, e);
+    const bp_stats *after = bp_get_stats(x->fpool);
+    x->st.cache_fill_blocks += after->blocks_read - before.blocks_read;
+    x->st.gather.blocks_read += after->blocks_read - before.blocks_read;
+    x->st.gather.bytes_read += after->bytes_read - before.bytes_read;
+    x->st.gather.seconds += hb_now() - t0;
+out:
+    free(d.key);
+    free(blocks);
     return rc;
 }
 
@@ -34,12 +138,24 @@ int hb_gather_open(hb_exec *x, gnn_err *e)
     }
     if (!frame) return GNNDB_OK;
     rc = bp_open(p->feat_frames, frame, x->io, &x->fpool, e);
-    if (!rc) bp_set_max_coalesce(x->fpool, (unsigned)p->coalesce);
+    if (rc) return rc;
+    bp_set_max_coalesce(x->fpool, (unsigned)p->coalesce);
+    if (p->cache_policy == FC_NONE || p->cache_rows <= 0) return GNNDB_OK;
+    rc = fc_open(p->cache_policy, (size_t)p->cache_rows,
+                 (size_t)p->feat.dim * blk_dtype_size(p->feat.dtype), &x->fc, e);
+    if (!rc && p->cache_policy == FC_STATIC_DEGREE) rc = cache_pin_hot(x, e);
     return rc;
 }
 
 void hb_gather_close(hb_exec *x)
 {
+    fc_close(x->fc);
+    x->fc = NULL;
+    free(x->crows);
+    free(x->cfut);
+    free(x->csrc);
+    x->crows = x->cfut = NULL;
+    x->csrc = NULL;
     if (x->fpool) bp_close(x->fpool);
     if (x->ff) blkf_close(x->ff);
     if (x->lf) blkf_close(x->lf);
@@ -61,6 +177,10 @@ static void gather_task(void *arg, size_t task, int w)
     for (size_t k = lo; k < hi; k++) {
         const hb_gitem *g = &x->gitems[x->sorted[k]];
         const void *src = blk_feature_row(h, (uint32_t)(g->row - h->first_node));
+        if (g->bi == HB_GI_CACHE) {
+            memcpy(fc_slot(x->fc, g->local), src, rowbytes);
+            continue;
+        }
         hb_batch *b = &x->hb[g->bi];
         if (x->gather_labels)
             memcpy(&b->y[g->local], src, sizeof(int64_t));
@@ -91,6 +211,60 @@ static int gather_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
     return GNNDB_OK;
 }
 
+/* Consult the cache for the accesses in x->gitems (gather order): copy the
+** rows it held from it, keep in x->gitems only the rows to copy from blocks,
+** add the rows it admitted (copied into it from their blocks), and bucket
+** them again. The future it evicts by is the next hyperbatch's rows. */
+static int cache_gather(hb_exec *x, const cat_table *t, gnn_err *e)
+{
+    size_t n = x->ngitems, nf = 0;
+    for (int i = 0; i < x->nb2; i++) nf += x->hb2[i].nn;
+    if (hb_grow((void **)&x->crows, &x->capcrows, n + 1, sizeof *x->crows) ||
+        hb_grow((void **)&x->csrc, &x->capcsrc, n + 1, sizeof *x->csrc) ||
+        hb_grow((void **)&x->cfut, &x->capcfut, nf + 1, sizeof *x->cfut))
+        return gnn_seterr(e, GNNDB_NOMEM, "out of memory gathering");
+    for (size_t k = 0; k < n; k++) x->crows[k] = x->gitems[k].row;
+    nf = 0;
+    for (int i = 0; i < x->nb2; i++) {
+        memcpy(x->cfut + nf, x->hb2[i].nodes, x->hb2[i].nn * sizeof *x->cfut);
+        nf += x->hb2[i].nn;
+    }
+    uint64_t h0 = fc_hits(x->fc), m0 = fc_misses(x->fc);
+    int rc = fc_plan(x->fc, x->crows, n, x->cfut, nf, x->csrc, e);
+    if (rc) return rc;
+    x->st.cache_hits += fc_hits(x->fc) - h0;
+    x->st.cache_misses += fc_misses(x->fc) - m0;
+    size_t rowbytes = (size_t)t->dim * blk_dtype_size(t->dtype), w = 0;
+    double c0 = hb_now();
+    for (size_t k = 0; k < n; k++) {
+        const hb_gitem *g = &x->gitems[k];
+        if (x->csrc[k] >= 0) {
+            memcpy(&x->hb[g->bi].x[(size_t)g->local * t->dim],
+                   fc_slot(x->fc, (uint32_t)x->csrc[k]), rowbytes);
+            x->st.gather.bytes_out += rowbytes;
+        } else {
+            x->gitems[w] = *g;
+            x->blockof[w++] = g->row / t->rows_per_block;
+        }
+    }
+    x->st.gather.cpu_seconds += hb_now() - c0;
+    const uint32_t *frows, *fslots;
+    size_t nfill = fc_fills(x->fc, &frows, &fslots);
+    if (hb_grow((void **)&x->gitems, &x->capgitems, w + nfill + 1,
+                sizeof *x->gitems) ||
+        hb_grow((void **)&x->blockof, &x->capblockof, w + nfill + 1,
+                sizeof *x->blockof))
+        return gnn_seterr(e, GNNDB_NOMEM, "out of memory gathering");
+    for (size_t i = 0; i < nfill; i++, w++) {
+        x->gitems[w].bi = HB_GI_CACHE;
+        x->gitems[w].local = fslots[i];
+        x->gitems[w].row = frows[i];
+        x->blockof[w] = frows[i] / t->rows_per_block;
+    }
+    x->ngitems = w;
+    return hb_bucket(x, w, x->blockof, (uint64_t)t->nblocks, e);
+}
+
 /* Gather one table for the first `per_batch(b)` nodes of each batch. */
 static int gather_table(hb_exec *x, const cat_table *t, blk_file *f,
                         int labels, hb_opstats *o, gnn_err *e)
@@ -115,10 +289,16 @@ static int gather_table(hb_exec *x, const cat_table *t, blk_file *f,
             x->ngitems++;
         }
     }
+    size_t accesses = x->ngitems;
     int rc = hb_bucket(x, x->ngitems, x->blockof, (uint64_t)t->nblocks, e);
     if (rc) return rc;
     x->gather_table = t;
     x->gather_labels = labels;
+    if (!labels && x->fc) {
+        size_t nub_all = x->nub;
+        if ((rc = cache_gather(x, t, e))) return rc;
+        x->st.cache_blocks_saved += nub_all - x->nub;
+    }
     rc = bp_fetch(x->fpool, f, x->ublocks, x->nub, gather_visit, x, e);
     const bp_stats *after = bp_get_stats(x->fpool);
     o->blocks_read += after->blocks_read - before.blocks_read;
@@ -126,7 +306,7 @@ static int gather_table(hb_exec *x, const cat_table *t, blk_file *f,
     o->hits += after->hits - before.hits;
     o->misses += after->misses - before.misses;
     o->reads_issued += after->reads_issued - before.reads_issued;
-    o->items += x->ngitems;
+    o->items += accesses;
     o->seconds += hb_now() - t0;
     return rc;
 }

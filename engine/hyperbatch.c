@@ -14,6 +14,7 @@
 #include "rng.h"
 #include "sample.h"
 #include "pool.h"
+#include "fcache.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -571,7 +572,35 @@ static size_t work_bytes(const hb_exec *x)
 {
     return x->capitems * sizeof *x->items + x->capblockof * 8 +
            x->capsorted * 4 + x->caparena * 4 + x->capgitems * sizeof(hb_gitem) +
-           x->cappend * sizeof(hb_pend) + x->capbstart * sizeof(size_t);
+           x->cappend * sizeof(hb_pend) + x->capbstart * sizeof(size_t) +
+           x->capcrows * 4 + x->capcfut * 4 + x->capcsrc * 8 +
+           fc_scratch_bytes(x->fc);
+}
+
+/* What a hyperbatch stages once its rows are gathered (fit_prefix's sum). */
+static size_t staged_with_features(const hb_exec *x)
+{
+    int64_t dim = x->p->has_feat ? x->p->feat.dim : 0;
+    size_t sum = 0;
+    for (int i = 0; i < x->nb; i++) {
+        const hb_batch *b = &x->hb[i];
+        sum += batch_bytes(b) + b->nn * (size_t)dim * 4 + b->nn * 8 +
+               (size_t)b->ne * 16 + (size_t)b->nseeds * 8;
+    }
+    return sum;
+}
+
+/* Exchange the hyperbatch being handed out with the one sampled ahead. */
+static void swap_ahead(hb_exec *x)
+{
+    hb_batch *b = x->hb;
+    int n = x->nb, c = x->capb;
+    x->hb = x->hb2;
+    x->nb = x->nb2;
+    x->capb = x->capb2;
+    x->hb2 = b;
+    x->nb2 = n;
+    x->capb2 = c;
 }
 
 /* Keep what is staged within the plan's budget: when the mini-batches built
@@ -613,11 +642,11 @@ static void work_free(hb_exec *x)
 static int hb_fit(hb_exec *x, int with_features, gnn_err *e)
 {
     plan *p = x->p;
-    int keep = fit_prefix(x, with_features, work_bytes(x));
+    int keep = fit_prefix(x, with_features, work_bytes(x) + x->staged_other);
     if (keep == x->nb) return GNNDB_OK;
     work_free(x);
-    keep = fit_prefix(x, with_features, work_bytes(x));
-    if (keep == 0) {
+    keep = fit_prefix(x, with_features, work_bytes(x) + x->staged_other);
+    if (keep == 0 && !x->ahead) {
         char b1[32], b2[32];
         return gnn_seterr(e, GNNDB_NOMEM,
                           "memory_limit %s is too small for one mini-batch of "
@@ -636,11 +665,10 @@ static int hb_fit(hb_exec *x, int with_features, gnn_err *e)
     return GNNDB_OK;
 }
 
-/* Build the next hyperbatch: batches [next_global, ...) within one epoch. */
-static int build_hyperbatch(hb_exec *x, gnn_err *e)
+/* Sample the hyperbatch of batches [g, ...) within one epoch into x->hb. */
+static int sample_hyperbatch(hb_exec *x, int64_t g, gnn_err *e)
 {
     plan *p = x->p;
-    int64_t g = x->next_global;
     int64_t epoch = g / p->batches_per_epoch;
     int64_t first = g % p->batches_per_epoch;
     int64_t n = GNN_MIN(x->h_next, p->batches_per_epoch - first);
@@ -675,13 +703,45 @@ static int build_hyperbatch(hb_exec *x, gnn_err *e)
     x->cur = 0;
     x->st.scan.seconds += hb_now() - t0;
     x->st.scan.items += 0;
-    for (int h = 0; h < p->nhops; h++) {
+    for (int h = 0; h < p->nhops && x->nb; h++) {
         int rc = run_hop(x, h, e);
         if (!rc) rc = hb_fit(x, 0, e);
         if (rc) return rc;
     }
-    int rc = hb_fit(x, 1, e);
-    if (!rc) rc = hb_gather(x, e);
+    return GNNDB_OK;
+}
+
+/* Build the next hyperbatch: batches [next_global, ...) within one epoch.
+** Under belady the hyperbatch after it is sampled before it is gathered
+** (the inspector-executor split): its rows are the future the cache evicts
+** by, and it is the next one handed out, cut only as hb_fit would cut it. */
+static int build_hyperbatch(hb_exec *x, gnn_err *e)
+{
+    plan *p = x->p;
+    int rc;
+    x->staged_other = 0;
+    if (x->nb2 > 0) {
+        swap_ahead(x);
+        x->nb2 = 0;
+        x->cur = 0;
+    } else if ((rc = sample_hyperbatch(x, x->next_global, e))) {
+        return rc;
+    }
+    rc = hb_fit(x, 1, e);
+    if (rc) return rc;
+    int64_t after = x->next_global + x->nb;
+    if (p->cache_policy == FC_BELADY && after < p->total_batches) {
+        x->staged_other = staged_with_features(x);
+        swap_ahead(x);
+        x->ahead = 1;
+        rc = sample_hyperbatch(x, after, e);
+        x->ahead = 0;
+        swap_ahead(x);
+        x->cur = 0;
+        x->staged_other = 0;
+        if (rc) return rc;
+    }
+    rc = hb_gather(x, e);
     if (rc) return rc;
     rc = hb_finish_batches(x, e);
     if (rc) return rc;
@@ -691,6 +751,8 @@ static int build_hyperbatch(hb_exec *x, gnn_err *e)
     size_t sum = work_bytes(x);
     for (int i = 0; i < x->nb; i++) sum += batch_bytes(&x->hb[i]);
     double per = (double)sum / (double)x->nb;
+    /* belady holds two hyperbatches at once */
+    if (p->cache_policy == FC_BELADY) per *= 2;
     int64_t h = (int64_t)((double)p->staged_bytes / (per * 1.1));
     x->h_next = GNN_MAX(1, GNN_MIN(h, p->hyperbatch_cap));
     if ((uint64_t)x->nb > x->st.max_hyperbatch)
@@ -802,6 +864,8 @@ void hb_close(hb_exec *x)
     hb_transfer_close(x);
     for (int i = 0; i < x->capb; i++) batch_free(&x->hb[i]);
     free(x->hb);
+    for (int i = 0; i < x->capb2; i++) batch_free(&x->hb2[i]);
+    free(x->hb2);
     hb_gather_close(x);
     if (x->gpool) bp_close(x->gpool);
     if (x->gf) blkf_close(x->gf);

@@ -5,6 +5,7 @@
 #include "plan.h"
 #include "block.h"
 #include "index.h"
+#include "fcache.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -99,6 +100,32 @@ static int64_t per_batch_bytes(const plan *p)
     double b = nodes * (double)HB_NODE_BYTES(dim) + edges * HB_EDGE_BYTES +
                (double)p->batch * 8 + 4096;
     return b > 9e18 ? INT64_MAX : (int64_t)b;
+}
+
+/* The row cache's share of memory_limit: PRAGMA feature_cache, else the
+** same share a buffer pool gets; whole rows only, never more rows than the
+** table has. */
+static int plan_cache(gnndb *db, plan *p, int64_t share, gnn_err *e)
+{
+    p->cache_policy = p->has_feat ? db->pragma.cache_policy : FC_NONE;
+    if (p->cache_policy == FC_NONE) return GNNDB_OK;
+    int64_t want = db->pragma.feature_cache >= 0 ? db->pragma.feature_cache
+                                                 : share;
+    int64_t per = (int64_t)p->feat.dim * 4 + FC_ROW_OVERHEAD;
+    int64_t rows = GNN_MIN(want / per, p->feat.rows);
+    int64_t left = p->memory_limit - p->graph_pool_bytes - p->feat_pool_bytes;
+    if (rows * per > left / 2) {
+        char b1[32], b2[32];
+        return gnn_seterr(e, GNNDB_NOMEM,
+                          "PRAGMA feature_cache %s leaves too little of "
+                          "memory_limit %s for the staged mini-batches; use "
+                          "at most half of what the buffer pools leave",
+                          db_fmt_size(want, b1, sizeof b1),
+                          db_fmt_size(p->memory_limit, b2, sizeof b2));
+    }
+    p->cache_rows = rows;
+    p->cache_bytes = rows * per;
+    return GNNDB_OK;
 }
 
 static int resolve_seeds(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
@@ -213,7 +240,8 @@ int plan_build(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
     p->coalesce = db->pragma.coalesce;
 
     /* memory: an eighth (at most 64 MiB) for graph blocks, the same for
-    ** feature blocks, the rest for the staged mini-batches of a hyperbatch.
+    ** feature blocks, the row cache when a policy is set (plan_cache), the
+    ** rest for the staged mini-batches of a hyperbatch.
     ** A hyperbatch visits each block once, so a pool only needs frames
     ** enough to keep reads in flight; staged mini-batches are what let H,
     ** and with it the saving in reads, grow. */
@@ -240,7 +268,9 @@ int plan_build(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
                                          GNN_MAX(4, fblocks));
         p->feat_pool_bytes = (int64_t)p->feat_frames * fbs;
     }
-    p->staged_bytes = p->memory_limit - p->graph_pool_bytes - p->feat_pool_bytes;
+    if (plan_cache(db, p, share, e)) return e->rc;
+    p->staged_bytes = p->memory_limit - p->graph_pool_bytes -
+                      p->feat_pool_bytes - p->cache_bytes;
     char b1[32], b2[32];
     /* the seeds alone must fit; the rest is checked on what is staged */
     int64_t seeds_bytes = p->batch * HB_NODE_BYTES(p->has_feat ? p->feat.dim : 0);
@@ -252,6 +282,8 @@ int plan_build(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
                           db_fmt_size(p->memory_limit, b1, sizeof b1), p->batch,
                           db_fmt_size(seeds_bytes, b2, sizeof b2));
     int64_t fit = p->staged_bytes / p->per_batch_bytes;
+    /* belady stages the next hyperbatch, sampled ahead, beside this one */
+    if (p->cache_policy == FC_BELADY) fit /= 2;
     int64_t want = p->hyperbatch_asked ? p->hyperbatch_asked : HB_DEFAULT_MAX;
     int64_t bpe = GNN_MAX(1, p->batches_per_epoch);
     int64_t cap = GNN_MIN(want, bpe);  /* a hyperbatch stays in one epoch */

@@ -3,6 +3,7 @@
 #include "stmt.h"
 #include "calibrate.h"
 #include "io.h"
+#include "fcache.h"
 
 #include <math.h>
 
@@ -57,6 +58,20 @@ static int set_pragma(gnndb *db, const char *name, const char *v, gnn_err *e)
             return gnn_seterr(e, GNNDB_RANGE,
                               "PRAGMA coalesce = %s: use 1 to 256", v);
         p->coalesce = (int)x;
+    } else if (!strcmp(name, "feature_cache")) {
+        x = v && !strcmp(v, "auto") ? -1 : db_parse_size(v);
+        if (x < 0 && !(v && !strcmp(v, "auto")))
+            return gnn_seterr(e, GNNDB_RANGE,
+                              "PRAGMA feature_cache = '%s': give a size such "
+                              "as '64MB' (0 for none) or 'auto'", v ? v : "");
+        p->feature_cache = x;
+    } else if (!strcmp(name, "cache_policy")) {
+        int pol = fc_policy_parse(v);
+        if (pol < 0)
+            return gnn_seterr(e, GNNDB_RANGE,
+                              "PRAGMA cache_policy = '%s': use 'belady', "
+                              "'lru', 'static_degree' or 'none'", v ? v : "");
+        p->cache_policy = pol;
     } else if (!strcmp(name, "format_version") || !strcmp(name, "stats")) {
         return gnn_seterr(e, GNNDB_READONLY, "PRAGMA %s is read-only", name);
     } else {
@@ -78,19 +93,27 @@ static int add_setting(gnndb *db, rowset *rs, const char *name)
     if (!strcmp(name, "threads")) return rs_int(rs, p->threads);
     if (!strcmp(name, "io_depth")) return rs_int(rs, p->io_depth);
     if (!strcmp(name, "coalesce")) return rs_int(rs, p->coalesce);
+    if (!strcmp(name, "feature_cache"))
+        return rs_text(rs, p->feature_cache < 0
+                               ? "auto"
+                               : db_fmt_size(p->feature_cache, b, sizeof b));
+    if (!strcmp(name, "cache_policy"))
+        return rs_text(rs, fc_policy_name(p->cache_policy));
     if (!strcmp(name, "format_version")) return rs_int(rs, GNNDB_FORMAT_VERSION);
     return rs_null(rs);
 }
 
 static const char *const settings[] = {"memory_limit", "io", "threads",
                                        "io_depth", "coalesce", "import_memory",
+                                       "feature_cache", "cache_policy",
                                        "format_version", NULL};
 
-static const char *const stat_names[16] = {
+static const char *const stat_names[GNN_NSTATUS] = {
     NULL, "seed", "seed_drawn", "batches", "total_batches", "blocks_read",
     "bytes_read", "cache_hits", "cache_misses", "edges", "hyperbatch",
     "sample_cpu_ns", "gather_cpu_ns", "gather_bytes", "io_wait_ns",
-    "sampled_work"};
+    "sampled_work", "row_cache_hits", "row_cache_misses",
+    "row_cache_blocks_saved"};
 
 /* ---- calibrate: the disk profile of EXPLAIN's cost model ---------------- */
 
@@ -196,7 +219,7 @@ int pragma_run(gnndb *db, const ast_stmt *s, rowset **out, gnn_err *e)
     if (!name) {
         for (int i = 0; settings[i]; i++) oom |= add_setting(db, rs, settings[i]);
     } else if (!strcmp(name, "stats")) {
-        for (int i = 1; i < 16; i++)
+        for (int i = 1; i < GNN_NSTATUS; i++)
             oom |= rs_prop_int(rs, stat_names[i], db->last_status[i]);
     } else if (!strcmp(name, "format_version")) {
         int64_t v = 0;

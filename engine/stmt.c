@@ -103,6 +103,9 @@ static void copy_exec_status(gnndb_stmt *st)
     st->status[GNNDB_STATUS_GATHER_BYTES] = (int64_t)s->gather.bytes_out;
     st->status[GNNDB_STATUS_IO_WAIT_NS] = (int64_t)(swall * 1e9);
     st->status[GNNDB_STATUS_SAMPLED_WORK] = (int64_t)work;
+    st->status[GNNDB_STATUS_ROW_CACHE_HITS] = (int64_t)s->cache_hits;
+    st->status[GNNDB_STATUS_ROW_CACHE_MISSES] = (int64_t)s->cache_misses;
+    st->status[GNNDB_STATUS_ROW_CACHE_SAVED] = (int64_t)s->cache_blocks_saved;
     memcpy(st->db->last_status, st->status, sizeof st->status);
 }
 
@@ -329,7 +332,7 @@ const gnndb_batch_view *gnndb_batch(gnndb_stmt *st)
 
 int64_t gnndb_stmt_status(gnndb_stmt *st, int op)
 {
-    if (!st || op <= 0 || op >= 16) return -1;
+    if (!st || op <= 0 || op >= GNN_NSTATUS) return -1;
     return st->status[op];
 }
 

@@ -28,7 +28,7 @@ struct gnndb_stmt {
     hb_exec *x;
     struct pk_scan *pk;  /* SCAN PACK's reader */
     const gnndb_batch_view *view;
-    int64_t status[16];
+    int64_t status[GNN_NSTATUS];
     scan_exec *scan;     /* SCAN's executor */
 };
 

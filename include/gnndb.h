@@ -256,6 +256,11 @@ GNNDB_API const gnndb_batch_view *gnndb_batch(gnndb_stmt *stmt);
 #define GNNDB_STATUS_IO_WAIT_NS    14 /* ns spent waiting for reads */
 #define GNNDB_STATUS_SAMPLED_WORK  15 /* edges sampled, counting mini-batches
                                          cut from a hyperbatch and redone */
+#define GNNDB_STATUS_ROW_CACHE_HITS   16 /* feature rows copied from the row
+                                            cache (PRAGMA cache_policy) */
+#define GNNDB_STATUS_ROW_CACHE_MISSES 17 /* feature rows not found in it */
+#define GNNDB_STATUS_ROW_CACHE_SAVED  18 /* feature blocks not read because
+                                            the cache held all their rows */
 GNNDB_API int64_t gnndb_stmt_status(gnndb_stmt *stmt, int op);
 
 /* Ask the statement running on `db` to stop at its next check point (before

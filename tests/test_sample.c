@@ -336,6 +336,29 @@ static void digests_independent_of_hyperbatch_threads_memory(void **state)
     assert_int_equal(collect(f->h, "PRAGMA io = 'pread';", sql, got, 64), 40);
     assert_memory_equal(ref, got, sizeof(uint64_t) * 40);
     exec_ok(f->h, "PRAGMA memory_limit = '1GB'; PRAGMA io = 'auto';");
+    /* every cache policy and size, down to a cache smaller than one
+    ** mini-batch's rows (100KB holds 17 rows), and under a memory limit
+    ** that cuts hyperbatches (belady then also cuts what it sampled ahead) */
+    static const char *const pols[] = {"lru", "static_degree", "belady", "none"};
+    static const char *const sizes[] = {"4MB", "100KB", "0"};
+    for (int pi = 0; pi < 4; pi++) {
+        for (int si = 0; si < 3; si++) {
+            for (int hi = 0; hi < 3; hi++) {
+                const int hb[] = {1, 4, 64};
+                char pre[256];
+                snprintf(sql, sizeof sql, q, hb[hi]);
+                snprintf(pre, sizeof pre,
+                         "PRAGMA cache_policy = '%s'; PRAGMA feature_cache = "
+                         "'%s'; PRAGMA memory_limit = '%s'; PRAGMA threads = %d;",
+                         pols[pi], sizes[si], hi == 2 ? "40MB" : "1GB",
+                         1 + hi % 2);
+                assert_int_equal(collect(f->h, pre, sql, got, 64), 40);
+                assert_memory_equal(ref, got, sizeof(uint64_t) * 40);
+            }
+        }
+    }
+    exec_ok(f->h, "PRAGMA memory_limit = '1GB'; PRAGMA cache_policy = 'none';"
+                  "PRAGMA feature_cache = 'auto'; PRAGMA threads = 1;");
 }
 
 static void batch_invariants_hold(void **state)
@@ -547,6 +570,306 @@ static void generated_graph_larger_than_pool(void **state)
     exec_ok(f->h, "PRAGMA memory_limit = '1GB'; PRAGMA threads = 1;");
 }
 
+/* ---------- the row cache against brute-force replays ---------- */
+
+/* Bytes PRAGMA feature_cache needs for `rows` cora rows: a row's 1433
+** floats and 64 bytes of bookkeeping (docs/language.md). */
+#define CORA_ROW_COST (1433 * 4 + 64)
+
+typedef struct accesses {
+    int64_t *row;      /* every batch's n_id, in the order batches come */
+    int64_t n, cap;
+    int64_t *start;    /* first access of each batch */
+    int64_t nb;
+} accesses;
+
+static void acc_add(accesses *a, const gnndb_batch_view *v)
+{
+    if (a->n + v->num_nodes > a->cap) {
+        a->cap = (a->n + v->num_nodes) * 2;
+        a->row = realloc(a->row, (size_t)a->cap * 8);
+    }
+    a->start = realloc(a->start, (size_t)(a->nb + 2) * 8);
+    a->start[a->nb++] = a->n;
+    a->start[a->nb] = a->n + v->num_nodes;
+    memcpy(a->row + a->n, v->n_id, (size_t)v->num_nodes * 8);
+    a->n += v->num_nodes;
+}
+
+/* LRU over `cap` rows: hits counted by scanning a recency array. */
+/* Rows per feature block of cora's table: 1 MiB blocks of 1433 float32
+** rows, as EXPLAIN prints (182 rows each). */
+#define CORA_ROWS_PER_BLOCK 182
+
+/* LRU over `cap` rows: hits counted by scanning a recency array. Blocks
+** saved, with hyperbatches [bnd[w], bnd[w+1]): feature blocks a hyperbatch
+** touches none of whose accesses needs the block, i.e. every access is a
+** hit on a row already cached when the hyperbatch began. */
+static int64_t sim_lru(const accesses *a, int64_t cap, const int64_t *bnd,
+                       int64_t nhb, int64_t *saved)
+{
+    int64_t *res = malloc((size_t)(cap + 1) * 8), *when = malloc((size_t)(cap + 1) * 8);
+    int64_t *adm = malloc((size_t)(cap + 1) * 8);
+    int64_t used = 0, hits = 0;
+    *saved = 0;
+    for (int64_t w = 0; w < nhb; w++) {
+        char touched[64] = {0}, needed[64] = {0};
+        for (int64_t k = bnd[w]; k < bnd[w + 1]; k++) {
+            int64_t i, oldest = 0, blk = a->row[k] / CORA_ROWS_PER_BLOCK;
+            touched[blk] = 1;
+            for (i = 0; i < used && res[i] != a->row[k]; i++) {}
+            if (i < used) {
+                hits++;
+                when[i] = k;
+                if (adm[i] == w) needed[blk] = 1;
+                continue;
+            }
+            needed[blk] = 1;
+            if (cap == 0) continue;
+            if (used < cap) i = used++;
+            else {
+                for (i = 1; i < used; i++) if (when[i] < when[oldest]) oldest = i;
+                i = oldest;
+            }
+            res[i] = a->row[k];
+            when[i] = k;
+            adm[i] = w;
+        }
+        for (int b = 0; b < 64; b++) *saved += touched[b] && !needed[b];
+    }
+    free(res);
+    free(when);
+    free(adm);
+    return hits;
+}
+
+/* Hyperbatch boundaries: H batches at a time within each epoch of bpe. */
+static int64_t hb_bounds(const accesses *a, int64_t bpe, int64_t epochs,
+                         int H, int64_t *bnd)
+{
+    int64_t nhb = 0;
+    for (int64_t e = 0; e < epochs; e++)
+        for (int64_t b = 0; b < bpe; b += H)
+            bnd[nhb++] = a->start[e * bpe + b];
+    bnd[nhb] = a->n;
+    return nhb;
+}
+
+/* The rows with the most in-neighbours (ties: lower id) are always hits. */
+static int64_t sim_static(const accesses *a, const csr *g, int64_t cap)
+{
+    char *pinned = calloc((size_t)g->n, 1);
+    for (int64_t c = 0; c < cap && c < g->n; c++) {
+        int64_t best = -1;
+        for (int64_t v = 0; v < g->n; v++)
+            if (!pinned[v] && (best < 0 || g->off[v + 1] - g->off[v] >
+                                               g->off[best + 1] - g->off[best]))
+                best = v;
+        pinned[best] = 1;
+    }
+    int64_t hits = 0;
+    for (int64_t k = 0; k < a->n; k++) hits += pinned[a->row[k]];
+    free(pinned);
+    return hits;
+}
+
+/* Belady over `cap` rows, the accesses gathered in hyperbatches
+** [bnd[w], bnd[w+1]) (bnd[nwin] = a->n), where the future known while
+** gathering hyperbatch w is the rest of it and hyperbatch w+1: the next use
+** of a row is its next access there, never when none. Evict the resident
+** used farthest ahead (ties: least recently used); skip admitting a row
+** used later than all. */
+static int64_t sim_belady(const accesses *a, int64_t cap, const int64_t *bnd,
+                          int64_t nwin, int64_t nodes)
+{
+    const int64_t NEVER = INT64_MAX;
+    int64_t *res = malloc((size_t)(cap + 1) * 8), *nu = malloc((size_t)(cap + 1) * 8);
+    int64_t *last = malloc((size_t)(cap + 1) * 8), *nxt = malloc((size_t)a->n * 8 + 8);
+    int64_t *seen = malloc((size_t)nodes * 8);
+    int64_t used = 0, hits = 0;
+    for (int64_t w = 0; w < nwin; w++) {
+        int64_t lo = bnd[w], n = bnd[w + 1], hi = bnd[w + 2 < nwin ? w + 2 : nwin];
+        for (int64_t v = 0; v < nodes; v++) seen[v] = NEVER;
+        for (int64_t k = hi - 1; k >= lo; k--) {
+            nxt[k] = seen[a->row[k]];
+            seen[a->row[k]] = k;
+        }
+        for (int64_t i = 0; i < used; i++) nu[i] = seen[res[i]];
+        for (int64_t k = lo; k < n; k++) {
+            int64_t i, far = 0;
+            for (i = 0; i < used && res[i] != a->row[k]; i++) {}
+            if (i < used) { hits++; nu[i] = nxt[k]; last[i] = k; continue; }
+            if (cap == 0) continue;
+            if (used < cap) i = used++;
+            else {
+                for (i = 1; i < used; i++)
+                    if (nu[i] > nu[far] || (nu[i] == nu[far] && last[i] < last[far]))
+                        far = i;
+                if (nxt[k] > nu[far]) continue;
+                i = far;
+            }
+            res[i] = a->row[k];
+            nu[i] = nxt[k];
+            last[i] = k;
+        }
+    }
+    free(res); free(nu); free(last); free(nxt); free(seen);
+    return hits;
+}
+
+/* Run `sql` under a policy; its batches' n_id into *a, the counters out. */
+static void run_cached(fx *f, const char *policy, int64_t rows, const char *sql,
+                       accesses *a, int64_t *hits, int64_t *misses,
+                       int64_t *saved)
+{
+    char pre[256];
+    snprintf(pre, sizeof pre, "PRAGMA cache_policy = '%s'; "
+             "PRAGMA feature_cache = %lld;", policy,
+             (long long)(rows * CORA_ROW_COST));
+    exec_ok(f->h, pre);
+    gnndb_stmt *st;
+    if (gnndb_prepare(f->h, sql, -1, &st, NULL)) fail_msg("%s", gnndb_errmsg(f->h));
+    int rc;
+    memset(a, 0, sizeof *a);
+    while ((rc = gnndb_step(st)) == GNNDB_BATCH) acc_add(a, gnndb_batch(st));
+    assert_int_equal(rc, GNNDB_DONE);
+    *hits = gnndb_stmt_status(st, GNNDB_STATUS_ROW_CACHE_HITS);
+    *misses = gnndb_stmt_status(st, GNNDB_STATUS_ROW_CACHE_MISSES);
+    *saved = gnndb_stmt_status(st, GNNDB_STATUS_ROW_CACHE_SAVED);
+    gnndb_finalize(st);
+}
+
+static void cache_counters_match_simulation(void **state)
+{
+    fx *f = *state;
+    /* 43 batches an epoch in hyperbatches of H: the last of an epoch is
+    ** shorter, and a hyperbatch never spans two epochs */
+    const int64_t bpe = 43, epochs = 2;
+    const int hbs[] = {1, 4};
+    const int64_t caps[] = {17, 300, 1200};
+    char sql[256];
+    exec_ok(f->h, "PRAGMA memory_limit = '1GB'; PRAGMA threads = 2;");
+    for (int hi = 0; hi < 2; hi++) {
+        int H = hbs[hi];
+        snprintf(sql, sizeof sql, "SAMPLE 10,5 FROM cora BATCH 64 HYPERBATCH "
+                 "%d SHUFFLE SEED 11 EPOCHS %d;", H, (int)epochs);
+        for (int ci = 0; ci < 3; ci++) {
+            int64_t cap = caps[ci], h, m, s;
+            accesses a;
+            run_cached(f, "lru", cap, sql, &a, &h, &m, &s);
+            assert_int_equal(a.nb, bpe * epochs);
+            assert_int_equal(h + m, a.n);
+            int64_t *bnd = malloc((size_t)(a.nb + 2) * 8), saved;
+            int64_t nhb = hb_bounds(&a, bpe, epochs, H, bnd);
+            assert_int_equal(h, sim_lru(&a, cap, bnd, nhb, &saved));
+            assert_int_equal(s, saved);
+            int64_t lru = h, lru_saved = s;
+            free(a.row); free(a.start);
+
+            run_cached(f, "static_degree", cap, sql, &a, &h, &m, &s);
+            assert_int_equal(h + m, a.n);
+            assert_int_equal(h, sim_static(&a, &f->cora, cap));
+            free(a.row); free(a.start);
+
+            run_cached(f, "belady", cap, sql, &a, &h, &m, &s);
+            assert_int_equal(h + m, a.n);
+            /* windows: each hyperbatch and the next one */
+            int64_t bel = sim_belady(&a, cap, bnd, nhb, f->cora.n);
+            /* the optimum: the whole sequence known */
+            int64_t whole[2] = {0, a.n};
+            int64_t opt = sim_belady(&a, cap, whole, 1, f->cora.n);
+            print_message("H %d, %" PRId64 " rows: hits lru %" PRId64
+                          " (%" PRId64 " blocks saved), belady %" PRId64
+                          ", optimum %" PRId64 " of %" PRId64 "\n", H, cap,
+                          lru, lru_saved, h, opt, a.n);
+            assert_int_equal(h, bel);
+            assert_true(h <= opt);
+            free(bnd); free(a.row); free(a.start);
+        }
+    }
+    /* tiny mini-batches touch few blocks: many are saved outright */
+    {
+        int64_t hh, mm, ss, sv;
+        accesses t;
+        run_cached(f, "lru", 1200, "SAMPLE 3,2 FROM cora BATCH 4 HYPERBATCH 1 "
+                   "SHUFFLE SEED 5 EPOCHS 2;", &t, &hh, &mm, &ss);
+        assert_int_equal(t.nb, 2 * 677);
+        int64_t *bb = malloc((size_t)(t.nb + 2) * 8);
+        int64_t nb = hb_bounds(&t, 677, 2, 1, bb);
+        assert_int_equal(hh, sim_lru(&t, 1200, bb, nb, &sv));
+        assert_int_equal(ss, sv);
+        print_message("BATCH 4, 1200 rows: lru hits %" PRId64 " of %" PRId64
+                      ", %" PRId64 " blocks saved\n", hh, t.n, ss);
+        assert_true(ss > 0);
+        free(bb); free(t.row); free(t.start);
+    }
+    /* a static cache of every row: nothing missed, no feature block read
+    ** after filling it */
+    int64_t h, m, s;
+    accesses a;
+    run_cached(f, "static_degree", 2708, sql, &a, &h, &m, &s);
+    assert_int_equal(m, 0);
+    assert_int_equal(h, a.n);
+    int64_t *bnd = malloc((size_t)(a.nb + 2) * 8), every = 0;
+    int64_t nhb = hb_bounds(&a, bpe, epochs, hbs[1], bnd);
+    for (int64_t w = 0; w < nhb; w++) {
+        char touched[64] = {0};
+        for (int64_t k = bnd[w]; k < bnd[w + 1]; k++)
+            touched[a.row[k] / CORA_ROWS_PER_BLOCK] = 1;
+        for (int b = 0; b < 64; b++) every += touched[b];
+    }
+    assert_int_equal(s, every);
+    free(bnd);
+    free(a.row); free(a.start);
+    exec_ok(f->h, "PRAGMA cache_policy = 'none'; PRAGMA feature_cache = 'auto';"
+                  "PRAGMA threads = 1;");
+}
+
+static void cache_pragmas_reject_bad_values(void **state)
+{
+    fx *f = *state;
+    struct { const char *sql; int rc; const char *words; } cases[] = {
+        {"PRAGMA cache_policy = 'fifo';", GNNDB_RANGE, "fifo"},
+        {"PRAGMA cache_policy = 3;", GNNDB_RANGE, "belady"},
+        {"PRAGMA feature_cache = 'lots';", GNNDB_RANGE, "lots"},
+        {"PRAGMA feature_cache = '-5MB';", GNNDB_RANGE, "feature_cache"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int rc = gnndb_exec(f->h, cases[i].sql, NULL, NULL);
+        if (rc != cases[i].rc || !strstr(gnndb_errmsg(f->h), cases[i].words))
+            fail_msg("%s: rc %d, '%s'", cases[i].sql, rc, gnndb_errmsg(f->h));
+    }
+    /* the settings are unchanged */
+    gnndb_stmt *st;
+    assert_int_equal(gnndb_prepare(f->h, "PRAGMA cache_policy;", -1, &st, NULL), 0);
+    assert_int_equal(gnndb_step(st), GNNDB_ROW);
+    assert_string_equal(gnndb_column_text(st, 1), "none");
+    gnndb_finalize(st);
+    /* EXPLAIN shows the cache's share; EXPLAIN ANALYZE its figures */
+    exec_ok(f->h, "PRAGMA cache_policy = 'lru'; PRAGMA feature_cache = '1MB';");
+    assert_int_equal(gnndb_prepare(f->h, "EXPLAIN ANALYZE SAMPLE 5 FROM cora "
+                                   "BATCH 8 HYPERBATCH 1 SEED 1 LIMIT 4;", -1,
+                                   &st, NULL), 0);
+    int planned = 0, analyzed = 0;
+    while (gnndb_step(st) == GNNDB_ROW) {
+        const char *t = gnndb_column_text(st, 0);
+        planned |= strstr(t, ": 180 rows, policy lru") != NULL;
+        analyzed |= strstr(t, "feature cache: hits ") != NULL &&
+                    strstr(t, "% hit), ") != NULL;
+    }
+    gnndb_finalize(st);
+    assert_true(planned);
+    assert_true(analyzed);
+    /* a cache that leaves too little of memory_limit for one mini-batch */
+    exec_ok(f->h, "PRAGMA memory_limit = '20MB'; PRAGMA cache_policy = 'lru';"
+                  "PRAGMA feature_cache = '19MB';");
+    int rc = gnndb_exec(f->h, "SAMPLE 5 FROM cora BATCH 8 LIMIT 1;", NULL, NULL);
+    assert_int_equal(rc, GNNDB_NOMEM);
+    assert_non_null(strstr(gnndb_errmsg(f->h), "feature_cache"));
+    exec_ok(f->h, "PRAGMA memory_limit = '1GB'; PRAGMA cache_policy = 'none';"
+                  "PRAGMA feature_cache = 'auto';");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -557,6 +880,8 @@ int main(void)
         cmocka_unit_test(into_writes_numpy_files),
         cmocka_unit_test(neighbour_choice_is_uniform_across_blocks),
         cmocka_unit_test(generated_graph_larger_than_pool),
+        cmocka_unit_test(cache_counters_match_simulation),
+        cmocka_unit_test(cache_pragmas_reject_bad_values),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

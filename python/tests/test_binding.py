@@ -422,3 +422,22 @@ def test_drawn_seed_is_reported_and_replays(conn):
     b = next(it2)
     assert [(b.digest, b.n_id.tobytes())] == first
     it2.close()
+
+
+def test_feature_cache_counts_every_row_and_keeps_batches(conn):
+    sql = TRAIN + " HYPERBATCH 1 SHUFFLE SEED 8 EPOCHS 2;"
+    plain = [d[2] for d in digests(conn, sql)]
+    conn.execute("PRAGMA cache_policy = 'lru'; PRAGMA feature_cache = '2MB';")
+    it = conn.sample(sql)
+    rows, got = 0, []
+    for b in it:
+        rows += len(b.n_id)
+        got.append(b.digest)
+        # the run closes its statement when it ends: read the counters
+        # while the last batch is current
+        hits = it.status(gnndb.STATUS_ROW_CACHE_HITS)
+        misses = it.status(gnndb.STATUS_ROW_CACHE_MISSES)
+    it.close()
+    conn.execute("PRAGMA cache_policy = 'none';")
+    assert got == plain
+    assert hits > 0 and hits + misses == rows
