@@ -37,7 +37,7 @@ for a in "$@"; do
 done
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 B=$(cd "$ROOT" && cd "$B" && pwd) || { echo "run.sh: no build dir" >&2; exit 1; }
-for p in gen bench_sample bench_cache baseline_mmap memcpy_bw; do
+for p in gen bench_sample bench_cache baseline_mmap memcpy_bw crc_bw; do
     [ -x "$B/bench/$p" ] || { echo "run.sh: $B/bench/$p missing (make bench)" >&2; exit 1; }
 done
 
@@ -94,6 +94,8 @@ FIO=${FIO:-0}
 
 log "memcpy bandwidth"
 MEMCPY=$("$B/bench/memcpy_bw" | tail -1 | sed 's/MEMCPY_GBPS=//')
+log "CRC32C bandwidth (the checksum of every block read)"
+CRC=$("$B/bench/crc_bw" | tail -1)
 
 log "gnndb HYPERBATCH 1024 ($NB_HB mini-batches, memory_limit $LIMIT)"
 drop_caches
@@ -155,6 +157,7 @@ row "mmap baseline" "$MM"
 if [ -n "$DGL" ]; then row "DGL NeighborSampler" "$DGL"; else echo "DGL NeighborSampler          not installed (make bench-peers)"; fi
 printf "%-28s %10s %14s %14s %12s %10s\n" "fio seq O_DIRECT 1 MiB" "" "" "" "" "$FIO"
 echo "in memory, one thread: $(field "$ONE" sample_edges_per_cpu_s) sampled edges/s; gather $(field "$ONE" gather_gbps) GB/s vs memcpy $MEMCPY GB/s"
+echo "block checksum, one thread: CRC32C $(field "$CRC" CRC32C_GBPS) GB/s (one crc32 stream $(field "$CRC" ONE_STREAM_GBPS) GB/s, byte table $(field "$CRC" TABLE_GBPS) GB/s)"
 echo "feature cache $CACHE_SIZE, SAMPLE 10,10 BATCH 1024 HYPERBATCH 1, $NB_CACHE mini-batches:"
 echo "$CACHE"
 

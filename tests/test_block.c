@@ -64,14 +64,17 @@ static void test_crc32c_continues_across_calls(void **state)
 static void test_crc32c_hw_matches_table(void **state)
 {
     if (!blk_crc32c_hw_available()) skip();
-    size_t cap = 70000;
+    size_t cap = 3u << 20;   /* past the three-stream threshold */
     uint8_t *buf = malloc(cap + 16);
     assert_non_null(buf);
     fill_random(buf, cap + 16, 99);
     uint64_t s = 7;
     for (int i = 0; i < 2000; i++) {
         size_t off = rng_next(&s) % 16;
-        size_t len = i < 64 ? (size_t)i : rng_next(&s) % cap;
+        size_t len = i < 64 ? (size_t)i
+                     : i < 128 ? (64u << 10) - 64 + (size_t)(i - 64) * 2
+                     : i < 160 ? (1u << 20) - 16 + (size_t)(i - 128)
+                     : rng_next(&s) % (i % 4 ? 70000 : cap);
         uint32_t seed = (uint32_t)rng_next(&s);
         assert_int_equal(blk_crc32c_hw(seed, buf + off, len),
                          blk_crc32c_sw(seed, buf + off, len));
