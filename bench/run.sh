@@ -133,13 +133,17 @@ MM=$(in_cgroup "$B/bench/baseline_mmap" --edges "$DATA/edges.bin" --features "$D
     --fanouts 10,10,10 --batch 1024 --batches $NB_MMAP --seed 1 --drop-cache 2>/dev/null | tail -1)
 
 DGL=""
+DGL_WHY="not installed (make bench-peers)"
 if [ -x "$ROOT/bench/venv/bin/python" ]; then
     log "DGL NeighborSampler ($NB_MMAP mini-batches, cgroup limit $LIMIT)"
     drop_caches
     DGL=$(in_cgroup "$ROOT/bench/venv/bin/python" "$ROOT/bench/dgl_baseline.py" --edges "$DATA/edges.bin" \
         --features "$DATA/feat.npy" --fanouts 10,10,10 --batch 1024 --batches $NB_MMAP \
-        --seed 1 --drop-cache 2>/dev/null | tail -1)
-    case "$DGL" in RESULT*) ;; *) DGL="" ;; esac
+        --seed 1 --drop-cache 2> "$DATA/dgl.err"; echo "EXIT $?")
+    # a failed run is not a missing install: say how it ended (137 is the
+    # cgroup's OOM kill: torch and DGL alone need more than a small limit)
+    DGL_WHY="failed, exit $(echo "$DGL" | awk '$1 == "EXIT" { print $2 }') ($DATA/dgl.err)"
+    DGL=$(echo "$DGL" | grep '^RESULT' | tail -1)
 fi
 
 row() { # name result
@@ -154,7 +158,7 @@ row "gnndb HYPERBATCH 1024 (H=$(field "$HB" hyperbatch))" "$HB"
 row "gnndb HYPERBATCH 1" "$H1"
 row "gnndb SCAN PACK" "$PK"
 row "mmap baseline" "$MM"
-if [ -n "$DGL" ]; then row "DGL NeighborSampler" "$DGL"; else echo "DGL NeighborSampler          not installed (make bench-peers)"; fi
+if [ -n "$DGL" ]; then row "DGL NeighborSampler" "$DGL"; else echo "DGL NeighborSampler          $DGL_WHY"; fi
 printf "%-28s %10s %14s %14s %12s %10s\n" "fio seq O_DIRECT 1 MiB" "" "" "" "" "$FIO"
 echo "in memory, one thread: $(field "$ONE" sample_edges_per_cpu_s) sampled edges/s; gather $(field "$ONE" gather_gbps) GB/s vs memcpy $MEMCPY GB/s"
 echo "block checksum, one thread: CRC32C $(field "$CRC" CRC32C_GBPS) GB/s (one crc32 stream $(field "$CRC" ONE_STREAM_GBPS) GB/s, byte table $(field "$CRC" TABLE_GBPS) GB/s)"
