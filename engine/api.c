@@ -1,6 +1,7 @@
 /* api.c — opening and closing a database, the error words, the write lock,
 ** and the clean-up of what a crash left behind. */
 #include "db.h"
+#include "block.h"
 #include "io.h"
 
 #include <ctype.h>
@@ -110,6 +111,17 @@ int gnndb_errcode(gnndb *db)
 {
     if (db && tls_misused == db) return GNNDB_MISUSE;
     return db ? db->err.rc : GNNDB_NOMEM;
+}
+
+int db_open_table(gnndb *db, const cat_table *t, int id, blk_file **f,
+                  gnn_err *e)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", db->dir, t->file);
+    int rc = blkf_open(path, t->block_size, BLK_KIND_FEATURE, t->token,
+                       (uint64_t)t->nblocks, f, e);
+    if (!rc) (*f)->id = id;
+    return rc;
 }
 
 uint64_t db_new_token(void)

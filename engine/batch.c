@@ -198,6 +198,22 @@ int hb_mkdirs(const char *dir, gnn_err *e)
     return GNNDB_OK;
 }
 
+int hb_prepare_into(const char *dir, gnn_err *e)
+{
+    struct stat sb;
+    if (stat(dir, &sb) != 0) return hb_mkdirs(dir, e);
+    if (!S_ISDIR(sb.st_mode))
+        return gnn_seterr(e, GNNDB_EXISTS, "INTO '%s': not a directory", dir);
+    int empty = hb_dir_empty(dir);
+    if (empty < 0)
+        return gnn_seterr_errno(e, GNNDB_IOERR, -empty, "INTO '%s'", dir);
+    if (!empty)
+        return gnn_seterr(e, GNNDB_EXISTS,
+                          "INTO '%s': the directory is not empty; gnndb does "
+                          "not overwrite batches", dir);
+    return GNNDB_OK;
+}
+
 int batch_write_npy(const gnndb_batch_view *v, const char *dir, gnn_err *e)
 {
     int rc = hb_mkdirs(dir, e);

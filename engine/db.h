@@ -11,6 +11,7 @@
 #include "err.h"
 #include "../catalog/catalog.h"
 #include "index.h"
+#include "blockfile.h"
 
 /* gnndb_stmt_status ops are below this */
 #define GNN_NSTATUS 19
@@ -69,6 +70,12 @@ void db_write_unlock(gnndb *db);
 ** of a crash between publishing a file and committing the catalog. Runs
 ** under the write lock. */
 int db_cleanup_orphans(gnndb *db, gnn_err *e);
+
+/* Open the block file of table `t` (features or labels) of this database,
+** checked against the catalog's block size, token and block count, with
+** buffer-pool file id `id`. The caller closes *f with blkf_close(). */
+int db_open_table(gnndb *db, const cat_table *t, int id, blk_file **f,
+                  gnn_err *e);
 
 /* A fresh random 64-bit token (never 0). */
 uint64_t db_new_token(void);

@@ -90,8 +90,8 @@ struct hb_exec {
     int64_t nseeds;
     uint32_t *order;         /* this epoch's seed order (this partition's
                              ** share of it first) */
-    int64_t part_lo;         /* PARTITION: where the share starts ... */
-    int64_t nshare;          /* ... and how many seeds it has */
+    int64_t part_lo;         /* PARTITION: where the share starts (its
+                             ** length is p->nseeds) */
     int64_t order_epoch;
     int64_t next_global;     /* next mini-batch to build, over all epochs */
     int64_t h_next;          /* mini-batches in the next hyperbatch */
@@ -185,5 +185,8 @@ void hb_transfer_close(hb_exec *x);
 /* 1 when `dir` is empty, 0 when not, -errno on failure. */
 int hb_dir_empty(const char *dir);
 int hb_mkdirs(const char *dir, gnn_err *e);
+/* Ready `dir` for INTO 'dir': create it, or accept it when it is an empty
+** directory; a non-empty one is refused (never mix two runs' batches). */
+int hb_prepare_into(const char *dir, gnn_err *e);
 
 #endif

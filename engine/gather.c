@@ -11,17 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int open_table(hb_exec *x, const cat_table *t, blk_file **f, int id,
-                      gnn_err *e)
-{
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", x->db->dir, t->file);
-    int rc = blkf_open(path, t->block_size, BLK_KIND_FEATURE, t->token,
-                       (uint64_t)t->nblocks, f, e);
-    if (!rc) (*f)->id = id;
-    return rc;
-}
-
 static int gather_visit(void *arg, uint64_t no, const void *data, gnn_err *e);
 
 typedef struct degscan {
@@ -129,11 +118,11 @@ int hb_gather_open(hb_exec *x, gnn_err *e)
     uint32_t frame = 0;
     int rc;
     if (p->has_feat) {
-        if ((rc = open_table(x, &p->feat, &x->ff, 2, e))) return rc;
+        if ((rc = db_open_table(x->db, &p->feat, 2, &x->ff, e))) return rc;
         frame = p->feat.block_size;
     }
     if (p->has_labels) {
-        if ((rc = open_table(x, &p->labels, &x->lf, 3, e))) return rc;
+        if ((rc = db_open_table(x->db, &p->labels, 3, &x->lf, e))) return rc;
         if (p->labels.block_size > frame) frame = p->labels.block_size;
     }
     if (!frame) return GNNDB_OK;

@@ -214,7 +214,6 @@ static int load_seeds(hb_exec *x, gnn_err *e)
     x->order = malloc(((size_t)x->nseeds + 1) * sizeof *x->order);
     if (!x->order) return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
     x->order_epoch = -1;
-    x->nshare = p->nseeds;
     return GNNDB_OK;
 }
 
@@ -236,7 +235,7 @@ static void epoch_order(hb_exec *x, int64_t epoch)
     }
     if (x->part_lo > 0)
         memmove(x->order, x->order + x->part_lo,
-                (size_t)x->nshare * sizeof *x->order);
+                (size_t)x->p->nseeds * sizeof *x->order);
     x->order_epoch = epoch;
 }
 
@@ -681,7 +680,7 @@ static int sample_hyperbatch(hb_exec *x, int64_t g, gnn_err *e)
         b->epoch = epoch;
         b->batch = first + i;
         int64_t lo = b->batch * p->batch;
-        int64_t hi = GNN_MIN(lo + p->batch, x->nshare);
+        int64_t hi = GNN_MIN(lo + p->batch, p->nseeds);
         b->nn = b->ne = 0;
         b->frontier_lo = 0;
         b->nseeds = hi - lo;
@@ -761,23 +760,6 @@ static int build_hyperbatch(hb_exec *x, gnn_err *e)
     return GNNDB_OK;
 }
 
-static int prepare_into(const char *dir, gnn_err *e)
-{
-    struct stat sb;
-    if (stat(dir, &sb) != 0) return hb_mkdirs(dir, e);
-    if (!S_ISDIR(sb.st_mode))
-        return gnn_seterr(e, GNNDB_EXISTS, "INTO '%s': not a directory", dir);
-    /* refuse a non-empty directory: never mix two runs' batches */
-    int empty = hb_dir_empty(dir);
-    if (empty < 0)
-        return gnn_seterr_errno(e, GNNDB_IOERR, -empty, "INTO '%s'", dir);
-    if (!empty)
-        return gnn_seterr(e, GNNDB_EXISTS,
-                          "INTO '%s': the directory is not empty; gnndb does "
-                          "not overwrite batches", dir);
-    return GNNDB_OK;
-}
-
 int hb_open(gnndb *db, plan *p, hb_exec **out, gnn_err *e)
 {
     *out = NULL;
@@ -790,7 +772,7 @@ int hb_open(gnndb *db, plan *p, hb_exec **out, gnn_err *e)
     int rc = GNNDB_OK;
     char path[1024];
 
-    if (p->into && (rc = prepare_into(p->into, e))) goto fail;
+    if (p->into && (rc = hb_prepare_into(p->into, e))) goto fail;
     if ((rc = io_open(p->io, (unsigned)p->io_depth, &x->io, e))) goto fail;
 
     snprintf(path, sizeof path, "%s/%s", db->dir, p->graph.file);

@@ -136,22 +136,6 @@ static int get_block(pk_scan *r, uint64_t no, const uint8_t **data,
                       " asked for out of order", r->pk.name, no);
 }
 
-static int prepare_into(const char *dir, gnn_err *e)
-{
-    struct stat sb;
-    if (stat(dir, &sb) != 0) return hb_mkdirs(dir, e);
-    if (!S_ISDIR(sb.st_mode))
-        return gnn_seterr(e, GNNDB_EXISTS, "INTO '%s': not a directory", dir);
-    int empty = hb_dir_empty(dir);
-    if (empty < 0)
-        return gnn_seterr_errno(e, GNNDB_IOERR, -empty, "INTO '%s'", dir);
-    if (!empty)
-        return gnn_seterr(e, GNNDB_EXISTS,
-                          "INTO '%s': the directory is not empty; gnndb does "
-                          "not overwrite batches", dir);
-    return GNNDB_OK;
-}
-
 int pk_scan_open(gnndb *db, const ast_stmt *s, pk_scan **out, gnn_err *e)
 {
     *out = NULL;
@@ -179,7 +163,7 @@ int pk_scan_open(gnndb *db, const ast_stmt *s, pk_scan **out, gnn_err *e)
             rc = gnn_seterr(e, GNNDB_NOMEM, "out of memory");
             goto fail;
         }
-        if ((rc = prepare_into(s->into, e))) goto fail;
+        if ((rc = hb_prepare_into(s->into, e))) goto fail;
     }
     snprintf(path, sizeof path, "%s/%s", db->dir, r->pk.file);
     if ((rc = blkf_open(path, r->pk.block_size, BLK_KIND_PACK, r->pk.token,

@@ -162,9 +162,10 @@ static uint64_t start_block(const prop *p, int64_t node)
     return p->idx_block[lo];
 }
 
-static int degree_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
+/* A graph block whose objects name a node beyond the graph is corrupt. */
+static int check_nodes(const prop *p, uint64_t no, const void *data,
+                       gnn_err *e)
 {
-    prop *p = arg;
     const blk_header *h = data;
     for (uint32_t k = 0; k < h->count; k++) {
         const blk_node *o = blk_graph_object(data, k);
@@ -172,6 +173,18 @@ static int degree_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
             return gnn_seterr(e, GNNDB_CORRUPT, "corrupt block %" PRIu64
                               " of graph %s: node %u of %" PRId64, no,
                               p->g.name, o->node, p->n);
+    }
+    return GNNDB_OK;
+}
+
+static int degree_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
+{
+    prop *p = arg;
+    const blk_header *h = data;
+    int rc = check_nodes(p, no, data, e);
+    if (rc) return rc;
+    for (uint32_t k = 0; k < h->count; k++) {
+        const blk_node *o = blk_graph_object(data, k);
         if (o->start == 0) p->deg[o->node] = o->degree + 1;
     }
     return interrupted(p, e);
@@ -236,14 +249,7 @@ static int hop_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
     prop *p = arg;
     const blk_header *h = data;
     int rc = interrupted(p, e);
-    if (rc) return rc;
-    for (uint32_t k = 0; k < h->count; k++) {
-        const blk_node *o = blk_graph_object(data, k);
-        if (o->node >= (uint64_t)p->n)
-            return gnn_seterr(e, GNNDB_CORRUPT, "corrupt block %" PRIu64
-                              " of graph %s: node %u of %" PRId64, no,
-                              p->g.name, o->node, p->n);
-    }
+    if (rc || (rc = check_nodes(p, no, data, e))) return rc;
     /* a list spanning blocks is summed after the fetch, in block order */
     if (h->count && (spans(blk_graph_object(data, 0)) ||
                      spans(blk_graph_object(data, h->count - 1)))) {
@@ -410,11 +416,7 @@ static int open_inputs(prop *p, gnn_err *e)
                         (uint64_t)p->g.graph_blocks, &p->gf, e)))
         return rc;
     p->gf->id = 1;
-    snprintf(path, sizeof path, "%s/%s", db->dir, p->src.file);
-    if ((rc = blkf_open(path, p->src.block_size, BLK_KIND_FEATURE,
-                        p->src.token, (uint64_t)p->src.nblocks, &p->ff, e)))
-        return rc;
-    p->ff->id = 2;
+    if ((rc = db_open_table(db, &p->src, 2, &p->ff, e))) return rc;
     idx_txn *t;
     if ((rc = idx_begin(db->idx, 0, &t, e))) return rc;
     rc = idx_load_blocks(t, p->g.token, &p->idx_first, &p->idx_block,

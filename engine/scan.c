@@ -166,17 +166,6 @@ static int load_seeds(scan_exec *x, const ast_stmt *s, gnn_err *e)
     return GNNDB_OK;
 }
 
-static int open_file(scan_exec *x, const cat_table *t, blk_file **f, int id,
-                     gnn_err *e)
-{
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", x->db->dir, t->file);
-    int rc = blkf_open(path, t->block_size, BLK_KIND_FEATURE, t->token,
-                       (uint64_t)t->nblocks, f, e);
-    if (!rc) (*f)->id = id;
-    return rc;
-}
-
 /* Buffers and the pool: an eighth of memory_limit (at least 4 frames) for
 ** blocks; one batch's rows must fit in the rest. */
 static int open_io(scan_exec *x, gnn_err *e)
@@ -207,8 +196,8 @@ static int open_io(scan_exec *x, gnn_err *e)
     int rc;
     if ((rc = io_open(db->pragma.io, (unsigned)db->pragma.io_depth, &x->io,
                       e)) ||
-        (rc = open_file(x, &x->t, &x->ff, 2, e)) ||
-        (x->has_labels && (rc = open_file(x, &x->labels, &x->lf, 3, e))) ||
+        (rc = db_open_table(x->db, &x->t, 2, &x->ff, e)) ||
+        (x->has_labels && (rc = db_open_table(x->db, &x->labels, 3, &x->lf, e))) ||
         (rc = bp_open(frames, frame, x->io, &x->pool, e)))
         return rc;
     bp_set_max_coalesce(x->pool, (unsigned)db->pragma.coalesce);

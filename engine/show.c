@@ -72,11 +72,8 @@ static int label_counts(gnndb *db, const cat_table *t, int64_t **counts,
 {
     *counts = calloc((size_t)t->nclasses + 1, sizeof **counts);
     if (!*counts) return OOM(e);
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", db->dir, t->file);
     blk_file *f;
-    int rc = blkf_open(path, t->block_size, BLK_KIND_FEATURE, t->token,
-                       (uint64_t)t->nblocks, &f, e);
+    int rc = db_open_table(db, t, 0, &f, e);
     if (rc) return rc;
     void *buf = gnn_alloc_aligned(t->block_size);
     if (!buf) { blkf_close(f); return OOM(e); }
