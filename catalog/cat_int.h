@@ -34,6 +34,15 @@ int catx_sp_end(cat_db *c, int rc, gnn_err *e);
 /* Copy text column `col` into dst (NUL-terminated, truncated to cap). */
 void catx_text(char *dst, size_t cap, sqlite3_stmt *st, int col);
 
+/* Run a query bound to (?1 = i1, ?2 = s2, as far as it has parameters) and
+** copy each row with `row` into a growing array of `size`-byte elements
+** (zeroed first). *out is malloc'd, also when empty; `what` names the
+** reading in errors. */
+typedef void (*catx_row_fn)(sqlite3_stmt *st, void *dst);
+int catx_query_rows(cat_db *c, const char *sql, int64_t i1, const char *s2,
+                    catx_row_fn row, size_t size, void **out, size_t *n,
+                    const char *what, gnn_err *e);
+
 /* GNNDB_READONLY naming the file when c was opened read-only. */
 int catx_writable(cat_db *c, gnn_err *e);
 

@@ -237,16 +237,23 @@ static int check_version(cat_db *c, gnn_err *e)
     return GNNDB_OK;
 }
 
+/* meta('schema_version'); 1 when absent (a catalog made before it). */
+static int schema_version(cat_db *c, int64_t *v, gnn_err *e)
+{
+    int found = 0;
+    int rc = query_int(c, "SELECT value FROM meta WHERE key = 'schema_version'",
+                       v, &found, e);
+    if (!rc && !found) *v = 1;
+    return rc;
+}
+
 /* Bring a schema of version 1 or later up to SCHEMA_VERSION; the caller
 ** holds a write transaction. */
 static int apply_migrations(cat_db *c, gnn_err *e)
 {
-    int64_t v = 1;
-    int found = 0;
-    int rc = query_int(c, "SELECT value FROM meta WHERE key = 'schema_version'",
-                       &v, &found, e);
+    int64_t v;
+    int rc = schema_version(c, &v, e);
     if (rc) return rc;
-    if (!found) v = 1;
     if (v >= SCHEMA_VERSION) return GNNDB_OK;
     for (int64_t k = v + 1; k <= SCHEMA_VERSION; k++)
         if ((rc = catx_exec(c, migrations[k - 2], e))) return rc;
@@ -261,12 +268,10 @@ static int apply_migrations(cat_db *c, gnn_err *e)
 ** applied them first: they are checked again under the lock). */
 static int migrate(cat_db *c, gnn_err *e)
 {
-    int64_t v = 1;
-    int found = 0;
-    int rc = query_int(c, "SELECT value FROM meta WHERE key = 'schema_version'",
-                       &v, &found, e);
+    int64_t v;
+    int rc = schema_version(c, &v, e);
     if (rc) return rc;
-    if (found && v >= SCHEMA_VERSION) return GNNDB_OK;
+    if (v >= SCHEMA_VERSION) return GNNDB_OK;
     if ((rc = catx_exec(c, "BEGIN IMMEDIATE", e))) return rc;
     if ((rc = apply_migrations(c, e)) || (rc = catx_exec(c, "COMMIT", e))) {
         sqlite3_exec(c->db, "ROLLBACK", NULL, NULL, NULL);

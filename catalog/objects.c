@@ -17,13 +17,9 @@ static uint64_t tok_in(sqlite3_stmt *st, int col)
     return (uint64_t)sqlite3_column_int64(st, col);
 }
 
-/* Run a query bound to (?1 = i1, ?2 = s2) and copy each row with `row` into
-** a growing array of `size`-byte elements. */
-typedef void (*row_fn)(sqlite3_stmt *st, void *dst);
-
-static int query_rows(cat_db *c, const char *sql, int64_t i1, const char *s2,
-                      row_fn row, size_t size, void **out, size_t *n,
-                      const char *what, gnn_err *e)
+int catx_query_rows(cat_db *c, const char *sql, int64_t i1, const char *s2,
+                    catx_row_fn row, size_t size, void **out, size_t *n,
+                    const char *what, gnn_err *e)
 {
     *out = NULL;
     *n = 0;
@@ -182,7 +178,7 @@ int cat_graph_get(cat_db *c, const char *name, cat_graph *g, gnn_err *e)
 {
     void *a;
     size_t n;
-    int rc = query_rows(c, "SELECT " GRAPH_COLS " FROM graphs "
+    int rc = catx_query_rows(c, "SELECT " GRAPH_COLS " FROM graphs "
                            "WHERE name = ?2",
                         0, name, graph_row, sizeof *g, &a, &n,
                         "reading a graph", e);
@@ -196,7 +192,7 @@ int cat_graph_get(cat_db *c, const char *name, cat_graph *g, gnn_err *e)
 int cat_graph_list(cat_db *c, cat_graph **out, size_t *n, gnn_err *e)
 {
     void *a;
-    int rc = query_rows(c, "SELECT " GRAPH_COLS " FROM graphs ORDER BY name",
+    int rc = catx_query_rows(c, "SELECT " GRAPH_COLS " FROM graphs ORDER BY name",
                         0, NULL, graph_row, sizeof **out, &a, n,
                         "listing graphs", e);
     *out = rc ? NULL : a;
@@ -304,7 +300,7 @@ int cat_table_get(cat_db *c, int64_t graph_id, const char *name,
     if (rc) return rc;
     void *a;
     size_t n;
-    if ((rc = query_rows(c, "SELECT " TABLE_COLS " FROM tables "
+    if ((rc = catx_query_rows(c, "SELECT " TABLE_COLS " FROM tables "
                             "WHERE graph_id = ?1 AND name = ?2",
                          graph_id, name, table_row, sizeof *t, &a, &n,
                          "reading a table", e)))
@@ -322,7 +318,7 @@ int cat_table_list(cat_db *c, int64_t graph_id, cat_table **out, size_t *n,
                    gnn_err *e)
 {
     void *a;
-    int rc = query_rows(c, "SELECT " TABLE_COLS " FROM tables "
+    int rc = catx_query_rows(c, "SELECT " TABLE_COLS " FROM tables "
                            "WHERE graph_id = ?1 ORDER BY name",
                         graph_id, NULL, table_row, sizeof **out, &a, n,
                         "listing tables", e);
@@ -394,7 +390,7 @@ int cat_split_get(cat_db *c, int64_t graph_id, const char *name,
     if (rc) return rc;
     void *a;
     size_t n;
-    if ((rc = query_rows(c, "SELECT " SPLIT_COLS " FROM splits "
+    if ((rc = catx_query_rows(c, "SELECT " SPLIT_COLS " FROM splits "
                             "WHERE graph_id = ?1 AND name = ?2",
                          graph_id, name, split_row, sizeof *s, &a, &n,
                          "reading a split", e)))
@@ -410,7 +406,7 @@ int cat_split_list(cat_db *c, int64_t graph_id, cat_split **out, size_t *n,
                    gnn_err *e)
 {
     void *a;
-    int rc = query_rows(c, "SELECT " SPLIT_COLS " FROM splits "
+    int rc = catx_query_rows(c, "SELECT " SPLIT_COLS " FROM splits "
                            "WHERE graph_id = ?1 ORDER BY name",
                         graph_id, NULL, split_row, sizeof **out, &a, n,
                         "listing splits", e);

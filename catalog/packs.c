@@ -58,9 +58,9 @@ int catx_packs_schema(cat_db *c, gnn_err *e)
     "id, graph_id, name, token, file, sql, epochs, batches_per_epoch, "      \
     "batches, block_size, nblocks, bytes, nhops, x_dim, has_y, seed"
 
-static void pack_row(sqlite3_stmt *st, cat_pack *p)
+static void pack_row(sqlite3_stmt *st, void *dst)
 {
-    memset(p, 0, sizeof *p);
+    cat_pack *p = dst;
     p->id = sqlite3_column_int64(st, 0);
     p->graph_id = sqlite3_column_int64(st, 1);
     catx_text(p->name, sizeof p->name, st, 2);
@@ -83,33 +83,8 @@ static void pack_row(sqlite3_stmt *st, cat_pack *p)
 static int pack_query(cat_db *c, const char *sql, int64_t i1, const char *s2,
                       cat_pack **out, size_t *n, gnn_err *e)
 {
-    *out = NULL;
-    *n = 0;
-    sqlite3_stmt *st;
-    int rc = catx_prepare(c, sql, &st, e);
-    if (rc) return rc;
-    if (sqlite3_bind_parameter_count(st) >= 1) sqlite3_bind_int64(st, 1, i1);
-    if (sqlite3_bind_parameter_count(st) >= 2)
-        sqlite3_bind_text(st, 2, s2, -1, SQLITE_STATIC);
-    cat_pack *a = NULL;
-    size_t cnt = 0, cap = 0;
-    int s;
-    while ((s = sqlite3_step(st)) == SQLITE_ROW) {
-        if (cnt == cap) {
-            cap = cap ? cap * 2 : 4;
-            cat_pack *na = realloc(a, cap * sizeof *a);
-            if (!na) { rc = OOM(e); break; }
-            a = na;
-        }
-        pack_row(st, &a[cnt++]);
-    }
-    if (!rc && s != SQLITE_DONE) rc = catx_err(c, s, "reading packs", e);
-    sqlite3_finalize(st);
-    if (!rc && !a && !(a = calloc(1, sizeof *a))) rc = OOM(e);
-    if (rc) { free(a); return rc; }
-    *out = a;
-    *n = cnt;
-    return GNNDB_OK;
+    return catx_query_rows(c, sql, i1, s2, pack_row, sizeof **out,
+                           (void **)out, n, "reading packs", e);
 }
 
 int cat_pack_insert(cat_db *c, cat_pack *p, const cat_pack_batch *b,
