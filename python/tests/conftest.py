@@ -2,6 +2,8 @@
 test session. Run through tests/run_pytest.sh, which sets GNNDB_LIB,
 GNNDB_DATA and PYTHONPATH."""
 import os
+import re
+import subprocess
 import sys
 
 import numpy as np
@@ -18,6 +20,27 @@ def data_dir():
     base = os.environ.get("GNNDB_DATA") or os.path.join(REPO, "..", "shared",
                                                         "data")
     return os.path.join(base, "cora")
+
+
+# A line of the training examples' output, one per epoch.
+EPOCH_LINE = re.compile(
+    r"^epoch (\d+) loss ([0-9.]+) val ([0-9.]+) test ([0-9.]+)$")
+
+
+def run_example(name, cora, *args):
+    """Run examples/`name` on cora's files with the binding on PYTHONPATH;
+    its whole output and the (epoch, loss, val, test) strings per epoch."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.path.join(REPO, "python") + (
+        os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    p = subprocess.run([sys.executable, os.path.join(REPO, "examples", name),
+                        "--data", cora.dir] + list(args), env=env,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       universal_newlines=True, timeout=900)
+    assert p.returncode == 0, p.stdout
+    epochs = [m.groups() for m in map(EPOCH_LINE.match, p.stdout.splitlines())
+              if m]
+    return p.stdout, epochs
 
 
 def quote(path):

@@ -1,33 +1,15 @@
 """examples/train_sgc.py: logistic regression on features PROPAGATEd by
 gnndb and served by SCAN in shuffled chunks reaches SGC's accuracy on cora,
 and a fixed seed makes runs identical."""
-import os
-import re
-import subprocess
-import sys
+import functools
 
 import pytest
 
+from conftest import run_example
+
 pytest.importorskip("torch")
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(os.path.dirname(HERE))
-EXAMPLE = os.path.join(REPO, "examples", "train_sgc.py")
-LINE = re.compile(r"^epoch (\d+) loss ([0-9.]+) val ([0-9.]+) test ([0-9.]+)$")
-
-
-def run(cora, *args):
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.path.join(REPO, "python") + (
-        os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    p = subprocess.run([sys.executable, EXAMPLE, "--data", cora.dir] +
-                       list(args), env=env, stdout=subprocess.PIPE,
-                       stderr=subprocess.STDOUT, universal_newlines=True,
-                       timeout=900)
-    assert p.returncode == 0, p.stdout
-    epochs = [m.groups() for m in map(LINE.match, p.stdout.splitlines())
-              if m]
-    return p.stdout, epochs
+run = functools.partial(run_example, "train_sgc.py")
 
 
 def test_sgc_reaches_75_percent_on_cora(cora):

@@ -8,23 +8,8 @@ DB=$PWD/t.gnndb
 "$GNNDB" "$DB" "CREATE GRAPH cora FROM '$D/edges.tsv';
   IMPORT FEATURES feat INTO cora FROM '$D/features.npy';" || fail "setup"
 
-snapshot() {
-    ( cd "$DB" && ls | grep -v -e '-wal$' -e '-shm$' | sort
-      "$GNNDB" -csv "$DB" "SHOW GRAPHS;"
-      "$GNNDB" -csv "$DB" "DESCRIBE cora;" | grep -v '^file\.catalog' ) 2>&1
-}
+. "$OLDPWD/tests/e2e_expect_error.sh"
 BEFORE=$(snapshot)
-
-# expect_error SQL PATTERN: fails with one line on stderr matching PATTERN
-expect_error() {
-    out=$("$GNNDB" "$DB" "$1" 2>err.txt); rc=$?
-    [ $rc -ne 0 ] || fail "succeeded: $1"
-    [ "$(wc -l < err.txt)" -eq 1 ] || { cat err.txt; fail "not one line: $1"; }
-    grep -q -- "$2" err.txt || { cat err.txt; fail "message lacks '$2': $1"; }
-    AFTER=$(snapshot)
-    [ "$BEFORE" = "$AFTER" ] || { echo "$BEFORE" > b.txt; echo "$AFTER" > a.txt; diff b.txt a.txt; fail "database changed by: $1"; }
-    echo "ok: $(cat err.txt)"
-}
 
 # a truncated .npy
 head -c 100000 "$D/features.npy" > trunc.npy

@@ -11,22 +11,8 @@ DB=$PWD/t.gnndb
   IMPORT FEATURES half INTO cora FROM '$D/features.npy' STORE float16;
   PROPAGATE feat OVER cora HOPS 1 INTO feat_pp;" || fail "setup"
 
-snapshot() {
-    ( cd "$DB" && ls | grep -v -e '-wal$' -e '-shm$' | sort
-      "$GNNDB" -csv "$DB" "SHOW GRAPHS;"
-      "$GNNDB" -csv "$DB" "DESCRIBE cora;" | grep -v '^file\.catalog' ) 2>&1
-}
+. "$OLDPWD/tests/e2e_expect_error.sh"
 BEFORE=$(snapshot)
-
-expect_error() {
-    out=$("$GNNDB" "$DB" "$1" 2>err.txt); rc=$?
-    [ $rc -ne 0 ] || fail "succeeded: $1"
-    [ "$(wc -l < err.txt)" -eq 1 ] || { cat err.txt; fail "not one line: $1"; }
-    grep -q -- "$2" err.txt || { cat err.txt; fail "message lacks '$2': $1"; }
-    AFTER=$(snapshot)
-    [ "$BEFORE" = "$AFTER" ] || { echo "$BEFORE" > b.txt; echo "$AFTER" > a.txt; diff b.txt a.txt; fail "database changed by: $1"; }
-    echo "ok: $(cat err.txt)"
-}
 
 expect_error "PROPAGATE nope OVER cora HOPS 2 INTO x;" "no such feature table: nope in graph cora"
 expect_error "PROPAGATE feat OVER nograph HOPS 2 INTO x;" "no such graph: nograph"

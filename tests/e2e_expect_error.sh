@@ -1,0 +1,24 @@
+# tests/e2e_expect_error.sh — sourced by the end-to-end scripts that feed
+# bad input (tests/e2e/bad_inputs.sh, propagate_errors.sh): it is not a test
+# itself, so it lives outside tests/e2e/. Needs $GNNDB, $DB (holding graph
+# cora) and fail().
+
+# What a failed statement must leave alone: the files of the database, its
+# graphs, and everything DESCRIBE cora says (less the catalog's own size).
+snapshot() {
+    ( cd "$DB" && ls | grep -v -e '-wal$' -e '-shm$' | sort
+      "$GNNDB" -csv "$DB" "SHOW GRAPHS;"
+      "$GNNDB" -csv "$DB" "DESCRIBE cora;" | grep -v '^file\.catalog' ) 2>&1
+}
+
+# expect_error SQL PATTERN: fails with one line on stderr matching PATTERN,
+# and the snapshot is still $BEFORE
+expect_error() {
+    out=$("$GNNDB" "$DB" "$1" 2>err.txt); rc=$?
+    [ $rc -ne 0 ] || fail "succeeded: $1"
+    [ "$(wc -l < err.txt)" -eq 1 ] || { cat err.txt; fail "not one line: $1"; }
+    grep -q -- "$2" err.txt || { cat err.txt; fail "message lacks '$2': $1"; }
+    AFTER=$(snapshot)
+    [ "$BEFORE" = "$AFTER" ] || { echo "$BEFORE" > b.txt; echo "$AFTER" > a.txt; diff b.txt a.txt; fail "database changed by: $1"; }
+    echo "ok: $(cat err.txt)"
+}
