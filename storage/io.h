@@ -1,4 +1,4 @@
-/* io.h — asynchronous read backends: io_uring (O_DIRECT, deep queue) and a
+/* io.h — asynchronous read (and plain write) backends: io_uring (O_DIRECT, deep queue) and a
 ** pread thread pool used when io_uring is unavailable or asked for. */
 #ifndef GNN_IO_H
 #define GNN_IO_H
@@ -26,6 +26,8 @@ typedef struct io_req {
     int64_t result;    /* bytes read, or -errno */
     struct iovec *iov; /* vectored read: buffers aligned for O_DIRECT */
     int iovcnt;        /* entries of iov (at most IOV_MAX) */
+    int write;         /* 1: write buf[0..len) at offset instead (plain
+                       ** buffers only; the spill area's sequential runs) */
 } io_req;
 
 typedef struct io_backend io_backend;

@@ -47,16 +47,19 @@ static io_req *q_pop(iop_queue *q, unsigned cap)
     return r;
 }
 
-/* Read all of r, retrying short and interrupted reads; bytes read (fewer
-** only at end of file) or -errno. */
+/* Read (or write) all of r, retrying short and interrupted transfers; bytes
+** moved (fewer only at end of file, or a full disk) or -errno. */
 static int64_t read_full(io_req *r)
 {
     uint64_t total = 0, done = 0;
     if (!r->iov) {
         total = r->len;
         while (done < total) {
-            ssize_t n = pread(r->fd, (char *)r->buf + done, total - done,
-                              (off_t)(r->offset + done));
+            ssize_t n = r->write
+                ? pwrite(r->fd, (const char *)r->buf + done, total - done,
+                         (off_t)(r->offset + done))
+                : pread(r->fd, (char *)r->buf + done, total - done,
+                        (off_t)(r->offset + done));
             if (n < 0 && errno == EINTR) continue;
             if (n < 0) return -errno;
             if (n == 0) break;

@@ -114,7 +114,10 @@ static int prep(iou *u, iou_slot *s, gnn_err *e)
         return gnn_seterr(e, GNNDB_IOERR, "io_uring submission queue full");
     io_req *r = s->r;
     uint64_t off = r->offset + s->done;
-    if (!r->iov) {
+    if (r->write) {
+        io_uring_prep_write(sqe, r->fd, (const char *)r->buf + s->done,
+                            (unsigned)(s->total - s->done), off);
+    } else if (!r->iov) {
         io_uring_prep_read(sqe, r->fd, (char *)r->buf + s->done,
                            (unsigned)(s->total - s->done), off);
     } else if (s->done == 0) {
@@ -191,7 +194,7 @@ int iou_wait(void *impl, io_req **done, gnn_err *e)
         int res = cqe->res;
         io_uring_cqe_seen(&u->ring, cqe);
 #ifdef HAVE_VALGRIND
-        if (res > 0) mark_read(s->r, s->done, (uint64_t)res);
+        if (res > 0 && !s->r->write) mark_read(s->r, s->done, (uint64_t)res);
 #endif
         if (res == -EINTR || res == -EAGAIN || (res > 0 &&
             (s->done += (uint64_t)res) < s->total)) {

@@ -1,0 +1,415 @@
+/* spill.c — the spill area (spill.h): unlinked run files written
+** sequentially in aligned chunks through an I/O backend of their own, each
+** chunk checksummed, read back once and freed. */
+#include "spill.h"
+#include "block.h"
+#include "io.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SPILL_PREFIX     "gnndb-spill-"
+#define SPILL_READ_CHUNK ((size_t)8 << 20)  /* bytes per read request */
+#define SPILL_READ_DEPTH 8
+
+struct spill_area {
+    char dir[1024];
+    int64_t limit;
+    io_backend *io;
+    uint64_t in_use;
+    uint64_t seq;
+    spill_run *reading;      /* the run read ahead, if any */
+    spill_stats st;
+};
+
+struct spill_run {
+    spill_area *a;
+    int fd;
+    unsigned char *buf;      /* write buffer, SPILL_ALIGN-aligned */
+    size_t bufsize, used;
+    uint64_t bytes;          /* appended */
+    uint64_t flushed;        /* written to the file (padded) */
+    uint32_t *crc;           /* one per chunk written */
+    size_t *chunk_len;
+    uint64_t *chunk_off;
+    size_t nchunks, capchunks;
+    int sealed;
+    /* reading back */
+    unsigned char *dst;
+    size_t rd_next_chunk;    /* next chunk to ask for */
+    size_t rd_done;          /* chunks verified */
+    io_req req[SPILL_READ_DEPTH];
+    int req_busy[SPILL_READ_DEPTH];
+    size_t req_chunk[SPILL_READ_DEPTH];
+};
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int mkdirs(const char *dir, gnn_err *e)
+{
+    char buf[1024];
+    size_t n = strlen(dir);
+    if (n >= sizeof buf)
+        return gnn_seterr(e, GNNDB_RANGE, "spill area: path too long: %s", dir);
+    memcpy(buf, dir, n + 1);
+    for (size_t i = 1; i <= n; i++) {
+        if (buf[i] != '/' && buf[i] != 0) continue;
+        char c = buf[i];
+        buf[i] = 0;
+        if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+            return gnn_seterr_errno(e, GNNDB_IOERR, errno,
+                                    "spill area: cannot create %s", buf);
+        buf[i] = c;
+    }
+    return GNNDB_OK;
+}
+
+int spill_open(const char *dir, int64_t limit, int io_kind, spill_area **out,
+               gnn_err *e)
+{
+    *out = NULL;
+    spill_area *a = calloc(1, sizeof *a);
+    if (!a) return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
+    snprintf(a->dir, sizeof a->dir, "%s", dir);
+    a->limit = limit;
+    int rc = mkdirs(dir, e);
+    if (!rc) rc = io_open(io_kind, SPILL_READ_DEPTH + 1, &a->io, e);
+    if (rc) {
+        free(a);
+        return rc;
+    }
+    spill_remove_stale(dir);
+    *out = a;
+    return GNNDB_OK;
+}
+
+void spill_close(spill_area *a)
+{
+    if (!a) return;
+    io_close(a->io);
+    free(a);
+}
+
+const spill_stats *spill_get_stats(const spill_area *a) { return &a->st; }
+const char *spill_dir(const spill_area *a) { return a->dir; }
+uint64_t spill_in_use(const spill_area *a) { return a->in_use; }
+
+int spill_remove_stale(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) return -errno;
+    struct dirent *de;
+    int removed = 0;
+    size_t np = strlen(SPILL_PREFIX);
+    while ((de = readdir(d))) {
+        if (strncmp(de->d_name, SPILL_PREFIX, np) != 0) continue;
+        long pid = strtol(de->d_name + np, NULL, 10);
+        /* a live process's run is its own business */
+        if (pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM)) continue;
+        char path[1400];
+        snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+        if (unlink(path) == 0) removed++;
+    }
+    closedir(d);
+    return removed;
+}
+
+/* An unlinked file in the area: O_TMPFILE where the file system has it,
+** else a name unlinked at once. O_DIRECT where it is accepted. */
+static int open_run_file(spill_area *a, gnn_err *e)
+{
+    int fd = open(a->dir, O_TMPFILE | O_RDWR | O_DIRECT | O_CLOEXEC, 0600);
+    if (fd < 0) fd = open(a->dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (fd >= 0) return fd;
+    char path[1200];
+    snprintf(path, sizeof path, "%s/" SPILL_PREFIX "%ld-%" PRIu64, a->dir,
+             (long)getpid(), a->seq++);
+    fd = open(path, O_CREAT | O_EXCL | O_RDWR | O_DIRECT | O_CLOEXEC, 0600);
+    if (fd < 0 && errno == EINVAL)
+        fd = open(path, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return -gnn_seterr_errno(e, GNNDB_IOERR, errno,
+                                 "spill area %s: cannot create a run", a->dir);
+    unlink(path);
+    return fd;
+}
+
+int spill_run_new(spill_area *a, size_t bufsize, spill_run **out, gnn_err *e)
+{
+    *out = NULL;
+    spill_run *r = calloc(1, sizeof *r);
+    if (!r) return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
+    r->a = a;
+    r->bufsize = (GNN_MAX(bufsize, 1) + SPILL_ALIGN - 1) &
+                 ~(size_t)(SPILL_ALIGN - 1);
+    r->buf = gnn_alloc_aligned(r->bufsize);
+    if (!r->buf) {
+        free(r);
+        return gnn_seterr(e, GNNDB_NOMEM, "out of memory for a spill buffer");
+    }
+    int fd = open_run_file(a, e);
+    if (fd < 0) {
+        gnn_free_aligned(r->buf);
+        free(r);
+        return -fd;
+    }
+    r->fd = fd;
+    a->st.runs++;
+    *out = r;
+    return GNNDB_OK;
+}
+
+/* Write buf[0..len) (len a multiple of SPILL_ALIGN) at the end of the run. */
+static int write_chunk(spill_run *r, size_t len, gnn_err *e)
+{
+    spill_area *a = r->a;
+    if (a->limit > 0 && a->in_use + len > (uint64_t)a->limit)
+        return gnn_seterr(e, GNNDB_FULL,
+                          "spill area %s is full: PRAGMA spill_limit of %"
+                          PRId64 " bytes reached (%" PRIu64 " in use, %zu "
+                          "more needed); raise spill_limit or lower "
+                          "HYPERBATCH", a->dir, a->limit, a->in_use, len);
+    if (r->nchunks == r->capchunks) {
+        size_t c = r->capchunks ? r->capchunks * 2 : 16;
+        uint32_t *cr = realloc(r->crc, c * sizeof *cr);
+        if (cr) r->crc = cr;
+        size_t *cl = realloc(r->chunk_len, c * sizeof *cl);
+        if (cl) r->chunk_len = cl;
+        uint64_t *co = realloc(r->chunk_off, c * sizeof *co);
+        if (co) r->chunk_off = co;
+        if (!cr || !cl || !co) return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
+        r->capchunks = c;
+    }
+    double t0 = now_s();
+    io_req q = {0}, *done;
+    q.fd = r->fd;
+    q.offset = r->flushed;
+    q.len = (uint32_t)len;
+    q.buf = r->buf;
+    q.write = 1;
+    int rc = io_submit(a->io, &q, e);
+    if (!rc) rc = io_flush(a->io, e);
+    if (!rc) rc = io_wait(a->io, &done, e);
+    a->st.write_seconds += now_s() - t0;
+    if (rc) return rc;
+    if (q.result < 0 || (uint64_t)q.result != len) {
+        int err = q.result < 0 ? (int)-q.result : ENOSPC;
+        return gnn_seterr_errno(e, GNNDB_IOERR, err,
+                                "spill area %s: writing %zu bytes at offset "
+                                "%" PRIu64 " of a run (%" PRIu64 " bytes in "
+                                "use)", a->dir, len, r->flushed, a->in_use);
+    }
+    r->crc[r->nchunks] = blk_crc32c(0, r->buf, len);
+    r->chunk_off[r->nchunks] = r->flushed;
+    r->chunk_len[r->nchunks++] = len;
+    r->flushed += len;
+    a->in_use += len;
+    a->st.bytes_written += len;
+    if (a->in_use > a->st.peak_bytes) a->st.peak_bytes = a->in_use;
+    return GNNDB_OK;
+}
+
+/* Write the whole buffer when it is full. */
+static int flush_full(spill_run *r, gnn_err *e)
+{
+    if (r->used < r->bufsize) return GNNDB_OK;
+    int rc = write_chunk(r, r->bufsize, e);
+    if (!rc) r->used = 0;
+    return rc;
+}
+
+int spill_run_append(spill_run *r, const void *data, size_t len, gnn_err *e)
+{
+    const unsigned char *p = data;
+    if (r->sealed) return gnn_seterr(e, GNNDB_MISUSE, "spill run is sealed");
+    while (len > 0) {
+        size_t k = GNN_MIN(len, r->bufsize - r->used);
+        memcpy(r->buf + r->used, p, k);
+        r->used += k;
+        r->bytes += k;
+        p += k;
+        len -= k;
+        int rc = flush_full(r, e);
+        if (rc) return rc;
+    }
+    return GNNDB_OK;
+}
+
+size_t spill_run_room(const spill_run *r) { return r->bufsize - r->used; }
+
+void *spill_run_reserve(spill_run *r, size_t len, gnn_err *e)
+{
+    if (r->sealed || len > r->bufsize) {
+        gnn_seterr(e, GNNDB_MISUSE, "spill run: cannot reserve %zu bytes", len);
+        return NULL;
+    }
+    if (r->bufsize - r->used < len) {
+        /* write the whole chunks; the tail moves to the front */
+        size_t whole = r->used & ~(size_t)(SPILL_ALIGN - 1);
+        if (whole && write_chunk(r, whole, e)) return NULL;
+        memmove(r->buf, r->buf + whole, r->used - whole);
+        r->used -= whole;
+        if (r->bufsize - r->used < len) {
+            gnn_seterr(e, GNNDB_MISUSE, "spill run: cannot reserve %zu bytes",
+                       len);
+            return NULL;
+        }
+    }
+    return r->buf + r->used;
+}
+
+void spill_run_commit(spill_run *r, size_t len)
+{
+    r->used += len;
+    r->bytes += len;
+}
+
+int spill_run_seal(spill_run *r, gnn_err *e)
+{
+    if (r->sealed) return GNNDB_OK;
+    if (r->used) {
+        size_t len = (r->used + SPILL_ALIGN - 1) & ~(size_t)(SPILL_ALIGN - 1);
+        memset(r->buf + r->used, 0, len - r->used);
+        int rc = write_chunk(r, len, e);
+        if (rc) return rc;
+        r->used = 0;
+    }
+    gnn_free_aligned(r->buf);
+    r->buf = NULL;
+    r->sealed = 1;
+    return GNNDB_OK;
+}
+
+uint64_t spill_run_bytes(const spill_run *r) { return r->bytes; }
+size_t spill_run_read_size(const spill_run *r)
+{
+    return (size_t)GNN_MAX(r->flushed, SPILL_ALIGN);
+}
+int spill_run_fd(const spill_run *r) { return r->fd; }
+
+/* ---- reading back ---- */
+
+static int submit_reads(spill_run *r, gnn_err *e)
+{
+    spill_area *a = r->a;
+    int any = 0;
+    for (int s = 0; s < SPILL_READ_DEPTH && r->rd_next_chunk < r->nchunks;
+         s++) {
+        if (r->req_busy[s]) continue;
+        size_t c = r->rd_next_chunk++;
+        io_req *q = &r->req[s];
+        memset(q, 0, sizeof *q);
+        q->fd = r->fd;
+        q->offset = r->chunk_off[c];
+        q->len = (uint32_t)r->chunk_len[c];
+        q->buf = r->dst + q->offset;
+        q->user = r;
+        int rc = io_submit(a->io, q, e);
+        if (rc) return rc;
+        r->req_busy[s] = 1;
+        r->req_chunk[s] = c;
+        any = 1;
+    }
+    return any ? io_flush(a->io, e) : GNNDB_OK;
+}
+
+int spill_run_read_start(spill_run *r, void *dst, gnn_err *e)
+{
+    if (!r->sealed)
+        return gnn_seterr(e, GNNDB_MISUSE, "spill run read before sealed");
+    if (r->a->reading && r->a->reading != r)
+        return gnn_seterr(e, GNNDB_MISUSE, "spill area: one read ahead at a "
+                          "time");
+    r->dst = dst;
+    r->rd_next_chunk = r->rd_done = 0;
+    r->a->reading = r;
+    return submit_reads(r, e);
+}
+
+static int check_chunk(spill_run *r, int s, gnn_err *e)
+{
+    io_req *q = &r->req[s];
+    size_t c = r->req_chunk[s];
+    r->req_busy[s] = 0;
+    if (q->result < 0 || (uint64_t)q->result != q->len)
+        return gnn_seterr_errno(e, GNNDB_IOERR,
+                                q->result < 0 ? (int)-q->result : EIO,
+                                "spill area %s: reading back %u bytes at "
+                                "offset %" PRIu64 " of a run", r->a->dir,
+                                q->len, q->offset);
+    if (blk_crc32c(0, q->buf, q->len) != r->crc[c])
+        return gnn_seterr(e, GNNDB_CORRUPT,
+                          "spill area %s: a run is corrupt at offset %" PRIu64
+                          " (%u bytes fail their checksum); the spilled "
+                          "mini-batch is not returned", r->a->dir, q->offset,
+                          q->len);
+    r->a->st.bytes_read += q->len;
+    r->rd_done++;
+    return GNNDB_OK;
+}
+
+int spill_run_read_wait(spill_run *r, gnn_err *e)
+{
+    spill_area *a = r->a;
+    if (a->reading != r) return gnn_seterr(e, GNNDB_MISUSE, "no read started");
+    double t0 = now_s();
+    int rc = GNNDB_OK;
+    while (r->rd_done < r->nchunks) {
+        io_req *done;
+        if ((rc = io_wait(a->io, &done, e))) break;
+        int s = (int)(done - r->req);
+        if (s < 0 || s >= SPILL_READ_DEPTH) {
+            rc = gnn_seterr(e, GNNDB_INTERNAL, "spill: stray completion");
+            break;
+        }
+        if ((rc = check_chunk(r, s, e))) break;
+        if ((rc = submit_reads(r, e))) break;
+    }
+    /* on failure, collect what is still in flight before returning */
+    for (int s = 0; s < SPILL_READ_DEPTH; s++)
+        while (r->req_busy[s]) {
+            io_req *done;
+            if (io_wait(a->io, &done, NULL)) break;
+            r->req_busy[done - r->req] = 0;
+        }
+    a->reading = NULL;
+    a->st.read_wait_seconds += now_s() - t0;
+    return rc;
+}
+
+int spill_run_read(spill_run *r, void *dst, gnn_err *e)
+{
+    int rc = spill_run_read_start(r, dst, e);
+    if (rc) {
+        if (r->a->reading == r) spill_run_read_wait(r, NULL);
+        return rc;
+    }
+    return spill_run_read_wait(r, e);
+}
+
+void spill_run_free(spill_run *r)
+{
+    if (!r) return;
+    if (r->a->reading == r) spill_run_read_wait(r, NULL);
+    r->a->in_use -= r->flushed;
+    close(r->fd);
+    gnn_free_aligned(r->buf);
+    free(r->crc);
+    free(r->chunk_len);
+    free(r->chunk_off);
+    free(r);
+}
