@@ -120,6 +120,67 @@ static int cost_lines(const plan *p, const cm_est *est, rowset *rs)
     return err;
 }
 
+/* One mini-batch as handed out: n_id, edge_index, x and y. */
+static double batch_out_bytes(const plan *p, double nodes, double edges)
+{
+    double row = p->has_feat ? (double)p->feat.dim * 4 : 0;
+    return nodes * (8 + row) + edges * 16 +
+           (p->has_labels ? (double)p->batch * 8 : 0);
+}
+
+/* The mini-batch the plan expected beside the average one handed out. */
+static int batch_line(const plan *p, const hb_stats *st, rowset *rs)
+{
+    double en = 0, ee = 0;
+    for (int h = 0; h <= p->nhops; h++) en += p->nodes_est[h];
+    for (int h = 0; h < p->nhops; h++) ee += p->edges_est[h];
+    double nb = st->batches ? (double)st->batches : 1;
+    double an = (double)st->nodes / nb, ae = (double)st->edges / nb;
+    char b1[32], b2[32];
+    return line(rs, 0, "per mini-batch, estimated vs actual: nodes %.0f vs "
+                "%.0f, edges %.0f vs %.0f, bytes %s vs %s",
+                en, an, ee, ae,
+                db_fmt_size((int64_t)batch_out_bytes(p, en, ee), b1, sizeof b1),
+                db_fmt_size((int64_t)batch_out_bytes(p, an, ae), b2, sizeof b2));
+}
+
+/* The spill area's line: what the plan chose and, after a run, what went
+** through it. */
+static int spill_line(const plan *p, const hb_stats *st, rowset *rs)
+{
+    char b1[32], b2[32], b3[32], b4[32];
+    int err = 0;
+    if (p->spill)
+        err |= line(rs, 0, "spill: rounds of %" PRId64 " mini-batches through "
+                    "the spill area (about %s each%s); est. %s of I/O per "
+                    "mini-batch, against %s in memory at HYPERBATCH %" PRId64,
+                    p->hyperbatch,
+                    db_fmt_size((int64_t)p->run_bytes_est, b1, sizeof b1),
+                    p->spill_ahead ? ", the next read ahead" : "",
+                    db_fmt_size((int64_t)p->cost_spill, b2, sizeof b2),
+                    db_fmt_size((int64_t)p->cost_inmem, b3, sizeof b3),
+                    p->hyperbatch_inmem);
+    else if (p->hyperbatch_inmem < p->hyperbatch_cap)
+        err |= line(rs, 0, "spill: no; est. %s of I/O per mini-batch in "
+                    "memory at HYPERBATCH %" PRId64 ", against %s spilled",
+                    db_fmt_size((int64_t)p->cost_inmem, b1, sizeof b1),
+                    p->hyperbatch,
+                    db_fmt_size((int64_t)p->cost_spill, b2, sizeof b2));
+    if (st && p->spill)
+        err |= line(rs, 1, "spilled: %" PRIu64 " mini-batches, %s "
+                    "written, %s read back (at most %s on disk at once), "
+                    "%.3f s writing, %.3f s waiting for reads, %.3f s "
+                    "ordering rows",
+                    st->spill_batches,
+                    db_fmt_size((int64_t)st->spill_written, b1, sizeof b1),
+                    db_fmt_size((int64_t)st->spill_read, b2, sizeof b2),
+                    db_fmt_size((int64_t)st->spill_peak, b4, sizeof b4),
+                    st->spill_write_seconds, st->spill_read_wait,
+                    st->spill.cpu_seconds);
+    (void)b3;
+    return err;
+}
+
 int explain_rows(const plan *p, const hb_stats *st, rowset *rs)
 {
     cm_layout lay;
@@ -150,6 +211,7 @@ int explain_rows(const plan *p, const hb_stats *st, rowset *rs)
     err |= line(rs, 0, "HYPERBATCH %" PRId64 "%s%s%s (%" PRId64
                 " hyperbatches)", p->hyperbatch,
                 p->note[0] ? " (" : "", p->note, p->note[0] ? ")" : "", hbs);
+    err |= spill_line(p, st, rs);
     err |= cost_lines(p, &est, rs);
     int d = 0;
     err |= line(rs, d, "-> transfer to %s",
@@ -214,6 +276,7 @@ int explain_rows(const plan *p, const hb_stats *st, rowset *rs)
             blocks += st->hop[h].blocks_read;
             bytes += st->hop[h].bytes_read;
         }
+        err |= batch_line(p, st, rs);
         char b6[32], b7[32];
         err |= line(rs, 0, "estimated vs actual: blocks read %.0f vs %" PRIu64
                     ", bytes %s vs %s, %.3g s vs %.3g s, %.1f vs %.1f "

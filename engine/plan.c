@@ -6,6 +6,7 @@
 #include "block.h"
 #include "index.h"
 #include "fcache.h"
+#include "spill.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -36,62 +37,84 @@ int plan_parse_device(const char *d, plan *p, gnn_err *e)
                       "unknown device '%s': use 'host' or 'cuda:N'", d);
 }
 
-/* Upper bounds of nodes and edges of one mini-batch, and the expected
-** counts assuming no overlap (what EXPLAIN estimates from). */
-/* E[min(f, d)] from the degree histogram (bucket k >= 1 holds degrees
-** [2^(k-1), 2^k), taken at its geometric middle). Seeds are uniform nodes;
-** nodes reached through an edge are drawn in proportion to their degree
-** (`biased`), which on skewed graphs is far more than the mean suggests. */
-static double expected_kept(const plan *p, double f, int biased)
+/* The degree at which bucket k of the histogram is taken: bucket 0 holds
+** degree 0, bucket k >= 1 degrees [2^(k-1), 2^k), taken at their geometric
+** middle. */
+static double bucket_degree(int k)
 {
-    double n = 0, sum = 0;
-    for (int k = 0; k < p->nbuckets; k++) {
-        double d = k == 0 ? 0 : k == 1 ? 1 : ldexp(1.0, k - 1) * 1.414;
-        double w = (double)p->deg_hist[k] * (biased ? d : 1.0);
-        n += w;
-        sum += w * fmin(f, d);
-    }
-    return n > 0 ? sum / n : fmin(f, p->graph.mean_degree);
+    return k == 0 ? 0 : k == 1 ? 1 : ldexp(1.0, k - 1) * 1.414;
 }
 
+static double kept(const plan *p, int f, double d)
+{
+    if (f < 0) return d;
+    if (p->replace) return d > 0 ? f : 0;
+    return fmin(f, d);
+}
+
+/* Expected edges and new nodes per hop, by degree class. Seeds are uniform
+** nodes; a sampled neighbour is drawn in proportion to its degree (the
+** histogram stands for how often a node appears in others' lists), so
+** after K draws a node of degree d has been reached with probability
+** 1 - exp(-K d / D), D the edges stored. Each hop's new nodes are the
+** classes' gains over the last hop's, less those already seeds; their
+** composition, hubs reached early, decides the next hop's edges. On skewed
+** graphs this is what keeps a mini-batch's nodes far below the draws. */
+static void estimate_hops(plan *p)
+{
+    double n = fmax(1.0, (double)p->graph.nodes), D = 0;
+    double front[64], seeds = (double)p->batch;
+    for (int k = 0; k < p->nbuckets; k++) {
+        D += (double)p->deg_hist[k] * bucket_degree(k);
+        front[k] = seeds * (double)p->deg_hist[k] / n;
+    }
+    double K = 0, unseeded = fmax(0.0, 1.0 - seeds / n);
+    p->nodes_est[0] = seeds;
+    for (int h = 0; h < p->nhops; h++) {
+        double edges = 0;
+        for (int k = 0; k < p->nbuckets; k++)
+            edges += front[k] * kept(p, p->fanouts[h], bucket_degree(k));
+        double K2 = K + edges, fresh = 0;
+        for (int k = 0; k < p->nbuckets; k++) {
+            double d = bucket_degree(k);
+            double gain = D > 0 ? exp(-K * d / D) - exp(-K2 * d / D) : 0;
+            front[k] = (double)p->deg_hist[k] * gain * unseeded;
+            fresh += front[k];
+        }
+        p->edges_est[h] = edges;
+        p->nodes_est[h + 1] = fresh;
+        K = K2;
+    }
+}
+
+/* Upper bounds of nodes and edges of one mini-batch, and the expected
+** counts (what EXPLAIN and the plan's memory estimate from). */
 static void bound_batch(plan *p)
 {
     double n = (double)p->graph.nodes;
-    double mean = p->graph.mean_degree > 0 ? p->graph.mean_degree : 1;
     double maxd = (double)(p->graph.max_degree > 0 ? p->graph.max_degree : 1);
     double frontier_bound = (double)p->batch, nodes_bound = (double)p->batch;
     double edges_bound = 0;
-    double frontier_est = (double)p->batch, nodes_est = (double)p->batch;
-    p->nodes_est[0] = (double)p->batch;
     for (int h = 0; h < p->nhops; h++) {
         int f = p->fanouts[h];
         double fb = f < 0 ? maxd : f;
-        double fe = f < 0 ? mean : expected_kept(p, f, h > 0);
-        if (p->replace && f > 0) fe = f * (1.0 - (double)p->deg_hist[0] / fmax(n, 1));
         frontier_bound = fmin(n, frontier_bound);
         double eb = frontier_bound * fb;
         edges_bound += eb;
         frontier_bound = eb;
         nodes_bound += eb;
-        double ee = frontier_est * fe;
-        p->edges_est[h] = ee;
-        /* new nodes: the chance a drawn node is not yet in the batch */
-        double fresh = ee * fmax(0.0, 1.0 - nodes_est / fmax(n, 1.0));
-        p->nodes_est[h + 1] = fresh;
-        nodes_est += fresh;
-        frontier_est = fresh;
     }
     p->nodes_bound = (int64_t)fmin(n, nodes_bound);
     p->edges_bound = (int64_t)fmin(edges_bound, 9e18);
+    estimate_hops(p);
 }
 
 /* The expected bytes of one staged mini-batch, with a margin. The worst
 ** case (every drawn node new) is often ten times the truth, so the plan uses
 ** the expectation and the executor enforces the limit on what it actually
 ** holds, shrinking a hyperbatch that would not fit (hb_fit). */
-static int64_t per_batch_bytes(const plan *p)
+static int64_t batch_bytes_est(const plan *p, int64_t dim)
 {
-    int64_t dim = p->has_feat ? p->feat.dim : 0;
     double nodes = 0, edges = 0;
     for (int h = 0; h <= p->nhops; h++) nodes += p->nodes_est[h];
     for (int h = 0; h < p->nhops; h++) edges += p->edges_est[h];
@@ -100,6 +123,86 @@ static int64_t per_batch_bytes(const plan *p)
     double b = nodes * (double)HB_NODE_BYTES(dim) + edges * HB_EDGE_BYTES +
                (double)p->batch * 8 + 4096;
     return b > 9e18 ? INT64_MAX : (int64_t)b;
+}
+
+static int64_t per_batch_bytes(const plan *p)
+{
+    return batch_bytes_est(p, p->has_feat ? p->feat.dim : 0);
+}
+
+/* Expected nodes and edges of one mini-batch. */
+static void batch_size_est(const plan *p, double *nodes, double *edges)
+{
+    *nodes = *edges = 0;
+    for (int h = 0; h <= p->nhops; h++) *nodes += p->nodes_est[h];
+    for (int h = 0; h < p->nhops; h++) *edges += p->edges_est[h];
+}
+
+/* Bytes read per mini-batch when rounds of h mini-batches are sampled s at
+** a time: each hop's frontier touches graph blocks (each start block once
+** per sampling round), each node's row a feature block (once per round). */
+static double reads_per_batch(const plan *p, double s, double h)
+{
+    double nb = (double)GNN_MAX(1, p->graph.graph_blocks), bytes = 0;
+    double frontier = (double)p->batch;
+    for (int k = 0; k < p->nhops; k++) {
+        bytes += nb * (1.0 - exp(-frontier * s / nb)) *
+                 (double)p->graph.block_size / s;
+        frontier = p->nodes_est[k + 1];
+    }
+    if (p->has_feat) {
+        double fb = (double)GNN_MAX(1, p->feat.nblocks), nodes, edges;
+        batch_size_est(p, &nodes, &edges);
+        bytes += fb * (1.0 - exp(-nodes * h / fb)) *
+                 (double)p->feat.block_size / h;
+    }
+    return bytes;
+}
+
+/* Spill or not (PRAGMA spill; by default when it reads less), and the round
+** size G: each spilled mini-batch keeps its rows sorted (4 bytes a node),
+** its seeds' labels and a write buffer in memory while the round is
+** gathered, and one (or, reading ahead, two) runs while it is handed out;
+** the runs on disk stay within spill_limit. */
+static void plan_spill(gnndb *db, plan *p, int64_t cap, int64_t fit)
+{
+    double nodes, edges;
+    batch_size_est(p, &nodes, &edges);
+    nodes = fmin(nodes * 1.1, (double)p->nodes_bound);
+    edges = fmin(edges * 1.1, (double)p->edges_bound);
+    int64_t rowbytes = p->has_feat ? (int64_t)p->feat.dim * 4 : 0;
+    p->run_bytes_est = nodes * (16.0 + (double)rowbytes) + edges * 16.0;
+    p->hyperbatch_inmem = fit;
+    p->cost_inmem = reads_per_batch(p, (double)fit, (double)fit);
+    double staged = (double)p->staged_bytes;
+    double sampling = (double)batch_bytes_est(p, 0);
+    double rec = nodes * 4.0 + (double)p->batch * 16.0 + 256;
+    int64_t g = (int64_t)(staged * 0.5 / (rec + (16 << 10)));
+    if (db->pragma.spill_limit > 0)
+        g = GNN_MIN(g, (int64_t)((double)db->pragma.spill_limit /
+                                 (p->run_bytes_est * 1.05)));
+    g = GNN_MAX(1, GNN_MIN(g, cap));
+    /* write buffers: a quarter of what is staged, 16 KiB to 256 KiB each */
+    size_t wbuf = (size_t)fmin(256 << 10, fmax(16 << 10, staged * 0.25 / (double)g));
+    wbuf &= ~(size_t)(SPILL_ALIGN - 1);
+    double s = fmax(1.0, fmin((double)g, (staged - (double)g * rec)
+                                             / fmax(sampling, 1.0)));
+    p->cost_spill = reads_per_batch(p, s, (double)g) + 2.0 * p->run_bytes_est;
+    /* without rows to gather a round saves nothing: only the sampling
+    ** sub-rounds read the graph, and they are no larger than in memory */
+    int want = db->pragma.spill == GNN_SPILL_ON ||
+               (db->pragma.spill == GNN_SPILL_AUTO && p->has_feat &&
+                fit < cap && g > fit &&
+                (p->hyperbatch_asked > fit || p->cost_spill < p->cost_inmem));
+    /* a run read back must fit: the mini-batch handed out is held whole */
+    if (!want || p->run_bytes_est > staged - (double)g * (double)p->batch * 16)
+        return;
+    p->spill = 1;
+    p->hyperbatch = g;
+    p->spill_subround = s;
+    p->spill_wbuf = wbuf;
+    p->spill_ahead = 2.0 * p->run_bytes_est * 1.15 <=
+                     staged - (double)g * (double)p->batch * 16;
 }
 
 /* The row cache's share of memory_limit: PRAGMA feature_cache, else the
@@ -289,11 +392,23 @@ int plan_build(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
     int64_t cap = GNN_MIN(want, bpe);  /* a hyperbatch stays in one epoch */
     p->hyperbatch_cap = cap;
     p->hyperbatch = GNN_MAX(1, GNN_MIN(cap, fit));
-    if (p->hyperbatch < cap)
+    plan_spill(db, p, cap, p->hyperbatch);
+    if (p->spill) {
+        snprintf(p->note, sizeof p->note,
+                 "spilled: each mini-batch's rows wait in the spill area; "
+                 "in memory_limit %s only %" PRId64 " would fit",
+                 db_fmt_size(p->memory_limit, b1, sizeof b1),
+                 p->hyperbatch_inmem);
+        /* a round is gathered block by block straight into its runs: the
+        ** row cache has nothing to serve, so its memory goes to the round */
+        p->staged_bytes += p->cache_bytes;
+        p->cache_policy = FC_NONE;
+        p->cache_bytes = p->cache_rows = 0;
+    } else if (p->hyperbatch < cap) {
         snprintf(p->note, sizeof p->note,
                  "reduced from %" PRId64 " to fit memory_limit %s",
                  cap, db_fmt_size(p->memory_limit, b1, sizeof b1));
-    if (p->hyperbatch < 1) p->hyperbatch = 1;
+    }
 
     /* blocks per hop of one hyperbatch: distinct blocks touched by
     ** H * frontier random nodes out of nblocks */

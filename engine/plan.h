@@ -50,6 +50,17 @@ typedef struct plan {
     int64_t cache_bytes;       /* the row cache, data and bookkeeping */
     int64_t cache_rows;        /* rows it holds */
     char note[256];            /* e.g. why HYPERBATCH was reduced */
+    /* spilling (hb_spill.c): whether each round of `hyperbatch` mini-batches
+    ** goes through the spill area, its runs' write buffers, whether the next
+    ** run is read ahead, and the costs the choice was made on (bytes of I/O
+    ** per mini-batch, with and without) */
+    int spill;
+    size_t spill_wbuf;
+    int spill_ahead;
+    double run_bytes_est;
+    double spill_subround;     /* mini-batches expected per sampling round */
+    double cost_inmem, cost_spill;
+    int64_t hyperbatch_inmem;  /* the H that fits without spilling */
 
     /* upper bounds per mini-batch */
     int64_t nodes_bound, edges_bound;
@@ -69,10 +80,12 @@ typedef struct plan {
     int coalesce;
 } plan;
 
-/* Bytes a staged mini-batch holds per node (internal id, map slots, output
-** id, feature row, growth slack) and per edge (sampled ids and the output). */
-#define HB_NODE_BYTES(dim) (4 + 16 + 8 + (dim) * 4 + 16)
-#define HB_EDGE_BYTES (8 + 16 + 8)
+/* Bytes a staged mini-batch holds per node (internal id, map slots at up
+** to four per node, output id, the feature row with a quarter of growth
+** slack, and the gather's per-row scratch: item, block and order) and per
+** edge (sampled ids and the output, with slack, and the sampling arena). */
+#define HB_NODE_BYTES(dim) (5 + 24 + 10 + (dim) * 5 + 24)
+#define HB_EDGE_BYTES (10 + 20 + 4)
 
 /* Resolve names and memory for a SAMPLE. On failure the words are in *e. */
 int plan_build(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e);
