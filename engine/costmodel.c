@@ -97,17 +97,25 @@ static void one_hb(const plan *p, const cat_profile *pr, const cm_layout *l,
                        : (double)p->batch;
     double scale = p->batch > 0 ? seeds / (double)p->batch : 1;
     double c = p->coalesce > 0 ? p->coalesce : 1;
-    double sm = seeds * m;
-    for (int h = 0; h < p->nhops; h++) {
-        double front = p->nodes_est[h] * scale * m;
-        double need = h == 0 ? needed_win(l->graph_blocks,
-                                          seed_window(p, l->graph_blocks, sm),
-                                          sm, 0)
-                             : needed(l->graph_blocks, front);
-        fetch(&e->hop[h], pr, c, l->graph_blocks, l->graph_bs, need, &ps->g);
-        ps->g = fmin(ps->g, l->gframes);
-        e->hop[h].work += p->edges_est[h] * scale * m;
+    /* a spilled hyperbatch samples in sub-rounds, each reading the graph
+    ** blocks its own frontier needs */
+    double sub = l->subround > 0 ? fmin(m, l->subround) : m;
+    for (double done = 0; done < m; done += sub) {
+        double k = fmin(sub, m - done), sk = seeds * k;
+        for (int h = 0; h < p->nhops; h++) {
+            double front = p->nodes_est[h] * scale * k;
+            double need = h == 0 ? needed_win(l->graph_blocks,
+                                              seed_window(p, l->graph_blocks, sk),
+                                              sk, 0)
+                                 : needed(l->graph_blocks, front);
+            fetch(&e->hop[h], pr, c, l->graph_blocks, l->graph_bs, need, &ps->g);
+            ps->g = fmin(ps->g, l->gframes);
+            e->hop[h].work += p->edges_est[h] * scale * k;
+        }
     }
+    double sm = seeds * m;
+    /* each spilled mini-batch is written and read back once, in sequence */
+    e->gather.io_s += 2.0 * l->spill_bytes * m / cm_seq_bps(pr);
     double rows = 0;
     for (int h = 0; h <= p->nhops; h++) rows += p->nodes_est[h];
     rows *= scale * m;
@@ -152,6 +160,10 @@ void cm_layout_of(const plan *p, cm_layout *l)
 {
     memset(l, 0, sizeof *l);
     l->hyperbatch = p->hyperbatch;
+    if (p->spill) {
+        l->subround = p->spill_subround;
+        l->spill_bytes = p->run_bytes_est;
+    }
     l->graph_blocks = (double)p->graph.graph_blocks;
     l->graph_bs = p->graph.block_size;
     if (p->has_feat) {

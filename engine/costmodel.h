@@ -13,6 +13,9 @@
 ** or a hypothetical one (another block size). */
 typedef struct cm_layout {
     int64_t hyperbatch;
+    double subround;                 /* spilled: mini-batches sampled at a
+                                     ** time (0: the whole hyperbatch) */
+    double spill_bytes;              /* spilled: run bytes per mini-batch */
     double graph_blocks, graph_bs;   /* blocks of the topology, block bytes */
     double feat_blocks, feat_bs;     /* 0 blocks: no feature table */
     double label_blocks, label_bs;   /* 0 blocks: no labels */

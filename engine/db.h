@@ -14,7 +14,7 @@
 #include "blockfile.h"
 
 /* gnndb_stmt_status ops are below this */
-#define GNN_NSTATUS 19
+#define GNN_NSTATUS 21
 
 typedef struct gnn_pragmas {
     int64_t memory_limit;   /* bytes for data: pools, cache, staged batches */
@@ -25,7 +25,14 @@ typedef struct gnn_pragmas {
     int64_t import_memory;  /* edge buffers of an import */
     int64_t feature_cache;  /* bytes of the row cache; -1: the plan's share */
     int cache_policy;       /* FC_* of fcache.h */
+    char temp_dir[512];     /* the spill area; "": inside the database */
+    int64_t spill_limit;    /* bytes the spill area may hold; 0: the disk */
+    int spill;              /* GNN_SPILL_*: when a hyperbatch may spill */
 } gnn_pragmas;
+
+#define GNN_SPILL_AUTO 0    /* when the cost model says it pays */
+#define GNN_SPILL_ON   1    /* always: every hyperbatch goes through disk */
+#define GNN_SPILL_OFF  2    /* never: the hyperbatch shrinks to fit memory */
 
 struct gnndb {
     char dir[512];          /* the database directory */

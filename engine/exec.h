@@ -29,6 +29,13 @@ typedef struct hb_stats {
     /* the row cache (fcache.c): accesses found in it and not, feature
     ** blocks it spared a read, and blocks read to fill a static cache */
     uint64_t cache_hits, cache_misses, cache_blocks_saved, cache_fill_blocks;
+    /* the spill area: mini-batches spilled, bytes written and read back,
+    ** the most it held at once, and time spent writing, waiting for reads
+    ** (spill.seconds: writing topology and sealing runs; spill.cpu_seconds:
+    ** putting rows read back into order) */
+    hb_opstats spill;
+    uint64_t spill_batches, spill_written, spill_read, spill_peak;
+    double spill_read_wait, spill_write_seconds;
     double seconds;
 } hb_stats;
 

@@ -1,6 +1,7 @@
 /* exec_int.h — the executor's state, shared by hyperbatch.c (scan and
 ** sample), gather.c (gather), batch.c (finishing and handing out batches)
-** and transfer.c. Not part of any public interface. */
+** and hb_spill.c (the spilled hyperbatch). Not part of any public
+** interface. */
 #ifndef GNN_EXEC_INT_H
 #define GNN_EXEC_INT_H
 
@@ -63,6 +64,17 @@ typedef struct hb_worker {  /* one worker's scratch */
     size_t npend, cappend;
     int oom;
 } hb_worker;
+
+typedef struct hb_sbatch {   /* a spilled mini-batch (hb_spill.c) */
+    int64_t epoch, batch, nseeds;
+    size_t nn, ne;
+    int64_t nsn[AST_MAX_HOPS + 1];
+    int64_t nse[AST_MAX_HOPS];
+    uint32_t *srows;         /* its nodes by row, ascending (until gathered) */
+    uint64_t *yrows;         /* its seeds: (row << 32 | local), ascending */
+    int64_t *y;              /* their labels, local order */
+    struct spill_run *run;   /* topology, then rows as blocks arrived */
+} hb_sbatch;
 
 #define HB_GI_CACHE UINT32_MAX
 
@@ -145,6 +157,25 @@ struct hb_exec {
     int64_t *csrc;
     size_t capcrows, capcfut, capcsrc;
 
+    /* the spilled hyperbatch (hb_spill.c): one record per mini-batch of
+    ** the round, the feature blocks in the order they arrived, the read
+    ** buffers of phase 3 and the batch handed out */
+    struct spill_area *spill;
+    hb_sbatch *sb;
+    int nsb, scur;
+    size_t capsb;
+    int64_t s_next;          /* mini-batches in the next sampling sub-round */
+    uint32_t *arrival;
+    size_t narrival, caparrival;
+    unsigned char *rbuf[2];
+    size_t caprbuf[2];
+    int ahead_started;
+    uint32_t *ord;
+    size_t capord;
+    unsigned char *rowtmp;
+    size_t caprowtmp;
+    hb_batch sview;
+
     xfer *xf;                /* transfer to a device, NULL for host */
     gnndb_batch_view devview;
 
@@ -180,6 +211,23 @@ int hb_finish_batches(hb_exec *x, gnn_err *e);
 int hb_emit(hb_exec *x, hb_batch *b, const gnndb_batch_view **view,
             gnn_err *e);
 int hb_transfer_open(hb_exec *x, gnn_err *e);
+/* Sample mini-batches [g, g + h_next) of one epoch into x->hb (cut by
+** hb_fit to what memory_limit holds beside x->staged_other). */
+int hb_sample_round(hb_exec *x, int64_t g, gnn_err *e);
+/* Bytes the scratch of a hop and one staged mini-batch hold. */
+size_t hb_work_bytes(const hb_exec *x);
+size_t hb_batch_bytes(const hb_batch *b);
+
+/* The spilled hyperbatch (hb_spill.c). */
+int hbs_open(hb_exec *x, gnn_err *e);
+void hbs_close(hb_exec *x);
+/* Sample and gather the next round of p->hyperbatch mini-batches into
+** the spill area. */
+int hbs_build(hb_exec *x, gnn_err *e);
+/* Read back and hand out the next mini-batch of the round. */
+int hbs_next(hb_exec *x, const gnndb_batch_view **view, gnn_err *e);
+int hbs_pending(const hb_exec *x);
+void hbs_sync_stats(hb_exec *x);
 void hb_transfer_close(hb_exec *x);
 
 /* 1 when `dir` is empty, 0 when not, -errno on failure. */

@@ -560,14 +560,14 @@ static void batch_free(hb_batch *b)
     free(b->y);
 }
 
-static size_t batch_bytes(const hb_batch *b)
+size_t hb_batch_bytes(const hb_batch *b)
 {
     return b->capn * 4 + b->map.cap * 8 + b->cape * 4 + b->capdst * 4 +
            b->cap_out_nodes * 8 + b->cap_out_edges * 8 + b->cap_out_x * 4 +
            b->cap_out_y * 8;
 }
 
-static size_t work_bytes(const hb_exec *x)
+size_t hb_work_bytes(const hb_exec *x)
 {
     return x->capitems * sizeof *x->items + x->capblockof * 8 +
            x->capsorted * 4 + x->caparena * 4 + x->capgitems * sizeof(hb_gitem) +
@@ -583,7 +583,7 @@ static size_t staged_with_features(const hb_exec *x)
     size_t sum = 0;
     for (int i = 0; i < x->nb; i++) {
         const hb_batch *b = &x->hb[i];
-        sum += batch_bytes(b) + b->nn * (size_t)dim * 4 + b->nn * 8 +
+        sum += hb_batch_bytes(b) + b->nn * (size_t)dim * 4 + b->nn * 8 +
                (size_t)b->ne * 16 + (size_t)b->nseeds * 8;
     }
     return sum;
@@ -615,7 +615,7 @@ static int fit_prefix(hb_exec *x, int with_features, size_t used)
     int keep = 0;
     for (int i = 0; i < x->nb; i++) {
         const hb_batch *b = &x->hb[i];
-        size_t more = batch_bytes(b);
+        size_t more = hb_batch_bytes(b);
         if (with_features)
             more += b->nn * (size_t)dim * 4 + b->nn * 8 +
                     (size_t)b->ne * 16 + (size_t)b->nseeds * 8;
@@ -641,10 +641,10 @@ static void work_free(hb_exec *x)
 static int hb_fit(hb_exec *x, int with_features, gnn_err *e)
 {
     plan *p = x->p;
-    int keep = fit_prefix(x, with_features, work_bytes(x) + x->staged_other);
+    int keep = fit_prefix(x, with_features, hb_work_bytes(x) + x->staged_other);
     if (keep == x->nb) return GNNDB_OK;
     work_free(x);
-    keep = fit_prefix(x, with_features, work_bytes(x) + x->staged_other);
+    keep = fit_prefix(x, with_features, hb_work_bytes(x) + x->staged_other);
     if (keep == 0 && !x->ahead) {
         char b1[32], b2[32];
         return gnn_seterr(e, GNNDB_NOMEM,
@@ -664,8 +664,7 @@ static int hb_fit(hb_exec *x, int with_features, gnn_err *e)
     return GNNDB_OK;
 }
 
-/* Sample the hyperbatch of batches [g, ...) within one epoch into x->hb. */
-static int sample_hyperbatch(hb_exec *x, int64_t g, gnn_err *e)
+int hb_sample_round(hb_exec *x, int64_t g, gnn_err *e)
 {
     plan *p = x->p;
     int64_t epoch = g / p->batches_per_epoch;
@@ -723,7 +722,7 @@ static int build_hyperbatch(hb_exec *x, gnn_err *e)
         swap_ahead(x);
         x->nb2 = 0;
         x->cur = 0;
-    } else if ((rc = sample_hyperbatch(x, x->next_global, e))) {
+    } else if ((rc = hb_sample_round(x, x->next_global, e))) {
         return rc;
     }
     rc = hb_fit(x, 1, e);
@@ -733,7 +732,7 @@ static int build_hyperbatch(hb_exec *x, gnn_err *e)
         x->staged_other = staged_with_features(x);
         swap_ahead(x);
         x->ahead = 1;
-        rc = sample_hyperbatch(x, after, e);
+        rc = hb_sample_round(x, after, e);
         x->ahead = 0;
         swap_ahead(x);
         x->cur = 0;
@@ -747,8 +746,8 @@ static int build_hyperbatch(hb_exec *x, gnn_err *e)
     x->next_global += x->nb;
     /* size the next hyperbatch from what this one really staged, with a
     ** tenth to spare; hb_fit still cuts one that turns out larger */
-    size_t sum = work_bytes(x);
-    for (int i = 0; i < x->nb; i++) sum += batch_bytes(&x->hb[i]);
+    size_t sum = hb_work_bytes(x);
+    for (int i = 0; i < x->nb; i++) sum += hb_batch_bytes(&x->hb[i]);
     double per = (double)sum / (double)x->nb;
     /* belady holds two hyperbatches at once */
     if (p->cache_policy == FC_BELADY) per *= 2;
@@ -807,6 +806,8 @@ int hb_open(gnndb *db, plan *p, hb_exec **out, gnn_err *e)
         goto fail;
     }
     if ((rc = hb_gather_open(x, e))) goto fail;
+    if (p->spill && (rc = hbs_open(x, e))) goto fail;
+    x->s_next = p->hyperbatch;
     if ((rc = load_seeds(x, e))) goto fail;
     if ((rc = hb_transfer_open(x, e))) goto fail;
     *out = x;
@@ -816,9 +817,30 @@ fail:
     return rc;
 }
 
+/* The spilled path: rounds through the spill area (hb_spill.c). */
+static int next_spilled(hb_exec *x, const gnndb_batch_view **view,
+                        gnn_err *e)
+{
+    if (!hbs_pending(x)) {
+        if (x->next_global >= x->p->total_batches) return GNNDB_DONE;
+        if (x->db->interrupt)
+            return gnn_seterr(e, GNNDB_INTERRUPT, "interrupted");
+        double t0 = hb_now();
+        int rc = hbs_build(x, e);
+        x->st.seconds += hb_now() - t0;
+        if (rc) return rc;
+    }
+    if (x->db->interrupt) return gnn_seterr(e, GNNDB_INTERRUPT, "interrupted");
+    int rc = hbs_next(x, view, e);
+    if (rc) return rc;
+    x->st.batches++;
+    return GNNDB_BATCH;
+}
+
 int hb_next(hb_exec *x, const gnndb_batch_view **view, gnn_err *e)
 {
     *view = NULL;
+    if (x->p->spill) return next_spilled(x, view, e);
     if (x->cur >= x->nb) {
         if (x->next_global >= x->p->total_batches) return GNNDB_DONE;
         if (x->db->interrupt)
@@ -849,6 +871,7 @@ void hb_close(hb_exec *x)
     for (int i = 0; i < x->capb2; i++) batch_free(&x->hb2[i]);
     free(x->hb2);
     hb_gather_close(x);
+    hbs_close(x);
     if (x->gpool) bp_close(x->gpool);
     if (x->gf) blkf_close(x->gf);
     if (x->io) io_close(x->io);

@@ -13,6 +13,8 @@
 #include <string.h>
 
 static const char *io_names[] = {"auto", "uring", "pread"};
+/* indexed by GNN_SPILL_* */
+static const char *const spill_names[] = {"auto", "on", "off", NULL};
 
 static int parse_int(const char *v, int64_t lo, int64_t hi, int64_t *out)
 {
@@ -72,6 +74,28 @@ static int set_pragma(gnndb *db, const char *name, const char *v, gnn_err *e)
                               "PRAGMA cache_policy = '%s': use 'belady', "
                               "'lru', 'static_degree' or 'none'", v ? v : "");
         p->cache_policy = pol;
+    } else if (!strcmp(name, "temp_dir")) {
+        if (!v || strlen(v) >= sizeof p->temp_dir)
+            return gnn_seterr(e, GNNDB_RANGE, "PRAGMA temp_dir: give a "
+                              "directory path shorter than %zu bytes ('' for "
+                              "the database directory)", sizeof p->temp_dir);
+        snprintf(p->temp_dir, sizeof p->temp_dir, "%s", v);
+    } else if (!strcmp(name, "spill_limit")) {
+        x = db_parse_size(v);
+        if (x < 0 || (x > 0 && x < (1 << 20)))
+            return gnn_seterr(e, GNNDB_RANGE,
+                              "PRAGMA spill_limit = '%s': give a size of at "
+                              "least 1MB such as '8GB', or 0 for no limit but "
+                              "the disk", v ? v : "");
+        p->spill_limit = x;
+    } else if (!strcmp(name, "spill")) {
+        int k = -1;
+        for (int i = 0; spill_names[i]; i++)
+            if (v && !strcmp(v, spill_names[i])) k = i;
+        if (k < 0)
+            return gnn_seterr(e, GNNDB_RANGE, "PRAGMA spill = '%s': use "
+                              "'auto', 'on' or 'off'", v ? v : "");
+        p->spill = k;
     } else if (!strcmp(name, "format_version") || !strcmp(name, "stats")) {
         return gnn_seterr(e, GNNDB_READONLY, "PRAGMA %s is read-only", name);
     } else {
@@ -99,6 +123,13 @@ static int add_setting(gnndb *db, rowset *rs, const char *name)
                                : db_fmt_size(p->feature_cache, b, sizeof b));
     if (!strcmp(name, "cache_policy"))
         return rs_text(rs, fc_policy_name(p->cache_policy));
+    if (!strcmp(name, "temp_dir"))
+        return rs_text(rs, p->temp_dir[0] ? p->temp_dir : db->dir);
+    if (!strcmp(name, "spill_limit"))
+        return p->spill_limit ? rs_text(rs, db_fmt_size(p->spill_limit, b,
+                                                        sizeof b))
+                              : rs_text(rs, "0");
+    if (!strcmp(name, "spill")) return rs_text(rs, spill_names[p->spill]);
     if (!strcmp(name, "format_version")) return rs_int(rs, GNNDB_FORMAT_VERSION);
     return rs_null(rs);
 }
@@ -106,6 +137,7 @@ static int add_setting(gnndb *db, rowset *rs, const char *name)
 static const char *const settings[] = {"memory_limit", "io", "threads",
                                        "io_depth", "coalesce", "import_memory",
                                        "feature_cache", "cache_policy",
+                                       "temp_dir", "spill_limit", "spill",
                                        "format_version", NULL};
 
 static const char *const stat_names[GNN_NSTATUS] = {
@@ -113,7 +145,7 @@ static const char *const stat_names[GNN_NSTATUS] = {
     "bytes_read", "cache_hits", "cache_misses", "edges", "hyperbatch",
     "sample_cpu_ns", "gather_cpu_ns", "gather_bytes", "io_wait_ns",
     "sampled_work", "row_cache_hits", "row_cache_misses",
-    "row_cache_blocks_saved"};
+    "row_cache_blocks_saved", "spill_written", "spill_read"};
 
 /* ---- calibrate: the disk profile of EXPLAIN's cost model ---------------- */
 

@@ -106,6 +106,8 @@ static void copy_exec_status(gnndb_stmt *st)
     st->status[GNNDB_STATUS_ROW_CACHE_HITS] = (int64_t)s->cache_hits;
     st->status[GNNDB_STATUS_ROW_CACHE_MISSES] = (int64_t)s->cache_misses;
     st->status[GNNDB_STATUS_ROW_CACHE_SAVED] = (int64_t)s->cache_blocks_saved;
+    st->status[GNNDB_STATUS_SPILL_WRITTEN] = (int64_t)s->spill_written;
+    st->status[GNNDB_STATUS_SPILL_READ] = (int64_t)s->spill_read;
     memcpy(st->db->last_status, st->status, sizeof st->status);
 }
 

@@ -261,6 +261,9 @@ GNNDB_API const gnndb_batch_view *gnndb_batch(gnndb_stmt *stmt);
 #define GNNDB_STATUS_ROW_CACHE_MISSES 17 /* feature rows not found in it */
 #define GNNDB_STATUS_ROW_CACHE_SAVED  18 /* feature blocks not read because
                                             the cache held all their rows */
+#define GNNDB_STATUS_SPILL_WRITTEN    19 /* bytes of mini-batches written to
+                                            the spill area (PRAGMA temp_dir) */
+#define GNNDB_STATUS_SPILL_READ       20 /* bytes of them read back */
 GNNDB_API int64_t gnndb_stmt_status(gnndb_stmt *stmt, int op);
 
 /* Ask the statement running on `db` to stop at its next check point (before

@@ -10,6 +10,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -259,7 +260,10 @@ static void matches_reference_sampler(void **state)
 {
     fx *f = *state;
     static const int fans[3][3] = {{5, 0, 0}, {10, 5, 0}, {4, 3, 2}};
+    /* in memory, then every hyperbatch through the spill area */
+    for (int spill = 0; spill <= 1; spill++)
     for (int hops = 1; hops <= 3; hops++) {
+        exec_ok(f->h, spill ? "PRAGMA spill = 'on';" : "PRAGMA spill = 'off';");
         for (int replace = 0; replace <= 1; replace++) {
             char sql[512];
             const int *fan = fans[hops - 1];
@@ -303,9 +307,12 @@ static void matches_reference_sampler(void **state)
             }
             assert_int_equal(rc, GNNDB_DONE);
             assert_int_equal(nb, 2 * ((f->ntrain + 31) / 32));
+            assert_true((gnndb_stmt_status(st, GNNDB_STATUS_SPILL_WRITTEN) > 0)
+                        == spill);
             gnndb_finalize(st);
         }
     }
+    exec_ok(f->h, "PRAGMA spill = 'auto';");
 }
 
 static void digests_independent_of_hyperbatch_threads_memory(void **state)
@@ -568,6 +575,104 @@ static void generated_graph_larger_than_pool(void **state)
                                    "PRAGMA threads = 2;", sql, got, 256), 200);
     assert_memory_equal(ref, got, 200 * sizeof(uint64_t));
     exec_ok(f->h, "PRAGMA memory_limit = '1GB'; PRAGMA threads = 1;");
+}
+
+/* ---------- the spill area ---------- */
+
+/* Files in `dir` (0 when it does not exist). */
+static int count_files(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) return 0;
+    int n = 0;
+    struct dirent *de;
+    while ((de = readdir(d)))
+        if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) n++;
+    closedir(d);
+    return n;
+}
+
+static void spilled_digests_match_in_memory(void **state)
+{
+    fx *f = *state;
+    const char *q = "SAMPLE 10,10,5 FROM cora SEEDS ALL BATCH 100 HYPERBATCH "
+                    "%d SHUFFLE SEED 7 EPOCHS 2 LIMIT 40;";
+    uint64_t ref[64], got[64];
+    char sql[256], pre[1600], tmp[1100];
+    snprintf(tmp, sizeof tmp, "%s/spill-here", f->dir);
+    snprintf(sql, sizeof sql, q, 1);
+    assert_int_equal(collect(f->h, "PRAGMA spill = 'off'; PRAGMA threads = 1;",
+                             sql, ref, 64), 40);
+    /* every H, thread count, backend, memory limit and cache policy */
+    static const char *const io[] = {"auto", "pread"};
+    static const char *const mem[] = {"1GB", "40MB", "24MB"};
+    static const char *const pol[] = {"none", "lru", "belady", "static_degree"};
+    const int hbs[] = {1, 7, 64};
+    for (int k = 0; k < 3 * 2 * 2 * 3; k++) {
+        int hi = k % 3, th = 1 + (k / 3) % 2, ii = (k / 6) % 2, mi = k / 12;
+        snprintf(sql, sizeof sql, q, hbs[hi]);
+        snprintf(pre, sizeof pre, "PRAGMA spill = 'on'; PRAGMA threads = %d; "
+                 "PRAGMA io = '%s'; PRAGMA memory_limit = '%s'; PRAGMA "
+                 "cache_policy = '%s'; PRAGMA temp_dir = '%s';", th, io[ii],
+                 mem[mi], pol[k % 4], tmp);
+        assert_int_equal(collect(f->h, pre, sql, got, 64), 40);
+        assert_memory_equal(ref, got, sizeof(uint64_t) * 40);
+        /* runs are unlinked files: nothing stays in the spill area */
+        assert_int_equal(count_files(tmp), 0);
+    }
+    /* by default a memory limit too small for the rows of H mini-batches
+    ** spills them rather than shrink H (HYPERBATCH 64 asks for 64) */
+    snprintf(sql, sizeof sql, q, 64);
+    exec_ok(f->h, "PRAGMA spill = 'auto'; PRAGMA memory_limit = '24MB'; "
+                  "PRAGMA cache_policy = 'none'; PRAGMA io = 'auto';");
+    gnndb_stmt *st;
+    assert_int_equal(gnndb_prepare(f->h, sql, -1, &st, NULL), GNNDB_OK);
+    int n = 0, rc;
+    while ((rc = gnndb_step(st)) == GNNDB_BATCH)
+        got[n++] = gnndb_batch(st)->digest;
+    assert_int_equal(rc, GNNDB_DONE);
+    assert_int_equal(n, 40);
+    assert_memory_equal(ref, got, sizeof(uint64_t) * 40);
+    assert_true(gnndb_stmt_status(st, GNNDB_STATUS_SPILL_WRITTEN) > 0);
+    assert_int_equal(gnndb_stmt_status(st, GNNDB_STATUS_SPILL_READ),
+                     gnndb_stmt_status(st, GNNDB_STATUS_SPILL_WRITTEN));
+    assert_true(gnndb_stmt_status(st, GNNDB_STATUS_HYPERBATCH) > 4);
+    gnndb_finalize(st);
+    exec_ok(f->h, "PRAGMA memory_limit = '1GB'; PRAGMA threads = 1; "
+                  "PRAGMA temp_dir = '';");
+}
+
+static void spill_limit_and_interrupt_leave_nothing(void **state)
+{
+    fx *f = *state;
+    char tmp[1100], pre[1400];
+    snprintf(tmp, sizeof tmp, "%s/spill-lim", f->dir);
+    snprintf(pre, sizeof pre, "PRAGMA spill = 'on'; PRAGMA temp_dir = '%s'; "
+             "PRAGMA spill_limit = '1MB';", tmp);
+    exec_ok(f->h, pre);
+    const char *sql = "SAMPLE 10,10 FROM cora BATCH 256 HYPERBATCH 8 SEED 1;";
+    gnndb_stmt *st;
+    assert_int_equal(gnndb_prepare(f->h, sql, -1, &st, NULL), GNNDB_OK);
+    assert_int_equal(gnndb_step(st), GNNDB_FULL);
+    const char *msg = gnndb_errmsg(f->h);
+    assert_non_null(strstr(msg, tmp));
+    assert_non_null(strstr(msg, "spill_limit"));
+    gnndb_finalize(st);
+    assert_int_equal(count_files(tmp), 0);
+    /* PRAGMA spill_limit refuses sizes below 1MB */
+    assert_int_equal(gnndb_exec(f->h, "PRAGMA spill_limit = '10KB';", NULL,
+                                NULL), GNNDB_RANGE);
+    assert_int_equal(gnndb_exec(f->h, "PRAGMA spill = 'sometimes';", NULL,
+                                NULL), GNNDB_RANGE);
+    /* an interrupt in the middle of a spilled round stops it */
+    exec_ok(f->h, "PRAGMA spill_limit = 0;");
+    assert_int_equal(gnndb_prepare(f->h, sql, -1, &st, NULL), GNNDB_OK);
+    assert_int_equal(gnndb_step(st), GNNDB_BATCH);
+    gnndb_interrupt(f->h);
+    assert_int_equal(gnndb_step(st), GNNDB_INTERRUPT);
+    gnndb_finalize(st);
+    assert_int_equal(count_files(tmp), 0);
+    exec_ok(f->h, "PRAGMA spill = 'auto'; PRAGMA temp_dir = '';");
 }
 
 /* ---------- the row cache against brute-force replays ---------- */
@@ -880,6 +985,8 @@ int main(void)
         cmocka_unit_test(into_writes_numpy_files),
         cmocka_unit_test(neighbour_choice_is_uniform_across_blocks),
         cmocka_unit_test(generated_graph_larger_than_pool),
+        cmocka_unit_test(spilled_digests_match_in_memory),
+        cmocka_unit_test(spill_limit_and_interrupt_leave_nothing),
         cmocka_unit_test(cache_counters_match_simulation),
         cmocka_unit_test(cache_pragmas_reject_bad_values),
     };
