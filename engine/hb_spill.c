@@ -99,7 +99,7 @@ static void sort_task(void *arg, size_t i, int w)
 }
 
 /* The record and run of finished batch b (keys: its nodes sorted). */
-static int spill_topology(hb_exec *x, hb_batch *b, const uint64_t *k,
+static int spill_topology(hb_exec *x, hb_batch *b, uint64_t *k,
                           hb_sbatch *s, gnn_err *e)
 {
     memset(s, 0, sizeof *s);
@@ -116,17 +116,19 @@ static int spill_topology(hb_exec *x, hb_batch *b, const uint64_t *k,
     if (!s->srows || !s->yrows || !s->y)
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory spilling");
     size_t ny = 0;
+    /* the keys become the order: perm[q] is the local index of the q-th
+    ** node by row (written over the keys' front, never ahead of reading) */
+    uint32_t *perm = (uint32_t *)k;
     for (size_t q = 0; q < b->nn; q++) {
-        s->srows[q] = (uint32_t)(k[q] >> 32);
-        if ((k[q] & UINT32_MAX) < (uint64_t)b->nseeds) s->yrows[ny++] = k[q];
+        uint64_t key = k[q];
+        s->srows[q] = (uint32_t)(key >> 32);
+        if ((key & UINT32_MAX) < (uint64_t)b->nseeds) s->yrows[ny++] = key;
+        perm[q] = (uint32_t)(key & UINT32_MAX);
     }
     int rc = spill_run_new(x->spill, x->p->spill_wbuf, &s->run, e);
     if (!rc) rc = spill_run_append(s->run, b->n_id, b->nn * 8, e);
     if (!rc) rc = spill_run_append(s->run, b->edge_index, b->ne * 16, e);
-    for (size_t q = 0; q < b->nn && !rc; q++) {
-        uint32_t local = (uint32_t)(k[q] & UINT32_MAX);
-        rc = spill_run_append(s->run, &local, 4, e);
-    }
+    if (!rc) rc = spill_run_append(s->run, perm, b->nn * 4, e);
     if (!rc) rc = spill_run_append(s->run, s->srows, b->nn * 4, e);
     return rc;
 }

@@ -182,8 +182,10 @@ static void plan_spill(gnndb *db, plan *p, int64_t cap, int64_t fit)
         g = GNN_MIN(g, (int64_t)((double)db->pragma.spill_limit /
                                  (p->run_bytes_est * 1.05)));
     g = GNN_MAX(1, GNN_MIN(g, cap));
-    /* write buffers: a quarter of what is staged, 16 KiB to 256 KiB each */
-    size_t wbuf = (size_t)fmin(256 << 10, fmax(16 << 10, staged * 0.25 / (double)g));
+    /* write buffers, one per run and SPILL_WRITE_DEPTH in flight: a quarter
+    ** of what is staged, 16 KiB to 256 KiB each */
+    size_t wbuf = (size_t)fmin(256 << 10, fmax(16 << 10, staged * 0.25 /
+                                               (double)(g + SPILL_WRITE_DEPTH)));
     wbuf &= ~(size_t)(SPILL_ALIGN - 1);
     double s = fmax(1.0, fmin((double)g, (staged - (double)g * rec)
                                              / fmax(sampling, 1.0)));

@@ -21,6 +21,14 @@
 #define SPILL_READ_CHUNK ((size_t)8 << 20)  /* bytes per read request */
 #define SPILL_READ_DEPTH 8
 
+/* A chunk being written: its buffer goes back to the area's free list when
+** the write completes. */
+typedef struct spill_write {
+    io_req q;
+    unsigned char *buf;
+    int busy;
+} spill_write;
+
 struct spill_area {
     char dir[1024];
     int64_t limit;
@@ -29,6 +37,14 @@ struct spill_area {
     uint64_t seq;
     spill_run *reading;      /* the run read ahead, if any */
     spill_stats st;
+    /* writes in flight, and the write buffers no run holds (all of
+    ** `bufsize` bytes, the size of the area's first run's) */
+    spill_write w[SPILL_WRITE_DEPTH];
+    int nwrites;
+    size_t bufsize;
+    unsigned char *free_bufs[SPILL_WRITE_DEPTH + 1];
+    int nfree;
+    gnn_err werr;            /* the first failed write, reported next */
 };
 
 struct spill_run {
@@ -87,7 +103,7 @@ int spill_open(const char *dir, int64_t limit, int io_kind, spill_area **out,
     snprintf(a->dir, sizeof a->dir, "%s", dir);
     a->limit = limit;
     int rc = mkdirs(dir, e);
-    if (!rc) rc = io_open(io_kind, SPILL_READ_DEPTH + 1, &a->io, e);
+    if (!rc) rc = io_open(io_kind, SPILL_READ_DEPTH + SPILL_WRITE_DEPTH + 1, &a->io, e);
     if (rc) {
         free(a);
         return rc;
@@ -97,9 +113,13 @@ int spill_open(const char *dir, int64_t limit, int io_kind, spill_area **out,
     return GNNDB_OK;
 }
 
+static int drain_writes(spill_area *a, gnn_err *e);
+
 void spill_close(spill_area *a)
 {
     if (!a) return;
+    drain_writes(a, NULL);
+    for (int i = 0; i < a->nfree; i++) gnn_free_aligned(a->free_bufs[i]);
     io_close(a->io);
     free(a);
 }
@@ -148,6 +168,13 @@ static int open_run_file(spill_area *a, gnn_err *e)
     return fd;
 }
 
+/* A write buffer: a free one, else a new one. */
+static unsigned char *take_buf(spill_area *a, size_t size)
+{
+    if (size == a->bufsize && a->nfree > 0) return a->free_bufs[--a->nfree];
+    return gnn_alloc_aligned(size);
+}
+
 int spill_run_new(spill_area *a, size_t bufsize, spill_run **out, gnn_err *e)
 {
     *out = NULL;
@@ -156,7 +183,8 @@ int spill_run_new(spill_area *a, size_t bufsize, spill_run **out, gnn_err *e)
     r->a = a;
     r->bufsize = (GNN_MAX(bufsize, 1) + SPILL_ALIGN - 1) &
                  ~(size_t)(SPILL_ALIGN - 1);
-    r->buf = gnn_alloc_aligned(r->bufsize);
+    if (!a->bufsize) a->bufsize = r->bufsize;
+    r->buf = take_buf(a, r->bufsize);
     if (!r->buf) {
         free(r);
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory for a spill buffer");
@@ -173,10 +201,54 @@ int spill_run_new(spill_area *a, size_t bufsize, spill_run **out, gnn_err *e)
     return GNNDB_OK;
 }
 
-/* Write buf[0..len) (len a multiple of SPILL_ALIGN) at the end of the run. */
+/* Account a completed write: its buffer back to the free list, its
+** failure kept for the next call that can report it. */
+static void write_done(spill_area *a, spill_write *w)
+{
+    io_req *q = &w->q;
+    if ((q->result < 0 || (uint64_t)q->result != q->len) && !a->werr.rc) {
+        int err = q->result < 0 ? (int)-q->result : ENOSPC;
+        gnn_seterr_errno(&a->werr, GNNDB_IOERR, err,
+                         "spill area %s: writing %u bytes at offset %" PRIu64
+                         " of a run (%" PRIu64 " bytes in use)", a->dir,
+                         q->len, q->offset, a->in_use);
+    }
+    if (a->nfree <= SPILL_WRITE_DEPTH) a->free_bufs[a->nfree++] = w->buf;
+    else gnn_free_aligned(w->buf);
+    w->busy = 0;
+    w->buf = NULL;
+    a->nwrites--;
+}
+
+/* Wait for one write to complete. */
+static int wait_write(spill_area *a, gnn_err *e)
+{
+    io_req *done;
+    double t0 = now_s();
+    int rc = io_wait(a->io, &done, e);
+    a->st.write_seconds += now_s() - t0;
+    if (rc) return rc;
+    write_done(a, (spill_write *)done->user);
+    return GNNDB_OK;
+}
+
+/* Wait for every write in flight; the first failure among them, if any. */
+static int drain_writes(spill_area *a, gnn_err *e)
+{
+    while (a->nwrites > 0) {
+        int rc = wait_write(a, e);
+        if (rc) return rc;
+    }
+    if (a->werr.rc) return gnn_seterr(e, a->werr.rc, "%s", a->werr.msg);
+    return GNNDB_OK;
+}
+
+/* Write buf[0..len) (len a multiple of SPILL_ALIGN) at the end of the run,
+** in the background: the run takes another buffer and goes on. */
 static int write_chunk(spill_run *r, size_t len, gnn_err *e)
 {
     spill_area *a = r->a;
+    if (a->werr.rc) return gnn_seterr(e, a->werr.rc, "%s", a->werr.msg);
     if (a->limit > 0 && a->in_use + len > (uint64_t)a->limit)
         return gnn_seterr(e, GNNDB_FULL,
                           "spill area %s is full: PRAGMA spill_limit of %"
@@ -194,28 +266,37 @@ static int write_chunk(spill_run *r, size_t len, gnn_err *e)
         if (!cr || !cl || !co) return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
         r->capchunks = c;
     }
-    double t0 = now_s();
-    io_req q = {0}, *done;
-    q.fd = r->fd;
-    q.offset = r->flushed;
-    q.len = (uint32_t)len;
-    q.buf = r->buf;
-    q.write = 1;
-    int rc = io_submit(a->io, &q, e);
-    if (!rc) rc = io_flush(a->io, e);
-    if (!rc) rc = io_wait(a->io, &done, e);
-    a->st.write_seconds += now_s() - t0;
-    if (rc) return rc;
-    if (q.result < 0 || (uint64_t)q.result != len) {
-        int err = q.result < 0 ? (int)-q.result : ENOSPC;
-        return gnn_seterr_errno(e, GNNDB_IOERR, err,
-                                "spill area %s: writing %zu bytes at offset "
-                                "%" PRIu64 " of a run (%" PRIu64 " bytes in "
-                                "use)", a->dir, len, r->flushed, a->in_use);
+    while (a->nwrites >= SPILL_WRITE_DEPTH) {
+        int rc = wait_write(a, e);
+        if (rc) return rc;
     }
+    unsigned char *next = take_buf(a, r->bufsize);
+    if (!next) return gnn_seterr(e, GNNDB_NOMEM, "out of memory for a spill buffer");
+    spill_write *w = NULL;
+    for (int i = 0; i < SPILL_WRITE_DEPTH && !w; i++)
+        if (!a->w[i].busy) w = &a->w[i];
     r->crc[r->nchunks] = blk_crc32c(0, r->buf, len);
     r->chunk_off[r->nchunks] = r->flushed;
     r->chunk_len[r->nchunks++] = len;
+    memset(&w->q, 0, sizeof w->q);
+    w->q.fd = r->fd;
+    w->q.offset = r->flushed;
+    w->q.len = (uint32_t)len;
+    w->q.buf = r->buf;
+    w->q.write = 1;
+    w->q.user = w;
+    w->buf = r->buf;
+    int rc = io_submit(a->io, &w->q, e);
+    if (!rc) rc = io_flush(a->io, e);
+    if (rc) {
+        gnn_free_aligned(next);
+        r->nchunks--;
+        return rc;
+    }
+    w->busy = 1;
+    a->nwrites++;
+    /* what stays in the old buffer past len moves to the new one */
+    r->buf = next;
     r->flushed += len;
     a->in_use += len;
     a->st.bytes_written += len;
@@ -260,9 +341,13 @@ void *spill_run_reserve(spill_run *r, size_t len, gnn_err *e)
     if (r->bufsize - r->used < len) {
         /* write the whole chunks; the tail moves to the front */
         size_t whole = r->used & ~(size_t)(SPILL_ALIGN - 1);
-        if (whole && write_chunk(r, whole, e)) return NULL;
-        memmove(r->buf, r->buf + whole, r->used - whole);
-        r->used -= whole;
+        if (whole) {
+            unsigned char *old = r->buf;
+            if (write_chunk(r, whole, e)) return NULL;
+            /* the old buffer is being written: only the tail is read */
+            memcpy(r->buf, old + whole, r->used - whole);
+            r->used -= whole;
+        }
         if (r->bufsize - r->used < len) {
             gnn_seterr(e, GNNDB_MISUSE, "spill run: cannot reserve %zu bytes",
                        len);
@@ -288,7 +373,14 @@ int spill_run_seal(spill_run *r, gnn_err *e)
         if (rc) return rc;
         r->used = 0;
     }
-    gnn_free_aligned(r->buf);
+    /* complete once its chunks are on disk: readers and tests see them */
+    int rc = drain_writes(r->a, e);
+    if (rc) return rc;
+    spill_area *a = r->a;
+    if (r->bufsize == a->bufsize && a->nfree <= SPILL_WRITE_DEPTH)
+        a->free_bufs[a->nfree++] = r->buf;
+    else
+        gnn_free_aligned(r->buf);
     r->buf = NULL;
     r->sealed = 1;
     return GNNDB_OK;
@@ -334,6 +426,9 @@ int spill_run_read_start(spill_run *r, void *dst, gnn_err *e)
     if (r->a->reading && r->a->reading != r)
         return gnn_seterr(e, GNNDB_MISUSE, "spill area: one read ahead at a "
                           "time");
+    /* the run's chunks may still be in flight: reads follow writes */
+    int rc = drain_writes(r->a, e);
+    if (rc) return rc;
     r->dst = dst;
     r->rd_next_chunk = r->rd_done = 0;
     r->a->reading = r;
@@ -405,6 +500,8 @@ void spill_run_free(spill_run *r)
 {
     if (!r) return;
     if (r->a->reading == r) spill_run_read_wait(r, NULL);
+    /* a write of this run may be in flight: it must not outlive its file */
+    drain_writes(r->a, NULL);
     r->a->in_use -= r->flushed;
     close(r->fd);
     gnn_free_aligned(r->buf);

@@ -9,9 +9,11 @@
 **   run gives its space back. spill_remove_stale() removes the named files
 **   a crash between creating and unlinking one could leave.
 ** - Writes go through the area's own I/O backend, aligned, in multiples of
-**   SPILL_ALIGN (O_DIRECT where the file system allows it); each flushed
-**   chunk is checksummed (CRC32C, kept in memory), and a chunk that reads
-**   back different is GNNDB_CORRUPT naming the area and the offset.
+**   SPILL_ALIGN (O_DIRECT where the file system allows it), in the
+**   background: a full buffer joins the write queue and the run takes a
+**   free one; a failed write is reported by the next call on the area.
+**   Each chunk is checksummed (CRC32C, kept in memory), and a chunk that
+**   reads back different is GNNDB_CORRUPT naming the area and offset.
 ** - Bytes in use never exceed the limit (0: none but the disk): the write
 **   that would is refused with GNNDB_FULL, as is one the disk refuses.
 ** - One run at a time may be read ahead (spill_run_read_start); the others
@@ -25,6 +27,7 @@
 #include "err.h"
 
 #define SPILL_ALIGN 4096
+#define SPILL_WRITE_DEPTH 16   /* writes in flight, each with its buffer */
 
 typedef struct spill_area spill_area;
 typedef struct spill_run spill_run;
@@ -64,8 +67,9 @@ void *spill_run_reserve(spill_run *r, size_t len, gnn_err *e);
 void spill_run_commit(spill_run *r, size_t len);
 /* Free room in the write buffer, without flushing. */
 size_t spill_run_room(const spill_run *r);
-/* Write what is buffered (padded to SPILL_ALIGN) and free the buffer: the
-** run is then complete and can be read. */
+/* Write what is buffered (padded to SPILL_ALIGN), wait for the area's
+** writes in flight and give the buffer back: the run is then complete on
+** disk and can be read. */
 int spill_run_seal(spill_run *r, gnn_err *e);
 /* Bytes appended (without padding). */
 uint64_t spill_run_bytes(const spill_run *r);
