@@ -807,7 +807,7 @@ int hb_open(gnndb *db, plan *p, hb_exec **out, gnn_err *e)
     }
     if ((rc = hb_gather_open(x, e))) goto fail;
     if (p->spill && (rc = hbs_open(x, e))) goto fail;
-    x->s_next = p->hyperbatch;
+    x->s_next = p->spill ? (int64_t)GNN_MAX(1, p->spill_subround) : p->hyperbatch;
     if ((rc = load_seeds(x, e))) goto fail;
     if ((rc = hb_transfer_open(x, e))) goto fail;
     *out = x;

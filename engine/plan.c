@@ -159,11 +159,30 @@ static double reads_per_batch(const plan *p, double s, double h)
     return bytes;
 }
 
-/* Spill or not (PRAGMA spill; by default when it reads less), and the round
-** size G: each spilled mini-batch keeps its rows sorted (4 bytes a node),
-** its seeds' labels and a write buffer in memory while the round is
-** gathered, and one (or, reading ahead, two) runs while it is handed out;
-** the runs on disk stay within spill_limit. */
+/* A spilled round of g mini-batches: the write buffer of each run (with
+** SPILL_WRITE_DEPTH more in flight, a quarter of what is staged, 16 KiB to
+** 256 KiB each), the mini-batches sampled at a time in what the records
+** (sorted rows, 4 bytes a node; the seeds' labels) and buffers leave, and
+** the bytes of I/O per mini-batch: reads plus each run written and read. */
+static double spill_round(const plan *p, double nodes, double g, double *s,
+                          size_t *wbuf)
+{
+    double staged = (double)p->staged_bytes;
+    double rec = nodes * 4.0 + (double)p->batch * 16.0 + 256;
+    double wb = fmin(256 << 10, fmax(16 << 10, staged * 0.25 /
+                                     (g + SPILL_WRITE_DEPTH)));
+    *wbuf = (size_t)wb & ~(size_t)(SPILL_ALIGN - 1);
+    double left = staged - g * rec - (g + SPILL_WRITE_DEPTH) * wb;
+    *s = fmax(1.0, fmin(g, left / fmax((double)batch_bytes_est(p, 0), 1.0)));
+    return reads_per_batch(p, *s, g) + 2.0 * p->run_bytes_est;
+}
+
+/* Spill or not (PRAGMA spill; by default when it costs less I/O per
+** mini-batch than the hyperbatch memory holds), and the round size G:
+** larger rounds read each feature block for more mini-batches, but their
+** records leave less for sampling, which rereads the graph each sub-round;
+** G is the cheapest of a geometric ladder up to the cap (HYPERBATCH n asks
+** for n), with its runs within spill_limit. */
 static void plan_spill(gnndb *db, plan *p, int64_t cap, int64_t fit)
 {
     double nodes, edges;
@@ -175,27 +194,37 @@ static void plan_spill(gnndb *db, plan *p, int64_t cap, int64_t fit)
     p->hyperbatch_inmem = fit;
     p->cost_inmem = reads_per_batch(p, (double)fit, (double)fit);
     double staged = (double)p->staged_bytes;
-    double sampling = (double)batch_bytes_est(p, 0);
-    double rec = nodes * 4.0 + (double)p->batch * 16.0 + 256;
-    int64_t g = (int64_t)(staged * 0.5 / (rec + (16 << 10)));
+    int64_t top = cap;
     if (db->pragma.spill_limit > 0)
-        g = GNN_MIN(g, (int64_t)((double)db->pragma.spill_limit /
-                                 (p->run_bytes_est * 1.05)));
-    g = GNN_MAX(1, GNN_MIN(g, cap));
-    /* write buffers, one per run and SPILL_WRITE_DEPTH in flight: a quarter
-    ** of what is staged, 16 KiB to 256 KiB each */
-    size_t wbuf = (size_t)fmin(256 << 10, fmax(16 << 10, staged * 0.25 /
-                                               (double)(g + SPILL_WRITE_DEPTH)));
-    wbuf &= ~(size_t)(SPILL_ALIGN - 1);
-    double s = fmax(1.0, fmin((double)g, (staged - (double)g * rec)
-                                             / fmax(sampling, 1.0)));
-    p->cost_spill = reads_per_batch(p, s, (double)g) + 2.0 * p->run_bytes_est;
+        top = GNN_MIN(top, (int64_t)((double)db->pragma.spill_limit /
+                                     (p->run_bytes_est * 1.05)));
+    top = GNN_MAX(1, top);
+    int64_t g = 1;
+    double s = 1, best = INFINITY;
+    size_t wbuf = SPILL_ALIGN;
+    for (double c = 1; ; c = fmax(c + 1, floor(c * 1.25))) {
+        int64_t k = (int64_t)fmin(c, (double)top);
+        double sk;
+        size_t wk;
+        double cost = spill_round(p, nodes, (double)k, &sk, &wk);
+        /* the records and buffers must leave room to sample one batch */
+        int fits = sk >= 1 && staged - (double)k * (nodes * 4.0 +
+                   (double)p->batch * 16) - (double)(k + SPILL_WRITE_DEPTH) *
+                   (double)wk >= (double)batch_bytes_est(p, 0);
+        if (fits && (cost < best || (k == cap && p->hyperbatch_asked))) {
+            best = cost;
+            g = k;
+            s = sk;
+            wbuf = wk;
+        }
+        if (k >= top || !fits) break;
+    }
+    p->cost_spill = best;
     /* without rows to gather a round saves nothing: only the sampling
     ** sub-rounds read the graph, and they are no larger than in memory */
     int want = db->pragma.spill == GNN_SPILL_ON ||
                (db->pragma.spill == GNN_SPILL_AUTO && p->has_feat &&
-                fit < cap && g > fit &&
-                (p->hyperbatch_asked > fit || p->cost_spill < p->cost_inmem));
+                fit < cap && g > fit && p->cost_spill < p->cost_inmem);
     /* a run read back must fit: the mini-batch handed out is held whole */
     if (!want || p->run_bytes_est > staged - (double)g * (double)p->batch * 16)
         return;
