@@ -576,16 +576,29 @@ size_t hb_work_bytes(const hb_exec *x)
            fc_scratch_bytes(x->fc);
 }
 
+/* Bytes that growing an array of `cap` elements to `need` adds. */
+static size_t grow_bytes(size_t need, size_t cap, size_t elem)
+{
+    return need > cap ? (need - cap) * elem : 0;
+}
+
+/* What mini-batch b stages: what it holds, and with its rows gathered the
+** outputs still to be sized (a slot reused from an earlier hyperbatch
+** already holds some of their capacity). */
+static size_t staged_of(const hb_batch *b, int64_t dim)
+{
+    return hb_batch_bytes(b) + grow_bytes(b->nn * (size_t)dim, b->cap_out_x, 4) +
+           grow_bytes(b->nn, b->cap_out_nodes, 8) +
+           grow_bytes(2 * b->ne, b->cap_out_edges, 8) +
+           grow_bytes((size_t)b->nseeds, b->cap_out_y, 8);
+}
+
 /* What a hyperbatch stages once its rows are gathered (fit_prefix's sum). */
 static size_t staged_with_features(const hb_exec *x)
 {
     int64_t dim = x->p->has_feat ? x->p->feat.dim : 0;
     size_t sum = 0;
-    for (int i = 0; i < x->nb; i++) {
-        const hb_batch *b = &x->hb[i];
-        sum += hb_batch_bytes(b) + b->nn * (size_t)dim * 4 + b->nn * 8 +
-               (size_t)b->ne * 16 + (size_t)b->nseeds * 8;
-    }
+    for (int i = 0; i < x->nb; i++) sum += staged_of(&x->hb[i], dim);
     return sum;
 }
 
@@ -614,11 +627,8 @@ static int fit_prefix(hb_exec *x, int with_features, size_t used)
     int64_t dim = with_features && p->has_feat ? p->feat.dim : 0;
     int keep = 0;
     for (int i = 0; i < x->nb; i++) {
-        const hb_batch *b = &x->hb[i];
-        size_t more = hb_batch_bytes(b);
-        if (with_features)
-            more += b->nn * (size_t)dim * 4 + b->nn * 8 +
-                    (size_t)b->ne * 16 + (size_t)b->nseeds * 8;
+        size_t more = with_features ? staged_of(&x->hb[i], dim)
+                                    : hb_batch_bytes(&x->hb[i]);
         if (used + more > (size_t)p->staged_bytes) break;
         used += more;
         keep++;

@@ -177,8 +177,9 @@ static double spill_round(const plan *p, double nodes, double g, double *s,
     return reads_per_batch(p, *s, g) + 2.0 * p->run_bytes_est;
 }
 
-/* Spill or not (PRAGMA spill; by default when it costs less I/O per
-** mini-batch than the hyperbatch memory holds), and the round size G:
+/* Spill or not (PRAGMA spill; by default when HYPERBATCH n asks for more
+** than memory holds, or when it costs less I/O per mini-batch than the
+** hyperbatch memory holds), and the round size G:
 ** larger rounds read each feature block for more mini-batches, but their
 ** records leave less for sampling, which rereads the graph each sub-round;
 ** G is the cheapest of a geometric ladder up to the cap (HYPERBATCH n asks
@@ -224,7 +225,8 @@ static void plan_spill(gnndb *db, plan *p, int64_t cap, int64_t fit)
     ** sub-rounds read the graph, and they are no larger than in memory */
     int want = db->pragma.spill == GNN_SPILL_ON ||
                (db->pragma.spill == GNN_SPILL_AUTO && p->has_feat &&
-                fit < cap && g > fit && p->cost_spill < p->cost_inmem);
+                fit < cap && g > fit &&
+                (p->hyperbatch_asked > fit || p->cost_spill < p->cost_inmem));
     /* a run read back must fit: the mini-batch handed out is held whole */
     if (!want || p->run_bytes_est > staged - (double)g * (double)p->batch * 16)
         return;
