@@ -13,54 +13,59 @@
 #include <string.h>
 #include <sys/stat.h>
 
-int hb_finish_batches(hb_exec *x, gnn_err *e)
+/* Finish mini-batch b: n_id (mapped through t when the graph has a key
+** map; *tmp is scratch the caller frees), edge_index 2 x E, the view. */
+int hb_finish_batch(hb_exec *x, hb_batch *b, idx_txn *t, uint64_t **tmp,
+                    size_t *captmp, gnn_err *e)
 {
     plan *p = x->p;
+    if (hb_grow((void **)&b->n_id, &b->cap_out_nodes, b->nn + 1,
+                sizeof *b->n_id) ||
+        hb_grow((void **)&b->edge_index, &b->cap_out_edges, 2 * b->ne + 1,
+                sizeof *b->edge_index))
+        return gnn_seterr(e, GNNDB_NOMEM, "out of memory finishing batches");
+    if (t) {
+        if (hb_grow((void **)tmp, captmp, b->nn + 1, sizeof **tmp))
+            return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
+        for (size_t q = 0; q < b->nn; q++) (*tmp)[q] = b->nodes[q];
+        int rc = idx_map_array(t, 'I', p->graph.token, *tmp, b->nn, b->n_id, e);
+        if (rc) return rc;
+    } else {
+        for (size_t q = 0; q < b->nn; q++) b->n_id[q] = b->nodes[q];
+    }
+    for (size_t k = 0; k < b->ne; k++) {
+        b->edge_index[k] = b->esrc[k];
+        b->edge_index[b->ne + k] = b->edst[k];
+    }
+    gnndb_batch_view *v = &b->view;
+    memset(v, 0, sizeof *v);
+    v->epoch = b->epoch;
+    v->batch = b->batch;
+    v->num_seeds = b->nseeds;
+    v->num_nodes = (int64_t)b->nn;
+    v->num_edges = (int64_t)b->ne;
+    v->num_hops = p->nhops;
+    v->device = GNNDB_DEVICE_HOST;
+    v->n_id = b->n_id;
+    v->num_sampled_nodes = b->nsn;
+    v->num_sampled_edges = b->nse;
+    v->edge_index = b->edge_index;
+    v->x = p->has_feat ? b->x : NULL;
+    v->x_dim = p->has_feat ? p->feat.dim : 0;
+    v->y = p->has_labels ? b->y : NULL;
+    return GNNDB_OK;
+}
+
+int hb_finish_batches(hb_exec *x, gnn_err *e)
+{
     idx_txn *t = NULL;
     uint64_t *tmp = NULL;
     size_t captmp = 0;
     int rc = GNNDB_OK;
-    if (p->graph.has_map && (rc = idx_begin(x->db->idx, 0, &t, e))) return rc;
-    for (int i = 0; i < x->nb && !rc; i++) {
-        hb_batch *b = &x->hb[i];
-        if (hb_grow((void **)&b->n_id, &b->cap_out_nodes, b->nn + 1,
-                    sizeof *b->n_id) ||
-            hb_grow((void **)&b->edge_index, &b->cap_out_edges, 2 * b->ne + 1,
-                    sizeof *b->edge_index)) {
-            rc = gnn_seterr(e, GNNDB_NOMEM, "out of memory finishing batches");
-            break;
-        }
-        if (t) {
-            if (hb_grow((void **)&tmp, &captmp, b->nn + 1, sizeof *tmp)) {
-                rc = gnn_seterr(e, GNNDB_NOMEM, "out of memory");
-                break;
-            }
-            for (size_t q = 0; q < b->nn; q++) tmp[q] = b->nodes[q];
-            rc = idx_map_array(t, 'I', p->graph.token, tmp, b->nn, b->n_id, e);
-        } else {
-            for (size_t q = 0; q < b->nn; q++) b->n_id[q] = b->nodes[q];
-        }
-        for (size_t k = 0; k < b->ne; k++) {
-            b->edge_index[k] = b->esrc[k];
-            b->edge_index[b->ne + k] = b->edst[k];
-        }
-        gnndb_batch_view *v = &b->view;
-        memset(v, 0, sizeof *v);
-        v->epoch = b->epoch;
-        v->batch = b->batch;
-        v->num_seeds = b->nseeds;
-        v->num_nodes = (int64_t)b->nn;
-        v->num_edges = (int64_t)b->ne;
-        v->num_hops = p->nhops;
-        v->device = GNNDB_DEVICE_HOST;
-        v->n_id = b->n_id;
-        v->num_sampled_nodes = b->nsn;
-        v->num_sampled_edges = b->nse;
-        v->edge_index = b->edge_index;
-        v->x = p->has_feat ? b->x : NULL;
-        v->x_dim = p->has_feat ? p->feat.dim : 0;
-        v->y = p->has_labels ? b->y : NULL;
-    }
+    if (x->p->graph.has_map && (rc = idx_begin(x->db->idx, 0, &t, e)))
+        return rc;
+    for (int i = 0; i < x->nb && !rc; i++)
+        rc = hb_finish_batch(x, &x->hb[i], t, &tmp, &captmp, e);
     free(tmp);
     idx_abort(t);
     return rc;

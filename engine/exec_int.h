@@ -205,7 +205,11 @@ void hb_gather_close(hb_exec *x);
 /* Copy the feature rows of every node and the labels of every seed of the
 ** hyperbatch into each mini-batch's x and y. */
 int hb_gather(hb_exec *x, gnn_err *e);
-/* n_id in the user's ids, edge_index laid out 2 x E, views filled. */
+/* n_id in the user's ids, edge_index laid out 2 x E, views filled: of
+** one mini-batch (t: a read transaction of the index where the graph maps
+** keys; *tmp scratch the caller frees), or of every one of x->hb. */
+int hb_finish_batch(hb_exec *x, hb_batch *b, idx_txn *t, uint64_t **tmp,
+                    size_t *captmp, gnn_err *e);
 int hb_finish_batches(hb_exec *x, gnn_err *e);
 /* Hand out one finished mini-batch: digest, INTO files, transfer. */
 int hb_emit(hb_exec *x, hb_batch *b, const gnndb_batch_view **view,

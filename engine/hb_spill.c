@@ -133,11 +133,11 @@ static int spill_topology(hb_exec *x, hb_batch *b, uint64_t *k,
     return rc;
 }
 
-/* Finish the sampled sub-round in x->hb and spill each batch's topology. */
+/* Finish the sampled sub-round in x->hb one batch at a time and spill each
+** one's topology; the outputs go as soon as they are in its run, so the
+** next sub-round's sampling has their memory. */
 static int spill_subround(hb_exec *x, gnn_err *e)
 {
-    int rc = hb_finish_batches(x, e);
-    if (rc) return rc;
     size_t had = x->capsb;
     if (hb_grow((void **)&x->sb, &x->capsb, (size_t)(x->nsb + x->nb),
                 sizeof *x->sb))
@@ -146,13 +146,26 @@ static int spill_subround(hb_exec *x, gnn_err *e)
     sort_job j = {x, x->nsb, calloc((size_t)x->nb + 1, sizeof(uint64_t *)), 0};
     if (!j.keys) return gnn_seterr(e, GNNDB_NOMEM, "out of memory spilling");
     wpool_run(x->pool, (size_t)x->nb, sort_task, &j);
-    rc = j.oom ? gnn_seterr(e, GNNDB_NOMEM, "out of memory spilling") : 0;
+    int rc = j.oom ? gnn_seterr(e, GNNDB_NOMEM, "out of memory spilling") : 0;
+    idx_txn *t = NULL;
+    uint64_t *tmp = NULL;
+    size_t captmp = 0;
+    if (!rc && x->p->graph.has_map) rc = idx_begin(x->db->idx, 0, &t, e);
     double t0 = hb_now();
     for (int i = 0; i < x->nb && !rc; i++) {
-        rc = spill_topology(x, &x->hb[i], j.keys[i], &x->sb[x->nsb], e);
+        hb_batch *b = &x->hb[i];
+        rc = hb_finish_batch(x, b, t, &tmp, &captmp, e);
+        if (!rc) rc = spill_topology(x, b, j.keys[i], &x->sb[x->nsb], e);
         x->nsb++;
+        free(b->n_id);
+        free(b->edge_index);
+        b->n_id = NULL;
+        b->edge_index = NULL;
+        b->cap_out_nodes = b->cap_out_edges = 0;
     }
     x->st.spill.seconds += hb_now() - t0;
+    free(tmp);
+    idx_abort(t);
     for (int i = 0; i < x->nb; i++) free(j.keys[i]);
     free(j.keys);
     return rc;
