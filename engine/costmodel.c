@@ -252,6 +252,7 @@ int64_t cm_suggest_hyperbatch(const plan *p, const cat_profile *pr,
     cand[n++] = top;
     cm_layout l;
     cm_layout_of(p, &l);
+    l.subround = l.spill_bytes = 0;  /* the in-memory hyperbatches */
     double best = -1;
     for (int i = 0; i < n; i++) {
         l.hyperbatch = cand[i];

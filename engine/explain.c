@@ -92,9 +92,9 @@ static int cost_lines(const plan *p, const cm_est *est, rowset *rs)
     int64_t h = cm_suggest_hyperbatch(p, pr, &he);
     int64_t fit = GNN_MAX(1, GNN_MIN(cm_hyperbatch_fit(p),
                                      GNN_MAX(1, p->batches_per_epoch)));
-    err |= line(rs, 0, "suggested HYPERBATCH %" PRId64 ": est. %.1f batches/s "
+    err |= line(rs, 0, "suggested HYPERBATCH %" PRId64 "%s: est. %.1f batches/s "
                 "(memory_limit %s fits %" PRId64 " of about %s)",
-                h, he.batches_per_s,
+                h, p->spill ? " in memory, not spilled" : "", he.batches_per_s,
                 db_fmt_size(p->memory_limit, b1, sizeof b1), fit,
                 db_fmt_size(p->per_batch_bytes, b2, sizeof b2));
     cm_layout bl;
