@@ -151,8 +151,10 @@ struct hb_exec {
     const void *gather_table; /* cat_table being gathered */
     int gather_labels;
 
-    /* the row cache (fcache.c) and one gather's decisions */
+    /* the row cache (fcache.c) and one gather's decisions; the hot-block
+    ** cache (bcache.c) */
     struct fcache *fc;
+    struct bcache *bc;
     uint32_t *crows, *cfut;
     int64_t *csrc;
     size_t capcrows, capcfut, capcsrc;
@@ -201,6 +203,12 @@ void hb_run_block(hb_exec *x, uint64_t no, const void *data, size_t lo,
                   double *cpu_seconds);
 
 int hb_gather_open(hb_exec *x, gnn_err *e);
+/* Visit the blocks of list[0..*n) the hot-block cache holds from memory
+** with fn, and keep in list only the others (order kept); counts what it
+** spared. */
+int hb_visit_pinned(hb_exec *x, uint64_t *list, size_t *n,
+                    int (*fn)(void *, uint64_t, const void *, gnn_err *),
+                    void *arg, gnn_err *e);
 void hb_gather_close(hb_exec *x);
 /* Copy the feature rows of every node and the labels of every seed of the
 ** hyperbatch into each mini-batch's x and y. */

@@ -202,7 +202,13 @@ int explain_rows(const plan *p, const hb_stats *st, rowset *rs)
                 db_fmt_size(p->feat_pool_bytes, b3, sizeof b3), p->feat_frames,
                 db_fmt_size(p->staged_bytes, b4, sizeof b4),
                 db_fmt_size(p->per_batch_bytes, b5, sizeof b5));
-    if (p->cache_policy != FC_NONE)
+    if (p->cache_policy == FC_HOT_BLOCKS)
+        err |= line(rs, 0, "feature cache %s: %" PRId64 " blocks pinned, "
+                    "policy hot_blocks (the blocks of the nodes with the "
+                    "most stored neighbours)",
+                    db_fmt_size(p->cache_bytes, b1, sizeof b1),
+                    p->cache_blocks);
+    else if (p->cache_policy != FC_NONE)
         err |= line(rs, 0, "feature cache %s: %" PRId64 " rows, policy %s%s",
                     db_fmt_size(p->cache_bytes, b1, sizeof b1), p->cache_rows,
                     fc_policy_name(p->cache_policy),

@@ -51,18 +51,19 @@ struct fcache {
     size_t nfill;
 };
 
-static const char *const names[] = {"none", "lru", "static_degree", "belady"};
+static const char *const names[] = {"none", "lru", "static_degree", "belady",
+                                    "hot_blocks"};
 
 int fc_policy_parse(const char *w)
 {
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < 5; i++)
         if (w && !strcmp(w, names[i])) return i;
     return -1;
 }
 
 const char *fc_policy_name(int p)
 {
-    return p >= 0 && p < 4 ? names[p] : "?";
+    return p >= 0 && p < 5 ? names[p] : "?";
 }
 
 /* ---- row -> slot ---- */

@@ -12,6 +12,7 @@
 #define FC_LRU           1
 #define FC_STATIC_DEGREE 2
 #define FC_BELADY        3
+#define FC_HOT_BLOCKS    4  /* whole blocks pinned: bcache.h, not a row policy */
 
 /* Bytes of bookkeeping a cached row costs besides its data: the hash slots
 ** that find it, its recency links and its heap entry. */

@@ -6,6 +6,7 @@
 ** it admits are copied into it from those blocks. */
 #include "exec_int.h"
 #include "fcache.h"
+#include "bcache.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,6 +113,95 @@ out:
     return rc;
 }
 
+/* hot_blocks: weigh each feature block by the stored neighbours of its
+** rows' nodes (reading every graph block once), pin the heaviest and read
+** them once. */
+typedef struct hotscan {
+    hb_exec *x;
+    uint64_t *weight;        /* per feature block */
+} hotscan;
+
+static int hot_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
+{
+    hotscan *d = arg;
+    const blk_header *h = data;
+    const plan *p = d->x->p;
+    for (uint32_t k = 0; k < h->count; k++) {
+        const blk_node *o = blk_graph_object(data, k);
+        if (o->start != 0) continue;  /* a continuation of a long list */
+        if (o->node >= (uint64_t)p->graph.nodes)
+            return gnn_seterr(e, GNNDB_CORRUPT, "corrupt block %llu of %s: "
+                              "node %u out of range", (unsigned long long)no,
+                              d->x->gf->path, o->node);
+        uint64_t b = o->node / p->feat.rows_per_block;
+        if (b < (uint64_t)p->feat.nblocks) d->weight[b] += o->degree;
+    }
+    return GNNDB_OK;
+}
+
+static int pin_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
+{
+    hb_exec *x = arg;
+    bc_store(x->bc, no, data);
+    return GNNDB_OK;
+}
+
+static int cache_pin_blocks(hb_exec *x, gnn_err *e)
+{
+    plan *p = x->p;
+    size_t nblk = (size_t)p->graph.graph_blocks;
+    hotscan d = {x, calloc((size_t)p->feat.nblocks + 1, sizeof(uint64_t))};
+    uint64_t *blocks = malloc((nblk + 1) * sizeof *blocks);
+    int rc = GNNDB_OK;
+    if (!d.weight || !blocks) {
+        rc = gnn_seterr(e, GNNDB_NOMEM, "out of memory choosing hot blocks");
+        goto out;
+    }
+    for (size_t i = 0; i < nblk; i++) blocks[i] = i;
+    double t0 = hb_now();
+    bp_stats before = *bp_get_stats(x->gpool);
+    if ((rc = bp_fetch(x->gpool, x->gf, blocks, nblk, hot_visit, &d, e)))
+        goto out;
+    x->st.hop[0].blocks_read += bp_get_stats(x->gpool)->blocks_read -
+                                before.blocks_read;
+    x->st.hop[0].bytes_read += bp_get_stats(x->gpool)->bytes_read -
+                               before.bytes_read;
+    if ((rc = bc_choose(x->bc, d.weight, e))) goto out;
+    size_t n;
+    const uint64_t *pinned = bc_pinned(x->bc, &n);
+    before = *bp_get_stats(x->fpool);
+    rc = bp_fetch(x->fpool, x->ff, pinned, n, pin_visit, x, e);
+    const bp_stats *after = bp_get_stats(x->fpool);
+    x->st.cache_fill_blocks += after->blocks_read - before.blocks_read;
+    x->st.gather.blocks_read += after->blocks_read - before.blocks_read;
+    x->st.gather.bytes_read += after->bytes_read - before.bytes_read;
+    x->st.gather.seconds += hb_now() - t0;
+out:
+    free(d.weight);
+    free(blocks);
+    return rc;
+}
+
+int hb_visit_pinned(hb_exec *x, uint64_t *list, size_t *n,
+                    int (*fn)(void *, uint64_t, const void *, gnn_err *),
+                    void *arg, gnn_err *e)
+{
+    if (!x->bc) return GNNDB_OK;
+    size_t w = 0;
+    for (size_t i = 0; i < *n; i++) {
+        const void *data = bc_get(x->bc, list[i]);
+        if (!data) {
+            list[w++] = list[i];
+            continue;
+        }
+        int rc = fn(arg, list[i], data, e);
+        if (rc) return rc;
+        x->st.cache_blocks_saved++;
+    }
+    *n = w;
+    return GNNDB_OK;
+}
+
 int hb_gather_open(hb_exec *x, gnn_err *e)
 {
     plan *p = x->p;
@@ -129,6 +219,11 @@ int hb_gather_open(hb_exec *x, gnn_err *e)
     rc = bp_open(p->feat_frames, frame, x->io, &x->fpool, e);
     if (rc) return rc;
     bp_set_max_coalesce(x->fpool, (unsigned)p->coalesce);
+    if (p->cache_policy == FC_HOT_BLOCKS && p->cache_blocks > 0) {
+        rc = bc_open((size_t)p->cache_blocks, p->feat.block_size,
+                     (uint64_t)p->feat.nblocks, &x->bc, e);
+        return rc ? rc : cache_pin_blocks(x, e);
+    }
     if (p->cache_policy == FC_NONE || p->cache_rows <= 0) return GNNDB_OK;
     rc = fc_open(p->cache_policy, (size_t)p->cache_rows,
                  (size_t)p->feat.dim * blk_dtype_size(p->feat.dtype), &x->fc, e);
@@ -140,6 +235,8 @@ void hb_gather_close(hb_exec *x)
 {
     fc_close(x->fc);
     x->fc = NULL;
+    bc_close(x->bc);
+    x->bc = NULL;
     free(x->crows);
     free(x->cfut);
     free(x->csrc);
@@ -287,6 +384,17 @@ static int gather_table(hb_exec *x, const cat_table *t, blk_file *f,
         size_t nub_all = x->nub;
         if ((rc = cache_gather(x, t, e))) return rc;
         x->st.cache_blocks_saved += nub_all - x->nub;
+    }
+    if (!labels && x->bc) {
+        /* rows copied from pinned blocks count as the cache's hits */
+        uint64_t hits = 0;
+        for (size_t i = 0; i < x->nub; i++)
+            if (bc_get(x->bc, x->ublocks[i]))
+                hits += x->bstart[x->ublocks[i] + 1] - x->bstart[x->ublocks[i]];
+        x->st.cache_hits += hits;
+        x->st.cache_misses += accesses - hits;
+        if ((rc = hb_visit_pinned(x, x->ublocks, &x->nub, gather_visit, x, e)))
+            return rc;
     }
     rc = bp_fetch(x->fpool, f, x->ublocks, x->nub, gather_visit, x, e);
     const bp_stats *after = bp_get_stats(x->fpool);

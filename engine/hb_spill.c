@@ -362,7 +362,9 @@ static int spill_gather(hb_exec *x, gnn_err *e)
                     calloc(ns, sizeof(size_t)), calloc(ns, sizeof(void *))};
         if (!j.lo || !j.hi || !j.dst)
             rc = gnn_seterr(e, GNNDB_NOMEM, "out of memory gathering");
-        if (!rc) rc = fetch_counted(x, x->ff, (size_t)n, sg_visit, &j, e);
+        size_t left = (size_t)n;
+        if (!rc) rc = hb_visit_pinned(x, x->blockof, &left, sg_visit, &j, e);
+        if (!rc) rc = fetch_counted(x, x->ff, left, sg_visit, &j, e);
         free(j.lo);
         free(j.hi);
         free(j.dst);

@@ -249,6 +249,10 @@ static int plan_cache(gnndb *db, plan *p, int64_t share, gnn_err *e)
                                                  : share;
     int64_t per = (int64_t)p->feat.dim * 4 + FC_ROW_OVERHEAD;
     int64_t rows = GNN_MIN(want / per, p->feat.rows);
+    if (p->cache_policy == FC_HOT_BLOCKS) {
+        per = p->feat.block_size;
+        rows = GNN_MIN(want / per, p->feat.nblocks);
+    }
     int64_t left = p->memory_limit - p->graph_pool_bytes - p->feat_pool_bytes;
     if (rows * per > left / 2) {
         char b1[32], b2[32];
@@ -259,7 +263,8 @@ static int plan_cache(gnndb *db, plan *p, int64_t share, gnn_err *e)
                           db_fmt_size(want, b1, sizeof b1),
                           db_fmt_size(p->memory_limit, b2, sizeof b2));
     }
-    p->cache_rows = rows;
+    if (p->cache_policy == FC_HOT_BLOCKS) p->cache_blocks = rows;
+    else p->cache_rows = rows;
     p->cache_bytes = rows * per;
     return GNNDB_OK;
 }
@@ -432,11 +437,14 @@ int plan_build(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
                  "in memory_limit %s only %" PRId64 " would fit",
                  db_fmt_size(p->memory_limit, b1, sizeof b1),
                  p->hyperbatch_inmem);
-        /* a round is gathered block by block straight into its runs: the
-        ** row cache has nothing to serve, so its memory goes to the round */
-        p->staged_bytes += p->cache_bytes;
-        p->cache_policy = FC_NONE;
-        p->cache_bytes = p->cache_rows = 0;
+        /* a round is gathered block by block straight into its runs: a
+        ** row cache has nothing to serve, so its memory goes to the round;
+        ** pinned hot blocks still spare their reads */
+        if (p->cache_policy != FC_HOT_BLOCKS) {
+            p->staged_bytes += p->cache_bytes;
+            p->cache_policy = FC_NONE;
+            p->cache_bytes = p->cache_rows = 0;
+        }
     } else if (p->hyperbatch < cap) {
         snprintf(p->note, sizeof p->note,
                  "reduced from %" PRId64 " to fit memory_limit %s",

@@ -49,6 +49,7 @@ typedef struct plan {
     int cache_policy;          /* FC_* (fcache.h); FC_NONE without features */
     int64_t cache_bytes;       /* the row cache, data and bookkeeping */
     int64_t cache_rows;        /* rows it holds */
+    int64_t cache_blocks;      /* hot_blocks: feature blocks it pins */
     char note[256];            /* e.g. why HYPERBATCH was reduced */
     /* spilling (hb_spill.c): whether each round of `hyperbatch` mini-batches
     ** goes through the spill area, its runs' write buffers, whether the next

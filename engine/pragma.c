@@ -72,7 +72,8 @@ static int set_pragma(gnndb *db, const char *name, const char *v, gnn_err *e)
         if (pol < 0)
             return gnn_seterr(e, GNNDB_RANGE,
                               "PRAGMA cache_policy = '%s': use 'belady', "
-                              "'lru', 'static_degree' or 'none'", v ? v : "");
+                              "'lru', 'static_degree', 'hot_blocks' or "
+                              "'none'", v ? v : "");
         p->cache_policy = pol;
     } else if (!strcmp(name, "temp_dir")) {
         if (!v || strlen(v) >= sizeof p->temp_dir)

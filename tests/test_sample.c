@@ -346,9 +346,10 @@ static void digests_independent_of_hyperbatch_threads_memory(void **state)
     /* every cache policy and size, down to a cache smaller than one
     ** mini-batch's rows (100KB holds 17 rows), and under a memory limit
     ** that cuts hyperbatches (belady then also cuts what it sampled ahead) */
-    static const char *const pols[] = {"lru", "static_degree", "belady", "none"};
+    static const char *const pols[] = {"lru", "static_degree", "belady",
+                                       "hot_blocks", "none"};
     static const char *const sizes[] = {"4MB", "100KB", "0"};
-    for (int pi = 0; pi < 4; pi++) {
+    for (int pi = 0; pi < 5; pi++) {
         for (int si = 0; si < 3; si++) {
             for (int hi = 0; hi < 3; hi++) {
                 const int hb[] = {1, 4, 64};
@@ -606,7 +607,8 @@ static void spilled_digests_match_in_memory(void **state)
     /* every H, thread count, backend, memory limit and cache policy */
     static const char *const io[] = {"auto", "pread"};
     static const char *const mem[] = {"1GB", "40MB", "24MB"};
-    static const char *const pol[] = {"none", "lru", "belady", "static_degree"};
+    static const char *const pol[] = {"none", "lru", "hot_blocks",
+                                      "static_degree"};
     const int hbs[] = {1, 7, 64};
     for (int k = 0; k < 3 * 2 * 2 * 3; k++) {
         int hi = k % 3, th = 1 + (k / 3) % 2, ii = (k / 6) % 2, mi = k / 12;
