@@ -50,6 +50,7 @@ void hbs_close(hb_exec *x)
     gnn_free_aligned(x->rbuf[1]);
     free(x->arrival);
     free(x->ord);
+    free(x->rowtmp);
     spill_close(x->spill);
 }
 
