@@ -1,0 +1,214 @@
+/* import.c — .import FILE ?NAME? ?INTO GRAPH?: the statement that imports
+** FILE, chosen by its extension (and, for .npy, by its header's dtype and
+** shape), then run as if typed. The rules are a table, edge lists first:
+**
+**   .tsv .csv .txt .bin (each also .gz)  CREATE GRAPH NAME FROM 'FILE'
+**   .npy named labels                     IMPORT LABELS INTO GRAPH FROM 'FILE'
+**   .npy of floats, or 2-D integers       IMPORT FEATURES NAME INTO GRAPH ...
+**   .npy of 1-D integers                  CREATE SPLIT NAME ON GRAPH ...
+**
+** NAME defaults to FILE's base name without its extensions; GRAPH to the
+** database's only graph. The library checks everything else (the .npy's
+** length against the graph's nodes, the edge list's lines). */
+#include "shell.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "npy.h" /* the library's own header parser: one reader of .npy */
+
+enum { IMP_GRAPH, IMP_NPY };
+
+static const struct {
+    const char *ext;
+    int what;
+} exts[] = {
+    {".tsv", IMP_GRAPH}, {".csv", IMP_GRAPH}, {".txt", IMP_GRAPH},
+    {".bin", IMP_GRAPH}, {".npy", IMP_NPY},
+};
+
+static int ends_with(const char *s, size_t n, const char *suffix)
+{
+    size_t k = strlen(suffix);
+    return n >= k && !strncasecmp(s + n - k, suffix, k);
+}
+
+/* IMP_* for `path`, or -1 for an extension .import does not know. */
+static int by_extension(const char *path)
+{
+    size_t n = strlen(path);
+    int gz = ends_with(path, n, ".gz");
+    if (gz) n -= 3;
+    for (size_t i = 0; i < sizeof exts / sizeof exts[0]; i++)
+        if (ends_with(path, n, exts[i].ext))
+            return gz && exts[i].what != IMP_GRAPH ? -1 : exts[i].what;
+    return -1;
+}
+
+/* FILE's base name up to its first '.', when that is a name. */
+static char *default_name(const char *path)
+{
+    const char *b = strrchr(path, '/');
+    b = b ? b + 1 : path;
+    size_t n = strcspn(b, ".");
+    char *s = shell_xmalloc(n + 1);
+    memcpy(s, b, n);
+    s[n] = 0;
+    int ok = n && (isalpha((unsigned char)*s) || *s == '_');
+    for (size_t i = 0; ok && i < n; i++)
+        ok = isalnum((unsigned char)s[i]) || s[i] == '_';
+    if (!ok) {
+        free(s);
+        return NULL;
+    }
+    return s;
+}
+
+static int valid_name(const char *s)
+{
+    int ok = isalpha((unsigned char)*s) || *s == '_';
+    for (; ok && *s; s++) ok = isalnum((unsigned char)*s) || *s == '_';
+    return ok;
+}
+
+/* The .npy header of `path` through the library's parser. */
+static int read_npy(shell *sh, const char *path, npy_info *info,
+                    const char *src, int line)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        shell_error(sh, src, line, ".import: cannot open %s: %s", path,
+                    strerror(errno));
+        return -1;
+    }
+    size_t cap = 1 << 16; /* headers are far shorter in practice */
+    char *buf = shell_xmalloc(cap);
+    size_t len = fread(buf, 1, cap, f);
+    fclose(f);
+    gnn_err e = {0};
+    int rc = npy_parse_header(buf, len, info, path, &e);
+    free(buf);
+    if (rc != GNNDB_OK) {
+        shell_error(sh, src, line, ".import: %s", e.msg);
+        return -1;
+    }
+    return 0;
+}
+
+static int is_integer(int dtype)
+{
+    return dtype == NPY_I64 || dtype == NPY_I32 || dtype == NPY_I8 ||
+           dtype == NPY_U8;
+}
+
+/* The graph a .npy goes into: the one named, or the only one. */
+static char *target_graph(shell *sh, const char *into, const char *src,
+                          int line)
+{
+    shell_names nm;
+    char *g = NULL;
+    if (shell_graph_names(sh->db, &nm) != GNNDB_DONE)
+        shell_error(sh, src, line, "%s", gnndb_errmsg(sh->db));
+    else if (into && !shell_names_has(&nm, into))
+        shell_error(sh, src, line, ".import: no such graph: %s", into);
+    else if (into)
+        g = shell_xstrdup(into);
+    else if (nm.n == 1)
+        g = shell_xstrdup(nm.name[0]);
+    else
+        shell_error(sh, src, line, ".import: %s; name one: .import FILE NAME "
+                    "INTO GRAPH", nm.n ? "which graph?" :
+                    "there is no graph yet (import an edge list first)");
+    shell_names_free(&nm);
+    return g;
+}
+
+/* Append 'path' with quotes doubled. */
+static void put_path(char *sql, size_t cap, const char *path)
+{
+    size_t k = strlen(sql);
+    sql[k++] = '\'';
+    for (; *path && k + 4 < cap; path++) {
+        if (*path == '\'') sql[k++] = '\'';
+        sql[k++] = *path;
+    }
+    sql[k++] = '\'';
+    sql[k++] = ';';
+    sql[k] = 0;
+}
+
+/* The statement for FILE (`what`) as NAME into GRAPH, written to sql. */
+static int build_sql(shell *sh, char *sql, size_t cap, const char *file,
+                     int what, const char *name, const char *into,
+                     const char *src, int line)
+{
+    if (what == IMP_GRAPH) {
+        if (into) {
+            shell_error(sh, src, line, ".import: %s is an edge list, which "
+                        "makes a graph of its own; INTO is for .npy files",
+                        file);
+            return -1;
+        }
+        snprintf(sql, cap, "CREATE GRAPH %s FROM ", name);
+    } else {
+        npy_info info;
+        if (read_npy(sh, file, &info, src, line)) return -1;
+        char *g = target_graph(sh, into, src, line);
+        if (!g) return -1;
+        if (!strcmp(name, "labels"))
+            snprintf(sql, cap, "IMPORT LABELS INTO %s FROM ", g);
+        else if (is_integer(info.dtype) && info.ndim == 1)
+            snprintf(sql, cap, "CREATE SPLIT %s ON %s FROM ", name, g);
+        else
+            snprintf(sql, cap, "IMPORT FEATURES %s INTO %s FROM ", name, g);
+        free(g);
+    }
+    put_path(sql, cap, file);
+    return 0;
+}
+
+int shell_import(shell *sh, int argc, char **argv, const char *src, int line)
+{
+    const char *file = argv[1], *name = NULL, *into = NULL;
+    int i = 2;
+    if (i < argc && strcasecmp(argv[i], "into")) name = argv[i++];
+    if (i < argc && !strcasecmp(argv[i], "into") && i + 1 < argc)
+        into = argv[i + 1], i += 2;
+    if (i != argc) {
+        shell_error(sh, src, line, "usage: .import FILE ?NAME? ?INTO GRAPH?");
+        return SHELL_ERR;
+    }
+    if (!sh->db) {
+        shell_error(sh, src, line, "no database is open; use .open NAME.gnndb");
+        return SHELL_ERR;
+    }
+    int what = by_extension(file);
+    if (what < 0) {
+        shell_error(sh, src, line, ".import: %s: unknown extension; .import "
+                    "knows .tsv .csv .txt .bin (also .gz) edge lists and .npy "
+                    "arrays; otherwise write the statement (docs/language.md)",
+                    file);
+        return SHELL_ERR;
+    }
+    char *dflt = name ? NULL : default_name(file);
+    if (!name) name = dflt;
+    const char *bad = !name ? NULL : !valid_name(name) ? name
+                    : into && !valid_name(into) ? into : "";
+    if (!bad || *bad) {
+        if (bad) shell_error(sh, src, line, ".import: not a name: '%s'", bad);
+        else shell_error(sh, src, line, ".import: the base name of %s is not "
+                         "a name; give one: .import FILE NAME", file);
+        free(dflt);
+        return SHELL_ERR;
+    }
+    size_t cap = 2 * strlen(file) + strlen(name) + (into ? strlen(into) : 0) + 64;
+    char *sql = shell_xmalloc(cap);
+    int rc = SHELL_ERR;
+    if (build_sql(sh, sql, cap, file, what, name, into, src, line) == 0)
+        rc = shell_exec(sh, sql, src, line, 1);
+    free(sql);
+    free(dflt);
+    return rc;
+}
