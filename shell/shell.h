@@ -58,6 +58,11 @@ typedef struct shell_progress {
     double last_draw; /* when it was last drawn */
     int shown;        /* a bar is on the screen now */
     int64_t done, total; /* what it shows */
+    /* A statement may report in phases (CREATE GRAPH: bytes parsed, then
+    ** nodes written): a new total, or done going back, starts a phase, and
+    ** the rate and ETA count from its start. */
+    double phase_t0;
+    int64_t phase_done0;
 } shell_progress;
 
 typedef struct shell {
