@@ -20,6 +20,13 @@ static const char *const keywords[] = {
     "DEVICE", "EXPLAIN", "ANALYZE", "CHECK", "PROPAGATE", "OVER", "HOPS",
     "NORMALIZE", "SYM", "ROW", "SCAN", "CHUNK", "PACK", "EPOCH", NULL};
 
+int shell_is_keyword(const char *s)
+{
+    for (int i = 0; keywords[i]; i++)
+        if (!strcasecmp(keywords[i], s)) return 1;
+    return 0;
+}
+
 static const char *const modes[] = {"table", "list", "csv", "json", "line",
                                     NULL};
 static const char *const onoff[] = {"on", "off", NULL};

@@ -47,7 +47,18 @@ static int by_extension(const char *path)
     return -1;
 }
 
-/* FILE's base name up to its first '.', when that is a name. */
+/* Why `s` cannot name an object, or NULL when it can. */
+static const char *not_a_name(const char *s)
+{
+    int ok = isalpha((unsigned char)*s) || *s == '_';
+    for (const char *p = s; ok && *p; p++)
+        ok = isalnum((unsigned char)*p) || *p == '_';
+    if (!ok) return "is not a name";
+    if (shell_is_keyword(s)) return "is a keyword of the language, not a name";
+    return NULL;
+}
+
+/* FILE's base name up to its first '.' (checked as a name by the caller). */
 static char *default_name(const char *path)
 {
     const char *b = strrchr(path, '/');
@@ -56,21 +67,7 @@ static char *default_name(const char *path)
     char *s = shell_xmalloc(n + 1);
     memcpy(s, b, n);
     s[n] = 0;
-    int ok = n && (isalpha((unsigned char)*s) || *s == '_');
-    for (size_t i = 0; ok && i < n; i++)
-        ok = isalnum((unsigned char)s[i]) || s[i] == '_';
-    if (!ok) {
-        free(s);
-        return NULL;
-    }
     return s;
-}
-
-static int valid_name(const char *s)
-{
-    int ok = isalpha((unsigned char)*s) || *s == '_';
-    for (; ok && *s; s++) ok = isalnum((unsigned char)*s) || *s == '_';
-    return ok;
 }
 
 /* The .npy header of `path` through the library's parser. */
@@ -194,12 +191,14 @@ int shell_import(shell *sh, int argc, char **argv, const char *src, int line)
     }
     char *dflt = name ? NULL : default_name(file);
     if (!name) name = dflt;
-    const char *bad = !name ? NULL : !valid_name(name) ? name
-                    : into && !valid_name(into) ? into : "";
-    if (!bad || *bad) {
-        if (bad) shell_error(sh, src, line, ".import: not a name: '%s'", bad);
-        else shell_error(sh, src, line, ".import: the base name of %s is not "
-                         "a name; give one: .import FILE NAME", file);
+    const char *why = NULL;
+    if (!(what == IMP_NPY && !strcmp(name, "labels")) &&
+             (why = not_a_name(name)))
+        shell_error(sh, src, line, ".import: '%s' %s; give another: .import "
+                    "FILE NAME", name, why);
+    else if (into && (why = not_a_name(into)))
+        shell_error(sh, src, line, ".import: INTO '%s': %s", into, why);
+    if (why) {
         free(dflt);
         return SHELL_ERR;
     }

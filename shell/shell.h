@@ -183,5 +183,7 @@ void shell_progress_redraw(shell *sh);
 
 /* complete.c */
 void shell_completion_init(void);
+/* 1 when `s` is a keyword of the language (which cannot name an object). */
+int shell_is_keyword(const char *s);
 
 #endif

@@ -144,7 +144,7 @@ static void create_graph(FILE *f, const char *graph, shell_props *ps)
         fprintf(f, " REORDER %s", order->value);
     put_block_size(f, bs ? bs->num : 0);
     fprintf(f, ";  -- %s nodes, %s edges%s\n", n ? n->value : "?",
-            e ? e->value : "?", known ? "" : "; source not recorded");
+            e ? e->value : "?", known ? "" : "; source unknown");
 }
 
 /* The statement that makes object `o` of kind k, commented: DESCRIBE does
@@ -164,8 +164,8 @@ static void create_object(FILE *f, const char *graph, int k, const char *o,
     case 2: fprintf(f, "-- CREATE SPLIT %s ON %s FROM '?'", o, graph); break;
     default: fprintf(f, "-- SAMPLE ... FROM %s INTO PACK %s", graph, o); break;
     }
-    fprintf(f, ";  -- %s%s; source not recorded\n", value,
-            k == 2 ? " seeds" : "");
+    fprintf(f, ";  -- %s%s; %s unknown\n", value, k == 2 ? " seeds" : "",
+            k == 3 ? "its SAMPLE" : "source");
 }
 
 static void schema_graph(shell *sh, const char *graph, shell_props *ps,
