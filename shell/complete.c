@@ -30,6 +30,7 @@ int shell_is_keyword(const char *s)
 static const char *const modes[] = {"table", "list", "csv", "json", "line",
                                     NULL};
 static const char *const onoff[] = {"on", "off", NULL};
+static const char *const into[] = {"INTO", NULL};
 
 typedef struct words {
     char **w;
@@ -173,9 +174,29 @@ static char **complete_dot(const char *text, int start, const char *line)
     if (n == 0) return NULL;
 #define IS(name) (n <= strlen(name) && !strncmp(cmd, name, n))
     if (IS("mode")) return from_list(text, modes);
-    if (IS("headers") || IS("timer") || IS("bail") || IS("stats"))
+    if (IS("headers") || IS("timer") || IS("bail") || IS("stats") ||
+        IS("echo"))
         return from_list(text, onoff);
-    if (IS("describe") || IS("summary")) {
+    if (IS("import")) {
+        /* .import FILE ?NAME? ?INTO GRAPH?: which word is this? */
+        int nw = 0;
+        const char *prev = NULL, *p = e;
+        while (p < rl_line_buffer + start) {
+            while (isspace((unsigned char)*p)) p++;
+            if (p >= rl_line_buffer + start) break;
+            prev = p;
+            nw++;
+            while (*p && !isspace((unsigned char)*p)) p++;
+        }
+        if (nw == 0) {
+            rl_attempted_completion_over = 0; /* FILE: readline's names */
+            return NULL;
+        }
+        if (strncasecmp(prev, "into", 4) || !isspace((unsigned char)prev[4]))
+            return from_list(text, into);
+    }
+    if (IS("describe") || IS("summary") || IS("import") || IS("tables") ||
+        IS("graphs") || IS("schema")) {
         names nm = {0};
         db_names(&nm, 0);
         char **r = build(text, &nm.graphs, 0);

@@ -1,7 +1,8 @@
 #!/bin/sh
 # The interactive shell on a terminal, driven through tmux: the prompt, a
 # statement over two lines with the continuation prompt, Up recalling
-# history (also from the history file in a new session), tab completion, an
+# history (also from the history file in a new session), tab completion (also
+# of .schema and .import), an
 # error that does not end the session, Ctrl-C clearing the line, Ctrl-C
 # stopping a long SAMPLE with the prompt coming back, and Ctrl-D leaving.
 set -u
@@ -70,6 +71,33 @@ wait_for '^gnndb> DESCRIBE cora$' || fail "Tab did not complete the graph name"
 typ ';'
 keys Enter
 wait_prompt || fail "no prompt after the completed statement"
+
+# tab completion of the dot commands for the catalog: the command, a graph
+# name for .schema, the file of .import, then INTO and the graph
+typ '.sch'
+keys Tab
+wait_for '^gnndb> \.schema$' || fail "Tab did not complete .schema"
+typ 'co'
+keys Tab
+wait_for '^gnndb> \.schema cora$' || fail "Tab did not complete .schema's graph"
+keys Enter
+wait_for "^CREATE GRAPH cora FROM '" || fail ".schema cora printed no CREATE GRAPH"
+wait_prompt || fail "no prompt after .schema cora"
+typ ".import $D/val_i"
+keys Tab
+wait_for "^gnndb> \.import $D/val_idx\.npy$" || fail "Tab did not complete .import's file"
+typ 'val I'
+keys Tab
+wait_for "^gnndb> \.import $D/val_idx\.npy val INTO$" || fail "Tab did not offer INTO"
+typ 'co'
+keys Tab
+wait_for "^gnndb> \.import $D/val_idx\.npy val INTO cora$" || fail "Tab did not complete INTO's graph"
+keys Enter
+wait_prompt || fail "no prompt after .import"
+typ '.tables'
+keys Enter
+wait_for '^  splits    train, val$' || fail ".import from the terminal did not make split val"
+wait_prompt || fail "no prompt after .tables"
 
 # Ctrl-C stops a long SAMPLE (its rows going to a file, its progress bar
 # and drawn seed to the terminal); the prompt comes back and the shell works
