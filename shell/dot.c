@@ -343,11 +343,12 @@ static const dot_cmd commands[] = {
     {"headers", "on|off", "show column names in list, csv and table mode", 1,
      1, cmd_headers},
     {"help", "?COMMAND?", "this help, or that of one command", 0, 1, cmd_help},
-    {"import", "FILE ?NAME? ?INTO GRAPH?", "import FILE by its extension: an "
-     "edge list (.tsv .csv .txt .bin, also .gz) as graph NAME; a .npy into "
-     "GRAPH as feature table NAME (floats, 2-D integers), split NAME (1-D "
-     "integers), or labels when NAME is labels. NAME: FILE's base name; "
-     "GRAPH: the only graph", 1, 4, cmd_import},
+    {"import", "FILE ?NAME? ?INTO GRAPH?", "import FILE by its extension: "
+     "an edge list (.tsv .csv .txt .bin, also .gz) by CREATE GRAPH NAME; a "
+     ".npy into GRAPH by IMPORT FEATURES NAME (floats, 2-D integers), CREATE "
+     "SPLIT NAME (1-D integers) or IMPORT LABELS (NAME labels). NAME: "
+     "FILE's base name; GRAPH: the only graph. .echo on shows the statement",
+     1, 4, cmd_import},
     {"mode", "MODE", "output mode: table, list, csv, json or line", 0, 1,
      cmd_mode},
     {"open", "?-readonly? PATH", "close this database and open PATH (created "
@@ -368,7 +369,7 @@ static const dot_cmd commands[] = {
     {"summary", "GRAPH", "a report on GRAPH: counts, degrees, features, "
      "labels, splits, size on disk", 1, 1, cmd_summary},
     {"tables", "?PATTERN?", "the graphs and, under each, its feature tables, "
-     "labels, splits and packs; PATTERN as LIKE (% and _)", 0, 1, cmd_tables},
+     "labels, splits and packs; PATTERN as LIKE (% any, _ one)", 0, 1, cmd_tables},
     {"timer", "on|off", "print the run time of every statement", 1, 1,
      cmd_timer},
 };
