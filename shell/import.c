@@ -21,6 +21,10 @@
 
 enum { IMP_GRAPH, IMP_NPY };
 
+/* Longer names the catalog refuses anyway; this bound keeps the statement
+** whole. */
+#define NAME_MAX_LEN 255
+
 static const struct {
     const char *ext;
     int what;
@@ -54,6 +58,7 @@ static const char *not_a_name(const char *s)
     for (const char *p = s; ok && *p; p++)
         ok = isalnum((unsigned char)*p) || *p == '_';
     if (!ok) return "is not a name";
+    if (strlen(s) > NAME_MAX_LEN) return "is too long for a name";
     if (shell_is_keyword(s)) return "is a keyword of the language, not a name";
     return NULL;
 }
@@ -122,48 +127,51 @@ static char *target_graph(shell *sh, const char *into, const char *src,
     return g;
 }
 
-/* Append 'path' with quotes doubled. */
-static void put_path(char *sql, size_t cap, const char *path)
+/* "HEAD'path';" with the path's quotes doubled, allocated. */
+static char *with_path(const char *head, const char *path)
 {
-    size_t k = strlen(sql);
+    size_t k = strlen(head);
+    char *sql = shell_xmalloc(k + 2 * strlen(path) + 4);
+    memcpy(sql, head, k);
     sql[k++] = '\'';
-    for (; *path && k + 4 < cap; path++) {
+    for (; *path; path++) {
         if (*path == '\'') sql[k++] = '\'';
         sql[k++] = *path;
     }
-    sql[k++] = '\'';
-    sql[k++] = ';';
-    sql[k] = 0;
+    memcpy(sql + k, "';", 3);
+    return sql;
 }
 
-/* The statement for FILE (`what`) as NAME into GRAPH, written to sql. */
-static int build_sql(shell *sh, char *sql, size_t cap, const char *file,
-                     int what, const char *name, const char *into,
-                     const char *src, int line)
+/* The statement for FILE (`what`) as NAME into GRAPH, allocated; NULL after
+** an error (reported). */
+static char *build_sql(shell *sh, const char *file, int what,
+                       const char *name, const char *into, const char *src,
+                       int line)
 {
+    char head[600]; /* names are short (not_a_name) */
     if (what == IMP_GRAPH) {
         if (into) {
             shell_error(sh, src, line, ".import: %s is an edge list, which "
                         "makes a graph of its own; INTO is for .npy files",
                         file);
-            return -1;
+            return NULL;
         }
-        snprintf(sql, cap, "CREATE GRAPH %s FROM ", name);
+        snprintf(head, sizeof head, "CREATE GRAPH %s FROM ", name);
     } else {
         npy_info info;
-        if (read_npy(sh, file, &info, src, line)) return -1;
+        if (read_npy(sh, file, &info, src, line)) return NULL;
         char *g = target_graph(sh, into, src, line);
-        if (!g) return -1;
+        if (!g) return NULL;
         if (!strcmp(name, "labels"))
-            snprintf(sql, cap, "IMPORT LABELS INTO %s FROM ", g);
+            snprintf(head, sizeof head, "IMPORT LABELS INTO %s FROM ", g);
         else if (is_integer(info.dtype) && info.ndim == 1)
-            snprintf(sql, cap, "CREATE SPLIT %s ON %s FROM ", name, g);
+            snprintf(head, sizeof head, "CREATE SPLIT %s ON %s FROM ", name, g);
         else
-            snprintf(sql, cap, "IMPORT FEATURES %s INTO %s FROM ", name, g);
+            snprintf(head, sizeof head, "IMPORT FEATURES %s INTO %s FROM ",
+                     name, g);
         free(g);
     }
-    put_path(sql, cap, file);
-    return 0;
+    return with_path(head, file);
 }
 
 int shell_import(shell *sh, int argc, char **argv, const char *src, int line)
@@ -202,11 +210,8 @@ int shell_import(shell *sh, int argc, char **argv, const char *src, int line)
         free(dflt);
         return SHELL_ERR;
     }
-    size_t cap = 2 * strlen(file) + strlen(name) + (into ? strlen(into) : 0) + 64;
-    char *sql = shell_xmalloc(cap);
-    int rc = SHELL_ERR;
-    if (build_sql(sh, sql, cap, file, what, name, into, src, line) == 0)
-        rc = shell_exec(sh, sql, src, line, 1);
+    char *sql = build_sql(sh, file, what, name, into, src, line);
+    int rc = sql ? shell_exec(sh, sql, src, line, 1) : SHELL_ERR;
     free(sql);
     free(dflt);
     return rc;

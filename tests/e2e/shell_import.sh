@@ -99,6 +99,11 @@ gzip -c "$D/edges.tsv" > e.tsv.gz
 "$GNNDB" "$DB" ".echo on" ".import $PWD/e.tsv.gz gz" 2>/dev/null | grep -qx \
     "CREATE GRAPH gz FROM '$PWD/e.tsv.gz';" || fail ".import .tsv.gz"
 
+# a quote in the path is doubled in the statement
+cp "$D/edges.tsv" "it's.tsv"
+"$GNNDB" "$DB" ".echo on" ".import \"$PWD/it's.tsv\" q" > q.txt || fail ".import it's.tsv"
+grep -qx "CREATE GRAPH q FROM '$PWD/it''s.tsv';" q.txt || { cat q.txt; fail "quote in the path"; }
+
 # errors: one line, status 1, nothing changed
 . "$OLDPWD/tests/e2e_expect_error.sh"
 BEFORE=$(snapshot)
