@@ -8,7 +8,7 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 
 "$GNNDB" --help > help.txt 2>&1 || fail "--help exits non-zero"
 grep -q '^Usage: gnndb' help.txt || fail "--help: no usage line"
-OPTIONS="-bail -cmd -csv -f -header -help -json -line -list -noheader
+OPTIONS="-bail -cmd -csv -echo -f -header -help -json -line -list -noheader
          -nohistory -readonly -separator -table -version"
 for o in $OPTIONS; do
     grep -q -- "^  $o[ ,]" help.txt || fail "--help does not describe $o"

@@ -96,7 +96,7 @@ echo "-- CREATE SPLIT val ON cora FROM '?';  -- 500 seeds; source unknown" | dif
 # a compressed edge list goes to CREATE GRAPH as it is (the library reads it,
 # or says why not)
 gzip -c "$D/edges.tsv" > e.tsv.gz
-"$GNNDB" "$DB" ".echo on" ".import $PWD/e.tsv.gz gz" 2>/dev/null | grep -qx \
+"$GNNDB" -echo "$DB" ".import $PWD/e.tsv.gz gz" 2>/dev/null | grep -qx \
     "CREATE GRAPH gz FROM '$PWD/e.tsv.gz';" || fail ".import .tsv.gz"
 
 # a quote in the path is doubled in the statement
