@@ -6,6 +6,8 @@
 **   .npy named labels                     IMPORT LABELS INTO GRAPH FROM 'FILE'
 **   .npy of floats, or 2-D integers       IMPORT FEATURES NAME INTO GRAPH ...
 **   .npy of 1-D integers                  CREATE SPLIT NAME ON GRAPH ...
+**   .npz named labels                     IMPORT LABELS INTO GRAPH FROM 'FILE'
+**   .npz                                  IMPORT FEATURES NAME INTO GRAPH ...
 **
 ** NAME defaults to FILE's base name without its extensions; GRAPH to the
 ** database's only graph. The library checks everything else (the .npy's
@@ -19,7 +21,7 @@
 
 #include "npy.h" /* the library's own header parser: one reader of .npy */
 
-enum { IMP_GRAPH, IMP_NPY };
+enum { IMP_GRAPH, IMP_NPY, IMP_NPZ };
 
 /* Longer names the catalog refuses anyway; this bound keeps the statement
 ** whole. */
@@ -30,7 +32,7 @@ static const struct {
     int what;
 } exts[] = {
     {".tsv", IMP_GRAPH}, {".csv", IMP_GRAPH}, {".txt", IMP_GRAPH},
-    {".bin", IMP_GRAPH}, {".npy", IMP_NPY},
+    {".bin", IMP_GRAPH}, {".npy", IMP_NPY}, {".npz", IMP_NPZ},
 };
 
 static int ends_with(const char *s, size_t n, const char *suffix)
@@ -152,14 +154,16 @@ static char *build_sql(shell *sh, const char *file, int what,
     if (what == IMP_GRAPH) {
         if (into) {
             shell_error(sh, src, line, ".import: %s is an edge list, which "
-                        "makes a graph of its own; INTO is for .npy files",
+                        "makes a graph of its own; INTO is for .npy and .npz",
                         file);
             return NULL;
         }
         snprintf(head, sizeof head, "CREATE GRAPH %s FROM ", name);
     } else {
-        npy_info info;
-        if (read_npy(sh, file, &info, src, line)) return NULL;
+        /* a .npz is a zip: its members are the library's to read */
+        npy_info info = {.dtype = NPY_F32, .ndim = 2};
+        if (what == IMP_NPY && read_npy(sh, file, &info, src, line))
+            return NULL;
         char *g = target_graph(sh, into, src, line);
         if (!g) return NULL;
         if (!strcmp(name, "labels"))
@@ -193,14 +197,15 @@ int shell_import(shell *sh, int argc, char **argv, const char *src, int line)
     if (what < 0) {
         shell_error(sh, src, line, ".import: %s: unknown extension; .import "
                     "knows .tsv .csv .txt .bin (also .gz) edge lists and .npy "
-                    "arrays; otherwise write the statement (docs/language.md)",
+                    "and .npz arrays; otherwise write the statement "
+                    "(docs/language.md)",
                     file);
         return SHELL_ERR;
     }
     char *dflt = name ? NULL : default_name(file);
     if (!name) name = dflt;
     const char *why = NULL;
-    if (!(what == IMP_NPY && !strcmp(name, "labels")) &&
+    if (!(what != IMP_GRAPH && !strcmp(name, "labels")) &&
              (why = not_a_name(name)))
         shell_error(sh, src, line, ".import: '%s' %s; give another: .import "
                     "FILE NAME", name, why);

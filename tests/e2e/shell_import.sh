@@ -99,6 +99,14 @@ gzip -c "$D/edges.tsv" > e.tsv.gz
 "$GNNDB" -echo "$DB" ".import $PWD/e.tsv.gz gz" 2>/dev/null | grep -qx \
     "CREATE GRAPH gz FROM '$PWD/e.tsv.gz';" || fail ".import .tsv.gz"
 
+# so does a .npz to IMPORT FEATURES and, named labels, to IMPORT LABELS
+/usr/bin/python3 -c "import numpy as np; np.savez('x.npz', x=np.ones((2708, 3), np.float32))" ||
+    fail "python"
+"$GNNDB" -echo "$DB" ".import $PWD/x.npz xz INTO cora" 2>/dev/null | grep -qx \
+    "IMPORT FEATURES xz INTO cora FROM '$PWD/x.npz';" || fail ".import .npz"
+"$GNNDB" -echo "$DB" ".import $PWD/x.npz labels INTO my_edges" 2>/dev/null | grep -qx \
+    "IMPORT LABELS INTO my_edges FROM '$PWD/x.npz';" || fail ".import .npz labels"
+
 # a quote in the path is doubled in the statement
 cp "$D/edges.tsv" "it's.tsv"
 "$GNNDB" "$DB" ".echo on" ".import \"$PWD/it's.tsv\" q" > q.txt || fail ".import it's.tsv"
