@@ -164,6 +164,25 @@ static char **from_list(const char *text, const char *const *list)
     return r;
 }
 
+/* .import FILE ?NAME? ?INTO GRAPH?: the words from `p` (past the command)
+** to `end` (where the word being completed starts) tell what it is: 0 the
+** file, 2 a graph (after INTO), 1 anything else (INTO is offered). */
+static int import_arg(const char *p, const char *end)
+{
+    int nw = 0;
+    const char *prev = NULL;
+    while (p < end) {
+        while (isspace((unsigned char)*p)) p++;
+        if (p >= end) break;
+        prev = p;
+        nw++;
+        while (*p && !isspace((unsigned char)*p)) p++;
+    }
+    if (nw == 0) return 0;
+    return !strncasecmp(prev, "into", 4) && isspace((unsigned char)prev[4])
+               ? 2 : 1;
+}
+
 static char **complete_dot(const char *text, int start, const char *line)
 {
     const char *cmd = line + 1, *e = cmd;
@@ -178,22 +197,12 @@ static char **complete_dot(const char *text, int start, const char *line)
         IS("echo"))
         return from_list(text, onoff);
     if (IS("import")) {
-        /* .import FILE ?NAME? ?INTO GRAPH?: which word is this? */
-        int nw = 0;
-        const char *prev = NULL, *p = e;
-        while (p < rl_line_buffer + start) {
-            while (isspace((unsigned char)*p)) p++;
-            if (p >= rl_line_buffer + start) break;
-            prev = p;
-            nw++;
-            while (*p && !isspace((unsigned char)*p)) p++;
-        }
-        if (nw == 0) {
+        int arg = import_arg(e, rl_line_buffer + start);
+        if (arg == 0) {
             rl_attempted_completion_over = 0; /* FILE: readline's names */
             return NULL;
         }
-        if (strncasecmp(prev, "into", 4) || !isspace((unsigned char)prev[4]))
-            return from_list(text, into);
+        if (arg == 1) return from_list(text, into);
     }
     if (IS("describe") || IS("summary") || IS("import") || IS("tables") ||
         IS("graphs") || IS("schema")) {
