@@ -58,7 +58,8 @@ static void name_cb(void *arg, gnndb_stmt *st)
     for (int i = 0; i < gnndb_column_count(st); i++) {
         const char *c = gnndb_column_name(st, i), *v = gnndb_column_text(st, i);
         if (!c || !v || strcmp(c, "name")) continue;
-        nm->name = shell_xrealloc(nm->name, sizeof *nm->name * (size_t)(nm->n + 1));
+        nm->name = shell_xrealloc(nm->name,
+                                  sizeof *nm->name * (size_t)(nm->n + 1));
         nm->name[nm->n++] = shell_xstrdup(v);
     }
 }

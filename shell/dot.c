@@ -370,7 +370,8 @@ static const dot_cmd commands[] = {
     {"summary", "GRAPH", "a report on GRAPH: counts, degrees, features, "
      "labels, splits, size on disk", 1, 1, cmd_summary},
     {"tables", "?PATTERN?", "the graphs and, under each, its feature tables, "
-     "labels, splits and packs; PATTERN as LIKE (% any, _ one)", 0, 1, cmd_tables},
+     "labels, splits and packs; PATTERN as LIKE (% any, _ one)", 0, 1,
+     cmd_tables},
     {"timer", "on|off", "print the run time of every statement", 1, 1,
      cmd_timer},
 };

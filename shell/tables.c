@@ -27,7 +27,8 @@ static const kind kinds[] = {
 static const char *object_name(const kind *k, const shell_prop *p)
 {
     size_t n = strlen(k->prefix);
-    if (k->prefix[n - 1] != '.') return strcmp(p->key, k->prefix) ? NULL : "labels";
+    if (k->prefix[n - 1] != '.')
+        return strcmp(p->key, k->prefix) ? NULL : "labels";
     return strncmp(p->key, k->prefix, n) ? NULL : p->key + n;
 }
 
@@ -86,7 +87,8 @@ static void list_graph(shell *sh, const char *graph, shell_props *ps,
                        const char *pat, int gm)
 {
     FILE *f = sh->out;
-    shell_prop *n = shell_prop_find(ps, "nodes"), *e = shell_prop_find(ps, "edges");
+    shell_prop *n = shell_prop_find(ps, "nodes");
+    shell_prop *e = shell_prop_find(ps, "edges");
     fprintf(f, "%s (%s nodes, %s edges)\n", graph, n ? n->value : "?",
             e ? e->value : "?");
     for (int k = 0; k < NKINDS; k++) {
@@ -135,7 +137,8 @@ static void create_graph(FILE *f, const char *graph, shell_props *ps)
     shell_prop *dir = shell_prop_find(ps, "directed");
     shell_prop *order = shell_prop_find(ps, "node_order");
     shell_prop *bs = shell_prop_find(ps, "block_size");
-    shell_prop *n = shell_prop_find(ps, "nodes"), *e = shell_prop_find(ps, "edges");
+    shell_prop *n = shell_prop_find(ps, "nodes");
+    shell_prop *e = shell_prop_find(ps, "edges");
     int known = src && *src->value;
     fprintf(f, "%sCREATE GRAPH %s FROM ", known ? "" : "-- ", graph);
     put_string(f, known ? src->value : "?");
