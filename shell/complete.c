@@ -20,9 +20,17 @@ static const char *const keywords[] = {
     "DEVICE", "EXPLAIN", "ANALYZE", "CHECK", "PROPAGATE", "OVER", "HOPS",
     "NORMALIZE", "SYM", "ROW", "SCAN", "CHUNK", "PACK", "EPOCH", NULL};
 
+int shell_is_keyword(const char *s)
+{
+    for (int i = 0; keywords[i]; i++)
+        if (!strcasecmp(keywords[i], s)) return 1;
+    return 0;
+}
+
 static const char *const modes[] = {"table", "list", "csv", "json", "line",
                                     NULL};
 static const char *const onoff[] = {"on", "off", NULL};
+static const char *const into[] = {"INTO", NULL};
 
 typedef struct words {
     char **w;
@@ -156,6 +164,25 @@ static char **from_list(const char *text, const char *const *list)
     return r;
 }
 
+/* .import FILE ?NAME? ?INTO GRAPH?: the words from `p` (past the command)
+** to `end` (where the word being completed starts) tell what it is: 0 the
+** file, 2 a graph (after INTO), 1 anything else (INTO is offered). */
+static int import_arg(const char *p, const char *end)
+{
+    int nw = 0;
+    const char *prev = NULL;
+    while (p < end) {
+        while (isspace((unsigned char)*p)) p++;
+        if (p >= end) break;
+        prev = p;
+        nw++;
+        while (*p && !isspace((unsigned char)*p)) p++;
+    }
+    if (nw == 0) return 0;
+    return !strncasecmp(prev, "into", 4) && isspace((unsigned char)prev[4])
+               ? 2 : 1;
+}
+
 static char **complete_dot(const char *text, int start, const char *line)
 {
     const char *cmd = line + 1, *e = cmd;
@@ -166,9 +193,19 @@ static char **complete_dot(const char *text, int start, const char *line)
     if (n == 0) return NULL;
 #define IS(name) (n <= strlen(name) && !strncmp(cmd, name, n))
     if (IS("mode")) return from_list(text, modes);
-    if (IS("headers") || IS("timer") || IS("bail") || IS("stats"))
+    if (IS("headers") || IS("timer") || IS("bail") || IS("stats") ||
+        IS("echo"))
         return from_list(text, onoff);
-    if (IS("describe") || IS("summary")) {
+    if (IS("import")) {
+        int arg = import_arg(e, rl_line_buffer + start);
+        if (arg == 0) {
+            rl_attempted_completion_over = 0; /* FILE: readline's names */
+            return NULL;
+        }
+        if (arg == 1) return from_list(text, into);
+    }
+    if (IS("describe") || IS("summary") || IS("import") || IS("tables") ||
+        IS("graphs") || IS("schema")) {
         names nm = {0};
         db_names(&nm, 0);
         char **r = build(text, &nm.graphs, 0);

@@ -1,6 +1,7 @@
 /* dot.c — the shell's own commands, the lines that start with '.': settings
 ** (.mode, .headers, .timer, .bail, .output), files (.open, .read) and
-** shortcuts to statements (.graphs, .describe, .pragma, .summary, .stats). */
+** shortcuts to statements (.tables, .schema, .import, .describe, .pragma,
+** .summary, .stats). */
 #include "shell.h"
 
 #include <ctype.h>
@@ -183,11 +184,25 @@ static int cmd_read(dot_ctx *c, int argc, char **argv)
     return shell_run_file(c->sh, argv[1]);
 }
 
-static int cmd_graphs(dot_ctx *c, int argc, char **argv)
+static int cmd_tables(dot_ctx *c, int argc, char **argv)
+{
+    return shell_tables(c->sh, argc == 2 ? argv[1] : NULL, c->src, c->line);
+}
+
+static int cmd_schema(dot_ctx *c, int argc, char **argv)
+{
+    return shell_schema(c->sh, argc == 2 ? argv[1] : NULL, c->src, c->line);
+}
+
+static int cmd_import(dot_ctx *c, int argc, char **argv)
+{
+    return shell_import(c->sh, argc, argv, c->src, c->line);
+}
+
+static int cmd_echo(dot_ctx *c, int argc, char **argv)
 {
     (void)argc;
-    (void)argv;
-    return run_sql(c, "SHOW GRAPHS;");
+    return set_bool(c, "echo", argv[1], &c->sh->echo);
 }
 
 static int cmd_describe(dot_ctx *c, int argc, char **argv)
@@ -300,6 +315,7 @@ static int cmd_show(dot_ctx *c, int argc, char **argv)
     fprintf(f, "%10s: \"%s\"\n", "separator", sh->sep);
     fprintf(f, "%10s: %s\n", "output", sh->out_path ? sh->out_path : "stdout");
     fprintf(f, "%10s: %s\n", "bail", sh->bail ? "on" : "off");
+    fprintf(f, "%10s: %s\n", "echo", sh->echo ? "on" : "off");
     fprintf(f, "%10s: %s\n", "timer", sh->timer ? "on" : "off");
     fprintf(f, "%10s: %s\n", "stats", sh->stats_auto ? "on" : "off");
     fprintf(f, "%10s: %s\n", "history",
@@ -320,11 +336,20 @@ static const dot_cmd commands[] = {
     {"bail", "on|off", "stop at the first error (as -bail)", 1, 1, cmd_bail},
     {"describe", "GRAPH", "the properties of GRAPH (runs DESCRIBE GRAPH)", 1,
      1, cmd_describe},
+    {"echo", "on|off", "print each statement and command before running it "
+     "(also those that .import builds)", 1, 1, cmd_echo},
     {"exit", "?CODE?", "leave the shell, with exit status CODE", 0, 1, cmd_quit},
-    {"graphs", "", "list the graphs (runs SHOW GRAPHS)", 0, 0, cmd_graphs},
+    {"graphs", "?PATTERN?", "the same as .tables", 0, 1, cmd_tables},
     {"headers", "on|off", "show column names in list, csv and table mode", 1,
      1, cmd_headers},
     {"help", "?COMMAND?", "this help, or that of one command", 0, 1, cmd_help},
+    {"import", "FILE ?NAME? ?INTO GRAPH?", "import FILE by its extension: "
+     "an edge list (.tsv .csv .txt .bin, also .gz) by CREATE GRAPH NAME; a "
+     ".npy into GRAPH by IMPORT FEATURES NAME (floats, 2-D integers), CREATE "
+     "SPLIT NAME (1-D integers) or IMPORT LABELS (NAME labels); a .npz by "
+     "IMPORT FEATURES or LABELS. NAME: "
+     "FILE's base name; GRAPH: the only graph. .echo on shows the statement",
+     1, 4, cmd_import},
     {"mode", "MODE", "output mode: table, list, csv, json or line", 0, 1,
      cmd_mode},
     {"open", "?-readonly? PATH", "close this database and open PATH (created "
@@ -335,6 +360,8 @@ static const dot_cmd commands[] = {
      "(runs PRAGMA)", 0, 2, cmd_pragma},
     {"quit", "", "leave the shell", 0, 0, cmd_quit},
     {"read", "FILE", "run the statements and commands of FILE", 1, 1, cmd_read},
+    {"schema", "?PATTERN?", "the statements that would build the graphs and "
+     "objects matching PATTERN again (all without one)", 0, 1, cmd_schema},
     {"separator", "SEP", "the column separator of list mode (default |)", 1, 1,
      cmd_separator},
     {"show", "", "the current settings", 0, 0, cmd_show},
@@ -342,21 +369,41 @@ static const dot_cmd commands[] = {
      "every statement", 0, 1, cmd_stats},
     {"summary", "GRAPH", "a report on GRAPH: counts, degrees, features, "
      "labels, splits, size on disk", 1, 1, cmd_summary},
+    {"tables", "?PATTERN?", "the graphs and, under each, its feature tables, "
+     "labels, splits and packs; PATTERN as LIKE (% any, _ one)", 0, 1,
+     cmd_tables},
     {"timer", "on|off", "print the run time of every statement", 1, 1,
      cmd_timer},
 };
 #define NCOMMANDS (int)(sizeof commands / sizeof commands[0])
 
 const char *const shell_dot_commands[] = {
-    ".bail", ".describe", ".exit", ".graphs", ".headers", ".help", ".mode",
-    ".open", ".output", ".pragma", ".quit", ".read", ".separator", ".show",
-    ".stats", ".summary", ".timer", NULL};
+    ".bail", ".describe", ".echo", ".exit", ".graphs", ".headers", ".help",
+    ".import", ".mode", ".open", ".output", ".pragma", ".quit", ".read",
+    ".schema", ".separator", ".show", ".stats", ".summary", ".tables",
+    ".timer", NULL};
 
+/* ".name args" and the help text, wrapped at 79 columns under column 30
+** (a long head gets a line of its own). */
 static void help_line(FILE *f, const dot_cmd *d)
 {
     char head[64];
     snprintf(head, sizeof head, ".%s %s", d->name, d->args);
-    fprintf(f, "%-28s %s\n", head, d->help);
+    if (strlen(head) > 28) fprintf(f, "%s\n%-28s", head, "");
+    else fprintf(f, "%-28s", head);
+    const char *s = d->help;
+    while (*s) {
+        size_t n = strlen(s);
+        if (n > 50) { /* break at the last blank that fits */
+            n = 50;
+            while (n > 0 && s[n] != ' ') n--;
+            if (n == 0) n = strcspn(s, " ");
+        }
+        fprintf(f, " %.*s\n", (int)n, s);
+        s += n;
+        while (*s == ' ') s++;
+        if (*s) fprintf(f, "%-28s", "");
+    }
 }
 
 static int cmd_help(dot_ctx *c, int argc, char **argv)
@@ -382,6 +429,10 @@ static int cmd_help(dot_ctx *c, int argc, char **argv)
 int shell_dot(shell *sh, const char *line, const char *src, int lineno)
 {
     dot_ctx c = {sh, src, lineno};
+    if (sh->echo) {
+        fprintf(sh->out, "%s\n", line);
+        fflush(sh->out);
+    }
     char *copy = shell_xstrdup(line);
     char *argv[MAX_ARGS + 1];
     int argc = split_args(copy + 1, argv, MAX_ARGS);

@@ -214,6 +214,11 @@ int shell_exec(shell *sh, const char *sql, const char *src, int line,
         }
         const char *next = NULL;
         int failed = 0;
+        if (sh->echo) {
+            const char *e = shell_stmt_end(p);
+            fprintf(sh->out, "%.*s\n", (int)(e - p), p);
+            fflush(sh->out);
+        }
         if (!sh->db) {
             shell_error(sh, src, line,
                         "no database is open; use .open NAME.gnndb");

@@ -273,6 +273,7 @@ static void usage(FILE *f)
 "  -bail             stop at the first error\n"
 "  -cmd COMMAND      run COMMAND (a statement or dot command) before the rest\n"
 "  -csv              output mode csv (RFC 4180)\n"
+"  -echo             print each statement and dot command before running it\n"
 "  -f FILE           run the statements and dot commands of FILE ('-': stdin)\n"
 "  -header           show column names (list, csv, table)\n"
 "  -help, --help     this help\n"
@@ -342,6 +343,8 @@ static int parse_options(shell *sh, options *o, int argc, char **argv)
             return 1;
         } else if (!strcmp(z, "bail")) {
             sh->bail = 1;
+        } else if (!strcmp(z, "echo")) {
+            sh->echo = 1;
         } else if (!strcmp(z, "readonly")) {
             sh->readonly = 1;
         } else if (!strcmp(z, "nohistory")) {

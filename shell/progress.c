@@ -19,6 +19,8 @@ void shell_progress_start(shell *sh)
     sh->progress.last_draw = 0;
     sh->progress.shown = 0;
     sh->progress.done = sh->progress.total = 0;
+    sh->progress.phase_t0 = sh->progress.t0;
+    sh->progress.phase_done0 = 0;
 }
 
 void shell_progress_clear(shell *sh)
@@ -54,17 +56,23 @@ static int term_width(void)
     return 80;
 }
 
+/* A phase's rate is known once it has run this long. */
+#define PHASE_SETTLE 0.25
+
 static void draw(shell *sh, int64_t done, int64_t total, double now)
 {
-    double el = now - sh->progress.t0;
-    double rate = el > 0 ? (double)done / el : 0;
+    double el = now - sh->progress.t0, pel = now - sh->progress.phase_t0;
+    double rate = pel >= PHASE_SETTLE
+                      ? (double)(done - sh->progress.phase_done0) / pel : 0;
     char d[32], t[32], r[32], eta[32], tail[160];
     fmt_count(d, sizeof d, (double)done);
     fmt_count(r, sizeof r, rate);
     if (total > 0) {
         fmt_count(t, sizeof t, (double)total);
-        fmt_time(eta, sizeof eta,
-                 rate > 0 ? (double)(total - done) / rate : 0);
+        if (rate > 0) /* else: too early in this phase to tell */
+            fmt_time(eta, sizeof eta, (double)(total - done) / rate);
+        else
+            snprintf(eta, sizeof eta, "-:--");
         snprintf(tail, sizeof tail, " %3d%% %s/%s  %s/s  ETA %s",
                  (int)(100.0 * (double)done / (double)total), d, t, r, eta);
     } else {
@@ -103,9 +111,14 @@ int shell_progress_cb(void *arg, int64_t done, int64_t total)
     if (shell_sigint) return 1; /* Ctrl-C: stop the statement */
     if (!sh->progress.tty || !shell_running) return 0;
     if (total > 0 && done > total) done = total;
+    double now = shell_now();
+    int before = sh->progress.total || sh->progress.done; /* a report came */
+    if (before && (total != sh->progress.total || done < sh->progress.done)) {
+        sh->progress.phase_t0 = now;
+        sh->progress.phase_done0 = done;
+    }
     sh->progress.done = done; /* a redraw after a row shows these */
     sh->progress.total = total;
-    double now = shell_now();
     if (now - sh->progress.t0 < PROGRESS_DELAY ||
         now - sh->progress.last_draw < PROGRESS_EVERY)
         return 0;

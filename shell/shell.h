@@ -58,6 +58,11 @@ typedef struct shell_progress {
     double last_draw; /* when it was last drawn */
     int shown;        /* a bar is on the screen now */
     int64_t done, total; /* what it shows */
+    /* A statement may report in phases (CREATE GRAPH: bytes parsed, then
+    ** nodes written): a new total, or done going back, starts a phase, and
+    ** the rate and ETA count from its start. */
+    double phase_t0;
+    int64_t phase_done0;
 } shell_progress;
 
 typedef struct shell {
@@ -71,6 +76,7 @@ typedef struct shell {
     char *out_path;      /* NULL: stdout */
     int out_tty;         /* out is a terminal */
     int bail;            /* stop at the first error */
+    int echo;            /* .echo on: print each statement and command first */
     int timer;           /* .timer on */
     int stats_auto;      /* .stats on: counters after each statement */
     int interactive;     /* reading from the terminal with readline */
@@ -130,8 +136,43 @@ int shell_dot(shell *sh, const char *line, const char *src, int lineno);
 extern const char *const shell_dot_commands[];
 void shell_print_stats(shell *sh, FILE *f);
 
+/* describe.c: DESCRIBE's (property, value) rows and SHOW GRAPHS' names,
+** through the public API. */
+typedef struct shell_prop {
+    char *key, *value;
+    int64_t num; /* the value as a number (0 when it is not one) */
+    int used;    /* .summary: printed in a section already */
+} shell_prop;
+typedef struct shell_props {
+    shell_prop *p;
+    int n, cap;
+} shell_props;
+typedef struct shell_names {
+    char **name;
+    int n;
+} shell_names;
+/* DESCRIBE `graph` into *ps (freed by the caller, also on failure); returns
+** the gnndb result code, GNNDB_DONE on success. */
+int shell_describe(gnndb *db, const char *graph, shell_props *ps);
+shell_prop *shell_prop_find(shell_props *ps, const char *key);
+void shell_props_free(shell_props *ps);
+/* The graphs' names, in SHOW GRAPHS' order; same return as above. */
+int shell_graph_names(gnndb *db, shell_names *nm);
+int shell_names_has(const shell_names *nm, const char *name);
+void shell_names_free(shell_names *nm);
+/* 1 when `s` matches the LIKE pattern `pat` (% any run, _ one character,
+** case-insensitive), as sqlite3's .tables PATTERN. */
+int shell_like(const char *pat, const char *s);
+
 /* summary.c */
 int shell_summary(shell *sh, const char *graph, const char *src, int line);
+
+/* tables.c: .tables ?PATTERN? and .schema ?PATTERN? */
+int shell_tables(shell *sh, const char *pattern, const char *src, int line);
+int shell_schema(shell *sh, const char *pattern, const char *src, int line);
+
+/* import.c: .import FILE ?NAME? ?INTO GRAPH? (argv as split by dot.c) */
+int shell_import(shell *sh, int argc, char **argv, const char *src, int line);
 
 /* progress.c */
 int shell_progress_cb(void *arg, int64_t done, int64_t total);
@@ -142,5 +183,7 @@ void shell_progress_redraw(shell *sh);
 
 /* complete.c */
 void shell_completion_init(void);
+/* 1 when `s` is a keyword of the language (which cannot name an object). */
+int shell_is_keyword(const char *s);
 
 #endif

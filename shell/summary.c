@@ -10,46 +10,9 @@
 
 #define BAR_WIDTH 40
 
-typedef struct prop {
-    char *key, *value;
-    int64_t num; /* the value as a number (0 when it is not one) */
-    int used;    /* printed in a section already */
-} prop;
-
-typedef struct props {
-    prop *p;
-    int n, cap;
-} props;
-
-static void collect(void *arg, gnndb_stmt *st)
+static const char *val(shell_props *ps, const char *key)
 {
-    props *ps = arg;
-    const char *k = gnndb_column_text(st, 0), *v = gnndb_column_text(st, 1);
-    if (!k) return;
-    if (ps->n == ps->cap) {
-        ps->cap = ps->cap ? 2 * ps->cap : 64;
-        ps->p = shell_xrealloc(ps->p, sizeof *ps->p * (size_t)ps->cap);
-    }
-    prop *p = &ps->p[ps->n++];
-    p->key = shell_xstrdup(k);
-    p->value = shell_xstrdup(v ? v : "");
-    p->num = strtoll(p->value, NULL, 10);
-    p->used = 0;
-}
-
-static prop *find(props *ps, const char *key)
-{
-    for (int i = 0; i < ps->n; i++)
-        if (!strcmp(ps->p[i].key, key)) {
-            ps->p[i].used = 1;
-            return &ps->p[i];
-        }
-    return NULL;
-}
-
-static const char *val(props *ps, const char *key)
-{
-    prop *p = find(ps, key);
+    shell_prop *p = shell_prop_find(ps, key);
     return p ? p->value : "?";
 }
 
@@ -90,7 +53,8 @@ static void bar(FILE *f, int64_t v, int64_t max)
 
 /* Rows whose key starts with `prefix`, in DESCRIBE's order, as a bar chart
 ** labelled with what follows the prefix. */
-static void chart(FILE *f, props *ps, const char *prefix, const char *label)
+static void chart(FILE *f, shell_props *ps, const char *prefix,
+                  const char *label)
 {
     size_t pl = strlen(prefix);
     int64_t max = 0;
@@ -102,7 +66,7 @@ static void chart(FILE *f, props *ps, const char *prefix, const char *label)
         if (w > lw) lw = w;
     }
     for (int i = 0; i < ps->n; i++) {
-        prop *p = &ps->p[i];
+        shell_prop *p = &ps->p[i];
         if (strncmp(p->key, prefix, pl)) continue;
         char name[160], b[32];
         const char *k = p->key + pl, *dash = strchr(k, '-');
@@ -118,27 +82,28 @@ static void chart(FILE *f, props *ps, const char *prefix, const char *label)
     }
 }
 
-static int has_prefix(props *ps, const char *prefix)
+static int has_prefix(shell_props *ps, const char *prefix)
 {
     for (int i = 0; i < ps->n; i++)
         if (!strncmp(ps->p[i].key, prefix, strlen(prefix))) return 1;
     return 0;
 }
 
-static void report(FILE *f, props *ps, const char *graph)
+static void report(FILE *f, shell_props *ps, const char *graph)
 {
     char a[32], b[32];
-    prop *nodes = find(ps, "nodes"), *edges = find(ps, "edges");
-    prop *dir = find(ps, "directed");
-    find(ps, "name");
+    shell_prop *nodes = shell_prop_find(ps, "nodes");
+    shell_prop *edges = shell_prop_find(ps, "edges");
+    shell_prop *dir = shell_prop_find(ps, "directed");
+    shell_prop_find(ps, "name");
     fprintf(f, "graph %s: %s nodes, %s edges, %s\n", graph,
             nodes ? commas(nodes->num, a, sizeof a) : "?",
             edges ? commas(edges->num, b, sizeof b) : "?",
             dir ? (dir->num ? "directed" : "undirected") : "");
-    prop *bs = find(ps, "block_size");
+    shell_prop *bs = shell_prop_find(ps, "block_size");
     fprintf(f, "  node order   %s\n", val(ps, "node_order"));
     if (bs) {
-        prop *gb = find(ps, "graph_blocks");
+        shell_prop *gb = shell_prop_find(ps, "graph_blocks");
         fprintf(f, "  block size   %s, %s graph blocks\n",
                 human(bs->num, a, sizeof a), gb ? gb->value : "?");
     }
@@ -158,7 +123,7 @@ static void report(FILE *f, props *ps, const char *graph)
             ps->p[i].used = 1;
         }
 
-    prop *labels = find(ps, "labels");
+    shell_prop *labels = shell_prop_find(ps, "labels");
     fprintf(f, "\nlabels: %s\n", labels ? labels->value : "none");
     if (has_prefix(ps, "label.class.")) chart(f, ps, "label.class.", "class ");
 
@@ -198,20 +163,14 @@ int shell_summary(shell *sh, const char *graph, const char *src, int line)
         shell_error(sh, src, line, "no database is open; use .open NAME.gnndb");
         return -1;
     }
-    char sql[512];
-    snprintf(sql, sizeof sql, "DESCRIBE %s;", graph);
-    props ps = {0};
-    int rc = shell_query(sh->db, sql, collect, &ps);
+    shell_props ps;
+    int rc = shell_describe(sh->db, graph, &ps);
     if (rc == GNNDB_DONE) {
         report(sh->out, &ps, graph);
         fflush(sh->out);
     } else {
         shell_error(sh, src, line, "%s", gnndb_errmsg(sh->db));
     }
-    for (int i = 0; i < ps.n; i++) {
-        free(ps.p[i].key);
-        free(ps.p[i].value);
-    }
-    free(ps.p);
+    shell_props_free(&ps);
     return rc == GNNDB_DONE ? 0 : -1;
 }

@@ -53,6 +53,17 @@ static int interrupted(graph_ctx *g)
     return GNNDB_OK;
 }
 
+/* Building reports nodes written out of all nodes, a phase after parsing's
+** bytes: without it a large import looks finished while it sorts and
+** writes for as long again. */
+static int build_progress(graph_ctx *g, uint64_t done)
+{
+    if (g->ctl && g->ctl->progress &&
+        g->ctl->progress(g->ctl->progress_arg, (int64_t)done, (int64_t)g->n))
+        return gnn_seterr(g->e, GNNDB_INTERRUPT, "interrupted");
+    return GNNDB_OK;
+}
+
 static int nomem(graph_ctx *g)
 {
     return gnn_seterr(g->e, GNNDB_NOMEM, "out of memory");
@@ -490,6 +501,9 @@ static int build(graph_ctx *g)
             }
             g->deg[lo + i] = (uint32_t)m;
             g->edges += m;
+            if ((lo + i) % CHECK_EVERY == 0 &&
+                (rc = build_progress(g, lo + i)))
+                goto out;
             if ((rc = blk_graph_packer_add(pk, lo + i, l, (uint32_t)m, e)))
                 goto out;
         }

@@ -8,7 +8,7 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 
 "$GNNDB" --help > help.txt 2>&1 || fail "--help exits non-zero"
 grep -q '^Usage: gnndb' help.txt || fail "--help: no usage line"
-OPTIONS="-bail -cmd -csv -f -header -help -json -line -list -noheader
+OPTIONS="-bail -cmd -csv -echo -f -header -help -json -line -list -noheader
          -nohistory -readonly -separator -table -version"
 for o in $OPTIONS; do
     grep -q -- "^  $o[ ,]" help.txt || fail "--help does not describe $o"
@@ -26,8 +26,8 @@ grep -q 'no-such-option' err.txt || fail "unknown option: message does not name 
 "$GNNDB" -f > /dev/null 2>&1 && fail "-f without a file succeeded"
 
 "$GNNDB" -cmd .help < /dev/null > dothelp.txt 2>&1 || fail ".help failed"
-for c in bail describe exit graphs headers help mode open output pragma quit \
-         read separator show stats summary timer; do
+for c in bail describe echo exit graphs headers help import mode open output pragma quit \
+         read schema separator show stats summary tables timer; do
     grep -q "^\.$c" dothelp.txt || fail ".help does not list .$c"
     grep -q "\`\.$c" "$ROOT/docs/shell.md" || fail "docs/shell.md does not document .$c"
 done

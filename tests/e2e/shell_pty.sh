@@ -1,92 +1,20 @@
 #!/bin/sh
 # The interactive shell on a terminal, driven through tmux: the prompt, a
 # statement over two lines with the continuation prompt, Up recalling
-# history (also from the history file in a new session), tab completion, an
+# history (also from the history file in a new session), tab completion (also
+# of .schema and .import), an
 # error that does not end the session, Ctrl-C clearing the line, Ctrl-C
 # stopping a long SAMPLE with the prompt coming back, and Ctrl-D leaving.
 set -u
 command -v tmux > /dev/null 2>&1 || { echo "SKIP: tmux is not installed"; exit 0; }
-unset TMUX
 D=$GNNDB_DATA/cora
 DB=$PWD/p.gnndb
-export HOME=$PWD
-export GNNDB_HISTORY=
-# one tmux server (socket, in this directory) per session, so that a dying
-# server never meets the next one
-NSESS=0
-T=true
-
-fail() {
-    echo "FAIL: $*"
-    echo "---- screen ----"
-    $T capture-pane -p -S - -t t 2> /dev/null | tail -40
-    $T kill-server 2> /dev/null
-    exit 1
-}
+. "$OLDPWD/tests/e2e_pty.sh"
 
 "$GNNDB" "$DB" "CREATE GRAPH cora FROM '$D/edges.tsv';
 IMPORT FEATURES feat INTO cora FROM '$D/features.npy';
 IMPORT LABELS INTO cora FROM '$D/labels.npy';
 CREATE SPLIT train ON cora FROM '$D/train_idx.npy';" || fail "setup"
-
-# screen: the whole pane with its scrollback (tmux strips trailing blanks,
-# so an empty prompt reads "gnndb>")
-screen() { $T capture-pane -p -S - -t t 2> /dev/null; }
-# wait_for PATTERN [N [SECONDS]]: until PATTERN is on at least N lines
-wait_for() {
-    want=${2:-1}
-    i=0
-    n=$(( ${3:-20} * 20 ))
-    while [ $i -lt $n ]; do
-        got=$(screen | grep -c -- "$1")
-        [ "$got" -ge "$want" ] && return 0
-        sleep 0.05
-        i=$((i + 1))
-    done
-    return 1
-}
-prompts() { screen | grep -c '^gnndb>'; }
-# last: the line the cursor is on (trailing blanks stripped)
-last() { screen | sed -e 's/[[:space:]]*$//' | grep -v '^$' | tail -1; }
-cursor_line() { screen | grep -v '^$' | tail -1; }
-# wait_prompt [SECONDS]: until the cursor's line is an empty prompt again
-wait_prompt() {
-    i=0
-    n=$(( ${1:-20} * 20 ))
-    while [ $i -lt $n ]; do
-        [ "$(cursor_line)" = "gnndb>" ] && return 0
-        sleep 0.05
-        i=$((i + 1))
-    done
-    return 1
-}
-# echoed TEXT: until the cursor's line ends with TEXT (typed keys arrive
-# asynchronously: Enter is sent only once the line shows them)
-echoed() {
-    i=0
-    while [ $i -lt 400 ]; do
-        case "$(cursor_line)" in *"$1") return 0 ;; esac
-        sleep 0.05
-        i=$((i + 1))
-    done
-    fail "the terminal never showed: $1"
-}
-keys() { $T send-keys -t t "$@"; }
-# typ TEXT: type TEXT literally (tmux reads a final ';' as its own separator)
-typ() {
-    $T send-keys -t t -l "$(printf '%s' "$1" | sed 's/;$/\\;/')"
-    echoed "$1"
-}
-
-# start [OPTIONS]: the shell on DB in a new 150x50 terminal; when it exits,
-# the terminal shows "[exited STATUS]"
-start() {
-    NSESS=$((NSESS + 1))
-    T="tmux -S $PWD/tmux-$NSESS.sock"
-    $T new-session -d -s t -x 150 -y 50 \
-        "env HOME='$PWD' '$GNNDB' $* '$DB'; echo \"[exited \$?]\"; sleep 600" ||
-        fail "tmux new-session"
-}
 
 start
 wait_prompt || fail "no prompt"
@@ -143,6 +71,33 @@ wait_for '^gnndb> DESCRIBE cora$' || fail "Tab did not complete the graph name"
 typ ';'
 keys Enter
 wait_prompt || fail "no prompt after the completed statement"
+
+# tab completion of the dot commands for the catalog: the command, a graph
+# name for .schema, the file of .import, then INTO and the graph
+typ '.sch'
+keys Tab
+wait_for '^gnndb> \.schema$' || fail "Tab did not complete .schema"
+typ 'co'
+keys Tab
+wait_for '^gnndb> \.schema cora$' || fail "Tab did not complete .schema's graph"
+keys Enter
+wait_for "^CREATE GRAPH cora FROM '" || fail ".schema cora printed no CREATE GRAPH"
+wait_prompt || fail "no prompt after .schema cora"
+typ ".import $D/val_i"
+keys Tab
+wait_for "^gnndb> \.import $D/val_idx\.npy$" || fail "Tab did not complete .import's file"
+typ 'val I'
+keys Tab
+wait_for "^gnndb> \.import $D/val_idx\.npy val INTO$" || fail "Tab did not offer INTO"
+typ 'co'
+keys Tab
+wait_for "^gnndb> \.import $D/val_idx\.npy val INTO cora$" || fail "Tab did not complete INTO's graph"
+keys Enter
+wait_prompt || fail "no prompt after .import"
+typ '.tables'
+keys Enter
+wait_for '^  splits    train, val$' || fail ".import from the terminal did not make split val"
+wait_prompt || fail "no prompt after .tables"
 
 # Ctrl-C stops a long SAMPLE (its rows going to a file, its progress bar
 # and drawn seed to the terminal); the prompt comes back and the shell works

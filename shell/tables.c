@@ -1,0 +1,196 @@
+/* tables.c — .tables and .schema: the objects of the database, graph by
+** graph (feature tables, labels, splits, packs), as a list and as the
+** statements that would build them again. Both read SHOW GRAPHS and
+** DESCRIBE only; what DESCRIBE does not tell (the source of a feature
+** table, labels or a split, a pack's SAMPLE) is written as a comment. */
+#include "shell.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The kinds of object under a graph, by their DESCRIBE prefix. */
+typedef struct kind {
+    const char *prefix; /* "features." ...; "labels" is a key of its own */
+    const char *title;  /* .tables */
+} kind;
+
+static const kind kinds[] = {
+    {"features.", "features"},
+    {"labels", "labels"},
+    {"split.", "splits"},
+    {"pack.", "packs"},
+};
+#define NKINDS (int)(sizeof kinds / sizeof kinds[0])
+
+/* The object's name when `p` is one of kind k, else NULL. */
+static const char *object_name(const kind *k, const shell_prop *p)
+{
+    size_t n = strlen(k->prefix);
+    if (k->prefix[n - 1] != '.')
+        return strcmp(p->key, k->prefix) ? NULL : "labels";
+    return strncmp(p->key, k->prefix, n) ? NULL : p->key + n;
+}
+
+/* Whether an object is shown: every object of a graph whose name matches
+** the pattern, else those whose own name matches. */
+static int shown(const char *pat, int graph_matches, const char *name)
+{
+    return !pat || graph_matches || shell_like(pat, name);
+}
+
+static int any_shown(shell_props *ps, const char *pat, int graph_matches)
+{
+    for (int i = 0; i < ps->n; i++)
+        for (int k = 0; k < NKINDS; k++) {
+            const char *o = object_name(&kinds[k], &ps->p[i]);
+            if (o && shown(pat, graph_matches, o)) return 1;
+        }
+    return graph_matches;
+}
+
+/* Each graph's DESCRIBE rows go to `fn` when the graph or one of its objects
+** matches `pat` (NULL: all). Returns the number of graphs handed over, or
+** -1 after an error (reported). */
+static int each_graph(shell *sh, const char *pat, const char *src, int line,
+                      void (*fn)(shell *sh, const char *graph, shell_props *ps,
+                                 const char *pat, int graph_matches))
+{
+    if (!sh->db) {
+        shell_error(sh, src, line, "no database is open; use .open NAME.gnndb");
+        return -1;
+    }
+    shell_names nm;
+    int rc = shell_graph_names(sh->db, &nm), found = 0;
+    for (int i = 0; rc == GNNDB_DONE && i < nm.n; i++) {
+        shell_props ps;
+        rc = shell_describe(sh->db, nm.name[i], &ps);
+        int gm = !pat || shell_like(pat, nm.name[i]);
+        if (rc == GNNDB_DONE && any_shown(&ps, pat, gm)) {
+            fn(sh, nm.name[i], &ps, pat, gm);
+            found++;
+        }
+        shell_props_free(&ps);
+    }
+    shell_names_free(&nm);
+    fflush(sh->out);
+    if (rc != GNNDB_DONE) {
+        shell_error(sh, src, line, "%s", gnndb_errmsg(sh->db));
+        return -1;
+    }
+    return found;
+}
+
+/* ---- .tables ------------------------------------------------------------- */
+
+static void list_graph(shell *sh, const char *graph, shell_props *ps,
+                       const char *pat, int gm)
+{
+    FILE *f = sh->out;
+    shell_prop *n = shell_prop_find(ps, "nodes");
+    shell_prop *e = shell_prop_find(ps, "edges");
+    fprintf(f, "%s (%s nodes, %s edges)\n", graph, n ? n->value : "?",
+            e ? e->value : "?");
+    for (int k = 0; k < NKINDS; k++) {
+        int cnt = 0;
+        for (int i = 0; i < ps->n; i++) {
+            const char *o = object_name(&kinds[k], &ps->p[i]);
+            if (!o || !shown(pat, gm, o)) continue;
+            if (!cnt++) fprintf(f, "  %-9s ", kinds[k].title);
+            else fputs(", ", f);
+            /* labels have no name of their own: show their classes */
+            fputs(k == 1 ? ps->p[i].value : o, f);
+        }
+        if (cnt) fputc('\n', f);
+    }
+}
+
+int shell_tables(shell *sh, const char *pattern, const char *src, int line)
+{
+    return each_graph(sh, pattern, src, line, list_graph) < 0 ? SHELL_ERR
+                                                               : SHELL_OK;
+}
+
+/* ---- .schema ------------------------------------------------------------- */
+
+/* 'path' with quotes doubled, as the language reads strings. */
+static void put_string(FILE *f, const char *s)
+{
+    fputc('\'', f);
+    for (; *s; s++) {
+        if (*s == '\'') fputc('\'', f);
+        fputc(*s, f);
+    }
+    fputc('\'', f);
+}
+
+static void put_block_size(FILE *f, int64_t bs)
+{
+    if (bs <= 0 || bs == 1 << 20) return; /* the default */
+    if (bs % (1 << 20) == 0) fprintf(f, " BLOCK SIZE %" PRId64 "MB", bs >> 20);
+    else fprintf(f, " BLOCK SIZE %" PRId64 "KB", bs >> 10);
+}
+
+static void create_graph(FILE *f, const char *graph, shell_props *ps)
+{
+    shell_prop *src = shell_prop_find(ps, "source");
+    shell_prop *dir = shell_prop_find(ps, "directed");
+    shell_prop *order = shell_prop_find(ps, "node_order");
+    shell_prop *bs = shell_prop_find(ps, "block_size");
+    shell_prop *n = shell_prop_find(ps, "nodes");
+    shell_prop *e = shell_prop_find(ps, "edges");
+    int known = src && *src->value;
+    fprintf(f, "%sCREATE GRAPH %s FROM ", known ? "" : "-- ", graph);
+    put_string(f, known ? src->value : "?");
+    if (dir && dir->num == 0) fputs(" UNDIRECTED", f);
+    if (order && *order->value && strcmp(order->value, "none"))
+        fprintf(f, " REORDER %s", order->value);
+    put_block_size(f, bs ? bs->num : 0);
+    fprintf(f, ";  -- %s nodes, %s edges%s\n", n ? n->value : "?",
+            e ? e->value : "?", known ? "" : "; source unknown");
+}
+
+/* The statement that makes object `o` of kind k, commented: DESCRIBE does
+** not give its source. */
+static void create_object(FILE *f, const char *graph, int k, const char *o,
+                          const char *value)
+{
+    switch (k) {
+    case 0: {
+        fprintf(f, "-- IMPORT FEATURES %s INTO %s FROM '?'", o, graph);
+        const char *x = strstr(value, " x ");
+        if (x && strcmp(x + 3, "float32") && strcmp(x + 3, "int64"))
+            fprintf(f, " STORE %s", x + 3);
+        break;
+    }
+    case 1: fprintf(f, "-- IMPORT LABELS INTO %s FROM '?'", graph); break;
+    case 2: fprintf(f, "-- CREATE SPLIT %s ON %s FROM '?'", o, graph); break;
+    default: fprintf(f, "-- SAMPLE ... FROM %s INTO PACK %s", graph, o); break;
+    }
+    fprintf(f, ";  -- %s%s; %s unknown\n", value, k == 2 ? " seeds" : "",
+            k == 3 ? "its SAMPLE" : "source");
+}
+
+static void schema_graph(shell *sh, const char *graph, shell_props *ps,
+                         const char *pat, int gm)
+{
+    if (gm) create_graph(sh->out, graph, ps);
+    for (int k = 0; k < NKINDS; k++)
+        for (int i = 0; i < ps->n; i++) {
+            const char *o = object_name(&kinds[k], &ps->p[i]);
+            if (o && shown(pat, gm, o))
+                create_object(sh->out, graph, k, o, ps->p[i].value);
+        }
+}
+
+int shell_schema(shell *sh, const char *pattern, const char *src, int line)
+{
+    int n = each_graph(sh, pattern, src, line, schema_graph);
+    if (n < 0) return SHELL_ERR;
+    if (n == 0 && pattern) {
+        shell_error(sh, src, line, ".schema: no graph or object matches '%s'",
+                    pattern);
+        return SHELL_ERR;
+    }
+    return SHELL_OK;
+}
