@@ -130,7 +130,7 @@ pytest: all
 # under ASan+UBSan and under valgrind, and each fuzz target for 30 s, so that
 # memory errors and fuzz findings fail CI.
 test: deps
-	@$(MAKE) --no-print-directory unit e2e pytest test-gpu
+	@$(MAKE) --no-print-directory unit e2e pytest pip-test test-gpu
 ifeq ($(SANITIZE),)
 	@$(MAKE) --no-print-directory SANITIZE=1 unit
 	@$(MAKE) --no-print-directory valgrind
