@@ -5,7 +5,9 @@
 # a folder outside the checkout, `import gnndb` loads that bundled library
 # (GNNDB_LIB still wins when set), and a copy of examples/train_sage.py
 # trains 5 epochs on cora. `pip wheel .` gives one py3-none-<platform> wheel
-# holding gnndb/libgnndb.so, which installs and loads the same way.
+# holding gnndb/libgnndb.so, which installs and loads the same way (and
+# builds a graph from cora); so does the wheel built from the sdist alone,
+# which shows MANIFEST.in lists every source make needs.
 # --no-index throughout: the build backend comes from /usr/share/python-wheels
 # (isolated build) or from the venv (--no-build-isolation).
 set -u
@@ -28,8 +30,10 @@ $PIP install --no-index --find-links /usr/share/python-wheels . > "$T/log" 2>&1 
     { tail -30 "$T/log"; fail "pip install ."; }
 echo "ok   pip install . (offline, isolated build)"
 
-# import gnndb from elsewhere: the package and the library of the venv
+# import gnndb from elsewhere: the package and the library of the venv,
+# which builds a graph from cora's edges
 check_import() {
+    rm -rf "$T/elsewhere/db.gnndb"
     (cd "$T/elsewhere" && "$V/bin/python" -c '
 import os, sys, gnndb
 site = os.path.realpath(sys.argv[1])
@@ -39,8 +43,13 @@ lib = gnndb.lib_path()
 assert lib == os.path.join(os.path.dirname(gnndb.__file__), "libgnndb.so"), lib
 assert gnndb.libversion() == gnndb.__version__, (gnndb.libversion(),
                                                  gnndb.__version__)
+with gnndb.connect("db.gnndb") as conn:
+    conn.execute("CREATE GRAPH cora FROM %s;" % repr(sys.argv[2]))
+    nodes = dict(conn.execute("DESCRIBE cora;"))["nodes"]
+    assert int(nodes) == 2708, nodes
 print(lib, gnndb.libversion())
-' "$V") > "$T/log" 2>&1 || { cat "$T/log"; fail "import gnndb ($1)"; }
+' "$V" "$DATA/cora/edges.tsv") > "$T/log" 2>&1 ||
+        { cat "$T/log"; fail "import gnndb ($1)"; }
     echo "ok   import gnndb ($1): $(cat "$T/log")"
 }
 check_import "pip install ."
@@ -88,4 +97,21 @@ $PIP install --no-index --no-deps "$T/wheels/$whl" > "$T/log" 2>&1 ||
     { tail -30 "$T/log"; fail "pip install $whl"; }
 echo "ok   pip wheel . (offline, no build isolation): $whl"
 check_import "the wheel"
+
+# an sdist holds all that make needs: a wheel builds from it alone
+# (CUDA=0 for time: the sdist's build/ starts empty). A fresh --egg-base, so
+# that the SOURCES.txt of an earlier build cannot hide a gap in MANIFEST.in.
+mkdir "$T/egg"
+"$V/bin/python" setup.py -q egg_info --egg-base "$T/egg" sdist -d "$T/sdist" \
+    > "$T/log" 2>&1 || { tail -30 "$T/log"; fail "sdist"; }
+sdist=$(ls "$T/sdist")
+tar xzf "$T/sdist/$sdist" -C "$T/sdist" || fail "tar xzf $sdist"
+CUDA=0 $PIP wheel --no-index --no-build-isolation --no-deps -w "$T/wheels2" \
+    "$T/sdist/${sdist%.tar.gz}" > "$T/log" 2>&1 ||
+    { tail -30 "$T/log"; fail "pip wheel from $sdist (a file missing from MANIFEST.in?)"; }
+[ -f "$T/wheels2/$whl" ] || fail "no $whl from $sdist: $(ls "$T/wheels2")"
+$PIP install --no-index --no-deps --force-reinstall "$T/wheels2/$whl" \
+    > "$T/log" 2>&1 || { tail -30 "$T/log"; fail "pip install $whl (sdist)"; }
+echo "ok   $sdist builds $whl"
+check_import "the wheel from the sdist"
 echo "pip: passed"
