@@ -36,11 +36,13 @@ for f in $FILES; do
         exit 1; }
 done
 # Up to date: every file there, none older than its .gz.
-fresh=1
-for f in $FILES; do
-    [ -f "$OUT/cora/$f" ] && [ ! "$SRC/$f.gz" -nt "$OUT/cora/$f" ] || fresh=0
-done
-if [ $fresh = 0 ]; then
+fresh() {
+    for f in $FILES; do
+        [ -f "$OUT/cora/$f" ] && [ ! "$SRC/$f.gz" -nt "$OUT/cora/$f" ] ||
+            return 1
+    done
+}
+if ! fresh; then
     command -v gzip > /dev/null || { echo "data: gzip not found" >&2; exit 1; }
     mkdir -p "$OUT"
     tmp=$(mktemp -d "$OUT/cora.tmp.XXXXXX")
@@ -54,11 +56,16 @@ if [ $fresh = 0 ]; then
         (cd "$tmp" && sha256sum --quiet -c "$SRC/SHA256SUMS") >&2 ||
             { echo "data: $SRC/*.gz do not match $SRC/SHA256SUMS" >&2; exit 1; }
     fi
-    # Published whole: another run sees the old folder or the new one.
-    rm -rf "$OUT/cora.old"
-    [ -d "$OUT/cora" ] && mv "$OUT/cora" "$OUT/cora.old"
-    mv "$tmp" "$OUT/cora"
-    rm -rf "$OUT/cora.old"
+    # Published whole, by one rename: readers see no folder or a complete
+    # one. Runs started together (make -j test) each decompress; the first
+    # rename wins and the others find the folder fresh. A stale folder
+    # (a .gz changed since) is replaced.
+    if ! mv -T "$tmp" "$OUT/cora" 2> /dev/null; then
+        if ! fresh; then
+            rm -rf "$OUT/cora"
+            mv -T "$tmp" "$OUT/cora"
+        fi
+    fi
     echo "data: decompressed $SRC into $OUT/cora" >&2
 fi
 echo "$OUT"
