@@ -4,7 +4,8 @@
 set -e
 PKGS="build-essential pkg-config liblmdb-dev liburing-dev lemon libsqlite3-dev
 libreadline-dev libcmocka-dev clang libclang-rt-14-dev valgrind tmux fio
-python3-numpy python3-pytest python3-cffi python3-scipy python3-torch"
+python3-numpy python3-pytest python3-cffi python3-scipy python3-torch
+python3-venv"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \
