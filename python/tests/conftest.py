@@ -43,6 +43,13 @@ def run_example(name, cora, *args):
     return p.stdout, epochs
 
 
+@pytest.fixture(scope="session")
+def sage_20_epochs(cora):
+    """examples/train_sage.py --epochs 20 --seed 0, run once per session
+    (test_train checks it, test_ddp compares with it): (output, epochs)."""
+    return run_example("train_sage.py", cora, "--epochs", "20", "--seed", "0")
+
+
 def quote(path):
     return "'" + str(path).replace("'", "''") + "'"
 
