@@ -137,7 +137,9 @@ pyg-venv: $(PYG_VENV)/.installed
 $(PYG_VENV)/.installed:
 	$(PYTHON) -m venv --system-site-packages $(PYG_VENV)
 	$(PYG_VENV)/bin/pip install -q --disable-pip-version-check \
-	    torch-geometric==$(PYG_VERSION)
+	    torch-geometric==$(PYG_VERSION) || { echo "pyg-venv: pip could \
+	not install torch-geometric==$(PYG_VERSION) from PyPI (offline?)" >&2; \
+	    exit 1; }
 	touch $@
 
 pytest-pyg: all pyg-venv
