@@ -7,7 +7,7 @@ database that samples exactly like one imported from the files.
 
 Skipped, saying so, where torch_geometric cannot be imported (Debian's
 python3): `make pyg-venv` installs it into build/pyg-venv."""
-import functools
+import sys
 
 import numpy as np
 import pytest
@@ -166,6 +166,21 @@ def test_pyg_graphsage_reaches_78_percent_on_cora(cora):
     assert loss[-1] < loss[0] / 4, out
     assert test[-1] >= 0.78, out
     assert test[int(np.argmax(val))] >= 0.78, out    # at the best val epoch
+
+
+def test_plain_torch_example_trains_the_same_on_data_batches(cora):
+    # examples/train_sage.py reads batch.x, edge_index, num_sampled_*, y and
+    # batch_size: here it gets Data batches (PyG installed), under the base
+    # python without PyG plain tensors; same torch, so the same numbers.
+    import gnndb.torch
+    assert gnndb.torch.pyg_available()
+    base = getattr(sys, "_base_executable", None)
+    if sys.prefix == sys.base_prefix or not base:
+        pytest.skip("not in a venv: no PyG-less python to compare with")
+    ours, a = run_example("train_sage.py", cora, "--epochs", "3")
+    plain, b = run_example("train_sage.py", cora, "--epochs", "3",
+                           python=base)
+    assert len(a) == 3 and a == b, ours + "\n----\n" + plain
 
 
 def sample_all(db_path, sql):
