@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Train PyG's own GraphSAGE on cora, with PyG Data batches served by gnndb.
 
-    build/pyg-venv/bin/python examples/train_pyg.py [--epochs 20] [--seed 0]
-                                                    [--data ../shared/data/cora]
+    build/pyg-venv/bin/python examples/train_pyg.py [--epochs 20]
+                               [--seed 0] [--data ../shared/data/cora]
 
 (`make pyg-venv` makes that Python: Debian's python3 and torch, plus
 torch_geometric.) The script builds a torch_geometric.data.Data from cora's
