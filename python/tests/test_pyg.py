@@ -219,6 +219,15 @@ def test_from_pyg_refuses_what_it_cannot_store(tmp_path, cora):
         assert list(c.execute("SHOW GRAPHS;")) == []
 
 
+def test_from_pyg_refuses_a_hetero_data(tmp_path):
+    from torch_geometric.data import HeteroData
+    h = HeteroData()
+    h["paper"].x = torch.ones(3, 2)
+    h["paper", "cites", "paper"].edge_index = torch.tensor([[0, 1], [1, 2]])
+    with pytest.raises(gnndb.Error, match="homogeneous"):
+        gnndb.from_pyg(h, str(tmp_path / "h.gnndb"), name="g")
+
+
 def test_to_pyg_of_a_plain_batch(cora_db):
     for t in loader(cora_db, SQL, pyg=False):
         d = to_pyg(t)
