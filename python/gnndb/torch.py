@@ -150,9 +150,9 @@ def _pyg_data_class():
         from torch_geometric.data import Data
     except ImportError as exc:
         raise gnndb.Error(
-            gnndb.MISUSE, "PyG batches (pyg=True) need torch_geometric, "
-            "which cannot be imported (%s); install it (see docs/python.md) "
-            "or pass pyg=False for plain tensors" % exc) from exc
+            gnndb.MISUSE, "PyG Data batches need torch_geometric, which "
+            "cannot be imported (%s); install it (see docs/python.md) or "
+            "pass pyg=False for plain tensors" % exc) from exc
     return Data
 
 
