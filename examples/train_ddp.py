@@ -243,8 +243,15 @@ def main(argv=None):
     finally:
         if tmp is not None:
             shutil.rmtree(tmp, ignore_errors=True)
-    dist.destroy_process_group()
-    return 0
+    # Leave without running destructors. In torch 1.13, destroying the
+    # gloo process group (here: with the DDP reducer that holds it) joins
+    # its worker threads while holding the GIL, and a worker that frees a
+    # tensor needs the GIL: now and then a rank hangs at exit after its
+    # work is done (pytorch/pytorch#56297, fixed by #154976). Everything is
+    # written by now.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ that of the single-process examples/train_sage.py within its seed noise."""
 import json
 import math
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -49,17 +50,25 @@ def torchrun(cora, nproc, dump, *args):
            "--redirects", "2", "--tee", "2",
            os.path.join(REPO, "examples", "train_ddp.py"),
            "--data", cora.dir, "--dump", str(dump)] + list(args)
-    p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE,
-                       stderr=subprocess.STDOUT, universal_newlines=True,
-                       timeout=600)
-    assert p.returncode == 0, p.stdout
-    epochs = [m.groups() for m in map(EPOCH_LINE.match, p.stdout.splitlines())
+    # A session of its own, so that a timeout kills the ranks too, not
+    # only the launcher.
+    p = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, universal_newlines=True,
+                         start_new_session=True)
+    try:
+        out, _ = p.communicate(timeout=300)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        out, _ = p.communicate()
+        pytest.fail("torchrun did not finish in 300 s:\n" + out)
+    assert p.returncode == 0, out
+    epochs = [m.groups() for m in map(EPOCH_LINE.match, out.splitlines())
               if m]
     records = []
     for r in range(nproc):
         with open(os.path.join(str(dump), "rank%d.json" % r)) as f:
             records.append(json.load(f))
-    return p.stdout, epochs, records
+    return out, epochs, records
 
 
 def epoch_order(db, seed, epoch):
