@@ -3,6 +3,7 @@
 #   make              library (build/libgnndb.a, build/libgnndb.so) and shell
 #   make demo         install missing packages, build, run the demo on cora
 #   make test         every test (unit, shell end-to-end, Python, pip install)
+#   make pytest-pyg   the PyG interop tests, in build/pyg-venv (make pyg-venv)
 #   make test SANITIZE=1       the same under AddressSanitizer + UBSan
 #   make test SANITIZE=thread  the same under ThreadSanitizer
 #   make CUDA=0       build without the CUDA toolkit
@@ -61,7 +62,7 @@ GPU_TEST_BIN := $(patsubst tests/gpu/%.c,$(B)/tests/gpu/%,$(GPU_TEST_SRC))
 BENCH_SRC  := $(wildcard bench/*.c)
 BENCH_BIN  := $(patsubst bench/%.c,$(B)/bench/%,$(BENCH_SRC))
 
-.PHONY: all deps demo test unit e2e pytest test-gpu bench clean install uninstall
+.PHONY: all deps demo test unit e2e pytest pyg-venv pytest-pyg test-gpu bench clean install uninstall
 
 all: $(B)/libgnndb.a $(B)/libgnndb.so $(B)/gnndb
 
@@ -127,11 +128,31 @@ e2e: all
 pytest: all
 	@sh tests/run_pytest.sh $(B) $(PYTHON)
 
+# PyG for the interop tests: a venv over Debian's python3 that sees its torch
+# and numpy, plus torch_geometric (pure Python). Made once; the stamp makes
+# it idempotent, and a failed install is retried on the next call.
+PYG_VENV    := build/pyg-venv
+PYG_VERSION := 2.8.1
+pyg-venv: $(PYG_VENV)/.installed
+
+$(PYG_VENV)/.installed:
+	$(PYTHON) -m venv --system-site-packages $(PYG_VENV)
+	$(PYG_VENV)/bin/pip install -q --disable-pip-version-check \
+	    torch-geometric==$(PYG_VERSION) || { echo "pyg-venv: pip could \
+	not install torch-geometric==$(PYG_VERSION) from PyPI (offline?)" >&2; \
+	    exit 1; }
+	touch $@
+
+pytest-pyg: all pyg-venv
+	@sh tests/run_pytest.sh $(B) $(PYG_VENV)/bin/python \
+	    python/tests/test_pyg.py python/tests/test_interop.py \
+	    python/tests/test_loader.py
+
 # The whole suite. Unsanitized, `make test` also runs the unit programs
 # under ASan+UBSan and under valgrind, and each fuzz target for 30 s, so that
 # memory errors and fuzz findings fail CI.
 test: deps
-	@$(MAKE) --no-print-directory unit e2e pytest pip-test test-gpu
+	@$(MAKE) --no-print-directory unit e2e pytest pytest-pyg pip-test test-gpu
 ifeq ($(SANITIZE),)
 	@$(MAKE) --no-print-directory SANITIZE=1 unit
 	@$(MAKE) --no-print-directory valgrind

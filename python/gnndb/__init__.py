@@ -12,6 +12,10 @@ valid until the iterator moves on (the next batch, close(), or the end of the
 run). After that, reading an array through the Batch raises gnndb.Error, but a
 view taken earlier cannot be revoked by the binding: do not keep the arrays
 themselves past the current iteration — keep `batch.copy()` instead.
+
+gnndb.from_pyg(data, path, name=...) and gnndb.from_dgl(g, path, name=...)
+export an in-memory graph into a database (see gnndb.interop); neither
+imports PyG or DGL.
 """
 import os
 import threading
@@ -22,7 +26,8 @@ import numpy as np
 from ._ffi import ffi, load as _load, lib_path
 
 __all__ = ["connect", "Connection", "BatchIterator", "Batch", "BatchCopy",
-           "Result", "Error", "libversion", "ffi", "lib_path"]
+           "Result", "Error", "libversion", "ffi", "lib_path",
+           "from_pyg", "from_dgl", "from_arrays"]
 __version__ = "0.1.0"
 
 # Result codes, as in include/gnndb.h.
@@ -639,3 +644,7 @@ class BatchCopy:
                 "num_nodes=%d num_edges=%d>" % (
                     self.epoch, self.batch, self.batch_size, self.num_nodes,
                     self.num_edges))
+
+
+# Last: interop uses the names above.
+from .interop import from_arrays, from_dgl, from_pyg  # noqa: E402

@@ -8,17 +8,32 @@ field names of PyG's NeighborLoader.
         out = model(batch.x, batch.edge_index)[:batch.batch_size]
         loss = F.cross_entropy(out, batch.y)
 
+A batch comes in one of two forms, chosen by the `pyg` argument of loader()
+and GnnDataset:
+
+  pyg=None   (default) a torch_geometric.data.Data when PyG is installed,
+             else a NeighborBatch;
+  pyg=True   always a Data (gnndb.Error if torch_geometric cannot be
+             imported);
+  pyg=False  always a NeighborBatch (plain tensors; PyG is never imported).
+
+torch_geometric is imported only when a Data is to be built, never when this
+module is imported.
+
 Every tensor owns its memory (the engine's buffer is copied once), because a
 DataLoader may hold several batches at a time while the engine reuses its
 buffers on the next step.
 """
+import importlib.util
+
 import numpy as np
 import torch
 import torch.utils.data
 
 import gnndb
 
-__all__ = ["NeighborBatch", "GnnDataset", "loader", "to_torch"]
+__all__ = ["NeighborBatch", "GnnDataset", "loader", "to_torch", "to_pyg",
+           "pyg_available"]
 
 
 class NeighborBatch:
@@ -124,13 +139,70 @@ def to_torch(b):
         digest=int(b.digest))
 
 
-def loader(path, sql, readonly=True, shard=None):
-    """Yield NeighborBatch objects for the SAMPLE statement `sql` run on the
-    database at `path` (opened read-only by default). The connection is
-    closed when the generator finishes or is closed.
+def pyg_available():
+    """True when torch_geometric is installed (found, not imported)."""
+    return importlib.util.find_spec("torch_geometric") is not None
+
+
+def _pyg_data_class():
+    """torch_geometric.data.Data, imported on first use."""
+    try:
+        from torch_geometric.data import Data
+    except ImportError as exc:
+        raise gnndb.Error(
+            gnndb.MISUSE, "PyG Data batches need torch_geometric, which "
+            "cannot be imported (%s); install it (see docs/python.md) or "
+            "pass pyg=False for plain tensors" % exc) from exc
+    return Data
+
+
+def to_pyg(b):
+    """A torch_geometric.data.Data from a NeighborBatch (or a gnndb Batch
+    or BatchCopy, converted with to_torch first), with the attributes PyG's
+    NeighborLoader gives a homogeneous batch:
+
+      x, edge_index, y, n_id, batch_size, num_sampled_nodes,
+      num_sampled_edges
+
+    and gnndb's epoch, batch_no (the batch's number in its epoch; `batch`
+    means something else to PyG) and digest. y holds the seeds' labels only,
+    as in a NeighborBatch (`y[:batch_size]` reads the same in both). There
+    is no input_id: PyG's is the seeds' position in input_nodes, which a
+    SEEDS split does not have; the seeds' ids are n_id[:batch_size]."""
+    if not isinstance(b, NeighborBatch):
+        b = to_torch(b)
+    Data = _pyg_data_class()
+    data = Data(x=b.x, edge_index=b.edge_index, y=b.y, n_id=b.n_id)
+    if b.x is None:             # PyG counts nodes by x; without it, say so
+        data.num_nodes = int(b.n_id.numel())
+    data.batch_size = int(b.batch_size)
+    data.num_sampled_nodes = list(b.num_sampled_nodes)
+    data.num_sampled_edges = list(b.num_sampled_edges)
+    data.epoch = b.epoch
+    data.batch_no = b.batch
+    data.digest = b.digest
+    return data
+
+
+def _converter(pyg):
+    """The function that turns a gnndb Batch into the requested form."""
+    if pyg is None:
+        pyg = pyg_available()
+    if not pyg:
+        return to_torch
+    _pyg_data_class()           # fail before the first batch, not during it
+    return lambda b: to_pyg(to_torch(b))
+
+
+def loader(path, sql, readonly=True, shard=None, pyg=None):
+    """Yield the batches of the SAMPLE statement `sql` run on the database
+    at `path` (opened read-only by default): torch_geometric Data objects
+    or NeighborBatch objects as `pyg` says (see the module documentation).
+    The connection is closed when the generator finishes or is closed.
 
     shard=(k, n) keeps only the batches whose position in the run is k mod n
     (how GnnDataset splits a run among DataLoader workers)."""
+    convert = _converter(pyg)
     with gnndb.connect(path, readonly=readonly, create=False) as conn:
         with conn.sample(sql) as it:
             for i, b in enumerate(it):
@@ -141,7 +213,7 @@ def loader(path, sql, readonly=True, shard=None):
                         "SAMPLE with SEED, or each draws its own batches")
                 if shard is not None and i % shard[1] != shard[0]:
                     continue
-                yield to_torch(b)
+                yield convert(b)
 
 
 class GnnDataset(torch.utils.data.IterableDataset):
@@ -154,14 +226,16 @@ class GnnDataset(torch.utils.data.IterableDataset):
     already batched. With num_workers > 1 each worker runs the statement
     and keeps every num_workers-th batch, so the union is the whole run in a
     worker-interleaved order (sampling is a pure function of the SEED, so
-    the workers agree on the batches)."""
+    the workers agree on the batches). `pyg` chooses the batches' form as
+    in loader()."""
 
-    def __init__(self, path, sql, readonly=True, transform=None):
+    def __init__(self, path, sql, readonly=True, transform=None, pyg=None):
         super().__init__()
         self.path = str(path)
         self.sql = sql
         self.readonly = readonly
         self.transform = transform
+        self.pyg = pyg
 
     def set_sql(self, sql):
         """Replace the statement (e.g. with a new SEED for the next epoch)."""
@@ -173,5 +247,5 @@ class GnnDataset(torch.utils.data.IterableDataset):
         if info is not None and info.num_workers > 1:
             shard = (info.id, info.num_workers)
         for b in loader(self.path, self.sql, readonly=self.readonly,
-                        shard=shard):
+                        shard=shard, pyg=self.pyg):
             yield self.transform(b) if self.transform is not None else b

@@ -31,13 +31,15 @@ EPOCH_LINE = re.compile(
     r"^epoch (\d+) loss ([0-9.]+) val ([0-9.]+) test ([0-9.]+)$")
 
 
-def run_example(name, cora, *args):
-    """Run examples/`name` on cora's files with the binding on PYTHONPATH;
-    its whole output and the (epoch, loss, val, test) strings per epoch."""
+def run_example(name, cora, *args, python=None):
+    """Run examples/`name` on cora's files with the binding on PYTHONPATH
+    (with `python`, default this one); its whole output and the (epoch,
+    loss, val, test) strings per epoch."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.path.join(REPO, "python") + (
         os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    p = subprocess.run([sys.executable, os.path.join(REPO, "examples", name),
+    p = subprocess.run([python or sys.executable,
+                        os.path.join(REPO, "examples", name),
                         "--data", cora.dir] + list(args), env=env,
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                        universal_newlines=True, timeout=900)
@@ -45,6 +47,13 @@ def run_example(name, cora, *args):
     epochs = [m.groups() for m in map(EPOCH_LINE.match, p.stdout.splitlines())
               if m]
     return p.stdout, epochs
+
+
+@pytest.fixture(scope="session")
+def sage_20_epochs(cora):
+    """examples/train_sage.py --epochs 20 --seed 0, run once per session
+    (test_train checks it, test_ddp compares with it): (output, epochs)."""
+    return run_example("train_sage.py", cora, "--epochs", "20", "--seed", "0")
 
 
 def quote(path):

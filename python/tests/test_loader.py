@@ -1,5 +1,6 @@
 """gnndb.torch: GnnDataset and loader() yield owning torch tensors under the
-field names of PyG's NeighborLoader."""
+field names of PyG's NeighborLoader (the plain-tensor form, pyg=False; the
+PyG form is tested in test_pyg.py)."""
 import numpy as np
 import pytest
 
@@ -21,7 +22,7 @@ def reference(cora_db, sql=SQL):
 
 
 def test_loader_yields_neighbor_loader_fields(cora_db, cora):
-    out = list(loader(cora_db, SQL))
+    out = list(loader(cora_db, SQL, pyg=False))
     assert len(out) == 3
     for b in out:
         assert isinstance(b, NeighborBatch)
@@ -48,7 +49,7 @@ def test_loader_yields_neighbor_loader_fields(cora_db, cora):
 
 def test_loader_matches_the_binding(cora_db):
     ref = reference(cora_db)
-    out = list(loader(cora_db, SQL))
+    out = list(loader(cora_db, SQL, pyg=False))
     assert len(out) == len(ref)
     for t, r in zip(out, ref):
         for k in ("n_id", "edge_index", "x", "y"):
@@ -59,7 +60,7 @@ def test_loader_matches_the_binding(cora_db):
 
 
 def test_tensors_own_their_memory(cora_db):
-    held = list(loader(cora_db, SQL))          # all kept at once
+    held = list(loader(cora_db, SQL, pyg=False))   # all kept at once
     ref = reference(cora_db)
     for t, r in zip(held, ref):
         np.testing.assert_array_equal(t.n_id.numpy(), r.n_id)
@@ -68,7 +69,7 @@ def test_tensors_own_their_memory(cora_db):
 
 
 def test_dataset_with_dataloader(cora_db):
-    ds = GnnDataset(cora_db, SQL)
+    ds = GnnDataset(cora_db, SQL, pyg=False)
     assert isinstance(ds, torch.utils.data.IterableDataset)
     dl = torch.utils.data.DataLoader(ds, batch_size=None)
     got = [(b.batch, b.digest) for b in dl]
@@ -83,7 +84,7 @@ def test_dataset_with_dataloader(cora_db):
 def test_dataset_with_two_workers(cora_db):
     sql = ("SAMPLE 5,5 FROM cora SEEDS test FEATURES feat BATCH 100 "
            "SHUFFLE SEED 2;")
-    dl = torch.utils.data.DataLoader(GnnDataset(cora_db, sql),
+    dl = torch.utils.data.DataLoader(GnnDataset(cora_db, sql, pyg=False),
                                      batch_size=None, num_workers=2)
     got = sorted((b.batch, b.digest) for b in dl)
     ref = sorted((r.batch, r.digest) for r in reference(cora_db, sql))
@@ -91,7 +92,8 @@ def test_dataset_with_two_workers(cora_db):
 
 
 def test_dataset_transform(cora_db):
-    ds = GnnDataset(cora_db, SQL, transform=lambda b: b.batch_size)
+    ds = GnnDataset(cora_db, SQL, transform=lambda b: b.batch_size,
+                    pyg=False)
     assert list(ds) == [64, 64, 12]
 
 
@@ -99,7 +101,7 @@ def test_to_device_cuda(cora_db):
     if not torch.cuda.is_available():
         pytest.skip("no CUDA device")
     sql = SQL.replace(";", " TO DEVICE 'cuda:0';")
-    out = list(loader(cora_db, sql))
+    out = list(loader(cora_db, sql, pyg=False))
     ref = reference(cora_db)
     assert len(out) == len(ref)
     for t, r in zip(out, ref):
@@ -107,3 +109,16 @@ def test_to_device_cuda(cora_db):
         np.testing.assert_array_equal(t.n_id.cpu().numpy(), r.n_id)
         np.testing.assert_array_equal(t.x.cpu().numpy(), r.x)
         assert t.num_sampled_nodes == r.num_sampled_nodes.tolist()
+
+
+def test_default_form_without_pyg_is_plain_tensors(cora_db):
+    from gnndb.torch import pyg_available
+    if pyg_available():
+        pytest.skip("torch_geometric is installed: the default form is a "
+                    "PyG Data (test_pyg.py)")
+    b = next(iter(loader(cora_db, SQL)))
+    assert isinstance(b, NeighborBatch)
+    assert "torch_geometric" not in __import__("sys").modules
+    with pytest.raises(gnndb.Error) as e:
+        next(iter(loader(cora_db, SQL, pyg=True)))
+    assert e.value.code == gnndb.MISUSE and "torch_geometric" in str(e.value)

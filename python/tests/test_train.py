@@ -11,8 +11,8 @@ pytest.importorskip("torch")
 run = functools.partial(run_example, "train_sage.py")
 
 
-def test_sage_reaches_75_percent_on_cora(cora):
-    out, epochs = run(cora, "--epochs", "20", "--seed", "0")
+def test_sage_reaches_75_percent_on_cora(sage_20_epochs):
+    out, epochs = sage_20_epochs
     assert [int(e[0]) for e in epochs] == list(range(1, 21)), out
     loss = [float(e[1]) for e in epochs]
     test = [float(e[3]) for e in epochs]
