@@ -228,6 +228,7 @@ int hb_transfer_open(hb_exec *x, gnn_err *e);
 int hb_sample_round(hb_exec *x, int64_t g, gnn_err *e);
 void hb_release_sampling(hb_exec *x);
 uint64_t *hb_map_scratch(hb_batch *b);
+void hb_trim(void);
 /* Bytes the scratch of a hop and one staged mini-batch hold. */
 size_t hb_work_bytes(const hb_exec *x);
 size_t hb_batch_bytes(const hb_batch *b);

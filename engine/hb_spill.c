@@ -170,6 +170,7 @@ static int spill_subround(hb_exec *x, gnn_err *e)
     x->st.spill.seconds += hb_now() - t0;
     free(tmp);
     idx_abort(t);
+    hb_trim();  /* the outputs just freed, before the next sub-round grows */
     free(j.keys);  /* each batch's keys live in its map (hb_map_scratch) */
     return rc;
 }
@@ -396,6 +397,13 @@ static int spill_gather(hb_exec *x, gnn_err *e)
 }
 
 /* Build the next round: phases 1 and 2 for G mini-batches. */
+static void drop_rbuf(hb_exec *x, int k)
+{
+    gnn_free_aligned(x->rbuf[k]);
+    x->rbuf[k] = NULL;
+    x->caprbuf[k] = 0;
+}
+
 int hbs_build(hb_exec *x, gnn_err *e)
 {
     plan *p = x->p;
@@ -403,11 +411,7 @@ int hbs_build(hb_exec *x, gnn_err *e)
     x->nsb = 0;
     x->scur = 0;
     /* the buffers of the last round's emits are dead: give them back */
-    for (int k = 0; k < 2; k++) {
-        gnn_free_aligned(x->rbuf[k]);
-        x->rbuf[k] = NULL;
-        x->caprbuf[k] = 0;
-    }
+    for (int k = 0; k < 2; k++) drop_rbuf(x, k);
     int64_t g = x->next_global;
     int64_t first = g % p->batches_per_epoch;
     int64_t G = GNN_MIN(p->hyperbatch, p->batches_per_epoch - first);
@@ -442,6 +446,17 @@ static int rbuf_ready(hb_exec *x, int k, size_t need, gnn_err *e)
 static int rbuf_of(const hb_exec *x, int i)
 {
     return x->p->spill_ahead ? (i & 1) : 0;
+}
+
+/* Whether reading record i + 1 ahead, while record i is handed out, keeps
+** the two read buffers and the round's records within the staged budget:
+** runs differ in size from the plan's estimate, so it is checked on theirs. */
+static int ahead_fits(const hb_exec *x, int i)
+{
+    int k = rbuf_of(x, i + 1);
+    size_t need = spill_run_read_size(x->sb[i + 1].run);
+    size_t both = x->caprbuf[1 - k] + GNN_MAX(need, x->caprbuf[k]);
+    return both + records_bytes(x) <= (size_t)x->p->staged_bytes;
 }
 
 static int start_read(hb_exec *x, int i, gnn_err *e)
@@ -538,7 +553,11 @@ int hbs_next(hb_exec *x, const gnndb_batch_view **view, gnn_err *e)
     int i = x->scur;
     hb_sbatch *s = &x->sb[i];
     int rc = GNNDB_OK;
-    if (!x->ahead_started) rc = start_read(x, i, e);
+    if (!x->ahead_started) {
+        /* the batch handed out before is dead: one buffer is enough */
+        drop_rbuf(x, 1 - rbuf_of(x, i));
+        rc = start_read(x, i, e);
+    }
     x->ahead_started = 0;
     if (!rc) rc = spill_run_read_wait(s->run, e);
     /* read back once: its space goes back to the spill area now */
@@ -552,8 +571,9 @@ int hbs_next(hb_exec *x, const gnndb_batch_view **view, gnn_err *e)
     x->st.spill.cpu_seconds += hb_now() - t0;
     fill_view(x, s, buf);
     x->scur++;
-    /* read the next run while the caller trains on this one */
-    if (x->p->spill_ahead && x->scur < x->nsb) {
+    /* read the next run while the caller trains on this one, when both
+    ** runs' buffers fit beside what the round still holds */
+    if (x->p->spill_ahead && x->scur < x->nsb && ahead_fits(x, i)) {
         if ((rc = start_read(x, x->scur, e))) return rc;
         x->ahead_started = 1;
     }

@@ -674,10 +674,15 @@ void hb_release_sampling(hb_exec *x)
         memset(&x->hb[i], 0, sizeof x->hb[i]);
     }
     x->nb = 0;
+    hb_trim();
+}
+
+/* Hand freed pages back to the system: glibc keeps large freed chunks in
+** its arenas (its mmap threshold rises with every large free), and the
+** pages it keeps count against a memory cgroup as if still in use. */
+void hb_trim(void)
+{
 #ifdef __GLIBC__
-    /* hand the freed pages back: glibc keeps large freed chunks in its
-    ** arenas (its mmap threshold rises with every large free), and pages
-    ** it keeps count against a memory cgroup as if still in use */
     malloc_trim(0);
 #endif
 }
