@@ -69,6 +69,22 @@ static int edge_format(int f)
     }
 }
 
+/* HEADER and COLUMNS of a statement as the edge reader takes them. */
+static void edge_text_opts(const ast_stmt *s, edge_opts *t)
+{
+    memset(t, 0, sizeof *t);
+    t->header = s->header ? EDGE_HEADER_YES : EDGE_HEADER_AUTO;
+    t->columns = s->columns == AST_COLS_POS ? EDGE_COLS_POS
+               : s->columns == AST_COLS_NAME ? EDGE_COLS_NAME
+                                              : EDGE_COLS_FIRST;
+    for (int w = 0; w < 2; w++) {
+        t->col[w] = (int)s->col_pos[w];
+        if (s->col_name[w])
+            snprintf(t->col_name[w], sizeof t->col_name[w], "%s",
+                     s->col_name[w]);
+    }
+}
+
 static int check_block_size(int64_t bs, uint32_t *out, gnn_err *e)
 {
     if (bs == 0) { *out = BLK_DEFAULT_SIZE; return GNNDB_OK; }
@@ -127,6 +143,8 @@ int ddl_create_graph(gnndb *db, const ast_stmt *s, gnn_err *e)
     }
     imp_graph_opts o = {0};
     o.format = edge_format(s->format);
+    edge_text_opts(s, &o.text);
+    o.key = s->key;
     o.undirected = s->undirected;
     o.drop_duplicates = s->drop_duplicates;
     o.drop_self_loops = s->drop_self_loops;

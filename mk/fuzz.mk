@@ -22,7 +22,7 @@ FUZZ_FLAGS   := -g -O1 -std=gnu11 -D_GNU_SOURCE -pthread \
 FUZZ_ART     := tests/fuzz/artifacts
 
 FUZZ_SRC_npy      := storage/npy.c storage/err.c
-FUZZ_SRC_edgelist := storage/edgelist.c storage/err.c
+FUZZ_SRC_edgelist := storage/edgelist.c storage/gz.c storage/err.c
 FUZZ_SRC_block    := storage/block.c storage/graphpack.c storage/err.c
 FUZZ_SRC_parser   := $(wildcard parser/*.c) $(B)/gen/grammar.c storage/err.c
 
@@ -35,7 +35,7 @@ fuzz-build: $(FUZZ_BIN)
 define FUZZ_RULE
 $(FUZZ_B)/fuzz_$(1): tests/fuzz/fuzz_$(1).c $(FUZZ_SRC_$(1)) $(B)/gen/grammar.h
 	@mkdir -p $(FUZZ_B)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -Wno-unused-variable -o $$@ $$< $(FUZZ_SRC_$(1))
+	$(FUZZ_CC) $(FUZZ_FLAGS) -Wno-unused-variable -o $$@ $$< $(FUZZ_SRC_$(1)) -lz
 endef
 $(foreach t,parser npy edgelist block,$(eval $(call FUZZ_RULE,$(t))))
 

@@ -3,7 +3,7 @@
 # Idempotent: quiet and quick when everything is already present.
 set -e
 PKGS="build-essential pkg-config liblmdb-dev liburing-dev lemon libsqlite3-dev
-libreadline-dev libcmocka-dev clang libclang-rt-14-dev valgrind tmux fio
+libreadline-dev libcmocka-dev zlib1g-dev clang libclang-rt-14-dev valgrind tmux fio
 python3-numpy python3-pytest python3-cffi python3-scipy python3-torch"
 missing=""
 for p in $PKGS; do

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "err.h"
+#include "edgelist.h"
 
 #define IMP_REORDER_NONE   0
 #define IMP_REORDER_DEGREE 1  /* descending in-degree, ties by id */
@@ -23,6 +24,9 @@ typedef struct imp_ctl {
 
 typedef struct imp_graph_opts {
     int format;          /* EDGE_FMT_* */
+    edge_opts text;      /* header and columns of a text file (its format
+                            field is ignored: `format` says) */
+    const char *key;     /* the .npz member of the edges, or NULL */
     int undirected;      /* add the reverse of every edge */
     int drop_duplicates; /* keep one copy of repeated edges */
     int drop_self_loops;

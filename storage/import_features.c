@@ -5,6 +5,7 @@
 #include "blockfile.h"
 #include "extsort.h"
 #include "npy.h"
+#include "gz.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -52,25 +53,25 @@ static int is_int_dtype(int t)
 
 /* ---- a streaming line reader ------------------------------------------- */
 
+/* Lines of a text file, plain or gzip (gz.c inflates it). */
 typedef struct line_reader {
-    int fd;
+    gz_stream *gz;
     char *buf;
     size_t len, pos;
     int eof;
     uint64_t lineno;
+    int started;          /* a line that is not blank or a comment was seen */
+    int header;           /* ... and it was a header */
 } line_reader;
 
 static int lr_open(line_reader *r, const char *path, gnn_err *e)
 {
     memset(r, 0, sizeof *r);
-    r->fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (r->fd < 0)
-        return gnn_seterr_errno(e, errno == ENOENT ? GNNDB_NOTFOUND
-                                                   : GNNDB_IOERR,
-                                errno, "cannot open %s", path);
+    int rc = gz_open(path, &r->gz, e);
+    if (rc) return rc;
     if (!(r->buf = malloc(LINE_BUF))) {
-        close(r->fd);
-        r->fd = -1;
+        gz_close(r->gz);
+        r->gz = NULL;
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
     }
     return GNNDB_OK;
@@ -78,10 +79,10 @@ static int lr_open(line_reader *r, const char *path, gnn_err *e)
 
 static void lr_close(line_reader *r)
 {
-    if (r->fd >= 0) close(r->fd);
+    gz_close(r->gz);
     free(r->buf);
     r->buf = NULL;
-    r->fd = -1;
+    r->gz = NULL;
 }
 
 /* The next line (without its newline, '\r' stripped): 1, 0 at the end, or
@@ -101,13 +102,8 @@ static int lr_next(line_reader *r, const char *name, char **line, size_t *len,
             memmove(r->buf, r->buf + r->pos, r->len - r->pos);
             r->len -= r->pos;
             r->pos = 0;
-            ssize_t n;
-            do n = read(r->fd, r->buf + r->len, LINE_BUF - r->len);
-            while (n < 0 && errno == EINTR);
-            if (n < 0) {
-                gnn_seterr_errno(e, GNNDB_IOERR, errno, "read of %s", name);
-                return -1;
-            }
+            ssize_t n = gz_read(r->gz, r->buf + r->len, LINE_BUF - r->len, e);
+            if (n < 0) return -1;
             if (n == 0) r->eof = 1;
             r->len += (size_t)n;
             continue;
@@ -152,6 +148,62 @@ static int parse_num(const char *t, size_t n, int integer, double *d,
     return 0;
 }
 
+/* A line of names where numbers were expected: its first field is not a
+** number (nan and inf are) and starts like a name. */
+static int names_line(const char *l, size_t n)
+{
+    size_t i = 0;
+    while (i < n && (l[i] == ' ' || l[i] == '\t')) i++;
+    size_t t = i;
+    while (t < n && l[t] != ',' && l[t] != ' ' && l[t] != '\t') t++;
+    double d;
+    int64_t v;
+    if (i == n || parse_num(l + i, t - i, 0, &d, &v) == 0) return 0;
+    char c = l[i];
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
+           c == '"' || c == '\'';
+}
+
+/* The next line of data: blank and comment lines skipped, and a header
+** (a line of names) skipped when it is the first line; another one later
+** is an error naming the file and line. 1, 0 at the end or -1 (words in
+** *e). */
+static int lr_data(line_reader *r, const char *name, char **line,
+                   size_t *len, gnn_err *e)
+{
+    int k;
+    while ((k = lr_next(r, name, line, len, e)) > 0) {
+        if (blank_or_comment(*line, *len)) continue;
+        int first = !r->started;
+        r->started = 1;
+        if (!names_line(*line, *len)) return 1;
+        if (first) {
+            r->header = 1;
+            continue;
+        }
+        /* without a header on top, a word here is just a bad value */
+        if (!r->header) return 1;
+        gnn_seterr(e, GNNDB_FORMAT, "%s:%llu: a header line in the middle of "
+                   "the file (only the first line may be a header)", name,
+                   (unsigned long long)r->lineno);
+        return -1;
+    }
+    return k;
+}
+
+/* A label: an integer, or a float with an integral value; NaN (no label)
+** is -1, as is any negative label. 0 on success. */
+static int parse_label(const char *t, size_t n, int64_t *v)
+{
+    double d;
+    if (parse_num(t, n, 1, &d, v) == 0) return 0;
+    if (parse_num(t, n, 0, &d, v) != 0) return -1;
+    if (isnan(d)) { *v = -1; return 0; }
+    if (d != floor(d) || !(d > -9.2e18 && d < 9.2e18)) return -1;
+    *v = (int64_t)d;
+    return 0;
+}
+
 /* ---- sources ----------------------------------------------------------- */
 
 /* Rows of the input in random-access form: a file descriptor, where the
@@ -184,8 +236,7 @@ static int open_csv(const char *src, const char *name, int labels,
     char *l;
     size_t n;
     int k;
-    while ((k = lr_next(&lr, name, &l, &n, e)) > 0) {
-        if (blank_or_comment(l, n)) continue;
+    while ((k = lr_data(&lr, name, &l, &n, e)) > 0) {
         int64_t cols = 0;
         size_t i = 0;
         for (;;) {
@@ -196,7 +247,8 @@ static int open_csv(const char *src, const char *name, int labels,
             while (t1 > t0 && (l[t1 - 1] == ' ' || l[t1 - 1] == '\t')) t1--;
             double d = 0;
             int64_t v = 0;
-            if (parse_num(l + t0, t1 - t0, labels, &d, &v) != 0) {
+            if (labels ? parse_label(l + t0, t1 - t0, &v) != 0
+                       : parse_num(l + t0, t1 - t0, 0, &d, &v) != 0) {
                 int q = (int)GNN_MIN(t1 - t0, (size_t)40);
                 rc = gnn_seterr(e, GNNDB_FORMAT, "%s:%llu:%zu: expected %s, "
                                 "found '%.*s'", name,
@@ -264,7 +316,8 @@ static int open_source(const char *src, const imp_feat_opts *o,
     s->scratch.fd = -1;
     if (!fmt)
         fmt = has_suffix(src, ".npy") ? IMP_FEAT_NPY
-              : has_suffix(src, ".csv") ? IMP_FEAT_CSV
+              : has_suffix(src, ".csv") || has_suffix(src, ".csv.gz")
+                  ? IMP_FEAT_CSV
               : has_suffix(src, ".bin") ? IMP_FEAT_BIN : 0;
     int rc;
     switch (fmt) {
@@ -632,8 +685,7 @@ int imp_id_list(const char *src, int64_t **ids, size_t *n, gnn_err *e)
     char *l;
     size_t len;
     int k;
-    while ((k = lr_next(&lr, name, &l, &len, e)) > 0) {
-        if (blank_or_comment(l, len)) continue;
+    while ((k = lr_data(&lr, name, &l, &len, e)) > 0) {
         size_t i = 0;
         while (i < len && (l[i] == ' ' || l[i] == '\t')) i++;
         size_t t1 = len;

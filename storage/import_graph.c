@@ -121,7 +121,9 @@ static int parse_edges(graph_ctx *g)
     const imp_graph_opts *o = g->o;
     edge_reader *r = NULL;
     xs_sorter *ks = NULL;
-    int rc = edge_open(g->src, o->format, &r, e);
+    edge_opts eo = o->text;
+    eo.format = o->format;
+    int rc = edge_open_opts(g->src, &eo, &r, e);
     if (rc) return rc;
     if ((rc = xs_file_open(&g->pairs, g->tmpdir, IO_BUF, e))) goto out;
     if (o->map_ids &&
