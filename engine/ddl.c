@@ -258,6 +258,7 @@ int ddl_import(gnndb *db, const ast_stmt *s, int labels, gnn_err *e)
     o.format = feat_format(s);
     o.labels = labels;
     o.dim = s->dim;
+    o.key = s->key;
     o.bin_dtype = NPY_F32;
     o.store_dtype = BLK_DTYPE_F32;
     if ((rc = dtype_of(s->dtype, &o.bin_dtype, NULL, e)) ||
@@ -317,11 +318,12 @@ static int cmp_u32(const void *a, const void *b)
 
 /* Members of a split from a file of node ids, mapped to internal ids. */
 static int split_from_file(gnndb *db, const cat_graph *g, const char *path,
-                           uint32_t **out, size_t *n, gnn_err *e)
+                           const char *key, uint32_t **out, size_t *n,
+                           gnn_err *e)
 {
     int64_t *ids = NULL;
     size_t k = 0;
-    int rc = imp_id_list(path, &ids, &k, e);
+    int rc = imp_id_list(path, key, db->dir, &ids, &k, e);
     if (rc) return rc;
     uint32_t *m = malloc((k + 1) * sizeof *m);
     idx_txn *t = NULL;
@@ -383,7 +385,7 @@ int ddl_create_split(gnndb *db, const ast_stmt *s, gnn_err *e)
         for (int64_t v = 0; v < g.nodes; v++)
             if (rng_unit(rng_draw(key, (uint64_t)v)) < s->fraction)
                 m[n++] = (uint32_t)v;
-    } else if ((rc = split_from_file(db, &g, s->path, &m, &n, e))) {
+    } else if ((rc = split_from_file(db, &g, s->path, s->key, &m, &n, e))) {
         goto out;
     }
     qsort(m, n, sizeof *m, cmp_u32);

@@ -83,6 +83,7 @@ typedef struct imp_feat_opts {
     int format;            /* IMP_FEAT_* (0: by extension) */
     int labels;            /* a label vector: 1-D int, stored int64 dim 1 */
     int64_t dim;           /* BIN: elements per row (required) */
+    const char *key;       /* .npz: the member (NULL: the only one) */
     int bin_dtype;         /* BIN: NPY_F32 / NPY_F64 / NPY_I64 */
     uint32_t store_dtype;  /* BLK_DTYPE_F32 (default) / F16 / I8 */
     uint32_t block_size;
@@ -125,8 +126,10 @@ uint32_t edge_column(const struct edge_reader *r, int which);
 const char *edge_name(const struct edge_reader *r);
 int edge_is_binary(const struct edge_reader *r);
 
-/* Read a list of node ids (a 1-D integer .npy, or a text file of one id per
-** line) into a malloc'd array. */
-int imp_id_list(const char *src, int64_t **ids, size_t *n, gnn_err *e);
+/* Read a list of node ids (a 1-D integer .npy or .npz member `key`, or a
+** text file of one id per line, maybe gzip, maybe under a header line) into
+** a malloc'd array. Scratch copies go to `tmpdir`. */
+int imp_id_list(const char *src, const char *key, const char *tmpdir,
+                int64_t **ids, size_t *n, gnn_err *e);
 
 #endif
