@@ -4,6 +4,7 @@
 #include "edgelist.h"
 #include "import.h"
 #include "gz.h"
+#include "array.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -16,6 +17,9 @@
 /* Reads of this size keep system calls rare; a text line longer than the
 ** buffer is refused (no edge list has one). */
 #define EDGE_BUF_BYTES (4u << 20)
+
+/* An edge array of a .npy or .npz (internal: never asked for by callers) */
+#define EDGE_FMT_ARR 4
 
 struct edge_reader {
     gz_stream *gz;         /* the file, inflated when gzip */
@@ -34,6 +38,11 @@ struct edge_reader {
     uint64_t base;         /* file offset of buf[0] */
     uint64_t total;
     uint32_t col[2];       /* column of src and dst of the last edge */
+    arr_src arr;           /* ARR: the array */
+    int has_arr;
+    int by_row;            /* ARR: shape (E, 2), else (2, E) */
+    uint64_t nedges, next; /* ARR: edges, and the next one to read */
+    uint64_t chunk0, chunk_n; /* ARR: the edges in buf */
 };
 
 /* ---- one text line ----------------------------------------------------- */
@@ -215,6 +224,7 @@ static int format_of(const char *path)
 void edge_close(edge_reader *r)
 {
     if (!r) return;
+    if (r->has_arr) arr_close(&r->arr);
     gz_close(r->gz);
     free(r->buf);
     free(r->path);
@@ -232,6 +242,62 @@ static int check_bin_size(edge_reader *r, gnn_err *e)
                       (unsigned long long)r->total,
                       (unsigned long long)(r->total % 16),
                       (unsigned long long)(r->total - r->total % 16));
+}
+
+/* An integer array of shape (2, E) or (E, 2) as an edge list. */
+static int open_array(edge_reader *r, const char *path, const edge_opts *o,
+                      gnn_err *e)
+{
+    r->has_arr = 1;
+    r->format = EDGE_FMT_ARR;
+    int rc = arr_open(path, o->key, o->tmpdir, &r->arr, e);
+    if (rc) return rc;
+    r->name = r->arr.name;
+    const npy_info *in = &r->arr.info;
+    if (!npy_is_integer(in->dtype))
+        return gnn_seterr(e, GNNDB_FORMAT, "%s: edges must be integers, found "
+                          "%s", r->name, npy_dtype_name(in->dtype));
+    if (in->ndim != 2 || (in->shape[0] != 2 && in->shape[1] != 2))
+        return gnn_seterr(e, GNNDB_FORMAT, "%s: edges must have shape (2, E) "
+                          "or (E, 2), found (%lld%s%lld)", r->name,
+                          (long long)in->shape[0], in->ndim == 2 ? ", " : ",",
+                          in->ndim == 2 ? (long long)in->shape[1] : 0LL);
+    r->by_row = in->shape[0] != 2;
+    r->nedges = (uint64_t)(r->by_row ? in->shape[0] : in->shape[1]);
+    r->total = r->nedges * 16;
+    return GNNDB_OK;
+}
+
+static int next_arr(edge_reader *r, int64_t *src, int64_t *dst, gnn_err *e)
+{
+    if (r->next == r->nedges) return 0;
+    const npy_info *in = &r->arr.info;
+    size_t es = in->elem_size;
+    if (r->next == r->chunk0 + r->chunk_n) {
+        uint64_t k = GNN_MIN(r->nedges - r->next, EDGE_BUF_BYTES / (2 * es));
+        int rc = r->by_row
+                 ? arr_read_rows(&r->arr, (int64_t)r->next, (int64_t)k,
+                                 r->buf, e)
+                 : arr_pread(r->arr.fd, r->buf, k * es,
+                             in->data_offset + r->next * es, r->name, e);
+        if (!rc && !r->by_row)
+            rc = arr_pread(r->arr.fd, r->buf + k * es, k * es,
+                           in->data_offset + (r->nedges + r->next) * es,
+                           r->name, e);
+        if (rc) return -1;
+        r->chunk0 = r->next;
+        r->chunk_n = k;
+    }
+    int64_t j = (int64_t)(r->next - r->chunk0);
+    if (r->by_row) {
+        *src = npy_get_i(in, r->buf, 2 * j);
+        *dst = npy_get_i(in, r->buf, 2 * j + 1);
+    } else {
+        *src = npy_get_i(in, r->buf, j);
+        *dst = npy_get_i(in, r->buf + r->chunk_n * es, j);
+    }
+    r->lineno = ++r->next;
+    return 1;
 }
 
 int edge_open_opts(const char *path, const edge_opts *o, edge_reader **out,
@@ -258,8 +324,10 @@ int edge_open_opts(const char *path, const edge_opts *o, edge_reader **out,
     }
     const char *slash = strrchr(r->path, '/');
     r->name = slash ? slash + 1 : r->path;
-    int rc = gz_open(path, &r->gz, e);
-    if (!rc) {
+    int rc;
+    if (o->key || arr_is_array_path(path))
+        rc = open_array(r, path, o, e);
+    else if (!(rc = gz_open(path, &r->gz, e))) {
         r->total = gz_bytes_total(r->gz);
         rc = check_bin_size(r, e);
     }
@@ -412,6 +480,7 @@ static int data_line(edge_reader *r, const char *line, size_t len,
 int edge_next(edge_reader *r, int64_t *src, int64_t *dst, gnn_err *e)
 {
     if (r->format == EDGE_FMT_BIN) return next_bin(r, src, dst, e);
+    if (r->format == EDGE_FMT_ARR) return next_arr(r, src, dst, e);
     for (;;) {
         char *nl = memchr(r->buf + r->pos, '\n', r->len - r->pos);
         size_t ll;
@@ -451,18 +520,23 @@ int edge_had_header(const edge_reader *r) { return r->header; }
 /* Compressed input: progress in bytes of the file read, not of text. */
 uint64_t edge_bytes_done(const edge_reader *r)
 {
+    if (r->has_arr) return r->next * 16;
     return gz_is_compressed(r->gz) ? gz_bytes_in(r->gz) : r->base + r->pos;
 }
 
 uint64_t edge_bytes_total(const edge_reader *r) { return r->total; }
 
 /* Declared in import.h: where the importer's range errors point. */
-uint32_t edge_column(const edge_reader *r, int which)
+void edge_where(const edge_reader *r, int which, char *out, size_t cap)
 {
-    if (r->format == EDGE_FMT_BIN) return 0;
-    return r->col[which ? 1 : 0];
+    unsigned long long n = (unsigned long long)r->lineno;
+    if (r->format == EDGE_FMT_ARR)
+        snprintf(out, cap, "%s: edge %llu", r->name, n);
+    else if (r->format == EDGE_FMT_BIN)
+        snprintf(out, cap, "%s: edge %llu (byte offset %llu)", r->name, n,
+                 (n - 1) * 16 + 8 * (unsigned)!!which);
+    else
+        snprintf(out, cap, "%s:%llu:%u", r->name, n, r->col[which ? 1 : 0]);
 }
 
 const char *edge_name(const edge_reader *r) { return r->name; }
-
-int edge_is_binary(const edge_reader *r) { return r->format == EDGE_FMT_BIN; }

@@ -32,12 +32,16 @@ typedef struct edge_opts {
     int columns;                         /* EDGE_COLS_* */
     int col[2];
     char col_name[2][EDGE_NAME_MAX];
+    const char *key;        /* .npz member of an edge array (2 x E or E x 2) */
+    const char *tmpdir;     /* where an inflated member is kept (NULL: /tmp) */
 } edge_opts;
 
 typedef struct edge_reader edge_reader;
 
 /* Open an edge list (plain or gzip: a name ending in .gz, or gzip's magic
-** bytes; the format is chosen by the name without .gz). */
+** bytes; the format is chosen by the name without .gz), or an integer array
+** of edges in a .npy or an .npz member: shape (2, E), as PyG's and OGB's
+** edge_index, or (E, 2). */
 int edge_open_opts(const char *path, const edge_opts *o, edge_reader **out,
                    gnn_err *e);
 /* The same with every line data and the first two fields. */

@@ -117,14 +117,14 @@ int imp_features(const char *src, const char *dir, const char *name,
                  imp_feat_result *res, gnn_err *e);
 void imp_feat_result_free(imp_feat_result *res);
 
-/* Helpers of edgelist.c for the graph importer: the 1-based column of the
-** last edge's source (which = 0) or target (which = 1) token (0 for binary
-** files), the file name used in messages, and whether the file is binary
-** (then edge_lineno() is the 1-based edge number). */
+/* Helpers of edgelist.c for the graph importer: where the last edge's
+** source (which = 0) or target (which = 1) is, for messages ("edges.tsv:88:3",
+** "edges.bin: edge 88 (byte offset 1392)", "data.npz:edge_index: edge 88"),
+** and the name messages give the input. */
 struct edge_reader;
-uint32_t edge_column(const struct edge_reader *r, int which);
+void edge_where(const struct edge_reader *r, int which, char *out,
+                size_t cap);
 const char *edge_name(const struct edge_reader *r);
-int edge_is_binary(const struct edge_reader *r);
 
 /* Read a list of node ids (a 1-D integer .npy or .npz member `key`, or a
 ** text file of one id per line, maybe gzip, maybe under a header line) into

@@ -81,8 +81,8 @@ static int find_cd(const zsrc *z, uint64_t *cd_off, uint64_t *cd_size,
     for (int64_t i = (int64_t)tail - EOCD_LEN; !rc && i >= 0; i--)
         if (le32(t + i) == SIG_EOCD) { at = i; break; }
     if (!rc && at < 0)
-        rc = FMT("%s: not a zip file (no end of central directory record)",
-                 z->file);
+        rc = FMT("%s: not a zip file, or a truncated one (no end of central "
+                 "directory record)", z->file);
     if (rc) { free(t); return rc; }
     const unsigned char *p = t + at;
     *entries = le16(p + 10);
