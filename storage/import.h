@@ -132,4 +132,32 @@ const char *edge_name(const struct edge_reader *r);
 int imp_id_list(const char *src, const char *key, const char *tmpdir,
                 int64_t **ids, size_t *n, gnn_err *e);
 
+/* ---- OGB node-property datasets (import_ogb.c) ------------------------- */
+
+#define OGB_PATH_MAX 4096
+
+/* One input of a dataset: a file, and its .npz member (NULL for CSV). */
+typedef struct ogb_src {
+    char path[OGB_PATH_MAX];   /* "" when the dataset lacks it */
+    const char *key;
+} ogb_src;
+
+typedef struct ogb_dataset {
+    int binary;                /* raw/data.npz, else the CSV files */
+    ogb_src edges;             /* 2 x E (binary) or headerless src,dst */
+    ogb_src feat;              /* node features (may be absent) */
+    ogb_src labels;            /* node labels, NaN for none */
+    char split_name[256];
+    char split[3][OGB_PATH_MAX];  /* train, valid, test: one id per line */
+    int64_t nodes;
+    int inverse_edges;         /* a published dataset OGB makes undirected */
+} ogb_dataset;
+
+/* Find the files of the OGB dataset unpacked in `dir` (as a download of
+** ogbn-* unpacks: raw/ and split/<name>/), read its node count, and pick
+** split `split` (NULL: the only one there). Errors name the file that is
+** missing or wrong; `tmpdir` takes scratch copies. */
+int ogb_open(const char *dir, const char *split, const char *tmpdir,
+             ogb_dataset *d, gnn_err *e);
+
 #endif
