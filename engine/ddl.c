@@ -175,6 +175,11 @@ int ddl_graph_build(gnndb *db, const char *name, const char *path,
     if (rc) return rc;
     d->built = 1;
     fill_graph(d, name, path);
+    return GNNDB_OK;
+}
+
+int ddl_graph_index(gnndb *db, ddl_graph *d, gnn_err *e)
+{
     return publish_graph_index(db, d->o.token, &d->r, e);
 }
 
@@ -223,7 +228,8 @@ int ddl_create_graph(gnndb *db, const ast_stmt *s, gnn_err *e)
                                                   : IMP_REORDER_NONE;
     if ((rc = ddl_check_new_graph(db, s->name, e)) ||
         (rc = ddl_check_block_size(s->block_size, &o->block_size, e)) ||
-        (rc = ddl_graph_build(db, s->name, s->path, &d, e)))
+        (rc = ddl_graph_build(db, s->name, s->path, &d, e)) ||
+        (rc = ddl_graph_index(db, &d, e)))
         goto undo;
     if ((rc = cat_begin(db->cat, e))) goto undo;
     if ((rc = ddl_graph_insert(db, &d, e)) || (rc = cat_commit(db->cat, e))) {
@@ -424,28 +430,30 @@ int ddl_split_members(gnndb *db, const cat_graph *g, const char *path,
     return GNNDB_OK;
 }
 
-int ddl_split_build(gnndb *db, const char *name, uint32_t *m, size_t n,
-                    ddl_split *d, gnn_err *e)
+void ddl_split_build(const char *name, uint32_t *m, size_t n, ddl_split *d)
 {
-    d->built = 0;
     qsort(m, n, sizeof *m, cmp_u32);
     size_t w = 0;
     for (size_t i = 0; i < n; i++)
         if (i == 0 || m[i] != m[i - 1]) m[w++] = m[i];
-    memset(&d->sp, 0, sizeof d->sp);
+    memset(d, 0, sizeof *d);
     snprintf(d->sp.name, sizeof d->sp.name, "%s", name);
     d->sp.token = db_new_token();
     d->sp.count = (int64_t)w;
+    d->m = m;
+}
+
+int ddl_split_index(gnndb *db, ddl_split *d, gnn_err *e)
+{
     idx_txn *t;
     int rc = idx_begin(db->idx, 1, &t, e);
     if (rc) return rc;
-    if ((rc = idx_put_split(t, d->sp.token, m, w, e))) {
+    d->built = 1;  /* from here an undo drops the token */
+    if ((rc = idx_put_split(t, d->sp.token, d->m, (size_t)d->sp.count, e))) {
         idx_abort(t);
         return rc;
     }
-    if ((rc = idx_commit(t, e))) return rc;
-    d->built = 1;
-    return GNNDB_OK;
+    return idx_commit(t, e);
 }
 
 int ddl_split_insert(gnndb *db, int64_t graph_id, ddl_split *d, gnn_err *e)
@@ -457,7 +465,14 @@ int ddl_split_insert(gnndb *db, int64_t graph_id, ddl_split *d, gnn_err *e)
 void ddl_split_undo(gnndb *db, ddl_split *d)
 {
     if (d->built) drop_token(db, d->sp.token);
+    ddl_split_free(d);
+}
+
+void ddl_split_free(ddl_split *d)
+{
     d->built = 0;
+    free(d->m);
+    d->m = NULL;
 }
 
 int ddl_create_split(gnndb *db, const ast_stmt *s, gnn_err *e)
@@ -494,7 +509,9 @@ int ddl_create_split(gnndb *db, const ast_stmt *s, gnn_err *e)
     } else if ((rc = ddl_split_members(db, &g, s->path, s->key, &m, &n, e))) {
         goto out;
     }
-    if ((rc = ddl_split_build(db, s->name, m, n, &d, e))) goto out;
+    ddl_split_build(s->name, m, n, &d);
+    m = NULL;
+    if ((rc = ddl_split_index(db, &d, e))) goto out;
     if ((rc = cat_begin(db->cat, e)) == GNNDB_OK) {
         if ((rc = ddl_split_insert(db, g.id, &d, e)) ||
             (rc = cat_commit(db->cat, e)))
@@ -502,6 +519,7 @@ int ddl_create_split(gnndb *db, const ast_stmt *s, gnn_err *e)
     }
 out:
     if (rc) ddl_split_undo(db, &d);
+    else ddl_split_free(&d);
     free(m);
     db_write_unlock(db);
     return ddl_disk_full_words(db, rc, e);

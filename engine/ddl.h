@@ -29,7 +29,8 @@ typedef struct ddl_table {
 
 typedef struct ddl_split {
     cat_split sp;
-    int built;
+    uint32_t *m;          /* the members, sorted, owned */
+    int built;            /* its index keys exist */
 } ddl_split;
 
 /* GNNDB_EXISTS unless graph `name` is new (and short enough). */
@@ -40,9 +41,12 @@ void ddl_ctl_init(gnndb *db, imp_ctl *c);
 int ddl_disk_full_words(gnndb *db, int rc, gnn_err *e);
 
 /* Build graph `name` from the edges at `path` (d->o as the caller set it;
-** a fresh token is drawn). */
+** a fresh token is drawn), then put its index keys. Every file is read
+** before the first index write: a bad input leaves even the index file as
+** it was. */
 int ddl_graph_build(gnndb *db, const char *name, const char *path,
                     ddl_graph *d, gnn_err *e);
+int ddl_graph_index(gnndb *db, ddl_graph *d, gnn_err *e);
 int ddl_graph_insert(gnndb *db, ddl_graph *d, gnn_err *e);
 void ddl_graph_undo(gnndb *db, ddl_graph *d);
 void ddl_graph_free(ddl_graph *d);
@@ -59,11 +63,13 @@ void ddl_table_undo(gnndb *db, ddl_table *d);
 int ddl_split_members(gnndb *db, const cat_graph *g, const char *path,
                       const char *key, uint32_t **out, size_t *n,
                       gnn_err *e);
-/* Sort and deduplicate m[0..n) and put it in the index as split `name`. */
-int ddl_split_build(gnndb *db, const char *name, uint32_t *m, size_t n,
-                    ddl_split *d, gnn_err *e);
+/* Sort and deduplicate m[0..n) as split `name` (d takes m), then put it
+** in the index; the undo frees m. */
+void ddl_split_build(const char *name, uint32_t *m, size_t n, ddl_split *d);
+int ddl_split_index(gnndb *db, ddl_split *d, gnn_err *e);
 int ddl_split_insert(gnndb *db, int64_t graph_id, ddl_split *d, gnn_err *e);
 void ddl_split_undo(gnndb *db, ddl_split *d);
+void ddl_split_free(ddl_split *d);   /* after the commit */
 
 /* IMPORT OGB 'dir' AS name (ddl_ogb.c). */
 int ddl_import_ogb(gnndb *db, const ast_stmt *s, gnn_err *e);

@@ -49,12 +49,14 @@ static int build_all(gnndb *db, const ast_stmt *s, ogb_job *j, gnn_err *e)
         uint32_t *m = NULL;
         size_t n = 0;
         rc = ddl_split_members(db, &j->g.g, j->ds.split[k], NULL, &m, &n, e);
-        if (!rc) rc = ddl_split_build(db, split_names[k], m, n, &j->split[k],
-                                      e);
-        free(m);
         if (rc) return rc;
+        ddl_split_build(split_names[k], m, n, &j->split[k]);
     }
-    return GNNDB_OK;
+    /* every input read: now the index */
+    rc = ddl_graph_index(db, &j->g, e);
+    for (int k = 0; !rc && k < 3; k++)
+        rc = ddl_split_index(db, &j->split[k], e);
+    return rc;
 }
 
 static int insert_all(gnndb *db, ogb_job *j, gnn_err *e)
@@ -92,6 +94,7 @@ int ddl_import_ogb(gnndb *db, const ast_stmt *s, gnn_err *e)
         ddl_table_undo(db, &j->feat);
         ddl_graph_undo(db, &j->g);
     } else {
+        for (int k = 0; k < 3; k++) ddl_split_free(&j->split[k]);
         imp_feat_result_free(&j->labels.r);
         imp_feat_result_free(&j->feat.r);
         ddl_graph_free(&j->g);
