@@ -107,6 +107,13 @@ gzip -c "$D/edges.tsv" > e.tsv.gz
 "$GNNDB" -echo "$DB" ".import $PWD/x.npz labels INTO my_edges" 2>/dev/null | grep -qx \
     "IMPORT LABELS INTO my_edges FROM '$PWD/x.npz';" || fail ".import .npz labels"
 
+# a directory is an OGB dataset: IMPORT OGB, named for the directory
+cp -r "$OLDPWD/tests/data/ogb/ogbn_cora" ogbn-cora
+"$GNNDB" -echo "$DB" ".import $PWD/ogbn-cora/" 2>/dev/null | grep -qx \
+    "IMPORT OGB '$PWD/ogbn-cora/' AS ogbn_cora;" || fail ".import a directory"
+"$GNNDB" -csv "$DB" "SHOW GRAPHS;" | grep -qx 'ogbn_cora,2708,10556,1,feat,1,"test,train,valid"' ||
+    fail ".import a directory: the graph"
+
 # a quote in the path is doubled in the statement
 cp "$D/edges.tsv" "it's.tsv"
 "$GNNDB" "$DB" ".echo on" ".import \"$PWD/it's.tsv\" q" > q.txt || fail ".import it's.tsv"
