@@ -129,16 +129,13 @@ int arr_open(const char *path, const char *key, const char *tmpdir,
         return gnn_seterr(e, GNNDB_MISUSE, "%s: KEY names a member of an "
                           ".npz file; this is not one", a->name);
     if (!tmpdir) tmpdir = "/tmp";
-    a->fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (a->fd < 0)
-        return gnn_seterr_errno(e, errno == ENOENT ? GNNDB_NOTFOUND
-                                                   : GNNDB_IOERR,
-                                errno, "cannot open %s", path);
+    int rc = gnn_open_input(path, &a->fd, e);
+    if (rc) return rc;
     a->own_fd = 1;
     struct stat st;
     if (fstat(a->fd, &st) != 0)
         return gnn_seterr_errno(e, GNNDB_IOERR, errno, "cannot stat %s", path);
-    int rc = npz ? open_member(a, path, key, tmpdir, (uint64_t)st.st_size, e)
+    rc = npz ? open_member(a, path, key, tmpdir, (uint64_t)st.st_size, e)
                  : npy_open_at(a->fd, 0, (uint64_t)st.st_size, a->name,
                                &a->info, e);
     if (rc) return rc;

@@ -85,11 +85,8 @@ static int make(int fd, int own, uint64_t off, uint64_t end, int kind,
 int gz_open(const char *path, gz_stream **out, gnn_err *e)
 {
     *out = NULL;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return gnn_seterr_errno(e, errno == ENOENT ? GNNDB_NOTFOUND
-                                                   : GNNDB_IOERR,
-                                errno, "cannot open %s", path);
+    int fd, rc = gnn_open_input(path, &fd, e);
+    if (rc) return rc;
     struct stat st;
     unsigned char magic[2] = {0, 0};
     ssize_t n = 0;

@@ -336,11 +336,7 @@ static int open_source(const char *src, const imp_feat_opts *o,
         s->info.elem_size = es;
         s->info.ndim = 2;
         s->dim = o->dim;
-        s->fd = open(src, O_RDONLY | O_CLOEXEC);
-        if (s->fd < 0)
-            return gnn_seterr_errno(e, errno == ENOENT ? GNNDB_NOTFOUND
-                                                       : GNNDB_IOERR,
-                                    errno, "cannot open %s", src);
+        if ((rc = gnn_open_input(src, &s->fd, e))) return rc;
         struct stat st;
         if (fstat(s->fd, &st) != 0)
             return gnn_seterr_errno(e, GNNDB_IOERR, errno, "cannot stat %s",

@@ -322,11 +322,8 @@ int npy_open_at(int fd, uint64_t base, uint64_t size, const char *name,
 int npy_open(const char *path, npy_info *info, int *fd, gnn_err *e)
 {
     *fd = -1;
-    int f = open(path, O_RDONLY | O_CLOEXEC);
-    if (f < 0)
-        return gnn_seterr_errno(e, errno == ENOENT ? GNNDB_NOTFOUND
-                                                   : GNNDB_IOERR,
-                                errno, "cannot open %s", path);
+    int f, rc = gnn_open_input(path, &f, e);
+    if (rc) return rc;
     struct stat st;
     if (fstat(f, &st) != 0) {
         int rc = gnn_seterr_errno(e, GNNDB_IOERR, errno, "cannot stat %s",
@@ -337,7 +334,7 @@ int npy_open(const char *path, npy_info *info, int *fd, gnn_err *e)
     /* Format messages name the file as the user knows it, without the
     ** directories ("x.npy: ..."); system errors keep the full path. */
     const char *slash = strrchr(path, '/');
-    int rc = npy_open_at(f, 0, (uint64_t)st.st_size, slash ? slash + 1 : path,
+    rc = npy_open_at(f, 0, (uint64_t)st.st_size, slash ? slash + 1 : path,
                          info, e);
     if (rc) {
         close(f);
