@@ -435,10 +435,13 @@ static int first_line(edge_reader *r, const char *line, size_t len,
                       uint64_t lineno, gnn_err *e)
 {
     const edge_opts *o = &r->opts;
+    static const int first[2] = {0, 0};
+    /* by name, the fields are not known yet: the first one says */
     int hdr = o->header == EDGE_HEADER_YES ||
               (o->header == EDGE_HEADER_AUTO &&
-               (o->columns == EDGE_COLS_NAME ||
-                edge_is_header_line(line, len, r->format, r->sel)));
+               edge_is_header_line(line, len, r->format,
+                                   o->columns == EDGE_COLS_NAME ? first
+                                                                : r->sel));
     r->started = 1;
     if (o->columns == EDGE_COLS_NAME && !hdr) {
         gnn_seterr(e, GNNDB_FORMAT, "%s:%llu: COLUMNS by name needs a header "
