@@ -359,12 +359,12 @@ static int open_source(const char *src, const imp_feat_opts *o,
     if (o->labels) {
         if (s->dim != 1)
             return gnn_seterr(e, GNNDB_FORMAT, "%s: labels must be a vector "
-                              "(one per node), found %lld per row", name,
+                              "(one per node), found %lld per row", s->name,
                               (long long)s->dim);
     }
     if (s->dim <= 0 || s->dim > UINT32_MAX)
         return gnn_seterr(e, GNNDB_FORMAT, "%s: rows of %lld elements are not "
-                          "supported", name, (long long)s->dim);
+                          "supported", s->name, (long long)s->dim);
     return GNNDB_OK;
 }
 
