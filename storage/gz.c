@@ -1,6 +1,8 @@
 /* gz.c — plain, gzip and raw-deflate byte streams over a file descriptor,
-** read sequentially with pread in large chunks; the one file that calls
-** zlib. Concatenated gzip members (pigz, bgzip) read as one stream. */
+** read sequentially in large chunks (with read, so that a pipe works, for
+** a file of its own; with pread for a range of a shared descriptor); the
+** one file that calls zlib. Concatenated gzip members (pigz, bgzip) read as
+** one stream. */
 #include "gz.h"
 
 #include <errno.h>
@@ -19,7 +21,7 @@
 enum { K_PLAIN, K_GZIP, K_RAW };
 
 struct gz_stream {
-    int fd, own_fd;
+    int fd, own_fd;         /* own_fd: read(2) from the current offset */
     int kind;               /* K_* */
     uint64_t off, end;      /* the input: bytes [off, end) of fd */
     uint64_t pos;           /* next input byte to read */
@@ -46,23 +48,12 @@ static int ends_gz(const char *p)
     return n >= 3 && strcasecmp(p + n - 3, ".gz") == 0;
 }
 
-static int zinit(gz_stream *s, gnn_err *e)
-{
-    /* 15 + 16: a gzip wrapper; -15: raw deflate (zip members) */
-    int bits = s->kind == K_GZIP ? 15 + 16 : -15;
-    if (inflateInit2(&s->z, bits) != Z_OK)
-        return gnn_seterr(e, GNNDB_NOMEM, "%s: zlib: out of memory", s->name);
-    s->zinit = 1;
-    if (!(s->in = malloc(GZ_IN_BUF)))
-        return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
-    return GNNDB_OK;
-}
-
-static int make(int fd, int own, uint64_t off, uint64_t end, int kind,
+static int make(int fd, int own, uint64_t off, uint64_t end,
                 const char *name, gz_stream **out, gnn_err *e)
 {
     gz_stream *s = calloc(1, sizeof *s);
-    if (!s) {
+    if (!s || !(s->in = malloc(GZ_IN_BUF))) {
+        free(s);
         if (own) close(fd);
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
     }
@@ -70,17 +61,26 @@ static int make(int fd, int own, uint64_t off, uint64_t end, int kind,
     s->own_fd = own;
     s->off = s->pos = off;
     s->end = end;
-    s->kind = kind;
     s->out_len = UINT64_MAX;
     snprintf(s->name, sizeof s->name, "%s", name);
-    int rc = kind == K_PLAIN ? GNNDB_OK : zinit(s, e);
-    if (rc) {
-        gz_close(s);
-        return rc;
-    }
     *out = s;
     return GNNDB_OK;
 }
+
+/* The kind is known: a gzip or raw stream gets its inflater. */
+static int set_kind(gz_stream *s, int kind, gnn_err *e)
+{
+    s->kind = kind;
+    if (kind == K_PLAIN) return GNNDB_OK;
+    /* 15 + 16: a gzip wrapper; -15: raw deflate (zip members) */
+    int bits = kind == K_GZIP ? 15 + 16 : -15;
+    if (inflateInit2(&s->z, bits) != Z_OK)
+        return gnn_seterr(e, GNNDB_NOMEM, "%s: zlib: out of memory", s->name);
+    s->zinit = 1;
+    return GNNDB_OK;
+}
+
+static int feed(gz_stream *s, gnn_err *e);
 
 int gz_open(const char *path, gz_stream **out, gnn_err *e)
 {
@@ -88,24 +88,29 @@ int gz_open(const char *path, gz_stream **out, gnn_err *e)
     int fd, rc = gnn_open_input(path, &fd, e);
     if (rc) return rc;
     struct stat st;
-    unsigned char magic[2] = {0, 0};
-    ssize_t n = 0;
-    if (fstat(fd, &st) != 0 || (n = pread(fd, magic, 2, 0)) < 0) {
-        int rc = gnn_seterr_errno(e, GNNDB_IOERR, errno, "cannot read %s",
-                                  path);
+    if (fstat(fd, &st) != 0) {
+        rc = gnn_seterr_errno(e, GNNDB_IOERR, errno, "cannot stat %s", path);
         close(fd);
         return rc;
     }
-    int gz = n == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
-    if (!gz && ends_gz(path)) {
-        close(fd);
-        return gnn_seterr(e, GNNDB_FORMAT, "%s: not gzip data (the file "
-                          "does not start with the gzip magic bytes)",
-                          last_part(path));
-    }
+    /* a pipe has no size: read until its end */
+    uint64_t size = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : UINT64_MAX;
+    if ((rc = make(fd, 1, 0, size, last_part(path), out, e))) return rc;
+    gz_stream *s = *out;
     (void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-    return make(fd, 1, 0, (uint64_t)st.st_size, gz ? K_GZIP : K_PLAIN,
-                last_part(path), out, e);
+    /* the first bytes say gzip or not; they stay in the input buffer */
+    while (s->z.avail_in < 2 && s->pos < s->end && !rc)
+        rc = feed(s, e) < 0 ? GNNDB_IOERR : GNNDB_OK;
+    int gz = s->z.avail_in >= 2 && s->in[0] == 0x1f && s->in[1] == 0x8b;
+    if (!rc && !gz && ends_gz(path))
+        rc = gnn_seterr(e, GNNDB_FORMAT, "%s: not gzip data (the file does "
+                        "not start with the gzip magic bytes)", s->name);
+    if (!rc) rc = set_kind(s, gz ? K_GZIP : K_PLAIN, e);
+    if (rc) {
+        gz_close(s);
+        *out = NULL;
+    }
+    return rc;
 }
 
 int gz_open_range(int fd, uint64_t off, uint64_t len, int mode,
@@ -122,7 +127,11 @@ int gz_open_range(int fd, uint64_t off, uint64_t len, int mode,
             m[1] == 0x8b)
             kind = K_GZIP;
     }
-    int rc = make(fd, 0, off, off + len, kind, name, out, e);
+    int rc = make(fd, 0, off, off + len, name, out, e);
+    if (!rc && (rc = set_kind(*out, kind, e))) {
+        gz_close(*out);
+        *out = NULL;
+    }
     if (rc) return rc;
     (*out)->out_len = out_len;
     (*out)->want_crc = crc;
@@ -130,23 +139,30 @@ int gz_open_range(int fd, uint64_t off, uint64_t len, int mode,
     return GNNDB_OK;
 }
 
-/* Fill the input buffer when zlib has consumed it. -1 after an error. */
+/* Fill the input buffer when zlib has consumed it (or add to the bytes
+** still in it). -1 after an error. */
 static int feed(gz_stream *s, gnn_err *e)
 {
-    if (s->z.avail_in > 0 || s->pos >= s->end) return 0;
-    size_t want = (size_t)GNN_MIN((uint64_t)GZ_IN_BUF, s->end - s->pos);
+    if (s->z.avail_in > 0 && s->zinit) return 0;
+    if (s->pos >= s->end) return 0;
+    if (s->z.avail_in > 0 && s->z.next_in != s->in)
+        memmove(s->in, s->z.next_in, s->z.avail_in);
+    size_t have = s->z.avail_in;
+    size_t want = (size_t)GNN_MIN((uint64_t)(GZ_IN_BUF - have),
+                                  s->end - s->pos);
     ssize_t n;
-    do n = pread(s->fd, s->in, want, (off_t)s->pos);
+    do n = s->own_fd ? read(s->fd, s->in + have, want)
+                     : pread(s->fd, s->in + have, want, (off_t)s->pos);
     while (n < 0 && errno == EINTR);
     if (n < 0)
         return gnn_seterr_errno(e, GNNDB_IOERR, errno, "read of %s", s->name),
                -1;
-    if (n == 0) { /* the file shrank under us */
+    if (n == 0) { /* the end of a pipe, or a file that shrank under us */
         s->end = s->pos;
         return 0;
     }
     s->z.next_in = s->in;
-    s->z.avail_in = (uInt)n;
+    s->z.avail_in = (uInt)(have + (size_t)n);
     s->pos += (uint64_t)n;
     return 0;
 }
@@ -208,10 +224,18 @@ static ssize_t read_z(gz_stream *s, void *buf, size_t n, gnn_err *e)
 
 static ssize_t read_plain(gz_stream *s, void *buf, size_t n, gnn_err *e)
 {
+    if (s->z.avail_in > 0) {   /* the bytes read to tell the kind */
+        size_t k = GNN_MIN(n, (size_t)s->z.avail_in);
+        memcpy(buf, s->z.next_in, k);
+        s->z.next_in += k;
+        s->z.avail_in -= (uInt)k;
+        return (ssize_t)k;
+    }
     size_t want = (size_t)GNN_MIN((uint64_t)n, s->end - s->pos);
     if (want == 0) return 0;
     ssize_t r;
-    do r = pread(s->fd, buf, want, (off_t)s->pos);
+    do r = s->own_fd ? read(s->fd, buf, want)
+                     : pread(s->fd, buf, want, (off_t)s->pos);
     while (r < 0 && errno == EINTR);
     if (r < 0)
         return gnn_seterr_errno(e, GNNDB_IOERR, errno, "read of %s", s->name),
@@ -267,12 +291,13 @@ int gz_read_full(gz_stream *s, void *buf, size_t n, gnn_err *e)
     return GNNDB_OK;
 }
 
-uint64_t gz_bytes_in(const gz_stream *s)
-{
-    return s->kind == K_PLAIN ? s->pos - s->off : consumed(s);
-}
+uint64_t gz_bytes_in(const gz_stream *s) { return consumed(s); }
 
-uint64_t gz_bytes_total(const gz_stream *s) { return s->end - s->off; }
+/* 0 for a pipe, whose size is not known */
+uint64_t gz_bytes_total(const gz_stream *s)
+{
+    return s->end == UINT64_MAX ? 0 : s->end - s->off;
+}
 
 uint64_t gz_bytes_out(const gz_stream *s) { return s->out; }
 
