@@ -2,11 +2,12 @@
 #
 #   make              library (build/libgnndb.a, build/libgnndb.so) and shell
 #   make demo         install missing packages, build, run the demo on cora
-#   make test         every test (unit, shell end-to-end, Python)
+#   make test         every test (unit, shell end-to-end, Python, pip install)
 #   make test SANITIZE=1       the same under AddressSanitizer + UBSan
 #   make test SANITIZE=thread  the same under ThreadSanitizer
 #   make CUDA=0       build without the CUDA toolkit
 #   make install PREFIX=/usr/local [DESTDIR=...]
+#   make pip-test     pip install . into a fresh venv, offline (mk/pip.mk)
 
 VERSION    := 0.1.0
 SOVERSION  := 0
@@ -130,7 +131,7 @@ pytest: all
 # under ASan+UBSan and under valgrind, and each fuzz target for 30 s, so that
 # memory errors and fuzz findings fail CI.
 test: deps
-	@$(MAKE) --no-print-directory unit e2e pytest test-gpu
+	@$(MAKE) --no-print-directory unit e2e pytest pip-test test-gpu
 ifeq ($(SANITIZE),)
 	@$(MAKE) --no-print-directory SANITIZE=1 unit
 	@$(MAKE) --no-print-directory valgrind
@@ -143,7 +144,7 @@ bench: all $(BENCH_BIN)
 	sh bench/run.sh $(B) $(BENCH_ARGS)
 
 clean:
-	rm -rf build build-asan build-tsan
+	rm -rf build build-asan build-tsan python/gnndb.egg-info
 
 # Topic fragments: install (mk/install.mk), fuzzing (mk/fuzz.mk), ...
 include $(wildcard mk/*.mk)

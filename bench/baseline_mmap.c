@@ -467,6 +467,8 @@ static void usage(FILE *f)
 "  --threads T        worker threads, whole batches each (default 1)\n"
 "  --drop-cache       evict the feature file from the page cache first\n"
 "  --advice A         madvise of the mapping: random (default) or normal\n"
+"  --join-cgroup DIR  once the graph is built, join the cgroup v1 memory\n"
+"                     group DIR (its limit then bounds the feature pages)\n"
 "                     (np.memmap's; read-around, slow under a memory limit)\n"
 "  --help             this text\n"
 "Last line: RESULT batches= seconds= batches_per_s= sampled_edges= edges_per_s= bytes_x=\n");
@@ -501,11 +503,25 @@ static int parse_i64(const char *s, const char *opt, int64_t lo, int64_t hi, int
     return 0;
 }
 
+/* Write this process's pid to DIR/cgroup.procs (cgroup v1). */
+static int join_cgroup(const char *dir)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/cgroup.procs", dir);
+    FILE *o = fopen(path, "w");
+    if (!o || fprintf(o, "%d\n", (int)getpid()) < 0 || fclose(o) != 0) {
+        fprintf(stderr, "baseline_mmap: cannot join %s: %s\n", dir, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *edges = NULL, *features = NULL, *advice = "random";
     int64_t batch = 1024, batches = 100, seed = 1, threads = 1, dim = 0;
     int drop = 0;
+    const char *join = NULL;
     static run_t run;
     parse_fanouts("10,10,10", &run);
     static const struct option opts[] = {
@@ -519,6 +535,7 @@ int main(int argc, char **argv)
         { "threads", required_argument, NULL, 't' },
         { "drop-cache", no_argument, NULL, 'D' },
         { "advice", required_argument, NULL, 'a' },
+        { "join-cgroup", required_argument, NULL, 'j' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -548,6 +565,7 @@ int main(int argc, char **argv)
                 rc = -1;
             }
             break;
+        case 'j': join = optarg; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
@@ -579,6 +597,10 @@ int main(int argc, char **argv)
         g.indptr = ip;
         g.n = f.nrows;
     }
+    /* the graph and the seeds are built: move into the memory group, which
+    ** then bounds the feature pages (a process keeps what it allocated
+    ** before joining) */
+    if (join && join_cgroup(join) != 0) return 1;
     if (drop) {
         fdatasync(f.fd);
         posix_fadvise(f.fd, 0, 0, POSIX_FADV_DONTNEED);

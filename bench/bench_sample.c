@@ -76,7 +76,8 @@ int main(int argc, char **argv)
            " bytes_read=%" PRId64 " read_mbps=%.1f hyperbatch=%" PRId64
            " nodes=%" PRIu64 " x_bytes=%" PRIu64 " sample_cpu_s=%.3f "
            "sample_edges_per_cpu_s=%.0f gather_cpu_s=%.3f gather_gbps=%.3f "
-           "io_wait_s=%.3f check=%" PRIx64 "\n",
+           "io_wait_s=%.3f spill_written=%" PRId64 " spill_read=%" PRId64
+           " blocks_saved=%" PRId64 " check=%" PRIx64 "\n",
            batches, s, batches / s, edges, (double)edges / s, blocks, bytes,
            (double)bytes / s / 1e6,
            gnndb_stmt_status(last, GNNDB_STATUS_HYPERBATCH), nodes, xbytes,
@@ -86,7 +87,10 @@ int main(int argc, char **argv)
                     : 0,
            gcpu,
            gcpu > 0 ? (double)gbytes / gcpu / 1e9 : 0,
-           gnndb_stmt_status(last, GNNDB_STATUS_IO_WAIT_NS) * 1e-9, check);
+           gnndb_stmt_status(last, GNNDB_STATUS_IO_WAIT_NS) * 1e-9,
+           gnndb_stmt_status(last, GNNDB_STATUS_SPILL_WRITTEN),
+           gnndb_stmt_status(last, GNNDB_STATUS_SPILL_READ),
+           gnndb_stmt_status(last, GNNDB_STATUS_ROW_CACHE_SAVED), check);
     gnndb_finalize(last);
     gnndb_close(db);
     return 0;

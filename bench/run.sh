@@ -13,25 +13,40 @@
 # once into bench/data.
 #
 # Rows: gnndb HYPERBATCH 1024 and HYPERBATCH 1 at the same memory limit; the
-# mmap baseline (in-memory CSC, features from a mmap'd .npy) and DGL's
-# NeighborSampler (when `make bench-peers` installed it) in a cgroup v1
+# mmap baseline (in-memory CSC, features from a mmap'd .npy) in a cgroup v1
 # memory group of the same size, page cache dropped first; fio sequential
 # O_DIRECT 1 MiB reads of the feature file; memcpy; the HYPERBATCH 1024
 # batches stored with INTO PACK and streamed back with SCAN PACK (a `PACK
 # build_s=.. bytes=.. pack_batches_per_s=.. online_batches_per_s=..
-# speedup=..` line); the row-level feature
-# cache under each policy at HYPERBATCH 1 with one cache size (lines
-# CACHE policy=P hit_ratio=R batches_per_s=B ..., then the offline optimum
-# CACHE policy=optimum hit_ratio=R, before the summary). The last line is
+# speedup=..` line); the row-level feature cache under each policy at
+# HYPERBATCH 1 with one cache size (lines CACHE policy=P hit_ratio=R
+# batches_per_s=B ..., then the offline optimum CACHE policy=optimum
+# hit_ratio=R).
+#
+# The peers (bench/sweep.py): at this point's budget, gnndb online (the
+# planner's HYPERBATCH, spilled where that is cheaper) and SCAN PACK, DGL
+# (classic NeighborSampler and dgl.graphbolt) as its users run it (`dgl`:
+# graph built before the limit applies, default mmap advice;
+# `dgl_random`: MADV_RANDOM; `dgl_strict`: the whole process in the group)
+# and the same three set-ups of the C mmap baseline, every one in a fresh
+# cgroup of the budget, gnndb included. Without --quick, the same over a
+# sweep of budgets at scale 21 (128 MiB to 1 GiB, 1/8 to 1x of its
+# features): bench/results/sweep.csv and sweep.png (results/quick/ for
+# --quick). The last line is
 #   SUMMARY hb_block_ratio=R hb_speedup=R mmap_speedup=R dgl_speedup=R
 #           bw_fraction=F edges_per_s_core=N gather_fraction=F
+#           dgl_speedup_min=R spill_overhead=R
+# dgl_speedup: gnndb online over the fastest DGL set-up at this point;
+# dgl_speedup_min: the lowest such ratio over the sweep and this point;
+# spill_overhead: the highest, over them, of bytes spilled plus read back
+# per byte of rows delivered.
 set -u
 B=build
 QUICK=0
 for a in "$@"; do
     case "$a" in
     --quick) QUICK=1 ;;
-    --help) sed -n '2,27p' "$0"; exit 0 ;;
+    --help) sed -n '2,42p' "$0"; exit 0 ;;
     *) B=$a ;;
     esac
 done
@@ -66,6 +81,8 @@ if [ ! -f "$DATA/done" ]; then
     touch "$DATA/done"
 fi
 DB=$DATA/g.gnndb
+RES=$ROOT/bench/results
+[ $QUICK = 1 ] && RES=$ROOT/bench/results/quick
 FEATBLK=$(ls -S "$DB"/f-*.blk | head -1)
 
 field() { echo "$1" | tr ' ' '\n' | awk -F= -v k="$2" '$1 == k { print $2 }'; }
@@ -132,19 +149,37 @@ drop_caches
 MM=$(in_cgroup "$B/bench/baseline_mmap" --edges "$DATA/edges.bin" --features "$DATA/feat.npy" \
     --fanouts 10,10,10 --batch 1024 --batches $NB_MMAP --seed 1 --drop-cache 2>/dev/null | tail -1)
 
-DGL=""
-DGL_WHY="not installed (make bench-peers)"
-if [ -x "$ROOT/bench/venv/bin/python" ]; then
-    log "DGL NeighborSampler ($NB_MMAP mini-batches, cgroup limit $LIMIT)"
-    drop_caches
-    DGL=$(in_cgroup "$ROOT/bench/venv/bin/python" "$ROOT/bench/dgl_baseline.py" --edges "$DATA/edges.bin" \
-        --features "$DATA/feat.npy" --fanouts 10,10,10 --batch 1024 --batches $NB_MMAP \
-        --seed 1 --drop-cache 2> "$DATA/dgl.err"; echo "EXIT $?")
-    # a failed run is not a missing install: say how it ended (137 is the
-    # cgroup's OOM kill: torch and DGL alone need more than a small limit)
-    DGL_WHY="failed, exit $(echo "$DGL" | awk '$1 == "EXIT" { print $2 }') ($DATA/dgl.err)"
-    DGL=$(echo "$DGL" | grep '^RESULT' | tail -1)
+# The peers, each set-up as its users run it, and gnndb online and packed,
+# at this point's budget (bench/sweep.py: every run in a fresh cgroup of
+# LIMIT_BYTES, page cache dropped first); then the sweep over budgets at
+# scale 21 (1/8 to 1x of its 1 GiB of features) unless --quick
+mkdir -p "$ROOT/bench/results"
+log "peers at the default point: DGL (classic, graphbolt) x (joins after build, MADV_RANDOM, strict), mmap x 3"
+DEF=$(/usr/bin/python3 "$ROOT/bench/sweep.py" --build "$B" --csv "$RES/default.csv" \
+    --point "s$SCALE:$DATA:$LIMIT_BYTES" --gnndb-batches $NB_HB --peer-batches $NB_MMAP) || exit 1
+if [ $QUICK = 0 ]; then
+    SW=$ROOT/bench/data/s21-e16-d128
+    if [ ! -f "$SW/done" ]; then
+        log "generating R-MAT scale 21, edge factor 16 into $SW (the sweep's graph)"
+        mkdir -p "$SW"
+        "$B/bench/gen" --scale 21 --edge-factor 16 --seed 1 --out "$SW/edges.bin" \
+            --features "$SW/feat.npy" --dim 128 >&2 || exit 1
+        rm -rf "$SW/g.gnndb"
+        "$B/gnndb" "$SW/g.gnndb" "CREATE GRAPH g FROM '$SW/edges.bin' FORMAT bin NODES 2097152;
+            IMPORT FEATURES feat INTO g FROM '$SW/feat.npy';" >&2 || exit 1
+        touch "$SW/done"
+    fi
+    log "sweep: scale 21 at 128 MiB, 256 MiB, 512 MiB and 1 GiB"
+    SWEEP=$(/usr/bin/python3 "$ROOT/bench/sweep.py" --build "$B" --csv "$RES/sweep-s21.csv" \
+        --point s21:$SW:128M --point s21:$SW:256M --point s21:$SW:512M --point s21:$SW:1G \
+        --gnndb-batches 128 --peer-batches 5) || exit 1
+    { cat "$RES/sweep-s21.csv"; tail -n +2 "$RES/default.csv"; } > "$RES/sweep.csv"
+    /usr/bin/python3 "$ROOT/bench/sweep.py" --replot "$RES/sweep.csv" --png "$RES/sweep.png"
+else
+    SWEEP=$DEF
 fi
+DEFS=$(echo "$DEF" | grep '^SWEEP')
+SWS=$(echo "$SWEEP" | grep '^SWEEP')
 
 row() { # name result
     printf "%-28s %10s %14s %14s %12s %10s\n" "$1" "$(field "$2" batches_per_s)" \
@@ -158,8 +193,13 @@ row "gnndb HYPERBATCH 1024 (H=$(field "$HB" hyperbatch))" "$HB"
 row "gnndb HYPERBATCH 1" "$H1"
 row "gnndb SCAN PACK" "$PK"
 row "mmap baseline" "$MM"
-if [ -n "$DGL" ]; then row "DGL NeighborSampler" "$DGL"; else echo "DGL NeighborSampler          $DGL_WHY"; fi
 printf "%-28s %10s %14s %14s %12s %10s\n" "fio seq O_DIRECT 1 MiB" "" "" "" "" "$FIO"
+echo "every system at this budget, each in a cgroup of $LIMIT (bench/sweep.py):"
+echo "$DEF" | grep -v '^SWEEP'
+if [ $QUICK = 0 ]; then
+    echo "sweep at scale 21 (bench/results/sweep.csv, sweep.png):"
+    echo "$SWEEP" | grep -v '^SWEEP'
+fi
 echo "in memory, one thread: $(field "$ONE" sample_edges_per_cpu_s) sampled edges/s; gather $(field "$ONE" gather_gbps) GB/s vs memcpy $MEMCPY GB/s"
 echo "block checksum, one thread: CRC32C $(field "$CRC" CRC32C_GBPS) GB/s (one crc32 stream $(field "$CRC" ONE_STREAM_GBPS) GB/s, byte table $(field "$CRC" TABLE_GBPS) GB/s)"
 echo "feature cache $CACHE_SIZE, SAMPLE 10,10 BATCH 1024 HYPERBATCH 1, $NB_CACHE mini-batches:"
@@ -171,16 +211,21 @@ echo "$PK_BUILD $PK_BYTES $(field "$PK" batches_per_s) $(field "$HB" batches_per
 awk -v hbb="$(field "$HB" blocks_read)" -v hbn="$(field "$HB" batches)" \
     -v h1b="$(field "$H1" blocks_read)" -v h1n="$(field "$H1" batches)" \
     -v hbr="$(field "$HB" batches_per_s)" -v h1r="$(field "$H1" batches_per_s)" \
-    -v mmr="$(field "$MM" batches_per_s)" -v dgr="$(field "$DGL" batches_per_s)" \
+    -v mmr="$(field "$MM" batches_per_s)" -v dg="$(field "$DEFS" dgl_speedup_min)" \
+    -v dmin="$(field "$SWS" dgl_speedup_min)" -v sov="$(field "$SWS" spill_overhead)" \
+    -v sov0="$(field "$DEFS" spill_overhead)" \
     -v bw="$(field "$HB" read_mbps)" -v fio="$FIO" \
     -v eps="$(field "$ONE" sample_edges_per_cpu_s)" \
     -v g="$(field "$ONE" gather_gbps)" -v m="$MEMCPY" 'BEGIN {
     ratio = (hbb > 0 && hbn > 0 && h1n > 0) ? (h1b / h1n) / (hbb / hbn) : 0
-    dg = (dgr > 0) ? sprintf("%.2f", hbr / dgr) : "NA"
+    # dgl_speedup: gnndb online over the fastest DGL set-up at this point;
+    # dgl_speedup_min: the lowest such ratio over the sweep and this point
+    if (dg != "NA" && (dmin == "NA" || dg + 0 < dmin + 0)) dmin = dg
+    if (sov0 + 0 > sov + 0) sov = sov0
     s1 = (h1r > 0) ? hbr / h1r : 0
     s2 = (mmr > 0) ? hbr / mmr : 0
     f1 = (fio > 0) ? bw / fio : 0
     f2 = (m > 0) ? g / m : 0
-    printf "SUMMARY hb_block_ratio=%.2f hb_speedup=%.2f mmap_speedup=%.2f dgl_speedup=%s bw_fraction=%.2f edges_per_s_core=%.0f gather_fraction=%.2f\n",
-        ratio, s1, s2, dg, f1, eps, f2
+    printf "SUMMARY hb_block_ratio=%.2f hb_speedup=%.2f mmap_speedup=%.2f dgl_speedup=%s bw_fraction=%.2f edges_per_s_core=%.0f gather_fraction=%.2f dgl_speedup_min=%s spill_overhead=%s\n",
+        ratio, s1, s2, dg, f1, eps, f2, dmin, sov
 }'

@@ -226,6 +226,8 @@ int hb_transfer_open(hb_exec *x, gnn_err *e);
 /* Sample mini-batches [g, g + h_next) of one epoch into x->hb (cut by
 ** hb_fit to what memory_limit holds beside x->staged_other). */
 int hb_sample_round(hb_exec *x, int64_t g, gnn_err *e);
+void hb_release_sampling(hb_exec *x);
+uint64_t *hb_map_scratch(hb_batch *b);
 /* Bytes the scratch of a hop and one staged mini-batch hold. */
 size_t hb_work_bytes(const hb_exec *x);
 size_t hb_batch_bytes(const hb_batch *b);

@@ -65,13 +65,16 @@ void hbs_sync_stats(hb_exec *x)
     x->st.spill_write_seconds = s->write_seconds;
 }
 
-/* Bytes the records of the round hold in memory (phase 1 and 2). */
+/* Bytes the records of the round hold in memory (phase 1 and 2): their
+** sorted rows and labels, each run's write buffer and the writes in flight,
+** and, while sampling, the outputs of the one batch being spilled. */
 static size_t records_bytes(const hb_exec *x)
 {
     size_t sum = 0;
     for (int i = 0; i < x->nsb; i++)
         sum += x->sb[i].nn * 4 + (size_t)x->sb[i].nseeds * 16 + sizeof(hb_sbatch);
-    return sum;
+    sum += (size_t)(x->nsb + SPILL_WRITE_DEPTH) * x->p->spill_wbuf;
+    return sum + (size_t)x->p->spill_topo_est;
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -91,7 +94,7 @@ static void sort_task(void *arg, size_t i, int w)
 {
     sort_job *j = arg;
     hb_batch *b = &j->x->hb[i];
-    uint64_t *k = malloc((b->nn + 1) * sizeof *k);
+    uint64_t *k = hb_map_scratch(b);
     j->keys[i] = k;
     if (!k) { j->oom = 1; return; }
     for (size_t q = 0; q < b->nn; q++)
@@ -167,8 +170,7 @@ static int spill_subround(hb_exec *x, gnn_err *e)
     x->st.spill.seconds += hb_now() - t0;
     free(tmp);
     idx_abort(t);
-    for (int i = 0; i < x->nb; i++) free(j.keys[i]);
-    free(j.keys);
+    free(j.keys);  /* each batch's keys live in its map (hb_map_scratch) */
     return rc;
 }
 
@@ -178,7 +180,9 @@ static int spill_sample(hb_exec *x, int64_t g, int64_t G, gnn_err *e)
     int64_t done = 0;
     while (done < G) {
         x->h_next = GNN_MIN(x->s_next, G - done);
-        x->staged_other = records_bytes(x);
+        /* the records this sub-round will add are held beside its slots */
+        x->staged_other = records_bytes(x) +
+                          (size_t)((double)x->h_next * x->p->spill_rec_est);
         int rc = hb_sample_round(x, g + done, e);
         if (!rc) rc = spill_subround(x, e);
         if (rc) return rc;
@@ -186,11 +190,13 @@ static int spill_sample(hb_exec *x, int64_t g, int64_t G, gnn_err *e)
         /* size the next sub-round from what this one held, a tenth spare */
         size_t sum = hb_work_bytes(x);
         for (int i = 0; i < x->nb; i++) sum += hb_batch_bytes(&x->hb[i]);
-        double per = (double)sum / (double)GNN_MAX(x->nb, 1);
+        double per = (double)sum / (double)GNN_MAX(x->nb, 1) +
+                     x->p->spill_rec_est;
         double room = (double)x->p->staged_bytes - (double)records_bytes(x);
         x->s_next = GNN_MAX(1, (int64_t)(room / (per * 1.1)));
     }
     x->staged_other = 0;
+    hb_release_sampling(x);
     return GNNDB_OK;
 }
 

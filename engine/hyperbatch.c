@@ -19,6 +19,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <sys/stat.h>
 #include <time.h>
 
@@ -81,6 +84,18 @@ static int nmap_reset(nmap *m, size_t expect, const uint32_t *used,
     }
     m->n = 0;
     return 0;
+}
+
+/* The map's key table as scratch for the nn + 1 64-bit sort keys of a
+** finished mini-batch (it holds at least twice that many 32-bit slots), so
+** that spilling a sub-round allocates no keys of its own; the map is
+** cleared whole at its next reset. */
+uint64_t *hb_map_scratch(hb_batch *b)
+{
+    if (b->map.cap * sizeof *b->map.keys < (b->nn + 1) * sizeof(uint64_t))
+        return NULL;
+    b->map.n = SIZE_MAX;  /* no list of used keys matches: memset on reset */
+    return (uint64_t *)b->map.keys;
 }
 
 static int nmap_rehash(nmap *m)
@@ -646,6 +661,25 @@ static void work_free(hb_exec *x)
     free(x->arena); x->arena = NULL; x->caparena = 0;
     free(x->pend); x->pend = NULL; x->cappend = 0;
     free(x->gitems); x->gitems = NULL; x->capgitems = 0;
+}
+
+/* Free every mini-batch slot and the hop scratch: a spilled round's
+** sampling state is not needed while its rows are gathered and read back,
+** and those phases have the whole budget to themselves. */
+void hb_release_sampling(hb_exec *x)
+{
+    work_free(x);
+    for (int i = 0; i < x->capb; i++) {
+        batch_free(&x->hb[i]);
+        memset(&x->hb[i], 0, sizeof x->hb[i]);
+    }
+    x->nb = 0;
+#ifdef __GLIBC__
+    /* hand the freed pages back: glibc keeps large freed chunks in its
+    ** arenas (its mmap threshold rises with every large free), and pages
+    ** it keeps count against a memory cgroup as if still in use */
+    malloc_trim(0);
+#endif
 }
 
 static int hb_fit(hb_exec *x, int with_features, gnn_err *e)

@@ -172,8 +172,12 @@ static double spill_round(const plan *p, double nodes, double g, double *s,
     double wb = fmin(256 << 10, fmax(16 << 10, staged * 0.25 /
                                      (g + SPILL_WRITE_DEPTH)));
     *wbuf = (size_t)wb & ~(size_t)(SPILL_ALIGN - 1);
-    double left = staged - g * rec - (g + SPILL_WRITE_DEPTH) * wb;
-    *s = fmax(1.0, fmin(g, left / fmax((double)batch_bytes_est(p, 0), 1.0)));
+    double left = staged - g * rec - (g + SPILL_WRITE_DEPTH) * wb -
+                  p->spill_topo_est;
+    /* a sub-round's batches hold their sampling state and, once finished,
+    ** their records too, until the slots are reused */
+    *s = fmax(1.0, fmin(g, left / fmax((double)batch_bytes_est(p, 0) + rec + wb,
+                                       1.0)));
     return reads_per_batch(p, *s, g) + 2.0 * p->run_bytes_est;
 }
 
@@ -192,6 +196,7 @@ static void plan_spill(gnndb *db, plan *p, int64_t cap, int64_t fit)
     edges = fmin(edges * 1.1, (double)p->edges_bound);
     int64_t rowbytes = p->has_feat ? (int64_t)p->feat.dim * 4 : 0;
     p->run_bytes_est = nodes * (16.0 + (double)rowbytes) + edges * 16.0;
+    p->spill_topo_est = nodes * 8.0 + edges * 16.0;
     p->hyperbatch_inmem = fit;
     p->cost_inmem = reads_per_batch(p, (double)fit, (double)fit);
     double staged = (double)p->staged_bytes;
@@ -211,7 +216,8 @@ static void plan_spill(gnndb *db, plan *p, int64_t cap, int64_t fit)
         /* the records and buffers must leave room to sample one batch */
         int fits = sk >= 1 && staged - (double)k * (nodes * 4.0 +
                    (double)p->batch * 16) - (double)(k + SPILL_WRITE_DEPTH) *
-                   (double)wk >= (double)batch_bytes_est(p, 0);
+                   (double)wk - p->spill_topo_est >=
+                   (double)batch_bytes_est(p, 0);
         if (fits && (cost < best || (k == cap && p->hyperbatch_asked))) {
             best = cost;
             g = k;
@@ -234,6 +240,8 @@ static void plan_spill(gnndb *db, plan *p, int64_t cap, int64_t fit)
     p->hyperbatch = g;
     p->spill_subround = s;
     p->spill_wbuf = wbuf;
+    p->spill_rec_est = nodes * 4.0 + (double)p->batch * 16.0 + 256 +
+                       (double)wbuf;
     p->spill_ahead = 2.0 * p->run_bytes_est * 1.15 <=
                      staged - (double)g * (double)p->batch * 16;
 }
@@ -410,8 +418,10 @@ int plan_build(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
         p->feat_pool_bytes = (int64_t)p->feat_frames * fbs;
     }
     if (plan_cache(db, p, share, e)) return e->rc;
+    /* the seeds and their epoch order stay loaded for the whole run */
     p->staged_bytes = p->memory_limit - p->graph_pool_bytes -
-                      p->feat_pool_bytes - p->cache_bytes;
+                      p->feat_pool_bytes - p->cache_bytes -
+                      (p->nseeds_all + 1) * 8;
     char b1[32], b2[32];
     /* the seeds alone must fit; the rest is checked on what is staged */
     int64_t seeds_bytes = p->batch * HB_NODE_BYTES(p->has_feat ? p->feat.dim : 0);

@@ -59,6 +59,8 @@ typedef struct plan {
     size_t spill_wbuf;
     int spill_ahead;
     double run_bytes_est;
+    double spill_topo_est;     /* n_id and edge_index of one batch */
+    double spill_rec_est;      /* what one batch's record and run buffer hold */
     double spill_subround;     /* mini-batches expected per sampling round */
     double cost_inmem, cost_spill;
     int64_t hyperbatch_inmem;  /* the H that fits without spilling */

@@ -2,7 +2,7 @@
 """Train a 2-layer GraphSAGE on cora with mini-batches served by gnndb.
 
     /usr/bin/python3 examples/train_sage.py [--epochs 20] [--seed 0]
-                                            [--data ../shared/data/cora]
+                                            [--data DIR]
 
 It builds a gnndb database in a temporary directory from the plain files of
 cora (edges.tsv, features.npy, labels.npy, {train,val,test}_idx.npy), then
@@ -23,6 +23,7 @@ deterministic; cora reaches about 80% test accuracy in 20 epochs.
 """
 import argparse
 import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -134,8 +135,18 @@ def evaluate(model, db_path, split, fanout):
 
 
 def default_data():
-    base = os.environ.get("GNNDB_DATA") or os.path.join(REPO, "..", "shared",
-                                                        "data")
+    """cora's folder when --data is not given: under $GNNDB_DATA, else the
+    one scripts/data.sh of this checkout finds (../shared/data beside it,
+    or the cora shipped in data/cora, decompressed into build/data)."""
+    base = os.environ.get("GNNDB_DATA")
+    script = os.path.join(REPO, "scripts", "data.sh")
+    if not base and os.path.exists(script):
+        p = subprocess.run(["sh", script], stdout=subprocess.PIPE,
+                           universal_newlines=True)
+        base = p.stdout.strip() if p.returncode == 0 else None
+    if not base:
+        sys.exit("train_sage: no cora found: pass --data FOLDER "
+                 "(with edges.tsv, features.npy, ...) or set GNNDB_DATA")
     return os.path.join(base, "cora")
 
 
@@ -143,8 +154,10 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--epochs", type=int, default=20)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--data", default=default_data(),
-                    help="folder with cora's edges.tsv, features.npy, ...")
+    ap.add_argument("--data", default=None,
+                    help="folder with cora's edges.tsv, features.npy, ... "
+                         "(default: $GNNDB_DATA/cora, ../shared/data/cora "
+                         "or the shipped data/cora)")
     ap.add_argument("--db", default=None,
                     help="database directory to create (default: a temp dir)")
     ap.add_argument("--fanout", default="10,10", help="training fanouts")
@@ -157,6 +170,8 @@ def main(argv=None):
     ap.add_argument("--threads", type=int, default=1,
                     help="torch threads (fixed so runs are reproducible)")
     args = ap.parse_args(argv)
+    if args.data is None:
+        args.data = default_data()
 
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)

@@ -2,7 +2,7 @@
 """Train SGC on cora from features pre-propagated by gnndb.
 
     /usr/bin/python3 examples/train_sgc.py [--epochs 30] [--seed 0] [--hops 2]
-                                           [--data ../shared/data/cora]
+                                           [--data DIR]
 
 SGC (Wu et al., 2019) drops the nonlinearities of a GCN: its prediction is
 softmax(Â^K X W), so Â^K X can be computed once, before training, and the
@@ -25,6 +25,7 @@ fixed --seed, runs are deterministic; cora reaches about 0.8 test accuracy.
 """
 import argparse
 import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -87,8 +88,18 @@ def evaluate(model, db_path, split, dim, hops, concat):
 
 
 def default_data():
-    base = os.environ.get("GNNDB_DATA") or os.path.join(REPO, "..", "shared",
-                                                        "data")
+    """cora's folder when --data is not given: under $GNNDB_DATA, else the
+    one scripts/data.sh of this checkout finds (../shared/data beside it,
+    or the cora shipped in data/cora, decompressed into build/data)."""
+    base = os.environ.get("GNNDB_DATA")
+    script = os.path.join(REPO, "scripts", "data.sh")
+    if not base and os.path.exists(script):
+        p = subprocess.run(["sh", script], stdout=subprocess.PIPE,
+                           universal_newlines=True)
+        base = p.stdout.strip() if p.returncode == 0 else None
+    if not base:
+        sys.exit("train_sgc: no cora found: pass --data FOLDER "
+                 "(with edges.tsv, features.npy, ...) or set GNNDB_DATA")
     return os.path.join(base, "cora")
 
 
@@ -97,8 +108,10 @@ def main(argv=None):
     ap.add_argument("--epochs", type=int, default=30)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--hops", type=int, default=2)
-    ap.add_argument("--data", default=default_data(),
-                    help="folder with cora's edges.tsv, features.npy, ...")
+    ap.add_argument("--data", default=None,
+                    help="folder with cora's edges.tsv, features.npy, ... "
+                         "(default: $GNNDB_DATA/cora, ../shared/data/cora "
+                         "or the shipped data/cora)")
     ap.add_argument("--db", default=None,
                     help="database directory to create (default: a temp dir)")
     ap.add_argument("--batch", type=int, default=64)
@@ -111,6 +124,8 @@ def main(argv=None):
     ap.add_argument("--threads", type=int, default=1,
                     help="torch threads (fixed so runs are reproducible)")
     args = ap.parse_args(argv)
+    if args.data is None:
+        args.data = default_data()
 
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)

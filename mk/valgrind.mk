@@ -22,7 +22,7 @@ endif
 
 valgrind: all $(TEST_BIN)
 	@command -v $(VALGRIND) > /dev/null || { echo "valgrind: not installed (make deps)"; exit 1; }
-	@export GNNDB_DATA=$${GNNDB_DATA:-$$(cd ../shared/data 2>/dev/null && pwd)}; \
+	@export GNNDB_DATA=$$(sh scripts/data.sh); \
 	pass=0; fail=0; \
 	for t in $(VALGRIND_TESTS); do \
 	    export GNNDB_TMP=$$(mktemp -d /tmp/gnndb-vg.XXXXXX); \

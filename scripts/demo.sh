@@ -1,10 +1,13 @@
 #!/bin/sh
 # The demo: a database built from the cora citation graph, described, then
 # sampled into mini-batches. Usage: scripts/demo.sh [path/to/gnndb]
+# cora comes from scripts/data.sh: $GNNDB_DATA, ../shared/data, or the copy
+# shipped in data/cora, decompressed into build/data.
 set -e
 GNNDB=${1:-build/gnndb}
-DATA=${GNNDB_DATA:-$(cd "$(dirname "$0")/../../shared/data" 2>/dev/null && pwd)}
-[ -d "$DATA/cora" ] || { echo "demo: cora not found under '$DATA' (set GNNDB_DATA)" >&2; exit 1; }
+[ -x "$GNNDB" ] || { echo "demo: no shell at '$GNNDB' (run make)" >&2; exit 1; }
+DATA=$(sh "$(dirname "$0")/data.sh") ||
+    { echo "demo: no cora to build the demo from (see data/README.md)" >&2; exit 1; }
 DB=${DEMO_DB:-build/demo.gnndb}
 rm -rf "$DB"
 echo "== building $DB from $DATA/cora"

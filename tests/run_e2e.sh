@@ -2,7 +2,7 @@
 # Run every end-to-end shell test script tests/e2e/*.sh against build dir $1.
 B=${1:-build}
 export GNNDB=$(pwd)/$B/gnndb
-export GNNDB_DATA=${GNNDB_DATA:-$(cd ../shared/data 2>/dev/null && pwd)}
+export GNNDB_DATA=$(sh scripts/data.sh)   # ../shared/data or the shipped cora
 pass=0; fail=0
 for t in tests/e2e/*.sh; do
     [ -f "$t" ] || continue

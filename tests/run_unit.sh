@@ -1,7 +1,7 @@
 #!/bin/sh
 # Run every cmocka unit test program of build dir $1; print a summary line.
 B=${1:-build}
-export GNNDB_DATA=${GNNDB_DATA:-$(cd ../shared/data 2>/dev/null && pwd)}
+export GNNDB_DATA=$(sh scripts/data.sh)   # ../shared/data or the shipped cora
 export GNNDB_TMP=${GNNDB_TMP:-$(mktemp -d /tmp/gnndb-test.XXXXXX)}
 pass=0; fail=0; failed=""
 for t in "$B"/tests/test_*; do

@@ -105,9 +105,10 @@ void gnndb_progress_handler(gnndb *db, int n,
                             void *arg);
 """)
 
-# python/gnndb/_ffi.py -> the repository root is three levels up.
-REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))))
+# The package's own folder: `pip install` puts libgnndb.so here. In a
+# checkout (python/gnndb/_ffi.py) the repository root is two levels up.
+PKG_DIR = os.path.dirname(os.path.abspath(__file__))
+REPO_ROOT = os.path.dirname(os.path.dirname(PKG_DIR))
 
 _lock = threading.Lock()
 _lib = None
@@ -115,12 +116,18 @@ _lib_path = None
 
 
 def candidates():
-    """The places looked at, in order: $GNNDB_LIB, the repository's build
-    folder, then the system loader's libgnndb.so.0."""
+    """The places looked at, in order: $GNNDB_LIB; the libgnndb.so bundled
+    in the package (pip install); the build folder of the checkout the
+    package sits in; then the system loader's libgnndb.so.0 (make install)."""
     env = os.environ.get("GNNDB_LIB")
     if env:
         return [env]
-    return [os.path.join(REPO_ROOT, "build", "libgnndb.so"), "libgnndb.so.0"]
+    places = [os.path.join(PKG_DIR, "libgnndb.so")]
+    # Only in a checkout: an installed package has no build/ beside it.
+    if os.path.exists(os.path.join(REPO_ROOT, "include", "gnndb.h")):
+        places.append(os.path.join(REPO_ROOT, "build", "libgnndb.so"))
+    places.append("libgnndb.so.0")
+    return places
 
 
 def load():
@@ -146,7 +153,8 @@ def load():
             _lib, _lib_path = lib, path
             return lib
         raise OSError("gnndb: cannot load libgnndb (" + "; ".join(errors) +
-                      "); build it with `make` or set GNNDB_LIB")
+                      "); build it with `make`, install the package with "
+                      "`pip install .`, or set GNNDB_LIB")
 
 
 def lib_path():

@@ -17,9 +17,13 @@ import gnndb  # noqa: E402
 
 
 def data_dir():
-    base = os.environ.get("GNNDB_DATA") or os.path.join(REPO, "..", "shared",
-                                                        "data")
-    return os.path.join(base, "cora")
+    """cora's folder: under $GNNDB_DATA, else the one scripts/data.sh finds
+    (../shared/data beside the checkout, or the cora shipped in data/cora,
+    decompressed into build/data); None when there is none."""
+    p = subprocess.run(["sh", os.path.join(REPO, "scripts", "data.sh")],
+                       stdout=subprocess.PIPE, universal_newlines=True)
+    return os.path.join(p.stdout.strip(), "cora") if p.returncode == 0 \
+        else None
 
 
 # A line of the training examples' output, one per epoch.
@@ -76,8 +80,8 @@ class Cora:
 @pytest.fixture(scope="session")
 def cora():
     d = data_dir()
-    if not os.path.exists(os.path.join(d, "edges.tsv")):
-        pytest.skip("cora data not found in %s (set GNNDB_DATA)" % d)
+    if d is None:
+        pytest.skip("cora not found (scripts/data.sh; set GNNDB_DATA)")
     return Cora(d)
 
 

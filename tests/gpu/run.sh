@@ -8,7 +8,7 @@
 set -u
 B=${1:-build}
 GNNDB=$B/gnndb
-DATA=${GNNDB_DATA:-$(cd "$(dirname "$0")/../../../shared/data" 2>/dev/null && pwd)}
+DATA=$(sh "$(dirname "$0")/../../scripts/data.sh")
 T=$(mktemp -d /tmp/gnndb-gpu.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 fail=0; skip=0
