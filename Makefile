@@ -39,7 +39,7 @@ CFLAGS     ?= -O2 -g
 CFLAGS     += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -fPIC \
               -fvisibility=hidden -pthread -D_GNU_SOURCE $(SANFLAGS)
 CPPFLAGS   += -Iinclude -Istorage -I$(B)/gen
-LDLIBS     := -llmdb -luring -lsqlite3 -lm -lpthread
+LDLIBS     := -llmdb -luring -lsqlite3 -lz -lm -lpthread
 ifeq ($(CUDA),1)
 CPPFLAGS   += -DGNNDB_CUDA=1 -I$(CUDA_HOME)/include
 LDLIBS     += -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt

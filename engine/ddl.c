@@ -5,7 +5,7 @@
 ** then publishes them. A crash before that commit leaves orphans that the
 ** next writable open removes (db_cleanup_orphans), so a reader sees the old
 ** state or the new one, never a half table. */
-#include "stmt.h"
+#include "ddl.h"
 #include "block.h"
 #include "edgelist.h"
 #include "import.h"
@@ -18,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static void ctl_init(gnndb *db, imp_ctl *c)
+void ddl_ctl_init(gnndb *db, imp_ctl *c)
 {
     memset(c, 0, sizeof *c);
     c->progress = db->progress;
@@ -50,7 +50,7 @@ static void drop_token(gnndb *db, uint64_t token)
 /* A full disk can fail any write of a statement: a block file, an unnamed
 ** scratch file of the importer, the index or the catalog. Whichever it was,
 ** say so first and name the database the statement was writing to. */
-static int disk_full_words(gnndb *db, int rc, gnn_err *e)
+int ddl_disk_full_words(gnndb *db, int rc, gnn_err *e)
 {
     if (rc != GNNDB_FULL || strncmp(e->msg, "disk is full", 12) == 0)
         return rc;
@@ -69,7 +69,23 @@ static int edge_format(int f)
     }
 }
 
-static int check_block_size(int64_t bs, uint32_t *out, gnn_err *e)
+/* HEADER and COLUMNS of a statement as the edge reader takes them. */
+static void edge_text_opts(const ast_stmt *s, edge_opts *t)
+{
+    memset(t, 0, sizeof *t);
+    t->header = s->header ? EDGE_HEADER_YES : EDGE_HEADER_AUTO;
+    t->columns = s->columns == AST_COLS_POS ? EDGE_COLS_POS
+               : s->columns == AST_COLS_NAME ? EDGE_COLS_NAME
+                                              : EDGE_COLS_FIRST;
+    for (int w = 0; w < 2; w++) {
+        t->col[w] = (int)s->col_pos[w];
+        if (s->col_name[w])
+            snprintf(t->col_name[w], sizeof t->col_name[w], "%s",
+                     s->col_name[w]);
+    }
+}
+
+int ddl_check_block_size(int64_t bs, uint32_t *out, gnn_err *e)
 {
     if (bs == 0) { *out = BLK_DEFAULT_SIZE; return GNNDB_OK; }
     if (!blk_size_valid((uint64_t)bs))
@@ -107,81 +123,129 @@ static int publish_graph_index(gnndb *db, uint64_t token,
     return idx_commit(t, e);
 }
 
+int ddl_check_new_graph(gnndb *db, const char *name, gnn_err *e)
+{
+    cat_graph g;
+    gnn_err e2 = {0};
+    if (cat_graph_get(db->cat, name, &g, &e2) == GNNDB_OK)
+        return gnn_seterr(e, GNNDB_EXISTS, "graph '%s' already exists", name);
+    if (e2.rc != GNNDB_NOTFOUND) return gnn_seterr(e, e2.rc, "%s", e2.msg);
+    if (strlen(name) >= CAT_NAME_MAX)
+        return gnn_seterr(e, GNNDB_RANGE, "graph name too long: %s", name);
+    return GNNDB_OK;
+}
+
+/* ---- graphs ------------------------------------------------------------ */
+
+static void fill_graph(ddl_graph *d, const char *name, const char *path)
+{
+    cat_graph *g = &d->g;
+    const imp_graph_result *r = &d->r;
+    memset(g, 0, sizeof *g);
+    snprintf(g->name, sizeof g->name, "%s", name);
+    g->token = d->o.token;
+    snprintf(g->file, sizeof g->file, "%s", d->file);
+    g->nodes = r->nodes;
+    g->edges = r->edges;
+    g->directed = !d->o.undirected;
+    g->block_size = d->o.block_size;
+    snprintf(g->node_order, sizeof g->node_order, "%s",
+             d->o.reorder == IMP_REORDER_DEGREE ? "degree"
+             : d->o.reorder == IMP_REORDER_BFS  ? "bfs"
+                                                : "none");
+    g->graph_blocks = (int64_t)r->nblocks;
+    g->has_map = r->i2e != NULL;
+    g->min_degree = r->min_degree;
+    g->max_degree = r->max_degree;
+    g->median_degree = r->median_degree;
+    g->mean_degree = r->mean_degree;
+    snprintf(g->source, sizeof g->source, "%s", path);
+}
+
+int ddl_graph_build(gnndb *db, const char *name, const char *path,
+                    ddl_graph *d, gnn_err *e)
+{
+    d->built = 0;
+    memset(&d->r, 0, sizeof d->r);
+    d->o.token = db_new_token();
+    snprintf(d->file, sizeof d->file, "g-%016" PRIx64 ".blk", d->o.token);
+    imp_ctl ctl;
+    ddl_ctl_init(db, &ctl);
+    int rc = imp_graph(path, db->dir, d->file, &d->o, &ctl, &d->r, e);
+    if (rc) return rc;
+    d->built = 1;
+    fill_graph(d, name, path);
+    return GNNDB_OK;
+}
+
+int ddl_graph_index(gnndb *db, ddl_graph *d, gnn_err *e)
+{
+    return publish_graph_index(db, d->o.token, &d->r, e);
+}
+
+int ddl_graph_insert(gnndb *db, ddl_graph *d, gnn_err *e)
+{
+    int rc = cat_graph_insert(db->cat, &d->g, e);
+    if (!rc) rc = cat_checksums_put(db->cat, d->file, d->r.checksums,
+                                    d->r.nblocks, e);
+    if (!rc) rc = cat_degree_hist_put(db->cat, d->g.id, d->r.deg_hist,
+                                      d->r.nbuckets, e);
+    return rc;
+}
+
+void ddl_graph_undo(gnndb *db, ddl_graph *d)
+{
+    if (d->built) {
+        unlink_in(db, d->file);
+        drop_token(db, d->o.token);
+    }
+    ddl_graph_free(d);
+}
+
+void ddl_graph_free(ddl_graph *d)
+{
+    imp_graph_result_free(&d->r);
+    d->built = 0;
+}
+
 int ddl_create_graph(gnndb *db, const ast_stmt *s, gnn_err *e)
 {
     int rc = db_write_lock(db);
     if (rc) return gnn_seterr(e, rc, "%s", db->err.msg);
-    cat_graph g;
-    memset(&g, 0, sizeof g);
-    gnn_err e2 = {0};
-    if (cat_graph_get(db->cat, s->name, &g, &e2) == GNNDB_OK) {
-        rc = gnn_seterr(e, GNNDB_EXISTS, "graph '%s' already exists", s->name);
-        goto out;
-    } else if (e2.rc != GNNDB_NOTFOUND) {
-        rc = gnn_seterr(e, e2.rc, "%s", e2.msg);
-        goto out;
-    }
-    if (strlen(s->name) >= CAT_NAME_MAX) {
-        rc = gnn_seterr(e, GNNDB_RANGE, "graph name too long: %s", s->name);
-        goto out;
-    }
-    imp_graph_opts o = {0};
-    o.format = edge_format(s->format);
-    o.undirected = s->undirected;
-    o.drop_duplicates = s->drop_duplicates;
-    o.drop_self_loops = s->drop_self_loops;
-    o.map_ids = s->map_ids;
-    o.nodes = s->nodes;
-    o.reorder = s->reorder == AST_REORDER_DEGREE ? IMP_REORDER_DEGREE
-              : s->reorder == AST_REORDER_BFS    ? IMP_REORDER_BFS
-                                                 : IMP_REORDER_NONE;
-    if ((rc = check_block_size(s->block_size, &o.block_size, e))) goto out;
-    o.token = db_new_token();
-    imp_ctl ctl;
-    ctl_init(db, &ctl);
-    char file[64];
-    snprintf(file, sizeof file, "g-%016" PRIx64 ".blk", o.token);
-    imp_graph_result r;
-    memset(&r, 0, sizeof r);
-    if ((rc = imp_graph(s->path, db->dir, file, &o, &ctl, &r, e))) goto out;
-
-    if ((rc = publish_graph_index(db, o.token, &r, e))) goto undo;
-    snprintf(g.name, sizeof g.name, "%s", s->name);
-    g.token = o.token;
-    snprintf(g.file, sizeof g.file, "%s", file);
-    g.nodes = r.nodes;
-    g.edges = r.edges;
-    g.directed = !s->undirected;
-    g.block_size = o.block_size;
-    snprintf(g.node_order, sizeof g.node_order, "%s",
-             o.reorder == IMP_REORDER_DEGREE ? "degree"
-             : o.reorder == IMP_REORDER_BFS  ? "bfs"
-                                             : "none");
-    g.graph_blocks = (int64_t)r.nblocks;
-    g.has_map = r.i2e != NULL;
-    g.min_degree = r.min_degree;
-    g.max_degree = r.max_degree;
-    g.median_degree = r.median_degree;
-    g.mean_degree = r.mean_degree;
-    snprintf(g.source, sizeof g.source, "%s", s->path);
+    ddl_graph d;
+    memset(&d, 0, sizeof d);
+    imp_graph_opts *o = &d.o;
+    o->format = edge_format(s->format);
+    edge_text_opts(s, &o->text);
+    o->key = s->key;
+    o->undirected = s->undirected;
+    o->drop_duplicates = s->drop_duplicates;
+    o->drop_self_loops = s->drop_self_loops;
+    o->map_ids = s->map_ids;
+    o->nodes = s->nodes;
+    o->reorder = s->reorder == AST_REORDER_DEGREE ? IMP_REORDER_DEGREE
+               : s->reorder == AST_REORDER_BFS    ? IMP_REORDER_BFS
+                                                  : IMP_REORDER_NONE;
+    if ((rc = ddl_check_new_graph(db, s->name, e)) ||
+        (rc = ddl_check_block_size(s->block_size, &o->block_size, e)) ||
+        (rc = ddl_graph_build(db, s->name, s->path, &d, e)) ||
+        (rc = ddl_graph_index(db, &d, e)))
+        goto undo;
     if ((rc = cat_begin(db->cat, e))) goto undo;
-    if ((rc = cat_graph_insert(db->cat, &g, e)) ||
-        (rc = cat_checksums_put(db->cat, file, r.checksums, r.nblocks, e)) ||
-        (rc = cat_degree_hist_put(db->cat, g.id, r.deg_hist, r.nbuckets, e)) ||
-        (rc = cat_commit(db->cat, e))) {
+    if ((rc = ddl_graph_insert(db, &d, e)) || (rc = cat_commit(db->cat, e))) {
         cat_rollback(db->cat);
         goto undo;
     }
-    imp_graph_result_free(&r);
+    ddl_graph_free(&d);
     goto out;
 undo:
-    imp_graph_result_free(&r);
-    unlink_in(db, file);
-    drop_token(db, o.token);
+    ddl_graph_undo(db, &d);
 out:
     db_write_unlock(db);
-    return disk_full_words(db, rc, e);
+    return ddl_disk_full_words(db, rc, e);
 }
+
+/* ---- feature and label tables ------------------------------------------ */
 
 static int feat_format(const ast_stmt *s)
 {
@@ -210,86 +274,118 @@ static int dtype_of(const char *name, int *npy, uint32_t *blk, gnn_err *e)
     return GNNDB_OK;
 }
 
+int ddl_table_build(gnndb *db, const cat_graph *g, const int64_t *i2r,
+                    const char *name, const char *path, ddl_table *d,
+                    gnn_err *e)
+{
+    d->built = 0;
+    memset(&d->r, 0, sizeof d->r);
+    if (strlen(name) >= CAT_NAME_MAX)
+        return gnn_seterr(e, GNNDB_RANGE, "table name too long: %s", name);
+    imp_feat_opts *o = &d->o;
+    o->token = db_new_token();
+    o->nodes = g->nodes;
+    o->graph = g->name;
+    o->i2r = i2r;
+    imp_ctl ctl;
+    ddl_ctl_init(db, &ctl);
+    snprintf(d->file, sizeof d->file, "f-%016" PRIx64 ".blk", o->token);
+    int rc = imp_features(path, db->dir, d->file, o, &ctl, &d->r, e);
+    if (rc) return rc;
+    d->built = 1;
+    cat_table *t = &d->t;
+    memset(t, 0, sizeof *t);
+    snprintf(t->name, sizeof t->name, "%s", name);
+    t->kind = o->labels ? CAT_TABLE_LABELS : CAT_TABLE_FEATURES;
+    t->token = o->token;
+    snprintf(t->file, sizeof t->file, "%s", d->file);
+    t->rows = d->r.rows;
+    t->dim = d->r.dim;
+    t->dtype = d->r.dtype;
+    t->block_size = o->block_size;
+    t->rows_per_block = d->r.rows_per_block;
+    t->nblocks = (int64_t)d->r.nblocks;
+    t->nclasses = d->r.nclasses;
+    snprintf(t->source, sizeof t->source, "%s", path);
+    return GNNDB_OK;
+}
+
+int ddl_table_insert(gnndb *db, int64_t graph_id, ddl_table *d, gnn_err *e)
+{
+    d->t.graph_id = graph_id;
+    int rc = cat_table_insert(db->cat, &d->t, e);
+    if (!rc) rc = cat_checksums_put(db->cat, d->file, d->r.checksums,
+                                    d->r.nblocks, e);
+    return rc;
+}
+
+void ddl_table_undo(gnndb *db, ddl_table *d)
+{
+    if (d->built) unlink_in(db, d->file);
+    imp_feat_result_free(&d->r);
+    d->built = 0;
+}
+
+/* GNNDB_EXISTS when graph g already has table `name`. */
+static int check_new_table(gnndb *db, const cat_graph *g, const char *name,
+                           int labels, gnn_err *e)
+{
+    cat_table t;
+    gnn_err e2 = {0};
+    if (cat_table_get(db->cat, g->id, name, &t, &e2) == GNNDB_OK)
+        return labels ? gnn_seterr(e, GNNDB_EXISTS, "graph '%s' already has "
+                                   "labels", g->name)
+                      : gnn_seterr(e, GNNDB_EXISTS, "feature table '%s' "
+                                   "already exists in graph '%s'", name,
+                                   g->name);
+    if (e2.rc != GNNDB_NOTFOUND) return gnn_seterr(e, e2.rc, "%s", e2.msg);
+    return GNNDB_OK;
+}
+
 int ddl_import(gnndb *db, const ast_stmt *s, int labels, gnn_err *e)
 {
     int rc = db_write_lock(db);
     if (rc) return gnn_seterr(e, rc, "%s", db->err.msg);
     const char *name = labels ? "__labels" : s->name;
     cat_graph g;
-    cat_table t;
-    memset(&t, 0, sizeof t);
     int64_t *i2r = NULL;
-    gnn_err e2 = {0};
-    if ((rc = cat_graph_get(db->cat, s->graph, &g, e))) goto out;
-    if (cat_table_get(db->cat, g.id, name, &t, &e2) == GNNDB_OK) {
-        rc = labels ? gnn_seterr(e, GNNDB_EXISTS,
-                                 "graph '%s' already has labels", s->graph)
-                    : gnn_seterr(e, GNNDB_EXISTS,
-                                 "feature table '%s' already exists in graph "
-                                 "'%s'", name, s->graph);
+    ddl_table d;
+    memset(&d, 0, sizeof d);
+    imp_feat_opts *o = &d.o;
+    o->format = feat_format(s);
+    o->labels = labels;
+    o->dim = s->dim;
+    o->key = s->key;
+    o->bin_dtype = NPY_F32;
+    o->store_dtype = BLK_DTYPE_F32;
+    if ((rc = cat_graph_get(db->cat, s->graph, &g, e)) ||
+        (rc = check_new_table(db, &g, name, labels, e)) ||
+        (rc = dtype_of(s->dtype, &o->bin_dtype, NULL, e)) ||
+        (rc = dtype_of(s->store, NULL, &o->store_dtype, e)) ||
+        (rc = ddl_check_block_size(s->block_size, &o->block_size, e)))
         goto out;
-    } else if (e2.rc != GNNDB_NOTFOUND) {
-        rc = gnn_seterr(e, e2.rc, "%s", e2.msg);
-        goto out;
-    }
-    if (strlen(name) >= CAT_NAME_MAX) {
-        rc = gnn_seterr(e, GNNDB_RANGE, "table name too long: %s", name);
-        goto out;
-    }
-    imp_feat_opts o = {0};
-    o.format = feat_format(s);
-    o.labels = labels;
-    o.dim = s->dim;
-    o.bin_dtype = NPY_F32;
-    o.store_dtype = BLK_DTYPE_F32;
-    if ((rc = dtype_of(s->dtype, &o.bin_dtype, NULL, e)) ||
-        (rc = dtype_of(s->store, NULL, &o.store_dtype, e)) ||
-        (rc = check_block_size(s->block_size, &o.block_size, e)))
-        goto out;
-    o.token = db_new_token();
-    o.nodes = g.nodes;
-    o.graph = g.name;
     if (g.has_map) {
         idx_txn *it;
         if ((rc = idx_begin(db->idx, 0, &it, e))) goto out;
         rc = idx_load_array(it, 'R', g.token, (uint64_t)g.nodes, &i2r, e);
         idx_abort(it);
         if (rc) goto out;
-        o.i2r = i2r;
     }
-    imp_ctl ctl;
-    ctl_init(db, &ctl);
-    char file[64];
-    snprintf(file, sizeof file, "f-%016" PRIx64 ".blk", o.token);
-    imp_feat_result r;
-    memset(&r, 0, sizeof r);
-    if ((rc = imp_features(s->path, db->dir, file, &o, &ctl, &r, e))) goto out;
-    t.graph_id = g.id;
-    snprintf(t.name, sizeof t.name, "%s", name);
-    t.kind = labels ? CAT_TABLE_LABELS : CAT_TABLE_FEATURES;
-    t.token = o.token;
-    snprintf(t.file, sizeof t.file, "%s", file);
-    t.rows = r.rows;
-    t.dim = r.dim;
-    t.dtype = r.dtype;
-    t.block_size = o.block_size;
-    t.rows_per_block = r.rows_per_block;
-    t.nblocks = (int64_t)r.nblocks;
-    t.nclasses = r.nclasses;
-    snprintf(t.source, sizeof t.source, "%s", s->path);
+    if ((rc = ddl_table_build(db, &g, i2r, name, s->path, &d, e))) goto out;
     if ((rc = cat_begin(db->cat, e)) == GNNDB_OK) {
-        if ((rc = cat_table_insert(db->cat, &t, e)) ||
-            (rc = cat_checksums_put(db->cat, file, r.checksums, r.nblocks, e)) ||
+        if ((rc = ddl_table_insert(db, g.id, &d, e)) ||
             (rc = cat_commit(db->cat, e)))
             cat_rollback(db->cat);
     }
-    if (rc) unlink_in(db, file);
-    imp_feat_result_free(&r);
 out:
+    if (rc) ddl_table_undo(db, &d);
+    else imp_feat_result_free(&d.r);
     free(i2r);
     db_write_unlock(db);
-    return disk_full_words(db, rc, e);
+    return ddl_disk_full_words(db, rc, e);
 }
+
+/* ---- splits ------------------------------------------------------------ */
 
 static int cmp_u32(const void *a, const void *b)
 {
@@ -297,13 +393,12 @@ static int cmp_u32(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Members of a split from a file of node ids, mapped to internal ids. */
-static int split_from_file(gnndb *db, const cat_graph *g, const char *path,
-                           uint32_t **out, size_t *n, gnn_err *e)
+int ddl_split_members(gnndb *db, const cat_graph *g, const char *path,
+                      const char *key, uint32_t **out, size_t *n, gnn_err *e)
 {
     int64_t *ids = NULL;
     size_t k = 0;
-    int rc = imp_id_list(path, &ids, &k, e);
+    int rc = imp_id_list(path, key, db->dir, &ids, &k, e);
     if (rc) return rc;
     uint32_t *m = malloc((k + 1) * sizeof *m);
     idx_txn *t = NULL;
@@ -335,13 +430,59 @@ static int split_from_file(gnndb *db, const cat_graph *g, const char *path,
     return GNNDB_OK;
 }
 
+void ddl_split_build(const char *name, uint32_t *m, size_t n, ddl_split *d)
+{
+    qsort(m, n, sizeof *m, cmp_u32);
+    size_t w = 0;
+    for (size_t i = 0; i < n; i++)
+        if (i == 0 || m[i] != m[i - 1]) m[w++] = m[i];
+    memset(d, 0, sizeof *d);
+    snprintf(d->sp.name, sizeof d->sp.name, "%s", name);
+    d->sp.token = db_new_token();
+    d->sp.count = (int64_t)w;
+    d->m = m;
+}
+
+int ddl_split_index(gnndb *db, ddl_split *d, gnn_err *e)
+{
+    idx_txn *t;
+    int rc = idx_begin(db->idx, 1, &t, e);
+    if (rc) return rc;
+    d->built = 1;  /* from here an undo drops the token */
+    if ((rc = idx_put_split(t, d->sp.token, d->m, (size_t)d->sp.count, e))) {
+        idx_abort(t);
+        return rc;
+    }
+    return idx_commit(t, e);
+}
+
+int ddl_split_insert(gnndb *db, int64_t graph_id, ddl_split *d, gnn_err *e)
+{
+    d->sp.graph_id = graph_id;
+    return cat_split_insert(db->cat, &d->sp, e);
+}
+
+void ddl_split_undo(gnndb *db, ddl_split *d)
+{
+    if (d->built) drop_token(db, d->sp.token);
+    ddl_split_free(d);
+}
+
+void ddl_split_free(ddl_split *d)
+{
+    d->built = 0;
+    free(d->m);
+    d->m = NULL;
+}
+
 int ddl_create_split(gnndb *db, const ast_stmt *s, gnn_err *e)
 {
     int rc = db_write_lock(db);
     if (rc) return gnn_seterr(e, rc, "%s", db->err.msg);
     cat_graph g;
     cat_split sp;
-    memset(&sp, 0, sizeof sp);
+    ddl_split d;
+    memset(&d, 0, sizeof d);
     uint32_t *m = NULL;
     size_t n = 0;
     gnn_err e2 = {0};
@@ -365,33 +506,23 @@ int ddl_create_split(gnndb *db, const ast_stmt *s, gnn_err *e)
         for (int64_t v = 0; v < g.nodes; v++)
             if (rng_unit(rng_draw(key, (uint64_t)v)) < s->fraction)
                 m[n++] = (uint32_t)v;
-    } else if ((rc = split_from_file(db, &g, s->path, &m, &n, e))) {
+    } else if ((rc = ddl_split_members(db, &g, s->path, s->key, &m, &n, e))) {
         goto out;
     }
-    qsort(m, n, sizeof *m, cmp_u32);
-    size_t w = 0;
-    for (size_t i = 0; i < n; i++)
-        if (i == 0 || m[i] != m[i - 1]) m[w++] = m[i];
-    n = w;
-
-    sp.graph_id = g.id;
-    snprintf(sp.name, sizeof sp.name, "%s", s->name);
-    sp.token = db_new_token();
-    sp.count = (int64_t)n;
-    idx_txn *t;
-    if ((rc = idx_begin(db->idx, 1, &t, e))) goto out;
-    if ((rc = idx_put_split(t, sp.token, m, n, e))) { idx_abort(t); goto out; }
-    if ((rc = idx_commit(t, e))) goto out;
+    ddl_split_build(s->name, m, n, &d);
+    m = NULL;
+    if ((rc = ddl_split_index(db, &d, e))) goto out;
     if ((rc = cat_begin(db->cat, e)) == GNNDB_OK) {
-        if ((rc = cat_split_insert(db->cat, &sp, e)) ||
+        if ((rc = ddl_split_insert(db, g.id, &d, e)) ||
             (rc = cat_commit(db->cat, e)))
             cat_rollback(db->cat);
     }
-    if (rc) drop_token(db, sp.token);
 out:
+    if (rc) ddl_split_undo(db, &d);
+    else ddl_split_free(&d);
     free(m);
     db_write_unlock(db);
-    return disk_full_words(db, rc, e);
+    return ddl_disk_full_words(db, rc, e);
 }
 
 int ddl_drop(gnndb *db, const ast_stmt *s, gnn_err *e)
@@ -441,5 +572,5 @@ out:
     free(ts);
     free(ss);
     db_write_unlock(db);
-    return disk_full_words(db, rc, e);
+    return ddl_disk_full_words(db, rc, e);
 }

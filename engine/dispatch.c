@@ -1,6 +1,7 @@
 /* dispatch.c — runs a statement other than SAMPLE (but for SAMPLE ... INTO
 ** PACK, a write) and logs the ones that change the database. */
 #include "stmt.h"
+#include "ddl.h"
 #include "pack.h"
 
 #include <string.h>
@@ -24,6 +25,7 @@ int stmt_run(gnndb_stmt *st, gnn_err *e)
     case AST_IMPORT_FEATURES: rc = ddl_import(db, s, 0, e); break;
     case AST_IMPORT_LABELS: rc = ddl_import(db, s, 1, e); break;
     case AST_CREATE_SPLIT: rc = ddl_create_split(db, s, e); break;
+    case AST_IMPORT_OGB: rc = ddl_import_ogb(db, s, e); break;
     case AST_PROPAGATE: rc = propagate_run(db, s, e); break;
     case AST_DROP_GRAPH:
     case AST_DROP_FEATURES:

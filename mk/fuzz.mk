@@ -13,7 +13,7 @@
 
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 30
-FUZZ_TARGETS ?= parser npy edgelist block
+FUZZ_TARGETS ?= parser npy edgelist block gz npz header ogb
 FUZZ_B       := $(B)/fuzz
 FUZZ_FLAGS   := -g -O1 -std=gnu11 -D_GNU_SOURCE -pthread \
                 -fsanitize=fuzzer,address,undefined \
@@ -22,8 +22,19 @@ FUZZ_FLAGS   := -g -O1 -std=gnu11 -D_GNU_SOURCE -pthread \
 FUZZ_ART     := tests/fuzz/artifacts
 
 FUZZ_SRC_npy      := storage/npy.c storage/err.c
-FUZZ_SRC_edgelist := storage/edgelist.c storage/err.c
+FUZZ_SRC_edgelist := storage/edgelist.c storage/gz.c storage/array.c \
+                     storage/npz.c storage/npy.c storage/extsort.c storage/err.c
 FUZZ_SRC_block    := storage/block.c storage/graphpack.c storage/err.c
+FUZZ_SRC_gz       := storage/gz.c storage/err.c
+FUZZ_SRC_npz      := storage/npz.c storage/array.c storage/npy.c storage/gz.c \
+                     storage/extsort.c storage/err.c
+FUZZ_SRC_header   := storage/edgelist.c storage/gz.c storage/array.c \
+                     storage/npz.c storage/npy.c storage/extsort.c storage/err.c
+FUZZ_SRC_ogb      := storage/import_ogb.c storage/import_graph.c \
+                     storage/import_features.c storage/edgelist.c \
+                     storage/gz.c storage/array.c storage/npz.c storage/npy.c \
+                     storage/extsort.c storage/block.c storage/blockfile.c \
+                     storage/graphpack.c storage/err.c
 FUZZ_SRC_parser   := $(wildcard parser/*.c) $(B)/gen/grammar.c storage/err.c
 
 FUZZ_BIN := $(patsubst %,$(FUZZ_B)/fuzz_%,$(FUZZ_TARGETS))
@@ -35,9 +46,9 @@ fuzz-build: $(FUZZ_BIN)
 define FUZZ_RULE
 $(FUZZ_B)/fuzz_$(1): tests/fuzz/fuzz_$(1).c $(FUZZ_SRC_$(1)) $(B)/gen/grammar.h
 	@mkdir -p $(FUZZ_B)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -Wno-unused-variable -o $$@ $$< $(FUZZ_SRC_$(1))
+	$(FUZZ_CC) $(FUZZ_FLAGS) -Wno-unused-variable -o $$@ $$< $(FUZZ_SRC_$(1)) -lz
 endef
-$(foreach t,parser npy edgelist block,$(eval $(call FUZZ_RULE,$(t))))
+$(foreach t,parser npy edgelist block gz npz header ogb,$(eval $(call FUZZ_RULE,$(t))))
 
 # Each target in turn (2 cores are shared; one fuzzer at a time). The
 # "stat::" lines of -print_final_stats give the executions run.

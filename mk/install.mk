@@ -6,7 +6,7 @@
 # its soname link libgnndb.so.$(SOVERSION) and the development link
 # libgnndb.so), the static library, the shell and a pkg-config file whose
 # Libs.private lists what a static link needs ($(LDLIBS): LMDB, liburing,
-# SQLite, and the CUDA static runtime when built with CUDA=1).
+# SQLite, zlib, and the CUDA static runtime when built with CUDA=1).
 # `make uninstall` with the same PREFIX/DESTDIR removes exactly these files.
 
 INSTALL      ?= install

@@ -32,5 +32,9 @@ void ast_free(ast_stmt *s)
     free(s->device);
     free(s->target);
     free(s->pack);
+    free(s->col_name[0]);
+    free(s->col_name[1]);
+    free(s->key);
+    free(s->split);
     free(s);
 }

@@ -22,7 +22,8 @@ typedef enum ast_kind {
     AST_PROPAGATE,       /* PROPAGATE t OVER g HOPS k ... INTO out */
     AST_SCAN,            /* SCAN t [ON g] ... */
     AST_SCAN_PACK,       /* SCAN PACK p [EPOCH e] */
-    AST_DROP_PACK        /* DROP PACK p */
+    AST_DROP_PACK,       /* DROP PACK p */
+    AST_IMPORT_OGB       /* IMPORT OGB 'dir' AS g */
 } ast_kind;
 
 #define AST_MAX_HOPS 8
@@ -37,6 +38,10 @@ typedef enum ast_kind {
 #define AST_FMT_CSV 2
 #define AST_FMT_BIN 3
 #define AST_FMT_NPY 4
+
+#define AST_COLS_FIRST 0  /* the first two fields */
+#define AST_COLS_POS   1
+#define AST_COLS_NAME  2
 
 #define AST_REORDER_NONE   0
 #define AST_REORDER_DEGREE 1
@@ -67,6 +72,17 @@ typedef struct ast_stmt {
     int64_t nodes;          /* NODES n, -1 when absent */
     int reorder;            /* AST_REORDER_* */
     int64_t block_size;     /* BLOCK SIZE, bytes; 0 when absent */
+
+    /* text inputs: HEADER, COLUMNS (a, b); .npz inputs: KEY 'member' */
+    int header;             /* HEADER given */
+    int columns;            /* AST_COLS_* */
+    int64_t col_pos[2];     /* COLUMNS (0, 1): fields, from 0 */
+    char *col_name[2];      /* COLUMNS (src, dst): names in the header */
+    char *key;              /* KEY 'edge_index', or NULL */
+
+    /* IMPORT OGB 'dir' AS name [SPLIT 'which'] (name, path, undirected,
+    ** block_size as CREATE GRAPH has them) */
+    char *split;
 
     /* IMPORT FEATURES */
     int64_t dim;            /* DIM n, 0 when absent */

@@ -26,6 +26,8 @@ static const char *const clause_names[CL_COUNT] = {
     [CL_INTO] = "INTO", [CL_DEVICE] = "TO DEVICE",
     [CL_PARTITION] = "PARTITION", [CL_CHUNK] = "CHUNK",
     [CL_PACK] = "INTO PACK", [CL_EPOCH] = "EPOCH",
+    [CL_HEADER] = "HEADER", [CL_COLUMNS] = "COLUMNS", [CL_KEY] = "KEY",
+    [CL_SPLIT] = "SPLIT",
 };
 
 /* Record the first error, prefixed with the place of token `at`. */
@@ -251,6 +253,44 @@ void build_finish(parse_ctx *p)
              "to SCAN PACK");
 }
 
+/* ---- importers' options ----------------------------------------------- */
+
+void build_ogb(parse_ctx *p, const gtok *dir, const gtok *name)
+{
+    if (p->rc) return;
+    p->s->kind = AST_IMPORT_OGB;
+    set_str(p, &p->s->path, dir);
+    set_str(p, &p->s->name, name);
+}
+
+/* COLUMNS takes two positions or two names, not one of each. */
+void build_columns(parse_ctx *p, const gtok *kw, const gtok *a,
+                   const gtok *b)
+{
+    if (!once(p, kw, CL_COLUMNS)) return;
+    if ((a->type == TK_INTEGER) != (b->type == TK_INTEGER)) {
+        fail(p, GNNDB_SYNTAX, b, "COLUMNS takes two positions or two names, "
+             "not one of each");
+        return;
+    }
+    const gtok *t[2] = {a, b};
+    ast_stmt *s = p->s;
+    for (int w = 0; w < 2 && !p->rc; w++) {
+        if (a->type != TK_INTEGER) {
+            set_str(p, &s->col_name[w], t[w]);
+            if (s->col_name[w] && (!s->col_name[w][0] ||
+                                   strlen(s->col_name[w]) >= 64))
+                fail(p, GNNDB_RANGE, t[w], "a column name must have 1 to 63 "
+                     "characters");
+        } else if (tok_int64(p, t[w], &s->col_pos[w]) &&
+                   (s->col_pos[w] < 0 || s->col_pos[w] > 1000)) {
+            fail(p, GNNDB_RANGE, t[w], "column %" PRId64 " is out of range "
+                 "(0..1000, counted from 0)", s->col_pos[w]);
+        }
+    }
+    s->columns = a->type == TK_INTEGER ? AST_COLS_POS : AST_COLS_NAME;
+}
+
 /* ---- packs ----------------------------------------------------------- */
 
 void build_scan_pack(parse_ctx *p, const gtok *kw, const gtok *name)
@@ -316,6 +356,7 @@ void build_flag(parse_ctx *p, const gtok *kw, int clause)
     case CL_MAP_IDS: s->map_ids = 1; break;
     case CL_SHUFFLE: s->shuffle = 1; break;
     case CL_REPLACEMENT: s->replace = 1; break;
+    case CL_HEADER: s->header = 1; break;
     default: break;
     }
 }
@@ -388,6 +429,8 @@ void build_name(parse_ctx *p, const gtok *kw, int clause, const gtok *v)
     char **slot = clause == CL_FEATURES ? &p->s->features
                 : clause == CL_INTO     ? &p->s->into
                 : clause == CL_PACK     ? &p->s->pack
+                : clause == CL_KEY      ? &p->s->key
+                : clause == CL_SPLIT    ? &p->s->split
                                         : &p->s->device;
     set_str(p, slot, v);
 }

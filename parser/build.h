@@ -15,6 +15,7 @@ enum {
     CL_PARTITION,
     CL_CHUNK,
     CL_PACK, CL_EPOCH,
+    CL_HEADER, CL_COLUMNS, CL_KEY, CL_SPLIT,
     CL_COUNT
 };
 
@@ -69,6 +70,12 @@ void build_dtype(parse_ctx *p, const gtok *kw, int clause, const gtok *v);
 /* BLOCK SIZE n [unit], or BLOCK SIZE 'n unit' (n is then a string). */
 void build_block_size(parse_ctx *p, const gtok *kw, const gtok *n,
                       const gtok *unit);
+
+/* COLUMNS (a, b): two field names, or two positions from 0. */
+void build_columns(parse_ctx *p, const gtok *kw, const gtok *a,
+                   const gtok *b);
+/* IMPORT OGB 'dir' AS name. */
+void build_ogb(parse_ctx *p, const gtok *dir, const gtok *name);
 
 /* SCAN PACK name [EPOCH e] [INTO 'dir'] [TO DEVICE d] (SAMPLE's INTO PACK
 ** is build_name with CL_PACK). */

@@ -46,6 +46,7 @@ int gnnParseCheck(void *parser, int major, const gtok *t, parse_ctx *ctx);
 %token PARTITION OF.
 %token PROPAGATE OVER HOPS NORMALIZE SCAN CHUNK.
 %token PACK EPOCH.
+%token HEADER COLUMNS KEY OGB AS.
 
 /* ---- CREATE GRAPH ---------------------------------------------------- */
 cmd ::= CREATE GRAPH ID(N) FROM STRING(P) graph_opts.
@@ -60,6 +61,15 @@ graph_opt ::= MAP(K) IDS.           { build_flag(pctx, &K, CL_MAP_IDS); }
 graph_opt ::= NODES(K) INTEGER(N).  { build_int(pctx, &K, CL_NODES, &N); }
 graph_opt ::= REORDER(K) ID(V).     { build_reorder(pctx, &K, &V); }
 graph_opt ::= block_size.
+graph_opt ::= HEADER(K).            { build_flag(pctx, &K, CL_HEADER); }
+graph_opt ::= COLUMNS(K) LP column(A) COMMA column(B) RP.
+                                    { build_columns(pctx, &K, &A, &B); }
+graph_opt ::= npz_key.
+%type column {gtok}
+column(A) ::= ID(X).                { A = X; }
+column(A) ::= STRING(X).            { A = X; }
+column(A) ::= INTEGER(X).           { A = X; }
+npz_key ::= KEY(K) STRING(V).       { build_name(pctx, &K, CL_KEY, &V); }
 
 block_size ::= BLOCK(K) SIZE INTEGER(N).
                                     { build_block_size(pctx, &K, &N, NULL); }
@@ -79,14 +89,27 @@ feat_opt ::= format_type.
 feat_opt ::= DIM(K) INTEGER(N).     { build_int(pctx, &K, CL_DIM, &N); }
 feat_opt ::= STORE(K) ID(V).        { build_dtype(pctx, &K, CL_STORE, &V); }
 feat_opt ::= block_size.
+feat_opt ::= npz_key.
 label_opts ::= .
 label_opts ::= label_opts format_type.
+label_opts ::= label_opts npz_key.
 format_type ::= FORMAT(K) ID(V).    { build_format(pctx, &K, &V, 1); }
 format_type ::= TYPE(K) ID(V).      { build_dtype(pctx, &K, CL_TYPE, &V); }
 
+/* ---- IMPORT OGB: a graph, its features, labels and splits at once ------ */
+cmd ::= IMPORT OGB STRING(P) AS ID(N) ogb_opts.
+                                    { build_ogb(pctx, &P, &N); }
+ogb_opts ::= .
+ogb_opts ::= ogb_opts ogb_opt.
+ogb_opt ::= UNDIRECTED(K).          { build_flag(pctx, &K, CL_UNDIRECTED); }
+ogb_opt ::= SPLIT(K) STRING(V).     { build_name(pctx, &K, CL_SPLIT, &V); }
+ogb_opt ::= block_size.
+
 /* ---- CREATE SPLIT ----------------------------------------------------- */
-cmd ::= CREATE SPLIT ID(N) ON ID(G) FROM STRING(P).
+cmd ::= CREATE SPLIT ID(N) ON ID(G) FROM STRING(P) split_key.
                                     { build_split(pctx, &N, &G, &P, NULL); }
+split_key ::= .
+split_key ::= npz_key.
 cmd ::= CREATE SPLIT ID(N) ON ID(G) RANDOM fraction(F) split_seed.
                                     { build_split(pctx, &N, &G, NULL, &F); }
 %type fraction {gtok}

@@ -6,7 +6,7 @@
 # offline (make pip-test).
 set -e
 PKGS="build-essential pkg-config liblmdb-dev liburing-dev lemon libsqlite3-dev
-libreadline-dev libcmocka-dev clang libclang-rt-14-dev valgrind tmux fio
+libreadline-dev libcmocka-dev zlib1g-dev clang libclang-rt-14-dev valgrind tmux fio
 python3-numpy python3-pytest python3-cffi python3-scipy python3-torch
 python3-venv python3-pip python3-setuptools python3-wheel
 python3-setuptools-whl python3-wheel-whl"

@@ -347,7 +347,8 @@ static const dot_cmd commands[] = {
      "an edge list (.tsv .csv .txt .bin, also .gz) by CREATE GRAPH NAME; a "
      ".npy into GRAPH by IMPORT FEATURES NAME (floats, 2-D integers), CREATE "
      "SPLIT NAME (1-D integers) or IMPORT LABELS (NAME labels); a .npz by "
-     "IMPORT FEATURES or LABELS. NAME: "
+     "IMPORT FEATURES or LABELS; a directory (an OGB dataset) by IMPORT "
+     "OGB. NAME: "
      "FILE's base name; GRAPH: the only graph. .echo on shows the statement",
      1, 4, cmd_import},
     {"mode", "MODE", "output mode: table, list, csv, json or line", 0, 1,

@@ -8,6 +8,7 @@
 **   .npy of 1-D integers                  CREATE SPLIT NAME ON GRAPH ...
 **   .npz named labels                     IMPORT LABELS INTO GRAPH FROM 'FILE'
 **   .npz                                  IMPORT FEATURES NAME INTO GRAPH ...
+**   a directory (an OGB dataset)          IMPORT OGB 'DIR' AS NAME
 **
 ** NAME defaults to FILE's base name without its extensions; GRAPH to the
 ** database's only graph. The library checks everything else (the .npy's
@@ -18,10 +19,11 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "npy.h" /* the library's own header parser: one reader of .npy */
 
-enum { IMP_GRAPH, IMP_NPY, IMP_NPZ };
+enum { IMP_GRAPH, IMP_NPY, IMP_NPZ, IMP_OGB };
 
 /* Longer names the catalog refuses anyway; this bound keeps the statement
 ** whole. */
@@ -44,6 +46,8 @@ static int ends_with(const char *s, size_t n, const char *suffix)
 /* IMP_* for `path`, or -1 for an extension .import does not know. */
 static int by_extension(const char *path)
 {
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) return IMP_OGB;
     size_t n = strlen(path);
     int gz = ends_with(path, n, ".gz");
     if (gz) n -= 3;
@@ -65,14 +69,19 @@ static const char *not_a_name(const char *s)
     return NULL;
 }
 
-/* FILE's base name up to its first '.' (checked as a name by the caller). */
+/* FILE's base name up to its first '.', or a directory's last name with
+** '-' read as '_' (ogbn-arxiv: ogbn_arxiv); checked as a name by the
+** caller. */
 static char *default_name(const char *path)
 {
-    const char *b = strrchr(path, '/');
-    b = b ? b + 1 : path;
+    size_t len = strlen(path);
+    while (len > 1 && path[len - 1] == '/') len--;
+    const char *b = path + len;
+    while (b > path && b[-1] != '/') b--;
     size_t n = strcspn(b, ".");
+    if (n > (size_t)(path + len - b)) n = (size_t)(path + len - b);
     char *s = shell_xmalloc(n + 1);
-    memcpy(s, b, n);
+    for (size_t i = 0; i < n; i++) s[i] = b[i] == '-' ? '_' : b[i];
     s[n] = 0;
     return s;
 }
@@ -151,6 +160,19 @@ static char *build_sql(shell *sh, const char *file, int what,
                        int line)
 {
     char head[600]; /* names are short (not_a_name) */
+    if (what == IMP_OGB) {
+        if (into) {
+            shell_error(sh, src, line, ".import: %s is a dataset directory, "
+                        "which makes a graph of its own; INTO is for .npy "
+                        "and .npz", file);
+            return NULL;
+        }
+        char *sql = with_path("IMPORT OGB ", file);
+        size_t k = strlen(sql) - 1;   /* without its ';' */
+        sql = shell_xrealloc(sql, k + strlen(name) + 6);
+        snprintf(sql + k, strlen(name) + 6, " AS %s;", name);
+        return sql;
+    }
     if (what == IMP_GRAPH) {
         if (into) {
             shell_error(sh, src, line, ".import: %s is an edge list, which "
@@ -196,17 +218,18 @@ int shell_import(shell *sh, int argc, char **argv, const char *src, int line)
     int what = by_extension(file);
     if (what < 0) {
         shell_error(sh, src, line, ".import: %s: unknown extension; .import "
-                    "knows .tsv .csv .txt .bin (also .gz) edge lists and .npy "
-                    "and .npz arrays; otherwise write the statement "
-                    "(docs/language.md)",
+                    "knows .tsv .csv .txt .bin (also .gz) edge lists, .npy "
+                    "and .npz arrays and OGB dataset directories; otherwise "
+                    "write the statement (docs/language.md)",
                     file);
         return SHELL_ERR;
     }
     char *dflt = name ? NULL : default_name(file);
     if (!name) name = dflt;
     const char *why = NULL;
-    if (!(what != IMP_GRAPH && !strcmp(name, "labels")) &&
-             (why = not_a_name(name)))
+    int labels = (what == IMP_NPY || what == IMP_NPZ) &&
+                 !strcmp(name, "labels");
+    if (!labels && (why = not_a_name(name)))
         shell_error(sh, src, line, ".import: '%s' %s; give another: .import "
                     "FILE NAME", name, why);
     else if (into && (why = not_a_name(into)))

@@ -1,7 +1,8 @@
-/* err.c — filling gnn_err records; aligned allocation. */
+/* err.c — filling gnn_err records; aligned allocation; opening inputs. */
 #include "err.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +40,14 @@ void gnn_clearerr(gnn_err *e)
     if (!e) return;
     e->rc = GNNDB_OK;
     e->msg[0] = 0;
+}
+
+int gnn_open_input(const char *path, int *fd, gnn_err *e)
+{
+    *fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (*fd >= 0) return GNNDB_OK;
+    return gnn_seterr_errno(e, errno == ENOENT ? GNNDB_NOTFOUND : GNNDB_IOERR,
+                            errno, "cannot open %s", path);
 }
 
 void *gnn_alloc_aligned(size_t size)

@@ -28,6 +28,10 @@ int gnn_seterr_errno(gnn_err *e, int rc, int errno_value, const char *fmt, ...)
 
 void gnn_clearerr(gnn_err *e);
 
+/* Open an input file for reading into *fd: GNNDB_NOTFOUND when it does not
+** exist, GNNDB_IOERR otherwise, with words "cannot open PATH: why". */
+int gnn_open_input(const char *path, int *fd, gnn_err *e);
+
 /* Memory aligned for O_DIRECT (4096 bytes). Free with gnn_free_aligned. */
 void *gnn_alloc_aligned(size_t size);
 void gnn_free_aligned(void *p);

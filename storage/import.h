@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "err.h"
+#include "edgelist.h"
 
 #define IMP_REORDER_NONE   0
 #define IMP_REORDER_DEGREE 1  /* descending in-degree, ties by id */
@@ -23,6 +24,9 @@ typedef struct imp_ctl {
 
 typedef struct imp_graph_opts {
     int format;          /* EDGE_FMT_* */
+    edge_opts text;      /* header and columns of a text file (its format
+                            field is ignored: `format` says) */
+    const char *key;     /* the .npz member of the edges, or NULL */
     int undirected;      /* add the reverse of every edge */
     int drop_duplicates; /* keep one copy of repeated edges */
     int drop_self_loops;
@@ -79,6 +83,7 @@ typedef struct imp_feat_opts {
     int format;            /* IMP_FEAT_* (0: by extension) */
     int labels;            /* a label vector: 1-D int, stored int64 dim 1 */
     int64_t dim;           /* BIN: elements per row (required) */
+    const char *key;       /* .npz: the member (NULL: the only one) */
     int bin_dtype;         /* BIN: NPY_F32 / NPY_F64 / NPY_I64 */
     uint32_t store_dtype;  /* BLK_DTYPE_F32 (default) / F16 / I8 */
     uint32_t block_size;
@@ -112,17 +117,47 @@ int imp_features(const char *src, const char *dir, const char *name,
                  imp_feat_result *res, gnn_err *e);
 void imp_feat_result_free(imp_feat_result *res);
 
-/* Helpers of edgelist.c for the graph importer: the 1-based column of the
-** last edge's source (which = 0) or target (which = 1) token (0 for binary
-** files), the file name used in messages, and whether the file is binary
-** (then edge_lineno() is the 1-based edge number). */
+/* Helpers of edgelist.c for the graph importer: where the last edge's
+** source (which = 0) or target (which = 1) is, for messages ("edges.tsv:88:3",
+** "edges.bin: edge 88 (byte offset 1392)", "data.npz:edge_index: edge 88"),
+** and the name messages give the input. */
 struct edge_reader;
-uint32_t edge_column(const struct edge_reader *r, int which);
+void edge_where(const struct edge_reader *r, int which, char *out,
+                size_t cap);
 const char *edge_name(const struct edge_reader *r);
-int edge_is_binary(const struct edge_reader *r);
 
-/* Read a list of node ids (a 1-D integer .npy, or a text file of one id per
-** line) into a malloc'd array. */
-int imp_id_list(const char *src, int64_t **ids, size_t *n, gnn_err *e);
+/* Read a list of node ids (a 1-D integer .npy or .npz member `key`, or a
+** text file of one id per line, maybe gzip, maybe under a header line) into
+** a malloc'd array. Scratch copies go to `tmpdir`. */
+int imp_id_list(const char *src, const char *key, const char *tmpdir,
+                int64_t **ids, size_t *n, gnn_err *e);
+
+/* ---- OGB node-property datasets (import_ogb.c) ------------------------- */
+
+#define OGB_PATH_MAX 4096
+
+/* One input of a dataset: a file, and its .npz member (NULL for CSV). */
+typedef struct ogb_src {
+    char path[OGB_PATH_MAX];   /* "" when the dataset lacks it */
+    const char *key;
+} ogb_src;
+
+typedef struct ogb_dataset {
+    int binary;                /* raw/data.npz, else the CSV files */
+    ogb_src edges;             /* 2 x E (binary) or headerless src,dst */
+    ogb_src feat;              /* node features (may be absent) */
+    ogb_src labels;            /* node labels, NaN for none */
+    char split_name[256];
+    char split[3][OGB_PATH_MAX];  /* train, valid, test: one id per line */
+    int64_t nodes;
+    int inverse_edges;         /* a published dataset OGB makes undirected */
+} ogb_dataset;
+
+/* Find the files of the OGB dataset unpacked in `dir` (as a download of
+** ogbn-* unpacks: raw/ and split/<name>/), read its node count, and pick
+** split `split` (NULL: the only one there). Errors name the file that is
+** missing or wrong; `tmpdir` takes scratch copies. */
+int ogb_open(const char *dir, const char *split, const char *tmpdir,
+             ogb_dataset *d, gnn_err *e);
 
 #endif

@@ -5,6 +5,8 @@
 #include "blockfile.h"
 #include "extsort.h"
 #include "npy.h"
+#include "array.h"
+#include "gz.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -31,46 +33,27 @@ static int has_suffix(const char *s, const char *suf)
     return n >= m && strcasecmp(s + n - m, suf) == 0;
 }
 
-static const char *npy_dtype_name(int t)
-{
-    switch (t) {
-    case NPY_F32: return "float32";
-    case NPY_F64: return "float64";
-    case NPY_I64: return "int64";
-    case NPY_I32: return "int32";
-    case NPY_F16: return "float16";
-    case NPY_I8:  return "int8";
-    case NPY_U8:  return "uint8";
-    default:      return "unknown";
-    }
-}
-
-static int is_int_dtype(int t)
-{
-    return t == NPY_I64 || t == NPY_I32 || t == NPY_I8 || t == NPY_U8;
-}
-
 /* ---- a streaming line reader ------------------------------------------- */
 
+/* Lines of a text file, plain or gzip (gz.c inflates it). */
 typedef struct line_reader {
-    int fd;
+    gz_stream *gz;
     char *buf;
     size_t len, pos;
     int eof;
     uint64_t lineno;
+    int started;          /* a line that is not blank or a comment was seen */
+    int header;           /* ... and it was a header */
 } line_reader;
 
 static int lr_open(line_reader *r, const char *path, gnn_err *e)
 {
     memset(r, 0, sizeof *r);
-    r->fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (r->fd < 0)
-        return gnn_seterr_errno(e, errno == ENOENT ? GNNDB_NOTFOUND
-                                                   : GNNDB_IOERR,
-                                errno, "cannot open %s", path);
+    int rc = gz_open(path, &r->gz, e);
+    if (rc) return rc;
     if (!(r->buf = malloc(LINE_BUF))) {
-        close(r->fd);
-        r->fd = -1;
+        gz_close(r->gz);
+        r->gz = NULL;
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
     }
     return GNNDB_OK;
@@ -78,10 +61,10 @@ static int lr_open(line_reader *r, const char *path, gnn_err *e)
 
 static void lr_close(line_reader *r)
 {
-    if (r->fd >= 0) close(r->fd);
+    gz_close(r->gz);
     free(r->buf);
     r->buf = NULL;
-    r->fd = -1;
+    r->gz = NULL;
 }
 
 /* The next line (without its newline, '\r' stripped): 1, 0 at the end, or
@@ -101,13 +84,8 @@ static int lr_next(line_reader *r, const char *name, char **line, size_t *len,
             memmove(r->buf, r->buf + r->pos, r->len - r->pos);
             r->len -= r->pos;
             r->pos = 0;
-            ssize_t n;
-            do n = read(r->fd, r->buf + r->len, LINE_BUF - r->len);
-            while (n < 0 && errno == EINTR);
-            if (n < 0) {
-                gnn_seterr_errno(e, GNNDB_IOERR, errno, "read of %s", name);
-                return -1;
-            }
+            ssize_t n = gz_read(r->gz, r->buf + r->len, LINE_BUF - r->len, e);
+            if (n < 0) return -1;
             if (n == 0) r->eof = 1;
             r->len += (size_t)n;
             continue;
@@ -152,6 +130,62 @@ static int parse_num(const char *t, size_t n, int integer, double *d,
     return 0;
 }
 
+/* A line of names where numbers were expected: its first field is not a
+** number (nan and inf are) and starts like a name. */
+static int names_line(const char *l, size_t n)
+{
+    size_t i = 0;
+    while (i < n && (l[i] == ' ' || l[i] == '\t')) i++;
+    size_t t = i;
+    while (t < n && l[t] != ',' && l[t] != ' ' && l[t] != '\t') t++;
+    double d;
+    int64_t v;
+    if (i == n || parse_num(l + i, t - i, 0, &d, &v) == 0) return 0;
+    char c = l[i];
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
+           c == '"' || c == '\'';
+}
+
+/* The next line of data: blank and comment lines skipped, and a header
+** (a line of names) skipped when it is the first line; another one later
+** is an error naming the file and line. 1, 0 at the end or -1 (words in
+** *e). */
+static int lr_data(line_reader *r, const char *name, char **line,
+                   size_t *len, gnn_err *e)
+{
+    int k;
+    while ((k = lr_next(r, name, line, len, e)) > 0) {
+        if (blank_or_comment(*line, *len)) continue;
+        int first = !r->started;
+        r->started = 1;
+        if (!names_line(*line, *len)) return 1;
+        if (first) {
+            r->header = 1;
+            continue;
+        }
+        /* without a header on top, a word here is just a bad value */
+        if (!r->header) return 1;
+        gnn_seterr(e, GNNDB_FORMAT, "%s:%llu: a header line in the middle of "
+                   "the file (only the first line may be a header)", name,
+                   (unsigned long long)r->lineno);
+        return -1;
+    }
+    return k;
+}
+
+/* A label: an integer, or a float with an integral value; NaN (no label)
+** is -1, as is any negative label. 0 on success. */
+static int parse_label(const char *t, size_t n, int64_t *v)
+{
+    double d;
+    if (parse_num(t, n, 1, &d, v) == 0) return 0;
+    if (parse_num(t, n, 0, &d, v) != 0) return -1;
+    if (isnan(d)) { *v = -1; return 0; }
+    if (d != floor(d) || !(d > -9.2e18 && d < 9.2e18)) return -1;
+    *v = (int64_t)d;
+    return 0;
+}
+
 /* ---- sources ----------------------------------------------------------- */
 
 /* Rows of the input in random-access form: a file descriptor, where the
@@ -163,6 +197,9 @@ typedef struct feat_src {
     int64_t rows, dim;
     npy_info info;        /* dtype and elem_size (used by npy_get_*) */
     xs_file scratch;
+    arr_src arr;          /* .npy and .npz inputs */
+    int has_arr;
+    const char *name;     /* what messages call the input */
 } feat_src;
 
 static int open_csv(const char *src, const char *name, int labels,
@@ -184,8 +221,7 @@ static int open_csv(const char *src, const char *name, int labels,
     char *l;
     size_t n;
     int k;
-    while ((k = lr_next(&lr, name, &l, &n, e)) > 0) {
-        if (blank_or_comment(l, n)) continue;
+    while ((k = lr_data(&lr, name, &l, &n, e)) > 0) {
         int64_t cols = 0;
         size_t i = 0;
         for (;;) {
@@ -196,7 +232,8 @@ static int open_csv(const char *src, const char *name, int labels,
             while (t1 > t0 && (l[t1 - 1] == ' ' || l[t1 - 1] == '\t')) t1--;
             double d = 0;
             int64_t v = 0;
-            if (parse_num(l + t0, t1 - t0, labels, &d, &v) != 0) {
+            if (labels ? parse_label(l + t0, t1 - t0, &v) != 0
+                       : parse_num(l + t0, t1 - t0, 0, &d, &v) != 0) {
                 int q = (int)GNN_MIN(t1 - t0, (size_t)40);
                 rc = gnn_seterr(e, GNNDB_FORMAT, "%s:%llu:%zu: expected %s, "
                                 "found '%.*s'", name,
@@ -262,14 +299,22 @@ static int open_source(const char *src, const imp_feat_opts *o,
     memset(s, 0, sizeof *s);
     s->fd = -1;
     s->scratch.fd = -1;
+    s->name = name;
     if (!fmt)
-        fmt = has_suffix(src, ".npy") ? IMP_FEAT_NPY
-              : has_suffix(src, ".csv") ? IMP_FEAT_CSV
+        fmt = arr_is_array_path(src) ? IMP_FEAT_NPY
+              : has_suffix(src, ".csv") || has_suffix(src, ".csv.gz")
+                  ? IMP_FEAT_CSV
               : has_suffix(src, ".bin") ? IMP_FEAT_BIN : 0;
     int rc;
     switch (fmt) {
     case IMP_FEAT_NPY:
-        if ((rc = npy_open(src, &s->info, &s->fd, e))) return rc;
+        rc = arr_open(src, o->key, ctl && ctl->tmpdir ? ctl->tmpdir : dir,
+                      &s->arr, e);
+        s->has_arr = 1;
+        if (rc) return rc;
+        s->name = s->arr.name;
+        s->info = s->arr.info;
+        s->fd = s->arr.fd;
         s->data_off = s->info.data_offset;
         s->rows = s->info.shape[0];
         s->dim = s->info.shape[1];
@@ -291,11 +336,7 @@ static int open_source(const char *src, const imp_feat_opts *o,
         s->info.elem_size = es;
         s->info.ndim = 2;
         s->dim = o->dim;
-        s->fd = open(src, O_RDONLY | O_CLOEXEC);
-        if (s->fd < 0)
-            return gnn_seterr_errno(e, errno == ENOENT ? GNNDB_NOTFOUND
-                                                       : GNNDB_IOERR,
-                                    errno, "cannot open %s", src);
+        if ((rc = gnn_open_input(src, &s->fd, e))) return rc;
         struct stat st;
         if (fstat(s->fd, &st) != 0)
             return gnn_seterr_errno(e, GNNDB_IOERR, errno, "cannot stat %s",
@@ -312,48 +353,27 @@ static int open_source(const char *src, const imp_feat_opts *o,
     }
     default:
         return gnn_seterr(e, GNNDB_FORMAT, "%s: unknown feature file format "
-                          "(expected .npy, .csv or .bin)", name);
+                          "(expected .npy, .npz, .csv, .csv.gz or .bin)",
+                          name);
     }
     if (o->labels) {
-        if (!is_int_dtype(s->info.dtype))
-            return gnn_seterr(e, GNNDB_FORMAT, "%s: labels must be integers "
-                              "(int64 or int32), found %s", name,
-                              npy_dtype_name(s->info.dtype));
         if (s->dim != 1)
             return gnn_seterr(e, GNNDB_FORMAT, "%s: labels must be a vector "
-                              "(one per node), found %lld per row", name,
+                              "(one per node), found %lld per row", s->name,
                               (long long)s->dim);
     }
     if (s->dim <= 0 || s->dim > UINT32_MAX)
         return gnn_seterr(e, GNNDB_FORMAT, "%s: rows of %lld elements are not "
-                          "supported", name, (long long)s->dim);
+                          "supported", s->name, (long long)s->dim);
     return GNNDB_OK;
 }
 
 static void close_source(feat_src *s)
 {
-    if (s->scratch.fd >= 0) xs_file_close(&s->scratch);
+    if (s->has_arr) arr_close(&s->arr);
+    else if (s->scratch.fd >= 0) xs_file_close(&s->scratch);
     else if (s->fd >= 0) close(s->fd);
     s->fd = -1;
-}
-
-static int read_at(int fd, void *p, size_t n, uint64_t off, const char *name,
-                   gnn_err *e)
-{
-    unsigned char *c = p;
-    while (n > 0) {
-        ssize_t r = pread(fd, c, n, (off_t)off);
-        if (r < 0 && errno == EINTR) continue;
-        if (r < 0)
-            return gnn_seterr_errno(e, GNNDB_IOERR, errno, "read of %s", name);
-        if (r == 0)
-            return gnn_seterr(e, GNNDB_FORMAT, "%s: file shrank while being "
-                              "imported", name);
-        c += r;
-        n -= (size_t)r;
-        off += (uint64_t)r;
-    }
-    return GNNDB_OK;
 }
 
 /* ---- conversion -------------------------------------------------------- */
@@ -426,6 +446,28 @@ static int convert_row(const feat_src *s, const void *row, uint32_t dtype,
     }
 }
 
+/* A label from an integer or a float file: NaN means no label (-1, as a
+** negative label does); a float must hold an integer. */
+static int label_of(const feat_src *s, const void *row, int64_t file_row,
+                    int64_t *v, gnn_err *e)
+{
+    if (npy_is_integer(s->info.dtype)) {
+        *v = npy_get_i(&s->info, row, 0);
+        return GNNDB_OK;
+    }
+    double d = npy_get_f(&s->info, row, 0);
+    if (isnan(d)) {
+        *v = -1;
+        return GNNDB_OK;
+    }
+    if (d != floor(d) || !(d > -9.2e18 && d < 9.2e18))
+        return gnn_seterr(e, GNNDB_FORMAT, "%s: row %lld: label %g is not an "
+                          "integer (a class number, or NaN for none)", s->name,
+                          (long long)file_row, d);
+    *v = (int64_t)d;
+    return GNNDB_OK;
+}
+
 static int count_label(imp_feat_result *res, int64_t v, const char *name,
                        int64_t file_row, gnn_err *e)
 {
@@ -467,6 +509,7 @@ int imp_features(const char *src, const char *dir, const char *name,
     uint8_t *blk = NULL, *rows = NULL;
     int rc = open_source(src, o, ctl, dir, &s, e);
     if (rc) goto out;
+    fname = s.name;
     if (o->nodes >= 0 && s.rows != o->nodes) {
         if (o->graph)
             rc = gnn_seterr(e, GNNDB_RANGE, "%s has %lld rows but graph %s "
@@ -507,7 +550,7 @@ int imp_features(const char *src, const char *dir, const char *name,
         int64_t first = (int64_t)(b * rpb);
         uint32_t cnt = (uint32_t)GNN_MIN((int64_t)rpb, n - first);
         if (!o->i2r) {
-            if ((rc = read_at(s.fd, rows, cnt * srow,
+            if ((rc = arr_pread(s.fd, rows, cnt * srow,
                               s.data_off + (uint64_t)first * srow, fname, e)))
                 goto out;
         } else {
@@ -520,7 +563,7 @@ int imp_features(const char *src, const char *dir, const char *name,
                                     (long long)n);
                     goto out;
                 }
-                if ((rc = read_at(s.fd, rows + i * srow, srow,
+                if ((rc = arr_pread(s.fd, rows + i * srow, srow,
                                   s.data_off + (uint64_t)r * srow, fname, e)))
                     goto out;
             }
@@ -529,14 +572,17 @@ int imp_features(const char *src, const char *dir, const char *name,
         for (uint32_t i = 0; i < cnt; i++) {
             int64_t frow = o->i2r ? o->i2r[first + i] : first + i;
             const uint8_t *row = rows + i * srow;
-            if ((rc = convert_row(&s, row, dtype,
-                                  blk + sizeof(blk_header) + i * drow, frow,
-                                  fname, e)))
+            uint8_t *to = blk + sizeof(blk_header) + i * drow;
+            if (o->labels) {
+                int64_t v = 0;
+                if ((rc = label_of(&s, row, frow, &v, e)) ||
+                    (rc = count_label(res, v, fname, frow, e)))
+                    goto out;
+                memcpy(to, &v, sizeof v);
+            } else if ((rc = convert_row(&s, row, dtype, to, frow, fname,
+                                         e))) {
                 goto out;
-            if (o->labels &&
-                (rc = count_label(res, npy_get_i(&s.info, row, 0), fname,
-                                  frow, e)))
-                goto out;
+            }
         }
         blk_seal(blk, bs, BLK_KIND_FEATURE, b, (uint64_t)first, o->token, cnt,
                  (uint32_t)(sizeof(blk_header) + cnt * drow), 0, dtype, dim);
@@ -593,47 +639,60 @@ static int push_id(int64_t **ids, size_t *n, size_t *cap, int64_t v,
     return GNNDB_OK;
 }
 
-int imp_id_list(const char *src, int64_t **ids, size_t *n, gnn_err *e)
+/* An id list from a .npy or an .npz member: read whole (a split is at most
+** one id per node). */
+static int array_id_list(const char *src, const char *key, const char *tmpdir,
+                         int64_t **ids, size_t *n, gnn_err *e)
+{
+    arr_src a;
+    int rc = arr_open(src, key, tmpdir, &a, e);
+    if (rc) {
+        arr_close(&a);
+        return rc;
+    }
+    npy_info *info = &a.info;
+    if (!npy_is_integer(info->dtype) || info->shape[1] != 1) {
+        rc = gnn_seterr(e, GNNDB_FORMAT, "%s: an id list must be a 1-D "
+                        "integer array, found %s of shape %lldx%lld", a.name,
+                        npy_dtype_name(info->dtype), (long long)info->shape[0],
+                        (long long)info->shape[1]);
+        arr_close(&a);
+        return rc;
+    }
+    size_t cnt = (size_t)info->shape[0];
+    unsigned char *raw = malloc(cnt * info->elem_size + 1);
+    int64_t *out = malloc((cnt ? cnt : 1) * sizeof *out);
+    if (!raw || !out) rc = gnn_seterr(e, GNNDB_NOMEM, "out of memory");
+    if (!rc) rc = arr_read_rows(&a, 0, (int64_t)cnt, raw, e);
+    for (size_t i = 0; !rc && i < cnt; i++)
+        out[i] = npy_get_i(info, raw, (int64_t)i);
+    arr_close(&a);
+    free(raw);
+    if (rc) {
+        free(out);
+        return rc;
+    }
+    *ids = out;
+    *n = cnt;
+    return GNNDB_OK;
+}
+
+int imp_id_list(const char *src, const char *key, const char *tmpdir,
+                int64_t **ids, size_t *n, gnn_err *e)
 {
     *ids = NULL;
     *n = 0;
     const char *name = base_name(src);
     size_t cap = 0;
     int rc = GNNDB_OK;
-    if (has_suffix(src, ".npy")) {
-        npy_info info;
-        int fd;
-        if ((rc = npy_open(src, &info, &fd, e))) return rc;
-        if (!is_int_dtype(info.dtype) || info.shape[1] != 1) {
-            close(fd);
-            return gnn_seterr(e, GNNDB_FORMAT, "%s: an id list must be a 1-D "
-                              "integer array, found %s of shape %lldx%lld",
-                              name, npy_dtype_name(info.dtype),
-                              (long long)info.shape[0],
-                              (long long)info.shape[1]);
-        }
-        size_t cnt = (size_t)info.shape[0];
-        unsigned char *raw = malloc(cnt * info.elem_size + 1);
-        int64_t *out = malloc((cnt ? cnt : 1) * sizeof *out);
-        if (!raw || !out) rc = gnn_seterr(e, GNNDB_NOMEM, "out of memory");
-        if (!rc) rc = read_at(fd, raw, cnt * info.elem_size,
-                              info.data_offset, name, e);
-        for (size_t i = 0; !rc && i < cnt; i++)
-            out[i] = npy_get_i(&info, raw, (int64_t)i);
-        close(fd);
-        free(raw);
-        if (rc) { free(out); return rc; }
-        *ids = out;
-        *n = cnt;
-        return GNNDB_OK;
-    }
+    if (key || arr_is_array_path(src))
+        return array_id_list(src, key, tmpdir, ids, n, e);
     line_reader lr;
     if ((rc = lr_open(&lr, src, e))) return rc;
     char *l;
     size_t len;
     int k;
-    while ((k = lr_next(&lr, name, &l, &len, e)) > 0) {
-        if (blank_or_comment(l, len)) continue;
+    while ((k = lr_data(&lr, name, &l, &len, e)) > 0) {
         size_t i = 0;
         while (i < len && (l[i] == ' ' || l[i] == '\t')) i++;
         size_t t1 = len;

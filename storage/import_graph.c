@@ -69,18 +69,6 @@ static int nomem(graph_ctx *g)
     return gnn_seterr(g->e, GNNDB_NOMEM, "out of memory");
 }
 
-/* "edges.tsv:88:3" or "edges.bin: edge 88 (byte offset 1392)" */
-static void where(edge_reader *r, int which, char *out, size_t cap)
-{
-    if (edge_is_binary(r))
-        snprintf(out, cap, "%s: edge %llu (byte offset %llu)", edge_name(r),
-                 (unsigned long long)edge_lineno(r),
-                 (unsigned long long)((edge_lineno(r) - 1) * 16 + 8 * which));
-    else
-        snprintf(out, cap, "%s:%llu:%u", edge_name(r),
-                 (unsigned long long)edge_lineno(r), edge_column(r, which));
-}
-
 static int raw_grow(graph_ctx *g, uint64_t need)
 {
     if (need <= g->raw_cap) return GNNDB_OK;
@@ -121,7 +109,11 @@ static int parse_edges(graph_ctx *g)
     const imp_graph_opts *o = g->o;
     edge_reader *r = NULL;
     xs_sorter *ks = NULL;
-    int rc = edge_open(g->src, o->format, &r, e);
+    edge_opts eo = o->text;
+    eo.format = o->format;
+    eo.key = o->key;
+    eo.tmpdir = g->tmpdir;
+    int rc = edge_open_opts(g->src, &eo, &r, e);
     if (rc) return rc;
     if ((rc = xs_file_open(&g->pairs, g->tmpdir, IO_BUF, e))) goto out;
     if (o->map_ids &&
@@ -136,21 +128,21 @@ static int parse_edges(graph_ctx *g)
                 int64_t id = which ? d : s;
                 char at[600];
                 if (id < 0) {
-                    where(r, which, at, sizeof at);
+                    edge_where(r, which, at, sizeof at);
                     rc = gnn_seterr(e, GNNDB_RANGE, "%s: negative node id "
                                     "%lld (arbitrary keys need mapped ids)",
                                     at, (long long)id);
                     goto out;
                 }
                 if (o->nodes >= 0 && id >= o->nodes) {
-                    where(r, which, at, sizeof at);
+                    edge_where(r, which, at, sizeof at);
                     rc = gnn_seterr(e, GNNDB_RANGE, "%s: node id %lld is "
                                     "beyond the %lld nodes declared", at,
                                     (long long)id, (long long)o->nodes);
                     goto out;
                 }
                 if (id >= (int64_t)UINT32_MAX) {
-                    where(r, which, at, sizeof at);
+                    edge_where(r, which, at, sizeof at);
                     rc = gnn_seterr(e, GNNDB_RANGE, "%s: node id %lld is too "
                                     "large (ids must be below 2^32-1; use "
                                     "mapped ids for sparse keys)", at,

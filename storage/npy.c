@@ -22,22 +22,30 @@ static const struct {
     {"<f4", NPY_F32, 4, "float32"}, {"<f8", NPY_F64, 8, "float64"},
     {"<i8", NPY_I64, 8, "int64"},   {"<i4", NPY_I32, 4, "int32"},
     {"<f2", NPY_F16, 2, "float16"}, {"|i1", NPY_I8, 1, "int8"},
-    {"|u1", NPY_U8, 1, "uint8"},
+    {"|u1", NPY_U8, 1, "uint8"},    {"<i2", NPY_I16, 2, "int16"},
+    {"<u2", NPY_U16, 2, "uint16"},  {"<u4", NPY_U32, 4, "uint32"},
+    {"<u8", NPY_U64, 8, "uint64"},  {"|b1", NPY_BOOL, 1, "bool"},
 };
 #define NPY_NTYPES (sizeof npy_types / sizeof npy_types[0])
-
-static const char *dtype_name(int dtype)
-{
-    for (size_t i = 0; i < NPY_NTYPES; i++)
-        if (npy_types[i].dtype == dtype) return npy_types[i].name;
-    return "unknown";
-}
 
 static size_t dtype_size(int dtype)
 {
     for (size_t i = 0; i < NPY_NTYPES; i++)
         if (npy_types[i].dtype == dtype) return npy_types[i].size;
     return 0;
+}
+
+const char *npy_dtype_name(int dtype)
+{
+    for (size_t i = 0; i < NPY_NTYPES; i++)
+        if (npy_types[i].dtype == dtype) return npy_types[i].name;
+    return "unknown";
+}
+
+int npy_is_integer(int dtype)
+{
+    return dtype != NPY_F32 && dtype != NPY_F64 && dtype != NPY_F16 &&
+           dtype_size(dtype) != 0;
 }
 
 /* ---- the header dict --------------------------------------------------- */
@@ -136,8 +144,9 @@ static int parse_descr(const char *d, npy_info *info, const char *path,
     if (strchr(d, 'O'))
         return FMT("%s: object arrays (dtype '%s') are not supported", path,
                    d);
-    return FMT("%s: unsupported dtype '%s' (expected one of <f4 <f8 <i8 <i4 "
-               "<f2 |i1 |u1)", path, d);
+    return FMT("%s: unsupported dtype '%s' (expected a little-endian float, "
+               "int, uint or bool: <f2 <f4 <f8 |i1 <i2 <i4 <i8 |u1 <u2 <u4 "
+               "<u8 |b1)", path, d);
 }
 
 int npy_parse_header(const void *buf, size_t len, npy_info *info,
@@ -228,9 +237,6 @@ int npy_parse_header(const void *buf, size_t len, npy_info *info,
         return FMT("%s: malformed header: missing key '%s'", path,
                    !have_descr ? "descr" : !have_fortran ? "fortran_order"
                                                           : "shape");
-    if (info->fortran)
-        return FMT("%s: fortran_order arrays are not supported; save with "
-                   "np.ascontiguousarray", path);
     info->data_offset = pre + hlen;
     return GNNDB_OK;
 dup:
@@ -243,34 +249,21 @@ static void describe_shape(const npy_info *info, char *out, size_t cap)
 {
     if (info->ndim == 1)
         snprintf(out, cap, "%lld %s", (long long)info->shape[0],
-                 dtype_name(info->dtype));
+                 npy_dtype_name(info->dtype));
     else
         snprintf(out, cap, "%lldx%lld %s", (long long)info->shape[0],
-                 (long long)info->shape[1], dtype_name(info->dtype));
+                 (long long)info->shape[1], npy_dtype_name(info->dtype));
 }
 
-int npy_open(const char *path, npy_info *info, int *fd, gnn_err *e)
+/* Read the header of the .npy at bytes [base, base + size) of f and parse
+** it; `name` for messages. */
+static int read_header(int f, uint64_t base, uint64_t size, const char *name,
+                       npy_info *info, gnn_err *e)
 {
-    *fd = -1;
-    int f = open(path, O_RDONLY | O_CLOEXEC);
-    if (f < 0)
-        return gnn_seterr_errno(e, errno == ENOENT ? GNNDB_NOTFOUND
-                                                   : GNNDB_IOERR,
-                                errno, "cannot open %s", path);
-    struct stat st;
-    if (fstat(f, &st) != 0) {
-        int rc = gnn_seterr_errno(e, GNNDB_IOERR, errno, "cannot stat %s",
-                                  path);
-        close(f);
-        return rc;
-    }
     unsigned char pre[12];
-    ssize_t n = pread(f, pre, sizeof pre, 0);
-    if (n < 0) {
-        int rc = gnn_seterr_errno(e, GNNDB_IOERR, errno, "read of %s", path);
-        close(f);
-        return rc;
-    }
+    ssize_t n = pread(f, pre, (size_t)GNN_MIN(size, sizeof pre), (off_t)base);
+    if (n < 0)
+        return gnn_seterr_errno(e, GNNDB_IOERR, errno, "read of %s", name);
     size_t want = (size_t)n;
     if (n >= 10 && memcmp(pre, "\x93NUMPY", 6) == 0) {
         size_t hl = pre[6] == 1 ? ((size_t)pre[8] | (size_t)pre[9] << 8) + 10
@@ -279,57 +272,73 @@ int npy_open(const char *path, npy_info *info, int *fd, gnn_err *e)
                                  (size_t)pre[11] << 24) + 12
                               : (size_t)n;
         want = GNN_MIN(hl, (size_t)NPY_MAX_HEADER + 12);
-        if ((off_t)want > st.st_size) want = (size_t)st.st_size;
+        if (want > size) want = (size_t)size;
     }
     char *hdr = malloc(want ? want : 1);
-    if (!hdr) {
-        close(f);
-        return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
-    }
-    ssize_t got = pread(f, hdr, want, 0);
-    if (got < 0) {
-        int rc = gnn_seterr_errno(e, GNNDB_IOERR, errno, "read of %s", path);
-        free(hdr);
+    if (!hdr) return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
+    ssize_t got = pread(f, hdr, want, (off_t)base);
+    int rc = got < 0 ? gnn_seterr_errno(e, GNNDB_IOERR, errno, "read of %s",
+                                        name)
+                     : npy_parse_header(hdr, (size_t)got, info, name, e);
+    free(hdr);
+    return rc;
+}
+
+/* The promised size, with overflow checks: a lying shape must fail here,
+** not as a wild read later. */
+static int check_size(const npy_info *info, uint64_t size, const char *path,
+                      gnn_err *e)
+{
+    uint64_t elems = (uint64_t)info->shape[0];
+    if ((info->shape[1] != 0 &&
+         elems > UINT64_MAX / (uint64_t)info->shape[1]) ||
+        (elems *= (uint64_t)info->shape[1],
+         elems > UINT64_MAX / info->elem_size))
+        return FMT("%s: header shape is impossibly large", path);
+    uint64_t data = elems * info->elem_size;
+    uint64_t have = size - info->data_offset;
+    if (size >= info->data_offset && have == data) return GNNDB_OK;
+    char shp[96];
+    describe_shape(info, shp, sizeof shp);
+    if (size < info->data_offset || have < data)
+        return FMT("%s: truncated: header promises %s (%llu bytes of data) "
+                   "but the file holds %llu", path, shp,
+                   (unsigned long long)data,
+                   (unsigned long long)(size < info->data_offset ? 0 : have));
+    return FMT("%s: header promises %s (%llu bytes of data) but the file "
+               "holds %llu: trailing bytes", path, shp,
+               (unsigned long long)data, (unsigned long long)have);
+}
+
+int npy_open_at(int fd, uint64_t base, uint64_t size, const char *name,
+                npy_info *info, gnn_err *e)
+{
+    int rc = read_header(fd, base, size, name, info, e);
+    if (!rc) rc = check_size(info, size, name, e);
+    if (!rc) info->data_offset += base;
+    return rc;
+}
+
+int npy_open(const char *path, npy_info *info, int *fd, gnn_err *e)
+{
+    *fd = -1;
+    int f, rc = gnn_open_input(path, &f, e);
+    if (rc) return rc;
+    struct stat st;
+    if (fstat(f, &st) != 0) {
+        int rc = gnn_seterr_errno(e, GNNDB_IOERR, errno, "cannot stat %s",
+                                  path);
         close(f);
         return rc;
     }
     /* Format messages name the file as the user knows it, without the
-    ** directories ("x.npy: ..."); system errors above keep the full path. */
+    ** directories ("x.npy: ..."); system errors keep the full path. */
     const char *slash = strrchr(path, '/');
-    path = slash ? slash + 1 : path;
-    int rc = npy_parse_header(hdr, (size_t)got, info, path, e);
-    free(hdr);
+    rc = npy_open_at(f, 0, (uint64_t)st.st_size, slash ? slash + 1 : path,
+                         info, e);
     if (rc) {
         close(f);
         return rc;
-    }
-    /* The promised size, with overflow checks: a lying shape must fail
-    ** here, not as a wild read later. */
-    uint64_t elems = (uint64_t)info->shape[0];
-    uint64_t data;
-    if ((info->shape[1] != 0 &&
-         elems > UINT64_MAX / (uint64_t)info->shape[1]) ||
-        (elems *= (uint64_t)info->shape[1],
-         elems > UINT64_MAX / info->elem_size)) {
-        close(f);
-        return FMT("%s: header shape is impossibly large", path);
-    }
-    data = elems * info->elem_size;
-    uint64_t have = (uint64_t)st.st_size - info->data_offset;
-    if ((uint64_t)st.st_size < info->data_offset || have != data) {
-        char shp[96];
-        describe_shape(info, shp, sizeof shp);
-        close(f);
-        if ((uint64_t)st.st_size < info->data_offset || have < data)
-            return FMT("%s: truncated: header promises %s (%llu bytes of "
-                       "data) but the file holds %llu", path, shp,
-                       (unsigned long long)data,
-                       (unsigned long long)((uint64_t)st.st_size <
-                                                    info->data_offset
-                                                ? 0 : have));
-        return FMT("%s: header promises %s (%llu bytes of data) but the file "
-                   "holds %llu: trailing bytes", path, shp,
-                   (unsigned long long)data, (unsigned long long)have);
     }
     *fd = f;
     return GNNDB_OK;
@@ -372,6 +381,11 @@ double npy_get_f(const npy_info *info, const void *row, int64_t j)
     case NPY_F16: { uint16_t v; memcpy(&v, p, 2); return half_to_float(v); }
     case NPY_I8:  return (int8_t)*p;
     case NPY_U8:  return *p;
+    case NPY_BOOL: return *p != 0;
+    case NPY_I16: { int16_t v; memcpy(&v, p, 2); return v; }
+    case NPY_U16: { uint16_t v; memcpy(&v, p, 2); return v; }
+    case NPY_U32: { uint32_t v; memcpy(&v, p, 4); return v; }
+    case NPY_U64: { uint64_t v; memcpy(&v, p, 8); return (double)v; }
     default:      return 0;
     }
 }
@@ -385,6 +399,11 @@ int64_t npy_get_i(const npy_info *info, const void *row, int64_t j)
     case NPY_I32: { int32_t v; memcpy(&v, p, 4); return v; }
     case NPY_I8:  return (int8_t)*p;
     case NPY_U8:  return *p;
+    case NPY_BOOL: return *p != 0;
+    case NPY_I16: { int16_t v; memcpy(&v, p, 2); return v; }
+    case NPY_U16: { uint16_t v; memcpy(&v, p, 2); return v; }
+    case NPY_U32: { uint32_t v; memcpy(&v, p, 4); return v; }
+    case NPY_U64: { uint64_t v; memcpy(&v, p, 8); return (int64_t)v; }
     default: {
         double d = npy_get_f(info, row, j);
         if (!(d >= -9.2e18 && d <= 9.2e18)) return 0;

@@ -256,6 +256,83 @@ static void reads_large_files_across_buffers(void **state)
     edge_close(r);
 }
 
+/* Read every edge of `name` with `o`; the count, or -1 after an error. */
+static int read_edges(const char *name, const edge_opts *o, int64_t *s,
+                      int64_t *d, int cap, gnn_err *e)
+{
+    edge_reader *r;
+    if (edge_open_opts(file(name), o, &r, e) != GNNDB_OK) return -1;
+    int n = 0, k;
+    int64_t a, b;
+    while ((k = edge_next(r, &a, &b, e)) == 1 && n < cap) {
+        s[n] = a;
+        d[n++] = b;
+    }
+    edge_close(r);
+    return k < 0 ? -1 : n;
+}
+
+static void detects_a_header_and_picks_columns(void **state)
+{
+    (void)state;
+    const char *txt = "# made by hand\nweight,to,from\n0.5,1,2\n1,3,4\n";
+    assert_int_equal(tu_write_file(file("h.csv"), txt, strlen(txt)), 0);
+    edge_opts o;
+    memset(&o, 0, sizeof o);
+    int64_t s[4], d[4];
+    gnn_err e = {0};
+    /* detected: the first two fields are names; they are 'weight' and 'to',
+    ** so that the header is skipped and the data's fields 0, 1 read */
+    assert_int_equal(read_edges("h.csv", &o, s, d, 4, &e), -1);
+    assert_non_null(strstr(e.msg, "h.csv:3:1: expected an integer node id, "
+                                  "found '0.5'"));
+    o.columns = EDGE_COLS_NAME;
+    snprintf(o.col_name[0], sizeof o.col_name[0], "FROM");
+    snprintf(o.col_name[1], sizeof o.col_name[1], "to");
+    assert_int_equal(read_edges("h.csv", &o, s, d, 4, &e), 2);
+    assert_true(s[0] == 2 && d[0] == 1 && s[1] == 4 && d[1] == 3);
+    o.columns = EDGE_COLS_POS;
+    o.col[0] = 2;
+    o.col[1] = 1;
+    assert_int_equal(read_edges("h.csv", &o, s, d, 4, &e), 2);
+    assert_true(s[1] == 4 && d[1] == 3);
+    snprintf(o.col_name[1], sizeof o.col_name[1], "dst");
+    o.columns = EDGE_COLS_NAME;
+    assert_int_equal(read_edges("h.csv", &o, s, d, 4, &e), -1);
+    assert_string_equal(e.msg, "h.csv:2: the header has no column named "
+                               "'dst' (it has 'weight', 'to', 'from')");
+    /* no header: by name is an error, by position reads line 1 */
+    txt = "1 2\n3 4\n";
+    assert_int_equal(tu_write_file(file("n.tsv"), txt, strlen(txt)), 0);
+    assert_int_equal(read_edges("n.tsv", &o, s, d, 4, &e), -1);
+    assert_non_null(strstr(e.msg, "n.tsv:1: COLUMNS by name needs a header"));
+    o.columns = EDGE_COLS_FIRST;
+    o.header = EDGE_HEADER_YES;   /* forced: line 1 is taken for names */
+    assert_int_equal(read_edges("n.tsv", &o, s, d, 4, &e), 1);
+    assert_true(s[0] == 3 && d[0] == 4);
+}
+
+static void refuses_a_header_in_the_middle(void **state)
+{
+    (void)state;
+    const char *txt = "src dst\n1 2\nsrc dst\n3 4\n";
+    assert_int_equal(tu_write_file(file("m.tsv"), txt, strlen(txt)), 0);
+    edge_opts o;
+    memset(&o, 0, sizeof o);
+    int64_t s[4], d[4];
+    gnn_err e = {0};
+    assert_int_equal(read_edges("m.tsv", &o, s, d, 4, &e), -1);
+    assert_string_equal(e.msg, "m.tsv:3: a header line in the middle of the "
+                               "file (only the first line may be a header)");
+    int col[2] = {0, 1};
+    assert_int_equal(edge_is_header_line("src dst", 7, EDGE_FMT_TSV, col), 1);
+    assert_int_equal(edge_is_header_line("1 dst", 5, EDGE_FMT_TSV, col), 0);
+    assert_int_equal(edge_is_header_line("# a b", 5, EDGE_FMT_TSV, col), 0);
+    assert_int_equal(edge_is_header_line("a", 1, EDGE_FMT_CSV, col), 0);
+    assert_int_equal(edge_is_header_line("\"a\",b", 5, EDGE_FMT_CSV, col),
+                     1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -268,6 +345,8 @@ int main(void)
         cmocka_unit_test(reads_binary_pairs),
         cmocka_unit_test(rejects_truncated_binary),
         cmocka_unit_test(reads_large_files_across_buffers),
+        cmocka_unit_test(detects_a_header_and_picks_columns),
+        cmocka_unit_test(refuses_a_header_in_the_middle),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -95,12 +95,38 @@ static void expect_format(const char *dict, const char *words)
         fail_msg("message '%s' lacks '%s'", e.msg, words);
 }
 
-static void rejects_fortran_order(void **state)
+static void reads_fortran_order_and_every_numpy_number(void **state)
 {
     (void)state;
-    expect_format("{'descr': '<f4', 'fortran_order': True, 'shape': (3, 4), }",
-                  "fortran_order arrays are not supported; save with "
-                  "np.ascontiguousarray");
+    npy_info info;
+    gnn_err e = {0};
+    assert_int_equal(parse_dict(1, "{'descr': '<f4', 'fortran_order': True, "
+                                   "'shape': (3, 4), }", &info, &e), GNNDB_OK);
+    assert_int_equal(info.fortran, 1);
+    static const struct { const char *d; int t; size_t sz; } ok[] = {
+        {"<i2", NPY_I16, 2}, {"<u2", NPY_U16, 2}, {"<u4", NPY_U32, 4},
+        {"<u8", NPY_U64, 8}, {"|b1", NPY_BOOL, 1}, {"|i1", NPY_I8, 1},
+    };
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        char d[128];
+        snprintf(d, sizeof d, "{'descr': '%s', 'fortran_order': False, "
+                 "'shape': (2,), }", ok[i].d);
+        assert_int_equal(parse_dict(1, d, &info, &e), GNNDB_OK);
+        assert_int_equal(info.dtype, ok[i].t);
+        assert_int_equal(info.elem_size, ok[i].sz);
+    }
+    unsigned char u8[8] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f};
+    info.dtype = NPY_U64;
+    info.elem_size = 8;
+    assert_true(npy_get_i(&info, u8, 0) == INT64_MAX);
+    unsigned char b[2] = {0, 1};
+    info.dtype = NPY_BOOL;
+    info.elem_size = 1;
+    assert_true(npy_get_f(&info, b, 1) == 1.0 && npy_get_i(&info, b, 0) == 0);
+    unsigned char i16[2] = {0x00, 0x80};
+    info.dtype = NPY_I16;
+    info.elem_size = 2;
+    assert_true(npy_get_i(&info, i16, 0) == -32768);
 }
 
 static void rejects_big_endian_and_object_dtypes(void **state)
@@ -323,7 +349,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(parses_v1_header),
         cmocka_unit_test(parses_v2_and_v3_headers),
-        cmocka_unit_test(rejects_fortran_order),
+        cmocka_unit_test(reads_fortran_order_and_every_numpy_number),
         cmocka_unit_test(rejects_big_endian_and_object_dtypes),
         cmocka_unit_test(rejects_malformed_headers),
         cmocka_unit_test(rejects_truncated_file),

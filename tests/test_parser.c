@@ -194,6 +194,43 @@ static void create_split_from_file_or_random(void **state)
     ast_free(s);
 }
 
+static void importers_options_and_import_ogb(void **state)
+{
+    (void)state;
+    ast_stmt *s = parse_ok("CREATE GRAPH g FROM 'e.csv.gz' HEADER "
+                           "COLUMNS (dst, 'src')");
+    assert_int_equal(s->header, 1);
+    assert_int_equal(s->columns, AST_COLS_NAME);
+    assert_string_equal(s->col_name[0], "dst");
+    assert_string_equal(s->col_name[1], "src");
+    ast_free(s);
+    s = parse_ok("CREATE GRAPH g FROM 'd.npz' COLUMNS (2, 0) KEY 'edge_index'");
+    assert_int_equal(s->columns, AST_COLS_POS);
+    assert_true(s->col_pos[0] == 2 && s->col_pos[1] == 0);
+    assert_string_equal(s->key, "edge_index");
+    ast_free(s);
+    s = parse_ok("IMPORT LABELS INTO g FROM 'l.npz' KEY 'node_label'");
+    assert_string_equal(s->key, "node_label");
+    ast_free(s);
+    s = parse_ok("CREATE SPLIT t ON g FROM 's.npz' KEY 'train'");
+    assert_string_equal(s->key, "train");
+    ast_free(s);
+    s = parse_ok("IMPORT OGB 'ogbn_arxiv' AS arxiv SPLIT 'time' UNDIRECTED");
+    assert_int_equal(s->kind, AST_IMPORT_OGB);
+    assert_string_equal(s->path, "ogbn_arxiv");
+    assert_string_equal(s->name, "arxiv");
+    assert_string_equal(s->split, "time");
+    assert_int_equal(s->undirected, 1);
+    ast_free(s);
+    expect_error_part("CREATE GRAPH g FROM 'e' COLUMNS (0, dst)", GNNDB_SYNTAX,
+                      "COLUMNS takes two positions or two names");
+    expect_error_part("CREATE GRAPH g FROM 'e' COLUMNS (0, 1001)", GNNDB_RANGE,
+                      "column 1001 is out of range");
+    expect_error_part("IMPORT OGB 'd' AS g SPLIT 'a' SPLIT 'b'", GNNDB_SYNTAX,
+                      "SPLIT given twice");
+    expect_error_part("IMPORT OGB d AS g", GNNDB_SYNTAX, "line 1, column 12");
+}
+
 static void catalog_statements(void **state)
 {
     (void)state;
@@ -1074,6 +1111,7 @@ int main(void)
         cmocka_unit_test(create_graph_defaults),
         cmocka_unit_test(import_features_and_labels),
         cmocka_unit_test(create_split_from_file_or_random),
+        cmocka_unit_test(importers_options_and_import_ogb),
         cmocka_unit_test(catalog_statements),
         cmocka_unit_test(pragma_forms),
         cmocka_unit_test(sample_takes_every_clause_in_any_order),

@@ -10,16 +10,16 @@ DB=$PWD/doc.gnndb
   CREATE SPLIT train ON cora FROM '$D/cora/train_idx.npy';
   CREATE SPLIT val ON cora FROM '$D/cora/val_idx.npy';
   CREATE SPLIT test ON cora FROM '$D/cora/test_idx.npy';" || exit 1
-exec /usr/bin/python3 - "$ROOT/docs/language.md" "$GNNDB" "$DB" "$D" <<'PY'
+exec /usr/bin/python3 - "$ROOT/docs/language.md" "$GNNDB" "$DB" "$D" "$ROOT" <<'PY'
 import re, subprocess, sys
-doc, shell, db, data = sys.argv[1:5]
+doc, shell, db, data, repo = sys.argv[1:6]
 text = open(doc).read()
 pairs = re.findall(r"```gnndb\n(.*?)```\n```output\n(.*?)```", text, re.S)
 assert pairs, "no examples found in " + doc
 failed = 0
 for sql, want in pairs:
-    sql = sql.replace("$DATA", data)
-    want = want.replace("$DATA", data)
+    sql = sql.replace("$DATA", data).replace("$REPO", repo)
+    want = want.replace("$DATA", data).replace("$REPO", repo)
     out = subprocess.run([shell, "-csv", "-header", db, sql],
                          capture_output=True, text=True)
     got = "".join(l + "\n" for l in out.stdout.splitlines()

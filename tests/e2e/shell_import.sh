@@ -48,7 +48,7 @@ import sys, numpy as np
 e = np.loadtxt(sys.argv[1] + "/edges.tsv", dtype=np.int64)
 e.astype("<i8").tofile("my_edges.bin")
 np.save("ints.npy", np.arange(2 * 2708, dtype=np.int64).reshape(2708, 2))
-np.save("labels.npy", np.zeros(2708, dtype=np.float32))
+np.save("labels.npy", np.full(2708, 0.5, dtype=np.float32))
 PY
 "$GNNDB" "$DB" ".import $PWD/my_edges.bin" || fail ".import .bin"
 "$GNNDB" "$DB" ".import $PWD/ints.npy ints INTO cora" || fail ".import 2-D ints"
@@ -107,6 +107,13 @@ gzip -c "$D/edges.tsv" > e.tsv.gz
 "$GNNDB" -echo "$DB" ".import $PWD/x.npz labels INTO my_edges" 2>/dev/null | grep -qx \
     "IMPORT LABELS INTO my_edges FROM '$PWD/x.npz';" || fail ".import .npz labels"
 
+# a directory is an OGB dataset: IMPORT OGB, named for the directory
+cp -r "$OLDPWD/tests/data/ogb/ogbn_cora" ogbn-cora
+"$GNNDB" -echo "$DB" ".import $PWD/ogbn-cora/" 2>/dev/null | grep -qx \
+    "IMPORT OGB '$PWD/ogbn-cora/' AS ogbn_cora;" || fail ".import a directory"
+"$GNNDB" -csv "$DB" "SHOW GRAPHS;" | grep -qx 'ogbn_cora,2708,10556,1,feat,1,"test,train,valid"' ||
+    fail ".import a directory: the graph"
+
 # a quote in the path is doubled in the statement
 cp "$D/edges.tsv" "it's.tsv"
 "$GNNDB" "$DB" ".echo on" ".import \"$PWD/it's.tsv\" q" > q.txt || fail ".import it's.tsv"
@@ -128,7 +135,7 @@ expect_error ".import $D/edges.tsv g INTO cora" "INTO is for .npy"
 expect_error ".import $D/edges.tsv cora" "cora"
 expect_error ".import $D/features.npy feat INTO cora" "feat"
 expect_error ".import $PWD/labels.npy INTO cora" "already has labels"
-expect_error ".import $PWD/labels.npy INTO my_edges" "labels.npy: labels must be integers"
+expect_error ".import $PWD/labels.npy INTO my_edges" "labels.npy: row 0: label 0.5 is not an integer"
 expect_error ".import $D/train_idx.npy t INTO" "usage: .import FILE"
 expect_error ".import $D/train_idx.npy t INTO cora x" "usage: .import FILE"
 expect_error ".import $D/train_idx.npy t INTO 1cora" "INTO '1cora': is not a name"

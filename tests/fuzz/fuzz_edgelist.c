@@ -119,6 +119,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint32_t hash = 2166136261u;
     for (size_t k = 0; k < size; k++) hash = (hash ^ data[k]) * 16777619u;
     if (size == 0 || (hash & 7) != 0) return 0;
+    /* bytes that start like gzip are inflated by the reader (fuzz_gz) */
+    if (size >= 2 && data[0] == 0x1f && data[1] == 0x8b) return 0;
     static int fd = -1;
     if (fd < 0 && (fd = memfd_create("fuzz-edges", MFD_CLOEXEC)) < 0) return 0;
     if (ftruncate(fd, 0) != 0) return 0;

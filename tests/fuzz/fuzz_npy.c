@@ -21,8 +21,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         CHECK(info.ndim == 2 || info.shape[1] == 1);
         CHECK(info.elem_size == 1 || info.elem_size == 2 ||
               info.elem_size == 4 || info.elem_size == 8);
-        CHECK(info.dtype >= NPY_F32 && info.dtype <= NPY_U8);
-        CHECK(info.fortran == 0);
+        CHECK(info.dtype >= NPY_F32 && info.dtype <= NPY_BOOL);
+        CHECK(info.fortran == 0 || info.fortran == 1);
         CHECK(info.data_offset >= 10 && info.data_offset <= size);
     } else {
         CHECK(rc == GNNDB_FORMAT && e.rc == rc);

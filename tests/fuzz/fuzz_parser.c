@@ -13,14 +13,15 @@
 
 static void check_ast(const ast_stmt *s)
 {
-    CHECK(s->kind >= AST_CREATE_GRAPH && s->kind <= AST_SCAN);
+    CHECK(s->kind >= AST_CREATE_GRAPH && s->kind <= AST_IMPORT_OGB);
     CHECK(s->explain >= 0 && s->explain <= 2);
     CHECK(s->nhops >= 0 && s->nhops <= AST_MAX_HOPS);
     CHECK(s->n_seed_ids == 0 || s->seed_ids != NULL);
     volatile size_t sum = 0;
     const char *strs[] = {s->name, s->graph, s->path, s->dtype, s->store,
                           s->value, s->seeds_split, s->features, s->into,
-                          s->device, s->target};
+                          s->device, s->target, s->pack, s->key, s->split,
+                          s->col_name[0], s->col_name[1]};
     for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
         if (strs[i]) sum += strlen(strs[i]);   /* ASan: each a live string */
     for (size_t i = 0; i < s->n_seed_ids; i++) sum += (size_t)s->seed_ids[i];
@@ -31,6 +32,8 @@ static void check_ast(const ast_stmt *s)
         CHECK(s->hops >= 1 && s->hops <= AST_MAX_PROP_HOPS && s->target &&
               (s->normalize == AST_NORM_SYM || s->normalize == AST_NORM_ROW));
     if (s->kind == AST_SCAN) CHECK(s->batch >= 1 && s->chunk >= 0 && s->name);
+    if (s->kind == AST_IMPORT_OGB) CHECK(s->path && s->name);
+    if (s->columns == AST_COLS_NAME) CHECK(s->col_name[0] && s->col_name[1]);
     (void)sum;
 }
 

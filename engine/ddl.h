@@ -1,0 +1,77 @@
+/* ddl.h — the steps of ddl.c's statements, for the statements that write
+** several objects in one transaction (IMPORT OGB, ddl_ogb.c). Each object
+** is first built: its block file published under a fresh name and its
+** index keys put under a fresh token, both unseen until the catalog names
+** them. The caller then inserts all of them in one catalog transaction, or
+** undoes each (a crash in between leaves orphans that the next writable
+** open removes). */
+#ifndef GNN_DDL_H
+#define GNN_DDL_H
+
+#include "stmt.h"
+#include "import.h"
+
+typedef struct ddl_graph {
+    imp_graph_opts o;     /* set by the caller (token and block size too) */
+    char file[64];
+    imp_graph_result r;
+    cat_graph g;          /* filled by the build; id by the insert */
+    int built;
+} ddl_graph;
+
+typedef struct ddl_table {
+    imp_feat_opts o;      /* set by the caller (labels, key, dtypes) */
+    char file[64];
+    imp_feat_result r;
+    cat_table t;
+    int built;
+} ddl_table;
+
+typedef struct ddl_split {
+    cat_split sp;
+    uint32_t *m;          /* the members, sorted, owned */
+    int built;            /* its index keys exist */
+} ddl_split;
+
+/* GNNDB_EXISTS unless graph `name` is new (and short enough). */
+int ddl_check_new_graph(gnndb *db, const char *name, gnn_err *e);
+int ddl_check_block_size(int64_t bs, uint32_t *out, gnn_err *e);
+void ddl_ctl_init(gnndb *db, imp_ctl *c);
+/* "disk is full in DIR: ..." first, whatever write it was. */
+int ddl_disk_full_words(gnndb *db, int rc, gnn_err *e);
+
+/* Build graph `name` from the edges at `path` (d->o as the caller set it;
+** a fresh token is drawn), then put its index keys. Every file is read
+** before the first index write: a bad input leaves even the index file as
+** it was. */
+int ddl_graph_build(gnndb *db, const char *name, const char *path,
+                    ddl_graph *d, gnn_err *e);
+int ddl_graph_index(gnndb *db, ddl_graph *d, gnn_err *e);
+int ddl_graph_insert(gnndb *db, ddl_graph *d, gnn_err *e);
+void ddl_graph_undo(gnndb *db, ddl_graph *d);
+void ddl_graph_free(ddl_graph *d);
+
+/* Build table `name` of graph g (rows permuted by i2r, NULL: identity). */
+int ddl_table_build(gnndb *db, const cat_graph *g, const int64_t *i2r,
+                    const char *name, const char *path, ddl_table *d,
+                    gnn_err *e);
+int ddl_table_insert(gnndb *db, int64_t graph_id, ddl_table *d, gnn_err *e);
+void ddl_table_undo(gnndb *db, ddl_table *d);
+
+/* The members of a split from a file of node ids (key: an .npz member),
+** checked against g and mapped to internal ids. */
+int ddl_split_members(gnndb *db, const cat_graph *g, const char *path,
+                      const char *key, uint32_t **out, size_t *n,
+                      gnn_err *e);
+/* Sort and deduplicate m[0..n) as split `name` (d takes m), then put it
+** in the index; the undo frees m. */
+void ddl_split_build(const char *name, uint32_t *m, size_t n, ddl_split *d);
+int ddl_split_index(gnndb *db, ddl_split *d, gnn_err *e);
+int ddl_split_insert(gnndb *db, int64_t graph_id, ddl_split *d, gnn_err *e);
+void ddl_split_undo(gnndb *db, ddl_split *d);
+void ddl_split_free(ddl_split *d);   /* after the commit */
+
+/* IMPORT OGB 'dir' AS name (ddl_ogb.c). */
+int ddl_import_ogb(gnndb *db, const ast_stmt *s, gnn_err *e);
+
+#endif
