@@ -5,6 +5,7 @@
 ** the disk profile's bandwidth or by its per-request cost, whichever is the
 ** larger; the work on data in memory by the measured per-thread rates. */
 #include "costmodel.h"
+#include "block.h"
 
 #include <math.h>
 #include <string.h>
@@ -273,7 +274,7 @@ int64_t cm_suggest_hyperbatch(const plan *p, const cat_profile *pr,
 static int layout_at(const plan *p, double bs, cm_layout *l)
 {
     memset(l, 0, sizeof *l);
-    const double hdr = 64;
+    const double hdr = blk_data_offset((uint32_t)bs);
     if (bs == p->graph.block_size) {
         l->graph_blocks = (double)p->graph.graph_blocks;
     } else {

@@ -525,12 +525,12 @@ int imp_features(const char *src, const char *dir, const char *name,
                     goto out;
             }
         }
-        memset(blk, 0, sizeof(blk_header));
+        memset(blk, 0, blk_data_offset(bs));
         for (uint32_t i = 0; i < cnt; i++) {
             int64_t frow = o->i2r ? o->i2r[first + i] : first + i;
             const uint8_t *row = rows + i * srow;
             if ((rc = convert_row(&s, row, dtype,
-                                  blk + sizeof(blk_header) + i * drow, frow,
+                                  blk + blk_data_offset(bs) + i * drow, frow,
                                   fname, e)))
                 goto out;
             if (o->labels &&
@@ -539,7 +539,7 @@ int imp_features(const char *src, const char *dir, const char *name,
                 goto out;
         }
         blk_seal(blk, bs, BLK_KIND_FEATURE, b, (uint64_t)first, o->token, cnt,
-                 (uint32_t)(sizeof(blk_header) + cnt * drow), 0, dtype, dim);
+                 (uint32_t)(blk_data_offset(bs) + cnt * drow), 0, dtype, dim);
         res->checksums[b] = ((blk_header *)blk)->checksum;
         if ((rc = blkw_append(w, blk, e))) goto out;
         if (ctl && ctl->progress &&
