@@ -211,6 +211,24 @@ void bp_close(bp_pool *bp)
     free(bp);
 }
 
+int bp_has(const bp_pool *bp, const blk_file *f, uint64_t no)
+{
+    return lookup(bp, f->id, no) != NULL;
+}
+
+uint8_t *bp_borrow(bp_pool *bp)
+{
+    bp_frame *f = grab(bp);
+    return f ? f->data : NULL;
+}
+
+void bp_return(bp_pool *bp, uint8_t *data)
+{
+    release(bp, &bp->frames[(size_t)(data - bp->mem) / bp->stride]);
+}
+
+io_backend *bp_io(const bp_pool *bp) { return bp->io; }
+
 void bp_set_max_coalesce(bp_pool *bp, unsigned blocks)
 {
     if (blocks < 1) blocks = 1;
