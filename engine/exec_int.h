@@ -13,6 +13,7 @@
 #include "bufpool.h"
 #include "io.h"
 #include "sample.h"
+#include "granularity.h"
 #include "../gpu/xfer.h"
 
 typedef struct nmap {        /* internal id -> local index, open addressing */
@@ -150,6 +151,7 @@ struct hb_exec {
     size_t ngitems, capgitems;
     const void *gather_table; /* cat_table being gathered */
     int gather_labels;
+    gran fgran;              /* feature and label blocks: whole or pages */
 
     /* the row cache (fcache.c) and one gather's decisions; the hot-block
     ** cache (bcache.c) */

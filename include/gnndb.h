@@ -267,6 +267,11 @@ GNNDB_API const gnndb_batch_view *gnndb_batch(gnndb_stmt *stmt);
 #define GNNDB_STATUS_SPILL_WRITTEN    19 /* bytes of mini-batches written to
                                             the spill area (PRAGMA temp_dir) */
 #define GNNDB_STATUS_SPILL_READ       20 /* bytes of them read back */
+#define GNNDB_STATUS_PAGES_READ       21 /* pages read by reads of part of a
+                                            block (PRAGMA read_granularity);
+                                            their bytes are in BYTES_READ */
+#define GNNDB_STATUS_PARTIAL_BLOCKS   22 /* blocks read in part; BLOCKS_READ
+                                            counts the blocks read whole */
 GNNDB_API int64_t gnndb_stmt_status(gnndb_stmt *stmt, int op);
 
 /* Ask the statement running on `db` to stop at its next check point (before

@@ -1,0 +1,47 @@
+/* granularity.h — read granularity: for each block an operator needs, the
+** pages that hold what it needs of it, and whether reading only those
+** (pagefetch.c) beats reading the whole block (bufpool.c) by the cost
+** model's disk profile; then both kinds of read, one visit per block. */
+#ifndef GNN_GRANULARITY_H
+#define GNN_GRANULARITY_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "bufpool.h"
+#include "pagefetch.h"
+#include "../catalog/catalog.h"
+
+struct hb_opstats;
+
+typedef struct gran {
+    int mode;                  /* GNN_GRAN_* */
+    const cat_profile *pr;
+    /* one operator's split: blocks read whole, blocks read in part and
+    ** their runs of pages */
+    uint64_t *whole, *part;
+    size_t nwhole, npart, capwhole, cappart;
+    pf_run *runs;
+    size_t nruns, capruns;
+    size_t *rstart;
+    size_t caprstart;
+} gran;
+
+/* Marks in map[0..npages) (1: needed) the pages of block `no` (the i-th of
+** the list) that hold what the operator needs of it. */
+typedef void (*gran_mark_fn)(void *arg, size_t i, uint64_t no, uint8_t *map);
+
+/* Whether a block read as pages of `ps` bytes in runs[0..n) costs less
+** than one read of the whole block of `bs` bytes, and the costs. */
+int gran_pages_pay(const cat_profile *pr, uint32_t bs, const pf_run *runs,
+                   size_t n, double *t_pages, double *t_whole);
+
+/* Visit blocks[0..n) (ascending): each read whole or in part as the mode
+** and the cost model say (a block in the pool is visited from it), the
+** figures added to *o. */
+int gran_fetch(gran *g, bp_pool *bp, blk_file *f, const uint64_t *blocks,
+               size_t n, gran_mark_fn mark, void *mark_arg, bp_visit_fn visit,
+               void *arg, struct hb_opstats *o, gnn_err *e);
+
+void gran_free(gran *g);
+
+#endif
