@@ -30,6 +30,17 @@ double cm_request_seconds(const cat_profile *pr, double size)
     return fmax(t4, t4 + (tb - t4) * (size - 4096) / (bs - 4096));
 }
 
+/* t(z) is linear in the request size: one more page in a request costs its
+** slope, a request of its own t(page). */
+unsigned cm_page_gap(const cat_profile *pr, double page_size)
+{
+    double one = cm_request_seconds(pr, page_size);
+    double more = cm_request_seconds(pr, 2.0 * page_size) - one;
+    if (!(more > 0)) return 0;
+    double g = one / more - 1;
+    return g < 0 ? 0 : g > 64 ? 64 : (unsigned)g;
+}
+
 /* Distinct blocks out of nb touched by `touches` uniform draws. */
 static double needed(double nb, double touches)
 {
@@ -89,6 +100,48 @@ static void fetch(cm_op *o, const cat_profile *pr, double coalesce, double nb,
     *res = fmin(nb, *res + miss);
 }
 
+/* Whole blocks or pages for a fetch of `need` blocks of a file of nb blocks
+** (bs bytes, the pool holding `frames`) that gives `rows` rows of rowbytes:
+** each block then gives r = rows/need rows, spanning rowbytes/ps + 1 pages
+** each, so about np(1 - e^(-r(rowbytes/ps + 1)/np)) pages besides page 0,
+** in runs: a wanted page starts a new one when the cm_page_gap() pages
+** after the previous wanted one are all unwanted, (1 - q)^(gap + 1) at a
+** density q of wanted pages. */
+static void gran_choose(const plan *p, const cat_profile *pr, double bs,
+                        double nb, double frames, double rowbytes,
+                        double rows, double need, cm_gran *g)
+{
+    memset(g, 0, sizeof *g);
+    g->t_whole = cm_request_seconds(pr, bs);
+    double ps = blk_page_size((uint32_t)bs), np = bs / ps;
+    int mode = p->read_granularity;
+    if (mode == GNN_GRAN_BLOCK || np < 2 || need <= 0 ||
+        (mode == GNN_GRAN_AUTO && nb <= frames))
+        return;
+    g->rows = rows / need;
+    double want = np * (1.0 - exp(-g->rows * (rowbytes / ps + 1) / np));
+    g->pages = fmin(np, 1 + want);
+    double q = g->pages / np;
+    double gap = cm_page_gap(pr, ps);
+    g->runs = 1 + fmin(g->rows, fmax(0, g->pages - 1)) * pow(1.0 - q, gap + 1);
+    g->t_pages = g->runs * cm_request_seconds(pr, g->pages * ps / g->runs);
+    g->page = mode == GNN_GRAN_PAGE || g->t_pages < g->t_whole;
+}
+
+/* A fetch of `need` blocks read in pages: never found in the pool, never
+** kept there. */
+static void fetch_pages(cm_op *o, const cat_profile *pr, double ps,
+                        double need, const cm_gran *g)
+{
+    double bytes = need * g->pages * ps, req = need * g->runs;
+    o->blocks += need;
+    o->bytes += bytes;
+    o->requests += req;
+    if (req > 0)
+        o->io_s += fmax(req * cm_request_seconds(pr, bytes / req),
+                        bytes / cm_seq_bps(pr));
+}
+
 /* One hyperbatch of m mini-batches: adds to e. */
 static void one_hb(const plan *p, const cat_profile *pr, const cm_layout *l,
                    double m, pool_state *ps, cm_est *e)
@@ -121,9 +174,21 @@ static void one_hb(const plan *p, const cat_profile *pr, const cm_layout *l,
     for (int h = 0; h <= p->nhops; h++) rows += p->nodes_est[h];
     rows *= scale * m;
     if (l->feat_blocks > 0) {
-        fetch(&e->gather, pr, c, l->feat_blocks, l->feat_bs,
-              needed_win(l->feat_blocks, seed_window(p, l->feat_blocks, sm),
-                         sm, fmax(0, rows - sm)), &ps->f);
+        double need = needed_win(l->feat_blocks,
+                                 seed_window(p, l->feat_blocks, sm), sm,
+                                 fmax(0, rows - sm));
+        double rb = p->has_feat ? p->feat.dim * 4.0 : 4.0;
+        /* a spilled round reads its feature blocks whole */
+        if (l->subround > 0)
+            memset(&e->gather_gran, 0, sizeof e->gather_gran);
+        else
+            gran_choose(p, pr, l->feat_bs, l->feat_blocks, l->fframes, rb,
+                        rows, need, &e->gather_gran);
+        if (e->gather_gran.page)
+            fetch_pages(&e->gather, pr, blk_page_size((uint32_t)l->feat_bs),
+                        need, &e->gather_gran);
+        else
+            fetch(&e->gather, pr, c, l->feat_blocks, l->feat_bs, need, &ps->f);
         e->gather.work += rows * (p->has_feat ? p->feat.dim : 0) * 4.0;
     }
     if (l->label_blocks > 0) {

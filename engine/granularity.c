@@ -13,18 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Pages between two wanted ones that are cheaper to read than to skip with
-** a second request: t(z) is linear in the request size, so one more page
-** in a request costs its slope, a request of its own t(4 KiB). */
-static unsigned page_gap(const cat_profile *pr, uint32_t ps)
-{
-    double one = cm_request_seconds(pr, ps);
-    double more = cm_request_seconds(pr, 2.0 * ps) - one;
-    if (!(more > 0)) return 0;
-    double g = one / more - 1;
-    return g < 0 ? 0 : g > 64 ? 64 : (unsigned)g;
-}
-
 int gran_pages_pay(const cat_profile *pr, uint32_t bs, const pf_run *runs,
                    size_t n, double *t_pages, double *t_whole)
 {
@@ -72,7 +60,7 @@ static int split(gran *g, bp_pool *bp, blk_file *f, const uint64_t *blocks,
                  size_t n, gran_mark_fn mark, void *arg, gnn_err *e)
 {
     uint32_t np = blk_npages(f->block_size);
-    unsigned gap = page_gap(g->pr, blk_page_size(f->block_size));
+    unsigned gap = cm_page_gap(g->pr, blk_page_size(f->block_size));
     uint8_t map[BLK_MAX_PAGES];
     g->nwhole = g->npart = g->nruns = 0;
     if (hb_grow((void **)&g->rstart, &g->caprstart, 1, sizeof *g->rstart))
