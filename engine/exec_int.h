@@ -152,6 +152,7 @@ struct hb_exec {
     const void *gather_table; /* cat_table being gathered */
     int gather_labels;
     gran fgran;              /* feature and label blocks: whole or pages */
+    gran ggran;              /* graph blocks of a hop: whole or pages */
 
     /* the row cache (fcache.c) and one gather's decisions; the hot-block
     ** cache (bcache.c) */
@@ -203,6 +204,10 @@ struct wpool;
 void hb_run_block(hb_exec *x, uint64_t no, const void *data, size_t lo,
                   size_t hi, void (*fn)(void *, size_t, int),
                   double *cpu_seconds);
+
+/* How a hop reads graph blocks in pages (hop_pages.c): their offset-table
+** entries first, then their objects; `visit` samples a block. */
+void hb_hop_ops(hb_exec *x, bp_visit_fn visit, gran_ops *ops);
 
 int hb_gather_open(hb_exec *x, gnn_err *e);
 /* Visit the blocks of list[0..*n) the hot-block cache holds from memory

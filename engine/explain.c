@@ -84,6 +84,27 @@ static int gran_line(rowset *rs, int depth, const plan *p, const cm_gran *g)
                 g->t_pages * 1e3, g->t_whole * 1e3);
 }
 
+/* Whole graph blocks or pages for a hop (the estimate above assumes whole
+** blocks: where pages are read it overstates the bytes). */
+static int hop_gran_line(rowset *rs, int depth, const plan *p)
+{
+    const char *m = gran_names[p->read_granularity];
+    uint32_t bs = (uint32_t)p->graph.block_size;
+    if (p->read_granularity == GNN_GRAN_BLOCK || blk_npages(bs) < 2)
+        return line(rs, depth, "read granularity: whole blocks (%s)",
+                    blk_npages(bs) < 2 ? "blocks of one page" : m);
+    if (p->read_granularity == GNN_GRAN_AUTO &&
+        (int64_t)p->graph_frames >= p->graph.graph_blocks)
+        return line(rs, depth, "read granularity: whole blocks (auto: the "
+                    "graph pool holds the whole graph)");
+    return line(rs, depth, "read granularity: %s (%s): page 0 and its "
+                "nodes' offset entries, then their objects%s",
+                p->read_granularity == GNN_GRAN_PAGE ? "pages" : "per block",
+                m, p->read_granularity == GNN_GRAN_PAGE ? ""
+                   : ", where that costs less than the block (estimated "
+                     "above as whole blocks)");
+}
+
 /* What reads of part of a block brought, after a run. */
 static int pages_actual(rowset *rs, int depth, const hb_opstats *o)
 {
@@ -293,9 +314,10 @@ int explain_rows(const plan *p, const hb_stats *st, rowset *rs)
                     p->edges_est[h], p->nodes_est[h + 1], p->blocks_est_hb[h],
                     p->graph.graph_blocks);
         err |= estimate(rs, d + 1, &est.hop[h]);
-        err |= line(rs, d + 1, "read granularity: whole blocks (graph "
-                    "blocks are read whole)");
+        err |= hop_gran_line(rs, d + 1, p);
         if (st) err |= actual(rs, d + 1, &st->hop[h]);
+        if (st && st->hop[h].partial_blocks)
+            err |= pages_actual(rs, d + 1, &st->hop[h]);
     }
     d++;
     const char *src = p->seeds_kind == AST_SEEDS_SPLIT ? "split"

@@ -417,8 +417,8 @@ static int gather_table(hb_exec *x, const cat_table *t, blk_file *f,
         if ((rc = hb_visit_pinned(x, x->ublocks, &x->nub, gather_visit, x, e)))
             return rc;
     }
-    rc = gran_fetch(&x->fgran, x->fpool, f, x->ublocks, x->nub, gather_mark,
-                    x, gather_visit, x, o, e);
+    gran_ops ops = {gather_mark, NULL, NULL, gather_visit, x};
+    rc = gran_fetch(&x->fgran, x->fpool, f, x->ublocks, x->nub, &ops, o, e);
     o->items += accesses;
     o->seconds += hb_now() - t0;
     return rc;

@@ -26,8 +26,9 @@ int gran_pages_pay(const cat_profile *pr, uint32_t bs, const pf_run *runs,
 }
 
 /* Block i: whole, or in part with its runs appended. */
-static int split_one(gran *g, bp_pool *bp, blk_file *f, uint64_t no,
-                     const uint8_t *map, unsigned gap, gnn_err *e)
+static int split_one(gran *g, bp_pool *bp, blk_file *f, size_t i, uint64_t no,
+                     const uint8_t *map, unsigned gap, const gran_ops *ops,
+                     gnn_err *e)
 {
     uint32_t np = blk_npages(f->block_size), pages[BLK_MAX_PAGES];
     size_t n = 0;
@@ -42,10 +43,13 @@ static int split_one(gran *g, bp_pool *bp, blk_file *f, uint64_t no,
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory choosing reads");
     pf_run *runs = g->runs + g->nruns;
     size_t nr = pf_runs(pages, n, gap, runs);
-    double tp, tw;
-    int part = g->mode == GNN_GRAN_PAGE ||
-               (!bp_has(bp, f, no) &&
-                gran_pages_pay(g->pr, f->block_size, runs, nr, &tp, &tw));
+    double tp = 0, tw = 0;
+    int part = g->mode == GNN_GRAN_PAGE;
+    if (!part && !bp_has(bp, f, no)) {
+        gran_pages_pay(g->pr, f->block_size, runs, nr, &tp, &tw);
+        if (ops->later) tp += ops->later(ops->arg, i, no);
+        part = tp < tw;
+    }
     if (!part) {
         g->whole[g->nwhole++] = no;
         return GNNDB_OK;
@@ -57,10 +61,9 @@ static int split_one(gran *g, bp_pool *bp, blk_file *f, uint64_t no,
 }
 
 static int split(gran *g, bp_pool *bp, blk_file *f, const uint64_t *blocks,
-                 size_t n, gran_mark_fn mark, void *arg, gnn_err *e)
+                 size_t n, const gran_ops *ops, unsigned gap, gnn_err *e)
 {
     uint32_t np = blk_npages(f->block_size);
-    unsigned gap = cm_page_gap(g->pr, blk_page_size(f->block_size));
     uint8_t map[BLK_MAX_PAGES];
     g->nwhole = g->npart = g->nruns = 0;
     if (hb_grow((void **)&g->rstart, &g->caprstart, 1, sizeof *g->rstart))
@@ -68,16 +71,15 @@ static int split(gran *g, bp_pool *bp, blk_file *f, const uint64_t *blocks,
     g->rstart[0] = 0;
     for (size_t i = 0; i < n; i++) {
         memset(map, 0, np);
-        mark(arg, i, blocks[i], map);
-        int rc = split_one(g, bp, f, blocks[i], map, gap, e);
+        ops->mark(ops->arg, i, blocks[i], map);
+        int rc = split_one(g, bp, f, i, blocks[i], map, gap, ops, e);
         if (rc) return rc;
     }
     return GNNDB_OK;
 }
 
 int gran_fetch(gran *g, bp_pool *bp, blk_file *f, const uint64_t *blocks,
-               size_t n, gran_mark_fn mark, void *mark_arg, bp_visit_fn visit,
-               void *arg, hb_opstats *o, gnn_err *e)
+               size_t n, const gran_ops *ops, hb_opstats *o, gnn_err *e)
 {
     bp_stats before = *bp_get_stats(bp);
     pf_stats ps = {0, 0, 0, 0};
@@ -87,14 +89,16 @@ int gran_fetch(gran *g, bp_pool *bp, blk_file *f, const uint64_t *blocks,
     ** pages (never cached) can beat */
     if (g->mode == GNN_GRAN_BLOCK || blk_npages(f->block_size) < 2 ||
         (g->mode == GNN_GRAN_AUTO && f->nblocks <= bp_nframes(bp))) {
-        rc = bp_fetch(bp, f, blocks, n, visit, arg, e);
+        rc = bp_fetch(bp, f, blocks, n, ops->visit, ops->arg, e);
     } else {
-        rc = split(g, bp, f, blocks, n, mark, mark_arg, e);
+        unsigned gap = cm_page_gap(g->pr, blk_page_size(f->block_size));
+        pf_visit v = {ops->visit, ops->more, ops->arg, gap};
+        rc = split(g, bp, f, blocks, n, ops, gap, e);
         if (!rc)
-            rc = bp_fetch(bp, f, g->whole, g->nwhole, visit, arg, e);
+            rc = bp_fetch(bp, f, g->whole, g->nwhole, ops->visit, ops->arg, e);
         if (!rc)
-            rc = pf_fetch(bp, f, g->part, g->npart, g->runs, g->rstart, visit,
-                          arg, &ps, e);
+            rc = pf_fetch(bp, f, g->part, g->npart, g->runs, g->rstart, &v,
+                          &ps, e);
     }
     const bp_stats *after = bp_get_stats(bp);
     o->blocks_read += after->blocks_read - before.blocks_read;

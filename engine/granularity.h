@@ -35,12 +35,23 @@ typedef void (*gran_mark_fn)(void *arg, size_t i, uint64_t no, uint8_t *map);
 int gran_pages_pay(const cat_profile *pr, uint32_t bs, const pf_run *runs,
                    size_t n, double *t_pages, double *t_whole);
 
+/* What an operator tells the choice and the reads. */
+typedef struct gran_ops {
+    gran_mark_fn mark;   /* the pages of the first read of each block */
+    pf_more_fn more;     /* NULL, or the pages only the first read shows */
+    /* the estimated seconds of the reads `more` will ask of block i of the
+    ** list (NULL: none) */
+    double (*later)(void *arg, size_t i, uint64_t no);
+    bp_visit_fn visit;
+    void *arg;           /* of all four */
+} gran_ops;
+
 /* Visit blocks[0..n) (ascending): each read whole or in part as the mode
 ** and the cost model say (a block in the pool is visited from it), the
 ** figures added to *o. */
 int gran_fetch(gran *g, bp_pool *bp, blk_file *f, const uint64_t *blocks,
-               size_t n, gran_mark_fn mark, void *mark_arg, bp_visit_fn visit,
-               void *arg, struct hb_opstats *o, gnn_err *e);
+               size_t n, const gran_ops *ops, struct hb_opstats *o,
+               gnn_err *e);
 
 void gran_free(gran *g);
 

@@ -521,6 +521,29 @@ const blk_node *blk_graph_object(const void *block, uint32_t k)
     return (const blk_node *)((const uint8_t *)block + off[k]);
 }
 
+int blk_graph_object_span(const void *block, uint32_t k, uint64_t *start,
+                          uint64_t *end)
+{
+    const blk_header *h = block;
+    uint32_t at = blk_data_offset(h->block_size);
+    const uint32_t *off = (const uint32_t *)((const uint8_t *)block + at);
+    uint64_t table_end = at + (uint64_t)h->count * sizeof(uint32_t);
+    if (k >= h->count || table_end > h->used) return 0;
+    *start = off[k];
+    *end = k + 1 < h->count ? off[k + 1] : h->used;
+    return *start >= table_end && *start % 4 == 0 && *end <= h->used &&
+           *start + sizeof(blk_node) <= *end;
+}
+
+int blk_graph_object_fits(const void *block, uint32_t k)
+{
+    uint64_t o, end;
+    if (!blk_graph_object_span(block, k, &o, &end)) return 0;
+    blk_node nd;
+    memcpy(&nd, (const uint8_t *)block + o, sizeof nd);
+    return o + sizeof nd + (uint64_t)nd.n * sizeof(uint32_t) <= end;
+}
+
 const blk_node *blk_graph_find(const void *block, uint64_t node)
 {
     const blk_header *h = block;

@@ -148,6 +148,15 @@ int blk_verify_pages(const void *block, uint32_t block_size, uint16_t kind,
 /* Object k of a verified graph block (k < count). */
 const blk_node *blk_graph_object(const void *block, uint32_t k);
 
+/* Where object k of a graph block may lie, from the offset table alone:
+** [*start, *end) up to the next object (or the used bytes); 0 when the
+** entries are out of bounds. Reads only the header and entries k, k+1. */
+int blk_graph_object_span(const void *block, uint32_t k, uint64_t *start,
+                          uint64_t *end);
+/* Whether object k lies within its span (blk_graph_object_span): what a
+** read of some pages of a block must show before the object is used. */
+int blk_graph_object_fits(const void *block, uint32_t k);
+
 /* The object of `node` in a verified graph block, or NULL when the block
 ** does not hold it. */
 const blk_node *blk_graph_find(const void *block, uint64_t node);

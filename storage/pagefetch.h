@@ -29,6 +29,14 @@ typedef struct pf_run {
 ** how many. */
 size_t pf_runs(const uint32_t *pages, size_t n, unsigned gap, pf_run *out);
 
+/* A second read of a block, for what only its first pages tell (where a
+** graph block's objects lie, from its offset table): called once the first
+** runs of block `no` have landed and been verified, it marks in
+** map[0..npages) the further pages the visit needs (marking a page already
+** read costs nothing). A non-OK return fails the fetch. */
+typedef int (*pf_more_fn)(void *arg, uint64_t no, const void *data,
+                          uint8_t *map, gnn_err *e);
+
 /* Visit blocks[0..n) (ascending, no repeats) read in part: block i needs
 ** the runs runs[rstart[i] .. rstart[i+1]) (from pf_runs, page 0 first). All
 ** runs of as many blocks as the pool lends frames and the backend takes
@@ -37,8 +45,15 @@ size_t pf_runs(const uint32_t *pages, size_t n, unsigned gap, pf_run *out);
 ** its last run lands, in any order. A damaged page fails the fetch with
 ** GNNDB_CORRUPT naming file, block and page; nothing of it is visited.
 ** Counts into *st. */
+typedef struct pf_visit {
+    bp_visit_fn visit;   /* the block, its needed pages read and verified */
+    pf_more_fn more;     /* NULL: the first runs are all a block needs */
+    void *arg;           /* of both */
+    unsigned gap;        /* how more's pages are merged into runs */
+} pf_visit;
+
 int pf_fetch(bp_pool *bp, blk_file *f, const uint64_t *blocks, size_t n,
-             const pf_run *runs, const size_t *rstart, bp_visit_fn visit,
-             void *arg, pf_stats *st, gnn_err *e);
+             const pf_run *runs, const size_t *rstart, const pf_visit *v,
+             pf_stats *st, gnn_err *e);
 
 #endif

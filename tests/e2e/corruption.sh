@@ -85,6 +85,11 @@ for off in 20 5000 $((BS - 100)); do
     expect_check "graph block byte $off" "^$GFILE,.*block 0"
 done
 
+# a graph block read in pages: the damaged page (an object's) is named
+fresh; flip "$DB/$GFILE" 5000
+expect_fail "graph block page 1 (pages)" "PRAGMA read_granularity = 'page'; $TOPO" \
+    "block 0 of .*$GFILE: page 1: checksum mismatch"
+
 # 2. feature block 3: a SAMPLE that gathers it fails; one that does not
 # gather features still works and gives the same batch as before
 fresh; flip "$DB/$FFILE" $((3 * BS + 5000))
