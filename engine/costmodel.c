@@ -82,6 +82,19 @@ typedef struct pool_state {  /* expected blocks of each file in a pool */
     double g, f, l;
 } pool_state;
 
+/* `blocks` blocks read as `bytes` in `req` requests: their time is set by
+** the requests or by the bandwidth, whichever is the larger. */
+static void add_reads(cm_op *o, const cat_profile *pr, double blocks,
+                      double bytes, double req)
+{
+    o->blocks += blocks;
+    o->bytes += bytes;
+    o->requests += req;
+    if (req > 0)
+        o->io_s += fmax(req * cm_request_seconds(pr, bytes / req),
+                        bytes / cm_seq_bps(pr));
+}
+
 /* One fetch of `need` blocks of a file of nb blocks, `*res` of which are
 ** in the pool: adds its misses to o and updates *res. */
 static void fetch(cm_op *o, const cat_profile *pr, double coalesce, double nb,
@@ -89,14 +102,7 @@ static void fetch(cm_op *o, const cat_profile *pr, double coalesce, double nb,
 {
     if (nb <= 0 || need <= 0) return;
     double miss = need * (1.0 - fmin(1.0, *res / nb));
-    double req = requests(miss, nb, coalesce);
-    double bytes = miss * bs;
-    o->blocks += miss;
-    o->bytes += bytes;
-    o->requests += req;
-    if (req > 0)
-        o->io_s += fmax(req * cm_request_seconds(pr, bytes / req),
-                        bytes / cm_seq_bps(pr));
+    add_reads(o, pr, miss, miss * bs, requests(miss, nb, coalesce));
     *res = fmin(nb, *res + miss);
 }
 
@@ -133,13 +139,7 @@ static void gran_choose(const plan *p, const cat_profile *pr, double bs,
 static void fetch_pages(cm_op *o, const cat_profile *pr, double ps,
                         double need, const cm_gran *g)
 {
-    double bytes = need * g->pages * ps, req = need * g->runs;
-    o->blocks += need;
-    o->bytes += bytes;
-    o->requests += req;
-    if (req > 0)
-        o->io_s += fmax(req * cm_request_seconds(pr, bytes / req),
-                        bytes / cm_seq_bps(pr));
+    add_reads(o, pr, need, need * g->pages * ps, need * g->runs);
 }
 
 /* One hyperbatch of m mini-batches: adds to e. */

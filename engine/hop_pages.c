@@ -11,12 +11,7 @@
 ** every block a hop buckets items into has one). */
 static uint64_t first_start(const hb_exec *x, uint64_t no)
 {
-    size_t lo = 0, hi = x->nidx;
-    while (hi - lo > 1) {
-        size_t mid = (lo + hi) / 2;
-        if (x->idx_block[mid] <= no) lo = mid; else hi = mid;
-    }
-    return x->idx_first[lo];
+    return x->idx_first[hb_last_le(x->idx_block, x->nidx, no)];
 }
 
 /* The entries off[k] and off[k+1] of each item's node: k is its distance

@@ -241,16 +241,21 @@ static void epoch_order(hb_exec *x, int64_t epoch)
 
 /* ---- sample: one hop of the whole hyperbatch ---- */
 
+size_t hb_last_le(const uint64_t *a, size_t n, uint64_t key)
+{
+    size_t lo = 0, hi = n;
+    while (hi - lo > 1) {
+        size_t mid = (lo + hi) / 2;
+        if (a[mid] <= key) lo = mid; else hi = mid;
+    }
+    return lo;
+}
+
 /* The block holding the start of `node`'s object: the last index entry whose
 ** first node is <= node. */
 static uint64_t start_block(const hb_exec *x, uint32_t node)
 {
-    size_t lo = 0, hi = x->nidx;
-    while (hi - lo > 1) {
-        size_t mid = (lo + hi) / 2;
-        if (x->idx_first[mid] <= node) lo = mid; else hi = mid;
-    }
-    return x->idx_block[lo];
+    return x->idx_block[hb_last_le(x->idx_first, x->nidx, node)];
 }
 
 int hb_bucket(hb_exec *x, size_t n, const uint64_t *blockof,

@@ -490,11 +490,7 @@ int bp_fetch(bp_pool *bp, blk_file *f, const uint64_t *blocks, size_t n,
     int rc = check_file(bp, f, e);
     if (rc) return rc;
     for (size_t i = 0; i < n; i++) {
-        if (blocks[i] >= f->nblocks)
-            return gnn_seterr(e, GNNDB_CORRUPT, "corrupt reference: block "
-                              "%llu of %s is past its end (%llu blocks)",
-                              (unsigned long long)blocks[i], f->path,
-                              (unsigned long long)f->nblocks);
+        if ((rc = blkf_check_no(f, blocks[i], e))) return rc;
         if (i > 0 && blocks[i] <= blocks[i - 1])
             return gnn_seterr(e, GNNDB_MISUSE, "bp_fetch: blocks not in "
                               "ascending order at %zu", i);

@@ -285,11 +285,8 @@ static int check_args(const blk_file *f, const uint64_t *blocks, size_t n,
 {
     uint32_t np = blk_npages(f->block_size);
     for (size_t i = 0; i < n; i++) {
-        if (blocks[i] >= f->nblocks)
-            return gnn_seterr(e, GNNDB_CORRUPT, "corrupt reference: block "
-                              "%llu of %s is past its end (%llu blocks)",
-                              (unsigned long long)blocks[i], f->path,
-                              (unsigned long long)f->nblocks);
+        int rc = blkf_check_no(f, blocks[i], e);
+        if (rc) return rc;
         int ok = rstart[i + 1] > rstart[i] && runs[rstart[i]].first == 0;
         uint32_t end = 0;
         for (size_t r = rstart[i]; ok && r < rstart[i + 1]; r++) {
