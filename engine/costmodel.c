@@ -115,7 +115,8 @@ static void fetch(cm_op *o, const cat_profile *pr, double coalesce, double nb,
 ** density q of wanted pages. */
 static void gran_choose(const plan *p, const cat_profile *pr, double bs,
                         double nb, double frames, double rowbytes,
-                        double rows, double need, cm_gran *g)
+                        double rows, double need, double table_pages,
+                        cm_gran *g)
 {
     memset(g, 0, sizeof *g);
     g->t_whole = cm_request_seconds(pr, bs);
@@ -130,6 +131,11 @@ static void gran_choose(const plan *p, const cat_profile *pr, double bs,
     double q = g->pages / np;
     double gap = cm_page_gap(pr, ps);
     g->runs = 1 + fmin(g->rows, fmax(0, g->pages - 1)) * pow(1.0 - q, gap + 1);
+    /* a graph block's first read also takes the pages of its nodes' offset
+    ** entries, one each at most */
+    double tp = fmin(g->rows, table_pages);
+    g->pages = fmin(np, g->pages + tp);
+    g->runs += tp;
     g->t_pages = g->runs * cm_request_seconds(pr, g->pages * ps / g->runs);
     g->page = mode == GNN_GRAN_PAGE || g->t_pages < g->t_whole;
 }
@@ -140,6 +146,27 @@ static void fetch_pages(cm_op *o, const cat_profile *pr, double ps,
                         double need, const cm_gran *g)
 {
     add_reads(o, pr, need, need * g->pages * ps, need * g->runs);
+}
+
+/* A hop's fetch of `need` graph blocks for `items` frontier nodes: whole,
+** or in pages (the nodes' offset entries, then their objects of the
+** graph's mean size). */
+static void hop_fetch(const plan *p, const cat_profile *pr,
+                      const cm_layout *l, double c, double items, double need,
+                      double *res, cm_op *o, cm_gran *g)
+{
+    double nodes = fmax(1, (double)p->graph.nodes);
+    double obj = 20.0 + 4.0 * (double)p->graph.edges / nodes;
+    double ps = blk_page_size((uint32_t)l->graph_bs);
+    double table = ceil(4.0 * nodes / fmax(1, l->graph_blocks) / ps);
+    gran_choose(p, pr, l->graph_bs, l->graph_blocks, l->gframes, obj, items,
+                need, table, g);
+    if (g->page) {
+        fetch_pages(o, pr, ps, need, g);
+        return;
+    }
+    fetch(o, pr, c, l->graph_blocks, l->graph_bs, need, res);
+    *res = fmin(*res, l->gframes);
 }
 
 /* One hyperbatch of m mini-batches: adds to e. */
@@ -162,8 +189,8 @@ static void one_hb(const plan *p, const cat_profile *pr, const cm_layout *l,
                                               seed_window(p, l->graph_blocks, sk),
                                               sk, 0)
                                  : needed(l->graph_blocks, front);
-            fetch(&e->hop[h], pr, c, l->graph_blocks, l->graph_bs, need, &ps->g);
-            ps->g = fmin(ps->g, l->gframes);
+            hop_fetch(p, pr, l, c, h == 0 ? sk : front, need, &ps->g,
+                      &e->hop[h], &e->hop_gran[h]);
             e->hop[h].work += p->edges_est[h] * scale * k;
         }
     }
@@ -183,7 +210,7 @@ static void one_hb(const plan *p, const cat_profile *pr, const cm_layout *l,
             memset(&e->gather_gran, 0, sizeof e->gather_gran);
         else
             gran_choose(p, pr, l->feat_bs, l->feat_blocks, l->fframes, rb,
-                        rows, need, &e->gather_gran);
+                        rows, need, 0, &e->gather_gran);
         if (e->gather_gran.page)
             fetch_pages(&e->gather, pr, blk_page_size((uint32_t)l->feat_bs),
                         need, &e->gather_gran);

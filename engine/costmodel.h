@@ -46,6 +46,7 @@ typedef struct cm_est {
     cm_op hop[AST_MAX_HOPS];
     cm_op gather;
     cm_gran gather_gran;  /* the feature table's (last hyperbatch) */
+    cm_gran hop_gran[AST_MAX_HOPS];  /* the graph's, per hop */
     cm_op total;
     double hyperbatches;
     double batches_per_s;

@@ -84,9 +84,9 @@ static int gran_line(rowset *rs, int depth, const plan *p, const cm_gran *g)
                 g->t_pages * 1e3, g->t_whole * 1e3);
 }
 
-/* Whole graph blocks or pages for a hop (the estimate above assumes whole
-** blocks: where pages are read it overstates the bytes). */
-static int hop_gran_line(rowset *rs, int depth, const plan *p)
+/* Whole graph blocks or pages for a hop, with the model's estimate. */
+static int hop_gran_line(rowset *rs, int depth, const plan *p,
+                         const cm_gran *g)
 {
     const char *m = gran_names[p->read_granularity];
     uint32_t bs = (uint32_t)p->graph.block_size;
@@ -97,12 +97,12 @@ static int hop_gran_line(rowset *rs, int depth, const plan *p)
         (int64_t)p->graph_frames >= p->graph.graph_blocks)
         return line(rs, depth, "read granularity: whole blocks (auto: the "
                     "graph pool holds the whole graph)");
-    return line(rs, depth, "read granularity: %s (%s): page 0 and its "
-                "nodes' offset entries, then their objects%s",
-                p->read_granularity == GNN_GRAN_PAGE ? "pages" : "per block",
-                m, p->read_granularity == GNN_GRAN_PAGE ? ""
-                   : ", where that costs less than the block (estimated "
-                     "above as whole blocks)");
+    return line(rs, depth, "read granularity: %s (%s): page 0 and the "
+                "nodes' offset entries, then their objects: est. %.1f of %u "
+                "pages in %.1f reads per block (%.1f nodes), %.3g ms against "
+                "%.3g ms for the whole block", g->page ? "pages" : "whole "
+                "blocks", m, g->pages, blk_npages(bs), g->runs, g->rows,
+                g->t_pages * 1e3, g->t_whole * 1e3);
 }
 
 /* What reads of part of a block brought, after a run. */
@@ -314,7 +314,7 @@ int explain_rows(const plan *p, const hb_stats *st, rowset *rs)
                     p->edges_est[h], p->nodes_est[h + 1], p->blocks_est_hb[h],
                     p->graph.graph_blocks);
         err |= estimate(rs, d + 1, &est.hop[h]);
-        err |= hop_gran_line(rs, d + 1, p);
+        err |= hop_gran_line(rs, d + 1, p, &est.hop_gran[h]);
         if (st) err |= actual(rs, d + 1, &st->hop[h]);
         if (st && st->hop[h].partial_blocks)
             err |= pages_actual(rs, d + 1, &st->hop[h]);

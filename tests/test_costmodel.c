@@ -315,6 +315,10 @@ static void test_pages_when_rows_are_sparse(void **state)
     assert_true(part.gather.bytes < 0.5 * whole.gather.bytes);
     assert_true(part.gather.io_s < whole.gather.io_s);
     assert_true(part.gather.blocks > 0.9 * whole.gather.blocks);
+    /* the hops too: a few nodes' entries and objects of each graph block */
+    assert_int_equal(whole.hop_gran[1].page, 0);
+    assert_int_equal(part.hop_gran[1].page, 1);
+    assert_true(part.hop[1].bytes < 0.5 * whole.hop[1].bytes);
     /* the whole table in each hyperbatch: every page is wanted */
     make_plan(&p, 1 << 20, 4096, 4096, 16, 1024, 100, 100);
     p.read_granularity = GNN_GRAN_AUTO;
