@@ -156,7 +156,7 @@ for db, q in ((gen, "SAMPLE 10,5 FROM g BATCH 256 SEED 1"),
         text = out.stdout
         m = re.search(r"staged ([\d.]+) (\w+) \(about ([\d.]+) (\w+) per mini-batch\)", text)
         staged, per = size(m[1], m[2]), size(m[3], m[4])
-        h = int(re.search(r"suggested HYPERBATCH (\d+)[: ]", text)[1])
+        h = int(re.search(r"suggested HYPERBATCH (\d+)( in memory, not spilled)?:", text)[1])
         # the printed sizes are rounded to 0.1 of their unit
         fits = max(1, int(staged * 1.05 / per))
         print(f"{q[:30]} {ml}: suggested {h}, staged/per-batch {staged / per:.2f}")
