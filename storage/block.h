@@ -130,7 +130,8 @@ void blk_seal(void *block, uint32_t block_size, uint16_t kind,
 /* Check a block read from `path` as block `block_no` of a file of `token`:
 ** magic, version, kind, size, number, token, checksum and the offsets of its
 ** objects. Returns GNNDB_OK or GNNDB_CORRUPT with words naming the file and
-** the block ("corrupt block 12 of g-...blk: checksum mismatch"). */
+** the block, and the page for a checksum ("corrupt block 12 of g-...blk:
+** page 3: checksum mismatch ..."). */
 int blk_verify(const void *block, uint32_t block_size, uint16_t kind,
                uint64_t block_no, uint64_t token, const char *path,
                gnn_err *e);
