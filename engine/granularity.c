@@ -13,16 +13,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-int gran_pages_pay(const cat_profile *pr, uint32_t bs, const pf_run *runs,
-                   size_t n, double *t_pages, double *t_whole)
+/* The seconds of reading runs[0..n) of a block of `bs` bytes, a request
+** each. */
+static double runs_seconds(const cat_profile *pr, uint32_t bs,
+                           const pf_run *runs, size_t n)
 {
     uint32_t ps = blk_page_size(bs);
     double t = 0;
     for (size_t i = 0; i < n; i++)
         t += cm_request_seconds(pr, (double)runs[i].n * ps);
-    *t_pages = t;
-    *t_whole = cm_request_seconds(pr, bs);
-    return t < *t_whole;
+    return t;
 }
 
 /* Block i: whole, or in part with its runs appended. */
@@ -43,12 +43,11 @@ static int split_one(gran *g, bp_pool *bp, blk_file *f, size_t i, uint64_t no,
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory choosing reads");
     pf_run *runs = g->runs + g->nruns;
     size_t nr = pf_runs(pages, n, gap, runs);
-    double tp = 0, tw = 0;
     int part = g->mode == GNN_GRAN_PAGE;
     if (!part && !bp_has(bp, f, no)) {
-        gran_pages_pay(g->pr, f->block_size, runs, nr, &tp, &tw);
-        if (ops->later) tp += ops->later(ops->arg, i, no);
-        part = tp < tw;
+        double t = runs_seconds(g->pr, f->block_size, runs, nr);
+        if (ops->later) t += ops->later(ops->arg, i, no);
+        part = t < cm_request_seconds(g->pr, f->block_size);
     }
     if (!part) {
         g->whole[g->nwhole++] = no;

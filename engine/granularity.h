@@ -30,11 +30,6 @@ typedef struct gran {
 ** the list) that hold what the operator needs of it. */
 typedef void (*gran_mark_fn)(void *arg, size_t i, uint64_t no, uint8_t *map);
 
-/* Whether a block read as pages of `ps` bytes in runs[0..n) costs less
-** than one read of the whole block of `bs` bytes, and the costs. */
-int gran_pages_pay(const cat_profile *pr, uint32_t bs, const pf_run *runs,
-                   size_t n, double *t_pages, double *t_whole);
-
 /* What an operator tells the choice and the reads. */
 typedef struct gran_ops {
     gran_mark_fn mark;   /* the pages of the first read of each block */
