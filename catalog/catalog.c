@@ -234,6 +234,18 @@ static int check_version(cat_db *c, gnn_err *e)
     if (v < 1)
         return gnn_seterr(e, GNNDB_CORRUPT,
                           "%s is damaged: format version %" PRId64, c->path, v);
+    /* Format 1 blocks carry one checksum each, so a read of some of their
+    ** pages could not be verified: rather than trust them, ask for the
+    ** database to be built again (its block files are rewritten anyway). */
+    if (v < GNNDB_FORMAT_VERSION)
+        return gnn_seterr(e, GNNDB_VERSION_MISMATCH,
+                          "%s has format version %" PRId64 "; this gnndb "
+                          "reads format %d only (blocks with page "
+                          "checksums): rebuild it into a new database with "
+                          "CREATE GRAPH, IMPORT FEATURES, IMPORT LABELS, "
+                          "CREATE SPLIT and PROPAGATE from the sources that "
+                          "DESCRIBE lists under an older gnndb", c->path, v,
+                          GNNDB_FORMAT_VERSION);
     return GNNDB_OK;
 }
 

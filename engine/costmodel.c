@@ -5,6 +5,7 @@
 ** the disk profile's bandwidth or by its per-request cost, whichever is the
 ** larger; the work on data in memory by the measured per-thread rates. */
 #include "costmodel.h"
+#include "block.h"
 
 #include <math.h>
 #include <string.h>
@@ -27,6 +28,17 @@ double cm_request_seconds(const cat_profile *pr, double size)
     double bs = pr->rand_bs;
     if (!(bs > 4096) || tb <= t4) return fmax(t4, size / cm_seq_bps(pr));
     return fmax(t4, t4 + (tb - t4) * (size - 4096) / (bs - 4096));
+}
+
+/* t(z) is linear in the request size: one more page in a request costs its
+** slope, a request of its own t(page). */
+unsigned cm_page_gap(const cat_profile *pr, double page_size)
+{
+    double one = cm_request_seconds(pr, page_size);
+    double more = cm_request_seconds(pr, 2.0 * page_size) - one;
+    if (!(more > 0)) return 0;
+    double g = one / more - 1;
+    return g < 0 ? 0 : g > 64 ? 64 : (unsigned)g;
 }
 
 /* Distinct blocks out of nb touched by `touches` uniform draws. */
@@ -70,6 +82,19 @@ typedef struct pool_state {  /* expected blocks of each file in a pool */
     double g, f, l;
 } pool_state;
 
+/* `blocks` blocks read as `bytes` in `req` requests: their time is set by
+** the requests or by the bandwidth, whichever is the larger. */
+static void add_reads(cm_op *o, const cat_profile *pr, double blocks,
+                      double bytes, double req)
+{
+    o->blocks += blocks;
+    o->bytes += bytes;
+    o->requests += req;
+    if (req > 0)
+        o->io_s += fmax(req * cm_request_seconds(pr, bytes / req),
+                        bytes / cm_seq_bps(pr));
+}
+
 /* One fetch of `need` blocks of a file of nb blocks, `*res` of which are
 ** in the pool: adds its misses to o and updates *res. */
 static void fetch(cm_op *o, const cat_profile *pr, double coalesce, double nb,
@@ -77,15 +102,71 @@ static void fetch(cm_op *o, const cat_profile *pr, double coalesce, double nb,
 {
     if (nb <= 0 || need <= 0) return;
     double miss = need * (1.0 - fmin(1.0, *res / nb));
-    double req = requests(miss, nb, coalesce);
-    double bytes = miss * bs;
-    o->blocks += miss;
-    o->bytes += bytes;
-    o->requests += req;
-    if (req > 0)
-        o->io_s += fmax(req * cm_request_seconds(pr, bytes / req),
-                        bytes / cm_seq_bps(pr));
+    add_reads(o, pr, miss, miss * bs, requests(miss, nb, coalesce));
     *res = fmin(nb, *res + miss);
+}
+
+/* Whole blocks or pages for a fetch of `need` blocks of a file of nb blocks
+** (bs bytes, the pool holding `frames`) that gives `rows` rows of rowbytes:
+** each block then gives r = rows/need rows, spanning rowbytes/ps + 1 pages
+** each, so about np(1 - e^(-r(rowbytes/ps + 1)/np)) pages besides page 0,
+** in runs: a wanted page starts a new one when the cm_page_gap() pages
+** after the previous wanted one are all unwanted, (1 - q)^(gap + 1) at a
+** density q of wanted pages. */
+static void gran_choose(const plan *p, const cat_profile *pr, double bs,
+                        double nb, double frames, double rowbytes,
+                        double rows, double need, double table_pages,
+                        cm_gran *g)
+{
+    memset(g, 0, sizeof *g);
+    g->t_whole = cm_request_seconds(pr, bs);
+    double ps = blk_page_size((uint32_t)bs), np = bs / ps;
+    int mode = p->read_granularity;
+    if (mode == GNN_GRAN_BLOCK || np < 2 || need <= 0 ||
+        (mode == GNN_GRAN_AUTO && nb <= frames))
+        return;
+    g->rows = rows / need;
+    double want = np * (1.0 - exp(-g->rows * (rowbytes / ps + 1) / np));
+    g->pages = fmin(np, 1 + want);
+    double q = g->pages / np;
+    double gap = cm_page_gap(pr, ps);
+    g->runs = 1 + fmin(g->rows, fmax(0, g->pages - 1)) * pow(1.0 - q, gap + 1);
+    /* a graph block's first read also takes the pages of its nodes' offset
+    ** entries, one each at most */
+    double tp = fmin(g->rows, table_pages);
+    g->pages = fmin(np, g->pages + tp);
+    g->runs += tp;
+    g->t_pages = g->runs * cm_request_seconds(pr, g->pages * ps / g->runs);
+    g->page = mode == GNN_GRAN_PAGE || g->t_pages < g->t_whole;
+}
+
+/* A fetch of `need` blocks read in pages: never found in the pool, never
+** kept there. */
+static void fetch_pages(cm_op *o, const cat_profile *pr, double ps,
+                        double need, const cm_gran *g)
+{
+    add_reads(o, pr, need, need * g->pages * ps, need * g->runs);
+}
+
+/* A hop's fetch of `need` graph blocks for `items` frontier nodes: whole,
+** or in pages (the nodes' offset entries, then their objects of the
+** graph's mean size). */
+static void hop_fetch(const plan *p, const cat_profile *pr,
+                      const cm_layout *l, double c, double items, double need,
+                      double *res, cm_op *o, cm_gran *g)
+{
+    double nodes = fmax(1, (double)p->graph.nodes);
+    double obj = 20.0 + 4.0 * (double)p->graph.edges / nodes;
+    double ps = blk_page_size((uint32_t)l->graph_bs);
+    double table = ceil(4.0 * nodes / fmax(1, l->graph_blocks) / ps);
+    gran_choose(p, pr, l->graph_bs, l->graph_blocks, l->gframes, obj, items,
+                need, table, g);
+    if (g->page) {
+        fetch_pages(o, pr, ps, need, g);
+        return;
+    }
+    fetch(o, pr, c, l->graph_blocks, l->graph_bs, need, res);
+    *res = fmin(*res, l->gframes);
 }
 
 /* One hyperbatch of m mini-batches: adds to e. */
@@ -108,8 +189,8 @@ static void one_hb(const plan *p, const cat_profile *pr, const cm_layout *l,
                                               seed_window(p, l->graph_blocks, sk),
                                               sk, 0)
                                  : needed(l->graph_blocks, front);
-            fetch(&e->hop[h], pr, c, l->graph_blocks, l->graph_bs, need, &ps->g);
-            ps->g = fmin(ps->g, l->gframes);
+            hop_fetch(p, pr, l, c, h == 0 ? sk : front, need, &ps->g,
+                      &e->hop[h], &e->hop_gran[h]);
             e->hop[h].work += p->edges_est[h] * scale * k;
         }
     }
@@ -120,9 +201,21 @@ static void one_hb(const plan *p, const cat_profile *pr, const cm_layout *l,
     for (int h = 0; h <= p->nhops; h++) rows += p->nodes_est[h];
     rows *= scale * m;
     if (l->feat_blocks > 0) {
-        fetch(&e->gather, pr, c, l->feat_blocks, l->feat_bs,
-              needed_win(l->feat_blocks, seed_window(p, l->feat_blocks, sm),
-                         sm, fmax(0, rows - sm)), &ps->f);
+        double need = needed_win(l->feat_blocks,
+                                 seed_window(p, l->feat_blocks, sm), sm,
+                                 fmax(0, rows - sm));
+        double rb = p->has_feat ? p->feat.dim * 4.0 : 4.0;
+        /* a spilled round reads its feature blocks whole */
+        if (l->subround > 0)
+            memset(&e->gather_gran, 0, sizeof e->gather_gran);
+        else
+            gran_choose(p, pr, l->feat_bs, l->feat_blocks, l->fframes, rb,
+                        rows, need, 0, &e->gather_gran);
+        if (e->gather_gran.page)
+            fetch_pages(&e->gather, pr, blk_page_size((uint32_t)l->feat_bs),
+                        need, &e->gather_gran);
+        else
+            fetch(&e->gather, pr, c, l->feat_blocks, l->feat_bs, need, &ps->f);
         e->gather.work += rows * (p->has_feat ? p->feat.dim : 0) * 4.0;
     }
     if (l->label_blocks > 0) {
@@ -273,7 +366,7 @@ int64_t cm_suggest_hyperbatch(const plan *p, const cat_profile *pr,
 static int layout_at(const plan *p, double bs, cm_layout *l)
 {
     memset(l, 0, sizeof *l);
-    const double hdr = 64;
+    const double hdr = blk_data_offset((uint32_t)bs);
     if (bs == p->graph.block_size) {
         l->graph_blocks = (double)p->graph.graph_blocks;
     } else {

@@ -32,9 +32,21 @@ typedef struct cm_op {
     double seconds;    /* max(io_s, cpu_s): reads overlap the work */
 } cm_op;
 
+/* Whole blocks or pages (PRAGMA read_granularity) for one file: the
+** expected pages and reads of a block read in part, their time and the
+** whole block's, and the choice. */
+typedef struct cm_gran {
+    int page;          /* 1: the blocks are read in pages */
+    double rows;       /* rows needed per block read */
+    double pages, runs;
+    double t_pages, t_whole;
+} cm_gran;
+
 typedef struct cm_est {
     cm_op hop[AST_MAX_HOPS];
     cm_op gather;
+    cm_gran gather_gran;  /* the feature table's (last hyperbatch) */
+    cm_gran hop_gran[AST_MAX_HOPS];  /* the graph's, per hop */
     cm_op total;
     double hyperbatches;
     double batches_per_s;
@@ -44,6 +56,9 @@ typedef struct cm_est {
 ** reads in ascending order (what a profile says). */
 double cm_request_seconds(const cat_profile *pr, double size);
 double cm_seq_bps(const cat_profile *pr);
+/* Pages between two wanted ones that cost less to read than to skip with a
+** second request (reads of part of a block merge runs that close). */
+unsigned cm_page_gap(const cat_profile *pr, double page_size);
 
 /* The plan's own layout. */
 void cm_layout_of(const plan *p, cm_layout *l);

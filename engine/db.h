@@ -14,7 +14,7 @@
 #include "blockfile.h"
 
 /* gnndb_stmt_status ops are below this */
-#define GNN_NSTATUS 21
+#define GNN_NSTATUS 23
 
 typedef struct gnn_pragmas {
     int64_t memory_limit;   /* bytes for data: pools, cache, staged batches */
@@ -28,7 +28,12 @@ typedef struct gnn_pragmas {
     char temp_dir[512];     /* the spill area; "": inside the database */
     int64_t spill_limit;    /* bytes the spill area may hold; 0: the disk */
     int spill;              /* GNN_SPILL_*: when a hyperbatch may spill */
+    int read_granularity;   /* GNN_GRAN_*: whole blocks or their pages */
 } gnn_pragmas;
+
+#define GNN_GRAN_AUTO  0    /* per block, whichever the cost model prefers */
+#define GNN_GRAN_BLOCK 1    /* always whole blocks */
+#define GNN_GRAN_PAGE  2    /* always only the pages that hold what is needed */
 
 #define GNN_SPILL_AUTO 0    /* when the cost model says it pays */
 #define GNN_SPILL_ON   1    /* always: every hyperbatch goes through disk */

@@ -14,6 +14,7 @@ typedef struct hb_opstats {
     double cpu_seconds;        /* inside block visits: work on data in memory */
     uint64_t bytes_out;        /* gather: bytes copied */
     uint64_t blocks_read, bytes_read, hits, misses, reads_issued;
+    uint64_t pages_read, partial_blocks; /* reads of part of a block */
     uint64_t items;            /* nodes sampled / rows gathered */
     uint64_t edges;
 } hb_opstats;

@@ -13,6 +13,7 @@
 #include "bufpool.h"
 #include "io.h"
 #include "sample.h"
+#include "granularity.h"
 #include "../gpu/xfer.h"
 
 typedef struct nmap {        /* internal id -> local index, open addressing */
@@ -150,6 +151,8 @@ struct hb_exec {
     size_t ngitems, capgitems;
     const void *gather_table; /* cat_table being gathered */
     int gather_labels;
+    gran fgran;              /* feature and label blocks: whole or pages */
+    gran ggran;              /* graph blocks of a hop: whole or pages */
 
     /* the row cache (fcache.c) and one gather's decisions; the hot-block
     ** cache (bcache.c) */
@@ -185,6 +188,8 @@ struct hb_exec {
 };
 
 double hb_now(void);
+/* The last i < n with a[i] <= key in ascending a[0..n) (0 when none). */
+size_t hb_last_le(const uint64_t *a, size_t n, uint64_t key);
 /* Grow *p to hold `need` elements of `elem` bytes; 0 or -1 on OOM. */
 int hb_grow(void **p, size_t *cap, size_t need, size_t elem);
 
@@ -201,6 +206,10 @@ struct wpool;
 void hb_run_block(hb_exec *x, uint64_t no, const void *data, size_t lo,
                   size_t hi, void (*fn)(void *, size_t, int),
                   double *cpu_seconds);
+
+/* How a hop reads graph blocks in pages (hop_pages.c): their offset-table
+** entries first, then their objects; `visit` samples a block. */
+void hb_hop_ops(hb_exec *x, bp_visit_fn visit, gran_ops *ops);
 
 int hb_gather_open(hb_exec *x, gnn_err *e);
 /* Visit the blocks of list[0..*n) the hot-block cache holds from memory

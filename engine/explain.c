@@ -35,7 +35,7 @@ static int actual(rowset *rs, int depth, const hb_opstats *o)
                 "actual: %.3f s, blocks read %" PRIu64 " (%s, %" PRIu64
                 " reads), hits %" PRIu64 ", misses %" PRIu64 " (%.1f%% hit)"
                 ", items %" PRIu64 ", edges %" PRIu64,
-                o->seconds, o->blocks_read,
+                o->seconds, o->blocks_read + o->partial_blocks,
                 db_fmt_size((int64_t)o->bytes_read, b, sizeof b),
                 o->reads_issued, o->hits, o->misses, hr, o->items, o->edges);
 }
@@ -58,6 +58,62 @@ static int estimate(rowset *rs, int depth, const cm_op *o)
                 "cpu %.3g s, time %.3g s",
                 o->blocks, db_fmt_size((int64_t)o->bytes, b, sizeof b),
                 o->requests, o->io_s, o->cpu_s, o->seconds);
+}
+
+static const char *const gran_names[] = {"auto", "block", "page"};
+
+/* Whole blocks or pages for the feature table, and why (the model's
+** choice under auto, with its estimate for one block). */
+static int gran_line(rowset *rs, int depth, const plan *p, const cm_gran *g)
+{
+    const char *m = gran_names[p->read_granularity];
+    uint32_t bs = (uint32_t)p->feat.block_size;
+    if (p->spill)
+        return line(rs, depth, "read granularity: whole blocks (a spilled "
+                    "round reads its blocks whole)");
+    if (p->read_granularity == GNN_GRAN_BLOCK || blk_npages(bs) < 2)
+        return line(rs, depth, "read granularity: whole blocks (%s)",
+                    blk_npages(bs) < 2 ? "blocks of one page" : m);
+    if (g->pages <= 0)
+        return line(rs, depth, "read granularity: whole blocks (%s: the "
+                    "feature pool holds the whole table)", m);
+    return line(rs, depth, "read granularity: %s (%s): est. %.1f of %u "
+                "pages in %.1f reads per block (%.1f rows), %.3g ms against "
+                "%.3g ms for the whole block", g->page ? "pages" : "whole "
+                "blocks", m, g->pages, blk_npages(bs), g->runs, g->rows,
+                g->t_pages * 1e3, g->t_whole * 1e3);
+}
+
+/* Whole graph blocks or pages for a hop, with the model's estimate. */
+static int hop_gran_line(rowset *rs, int depth, const plan *p,
+                         const cm_gran *g)
+{
+    const char *m = gran_names[p->read_granularity];
+    uint32_t bs = (uint32_t)p->graph.block_size;
+    if (p->read_granularity == GNN_GRAN_BLOCK || blk_npages(bs) < 2)
+        return line(rs, depth, "read granularity: whole blocks (%s)",
+                    blk_npages(bs) < 2 ? "blocks of one page" : m);
+    if (p->read_granularity == GNN_GRAN_AUTO &&
+        (int64_t)p->graph_frames >= p->graph.graph_blocks)
+        return line(rs, depth, "read granularity: whole blocks (auto: the "
+                    "graph pool holds the whole graph)");
+    return line(rs, depth, "read granularity: %s (%s): page 0 and the "
+                "nodes' offset entries, then their objects: est. %.1f of %u "
+                "pages in %.1f reads per block (%.1f nodes), %.3g ms against "
+                "%.3g ms for the whole block", g->page ? "pages" : "whole "
+                "blocks", m, g->pages, blk_npages(bs), g->runs, g->rows,
+                g->t_pages * 1e3, g->t_whole * 1e3);
+}
+
+/* What reads of part of a block brought, after a run. */
+static int pages_actual(rowset *rs, int depth, const hb_opstats *o)
+{
+    char b[32];
+    return line(rs, depth, "actual reads in part: %" PRIu64 " of the blocks "
+                "read, %" PRIu64 " pages (%s)",
+                o->partial_blocks, o->pages_read,
+                db_fmt_size((int64_t)o->pages_read * BLK_PAGE_SIZE, b,
+                            sizeof b));
 }
 
 /* The profile the model uses, the whole statement's estimate and the
@@ -236,7 +292,10 @@ int explain_rows(const plan *p, const hb_stats *st, rowset *rs)
     else
         err |= line(rs, d, "-> gather%s", p->has_labels ? " labels" : " (no features)");
     if (p->has_feat || p->has_labels) err |= estimate(rs, d + 1, &est.gather);
+    if (p->has_feat) err |= gran_line(rs, d + 1, p, &est.gather_gran);
     if (st) err |= actual(rs, d + 1, &st->gather);
+    if (st && st->gather.partial_blocks)
+        err |= pages_actual(rs, d + 1, &st->gather);
     if (st && p->cache_policy != FC_NONE) {
         uint64_t n = st->cache_hits + st->cache_misses;
         err |= line(rs, d + 1, "feature cache: hits %" PRIu64 ", misses %"
@@ -255,7 +314,10 @@ int explain_rows(const plan *p, const hb_stats *st, rowset *rs)
                     p->edges_est[h], p->nodes_est[h + 1], p->blocks_est_hb[h],
                     p->graph.graph_blocks);
         err |= estimate(rs, d + 1, &est.hop[h]);
+        err |= hop_gran_line(rs, d + 1, p, &est.hop_gran[h]);
         if (st) err |= actual(rs, d + 1, &st->hop[h]);
+        if (st && st->hop[h].partial_blocks)
+            err |= pages_actual(rs, d + 1, &st->hop[h]);
     }
     d++;
     const char *src = p->seeds_kind == AST_SEEDS_SPLIT ? "split"
@@ -277,9 +339,11 @@ int explain_rows(const plan *p, const hb_stats *st, rowset *rs)
                     st->nodes, st->shrunk ? "; some hyperbatches were cut "
                                             "short to stay within memory_limit"
                                           : "");
-        uint64_t blocks = st->gather.blocks_read, bytes = st->gather.bytes_read;
+        /* blocks read whole or in part, as the estimate counts them */
+        uint64_t blocks = st->gather.blocks_read + st->gather.partial_blocks;
+        uint64_t bytes = st->gather.bytes_read;
         for (int h = 0; h < p->nhops; h++) {
-            blocks += st->hop[h].blocks_read;
+            blocks += st->hop[h].blocks_read + st->hop[h].partial_blocks;
             bytes += st->hop[h].bytes_read;
         }
         err |= batch_line(p, st, rs);

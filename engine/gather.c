@@ -216,6 +216,8 @@ int hb_gather_open(hb_exec *x, gnn_err *e)
         if (p->labels.block_size > frame) frame = p->labels.block_size;
     }
     if (!frame) return GNNDB_OK;
+    x->fgran.mode = p->read_granularity;
+    x->fgran.pr = &p->profile;
     rc = bp_open(p->feat_frames, frame, x->io, &x->fpool, e);
     if (rc) return rc;
     bp_set_max_coalesce(x->fpool, (unsigned)p->coalesce);
@@ -246,6 +248,7 @@ void hb_gather_close(hb_exec *x)
     if (x->ff) blkf_close(x->ff);
     if (x->lf) blkf_close(x->lf);
     free(x->gitems);
+    gran_free(&x->fgran);
     x->fpool = NULL;
     x->ff = x->lf = NULL;
     x->gitems = NULL;
@@ -295,6 +298,25 @@ static int gather_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
                                   ? sizeof(int64_t)
                                   : (size_t)t->dim * blk_dtype_size(t->dtype));
     return GNNDB_OK;
+}
+
+/* The pages of feature block `no` that hold the rows its items copy. */
+static void gather_mark(void *arg, size_t i, uint64_t no, uint8_t *map)
+{
+    hb_exec *x = arg;
+    const cat_table *t = x->gather_table;
+    size_t rowbytes = (size_t)t->dim * blk_dtype_size(t->dtype);
+    uint64_t first = no * t->rows_per_block;
+    uint32_t ps = blk_page_size(t->block_size), np = blk_npages(t->block_size);
+    uint64_t at = blk_data_offset(t->block_size);
+    for (size_t k = x->bstart[no]; k < x->bstart[no + 1]; k++) {
+        uint64_t row = x->gitems[x->sorted[k]].row;
+        /* a row outside the block is reported by gather_visit */
+        if (row < first || row - first >= t->rows_per_block) continue;
+        uint64_t off = at + (row - first) * rowbytes;
+        uint64_t lo = off / ps, hi = (off + rowbytes - 1) / ps;
+        for (uint64_t pg = lo; pg <= hi && pg < np; pg++) map[pg] = 1;
+    }
 }
 
 /* Consult the cache for the accesses in x->gitems (gather order): copy the
@@ -356,7 +378,6 @@ static int gather_table(hb_exec *x, const cat_table *t, blk_file *f,
                         int labels, hb_opstats *o, gnn_err *e)
 {
     double t0 = hb_now();
-    bp_stats before = *bp_get_stats(x->fpool);
     x->ngitems = 0;
     for (int i = 0; i < x->nb; i++) {
         hb_batch *b = &x->hb[i];
@@ -396,13 +417,8 @@ static int gather_table(hb_exec *x, const cat_table *t, blk_file *f,
         if ((rc = hb_visit_pinned(x, x->ublocks, &x->nub, gather_visit, x, e)))
             return rc;
     }
-    rc = bp_fetch(x->fpool, f, x->ublocks, x->nub, gather_visit, x, e);
-    const bp_stats *after = bp_get_stats(x->fpool);
-    o->blocks_read += after->blocks_read - before.blocks_read;
-    o->bytes_read += after->bytes_read - before.bytes_read;
-    o->hits += after->hits - before.hits;
-    o->misses += after->misses - before.misses;
-    o->reads_issued += after->reads_issued - before.reads_issued;
+    gran_ops ops = {gather_mark, NULL, NULL, gather_visit, x};
+    rc = gran_fetch(&x->fgran, x->fpool, f, x->ublocks, x->nub, &ops, o, e);
     o->items += accesses;
     o->seconds += hb_now() - t0;
     return rc;

@@ -256,16 +256,21 @@ static void epoch_order(hb_exec *x, int64_t epoch)
 
 /* ---- sample: one hop of the whole hyperbatch ---- */
 
+size_t hb_last_le(const uint64_t *a, size_t n, uint64_t key)
+{
+    size_t lo = 0, hi = n;
+    while (hi - lo > 1) {
+        size_t mid = (lo + hi) / 2;
+        if (a[mid] <= key) lo = mid; else hi = mid;
+    }
+    return lo;
+}
+
 /* The block holding the start of `node`'s object: the last index entry whose
 ** first node is <= node. */
 static uint64_t start_block(const hb_exec *x, uint32_t node)
 {
-    size_t lo = 0, hi = x->nidx;
-    while (hi - lo > 1) {
-        size_t mid = (lo + hi) / 2;
-        if (x->idx_first[mid] <= node) lo = mid; else hi = mid;
-    }
-    return x->idx_block[lo];
+    return x->idx_block[hb_last_le(x->idx_first, x->nidx, node)];
 }
 
 int hb_bucket(hb_exec *x, size_t n, const uint64_t *blockof,
@@ -370,7 +375,13 @@ static int hop_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
     for (size_t k = lo; k < hi; k++) {
         hb_item *it = &x->items[x->sorted[k]];
         const blk_node *o = blk_graph_find(data, it->node);
-        if (!o || o->start != 0) return corrupt_node(x, no, it->node, e);
+        /* a block read in pages was checked object by object (only its
+        ** items' objects were read): the object must end where its span
+        ** does */
+        if (!o || o->start != 0 ||
+            !blk_graph_object_fits(data, (uint32_t)(it->node -
+                                   ((const blk_header *)data)->first_node)))
+            return corrupt_node(x, no, it->node, e);
         x->objs[k - lo] = o;
         uint32_t m = sample_max(o->degree, fanout, x->p->replace);
         it->res_off = need;
@@ -480,7 +491,7 @@ static void assemble_task(void *arg, size_t i, int w)
 static int run_hop(hb_exec *x, int hop, gnn_err *e)
 {
     double t0 = hb_now();
-    bp_stats before = *bp_get_stats(x->gpool);
+    hb_opstats *o = &x->st.hop[hop];
     x->hop = hop;
     x->nitems = 0;
     /* items in (batch, frontier position) order */
@@ -505,8 +516,13 @@ static int run_hop(hb_exec *x, int hop, gnn_err *e)
     x->npend = 0;
     int rc = hb_bucket(x, x->nitems, x->blockof,
                              (uint64_t)x->p->graph.graph_blocks, e);
+    gran_ops ops;
+    hb_hop_ops(x, hop_visit, &ops);
     if (!rc)
-        rc = bp_fetch(x->gpool, x->gf, x->ublocks, x->nub, hop_visit, x, e);
+        rc = gran_fetch(&x->ggran, x->gpool, x->gf, x->ublocks, x->nub, &ops,
+                        o, e);
+    /* continuation blocks are read whole */
+    bp_stats before = *bp_get_stats(x->gpool);
     if (!rc && x->npend) {
         /* second round: continuation blocks of long adjacency lists */
         if (hb_grow((void **)&x->blockof, &x->capblockof, x->npend,
@@ -540,7 +556,6 @@ static int run_hop(hb_exec *x, int hop, gnn_err *e)
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory sampling");
     uint64_t edges = 0;
     for (int i = 0; i < x->nb; i++) edges += (uint64_t)x->hb[i].nse[hop];
-    hb_opstats *o = &x->st.hop[hop];
     o->cpu_seconds += hb_now() - ta;
     stats_add(o, &before, bp_get_stats(x->gpool));
     o->items += x->nitems;
@@ -833,6 +848,8 @@ int hb_open(gnndb *db, plan *p, hb_exec **out, gnn_err *e)
                       e)))
         goto fail;
     bp_set_max_coalesce(x->gpool, (unsigned)p->coalesce);
+    x->ggran.mode = p->read_granularity;
+    x->ggran.pr = &p->profile;
     {
         idx_txn *t;
         if ((rc = idx_begin(db->idx, 0, &t, e))) goto fail;
@@ -922,6 +939,7 @@ void hb_close(hb_exec *x)
     hb_gather_close(x);
     hbs_close(x);
     if (x->gpool) bp_close(x->gpool);
+    gran_free(&x->ggran);
     if (x->gf) blkf_close(x->gf);
     if (x->io) io_close(x->io);
     free(x->idx_first);

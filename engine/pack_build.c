@@ -45,7 +45,7 @@ static int pkw_seal(pk_writer *k, gnn_err *e)
     }
     blk_seal(k->blk, k->bs, BLK_KIND_PACK, k->block_no,
              k->block_no * (uint64_t)k->payload, k->token, k->starts,
-             (uint32_t)sizeof(blk_header) + k->fill, 0, 0, 0);
+             blk_data_offset(k->bs) + k->fill, 0, 0, 0);
     k->sums[k->block_no] = ((const blk_header *)k->blk)->checksum;
     int rc = blkw_append(k->w, k->blk, e);
     k->block_no++;
@@ -60,7 +60,7 @@ static int pkw_put(pk_writer *k, const void *data, size_t len, gnn_err *e)
     const uint8_t *p = data;
     while (len > 0) {
         size_t take = GNN_MIN(len, (size_t)(k->payload - k->fill));
-        uint8_t *dst = k->blk + sizeof(blk_header) + k->fill;
+        uint8_t *dst = k->blk + blk_data_offset(k->bs) + k->fill;
         if (p) memcpy(dst, p, take);
         else memset(dst, 0, take);
         k->fill += (uint32_t)take;
@@ -199,7 +199,7 @@ int pack_build(gnndb *db, const ast_stmt *s, plan *p, const char *sql,
     }
     k.token = db_new_token();
     k.bs = PK_BLOCK_SIZE;
-    k.payload = k.bs - (uint32_t)sizeof(blk_header);
+    k.payload = k.bs - blk_data_offset(k.bs);
     snprintf(file, sizeof file, "p-%016" PRIx64 ".blk", k.token);
     if (!(k.blk = gnn_alloc_aligned(k.bs))) {
         rc = gnn_seterr(e, GNNDB_NOMEM, "out of memory");

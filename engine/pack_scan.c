@@ -169,7 +169,7 @@ int pk_scan_open(gnndb *db, const ast_stmt *s, pk_scan **out, gnn_err *e)
     if ((rc = blkf_open(path, r->pk.block_size, BLK_KIND_PACK, r->pk.token,
                         (uint64_t)r->pk.nblocks, &r->f, e)))
         goto fail;
-    r->payload = r->pk.block_size - (uint32_t)sizeof(blk_header);
+    r->payload = r->pk.block_size - blk_data_offset(r->pk.block_size);
     r->chunk_blocks = GNN_MAX(1u, PK_CHUNK_BYTES / r->pk.block_size);
     if (r->nb) {
         /* the selected records are consecutive in the stream */
@@ -289,10 +289,11 @@ int pk_scan_next(pk_scan *r, const gnndb_batch_view **view, gnn_err *e)
         int rc = get_block(r, no, &blk, e);
         if (rc) return rc;
         const blk_header *h = (const blk_header *)blk;
-        if (sizeof *h + in + take > h->used)
+        uint32_t at = blk_data_offset(h->block_size);
+        if (at + in + take > h->used)
             return corrupt_rec(r, b, "the record runs past the bytes its "
                                "block holds", e);
-        memcpy(r->rec + (pos - (uint64_t)b->offset), blk + sizeof *h + in,
+        memcpy(r->rec + (pos - (uint64_t)b->offset), blk + at + in,
                take);
         pos += take;
     }

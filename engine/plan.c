@@ -387,6 +387,7 @@ int plan_build(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
     p->threads = db->pragma.threads;
     p->io_depth = db->pragma.io_depth;
     p->coalesce = db->pragma.coalesce;
+    p->read_granularity = db->pragma.read_granularity;
 
     /* memory: an eighth (at most 64 MiB) for graph blocks, the same for
     ** feature blocks, the row cache when a policy is set (plan_cache), the
@@ -476,12 +477,12 @@ int plan_build(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
         for (int h = 0; h <= p->nhops; h++) rows += p->nodes_est[h];
         p->feat_blocks_est_hb = fb * (1.0 - exp(-rows * p->hyperbatch / fb));
     }
-    if (s->explain) {
-        gnn_err e3 = {0};
-        int rc = cat_profile_get(db->cat, &p->profile, &e3);
-        if (rc && rc != GNNDB_NOTFOUND) return gnn_seterr(e, rc, "%s", e3.msg);
-        p->calibrated = rc == GNNDB_OK;
-    }
+    /* EXPLAIN's estimates, and the executor's choice of whole blocks or
+    ** pages, come from the disk profile */
+    gnn_err e3 = {0};
+    int rc = cat_profile_get(db->cat, &p->profile, &e3);
+    if (rc && rc != GNNDB_NOTFOUND) return gnn_seterr(e, rc, "%s", e3.msg);
+    p->calibrated = rc == GNNDB_OK;
     return GNNDB_OK;
 }
 

@@ -77,6 +77,7 @@ typedef struct plan {
     cat_profile profile;
     int calibrated;
 
+    int read_granularity;      /* GNN_GRAN_*: whole blocks or their pages */
     int io;
     int threads;
     int io_depth;

@@ -15,6 +15,16 @@
 static const char *io_names[] = {"auto", "uring", "pread"};
 /* indexed by GNN_SPILL_* */
 static const char *const spill_names[] = {"auto", "on", "off", NULL};
+/* indexed by GNN_GRAN_* */
+static const char *const gran_names[] = {"auto", "block", "page", NULL};
+
+/* The index of v in a NULL-terminated list of names, or -1. */
+static int name_index(const char *const *names, const char *v)
+{
+    for (int i = 0; v && names[i]; i++)
+        if (!strcmp(v, names[i])) return i;
+    return -1;
+}
 
 static int parse_int(const char *v, int64_t lo, int64_t hi, int64_t *out)
 {
@@ -90,13 +100,18 @@ static int set_pragma(gnndb *db, const char *name, const char *v, gnn_err *e)
                               "the disk", v ? v : "");
         p->spill_limit = x;
     } else if (!strcmp(name, "spill")) {
-        int k = -1;
-        for (int i = 0; spill_names[i]; i++)
-            if (v && !strcmp(v, spill_names[i])) k = i;
+        int k = name_index(spill_names, v);
         if (k < 0)
             return gnn_seterr(e, GNNDB_RANGE, "PRAGMA spill = '%s': use "
                               "'auto', 'on' or 'off'", v ? v : "");
         p->spill = k;
+    } else if (!strcmp(name, "read_granularity")) {
+        int k = name_index(gran_names, v);
+        if (k < 0)
+            return gnn_seterr(e, GNNDB_RANGE, "PRAGMA read_granularity = "
+                              "'%s': use 'auto', 'block' or 'page'",
+                              v ? v : "");
+        p->read_granularity = k;
     } else if (!strcmp(name, "format_version") || !strcmp(name, "stats")) {
         return gnn_seterr(e, GNNDB_READONLY, "PRAGMA %s is read-only", name);
     } else {
@@ -131,6 +146,8 @@ static int add_setting(gnndb *db, rowset *rs, const char *name)
                                                         sizeof b))
                               : rs_text(rs, "0");
     if (!strcmp(name, "spill")) return rs_text(rs, spill_names[p->spill]);
+    if (!strcmp(name, "read_granularity"))
+        return rs_text(rs, gran_names[p->read_granularity]);
     if (!strcmp(name, "format_version")) return rs_int(rs, GNNDB_FORMAT_VERSION);
     return rs_null(rs);
 }
@@ -139,14 +156,16 @@ static const char *const settings[] = {"memory_limit", "io", "threads",
                                        "io_depth", "coalesce", "import_memory",
                                        "feature_cache", "cache_policy",
                                        "temp_dir", "spill_limit", "spill",
-                                       "format_version", NULL};
+                                       "read_granularity", "format_version",
+                                       NULL};
 
 static const char *const stat_names[GNN_NSTATUS] = {
     NULL, "seed", "seed_drawn", "batches", "total_batches", "blocks_read",
     "bytes_read", "cache_hits", "cache_misses", "edges", "hyperbatch",
     "sample_cpu_ns", "gather_cpu_ns", "gather_bytes", "io_wait_ns",
     "sampled_work", "row_cache_hits", "row_cache_misses",
-    "row_cache_blocks_saved", "spill_written", "spill_read"};
+    "row_cache_blocks_saved", "spill_written", "spill_read", "pages_read",
+    "partial_blocks"};
 
 /* ---- calibrate: the disk profile of EXPLAIN's cost model ---------------- */
 

@@ -371,7 +371,7 @@ static int assemble(prop *p, const char *file, uint64_t token, uint32_t bs,
         int64_t r0 = (int64_t)(b * rpb);
         uint32_t cnt = (uint32_t)GNN_MIN((int64_t)rpb, p->n - r0);
         memset(blk, 0, bs);
-        float *rows = (float *)(blk + sizeof(blk_header));
+        float *rows = (float *)(blk + blk_data_offset(bs));
         for (int h = 0; h <= p->hops; h++) {
             if ((rc = read_rows(p, h, r0, r0 + cnt, chunk, e))) goto out;
             for (uint32_t i = 0; i < cnt; i++)
@@ -379,7 +379,7 @@ static int assemble(prop *p, const char *file, uint64_t token, uint32_t bs,
                        chunk + (size_t)i * p->dim, rb);
         }
         blk_seal(blk, bs, BLK_KIND_FEATURE, b, (uint64_t)r0, token, cnt,
-                 (uint32_t)(sizeof(blk_header) + (size_t)cnt * dout * 4), 0,
+                 (uint32_t)(blk_data_offset(bs) + (size_t)cnt * dout * 4), 0,
                  BLK_DTYPE_F32, dout);
         cs[b] = ((const blk_header *)blk)->checksum;
         if ((rc = blkw_append(w, blk, e))) goto out;

@@ -108,6 +108,13 @@ static void copy_exec_status(gnndb_stmt *st)
     st->status[GNNDB_STATUS_ROW_CACHE_SAVED] = (int64_t)s->cache_blocks_saved;
     st->status[GNNDB_STATUS_SPILL_WRITTEN] = (int64_t)s->spill_written;
     st->status[GNNDB_STATUS_SPILL_READ] = (int64_t)s->spill_read;
+    uint64_t pages = s->gather.pages_read, part = s->gather.partial_blocks;
+    for (int h = 0; h < AST_MAX_HOPS; h++) {
+        pages += s->hop[h].pages_read;
+        part += s->hop[h].partial_blocks;
+    }
+    st->status[GNNDB_STATUS_PAGES_READ] = (int64_t)pages;
+    st->status[GNNDB_STATUS_PARTIAL_BLOCKS] = (int64_t)part;
     memcpy(st->db->last_status, st->status, sizeof st->status);
 }
 

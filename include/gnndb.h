@@ -76,8 +76,10 @@ extern "C" {
 #define GNNDB_VERSION_NUMBER 1000 /* major*1000000 + minor*1000 + patch */
 
 /* The on-disk format version this library writes. Opening a database written
-** with a newer format fails with GNNDB_VERSION_MISMATCH. */
-#define GNNDB_FORMAT_VERSION 1
+** with a newer format fails with GNNDB_VERSION_MISMATCH, and so does one of
+** format 1 (blocks without page checksums), whose message says how to
+** rebuild it. */
+#define GNNDB_FORMAT_VERSION 2
 
 typedef struct gnndb gnndb;           /* an open database */
 typedef struct gnndb_stmt gnndb_stmt; /* one prepared statement */
@@ -102,7 +104,8 @@ typedef struct gnndb_stmt gnndb_stmt; /* one prepared statement */
 #define GNNDB_NODEVICE  15  /* no usable GPU for TO DEVICE 'cuda:N' */
 #define GNNDB_CANTOPEN  16  /* the database cannot be opened */
 #define GNNDB_READONLY  17  /* a write on a read-only connection */
-#define GNNDB_VERSION_MISMATCH 18 /* the database has a newer format */
+#define GNNDB_VERSION_MISMATCH 18 /* the database has a newer (or a retired
+                                    ** older) format */
 #define GNNDB_ROW       100 /* gnndb_step(): a row of results is ready */
 #define GNNDB_BATCH     101 /* gnndb_step(): a mini-batch is ready */
 #define GNNDB_DONE      102 /* gnndb_step(): the statement has finished */
@@ -264,6 +267,11 @@ GNNDB_API const gnndb_batch_view *gnndb_batch(gnndb_stmt *stmt);
 #define GNNDB_STATUS_SPILL_WRITTEN    19 /* bytes of mini-batches written to
                                             the spill area (PRAGMA temp_dir) */
 #define GNNDB_STATUS_SPILL_READ       20 /* bytes of them read back */
+#define GNNDB_STATUS_PAGES_READ       21 /* pages read by reads of part of a
+                                            block (PRAGMA read_granularity);
+                                            their bytes are in BYTES_READ */
+#define GNNDB_STATUS_PARTIAL_BLOCKS   22 /* blocks read in part; BLOCKS_READ
+                                            counts the blocks read whole */
 GNNDB_API int64_t gnndb_stmt_status(gnndb_stmt *stmt, int op);
 
 /* Ask the statement running on `db` to stop at its next check point (before

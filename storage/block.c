@@ -226,7 +226,8 @@ const char *blk_dtype_name(uint32_t dtype)
 ** then nothing but neighbours. */
 uint32_t blk_graph_cont_capacity(uint32_t block_size)
 {
-    size_t fixed = sizeof(blk_header) + sizeof(uint32_t) + sizeof(blk_node);
+    size_t fixed = blk_data_offset(block_size) + sizeof(uint32_t) +
+                   sizeof(blk_node);
     if (block_size <= fixed) return 0;
     return (uint32_t)((block_size - fixed) / sizeof(uint32_t));
 }
@@ -235,23 +236,71 @@ uint32_t blk_feature_rows_per_block(uint32_t block_size, uint32_t dim,
                                     uint32_t dtype)
 {
     uint64_t row = (uint64_t)dim * blk_dtype_size(dtype);
-    if (row == 0 || block_size <= sizeof(blk_header)) return 0;
-    uint64_t rows = (block_size - sizeof(blk_header)) / row;
+    uint32_t at = blk_data_offset(block_size);
+    if (row == 0 || block_size <= at) return 0;
+    uint64_t rows = (block_size - at) / row;
     return rows > UINT32_MAX ? UINT32_MAX : (uint32_t)rows;
 }
 
 /* ---- seal and verify --------------------------------------------------- */
 
-/* CRC32C of a whole block with its checksum field taken as zero, computed
-** without writing to the block (verify sees it read-only). */
-static uint32_t block_crc(const void *block, uint32_t block_size)
+/* CRC32C of page 0 with the header's checksum field taken as zero,
+** computed without writing to the block (verify sees it read-only). */
+static uint32_t page0_crc(const void *block, uint32_t ps)
 {
     static const uint8_t zero[4] = {0};
     const uint8_t *p = block;
     size_t at = offsetof(blk_header, checksum);
     uint32_t crc = blk_crc32c(0, p, at);
     crc = blk_crc32c(crc, zero, sizeof zero);
-    return blk_crc32c(crc, p + at + 4, block_size - at - 4);
+    return blk_crc32c(crc, p + at + 4, ps - at - 4);
+}
+
+#ifdef BLK_HAVE_SSE42
+/* Three pages at once: one crc32 instruction waits three cycles for the
+** previous one's result, so three independent streams keep the unit busy
+** (pages are multiples of 8 bytes, and aligned). */
+__attribute__((target("sse4.2")))
+static void crc3_sse42(const uint8_t *a, const uint8_t *b, const uint8_t *c,
+                       size_t len, uint32_t out[3])
+{
+    uint64_t ca = 0xffffffffu, cb = 0xffffffffu, cc = 0xffffffffu;
+    for (size_t i = 0; i < len; i += 8) {
+        uint64_t wa, wb, wc;
+        memcpy(&wa, a + i, 8);
+        memcpy(&wb, b + i, 8);
+        memcpy(&wc, c + i, 8);
+        ca = _mm_crc32_u64(ca, wa);
+        cb = _mm_crc32_u64(cb, wb);
+        cc = _mm_crc32_u64(cc, wc);
+    }
+    out[0] = ~(uint32_t)ca;
+    out[1] = ~(uint32_t)cb;
+    out[2] = ~(uint32_t)cc;
+}
+#endif
+
+/* The CRC32C of pages idx[0..n) of a block (pages of ps bytes) into out. */
+static void page_crcs(const uint8_t *block, uint32_t ps, const uint32_t *idx,
+                      size_t n, uint32_t *out)
+{
+    size_t i = 0;
+#if defined(BLK_HAVE_SSE42) && defined(__x86_64__)
+    if (blk_crc32c_hw_available())
+        for (; i + 3 <= n; i += 3)
+            crc3_sse42(block + (size_t)idx[i] * ps,
+                       block + (size_t)idx[i + 1] * ps,
+                       block + (size_t)idx[i + 2] * ps, ps, out + i);
+#endif
+    for (; i < n; i++) out[i] = blk_crc32c(0, block + (size_t)idx[i] * ps, ps);
+}
+
+/* Pages 1 .. npages-1, the ones the page table covers. */
+static size_t all_pages(uint32_t bs, uint32_t *idx)
+{
+    uint32_t np = blk_npages(bs);
+    for (uint32_t i = 1; i < np; i++) idx[i - 1] = i;
+    return np - 1;
 }
 
 void blk_seal(void *block, uint32_t block_size, uint16_t kind,
@@ -260,7 +309,7 @@ void blk_seal(void *block, uint32_t block_size, uint16_t kind,
               uint32_t dim)
 {
     blk_header *h = block;
-    if (used < sizeof *h) used = sizeof *h;
+    if (used < blk_data_offset(block_size)) used = blk_data_offset(block_size);
     if (used > block_size) used = block_size;
     h->magic = BLK_MAGIC;
     h->kind = kind;
@@ -279,7 +328,12 @@ void blk_seal(void *block, uint32_t block_size, uint16_t kind,
     /* Bytes past `used` carry nothing; zero them so that the same data
     ** always gives the same block (and the same checksum). */
     memset((uint8_t *)block + used, 0, block_size - used);
-    h->checksum = block_crc(block, block_size);
+    uint32_t idx[BLK_MAX_PAGES], ps = blk_page_size(block_size);
+    uint32_t *table = (uint32_t *)(h + 1);
+    memset(table, 0, blk_data_offset(block_size) - sizeof *h);
+    size_t n = all_pages(block_size, idx);
+    page_crcs(block, ps, idx, n, table + 1);
+    h->checksum = page0_crc(block, ps);
 }
 
 #define CORRUPT(...) corrupt(e, path, block_no, __VA_ARGS__)
@@ -305,8 +359,9 @@ static int verify_graph(const blk_header *h, const char *path,
                         uint64_t block_no, gnn_err *e)
 {
     const uint8_t *base = (const uint8_t *)h;
-    const uint32_t *off = (const uint32_t *)(h + 1);
-    uint64_t table_end = sizeof *h + (uint64_t)h->count * sizeof(uint32_t);
+    uint32_t at = blk_data_offset(h->block_size);
+    const uint32_t *off = (const uint32_t *)(base + at);
+    uint64_t table_end = at + (uint64_t)h->count * sizeof(uint32_t);
     if (table_end > h->used)
         return CORRUPT("offset table of %u objects overruns %u used bytes",
                        h->count, h->used);
@@ -348,32 +403,47 @@ static int verify_feature(const blk_header *h, const char *path,
     /* count * dim * es can pass 2^64 (2^31 rows of 2^31 floats): compare
     ** the row count with what the used bytes hold instead */
     uint64_t row = (uint64_t)h->dim * es;
-    if (h->count > (h->used - sizeof *h) / row)
+    if (h->count > (h->used - blk_data_offset(h->block_size)) / row)
         return CORRUPT("%u rows of %u %s overrun %u used bytes", h->count,
                        h->dim, blk_dtype_name(h->dtype), h->used);
     return GNNDB_OK;
 }
 
-int blk_verify(const void *block, uint32_t block_size, uint16_t kind,
-               uint64_t block_no, uint64_t token, const char *path,
-               gnn_err *e)
+/* Page 0, then pages[0..n), each against its checksum. */
+static int check_pages(const void *block, uint32_t bs, const uint32_t *pages,
+                       size_t n, const char *path, uint64_t block_no,
+                       gnn_err *e)
 {
     const blk_header *h = block;
-    if (!blk_size_valid(block_size))
-        return CORRUPT("invalid block size %u", block_size);
-    if (h->magic != BLK_MAGIC) return CORRUPT("bad magic 0x%08x", h->magic);
-    if (h->version != BLK_VERSION)
-        return CORRUPT("format version %u, expected %u", h->version,
-                       BLK_VERSION);
-    if (h->block_size != block_size)
-        return CORRUPT("block size %u, expected %u", h->block_size,
-                       block_size);
-    /* Checksum before the other fields: a damaged block is reported as
-    ** damaged, whichever field the damage hit. */
-    uint32_t crc = block_crc(block, block_size);
+    uint32_t ps = blk_page_size(bs), np = blk_npages(bs);
+    /* Page 0 first: it holds the table the other pages are checked by. */
+    uint32_t crc = page0_crc(block, ps);
     if (crc != h->checksum)
-        return CORRUPT("checksum mismatch (stored 0x%08x, computed 0x%08x)",
-                       h->checksum, crc);
+        return CORRUPT("page 0: checksum mismatch (stored 0x%08x, computed "
+                       "0x%08x)", h->checksum, crc);
+    const uint32_t *table = blk_page_crcs(block);
+    uint32_t got[48];
+    for (size_t i = 0; i < n; i += 48) {
+        size_t k = GNN_MIN((size_t)48, n - i);
+        for (size_t j = 0; j < k; j++)
+            if (pages[i + j] >= np)
+                return CORRUPT("page %u of %u pages", pages[i + j], np);
+        page_crcs(block, ps, pages + i, k, got);
+        for (size_t j = 0; j < k; j++) {
+            uint32_t pg = pages[i + j];
+            if (pg != 0 && got[j] != table[pg])
+                return CORRUPT("page %u: checksum mismatch (stored 0x%08x, "
+                               "computed 0x%08x)", pg, table[pg], got[j]);
+        }
+    }
+    return GNNDB_OK;
+}
+
+/* The header's fields, once its page is known good. */
+static int check_header(const blk_header *h, uint32_t block_size,
+                        uint16_t kind, uint64_t block_no, uint64_t token,
+                        const char *path, gnn_err *e)
+{
     if (h->kind != kind)
         return CORRUPT("kind %u, expected %u", h->kind, kind);
     if (h->block_no != block_no)
@@ -383,8 +453,41 @@ int blk_verify(const void *block, uint32_t block_size, uint16_t kind,
         return CORRUPT("file token %016llx, expected %016llx (block of "
                        "another file)", (unsigned long long)h->file_token,
                        (unsigned long long)token);
-    if (h->used < sizeof *h || h->used > block_size)
+    if (h->used < blk_data_offset(block_size) || h->used > block_size)
         return CORRUPT("%u bytes used of %u", h->used, block_size);
+    return GNNDB_OK;
+}
+
+/* What any read must show before a page is checked. */
+static int check_frame(const blk_header *h, uint32_t block_size,
+                       const char *path, uint64_t block_no, gnn_err *e)
+{
+    if (!blk_size_valid(block_size))
+        return CORRUPT("invalid block size %u", block_size);
+    if (h->magic != BLK_MAGIC) return CORRUPT("bad magic 0x%08x", h->magic);
+    if (h->version != BLK_VERSION)
+        return CORRUPT("format version %u, expected %u", h->version,
+                       BLK_VERSION);
+    if (h->block_size != block_size)
+        return CORRUPT("block size %u, expected %u", h->block_size,
+                       block_size);
+    return GNNDB_OK;
+}
+
+int blk_verify(const void *block, uint32_t block_size, uint16_t kind,
+               uint64_t block_no, uint64_t token, const char *path,
+               gnn_err *e)
+{
+    const blk_header *h = block;
+    int rc = check_frame(h, block_size, path, block_no, e);
+    if (rc) return rc;
+    /* Checksums before the other fields: a damaged block is reported as
+    ** damaged, whichever field the damage hit. */
+    uint32_t idx[BLK_MAX_PAGES];
+    size_t n = all_pages(block_size, idx);
+    if ((rc = check_pages(block, block_size, idx, n, path, block_no, e)) ||
+        (rc = check_header(h, block_size, kind, block_no, token, path, e)))
+        return rc;
     switch (h->kind) {
     case BLK_KIND_GRAPH:   return verify_graph(h, path, block_no, e);
     case BLK_KIND_FEATURE: return verify_feature(h, path, block_no, e);
@@ -393,12 +496,52 @@ int blk_verify(const void *block, uint32_t block_size, uint16_t kind,
     }
 }
 
+int blk_verify_pages(const void *block, uint32_t block_size, uint16_t kind,
+                     uint64_t block_no, uint64_t token, const char *path,
+                     const uint32_t *pages, size_t n, gnn_err *e)
+{
+    const blk_header *h = block;
+    int rc = check_frame(h, block_size, path, block_no, e);
+    if (!rc) rc = check_pages(block, block_size, pages, n, path, block_no, e);
+    if (!rc) rc = check_header(h, block_size, kind, block_no, token, path, e);
+    if (rc) return rc;
+    /* A graph block's objects are checked where they are used: the other
+    ** objects' pages were not read. */
+    return h->kind == BLK_KIND_FEATURE ? verify_feature(h, path, block_no, e)
+                                       : GNNDB_OK;
+}
+
 /* ---- access ------------------------------------------------------------ */
 
 const blk_node *blk_graph_object(const void *block, uint32_t k)
 {
-    const uint32_t *off = (const uint32_t *)((const blk_header *)block + 1);
+    const blk_header *h = block;
+    const uint32_t *off = (const uint32_t *)((const uint8_t *)block +
+                                             blk_data_offset(h->block_size));
     return (const blk_node *)((const uint8_t *)block + off[k]);
+}
+
+int blk_graph_object_span(const void *block, uint32_t k, uint64_t *start,
+                          uint64_t *end)
+{
+    const blk_header *h = block;
+    uint32_t at = blk_data_offset(h->block_size);
+    const uint32_t *off = (const uint32_t *)((const uint8_t *)block + at);
+    uint64_t table_end = at + (uint64_t)h->count * sizeof(uint32_t);
+    if (k >= h->count || table_end > h->used) return 0;
+    *start = off[k];
+    *end = k + 1 < h->count ? off[k + 1] : h->used;
+    return *start >= table_end && *start % 4 == 0 && *end <= h->used &&
+           *start + sizeof(blk_node) <= *end;
+}
+
+int blk_graph_object_fits(const void *block, uint32_t k)
+{
+    uint64_t o, end;
+    if (!blk_graph_object_span(block, k, &o, &end)) return 0;
+    blk_node nd;
+    memcpy(&nd, (const uint8_t *)block + o, sizeof nd);
+    return o + sizeof nd + (uint64_t)nd.n * sizeof(uint32_t) <= end;
 }
 
 const blk_node *blk_graph_find(const void *block, uint64_t node)
@@ -412,5 +555,6 @@ const void *blk_feature_row(const void *block, uint32_t i)
 {
     const blk_header *h = block;
     size_t row = (size_t)h->dim * blk_dtype_size(h->dtype);
-    return (const uint8_t *)block + sizeof *h + (size_t)i * row;
+    return (const uint8_t *)block + blk_data_offset(h->block_size) +
+           (size_t)i * row;
 }

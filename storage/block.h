@@ -1,8 +1,13 @@
 /* block.h — the layout of one block of a block file, and its encode/verify.
 **
 ** Every block file holds fixed-size blocks (a power of two from 4 KiB to
-** 16 MiB, default 1 MiB), each opening with a 64-byte header and sealed by a
-** CRC32C over the whole block (the checksum field taken as zero).
+** 16 MiB, default 1 MiB), each opening with a 64-byte header and a table of
+** page checksums, its payload after them (blk_data_offset). A block is
+** checked in pages (4 KiB; the 512th part of blocks over 2 MiB) so that a
+** read of only some of its pages can be verified: entry i of the table is
+** the CRC32C of page i (i >= 1), and the header's checksum is the CRC32C of
+** page 0 (the checksum field taken as zero), which holds the header and the
+** table, so it vouches for the whole block.
 **
 ** Graph blocks (BLK_KIND_GRAPH) hold node objects in ascending internal node
 ** id, one per node, none skipped (nodes of degree 0 have an object too). The
@@ -31,7 +36,7 @@
 #include "err.h"
 
 #define BLK_MAGIC        0x4b4c424eu /* "NBLK" little-endian */
-#define BLK_VERSION      1
+#define BLK_VERSION      2          /* 2: page checksums */
 #define BLK_KIND_GRAPH   1
 #define BLK_KIND_FEATURE 2
 #define BLK_KIND_PACK    3
@@ -39,6 +44,8 @@
 #define BLK_MIN_SIZE     4096u
 #define BLK_MAX_SIZE     (16u << 20)
 #define BLK_DEFAULT_SIZE (1u << 20)
+#define BLK_PAGE_SIZE    4096u       /* the unit of checksums and of reads */
+#define BLK_MAX_PAGES    512u        /* entries of a block's page table */
 
 /* Stored element types of feature blocks. */
 #define BLK_DTYPE_F32 1
@@ -57,7 +64,7 @@ typedef struct blk_header {
     uint64_t file_token; /* the owning file's token: catches a misplaced block */
     uint32_t used;       /* bytes of the block in use, header included */
     uint32_t flags;
-    uint32_t checksum;   /* CRC32C of the block with this field zero */
+    uint32_t checksum;   /* CRC32C of page 0 with this field zero */
     uint32_t dtype;      /* feature blocks: BLK_DTYPE_*; graph blocks: 0 */
     uint32_t dim;        /* feature blocks: elements per row */
     uint32_t reserved;
@@ -70,6 +77,30 @@ typedef struct blk_node {
     uint32_t n;
     /* uint32_t nbr[n] follows */
 } blk_node;
+
+/* The page of a block of `bs` bytes: 4 KiB, or bs / BLK_MAX_PAGES for
+** blocks over 2 MiB, so that the page table fits page 0. */
+static inline uint32_t blk_page_size(uint32_t bs)
+{
+    uint32_t u = bs / BLK_MAX_PAGES;
+    return u > BLK_PAGE_SIZE ? u : BLK_PAGE_SIZE;
+}
+
+static inline uint32_t blk_npages(uint32_t bs) { return bs / blk_page_size(bs); }
+
+/* Where the payload starts: after the header and the page table, 8-byte
+** aligned. */
+static inline uint32_t blk_data_offset(uint32_t bs)
+{
+    return ((uint32_t)sizeof(blk_header) + 4u * blk_npages(bs) + 7u) & ~7u;
+}
+
+/* The page table of a block: entry i is the CRC32C of page i (entry 0 is
+** 0; page 0 is covered by the header's checksum). */
+static inline const uint32_t *blk_page_crcs(const void *block)
+{
+    return (const uint32_t *)((const uint8_t *)block + sizeof(blk_header));
+}
 
 /* CRC32C (Castagnoli), hardware-accelerated where the CPU has SSE4.2. */
 uint32_t blk_crc32c(uint32_t crc, const void *data, size_t len);
@@ -99,13 +130,33 @@ void blk_seal(void *block, uint32_t block_size, uint16_t kind,
 /* Check a block read from `path` as block `block_no` of a file of `token`:
 ** magic, version, kind, size, number, token, checksum and the offsets of its
 ** objects. Returns GNNDB_OK or GNNDB_CORRUPT with words naming the file and
-** the block ("corrupt block 12 of g-...blk: checksum mismatch"). */
+** the block, and the page for a checksum ("corrupt block 12 of g-...blk:
+** page 3: checksum mismatch ..."). */
 int blk_verify(const void *block, uint32_t block_size, uint16_t kind,
                uint64_t block_no, uint64_t token, const char *path,
                gnn_err *e);
 
+/* Check what a read of some pages of block `block_no` brought: page 0
+** (header and page table) and the pages in pages[0..n) (ascending; 0 may be
+** listed), each against its checksum, then the header's fields as
+** blk_verify does. Pages not listed are neither read nor trusted. A damaged
+** page is reported with file, block and page ("corrupt block 3 of
+** f-...blk: page 17: checksum mismatch ..."). */
+int blk_verify_pages(const void *block, uint32_t block_size, uint16_t kind,
+                     uint64_t block_no, uint64_t token, const char *path,
+                     const uint32_t *pages, size_t n, gnn_err *e);
+
 /* Object k of a verified graph block (k < count). */
 const blk_node *blk_graph_object(const void *block, uint32_t k);
+
+/* Where object k of a graph block may lie, from the offset table alone:
+** [*start, *end) up to the next object (or the used bytes); 0 when the
+** entries are out of bounds. Reads only the header and entries k, k+1. */
+int blk_graph_object_span(const void *block, uint32_t k, uint64_t *start,
+                          uint64_t *end);
+/* Whether object k lies within its span (blk_graph_object_span): what a
+** read of some pages of a block must show before the object is used. */
+int blk_graph_object_fits(const void *block, uint32_t k);
 
 /* The object of `node` in a verified graph block, or NULL when the block
 ** does not hold it. */

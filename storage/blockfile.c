@@ -222,13 +222,18 @@ void blkf_close(blk_file *f)
     free(f);
 }
 
+int blkf_check_no(const blk_file *f, uint64_t no, gnn_err *e)
+{
+    if (no < f->nblocks) return GNNDB_OK;
+    return gnn_seterr(e, GNNDB_CORRUPT, "corrupt reference: block %llu of %s "
+                      "is past its end (%llu blocks)", (unsigned long long)no,
+                      f->path, (unsigned long long)f->nblocks);
+}
+
 int blkf_read(blk_file *f, uint64_t no, void *buf, gnn_err *e)
 {
-    if (no >= f->nblocks)
-        return gnn_seterr(e, GNNDB_CORRUPT, "corrupt reference: block %llu "
-                          "of %s is past its end (%llu blocks)",
-                          (unsigned long long)no, f->path,
-                          (unsigned long long)f->nblocks);
+    int rc = blkf_check_no(f, no, e);
+    if (rc) return rc;
     uint8_t *p = buf;
     size_t left = f->block_size;
     off_t at = (off_t)(no * f->block_size);

@@ -211,6 +211,24 @@ void bp_close(bp_pool *bp)
     free(bp);
 }
 
+int bp_has(const bp_pool *bp, const blk_file *f, uint64_t no)
+{
+    return lookup(bp, f->id, no) != NULL;
+}
+
+uint8_t *bp_borrow(bp_pool *bp)
+{
+    bp_frame *f = grab(bp);
+    return f ? f->data : NULL;
+}
+
+void bp_return(bp_pool *bp, uint8_t *data)
+{
+    release(bp, &bp->frames[(size_t)(data - bp->mem) / bp->stride]);
+}
+
+io_backend *bp_io(const bp_pool *bp) { return bp->io; }
+
 void bp_set_max_coalesce(bp_pool *bp, unsigned blocks)
 {
     if (blocks < 1) blocks = 1;
@@ -472,11 +490,7 @@ int bp_fetch(bp_pool *bp, blk_file *f, const uint64_t *blocks, size_t n,
     int rc = check_file(bp, f, e);
     if (rc) return rc;
     for (size_t i = 0; i < n; i++) {
-        if (blocks[i] >= f->nblocks)
-            return gnn_seterr(e, GNNDB_CORRUPT, "corrupt reference: block "
-                              "%llu of %s is past its end (%llu blocks)",
-                              (unsigned long long)blocks[i], f->path,
-                              (unsigned long long)f->nblocks);
+        if ((rc = blkf_check_no(f, blocks[i], e))) return rc;
         if (i > 0 && blocks[i] <= blocks[i - 1])
             return gnn_seterr(e, GNNDB_MISUSE, "bp_fetch: blocks not in "
                               "ascending order at %zu", i);

@@ -44,6 +44,15 @@ typedef int (*bp_visit_fn)(void *arg, uint64_t no, const void *data,
 int bp_fetch(bp_pool *bp, blk_file *f, const uint64_t *blocks, size_t n,
              bp_visit_fn visit, void *arg, gnn_err *e);
 
+/* 1 when block `no` of `f` is in a frame (a read of it would be a hit). */
+int bp_has(const bp_pool *bp, const blk_file *f, uint64_t no);
+/* A frame lent out for a read that is not a whole block (pagefetch.c):
+** pinned, holding nothing, never found by lookups; NULL when every frame is
+** pinned. bp_return gives it back empty. */
+uint8_t *bp_borrow(bp_pool *bp);
+void bp_return(bp_pool *bp, uint8_t *data);
+io_backend *bp_io(const bp_pool *bp);
+
 void bp_set_max_coalesce(bp_pool *bp, unsigned blocks);
 const bp_stats *bp_get_stats(const bp_pool *bp);
 void bp_reset_stats(bp_pool *bp);

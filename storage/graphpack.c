@@ -57,7 +57,7 @@ int blk_graph_packer_new(uint32_t block_size, uint64_t token, blk_emit_fn emit,
 
 static size_t space_left(const blk_graph_packer *p)
 {
-    return p->bs - sizeof(blk_header) - p->count * sizeof(uint32_t) -
+    return p->bs - blk_data_offset(p->bs) - p->count * sizeof(uint32_t) -
            p->objbytes;
 }
 
@@ -66,8 +66,8 @@ static int flush(blk_graph_packer *p, gnn_err *e)
 {
     if (p->count == 0) return GNNDB_OK;
     uint8_t *b = p->block;
-    size_t table = sizeof(blk_header) + p->count * sizeof(uint32_t);
-    uint32_t *off = (uint32_t *)(b + sizeof(blk_header));
+    size_t table = blk_data_offset(p->bs) + p->count * sizeof(uint32_t);
+    uint32_t *off = (uint32_t *)(b + blk_data_offset(p->bs));
     for (uint32_t k = 0; k < p->count; k++)
         off[k] = (uint32_t)(table + p->offs[k]);
     memcpy(b + table, p->objs, p->objbytes);

@@ -568,11 +568,11 @@ int imp_features(const char *src, const char *dir, const char *name,
                     goto out;
             }
         }
-        memset(blk, 0, sizeof(blk_header));
+        memset(blk, 0, blk_data_offset(bs));
         for (uint32_t i = 0; i < cnt; i++) {
             int64_t frow = o->i2r ? o->i2r[first + i] : first + i;
             const uint8_t *row = rows + i * srow;
-            uint8_t *to = blk + sizeof(blk_header) + i * drow;
+            uint8_t *to = blk + blk_data_offset(bs) + i * drow;
             if (o->labels) {
                 int64_t v = 0;
                 if ((rc = label_of(&s, row, frow, &v, e)) ||
@@ -585,7 +585,7 @@ int imp_features(const char *src, const char *dir, const char *name,
             }
         }
         blk_seal(blk, bs, BLK_KIND_FEATURE, b, (uint64_t)first, o->token, cnt,
-                 (uint32_t)(sizeof(blk_header) + cnt * drow), 0, dtype, dim);
+                 (uint32_t)(blk_data_offset(bs) + cnt * drow), 0, dtype, dim);
         res->checksums[b] = ((blk_header *)blk)->checksum;
         if ((rc = blkw_append(w, blk, e))) goto out;
         if (ctl && ctl->progress &&

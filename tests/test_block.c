@@ -110,11 +110,11 @@ static void test_dtype_sizes_and_names(void **state)
 static void test_feature_rows_per_block(void **state)
 {
     assert_int_equal(blk_feature_rows_per_block(1u << 20, 128, BLK_DTYPE_F32),
-                     ((1u << 20) - 64) / 512);
+                     ((1u << 20) - blk_data_offset(1u << 20)) / 512);
     assert_int_equal(blk_feature_rows_per_block(4096, 1, BLK_DTYPE_I64),
-                     (4096 - 64) / 8);
-    assert_int_equal(blk_feature_rows_per_block(4096, 1008, BLK_DTYPE_F32), 1);
-    assert_int_equal(blk_feature_rows_per_block(4096, 1009, BLK_DTYPE_F32), 0);
+                     (4096 - blk_data_offset(4096)) / 8);
+    assert_int_equal(blk_feature_rows_per_block(4096, 1006, BLK_DTYPE_F32), 1);
+    assert_int_equal(blk_feature_rows_per_block(4096, 1007, BLK_DTYPE_F32), 0);
     assert_int_equal(blk_feature_rows_per_block(4096, 0, BLK_DTYPE_F32), 0);
     assert_int_equal(blk_feature_rows_per_block(4096, 4, 99), 0);
 }
@@ -123,7 +123,7 @@ static void test_cont_capacity_fills_a_block_exactly(void **state)
 {
     for (uint32_t bs = BLK_MIN_SIZE; bs <= BLK_MAX_SIZE; bs *= 2) {
         uint32_t cap = blk_graph_cont_capacity(bs);
-        size_t need = sizeof(blk_header) + 4 + sizeof(blk_node) + 4ull * cap;
+        size_t need = blk_data_offset(bs) + 4 + sizeof(blk_node) + 4ull * cap;
         assert_true(need <= bs);
         assert_true(need + 4 > bs);
     }
@@ -143,8 +143,8 @@ static uint32_t build_graph(uint8_t *blk, uint32_t bs, uint64_t block_no,
                             const uint32_t *deg)
 {
     memset(blk, 0, bs);
-    uint32_t *off = (uint32_t *)(blk + sizeof(blk_header));
-    uint32_t at = (uint32_t)(sizeof(blk_header) + 4 * count);
+    uint32_t *off = (uint32_t *)(blk + blk_data_offset(bs));
+    uint32_t at = (uint32_t)(blk_data_offset(bs) + 4 * count);
     for (uint32_t k = 0; k < count; k++) {
         blk_node nd = { (uint32_t)(first + k), deg[k], 0, deg[k] };
         assert_true(at + sizeof nd + 4ull * deg[k] <= bs);
@@ -164,11 +164,11 @@ static uint32_t build_feature(uint8_t *blk, uint32_t bs, uint64_t block_no,
                               uint64_t first, uint32_t dim)
 {
     uint32_t rows = blk_feature_rows_per_block(bs, dim, BLK_DTYPE_F32);
-    float *x = (float *)(blk + sizeof(blk_header));
+    float *x = (float *)(blk + blk_data_offset(bs));
     for (uint64_t r = 0; r < rows; r++)
         for (uint32_t d = 0; d < dim; d++)
             x[r * dim + d] = (float)((first + r) * 10 + d);
-    uint32_t used = (uint32_t)(sizeof(blk_header) + 4ull * rows * dim);
+    uint32_t used = (uint32_t)(blk_data_offset(bs) + 4ull * rows * dim);
     fill_random(blk + used, bs - used, 3); /* seal must clear the tail */
     blk_seal(blk, bs, BLK_KIND_FEATURE, block_no, first, TOKEN, rows, used, 0,
              BLK_DTYPE_F32, dim);
@@ -245,22 +245,23 @@ static void test_continuation_blocks_verify(void **state)
     uint32_t bs = 4096, cap = blk_graph_cont_capacity(bs);
     uint8_t *blk = gnn_alloc_aligned(bs);
     memset(blk, 0, bs);
-    uint32_t *off = (uint32_t *)(blk + 64);
-    off[0] = 68;
+    uint32_t d = blk_data_offset(bs);
+    uint32_t *off = (uint32_t *)(blk + d);
+    off[0] = d + 4;
     blk_node nd = { 42, 5000, 100, cap };
-    memcpy(blk + 68, &nd, sizeof nd);
-    uint32_t used = 68 + 16 + 4 * cap;
+    memcpy(blk + d + 4, &nd, sizeof nd);
+    uint32_t used = d + 4 + 16 + 4 * cap;
     assert_int_equal(used, bs);
     blk_seal(blk, bs, BLK_KIND_GRAPH, 8, 42, TOKEN, 1, used,
              BLK_FLAG_CONT_FIRST, 0, 0);
     gnn_err e;
     assert_int_equal(verify(blk, bs, BLK_KIND_GRAPH, 8, &e), GNNDB_OK);
-    assert_ptr_equal(blk_graph_find(blk, 42), blk + 68);
+    assert_ptr_equal(blk_graph_find(blk, 42), blk + d + 4);
 
     /* the end of node 42's list, then nodes 43 and 44 */
     memset(blk, 0, bs);
-    off[0] = 76;
-    off[1] = 76 + 16 + 4 * 10;
+    off[0] = d + 12;
+    off[1] = off[0] + 16 + 4 * 10;
     off[2] = off[1] + 16 + 4 * 2;
     blk_node a = { 42, 5000, 4990, 10 }, b = { 43, 2, 0, 2 },
              c = { 44, 7, 0, 3 };
@@ -340,7 +341,7 @@ static void test_bad_graph_layout_detected(void **state)
     uint8_t *blk = gnn_alloc_aligned(bs);
     uint32_t deg[4] = { 2, 3, 1, 4 };
     uint32_t used = build_graph(blk, bs, 7, 10, 4, deg);
-    uint32_t *off = (uint32_t *)(blk + 64);
+    uint32_t *off = (uint32_t *)(blk + blk_data_offset(bs));
     blk_node *o;
 
     off[2] = bs - 8; /* object outside `used` */
@@ -374,7 +375,7 @@ static void test_bad_graph_layout_detected(void **state)
     assert_corrupt(blk, bs, BLK_KIND_GRAPH, 7, "object 3");
 
     build_graph(blk, bs, 7, 10, 4, deg);
-    reseal(blk, bs, 64 + 8); /* offset table past `used` */
+    reseal(blk, bs, blk_data_offset(bs) + 8); /* offset table past `used` */
     assert_corrupt(blk, bs, BLK_KIND_GRAPH, 7, "offset table");
 
     build_graph(blk, bs, 7, 10, 4, deg);
@@ -398,12 +399,47 @@ static void test_bad_feature_layout_detected(void **state)
     uint8_t *blk = gnn_alloc_aligned(bs);
     uint32_t rows = build_feature(blk, bs, 1, 0, 8);
     blk_seal(blk, bs, BLK_KIND_FEATURE, 1, 0, TOKEN, rows + 1,
-             64 + rows * 32, 0, BLK_DTYPE_F32, 8);
+             blk_data_offset(bs) + rows * 32, 0, BLK_DTYPE_F32, 8);
     assert_corrupt(blk, bs, BLK_KIND_FEATURE, 1, "overrun");
-    blk_seal(blk, bs, BLK_KIND_FEATURE, 1, 0, TOKEN, rows, 64 + rows * 32, 0,
-             77, 8);
+    blk_seal(blk, bs, BLK_KIND_FEATURE, 1, 0, TOKEN, rows,
+             blk_data_offset(bs) + rows * 32, 0, 77, 8);
     assert_corrupt(blk, bs, BLK_KIND_FEATURE, 1, "dtype");
     gnn_free_aligned(blk);
+}
+
+/* Every page of a block has its own checksum: a flipped byte is reported
+** with its page whether the whole block or only some pages were read, and
+** a read that skipped the damaged page is not failed by it. */
+static void test_damaged_page_is_named_whole_or_partial(void **state)
+{
+    for (uint32_t bs = 4096; bs <= (8u << 20); bs *= 8) {
+        uint8_t *blk = gnn_alloc_aligned(bs);
+        build_feature(blk, bs, 3, 0, 8);
+        uint32_t ps = blk_page_size(bs), np = blk_npages(bs);
+        assert_int_equal(np, bs <= (2u << 20) ? bs / 4096 : 512);
+        uint32_t bad = np > 1 ? np - 2 : 0, good = np > 2 ? 1 : 0;
+        blk[(size_t)bad * ps + 100] ^= 0x10;
+        char words[64];
+        snprintf(words, sizeof words, "page %u: checksum mismatch", bad);
+        assert_corrupt(blk, bs, BLK_KIND_FEATURE, 3, words);
+        gnn_err e;
+        uint32_t some[2] = {good, bad};
+        if (bad != good) {
+            assert_int_equal(blk_verify_pages(blk, bs, BLK_KIND_FEATURE, 3,
+                                              TOKEN, PATH, some, 1, &e),
+                             GNNDB_OK);
+        }
+        assert_int_equal(blk_verify_pages(blk, bs, BLK_KIND_FEATURE, 3, TOKEN,
+                                          PATH, some, 2, &e), GNNDB_CORRUPT);
+        assert_non_null(strstr(e.msg, words));
+        assert_non_null(strstr(e.msg, "corrupt block 3 of " PATH));
+        /* a misplaced block fails a partial read too */
+        blk[(size_t)bad * ps + 100] ^= 0x10;
+        assert_int_equal(blk_verify_pages(blk, bs, BLK_KIND_FEATURE, 4, TOKEN,
+                                          PATH, some, 1, &e), GNNDB_CORRUPT);
+        assert_non_null(strstr(e.msg, "misplaced"));
+        gnn_free_aligned(blk);
+    }
 }
 
 static void test_error_without_record_still_returns_code(void **state)
@@ -432,6 +468,7 @@ int main(void)
         cmocka_unit_test(test_wrong_block_no_token_kind_or_size_detected),
         cmocka_unit_test(test_bad_graph_layout_detected),
         cmocka_unit_test(test_bad_feature_layout_detected),
+        cmocka_unit_test(test_damaged_page_is_named_whole_or_partial),
         cmocka_unit_test(test_error_without_record_still_returns_code),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

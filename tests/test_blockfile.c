@@ -53,12 +53,12 @@ static int exists(const char *path)
 static void make_block(uint8_t *blk, uint32_t bs, uint64_t no)
 {
     uint32_t rows = blk_feature_rows_per_block(bs, DIM, BLK_DTYPE_F32);
-    float *v = (float *)(blk + sizeof(blk_header));
+    float *v = (float *)(blk + blk_data_offset(bs));
     for (uint32_t r = 0; r < rows; r++)
         for (uint32_t d = 0; d < DIM; d++)
             v[r * DIM + d] = (float)(no * 1000 + r) + (float)d / 8;
     blk_seal(blk, bs, BLK_KIND_FEATURE, no, no * rows, TOKEN, rows,
-             (uint32_t)(sizeof(blk_header) + 4ull * rows * DIM), 0,
+             (uint32_t)(blk_data_offset(bs) + 4ull * rows * DIM), 0,
              BLK_DTYPE_F32, DIM);
 }
 
@@ -205,7 +205,7 @@ static void test_damaged_block_is_corrupt_on_read(void **state)
     assert_int_equal(blkf_read(f, 4, buf, &e), GNNDB_OK);
     assert_int_equal(blkf_read(f, 5, buf, &e), GNNDB_CORRUPT);
     char want[1200];
-    snprintf(want, sizeof want, "corrupt block 5 of %s: checksum mismatch",
+    snprintf(want, sizeof want, "corrupt block 5 of %s: page 0: checksum mismatch",
              x->path);
     assert_non_null(strstr(e.msg, want));
     assert_int_equal(blkf_read(f, 10, buf, &e), GNNDB_CORRUPT);

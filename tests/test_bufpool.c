@@ -46,12 +46,12 @@ static void write_table(fx *x)
     uint32_t rows = rows_per_block();
     assert_int_equal(blkw_create(x->dir, "t.blk", BS, &w, &e), GNNDB_OK);
     for (uint64_t no = 0; no < NBLK; no++) {
-        float *v = (float *)(blk + sizeof(blk_header));
+        float *v = (float *)(blk + blk_data_offset(BS));
         for (uint32_t r = 0; r < rows; r++)
             for (uint32_t d = 0; d < DIM; d++)
                 v[r * DIM + d] = value(no * rows + r, d);
         blk_seal(blk, BS, BLK_KIND_FEATURE, no, no * rows, TOKEN, rows,
-                 (uint32_t)(sizeof(blk_header) + rows * DIM * 4), 0,
+                 (uint32_t)(blk_data_offset(BS) + rows * DIM * 4), 0,
                  BLK_DTYPE_F32, DIM);
         assert_int_equal(blkw_append(w, blk, &e), GNNDB_OK);
     }
@@ -333,8 +333,8 @@ static void test_corrupt_block_in_the_middle_is_named(void **state)
         assert_int_equal(bp_fetch(bp, x->f, all, NBLK, visit, s, &e),
                          GNNDB_CORRUPT);
         char want[1200];
-        snprintf(want, sizeof want, "corrupt block 37 of %s: checksum "
-                 "mismatch", x->path);
+        snprintf(want, sizeof want, "corrupt block 37 of %s: page 0: "
+                 "checksum mismatch", x->path);
         if (!strstr(e.msg, want)) fail_msg("message: %s", e.msg);
         assert_int_equal(s->count[37], 0);
         for (uint64_t i = 0; i < NBLK; i++) assert_true(s->count[i] <= 1);

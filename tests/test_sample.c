@@ -349,24 +349,99 @@ static void digests_independent_of_hyperbatch_threads_memory(void **state)
     static const char *const pols[] = {"lru", "static_degree", "belady",
                                        "hot_blocks", "none"};
     static const char *const sizes[] = {"4MB", "100KB", "0"};
+    /* and each read granularity with each policy and H */
+    static const char *const grans[] = {"block", "page", "auto"};
     for (int pi = 0; pi < 5; pi++) {
         for (int si = 0; si < 3; si++) {
             for (int hi = 0; hi < 3; hi++) {
                 const int hb[] = {1, 4, 64};
-                char pre[256];
+                char pre[320];
                 snprintf(sql, sizeof sql, q, hb[hi]);
                 snprintf(pre, sizeof pre,
                          "PRAGMA cache_policy = '%s'; PRAGMA feature_cache = "
-                         "'%s'; PRAGMA memory_limit = '%s'; PRAGMA threads = %d;",
+                         "'%s'; PRAGMA memory_limit = '%s'; PRAGMA threads = %d;"
+                         "PRAGMA read_granularity = '%s';",
                          pols[pi], sizes[si], hi == 2 ? "40MB" : "1GB",
-                         1 + hi % 2);
+                         1 + hi % 2, grans[(pi + si + hi) % 3]);
                 assert_int_equal(collect(f->h, pre, sql, got, 64), 40);
                 assert_memory_equal(ref, got, sizeof(uint64_t) * 40);
             }
         }
     }
     exec_ok(f->h, "PRAGMA memory_limit = '1GB'; PRAGMA cache_policy = 'none';"
-                  "PRAGMA feature_cache = 'auto'; PRAGMA threads = 1;");
+                  "PRAGMA feature_cache = 'auto'; PRAGMA threads = 1;"
+                  "PRAGMA read_granularity = 'auto';");
+}
+
+/* Runs `sql` after `pre` and checks its digests against ref[0..n); the
+** statement's counter `op` through *counter. */
+static void digests_and_counter(gnndb *db, const char *pre, const char *sql,
+                                const uint64_t *ref, int n, int op,
+                                int64_t *counter)
+{
+    if (pre) exec_ok(db, pre);
+    gnndb_stmt *st;
+    if (gnndb_prepare(db, sql, -1, &st, NULL)) fail_msg("%s", gnndb_errmsg(db));
+    int k = 0, rc;
+    while ((rc = gnndb_step(st)) == GNNDB_BATCH) {
+        assert_true(k < n);
+        assert_int_equal(gnndb_batch(st)->digest, ref[k]);
+        k++;
+    }
+    if (rc != GNNDB_DONE) fail_msg("%s", gnndb_errmsg(db));
+    assert_int_equal(k, n);
+    *counter = gnndb_stmt_status(st, op);
+    gnndb_finalize(st);
+}
+
+/* Whole blocks or only the pages that hold the rows: the same batches for
+** every H, thread count, backend and memory limit; page reads happen under
+** 'page' (and never under 'block'), and read fewer bytes where a
+** mini-batch needs few rows of each block. */
+static void digests_independent_of_read_granularity(void **state)
+{
+    fx *f = *state;
+    const char *q = "SAMPLE 5,5 FROM cora SEEDS ALL FEATURES feat BATCH 16 "
+                    "HYPERBATCH %d SHUFFLE SEED 11 LIMIT 12;";
+    uint64_t ref[16];
+    char sql[256], pre[256];
+    snprintf(sql, sizeof sql, q, 1);
+    /* (a spilled round reads whole blocks: keep it in memory) */
+    assert_int_equal(collect(f->h, "PRAGMA read_granularity = 'block'; "
+                             "PRAGMA memory_limit = '24MB'; PRAGMA spill = "
+                             "'off';", sql, ref, 16), 12);
+    static const char *const grans[] = {"block", "page", "auto"};
+    static const char *const io[] = {"auto", "pread"};
+    const int hbs[] = {1, 3, 12};
+    int64_t bytes[3] = {0, 0, 0};
+    for (int gi = 0; gi < 3; gi++)
+        for (int k = 0; k < 6; k++) {
+            int hi = k % 3, th = 1 + k / 3;
+            snprintf(sql, sizeof sql, q, hbs[hi]);
+            snprintf(pre, sizeof pre, "PRAGMA read_granularity = '%s'; "
+                     "PRAGMA threads = %d; PRAGMA io = '%s';", grans[gi], th,
+                     io[(k + gi) % 2]);
+            int64_t pages;
+            digests_and_counter(f->h, pre, sql, ref, 12,
+                                GNNDB_STATUS_PAGES_READ, &pages);
+            if (gi == 0) assert_int_equal(pages, 0);
+            if (gi == 1) assert_true(pages > 0);
+            if (hi == 0 && th == 1) {
+                int64_t b;
+                digests_and_counter(f->h, NULL, sql, ref, 12,
+                                    GNNDB_STATUS_BYTES_READ, &b);
+                bytes[gi] = b;
+            }
+        }
+    /* HYPERBATCH 1 of 16 seeds: each feature block gives a few rows */
+    assert_true(bytes[1] < bytes[0]);
+    assert_true(bytes[2] <= bytes[0]);
+    exec_ok(f->h, "PRAGMA memory_limit = '1GB'; PRAGMA threads = 1; "
+                  "PRAGMA io = 'auto'; PRAGMA read_granularity = 'auto'; "
+                  "PRAGMA spill = 'auto';");
+    assert_int_equal(gnndb_exec(f->h, "PRAGMA read_granularity = 'rows';",
+                                NULL, NULL), GNNDB_RANGE);
+    assert_non_null(strstr(gnndb_errmsg(f->h), "'auto', 'block' or 'page'"));
 }
 
 static void batch_invariants_hold(void **state)
@@ -562,7 +637,9 @@ static void generated_graph_larger_than_pool(void **state)
             (i ? got : ref)[k++] = gnndb_batch(st)->digest;
         assert_int_equal(rc, GNNDB_DONE);
         assert_int_equal(k, 200);
-        blocks[i] = gnndb_stmt_status(st, GNNDB_STATUS_BLOCKS_READ);
+        /* whole or in part (HYPERBATCH 1 reads few objects a block: pages) */
+        blocks[i] = gnndb_stmt_status(st, GNNDB_STATUS_BLOCKS_READ) +
+                    gnndb_stmt_status(st, GNNDB_STATUS_PARTIAL_BLOCKS);
         if (i) assert_true(gnndb_stmt_status(st, GNNDB_STATUS_HYPERBATCH) > 4);
         gnndb_finalize(st);
     }
@@ -575,7 +652,18 @@ static void generated_graph_larger_than_pool(void **state)
     assert_int_equal(collect(f->h, "PRAGMA memory_limit = '64MB'; "
                                    "PRAGMA threads = 2;", sql, got, 256), 200);
     assert_memory_equal(ref, got, 200 * sizeof(uint64_t));
-    exec_ok(f->h, "PRAGMA memory_limit = '1GB'; PRAGMA threads = 1;");
+    /* graph blocks read whole, or as their entries and objects only */
+    static const char *const grans[] = {"block", "page"};
+    for (int gi = 0; gi < 2; gi++) {
+        char pre[128];
+        snprintf(pre, sizeof pre, "PRAGMA memory_limit = '1MB'; PRAGMA "
+                 "read_granularity = '%s';", grans[gi]);
+        snprintf(sql, sizeof sql, q, 1 + 63 * gi);
+        assert_int_equal(collect(f->h, pre, sql, got, 256), 200);
+        assert_memory_equal(ref, got, 200 * sizeof(uint64_t));
+    }
+    exec_ok(f->h, "PRAGMA memory_limit = '1GB'; PRAGMA threads = 1; "
+                  "PRAGMA read_granularity = 'auto';");
 }
 
 /* ---------- the spill area ---------- */
@@ -984,6 +1072,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(matches_reference_sampler),
         cmocka_unit_test(digests_independent_of_hyperbatch_threads_memory),
+        cmocka_unit_test(digests_independent_of_read_granularity),
         cmocka_unit_test(batch_invariants_hold),
         cmocka_unit_test(errors_are_clear_and_change_nothing),
         cmocka_unit_test(into_writes_numpy_files),

@@ -58,6 +58,8 @@ typedef struct gnndb_stmt gnndb_stmt;
 #define GNNDB_STATUS_CACHE_MISSES  8
 #define GNNDB_STATUS_EDGES         9
 #define GNNDB_STATUS_HYPERBATCH    10
+#define GNNDB_STATUS_PAGES_READ       21
+#define GNNDB_STATUS_PARTIAL_BLOCKS   22
 
 const char *gnndb_libversion(void);
 int gnndb_open(const char *path, gnndb **pdb, int flags);

@@ -79,7 +79,7 @@ done
 cp "$DB/$file" saved.blk
 printf 'X' | dd of="$DB/$file" bs=1 seek=$((17 * 1048576 + 5000)) conv=notrunc 2>/dev/null
 out=$("$GNNDB" "$DB" "SCAN PACK p1;" 2>&1) && fail "SCAN PACK of a damaged pack succeeded"
-echo "$out" | grep -q "corrupt block 17 of .*$file: checksum mismatch" || fail "corruption words: $out"
+echo "$out" | grep -q "corrupt block 17 of .*$file: page 1: checksum mismatch" || fail "corruption words: $out"
 echo "ok: damaged block reported: $(echo "$out" | grep -i corrupt)"
 out=$("$GNNDB" "$DB" "SCAN PACK p1 EPOCH 0;" 2>&1) || fail "epoch 0 lies before the damage: $out"
 "$GNNDB" "$DB" "CHECK;" | grep -q "$file.*block 17" || fail "CHECK does not report block 17 of $file"

@@ -82,12 +82,11 @@ static uint8_t *make_feature(uint32_t dtype, uint32_t dim, uint32_t rows,
     uint8_t *b = calloc(1, BS);
     CHECK(b);
     size_t es = blk_dtype_size(dtype);
-    for (size_t i = sizeof(blk_header); i < sizeof(blk_header) +
-                                            (size_t)rows * dim * es; i++)
+    size_t at = blk_data_offset(BS);
+    for (size_t i = at; i < at + (size_t)rows * dim * es; i++)
         b[i] = (uint8_t)(i * 31);
     blk_seal(b, BS, BLK_KIND_FEATURE, 3, first, TOKEN, rows,
-             (uint32_t)(sizeof(blk_header) + (size_t)rows * dim * es), 0,
-             dtype, dim);
+             (uint32_t)(at + (size_t)rows * dim * es), 0, dtype, dim);
     return b;
 }
 
@@ -97,8 +96,8 @@ static void init(void)
     /* a graph block of one node only: a lone empty object */
     uint8_t *b = calloc(1, BS);
     CHECK(b);
-    uint32_t off = sizeof(blk_header) + 4;
-    memcpy(b + sizeof(blk_header), &off, 4);
+    uint32_t off = blk_data_offset(BS) + 4;
+    memcpy(b + blk_data_offset(BS), &off, 4);
     blk_node o = {5, 0, 0, 0};
     memcpy(b + off, &o, sizeof o);
     blk_seal(b, BS, BLK_KIND_GRAPH, 2, 5, TOKEN, 1, off + sizeof o, 0, 0, 0);
@@ -113,12 +112,12 @@ static void init(void)
                          bases[i].block_no, TOKEN, "base.blk", &e) == 0);
 }
 
-/* Everything an accepted block hands out lies within [64, used). */
+/* Everything an accepted block hands out lies within [payload, used). */
 static void walk(const uint8_t *b)
 {
     const blk_header *h = (const blk_header *)b;
-    CHECK(h->used >= sizeof *h && h->used <= BS);
-    const uint8_t *lo = b + sizeof *h, *hi = b + h->used;
+    CHECK(h->used >= blk_data_offset(BS) && h->used <= BS);
+    const uint8_t *lo = b + blk_data_offset(BS), *hi = b + h->used;
     volatile uint64_t sum = 0;
     if (h->kind == BLK_KIND_GRAPH) {
         for (uint32_t k = 0; k < h->count; k++) {
@@ -184,6 +183,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                  (unsigned long long)bs->block_no);
         CHECK(rc == GNNDB_CORRUPT && e.rc == rc);
         CHECK(strncmp(e.msg, want, strlen(want)) == 0);
+    }
+    /* a read of page 0 alone: the objects a hop would use after it are
+    ** used only when they fit their spans, and then lie in the block */
+    rc = blk_verify_pages(b, BS, bs->kind, bs->block_no, TOKEN, "fuzz.blk",
+                          NULL, 0, &e);
+    if (rc == GNNDB_OK && bs->kind == BLK_KIND_GRAPH) {
+        const blk_header *h = (const blk_header *)b;
+        for (uint32_t k = 0; k < h->count && k < BS / 4; k++) {
+            if (!blk_graph_object_fits(b, k)) continue;
+            const blk_node *o = blk_graph_object(b, k);
+            CHECK((const uint8_t *)o >= b + blk_data_offset(BS));
+            CHECK((const uint8_t *)(blk_node_nbrs(o) + o->n) <= b + h->used);
+        }
     }
     /* the damaged block must never verify as a different, healthy block */
     free(b);
