@@ -31,8 +31,9 @@
 # and the same three set-ups of the C mmap baseline, every one in a fresh
 # cgroup of the budget, gnndb included. Without --quick, the same over a
 # sweep of budgets at scale 21 (128 MiB to 1 GiB, 1/8 to 1x of its
-# features): bench/results/sweep.csv and sweep.png (results/quick/ for
-# --quick). The last line is
+# features): bench/results/sweep.csv and sweep.png. --quick runs the
+# user's set-ups only (gnndb, dgl, mmap; 60 s a run at most) at its one
+# point, into bench/results/quick/. The last line is
 #   SUMMARY hb_block_ratio=R hb_speedup=R mmap_speedup=R dgl_speedup=R
 #           bw_fraction=F edges_per_s_core=N gather_fraction=F
 #           dgl_speedup_min=R spill_overhead=R
@@ -46,7 +47,7 @@ QUICK=0
 for a in "$@"; do
     case "$a" in
     --quick) QUICK=1 ;;
-    --help) sed -n '2,42p' "$0"; exit 0 ;;
+    --help) sed -n '2,43p' "$0"; exit 0 ;;
     *) B=$a ;;
     esac
 done
@@ -155,8 +156,12 @@ MM=$(in_cgroup "$B/bench/baseline_mmap" --edges "$DATA/edges.bin" --features "$D
 # scale 21 (1/8 to 1x of its 1 GiB of features) unless --quick
 mkdir -p "$ROOT/bench/results"
 log "peers at the default point: DGL (classic, graphbolt) x (joins after build, MADV_RANDOM, strict), mmap x 3"
+# --quick: the user's set-ups only (dgl, mmap), 60 s a run at most
+PEERS_ONLY=""; TIMEOUT=240
+[ $QUICK = 1 ] && { PEERS_ONLY="--only gnndb,gnndb_pack,dgl,mmap"; TIMEOUT=60; }
 DEF=$(/usr/bin/python3 "$ROOT/bench/sweep.py" --build "$B" --csv "$RES/default.csv" \
-    --point "s$SCALE:$DATA:$LIMIT_BYTES" --gnndb-batches $NB_HB --peer-batches $NB_MMAP) || exit 1
+    --point "s$SCALE:$DATA:$LIMIT_BYTES" --gnndb-batches $NB_HB --peer-batches $NB_MMAP \
+    --timeout $TIMEOUT $PEERS_ONLY) || exit 1
 if [ $QUICK = 0 ]; then
     SW=$ROOT/bench/data/s21-e16-d128
     if [ ! -f "$SW/done" ]; then

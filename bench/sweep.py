@@ -11,7 +11,7 @@ DATA_DIR holds what bench/run.sh makes: edges.bin (int64 pairs), feat.npy
 is bytes, or a number with K/M/G (binary units).  Each point runs:
 
   gnndb        bench/bench_sample, the whole process inside the group,
-               PRAGMA memory_limit = 90% of BUDGET, SAMPLE 10,10,10 ... BATCH 1024
+               PRAGMA memory_limit = 85% of BUDGET, SAMPLE 10,10,10 ... BATCH 1024
                SHUFFLE SEED 1 with HYPERBATCH left to the planner (it spills
                when that is cheaper); the row says the H it took and the
                bytes spilled and read back
@@ -44,6 +44,7 @@ byte of x delivered.
 """
 import argparse
 import csv
+import itertools
 import os
 import re
 import subprocess
@@ -81,6 +82,7 @@ def parse_args():
     p.add_argument("--peer-batches", type=int, default=5)
     p.add_argument("--only", default="", help="comma-separated systems")
     p.add_argument("--dgl-python", default="bench/venv/bin/python")
+    p.add_argument("--timeout", type=int, default=240, help="seconds a run may take")
     a = p.parse_args()
     a.points = []
     for pt in a.point:
@@ -135,10 +137,12 @@ def fields(line):
     return dict(kv.split("=", 1) for kv in line.split()[1:] if "=" in kv)
 
 
-def run_in_group(limit, argv, join_inside, log):
+def run_in_group(limit, argv, join_inside, log, timeout=240):
     """Run argv under a fresh group: the whole process (join_inside False) or
     with --join-cgroup DIR added, the program joining once its graph is
-    built.  Returns (status, RESULT fields, peak bytes)."""
+    built.  A run past `timeout` seconds is killed (a peer whose reads stall
+    under the budget would otherwise hold the sweep for hours) and reported
+    as a timeout.  Returns (status, RESULT fields, peak bytes)."""
     drop_caches()
     g = Group(limit)
     try:
@@ -148,12 +152,19 @@ def run_in_group(limit, argv, join_inside, log):
         else:
             pre = g.join_fn()
         t0 = time.perf_counter()
-        p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                           text=True, preexec_fn=pre)
+        try:
+            p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True, preexec_fn=pre, timeout=timeout)
+        except subprocess.TimeoutExpired as t:
+            log.write("$ %s\n# timed out after %d s\n%s\n" % (" ".join(argv), timeout,
+                                                            (t.stderr or b"")[-2000:]))
+            log.flush()
+            return "timeout (>%d s)" % timeout, {}, g.peak()
         secs = time.perf_counter() - t0
         res = [l for l in p.stdout.splitlines() if l.startswith("RESULT")]
         log.write("$ %s\n# exit %d, %.1f s\n%s%s\n" % (" ".join(argv), p.returncode, secs,
                                                        p.stdout[-2000:], p.stderr[-4000:]))
+        log.flush()
         if p.returncode == 0 and res:
             return "ok", fields(res[-1]), g.peak()
         if p.returncode in (137, -9) or "Killed" in p.stderr:
@@ -168,21 +179,21 @@ def run_in_group(limit, argv, join_inside, log):
 def gnndb_runs(a, label, data, budget, log):
     db = os.path.join(data, "g.gnndb")
     bench = os.path.join(a.build, "bench", "bench_sample")
-    out = []
     if want(a, "gnndb"):
         q = "PRAGMA memory_limit='%d'; %s LIMIT %d;" % (engine_limit(budget), SQL, a.gnndb_batches)
-        out.append(("gnndb", "online, planner's H") + run_in_group(budget, [bench, db, q], False, log))
+        yield ("gnndb", "online, planner's H") + run_in_group(budget, [bench, db, q], False, log,
+                                                              a.timeout)
     if want(a, "gnndb_pack") and ensure_pack(a, db, log):
         q = "PRAGMA memory_limit='%d'; SCAN PACK sweep_pack;" % engine_limit(budget)
-        out.append(("gnndb_pack", "SCAN PACK") + run_in_group(budget, [bench, db, q], False, log))
-    return out
+        yield ("gnndb_pack", "SCAN PACK") + run_in_group(budget, [bench, db, q], False, log,
+                                                         a.timeout)
 
 
 def engine_limit(budget):
     """PRAGMA memory_limit for a group of `budget` bytes: the engine's data
-    gets 90%; code, stacks, SQLite's page cache and the allocator's slack
-    (measured up to about 15% over the engine's count at 128 MiB) the rest."""
-    return budget * 9 // 10
+    gets 85%; code, stacks, SQLite's page cache and the allocator's slack
+    (RSS measured up to 10% over the engine's count at 128 MiB) the rest."""
+    return budget * 85 // 100
 
 
 def ensure_pack(a, db, log):
@@ -217,7 +228,6 @@ PEERS = [  # system, setup, program, joins after build, extra arguments
 
 
 def peer_runs(a, data, budget, log):
-    out = []
     common = ["--edges", os.path.join(data, "edges.bin"), "--features", os.path.join(data, "feat.npy"),
               "--fanouts", "10,10,10", "--batch", "1024", "--batches", str(a.peer_batches),
               "--seed", "1", "--drop-cache"]
@@ -226,13 +236,12 @@ def peer_runs(a, data, budget, log):
             continue
         if prog == "dgl":
             if not os.access(a.dgl_python, os.X_OK):
-                out.append((system, setup, "not installed (make bench-peers)", {}, 0))
+                yield (system, setup, "not installed (make bench-peers)", {}, 0)
                 continue
             argv = [a.dgl_python, os.path.join(os.path.dirname(__file__), "dgl_baseline.py")]
         else:
             argv = [os.path.join(a.build, "bench", "baseline_mmap")]
-        out.append((system, setup) + run_in_group(budget, argv + common + extra, join, log))
-    return out
+        yield (system, setup) + run_in_group(budget, argv + common + extra, join, log, a.timeout)
 
 
 def want(a, system):
@@ -259,8 +268,8 @@ def main():
     with open(a.csv + ".log", "w") as log:
         for label, data, budget in a.points:
             print("== %s, budget %s" % (label, fmt_size(budget)), file=sys.stderr, flush=True)
-            for system, setup, status, r, peak in gnndb_runs(a, label, data, budget, log) + \
-                    peer_runs(a, data, budget, log):
+            for system, setup, status, r, peak in itertools.chain(
+                    gnndb_runs(a, label, data, budget, log), peer_runs(a, data, budget, log)):
                 rows.append(dict(label=label, budget_bytes=budget, system=system, setup=setup,
                                  batches_per_s=r.get("batches_per_s", ""), status=status,
                                  peak_bytes=peak, hyperbatch=r.get("hyperbatch", ""),
