@@ -204,12 +204,23 @@ SPILL=$(( ($(avail_bytes) - 2000000000) / 1048576 ))
 [ "$SPILL" -ge 64 ] || die "less than 2 GB of disk left for the spill area"
 SQL="SAMPLE 10,10,10 FROM g FEATURES feat BATCH 1024 SHUFFLE SEED 1"
 PRAGMAS="PRAGMA memory_limit = '$BUDGET'; PRAGMA spill_limit = '${SPILL}MB';"
-"$SH" "$DB" "$PRAGMAS EXPLAIN $SQL LIMIT $NB;" 2>&1 | grep -iE 'hyperbatch|memory_limit' | head -4 | sed 's/^/   /'
+# the planner's choice for these batches, and for a whole epoch of
+# papers100M's training batches (LIMIT caps the hyperbatch: a run of N
+# batches amortises one pass over the blocks over at most N of them)
+EXPLAIN_N=$("$SH" "$DB" "$PRAGMAS EXPLAIN $SQL LIMIT $NB;" 2>&1)
+EXPLAIN_E=$("$SH" "$DB" "$PRAGMAS EXPLAIN $SQL LIMIT $TRAIN_BATCHES;" 2>&1)
+echo "$EXPLAIN_N" | grep -iE 'hyperbatch|memory_limit' | head -4 | sed 's/^/   LIMIT '"$NB"': /'
+echo "$EXPLAIN_E" | grep -iE 'hyperbatch|memory_limit' | head -4 | sed 's/^/   LIMIT '"$TRAIN_BATCHES"': /'
+H_EPOCH=$(echo "$EXPLAIN_E" | sed -n 's/^"\{0,1\}HYPERBATCH \([0-9][0-9]*\).*/\1/p' | head -1)
 log "3/4 online: $SQL LIMIT $NB (memory_limit $BUDGET), cold cache"
 drop_caches
 ON=$(/usr/bin/time -v -o "$DATA/time-online.txt" "$BS" "$DB" "$PRAGMAS $SQL LIMIT $NB;") ||
     die "online SAMPLE failed"
 ON_RSS=$(rss_mb "$DATA/time-online.txt")
+H_RUN=$(field "$ON" hyperbatch)
+if [ -n "$H_EPOCH" ] && [ "$H_EPOCH" -gt "$H_RUN" ] 2>/dev/null; then
+    log "note: an epoch's plan takes HYPERBATCH $H_EPOCH, this run $H_RUN (LIMIT $NB): the epoch time from this rate is pessimistic"
+fi
 log "online: $ON"
 log "online peak RSS $ON_RSS MB"
 
@@ -244,7 +255,7 @@ awk -v s=$SCALE -v n=$NODES -v e=$EDGES -v d=$SDIM -v t=$STORE -v rb=$ROWB \
     -v onb=$(field "$ON" batches) -v onr=$ONR -v h=$(field "$ON" hyperbatch) \
     -v onn=$(field "$ON" nodes) -v onrss=$ON_RSS -v sw=$(field "$ON" spill_written) \
     -v np=$NPACK -v pb=$PK_BUILD -v pby=${PK_BYTES:-0} -v pkr=$PKR -v pkrss=$PK_RSS \
-    -v pbrss=$PKB_RSS -v tb=$TRAIN_BATCHES 'BEGIN {
+    -v pbrss=$PKB_RSS -v tb=$TRAIN_BATCHES -v he=${H_EPOCH:-NA} 'BEGIN {
     ep_on = onr > 0 ? tb / onr : 0
     ep_pk = pkr > 0 ? tb / pkr : 0
     # the first epoch of a packed run samples and writes the pack
@@ -253,5 +264,5 @@ awk -v s=$SCALE -v n=$NODES -v e=$EDGES -v d=$SDIM -v t=$STORE -v rb=$ROWB \
     printf " graph_import_s=%s graph_import_rss_mb=%s feat_gen_s=%s feat_import_s=%s feat_import_rss_mb=%s db_bytes=%s", gs, grss, fgs, fs, frss, dbb
     printf " online_batches=%d online_batches_per_s=%s hyperbatch=%s nodes_per_batch=%.0f spill_written=%s online_rss_mb=%s", onb, onr, h, (onb > 0 ? onn / onb : 0), sw, onrss
     printf " pack_batches=%d pack_build_s=%s pack_bytes=%s pack_build_rss_mb=%s packed_batches_per_s=%s scan_rss_mb=%s", np, pb, pby, pbrss, pkr, pkrss
-    printf " train_batches=%d epoch_online_s=%.0f epoch_packed_s=%.0f epoch_pack_build_s=%.0f\n", tb, ep_on, ep_pk, ep_build
+    printf " train_batches=%d epoch_hyperbatch=%s epoch_online_s=%.0f epoch_packed_s=%.0f epoch_pack_build_s=%.0f\n", tb, he, ep_on, ep_pk, ep_build
 }'
