@@ -169,10 +169,12 @@ t0=$(now)
      CREATE GRAPH g FROM '$FIFO' FORMAT bin NODES $NODES;" > /dev/null
 rc=$?
 t1=$(now)
+# an import that failed before opening the FIFO leaves gen blocked in open()
+[ $rc = 0 ] || kill "$GENPID" 2>/dev/null
 wait "$GENPID"; grc=$?; GENPID=
 rm -f "$FIFO"
-[ $grc = 0 ] || die "gen (edges) failed: $(cat "$DATA/gen-edges.log")"
 [ $rc = 0 ] || die "CREATE GRAPH failed (exit $rc)"
+[ $grc = 0 ] || die "gen (edges) failed: $(cat "$DATA/gen-edges.log")"
 G_S=$(elapsed "$t0" "$t1"); G_RSS=$(rss_mb "$DATA/time-graph.txt")
 log "graph imported in $G_S s, peak RSS $G_RSS MB; $(cat "$DATA/gen-edges.log")"
 GB_FILE=$(du -sk "$DB" | awk '{ printf "%.0f", $1 * 1024 }')
@@ -225,7 +227,7 @@ log "online: $ON"
 log "online peak RSS $ON_RSS MB"
 
 # ---- 4. packed -----------------------------------------------------------------
-PK_BUILD=0; PK_BYTES=0; PK="batches_per_s=0"; PK_RSS=0; PKB_RSS=0
+PK_BUILD=0; PK_BYTES=0; PK="batches=0 batches_per_s=0"; PK_RSS=0; PKB_RSS=0
 if [ "$NPACK" -gt 0 ]; then
     SPILL=$(( ($(avail_bytes) - 2000000000) / 1048576 ))
     PRAGMAS="PRAGMA memory_limit = '$BUDGET'; PRAGMA spill_limit = '${SPILL}MB';"
@@ -254,7 +256,7 @@ awk -v s=$SCALE -v n=$NODES -v e=$EDGES -v d=$SDIM -v t=$STORE -v rb=$ROWB \
     -v fgs=$F_GEN_S -v fs=$F_S -v frss=$F_RSS -v dbb=$DB_BYTES \
     -v onb=$(field "$ON" batches) -v onr=$ONR -v h=$(field "$ON" hyperbatch) \
     -v onn=$(field "$ON" nodes) -v onrss=$ON_RSS -v sw=$(field "$ON" spill_written) \
-    -v np=$NPACK -v pb=$PK_BUILD -v pby=${PK_BYTES:-0} -v pkr=$PKR -v pkrss=$PK_RSS \
+    -v np=$(field "$PK" batches) -v pb=$PK_BUILD -v pby=${PK_BYTES:-0} -v pkr=$PKR -v pkrss=$PK_RSS \
     -v pbrss=$PKB_RSS -v tb=$TRAIN_BATCHES -v he=${H_EPOCH:-NA} 'BEGIN {
     ep_on = onr > 0 ? tb / onr : 0
     ep_pk = pkr > 0 ? tb / pkr : 0
