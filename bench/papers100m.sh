@@ -11,7 +11,8 @@
 #   --dim D           feature width (default 128)
 #   --dtype T         float16 (default) or float32: the features' dtype
 #   --budget B        PRAGMA memory_limit and import_memory (default 4GB)
-#   --batches N       mini-batches sampled online (default 64)
+#   --batches N       mini-batches sampled online (default 64; LIMIT caps
+#                     the hyperbatch, so 1179 measures a whole epoch)
 #   --pack-batches N  mini-batches stored with INTO PACK, then scanned
 #                     (default 64; a pack costs about 70-150 MB a batch)
 #   --data DIR        where the inputs and the database go
@@ -40,7 +41,8 @@
 #   RESULT key=value ...
 # with the import times and peak RSS, batches/s online and packed, and the
 # epoch time for papers100M's 1,207,179 training nodes at BATCH 1024
-# (1,179 mini-batches) at each rate.
+# (1,179 mini-batches) at each rate. Peak RSS (*_rss_mb) is in MiB, as
+# /usr/bin/time's kilobytes over 1024.
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 SCALE=26; EF=25; DIM=128; DTYPE=float16; BUDGET=4GB
@@ -61,7 +63,7 @@ while [ $# -gt 0 ]; do
     --data) need_arg "$@"; DATA=$2; shift ;;
     --build) need_arg "$@"; B=$2; shift ;;
     --keep) KEEP=1 ;;
-    --help|-h) sed -n '2,43p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --help|-h) sed -n '2,45p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown option '$1' (see --help)" ;;
     esac
     shift
@@ -176,7 +178,7 @@ rm -f "$FIFO"
 [ $rc = 0 ] || die "CREATE GRAPH failed (exit $rc)"
 [ $grc = 0 ] || die "gen (edges) failed: $(cat "$DATA/gen-edges.log")"
 G_S=$(elapsed "$t0" "$t1"); G_RSS=$(rss_mb "$DATA/time-graph.txt")
-log "graph imported in $G_S s, peak RSS $G_RSS MB; $(cat "$DATA/gen-edges.log")"
+log "graph imported in $G_S s, peak RSS $G_RSS MiB; $(cat "$DATA/gen-edges.log")"
 GB_FILE=$(du -sk "$DB" | awk '{ printf "%.0f", $1 * 1024 }')
 
 # ---- 2. features: .npy, IMPORT FEATURES, delete the .npy -------------------
@@ -194,7 +196,7 @@ t0=$(now)
 t1=$(now)
 rm -f "$NPY"
 F_S=$(elapsed "$t0" "$t1"); F_RSS=$(rss_mb "$DATA/time-feat.txt")
-log "features generated in $F_GEN_S s, imported in $F_S s, peak RSS $F_RSS MB; .npy deleted"
+log "features generated in $F_GEN_S s, imported in $F_S s, peak RSS $F_RSS MiB; .npy deleted"
 "$SH" "$DB" "DESCRIBE g;" | grep -E '^(nodes|edges|features)' | sed 's/^/   /'
 DB_BYTES=$(du -sk "$DB" | awk '{ printf "%.0f", $1 * 1024 }')
 log "database: $(gb "$DB_BYTES") GB (graph $(gb "$GB_FILE") GB)"
@@ -224,7 +226,7 @@ if [ -n "$H_EPOCH" ] && [ "$H_EPOCH" -gt "$H_RUN" ] 2>/dev/null; then
     log "note: an epoch's plan takes HYPERBATCH $H_EPOCH, this run $H_RUN (LIMIT $NB): the epoch time from this rate is pessimistic"
 fi
 log "online: $ON"
-log "online peak RSS $ON_RSS MB"
+log "online peak RSS $ON_RSS MiB"
 
 # ---- 4. packed -----------------------------------------------------------------
 PK_BUILD=0; PK_BYTES=0; PK="batches=0 batches_per_s=0"; PK_RSS=0; PKB_RSS=0
@@ -240,13 +242,13 @@ if [ "$NPACK" -gt 0 ]; then
     t1=$(now)
     PK_BUILD=$(elapsed "$t0" "$t1"); PKB_RSS=$(rss_mb "$DATA/time-pack.txt")
     PK_BYTES=$(echo "$PKROW" | awk -F, '{ print $4 }')
-    log "pack built in $PK_BUILD s ($(gb "${PK_BYTES:-0}") GB), peak RSS $PKB_RSS MB"
+    log "pack built in $PK_BUILD s ($(gb "${PK_BYTES:-0}") GB), peak RSS $PKB_RSS MiB"
     drop_caches
     PK=$(/usr/bin/time -v -o "$DATA/time-scan.txt" "$BS" "$DB" "SCAN PACK p;") ||
         die "SCAN PACK failed"
     PK_RSS=$(rss_mb "$DATA/time-scan.txt")
     log "packed: $PK"
-    log "scan peak RSS $PK_RSS MB"
+    log "scan peak RSS $PK_RSS MiB"
     "$SH" "$DB" "DROP PACK p;" > /dev/null || die "DROP PACK failed"
 fi
 
