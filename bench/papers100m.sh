@@ -34,6 +34,10 @@
 #     says so.
 #  3. online: bench_sample, PRAGMA memory_limit = budget;
 #     SAMPLE 10,10,10 FROM g FEATURES feat BATCH 1024 SHUFFLE SEED 1 LIMIT N.
+#     A spilled plan keeps a round's rows on disk (about 57 MB a mini-batch
+#     at the defaults, 26 GB for the epoch's rounds of 457): EXPLAIN's
+#     estimate is checked against the free disk first, and PRAGMA
+#     spill_limit stops a spill that would leave less than 2 GB.
 #  4. packed: the same SAMPLE ... LIMIT M INTO PACK p (timed), then
 #     SCAN PACK p through bench_sample from a cold page cache; DROP PACK.
 # The page cache is dropped before each timed read (when allowed: root).
@@ -63,7 +67,7 @@ while [ $# -gt 0 ]; do
     --data) need_arg "$@"; DATA=$2; shift ;;
     --build) need_arg "$@"; B=$2; shift ;;
     --keep) KEEP=1 ;;
-    --help|-h) sed -n '2,45p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --help|-h) sed -n '2,49p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown option '$1' (see --help)" ;;
     esac
     shift
@@ -216,6 +220,15 @@ EXPLAIN_E=$("$SH" "$DB" "$PRAGMAS EXPLAIN $SQL LIMIT $TRAIN_BATCHES;" 2>&1)
 echo "$EXPLAIN_N" | grep -iE 'hyperbatch|memory_limit' | head -4 | sed 's/^/   LIMIT '"$NB"': /'
 echo "$EXPLAIN_E" | grep -iE 'hyperbatch|memory_limit' | head -4 | sed 's/^/   LIMIT '"$TRAIN_BATCHES"': /'
 H_EPOCH=$(echo "$EXPLAIN_E" | sed -n 's/^"\{0,1\}HYPERBATCH \([0-9][0-9]*\).*/\1/p' | head -1)
+# a spilled round keeps each of its mini-batches' rows on disk until it is
+# read back: say so before starting when the disk cannot hold the round
+RND=$(echo "$EXPLAIN_N" | sed -n 's/.*rounds of \([0-9][0-9]*\) mini-batches through the spill area (about \([0-9.]*\) MiB each.*/\1 \2/p' | head -1)
+if [ -n "$RND" ]; then
+    SPILL_NEED=$(echo "$RND $NB" | awk '{ h = $1 < $3 ? $1 : $3; printf "%.0f", h * $2 }')
+    log "spill: a round of up to $(echo "$RND $NB" | awk '{ print $1 < $3 ? $1 : $3 }') mini-batches needs about $SPILL_NEED MiB of disk; $SPILL MiB may be used"
+    [ "$SPILL_NEED" -le "$SPILL" ] ||
+        die "not enough disk for the spill area: a round needs about $SPILL_NEED MiB, $SPILL MiB are free beyond 2 GB (lower --batches)"
+fi
 log "3/4 online: $SQL LIMIT $NB (memory_limit $BUDGET), cold cache"
 drop_caches
 ON=$(/usr/bin/time -v -o "$DATA/time-online.txt" "$BS" "$DB" "$PRAGMAS $SQL LIMIT $NB;") ||
