@@ -34,8 +34,8 @@
 #     says so.
 #  3. online: bench_sample, PRAGMA memory_limit = budget;
 #     SAMPLE 10,10,10 FROM g FEATURES feat BATCH 1024 SHUFFLE SEED 1 LIMIT N.
-#     A spilled plan keeps a round's rows on disk (about 57 MB a mini-batch
-#     at the defaults, 26 GB for the epoch's rounds of 457): EXPLAIN's
+#     A spilled plan keeps a round's rows on disk (about 56 MB a mini-batch
+#     at the defaults, 25 GB for the epoch's rounds of 457): EXPLAIN's
 #     estimate is checked against the free disk first, and PRAGMA
 #     spill_limit stops a spill that would leave less than 2 GB.
 #  4. packed: the same SAMPLE ... LIMIT M INTO PACK p (timed), then
