@@ -3,7 +3,7 @@
 **
 **   gen --scale S [--edge-factor F] [--seed N] [--out edges.bin]
 **       [--features feat.npy --dim D] [--labels labels.npy --classes K]
-**       [--threads T]
+**       [--dtype float32|float16] [--threads T]
 **
 ** Edges: F * 2^S of them over 2^S nodes, written as little-endian int64
 ** pairs (src, dst), the binary edge format.  Each edge picks one quadrant of
@@ -20,8 +20,15 @@
 ** byte for byte whatever the thread count, and memory is one chunk buffer
 ** (4 MiB) per thread whatever the graph size.
 **
+** Edges may also go to a pipe (--out - for stdout, or a FIFO): there is no
+** offset to pwrite at, so each thread waits for its chunk's turn and the
+** chunks are written in order; the bytes are the same as in a file.  An
+** importer reading the pipe then needs no copy of the edge list on disk.
+**
 ** Features: float32 .npy (v1.0 header, C order, shape (2^S, D)), element
-** (i, j) uniform in [-1, 1) from (seed, i, j).  Labels: int64 .npy, shape
+** (i, j) uniform in [-1, 1) from (seed, i, j); with --dtype float16, the same
+** values rounded to the nearest float16 (half the bytes: a papers100M-sized
+** table of 2^26 x 128 is 16 GiB instead of 32).  Labels: int64 .npy, shape
 ** (2^S,), uniform in [0, K) from (seed, i).  Neither carries a signal a model
 ** could learn: they exist to be read, not to be fitted.
 **
@@ -37,6 +44,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -110,6 +118,11 @@ typedef struct {
     perm_t perm;
     uint32_t thr_a, thr_ab, thr_abc;   /* R-MAT thresholds on 16-bit draws */
     uint64_t dim, classes;
+    int half;              /* features as float16 */
+    int stream;            /* fd is a pipe: write chunks in order */
+    pthread_mutex_t turn_mu;
+    pthread_cond_t turn_cv;
+    uint64_t turn;         /* stream: the chunk whose write is next */
     uint64_t items;        /* edges, or rows */
     uint64_t item_bytes;
     uint64_t per_chunk;    /* items per chunk */
@@ -170,6 +183,46 @@ static void gen_features(const job_t *j, uint64_t first, uint64_t n, float *out)
     }
 }
 
+/* Round to nearest even; the inputs are in [-1, 1), so no overflow, and
+** those below 2^-24 in magnitude become (signed) zero. */
+static uint16_t float_to_half(float f)
+{
+    uint32_t x;
+    memcpy(&x, &f, 4);
+    uint32_t sign = (x >> 16) & 0x8000;
+    int32_t ex = (int32_t)((x >> 23) & 0xff) - 127 + 15;
+    uint32_t man = x & 0x7fffff;
+    if (ex >= 31) return (uint16_t)(sign | 0x7c00);
+    if (ex <= 0) {                     /* subnormal half, or zero */
+        if (ex < -10) return (uint16_t)sign;
+        man |= 0x800000;
+        unsigned shift = (unsigned)(14 - ex);
+        uint32_t h = man >> shift, rem = man & ((1u << shift) - 1),
+                 halfway = 1u << (shift - 1);
+        if (rem > halfway || (rem == halfway && (h & 1))) h++;
+        return (uint16_t)(sign | h);
+    }
+    uint32_t h = ((uint32_t)ex << 10) | (man >> 13), rem = man & 0x1fff;
+    if (rem > 0x1000 || (rem == 0x1000 && (h & 1))) h++;
+    return (uint16_t)(sign | h);
+}
+
+static void gen_features_half(const job_t *j, uint64_t first, uint64_t n,
+                              uint16_t *out)
+{
+    uint64_t d = j->dim;
+    for (uint64_t i = first; i < first + n; i++) {
+        uint64_t row = mix64(j->key ^ (i * 0x9e3779b97f4a7c15ULL));
+        uint16_t *o = out + (i - first) * d;
+        for (uint64_t c = 0; c < d; c += 2) {
+            uint64_t r = mix64(row + (c / 2 + 1) * 0x9e3779b97f4a7c15ULL);
+            o[c] = htole16(float_to_half(unit_float((uint32_t)r)));
+            if (c + 1 < d)
+                o[c + 1] = htole16(float_to_half(unit_float((uint32_t)(r >> 32))));
+        }
+    }
+}
+
 static void gen_labels(const job_t *j, uint64_t first, uint64_t n, int64_t *out)
 {
     for (uint64_t i = first; i < first + n; i++) {
@@ -194,6 +247,39 @@ static int pwrite_all(int fd, const void *buf, size_t len, off_t off)
     return 0;
 }
 
+static int write_all(int fd, const void *buf, size_t len)
+{
+    const char *p = buf;
+    while (len > 0) {
+        ssize_t w = write(fd, p, len);
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            return -1;
+        }
+        p += w;
+        len -= (size_t)w;
+    }
+    return 0;
+}
+
+/* A pipe: wait for chunk c's turn, write it, pass the turn on.  A failed
+** write passes it on too, so that no thread waits for ever. */
+static int stream_write(job_t *j, uint64_t c, const void *buf, size_t len)
+{
+    pthread_mutex_lock(&j->turn_mu);
+    while (j->turn != c && !atomic_load(&j->failed))
+        pthread_cond_wait(&j->turn_cv, &j->turn_mu);
+    pthread_mutex_unlock(&j->turn_mu);
+    int rc = atomic_load(&j->failed) ? 0 : write_all(j->fd, buf, len);
+    int err = errno;
+    pthread_mutex_lock(&j->turn_mu);
+    j->turn++;
+    pthread_cond_broadcast(&j->turn_cv);
+    pthread_mutex_unlock(&j->turn_mu);
+    errno = err;
+    return rc;
+}
+
 static void *worker(void *arg)
 {
     job_t *j = arg;
@@ -211,13 +297,23 @@ static void *worker(void *arg)
         uint64_t n = j->items - first < j->per_chunk ? j->items - first : j->per_chunk;
         switch (j->kind) {
         case KIND_EDGES: gen_edges(j, first, n, buf); break;
-        case KIND_FEATURES: gen_features(j, first, n, buf); break;
+        case KIND_FEATURES:
+            if (j->half) gen_features_half(j, first, n, buf);
+            else gen_features(j, first, n, buf);
+            break;
         case KIND_LABELS: gen_labels(j, first, n, buf); break;
         }
-        if (pwrite_all(j->fd, buf, n * j->item_bytes,
-                       j->base + (off_t)(first * j->item_bytes)) != 0) {
+        int wrc = j->stream
+                  ? stream_write(j, c, buf, n * j->item_bytes)
+                  : pwrite_all(j->fd, buf, n * j->item_bytes,
+                               j->base + (off_t)(first * j->item_bytes));
+        if (wrc != 0) {
             int expected = 0;
             if (atomic_compare_exchange_strong(&j->failed, &expected, 1)) j->err = errno;
+            /* wake the threads waiting for their turn: they stop */
+            pthread_mutex_lock(&j->turn_mu);
+            pthread_cond_broadcast(&j->turn_cv);
+            pthread_mutex_unlock(&j->turn_mu);
             break;
         }
         atomic_fetch_add(&j->done_items, n);
@@ -285,13 +381,28 @@ static int run_job(job_t *j, int threads, const char *what)
 
 static int open_out(const char *path)
 {
+    if (strcmp(path, "-") == 0) return 1;
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) fprintf(stderr, "gen: %s: %s\n", path, strerror(errno));
     return fd;
 }
 
+/* A pipe, FIFO or terminal: no offsets, so chunks are written in order. */
+static int is_stream(int fd)
+{
+    struct stat st;
+    return fstat(fd, &st) == 0 && !S_ISREG(st.st_mode);
+}
+
 static int finish_file(int fd, const char *path, uint64_t size)
 {
+    if (is_stream(fd)) {
+        if (fd != 1 && close(fd) != 0) {
+            fprintf(stderr, "gen: %s: %s\n", path, strerror(errno));
+            return -1;
+        }
+        return 0;
+    }
     /* ftruncate covers a zero-item file, and pins the size if a chunk
     ** were ever short. */
     if (ftruncate(fd, (off_t)size) != 0 || close(fd) != 0) {
@@ -310,9 +421,12 @@ static void usage(FILE *f)
 "  --scale S          2^S nodes (1..%d; default 16)\n"
 "  --edge-factor F    F * 2^S edges (default 16)\n"
 "  --seed N           seed (default 1)\n"
-"  --out FILE         edges: little-endian int64 pairs (src, dst)\n"
-"  --features FILE    float32 .npy of shape (2^S, D), values in [-1, 1)\n"
+"  --out FILE         edges: little-endian int64 pairs (src, dst); '-' or a\n"
+"                     FIFO: written in order to the pipe (the summary line\n"
+"                     then goes to stderr when it is stdout)\n"
+"  --features FILE    .npy of shape (2^S, D), values in [-1, 1)\n"
 "  --dim D            feature width (default 128)\n"
+"  --dtype T          float32 (default) or float16: the features' dtype\n"
 "  --labels FILE      int64 .npy of shape (2^S,), values in [0, K)\n"
 "  --classes K        number of classes (default 16)\n"
 "  --threads T        worker threads (default: online CPUs); output does not\n"
@@ -339,6 +453,7 @@ int main(int argc, char **argv)
 {
     uint64_t scale = 16, ef = 16, seed = 1, dim = 128, classes = 16, threads = 0;
     const char *out = NULL, *feat = NULL, *labels = NULL;
+    int half = 0;
     static const struct option opts[] = {
         { "scale", required_argument, NULL, 's' },
         { "edge-factor", required_argument, NULL, 'e' },
@@ -349,6 +464,7 @@ int main(int argc, char **argv)
         { "labels", required_argument, NULL, 'l' },
         { "classes", required_argument, NULL, 'k' },
         { "threads", required_argument, NULL, 't' },
+        { "dtype", required_argument, NULL, 'y' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -365,6 +481,15 @@ int main(int argc, char **argv)
         case 'l': labels = optarg; break;
         case 'k': rc = parse_u64(optarg, "--classes", 1, UINT32_MAX, &classes); break;
         case 't': rc = parse_u64(optarg, "--threads", 1, MAX_THREADS, &threads); break;
+        case 'y':
+            if (!strcmp(optarg, "float16")) half = 1;
+            else if (!strcmp(optarg, "float32")) half = 0;
+            else {
+                fprintf(stderr, "gen: --dtype wants float32 or float16, not '%s'\n",
+                        optarg);
+                rc = -1;
+            }
+            break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
@@ -378,6 +503,11 @@ int main(int argc, char **argv)
     if (!out && !feat && !labels) {
         fprintf(stderr, "gen: nothing to write: give --out, --features or --labels\n");
         usage(stderr);
+        return 2;
+    }
+    if ((feat && !strcmp(feat, "-")) || (labels && !strcmp(labels, "-"))) {
+        fprintf(stderr, "gen: only --out may be '-': .npy files are written "
+                "at offsets\n");
         return 2;
     }
     if (threads == 0) {
@@ -404,7 +534,10 @@ int main(int argc, char **argv)
         j->item_bytes = 16;
         j->per_chunk = CHUNK_BYTES / 16;
         j->nchunks = (edges + j->per_chunk - 1) / j->per_chunk;
+        pthread_mutex_init(&j->turn_mu, NULL);
+        pthread_cond_init(&j->turn_cv, NULL);
         if ((j->fd = open_out(out)) < 0) return 1;
+        j->stream = is_stream(j->fd);
         if (run_job(j, (int)threads, "edges") != 0) return 1;
         if (finish_file(j->fd, out, edges * 16) != 0) return 1;
         free(j);
@@ -416,13 +549,14 @@ int main(int argc, char **argv)
         if (!j) return 1;
         snprintf(shape, sizeof shape, "(%llu, %llu)",
                  (unsigned long long)nodes, (unsigned long long)dim);
-        size_t h = npy_header(hdr, sizeof hdr, "<f4", shape);
+        size_t h = npy_header(hdr, sizeof hdr, half ? "<f2" : "<f4", shape);
         j->kind = KIND_FEATURES;
         j->path = feat;
         j->key = key_of(seed, TAG_FEAT);
         j->dim = dim;
+        j->half = half;
         j->items = nodes;
-        j->item_bytes = dim * 4;
+        j->item_bytes = dim * (half ? 2 : 4);
         j->per_chunk = CHUNK_BYTES / j->item_bytes ? CHUNK_BYTES / j->item_bytes : 1;
         j->nchunks = (nodes + j->per_chunk - 1) / j->per_chunk;
         j->base = (off_t)h;
@@ -432,7 +566,7 @@ int main(int argc, char **argv)
             return 1;
         }
         if (run_job(j, (int)threads, "features") != 0) return 1;
-        if (finish_file(j->fd, feat, h + nodes * dim * 4) != 0) return 1;
+        if (finish_file(j->fd, feat, h + nodes * j->item_bytes) != 0) return 1;
         free(j);
     }
 
@@ -461,15 +595,19 @@ int main(int argc, char **argv)
     }
 
     double t = now() - t0;
-    printf("gen: scale=%llu nodes=%llu edges=%llu seed=%llu threads=%llu",
-           (unsigned long long)scale, (unsigned long long)nodes,
-           (unsigned long long)(out ? edges : 0), (unsigned long long)seed,
-           (unsigned long long)threads);
+    /* stdout may be carrying the edges */
+    FILE *so = out && strcmp(out, "-") == 0 ? stderr : stdout;
+    fprintf(so, "gen: scale=%llu nodes=%llu edges=%llu seed=%llu threads=%llu",
+            (unsigned long long)scale, (unsigned long long)nodes,
+            (unsigned long long)(out ? edges : 0), (unsigned long long)seed,
+            (unsigned long long)threads);
     if (out)
-        printf(" edge_seconds=%.3f edges_per_s=%.0f", t_edges,
-               t_edges > 0 ? (double)edges / t_edges : 0.0);
-    if (feat) printf(" dim=%llu", (unsigned long long)dim);
-    if (labels) printf(" classes=%llu", (unsigned long long)classes);
-    printf(" seconds=%.3f\n", t);
+        fprintf(so, " edge_seconds=%.3f edges_per_s=%.0f", t_edges,
+                t_edges > 0 ? (double)edges / t_edges : 0.0);
+    if (feat)
+        fprintf(so, " dim=%llu dtype=%s", (unsigned long long)dim,
+                half ? "float16" : "float32");
+    if (labels) fprintf(so, " classes=%llu", (unsigned long long)classes);
+    fprintf(so, " seconds=%.3f\n", t);
     return 0;
 }

@@ -2,7 +2,9 @@
 # bench/gen is deterministic by seed and writes what it says: the same seed
 # gives identical files whatever the thread count, another seed different
 # ones, F * 2^S edges with every id below 2^S, and .npy files numpy loads
-# with the right shape and dtype.
+# with the right shape and dtype. Edges written to a pipe (stdout or a FIFO)
+# are the same bytes as the file; float16 features are the float32 ones
+# rounded to nearest, half the size.
 set -u
 fail() { echo "FAIL: $*"; exit 1; }
 ROOT=$OLDPWD
@@ -29,6 +31,23 @@ cmp -s a.bin c.bin && fail "seeds 7 and 8 give the same edges"
 cmp -s a.npy c.npy && fail "seeds 7 and 8 give the same features"
 cmp -s a_y.npy c_y.npy && fail "seeds 7 and 8 give the same labels"
 echo "ok: different seed, different files"
+
+"$GEN" --scale $S --edge-factor $F --seed 7 --out - --threads 3 > s.bin 2> s.err ||
+    fail "gen --out -"
+cmp -s a.bin s.bin || fail "edges to stdout differ from the file"
+grep -q '^gen: scale=' s.err || fail "with --out -, the summary line is not on stderr"
+mkfifo e.fifo || fail "mkfifo"
+"$GEN" --scale $S --edge-factor $F --seed 7 --out e.fifo --threads 2 > /dev/null &
+cat e.fifo > p.bin
+wait $! || fail "gen into a FIFO"
+cmp -s a.bin p.bin || fail "edges through a FIFO differ from the file"
+echo "ok: edges through stdout and a FIFO equal the file"
+"$GEN" --scale $S --seed 7 --features h.npy --dim $D --dtype float16 > /dev/null ||
+    fail "gen --dtype float16"
+hsize=$(($(wc -c < h.npy) - N * D * 2))
+[ $hsize -gt 10 ] && [ $((hsize % 64)) -eq 0 ] || fail "float16 .npy: header of $hsize bytes"
+"$GEN" --scale 4 --features x.npy --dtype float64 > /dev/null 2>&1 && fail "--dtype float64 accepted"
+"$GEN" --scale 4 --features - > /dev/null 2>&1 && fail "--features - accepted"
 
 size=$(wc -c < a.bin)
 [ "$size" -eq $((F * N * 16)) ] || fail "edge file is $size bytes, want $((F * N * 16))"
@@ -59,6 +78,9 @@ assert x.min() >= -1 and x.max() < 1 and abs(float(x.mean())) < 0.01, (x.min(), 
 y = np.load("a_y.npy")
 assert y.shape == (n,) and y.dtype == np.int64, (y.shape, y.dtype)
 assert y.min() >= 0 and y.max() < k and len(np.unique(y)) == k
+h = np.load("h.npy")
+assert h.dtype == np.float16 and h.shape == x.shape, (h.dtype, h.shape)
+assert np.array_equal(h, x.astype(np.float16)), "float16 is not float32 rounded"
 e = np.fromfile("a.bin", dtype="<i8").reshape(-1, 2)
 assert e.min() >= 0 and e.max() < n
 # R-MAT skew, and the relabelling spreads the hubs over the id space.
