@@ -161,7 +161,7 @@ endif
 
 # The benchmark suite (not part of `make test`): `make bench` runs the
 # default configuration, `make bench BENCH_ARGS=--quick` a one-minute one.
-bench: all $(BENCH_BIN)
+bench: all $(BENCH_BIN) bench-plot-deps
 	sh bench/run.sh $(B) $(BENCH_ARGS)
 
 clean:

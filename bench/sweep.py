@@ -330,7 +330,7 @@ def plot(rows, png):
         print("sweep.py: no plot (%s; apt-get install python3-matplotlib)" % e, file=sys.stderr)
         return
     labels = sorted(set(r["label"] for r in rows), key=lambda l: [r["label"] for r in rows].index(l))
-    fig, axes = plt.subplots(1, len(labels), figsize=(6 * len(labels), 4.5), squeeze=False)
+    fig, axes = plt.subplots(1, len(labels), figsize=(8.5 * len(labels), 4.8), squeeze=False)
     for ax, label in zip(axes[0], labels):
         mine = [r for r in rows if r["label"] == label]
         budgets = sorted(set(r["budget_bytes"] for r in mine))
@@ -353,9 +353,10 @@ def plot(rows, png):
         ax.set_yscale("log")
         ax.set_xlabel("memory budget (GiB, cgroup limit incl. page cache)")
         ax.set_ylabel("mini-batches/s (SAMPLE 10,10,10 BATCH 1024)")
-        ax.set_title(label)
+        ax.set_title("%s: batches/s against the budget (a missing point: killed or timed out)" % label,
+                     fontsize=9)
         ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=7)
+        ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5))
     fig.tight_layout()
     fig.savefig(png, dpi=110)
 

@@ -24,7 +24,13 @@ BENCH_DGL_DEPS    := "numpy<2" scipy networkx requests tqdm psutil pydantic \
 BENCH_PIP         := $(BENCH_PY) -m pip install --disable-pip-version-check \
                      --progress-bar off
 
-.PHONY: bench-peers bench-peers-venv bench-peers-clean
+.PHONY: bench-peers bench-peers-venv bench-peers-clean bench-plot-deps
+
+# The sweep's plot (bench/results/sweep.png) is drawn with Debian's
+# matplotlib; installed here, as root, only when missing.
+bench-plot-deps:
+	@dpkg -s python3-matplotlib > /dev/null 2>&1 || \
+	    { apt-get update && apt-get install -y python3-matplotlib; }
 
 bench-peers:
 	@if [ -x $(BENCH_PY) ] && $(BENCH_PY) -c 'import dgl' > /dev/null 2>&1; then \
