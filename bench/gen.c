@@ -163,22 +163,31 @@ static float unit_float(uint32_t bits)
     return (float)(int32_t)(bits >> 8) * (1.0f / 8388608.0f) - 1.0f;
 }
 
+/* The values of row i: each pair of columns from one hash, its low and high
+** halves. Both dtypes draw them here, so a float16 table is the float32
+** one rounded. */
+static void row_values(const job_t *j, uint64_t i, float *v)
+{
+    uint64_t d = j->dim;
+    uint64_t row = mix64(j->key ^ (i * 0x9e3779b97f4a7c15ULL));
+    for (uint64_t c = 0; c < d; c += 2) {
+        uint64_t r = mix64(row + (c / 2 + 1) * 0x9e3779b97f4a7c15ULL);
+        v[c] = unit_float((uint32_t)r);
+        if (c + 1 < d) v[c + 1] = unit_float((uint32_t)(r >> 32));
+    }
+}
+
 static void gen_features(const job_t *j, uint64_t first, uint64_t n, float *out)
 {
     uint64_t d = j->dim;
     for (uint64_t i = first; i < first + n; i++) {
-        uint64_t row = mix64(j->key ^ (i * 0x9e3779b97f4a7c15ULL));
         float *o = out + (i - first) * d;
-        for (uint64_t c = 0; c < d; c += 2) {
-            uint64_t r = mix64(row + (c / 2 + 1) * 0x9e3779b97f4a7c15ULL);
-            float lo = unit_float((uint32_t)r), hi = unit_float((uint32_t)(r >> 32));
-            uint32_t blo, bhi;
-            memcpy(&blo, &lo, 4);
-            memcpy(&bhi, &hi, 4);
-            blo = htole32(blo);
-            bhi = htole32(bhi);
-            memcpy(&o[c], &blo, 4);
-            if (c + 1 < d) memcpy(&o[c + 1], &bhi, 4);
+        row_values(j, i, o);
+        for (uint64_t c = 0; c < d; c++) {
+            uint32_t b;
+            memcpy(&b, &o[c], 4);
+            b = htole32(b);
+            memcpy(&o[c], &b, 4);
         }
     }
 }
@@ -207,19 +216,15 @@ static uint16_t float_to_half(float f)
     return (uint16_t)(sign | h);
 }
 
+/* `row` holds dim floats of scratch. */
 static void gen_features_half(const job_t *j, uint64_t first, uint64_t n,
-                              uint16_t *out)
+                              float *row, uint16_t *out)
 {
     uint64_t d = j->dim;
     for (uint64_t i = first; i < first + n; i++) {
-        uint64_t row = mix64(j->key ^ (i * 0x9e3779b97f4a7c15ULL));
         uint16_t *o = out + (i - first) * d;
-        for (uint64_t c = 0; c < d; c += 2) {
-            uint64_t r = mix64(row + (c / 2 + 1) * 0x9e3779b97f4a7c15ULL);
-            o[c] = htole16(float_to_half(unit_float((uint32_t)r)));
-            if (c + 1 < d)
-                o[c + 1] = htole16(float_to_half(unit_float((uint32_t)(r >> 32))));
-        }
+        row_values(j, i, row);
+        for (uint64_t c = 0; c < d; c++) o[c] = htole16(float_to_half(row[c]));
     }
 }
 
@@ -284,7 +289,10 @@ static void *worker(void *arg)
 {
     job_t *j = arg;
     void *buf = malloc(j->per_chunk * j->item_bytes);
-    if (buf == NULL) {
+    float *row = j->half ? malloc(j->dim * sizeof *row) : NULL;
+    if (buf == NULL || (j->half && row == NULL)) {
+        free(buf);
+        free(row);
         int expected = 0;
         if (atomic_compare_exchange_strong(&j->failed, &expected, 1)) j->err = ENOMEM;
         return NULL;
@@ -298,7 +306,7 @@ static void *worker(void *arg)
         switch (j->kind) {
         case KIND_EDGES: gen_edges(j, first, n, buf); break;
         case KIND_FEATURES:
-            if (j->half) gen_features_half(j, first, n, buf);
+            if (j->half) gen_features_half(j, first, n, row, buf);
             else gen_features(j, first, n, buf);
             break;
         case KIND_LABELS: gen_labels(j, first, n, buf); break;
@@ -319,6 +327,7 @@ static void *worker(void *arg)
         atomic_fetch_add(&j->done_items, n);
     }
     free(buf);
+    free(row);
     return NULL;
 }
 
