@@ -65,9 +65,10 @@ void hbs_sync_stats(hb_exec *x)
     x->st.spill_write_seconds = s->write_seconds;
 }
 
-/* Bytes the records of the round hold in memory (phase 1 and 2): their
-** sorted rows and labels, each run's write buffer and the writes in flight,
-** and, while sampling, the outputs of the one batch being spilled. */
+/* Bytes the records of the round hold in memory: their sorted rows and
+** labels, each run's write buffer and the writes in flight, and the outputs
+** of the one batch being spilled (held only while sampling; counted in
+** every phase, which keeps the read-ahead check on the safe side). */
 static size_t records_bytes(const hb_exec *x)
 {
     size_t sum = 0;
@@ -396,7 +397,7 @@ static int spill_gather(hb_exec *x, gnn_err *e)
     return rc;
 }
 
-/* Build the next round: phases 1 and 2 for G mini-batches. */
+/* Free read-back buffer k. */
 static void drop_rbuf(hb_exec *x, int k)
 {
     gnn_free_aligned(x->rbuf[k]);
@@ -404,6 +405,7 @@ static void drop_rbuf(hb_exec *x, int k)
     x->caprbuf[k] = 0;
 }
 
+/* Build the next round: phases 1 and 2 for G mini-batches. */
 int hbs_build(hb_exec *x, gnn_err *e)
 {
     plan *p = x->p;

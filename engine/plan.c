@@ -164,11 +164,18 @@ static double reads_per_batch(const plan *p, double s, double h)
 ** 256 KiB each), the mini-batches sampled at a time in what the records
 ** (sorted rows, 4 bytes a node; the seeds' labels) and buffers leave, and
 ** the bytes of I/O per mini-batch: reads plus each run written and read. */
+/* What a spilled mini-batch's record holds in memory until its round is
+** read back: its rows, sorted (4 bytes a node), and its seeds' labels. */
+static double spill_record_bytes(const plan *p, double nodes)
+{
+    return nodes * 4.0 + (double)p->batch * 16.0;
+}
+
 static double spill_round(const plan *p, double nodes, double g, double *s,
                           size_t *wbuf)
 {
     double staged = (double)p->staged_bytes;
-    double rec = nodes * 4.0 + (double)p->batch * 16.0 + 256;
+    double rec = spill_record_bytes(p, nodes) + 256;
     double wb = fmin(256 << 10, fmax(16 << 10, staged * 0.25 /
                                      (g + SPILL_WRITE_DEPTH)));
     *wbuf = (size_t)wb & ~(size_t)(SPILL_ALIGN - 1);
@@ -214,10 +221,10 @@ static void plan_spill(gnndb *db, plan *p, int64_t cap, int64_t fit)
         size_t wk;
         double cost = spill_round(p, nodes, (double)k, &sk, &wk);
         /* the records and buffers must leave room to sample one batch */
-        int fits = sk >= 1 && staged - (double)k * (nodes * 4.0 +
-                   (double)p->batch * 16) - (double)(k + SPILL_WRITE_DEPTH) *
-                   (double)wk - p->spill_topo_est >=
-                   (double)batch_bytes_est(p, 0);
+        int fits = sk >= 1 &&
+                   staged - (double)k * spill_record_bytes(p, nodes) -
+                   (double)(k + SPILL_WRITE_DEPTH) * (double)wk -
+                   p->spill_topo_est >= (double)batch_bytes_est(p, 0);
         if (fits && (cost < best || (k == cap && p->hyperbatch_asked))) {
             best = cost;
             g = k;
@@ -240,8 +247,7 @@ static void plan_spill(gnndb *db, plan *p, int64_t cap, int64_t fit)
     p->hyperbatch = g;
     p->spill_subround = s;
     p->spill_wbuf = wbuf;
-    p->spill_rec_est = nodes * 4.0 + (double)p->batch * 16.0 + 256 +
-                       (double)wbuf;
+    p->spill_rec_est = spill_record_bytes(p, nodes) + 256 + (double)wbuf;
     p->spill_ahead = 2.0 * p->run_bytes_est * 1.15 <=
                      staged - (double)g * (double)p->batch * 16;
 }
