@@ -306,7 +306,6 @@ def best(rows, label, budget, prefix):
 def summary(rows, points):
     worst, at, overhead = None, "NA", 0.0
     for label, _, budget in points:
-        g = best(rows, label, budget, "gnndb")
         online = [r for r in rows if r["label"] == label and r["budget_bytes"] == budget
                   and r["system"] == "gnndb" and r["status"] == "ok"]
         d = best(rows, label, budget, "dgl")
@@ -316,9 +315,16 @@ def summary(rows, points):
                 worst, at = ratio, "%s:%s" % (label, fmt_size(budget).replace(" ", ""))
         if online and online[0]["x_bytes"]:
             overhead = max(overhead, int(online[0]["spill_bytes"]) / int(online[0]["x_bytes"]))
-        del g
     return "SWEEP dgl_speedup_min=%s at=%s spill_overhead=%.2f" % (
         "NA" if worst is None else "%.2f" % worst, at, overhead)
+
+
+def series_key(r):
+    """The plot's line of a row: gnndb's by system, a peer's by system and
+    the first word of its set-up (classic, graphbolt, ...)."""
+    if r["system"].startswith("gnndb"):
+        return r["system"]
+    return "%s (%s)" % (r["system"], r["setup"].split(",")[0])
 
 
 def plot(rows, png):
@@ -336,14 +342,13 @@ def plot(rows, png):
         budgets = sorted(set(r["budget_bytes"] for r in mine))
         series = []
         for r in mine:
-            key = r["system"] if r["system"].startswith("gnndb") else "%s (%s)" % (r["system"], r["setup"].split(",")[0])
-            if key not in series:
-                series.append(key)
+            if series_key(r) not in series:
+                series.append(series_key(r))
         for key in series:
             xs, ys = [], []
             for b in budgets:
                 v = [float(r["batches_per_s"]) for r in mine if r["budget_bytes"] == b and r["status"] == "ok"
-                     and (r["system"] == key or "%s (%s)" % (r["system"], r["setup"].split(",")[0]) == key)]
+                     and series_key(r) == key]
                 if v:
                     xs.append(b / (1 << 30))
                     ys.append(max(v))
