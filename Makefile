@@ -38,14 +38,14 @@ endif
 CFLAGS     ?= -O2 -g
 CFLAGS     += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -fPIC \
               -fvisibility=hidden -pthread -D_GNU_SOURCE $(SANFLAGS)
-CPPFLAGS   += -Iinclude -Istorage -I$(B)/gen
+CPPFLAGS   += -Iinclude -Icommon -Istorage -I$(B)/gen
 LDLIBS     := -llmdb -luring -lsqlite3 -lz -lm -lpthread
 ifeq ($(CUDA),1)
 CPPFLAGS   += -DGNNDB_CUDA=1 -I$(CUDA_HOME)/include
 LDLIBS     += -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt
 endif
 
-LIB_DIRS   := storage catalog parser engine gpu
+LIB_DIRS   := common storage catalog parser engine gpu
 LIB_SRC    := $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c))
 LIB_OBJ    := $(patsubst %.c,$(B)/obj/%.o,$(LIB_SRC)) $(B)/obj/gen/grammar.o
 ifeq ($(CUDA),1)
@@ -84,7 +84,7 @@ $(B)/obj/%.o: %.c | $(B)/gen/grammar.h
 
 $(B)/obj/%.cu.o: %.cu
 	@mkdir -p $(dir $@)
-	$(NVCC) -O2 -Iinclude -Istorage -Xcompiler -fPIC,-fvisibility=hidden -c $< -o $@
+	$(NVCC) -O2 -Iinclude -Icommon -Istorage -Xcompiler -fPIC,-fvisibility=hidden -c $< -o $@
 
 $(B)/libgnndb.a: $(LIB_OBJ)
 	@rm -f $@

@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "../storage/err.h"
+#include "err.h"
 
 typedef struct cat_db cat_db;
 

@@ -1,6 +1,7 @@
 /* bcache.c — the hot-block cache (bcache.h): a slot per pinned block and a
 ** block -> slot table over the whole feature table. */
 #include "bcache.h"
+#include "sort.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -55,12 +56,6 @@ static int cmp_weight(const void *a, const void *b)
     return (p[1] > q[1]) - (p[1] < q[1]);
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t p = *(const uint64_t *)a, q = *(const uint64_t *)b;
-    return (p > q) - (p < q);
-}
-
 int bc_choose(bcache *c, const uint64_t *weight, gnn_err *e)
 {
     uint64_t *pairs = malloc(((size_t)c->nblocks + 1) * 2 * sizeof *pairs);
@@ -73,7 +68,7 @@ int bc_choose(bcache *c, const uint64_t *weight, gnn_err *e)
     c->n = 0;
     for (size_t i = 0; i < c->cap; i++) c->pinned[c->n++] = pairs[2 * i + 1];
     free(pairs);
-    qsort(c->pinned, c->n, sizeof *c->pinned, cmp_u64);
+    gnn_sort_u64(c->pinned, c->n);
     for (size_t i = 0; i < c->n; i++) c->slot[c->pinned[i]] = (int32_t)i;
     return GNNDB_OK;
 }

@@ -11,6 +11,7 @@
 #include "import.h"
 #include "npy.h"
 #include "rng.h"
+#include "sort.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -387,12 +388,6 @@ out:
 
 /* ---- splits ------------------------------------------------------------ */
 
-static int cmp_u32(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return (x > y) - (x < y);
-}
-
 int ddl_split_members(gnndb *db, const cat_graph *g, const char *path,
                       const char *key, uint32_t **out, size_t *n, gnn_err *e)
 {
@@ -432,7 +427,7 @@ int ddl_split_members(gnndb *db, const cat_graph *g, const char *path,
 
 void ddl_split_build(const char *name, uint32_t *m, size_t n, ddl_split *d)
 {
-    qsort(m, n, sizeof *m, cmp_u32);
+    gnn_sort_u32(m, n);
     size_t w = 0;
     for (size_t i = 0; i < n; i++)
         if (i == 0 || m[i] != m[i - 1]) m[w++] = m[i];

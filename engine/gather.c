@@ -7,6 +7,7 @@
 #include "exec_int.h"
 #include "fcache.h"
 #include "bcache.h"
+#include "sort.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,18 +35,6 @@ static int degree_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
         d->key[o->node] = ((uint64_t)(UINT32_MAX - o->degree) << 32) | o->node;
     }
     return GNNDB_OK;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
-}
-
-static int cmp_u32(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return (x > y) - (x < y);
 }
 
 /* static_degree: pin the rows of the nodes with the most neighbours stored
@@ -77,11 +66,11 @@ static int cache_pin_hot(hb_exec *x, gnn_err *e)
                                 before.blocks_read;
     x->st.hop[0].bytes_read += bp_get_stats(x->gpool)->bytes_read -
                                before.bytes_read;
-    qsort(d.key, nodes, sizeof *d.key, cmp_u64);
+    gnn_sort_u64(d.key, nodes);
     size_t n = GNN_MIN(nodes, fc_capacity(x->fc));
     uint32_t *rows = (uint32_t *)d.key;  /* reuse: rows fit in the keys */
     for (size_t i = 0; i < n; i++) rows[i] = (uint32_t)(d.key[i] & UINT32_MAX);
-    qsort(rows, n, sizeof *rows, cmp_u32);
+    gnn_sort_u32(rows, n);
     if ((rc = fc_pin(x->fc, rows, n, e))) goto out;
     if (hb_grow((void **)&x->gitems, &x->capgitems, n + 1, sizeof *x->gitems) ||
         hb_grow((void **)&x->blockof, &x->capblockof, n + 1,

@@ -31,6 +31,7 @@
 #include "extsort.h"
 #include "io.h"
 #include "pool.h"
+#include "sort.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -265,12 +266,6 @@ static int hop_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
     return GNNDB_OK;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
-}
-
 /* Add the source tile's contributions to the target tile. */
 static int add_tile(prop *p, uint64_t *blocks, gnn_err *e)
 {
@@ -282,7 +277,7 @@ static int add_tile(prop *p, uint64_t *blocks, gnn_err *e)
     p->nspill = 0;
     int rc = bp_fetch(p->gpool, p->gf, blocks, nb, hop_visit, p, e);
     if (rc) return rc;
-    if (p->nspill) qsort(p->spill, p->nspill, sizeof *p->spill, cmp_u64);
+    if (p->nspill) gnn_sort_u64(p->spill, p->nspill);
     for (size_t i = 0; i < p->nspill; i++) {
         const void *data;
         if ((rc = bp_get(p->gpool, p->gf, p->spill[i], &data, e))) return rc;

@@ -2,14 +2,9 @@
 ** replacement, independent draws with it. Pure functions of the key. */
 #include "sample.h"
 #include "rng.h"
+#include "sort.h"
 
 #include <stdlib.h>
-
-static int cmp_u32(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return (x > y) - (x < y);
-}
 
 /* Open-addressing set of positions; 0xffffffff marks an empty slot. */
 static int set_insert(uint32_t *set, uint32_t mask, uint32_t v)
@@ -55,7 +50,7 @@ uint32_t sample_choose(uint64_t key, uint32_t degree, int fanout, int replace,
             out[j] = v;
         }
     } else {
-        qsort(out, n, sizeof *out, cmp_u32);
+        gnn_sort_u32(out, n);
     }
     return n;
 }

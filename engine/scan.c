@@ -16,6 +16,7 @@
 #include "exec.h"
 #include "io.h"
 #include "rng.h"
+#include "sort.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -62,12 +63,6 @@ struct scan_exec {
     uint64_t bytes_out;
     gnndb_batch_view view;
 };
-
-static int cmp_u32(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return (x > y) - (x < y);
-}
 
 static int cmp_item(const void *a, const void *b)
 {
@@ -159,7 +154,7 @@ static int load_seeds(scan_exec *x, const ast_stmt *s, gnn_err *e)
     idx_abort(t);
     if (rc) return rc;
     size_t n = s->n_seed_ids, w = 0;
-    qsort(x->seeds, n, sizeof *x->seeds, cmp_u32);
+    gnn_sort_u32(x->seeds, n);
     for (size_t i = 0; i < n; i++)
         if (i == 0 || x->seeds[i] != x->seeds[i - 1]) x->seeds[w++] = x->seeds[i];
     x->nseeds = (int64_t)w;

@@ -18,24 +18,24 @@ FUZZ_B       := $(B)/fuzz
 FUZZ_FLAGS   := -g -O1 -std=gnu11 -D_GNU_SOURCE -pthread \
                 -fsanitize=fuzzer,address,undefined \
                 -fno-sanitize-recover=undefined -fno-omit-frame-pointer \
-                -Iinclude -Istorage -Iparser -I$(B)/gen
+                -Iinclude -Icommon -Istorage -Iparser -I$(B)/gen
 FUZZ_ART     := tests/fuzz/artifacts
 
-FUZZ_SRC_npy      := storage/npy.c storage/err.c
+FUZZ_SRC_npy      := storage/npy.c common/err.c
 FUZZ_SRC_edgelist := storage/edgelist.c storage/gz.c storage/array.c \
-                     storage/npz.c storage/npy.c storage/extsort.c storage/err.c
-FUZZ_SRC_block    := storage/block.c storage/graphpack.c storage/err.c
-FUZZ_SRC_gz       := storage/gz.c storage/err.c
+                     storage/npz.c storage/npy.c storage/extsort.c common/err.c
+FUZZ_SRC_block    := storage/block.c storage/graphpack.c common/err.c
+FUZZ_SRC_gz       := storage/gz.c common/err.c
 FUZZ_SRC_npz      := storage/npz.c storage/array.c storage/npy.c storage/gz.c \
-                     storage/extsort.c storage/err.c
+                     storage/extsort.c common/err.c
 FUZZ_SRC_header   := storage/edgelist.c storage/gz.c storage/array.c \
-                     storage/npz.c storage/npy.c storage/extsort.c storage/err.c
+                     storage/npz.c storage/npy.c storage/extsort.c common/err.c
 FUZZ_SRC_ogb      := storage/import_ogb.c storage/import_graph.c \
                      storage/import_features.c storage/edgelist.c \
                      storage/gz.c storage/array.c storage/npz.c storage/npy.c \
                      storage/extsort.c storage/block.c storage/blockfile.c \
-                     storage/graphpack.c storage/err.c
-FUZZ_SRC_parser   := $(wildcard parser/*.c) $(B)/gen/grammar.c storage/err.c
+                     storage/graphpack.c common/err.c
+FUZZ_SRC_parser   := $(wildcard parser/*.c) $(B)/gen/grammar.c common/err.c
 
 FUZZ_BIN := $(patsubst %,$(FUZZ_B)/fuzz_%,$(FUZZ_TARGETS))
 

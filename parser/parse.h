@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 #include "ast.h"
-#include "../storage/err.h"
+#include "err.h"
 
 /* Parse the first statement of sql[0..len). On success *out is the statement
 ** (the caller frees it with ast_free) or NULL when only whitespace, comments

@@ -5,7 +5,7 @@
 #define GNN_TOKENIZE_H
 
 #include <stddef.h>
-#include "../storage/err.h"
+#include "err.h"
 
 /* One token: its code, its text in the caller's buffer (not NUL-terminated;
 ** a string keeps its quotes) and where it starts (1-based). The end of input

@@ -6,6 +6,7 @@
 #include "blockfile.h"
 #include "edgelist.h"
 #include "extsort.h"
+#include "sort.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -286,26 +287,6 @@ static int on_index(void *arg, uint64_t first_node, uint64_t block_no,
     return GNNDB_OK;
 }
 
-static int cmp_u32(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return (x > y) - (x < y);
-}
-
-static void sort_u32(uint32_t *v, size_t n)
-{
-    if (n < 24) {
-        for (size_t i = 1; i < n; i++) {
-            uint32_t x = v[i];
-            size_t j = i;
-            while (j > 0 && v[j - 1] > x) { v[j] = v[j - 1]; j--; }
-            v[j] = x;
-        }
-        return;
-    }
-    qsort(v, n, sizeof *v, cmp_u32);
-}
-
 typedef struct bucket {
     uint32_t lo, hi;      /* targets [lo, hi) */
     uint64_t edges;
@@ -484,7 +465,7 @@ static int build(graph_ctx *g)
             uint64_t s0 = i ? pos[i - 1] : 0, s1 = pos[i];
             uint32_t *l = srcs + s0;
             size_t m = (size_t)(s1 - s0);
-            sort_u32(l, m);
+            gnn_sort_u32(l, m);
             if (g->o->drop_duplicates && m > 1) {
                 size_t q = 1;
                 for (size_t j = 1; j < m; j++)
@@ -694,7 +675,7 @@ static int fill_result(graph_ctx *g, imp_graph_result *res)
     uint32_t *s = malloc(n * sizeof *s);
     if (!s) return nomem(g);
     memcpy(s, g->deg, n * sizeof *s);
-    qsort(s, n, sizeof *s, cmp_u32);
+    gnn_sort_u32(s, n);
     res->min_degree = s[0];
     res->max_degree = s[n - 1];
     res->median_degree = s[(n - 1) / 2];

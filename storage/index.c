@@ -1,6 +1,7 @@
 /* index.c — the LMDB index (index.mdb): block ranges, id arrays, key maps
 ** and split members, every key prefixed by a tag byte and its owner's token. */
 #include "index.h"
+#include "sort.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -691,12 +692,6 @@ int idx_drop(idx_txn *t, uint64_t token, gnn_err *e)
     return out;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 int idx_tokens(idx_txn *t, uint64_t **tokens, size_t *n, gnn_err *e)
 {
     *tokens = NULL;
@@ -741,7 +736,7 @@ int idx_tokens(idx_txn *t, uint64_t **tokens, size_t *n, gnn_err *e)
     mdb_cursor_close(c);
     if (!out && !a && !(a = malloc(sizeof *a))) out = oom(e);
     if (out) { free(a); return out; }
-    qsort(a, cnt, sizeof *a, cmp_u64);
+    gnn_sort_u64(a, cnt);
     size_t w = 0;
     for (size_t i = 0; i < cnt; i++)
         if (w == 0 || a[i] != a[w - 1]) a[w++] = a[i];
