@@ -17,8 +17,7 @@
 #include "../gpu/xfer.h"
 
 typedef struct nmap {        /* internal id -> local index, open addressing */
-    uint32_t *keys;          /* UINT32_MAX: empty */
-    uint32_t *vals;
+    uint32_t *slots;         /* local index (key: nodes[it]); UINT32_MAX: empty */
     size_t cap, n;
 } nmap;
 
@@ -169,7 +168,8 @@ struct hb_exec {
     hb_sbatch *sb;
     int nsb, scur;
     size_t capsb;
-    int64_t s_next;          /* mini-batches in the next sampling sub-round */
+    int64_t s_next;          /* the plan's sampling sub-round */
+    double sample_per;       /* bytes a sampled mini-batch held (measured) */
     uint32_t *arrival;
     size_t narrival, caparrival;
     unsigned char *rbuf[2];
@@ -177,6 +177,8 @@ struct hb_exec {
     int ahead_started;
     uint32_t *ord;
     size_t capord;
+    uint64_t *ordseen;       /* a bit per local index, checking x->ord */
+    size_t capordseen;
     unsigned char *rowtmp;
     size_t caprowtmp;
     hb_batch sview;

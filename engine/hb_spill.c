@@ -17,6 +17,7 @@
 #include "exec_int.h"
 #include "pool.h"
 #include "spill.h"
+#include "sort.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +52,7 @@ void hbs_close(hb_exec *x)
     free(x->arrival);
     free(x->ord);
     free(x->rowtmp);
+    free(x->ordseen);
     spill_close(x->spill);
 }
 
@@ -78,12 +80,6 @@ static size_t records_bytes(const hb_exec *x)
     return sum + (size_t)x->p->spill_topo_est;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t p = *(const uint64_t *)a, q = *(const uint64_t *)b;
-    return (p > q) - (p < q);
-}
-
 typedef struct sort_job {
     hb_exec *x;
     int first;               /* record of hb[0] */
@@ -100,7 +96,7 @@ static void sort_task(void *arg, size_t i, int w)
     if (!k) { j->oom = 1; return; }
     for (size_t q = 0; q < b->nn; q++)
         k[q] = ((uint64_t)b->nodes[q] << 32) | q;
-    qsort(k, b->nn, sizeof *k, cmp_u64);
+    gnn_sort_u64(k, b->nn);
 }
 
 /* The record and run of finished batch b (keys: its nodes sorted). */
@@ -176,12 +172,28 @@ static int spill_subround(hb_exec *x, gnn_err *e)
     return rc;
 }
 
+/* How many of the `left` mini-batches still to sample go in the next
+** sub-round: as many as the room beside the records holds, at the bytes a
+** sampled mini-batch measured (the plan's estimate before any was), spread
+** evenly over the sub-rounds that takes, each of which reads the graph. */
+static int64_t subround_size(const hb_exec *x, int64_t left)
+{
+    int64_t cap = x->s_next;
+    if (x->sample_per > 0) {
+        double room = (double)x->p->staged_bytes - (double)records_bytes(x);
+        cap = (int64_t)(room / (x->sample_per * 1.1));
+    }
+    cap = GNN_MAX(1, cap);
+    int64_t k = (left + cap - 1) / cap;
+    return (left + k - 1) / k;
+}
+
 /* Phase 1: sample G mini-batches from next_global in sub-rounds. */
 static int spill_sample(hb_exec *x, int64_t g, int64_t G, gnn_err *e)
 {
     int64_t done = 0;
     while (done < G) {
-        x->h_next = GNN_MIN(x->s_next, G - done);
+        x->h_next = subround_size(x, G - done);
         /* the records this sub-round will add are held beside its slots */
         x->staged_other = records_bytes(x) +
                           (size_t)((double)x->h_next * x->p->spill_rec_est);
@@ -189,13 +201,11 @@ static int spill_sample(hb_exec *x, int64_t g, int64_t G, gnn_err *e)
         if (!rc) rc = spill_subround(x, e);
         if (rc) return rc;
         done += x->nb;
-        /* size the next sub-round from what this one held, a tenth spare */
+        /* what a sampled mini-batch held, with its record to come */
         size_t sum = hb_work_bytes(x);
         for (int i = 0; i < x->nb; i++) sum += hb_batch_bytes(&x->hb[i]);
-        double per = (double)sum / (double)GNN_MAX(x->nb, 1) +
-                     x->p->spill_rec_est;
-        double room = (double)x->p->staged_bytes - (double)records_bytes(x);
-        x->s_next = GNN_MAX(1, (int64_t)(room / (per * 1.1)));
+        x->sample_per = (double)sum / (double)GNN_MAX(x->nb, 1) +
+                        x->p->spill_rec_est;
     }
     x->staged_other = 0;
     hb_release_sampling(x);
@@ -432,77 +442,97 @@ int hbs_build(hb_exec *x, gnn_err *e)
 
 /* ---- phase 3: read back, in order ---- */
 
+/* Buffer k with room for `need` bytes. Runs of a round differ a little in
+** size, so a new buffer gets a sixteenth to spare: later runs reuse it
+** instead of faulting in fresh pages for every mini-batch. */
 static int rbuf_ready(hb_exec *x, int k, size_t need, gnn_err *e)
 {
     if (x->caprbuf[k] >= need) return GNNDB_OK;
     gnn_free_aligned(x->rbuf[k]);
+    need += need / 16;
     x->rbuf[k] = gnn_alloc_aligned(need);
     x->caprbuf[k] = x->rbuf[k] ? need : 0;
+
     if (!x->rbuf[k])
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory reading back a "
                           "spilled mini-batch");
     return GNNDB_OK;
 }
 
-/* The read buffer of record i: two in turn when reading ahead. */
-static int rbuf_of(const hb_exec *x, int i)
-{
-    return x->p->spill_ahead ? (i & 1) : 0;
-}
+/* Reading ahead, a run is read into rbuf[0] in the order its rows
+** arrived and put in local order into rbuf[1], the buffer handed out, so
+** that rbuf[0] takes the next run at once; otherwise rbuf[0] alone is read
+** into and ordered in place. */
 
 /* Whether reading record i + 1 ahead, while record i is handed out, keeps
-** the two read buffers and the round's records within the staged budget:
-** runs differ in size from the plan's estimate, so it is checked on theirs. */
+** the two buffers and the round's records within the staged budget: runs
+** differ in size from the plan's estimate, so it is checked on theirs. */
 static int ahead_fits(const hb_exec *x, int i)
 {
-    int k = rbuf_of(x, i + 1);
     size_t need = spill_run_read_size(x->sb[i + 1].run);
-    size_t both = x->caprbuf[1 - k] + GNN_MAX(need, x->caprbuf[k]);
+    size_t both = x->caprbuf[1] + GNN_MAX(need, x->caprbuf[0]);
     return both + records_bytes(x) <= (size_t)x->p->staged_bytes;
 }
 
 static int start_read(hb_exec *x, int i, gnn_err *e)
 {
     hb_sbatch *s = &x->sb[i];
-    int k = rbuf_of(x, i);
-    int rc = rbuf_ready(x, k, spill_run_read_size(s->run), e);
-    if (!rc) rc = spill_run_read_start(s->run, x->rbuf[k], e);
+    int rc = rbuf_ready(x, 0, spill_run_read_size(s->run), e);
+    if (!rc) rc = spill_run_read_start(s->run, x->rbuf[0], e);
     return rc;
 }
 
-/* Put the rows of record s, in x->rbuf[k] in arrival order, into local
-** order in place: ord[j] is where the j-th row read goes; each cycle of the
-** permutation is walked once with one row held aside. */
-static int rows_in_order(hb_exec *x, hb_sbatch *s, unsigned char *buf,
+static int bad_order(hb_exec *x, size_t k, size_t nn, gnn_err *e)
+{
+    return gnn_seterr(e, GNNDB_CORRUPT, "spill area %s: a spilled mini-batch "
+                      "lists %zu of its %zu rows, or a row twice",
+                      spill_dir(x->spill), k, nn);
+}
+
+/* x->ord[j] = the local index of the j-th row of record s read into buf:
+** the rows came block by block in x->arrival's order, each block's in
+** row order. Every local index must appear once. */
+static int arrival_order(hb_exec *x, hb_sbatch *s, const unsigned char *buf,
                          gnn_err *e)
 {
-    plan *p = x->p;
-    size_t nn = s->nn, rowbytes = (size_t)p->feat.dim * 4;
+    size_t nn = s->nn;
     const uint32_t *perm = (const uint32_t *)(buf + off_perm(nn, s->ne));
     const uint32_t *srows = perm + nn;
-    unsigned char *rows = buf + off_rows(nn, s->ne);
+    size_t words = nn / 64 + 1;
     if (hb_grow((void **)&x->ord, &x->capord, nn + 1, sizeof *x->ord) ||
-        hb_grow((void **)&x->rowtmp, &x->caprowtmp, 2 * rowbytes + 1, 1))
+        hb_grow((void **)&x->ordseen, &x->capordseen, words, sizeof *x->ordseen))
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory reading back");
+    memset(x->ordseen, 0, words * sizeof *x->ordseen);
     size_t k = 0;
-    uint64_t rpb = p->feat.rows_per_block;
+    uint64_t rpb = x->p->feat.rows_per_block;
     for (size_t a = 0; a < x->narrival; a++) {
         uint64_t r0 = (uint64_t)x->arrival[a] * rpb;
         size_t lo = lower_u32(srows, nn, r0), hi = lower_u32(srows, nn, r0 + rpb);
-        for (size_t q = lo; q < hi; q++) x->ord[k++] = perm[q];
+        if (k + (hi - lo) > nn) return bad_order(x, k + (hi - lo), nn, e);
+        for (size_t q = lo; q < hi; q++) {
+            uint32_t t = perm[q];
+            if (t >= nn || (x->ordseen[t / 64] >> (t % 64) & 1))
+                return bad_order(x, k, nn, e);
+            x->ordseen[t / 64] |= (uint64_t)1 << (t % 64);
+            x->ord[k++] = t;
+        }
     }
-    if (k != nn)
-        return gnn_seterr(e, GNNDB_CORRUPT, "spill area %s: a spilled "
-                          "mini-batch lists %zu of its %zu rows",
-                          spill_dir(x->spill), k, nn);
+    return k == nn ? GNNDB_OK : bad_order(x, k, nn, e);
+}
+
+/* Put the rows in buf into local order in place: each cycle of the
+** permutation x->ord is walked once with one row held aside. */
+static int order_in_place(hb_exec *x, hb_sbatch *s, unsigned char *buf,
+                          gnn_err *e)
+{
+    size_t nn = s->nn, rowbytes = (size_t)x->p->feat.dim * 4;
+    unsigned char *rows = buf + off_rows(nn, s->ne);
+    if (hb_grow((void **)&x->rowtmp, &x->caprowtmp, 2 * rowbytes + 1, 1))
+        return gnn_seterr(e, GNNDB_NOMEM, "out of memory reading back");
     unsigned char *held = x->rowtmp, *swap = x->rowtmp + rowbytes;
     const uint32_t done = 0x80000000u;
     for (size_t s0 = 0; s0 < nn; s0++) {
         if (x->ord[s0] & done) continue;
-        if (x->ord[s0] >= nn)
-            return gnn_seterr(e, GNNDB_CORRUPT, "spill area %s: a spilled "
-                              "mini-batch has a bad row order",
-                              spill_dir(x->spill));
         memcpy(held, rows + s0 * rowbytes, rowbytes);
         size_t pos = s0;
         for (;;) {
@@ -513,12 +543,55 @@ static int rows_in_order(hb_exec *x, hb_sbatch *s, unsigned char *buf,
             unsigned char *tmp = held; held = swap; swap = tmp;
             if (t == s0) break;
             pos = t;
-            if (x->ord[pos] & done)
-                return gnn_seterr(e, GNNDB_CORRUPT, "spill area %s: a spilled "
-                                  "mini-batch has a bad row order",
-                                  spill_dir(x->spill));
         }
     }
+    return GNNDB_OK;
+}
+
+typedef struct order_job {
+    const hb_exec *x;
+    const unsigned char *src;
+    unsigned char *dst;
+    size_t nn, rowbytes;
+} order_job;
+
+#define ORDER_TASK_ROWS 4096
+
+static void order_task(void *arg, size_t t, int w)
+{
+    order_job *j = arg;
+    size_t lo = t * ORDER_TASK_ROWS, hi = GNN_MIN(lo + ORDER_TASK_ROWS, j->nn);
+    for (size_t q = lo; q < hi; q++)
+        memcpy(j->dst + (size_t)j->x->ord[q] * j->rowbytes,
+               j->src + q * j->rowbytes, j->rowbytes);
+}
+
+/* Copy record s from src (rows in arrival order) to dst with its rows in
+** local order, on the pool's threads. */
+static void order_into(hb_exec *x, hb_sbatch *s, const unsigned char *src,
+                       unsigned char *dst)
+{
+    size_t nn = s->nn, rowbytes = (size_t)x->p->feat.dim * 4;
+    memcpy(dst, src, off_rows(nn, s->ne));
+    order_job j = {x, src + off_rows(nn, s->ne), dst + off_rows(nn, s->ne),
+                   nn, rowbytes};
+    wpool_run(x->pool, (nn + ORDER_TASK_ROWS - 1) / ORDER_TASK_ROWS,
+              order_task, &j);
+}
+
+/* Record s (`size` bytes), read into rbuf[0], in local order: in rbuf[1]
+** when reading ahead, else in place. Its buffer through *out. */
+static int put_in_order(hb_exec *x, hb_sbatch *s, size_t size,
+                        unsigned char **out, gnn_err *e)
+{
+    unsigned char *buf = x->rbuf[0];
+    *out = buf;
+    if (!x->p->has_feat) return GNNDB_OK;
+    int rc = arrival_order(x, s, buf, e);
+    if (rc || !x->p->spill_ahead) return rc ? rc : order_in_place(x, s, buf, e);
+    if ((rc = rbuf_ready(x, 1, size, e))) return rc;
+    order_into(x, s, buf, x->rbuf[1]);
+    *out = x->rbuf[1];
     return GNNDB_OK;
 }
 
@@ -557,28 +630,31 @@ int hbs_next(hb_exec *x, const gnndb_batch_view **view, gnn_err *e)
     int rc = GNNDB_OK;
     if (!x->ahead_started) {
         /* the batch handed out before is dead: one buffer is enough */
-        drop_rbuf(x, 1 - rbuf_of(x, i));
+        drop_rbuf(x, 1);
         rc = start_read(x, i, e);
     }
     x->ahead_started = 0;
     if (!rc) rc = spill_run_read_wait(s->run, e);
-    /* read back once: its space goes back to the spill area now */
+    double t0 = hb_now();
+    unsigned char *buf = NULL;
+    if (!rc) rc = put_in_order(x, s, spill_run_read_size(s->run), &buf, e);
+    x->st.spill.cpu_seconds += hb_now() - t0;
+    if (!rc) {
+        fill_view(x, s, buf);
+        x->scur++;
+    }
+    /* read the next run while the caller trains on this one, when both
+    ** buffers fit beside what the round still holds */
+    if (!rc && x->p->spill_ahead && x->scur < x->nsb && ahead_fits(x, i)) {
+        rc = start_read(x, x->scur, e);
+        x->ahead_started = !rc;
+    }
+    /* read back once: its space goes back to the spill area now, while
+    ** the next run streams in (closing a large file takes a while) */
     spill_run_free(s->run);
     s->run = NULL;
     hbs_sync_stats(x);
     if (rc) return rc;
-    unsigned char *buf = x->rbuf[rbuf_of(x, i)];
-    double t0 = hb_now();
-    if (x->p->has_feat && (rc = rows_in_order(x, s, buf, e))) return rc;
-    x->st.spill.cpu_seconds += hb_now() - t0;
-    fill_view(x, s, buf);
-    x->scur++;
-    /* read the next run while the caller trains on this one, when both
-    ** runs' buffers fit beside what the round still holds */
-    if (x->p->spill_ahead && x->scur < x->nsb && ahead_fits(x, i)) {
-        if ((rc = start_read(x, x->scur, e))) return rc;
-        x->ahead_started = 1;
-    }
     return hb_emit(x, &x->sview, view, e);
 }
 

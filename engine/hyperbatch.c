@@ -15,6 +15,7 @@
 #include "sample.h"
 #include "pool.h"
 #include "fcache.h"
+#include "sort.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,6 +49,10 @@ int hb_grow(void **p, size_t *cap, size_t need, size_t elem)
 
 /* ---- per mini-batch node map: internal id -> local index ---- */
 
+/* The table holds local indices only; a slot's key is the mini-batch's
+** nodes[slot], so the map costs 4 bytes a slot. It is kept at most half
+** full and grown on demand, never sized for a hop's worst case. */
+
 /* Fibonacci hashing: one multiply, the high bits index a table of 2^k. */
 static inline size_t nmap_slot(uint32_t key, size_t cap)
 {
@@ -55,109 +60,98 @@ static inline size_t nmap_slot(uint32_t key, size_t cap)
 }
 
 /* Empty the map for reuse by a new mini-batch, whose first `expect` nodes
-** it must hold without growing. `used` lists the keys the previous
-** mini-batch left: when they are few, clearing their slots beats clearing
-** the whole table. */
+** it must hold without growing. `used` lists the nodes the previous
+** mini-batch left (its nodes[], still in place): when they are few,
+** clearing their slots beats clearing the whole table. */
 static int nmap_reset(nmap *m, size_t expect, const uint32_t *used,
                       size_t nused)
 {
     size_t cap = 64;
     while (cap < expect * 2) cap <<= 1;
     if (cap > m->cap) {
-        free(m->keys);
-        free(m->vals);
-        m->keys = malloc(cap * sizeof *m->keys);
-        m->vals = malloc(cap * sizeof *m->vals);
-        if (!m->keys || !m->vals) { m->cap = 0; return -1; }
+        free(m->slots);
+        m->slots = malloc(cap * sizeof *m->slots);
+        if (!m->slots) { m->cap = 0; return -1; }
         m->cap = cap;
-        memset(m->keys, 0xff, m->cap * sizeof *m->keys);
+        memset(m->slots, 0xff, m->cap * sizeof *m->slots);
     } else if (used && m->n == nused && nused * 8 < m->cap) {
-        /* every listed key is present, so walking to it terminates even
+        /* every listed node is present, so walking to it terminates even
         ** when slots cleared earlier opened gaps in its probe run */
         for (size_t i = 0; i < nused; i++) {
             size_t h = nmap_slot(used[i], m->cap);
-            while (m->keys[h] != used[i]) h = (h + 1) & (m->cap - 1);
-            m->keys[h] = UINT32_MAX;
+            while (m->slots[h] == UINT32_MAX || used[m->slots[h]] != used[i])
+                h = (h + 1) & (m->cap - 1);
+            m->slots[h] = UINT32_MAX;
         }
     } else {
-        memset(m->keys, 0xff, m->cap * sizeof *m->keys);
+        memset(m->slots, 0xff, m->cap * sizeof *m->slots);
     }
     m->n = 0;
     return 0;
 }
 
-/* The map's key table as scratch for the nn + 1 64-bit sort keys of a
-** finished mini-batch (it holds at least twice that many 32-bit slots), so
-** that spilling a sub-round allocates no keys of its own; the map is
-** cleared whole at its next reset. */
+/* The map's table as scratch for the nn + 1 64-bit sort keys of a finished
+** mini-batch, so that spilling a sub-round allocates no keys of its own
+** (grown when the table is smaller); the map is cleared whole at its next
+** reset. NULL when out of memory. */
 uint64_t *hb_map_scratch(hb_batch *b)
 {
-    if (b->map.cap * sizeof *b->map.keys < (b->nn + 1) * sizeof(uint64_t))
-        return NULL;
-    b->map.n = SIZE_MAX;  /* no list of used keys matches: memset on reset */
-    return (uint64_t *)b->map.keys;
+    size_t need = (b->nn + 1) * sizeof(uint64_t) / sizeof *b->map.slots;
+    if (b->map.cap < need) {
+        size_t cap = GNN_MAX(b->map.cap, 64);
+        while (cap < need) cap <<= 1;
+        uint32_t *t = realloc(b->map.slots, cap * sizeof *t);
+        if (!t) return NULL;
+        b->map.slots = t;
+        b->map.cap = cap;
+    }
+    b->map.n = SIZE_MAX;  /* no list of used nodes matches: memset on reset */
+    return (uint64_t *)b->map.slots;
 }
 
-static int nmap_rehash(nmap *m)
+/* Double the table and place nodes[0..n) again. */
+static int nmap_rehash(nmap *m, const uint32_t *nodes)
 {
     size_t cap = m->cap * 2;
-    uint32_t *k = malloc(cap * sizeof *k);
-    uint32_t *v = malloc(cap * sizeof *v);
-    if (!k || !v) { free(k); free(v); return -1; }
-    memset(k, 0xff, cap * sizeof *k);
-    for (size_t i = 0; i < m->cap; i++) {
-        if (m->keys[i] == UINT32_MAX) continue;
-        size_t h = nmap_slot(m->keys[i], cap);
-        while (k[h] != UINT32_MAX) h = (h + 1) & (cap - 1);
-        k[h] = m->keys[i];
-        v[h] = m->vals[i];
+    uint32_t *t = malloc(cap * sizeof *t);
+    if (!t) return -1;
+    memset(t, 0xff, cap * sizeof *t);
+    for (size_t i = 0; i < m->n; i++) {
+        size_t h = nmap_slot(nodes[i], cap);
+        while (t[h] != UINT32_MAX) h = (h + 1) & (cap - 1);
+        t[h] = (uint32_t)i;
     }
-    free(m->keys);
-    free(m->vals);
-    m->keys = k;
-    m->vals = v;
+    free(m->slots);
+    m->slots = t;
     m->cap = cap;
     return 0;
 }
 
-/* The local index of `node`, inserting it as `next` when new (*added = 1). */
-static int nmap_get_or_add(nmap *m, uint32_t node, uint32_t next,
-                           uint32_t *local, int *added)
-{
-    if ((m->n + 1) * 2 > m->cap && nmap_rehash(m)) return -1;
-    size_t h = nmap_slot(node, m->cap);
-    while (m->keys[h] != UINT32_MAX) {
-        if (m->keys[h] == node) { *local = m->vals[h]; *added = 0; return 0; }
-        h = (h + 1) & (m->cap - 1);
-    }
-    m->keys[h] = node;
-    m->vals[h] = next;
-    m->n++;
-    *local = next;
-    *added = 1;
-    return 0;
-}
-
+/* The local index of `node` in mini-batch b, appending it to b->nodes when
+** new. Out of memory: -1, the batch unchanged. */
 static int batch_add_node(hb_batch *b, uint32_t node, uint32_t *local)
 {
-    int added;
-    if (nmap_get_or_add(&b->map, node, (uint32_t)b->nn, local, &added))
-        return -1;
-    if (added) {
-        if (hb_grow((void **)&b->nodes, &b->capn, b->nn + 1, sizeof *b->nodes))
-            return -1;
-        b->nodes[b->nn++] = node;
+    nmap *m = &b->map;
+    size_t h = nmap_slot(node, m->cap);
+    while (m->slots[h] != UINT32_MAX) {
+        if (b->nodes[m->slots[h]] == node) { *local = m->slots[h]; return 0; }
+        h = (h + 1) & (m->cap - 1);
     }
+    if (hb_grow((void **)&b->nodes, &b->capn, b->nn + 1, sizeof *b->nodes))
+        return -1;
+    if ((m->n + 1) * 2 > m->cap) {
+        if (nmap_rehash(m, b->nodes)) return -1;
+        h = nmap_slot(node, m->cap);
+        while (m->slots[h] != UINT32_MAX) h = (h + 1) & (m->cap - 1);
+    }
+    m->slots[h] = (uint32_t)b->nn;
+    b->nodes[b->nn] = node;
+    *local = (uint32_t)b->nn++;
+    m->n++;
     return 0;
 }
 
 /* ---- scan: the seeds of each epoch ---- */
-
-static int cmp_u32(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return (x > y) - (x < y);
-}
 
 static int load_seeds(hb_exec *x, gnn_err *e)
 {
@@ -198,7 +192,7 @@ static int load_seeds(hb_exec *x, gnn_err *e)
         }
         idx_abort(t);
         size_t n = p->n_seed_list, w = 0;
-        qsort(x->seeds, n, sizeof *x->seeds, cmp_u32);
+        gnn_sort_u32(x->seeds, n);
         for (size_t i = 0; i < n; i++)
             if (i == 0 || x->seeds[i] != x->seeds[i - 1])
                 x->seeds[w++] = x->seeds[i];
@@ -439,9 +433,9 @@ static void stats_add(hb_opstats *o, const bp_stats *before,
     o->reads_issued += after->reads_issued - before->reads_issued;
 }
 
-/* Append one mini-batch's sampled neighbours of this hop: arrays and map
-** are sized once for the hop, then each edge costs one probe and two
-** stores. */
+/* Append one mini-batch's sampled neighbours of this hop: the edge arrays
+** are sized once for the hop (every sampled edge is kept), the nodes and
+** the map grow as new nodes appear. */
 static void assemble_task(void *arg, size_t i, int w)
 {
     hb_exec *x = arg;
@@ -449,42 +443,29 @@ static void assemble_task(void *arg, size_t i, int w)
     size_t k0 = x->bitem[i], k1 = x->bitem[i + 1], total = 0;
     for (size_t k = k0; k < k1; k++) total += x->items[k].res_n;
     size_t before_nn = b->nn, before_ne = b->ne;
-    int fail = hb_grow((void **)&b->nodes, &b->capn, b->nn + total + 1,
-                       sizeof *b->nodes) ||
-               hb_grow((void **)&b->esrc, &b->cape, b->ne + total + 1,
+    int fail = hb_grow((void **)&b->esrc, &b->cape, b->ne + total + 1,
                        sizeof *b->esrc);
     if (!fail && b->cape > b->capdst) {
         uint32_t *d = realloc(b->edst, b->cape * sizeof *d);
         if (d) { b->edst = d; b->capdst = b->cape; } else fail = 1;
     }
-    while (!fail && (b->nn + total + 1) * 2 > b->map.cap)
-        fail = nmap_rehash(&b->map);
     if (fail) { x->asm_fail = 1; return; }
-    uint32_t *keys = b->map.keys, *vals = b->map.vals, *nodes = b->nodes;
     uint32_t *esrc = b->esrc, *edst = b->edst;
-    size_t mask = b->map.cap - 1, cap = b->map.cap, nn = b->nn, ne = b->ne;
+    size_t ne = b->ne;
     for (size_t k = k0; k < k1; k++) {
         const hb_item *it = &x->items[k];
         const uint32_t *res = x->arena + it->res_off;
         for (uint32_t j = 0; j < it->res_n; j++) {
-            uint32_t u = res[j];
-            size_t h = nmap_slot(u, cap);
-            while (keys[h] != UINT32_MAX && keys[h] != u) h = (h + 1) & mask;
-            if (keys[h] == UINT32_MAX) {
-                keys[h] = u;
-                vals[h] = (uint32_t)nn;
-                nodes[nn++] = u;
-            }
-            esrc[ne] = vals[h];
+            uint32_t local;
+            if (batch_add_node(b, res[j], &local)) { x->asm_fail = 1; return; }
+            esrc[ne] = local;
             edst[ne] = it->pos;
             ne++;
         }
     }
-    b->map.n += nn - b->nn;
-    b->nn = nn;
     b->ne = ne;
     b->frontier_lo = before_nn;
-    b->nsn[x->hop + 1] = (int64_t)(nn - before_nn);
+    b->nsn[x->hop + 1] = (int64_t)(b->nn - before_nn);
     b->nse[x->hop] = (int64_t)(ne - before_ne);
 }
 
@@ -580,8 +561,7 @@ static int hb_alloc_batches(hb_exec *x, int n, gnn_err *e)
 static void batch_free(hb_batch *b)
 {
     free(b->nodes);
-    free(b->map.keys);
-    free(b->map.vals);
+    free(b->map.slots);
     free(b->esrc);
     free(b->edst);
     free(b->n_id);
@@ -592,7 +572,7 @@ static void batch_free(hb_batch *b)
 
 size_t hb_batch_bytes(const hb_batch *b)
 {
-    return b->capn * 4 + b->map.cap * 8 + b->cape * 4 + b->capdst * 4 +
+    return b->capn * 4 + b->map.cap * 4 + b->cape * 4 + b->capdst * 4 +
            b->cap_out_nodes * 8 + b->cap_out_edges * 8 + b->cap_out_x * 4 +
            b->cap_out_y * 8;
 }

@@ -138,6 +138,19 @@ static void batch_size_est(const plan *p, double *nodes, double *edges)
     for (int h = 0; h < p->nhops; h++) *edges += p->edges_est[h];
 }
 
+/* What sampling one mini-batch of a spilled round holds: its nodes, map and
+** edges, and its share of a hop's scratch (frontier items, the sampling
+** arena); its outputs are built one at a time. The executor measures it
+** after the first sub-round and sizes the later ones by that. */
+static double sampling_bytes_est(const plan *p)
+{
+    double nodes, edges;
+    batch_size_est(p, &nodes, &edges);
+    nodes = fmin(nodes, (double)p->nodes_bound);
+    edges = fmin(edges, (double)p->edges_bound);
+    return nodes * HB_SAMPLE_NODE_BYTES + edges * HB_SAMPLE_EDGE_BYTES + 4096;
+}
+
 /* Bytes read per mini-batch when rounds of h mini-batches are sampled s at
 ** a time: each hop's frontier touches graph blocks (each start block once
 ** per sampling round), each node's row a feature block (once per round). */
@@ -183,8 +196,7 @@ static double spill_round(const plan *p, double nodes, double g, double *s,
                   p->spill_topo_est;
     /* a sub-round's batches hold their sampling state and, once finished,
     ** their records too, until the slots are reused */
-    *s = fmax(1.0, fmin(g, left / fmax((double)batch_bytes_est(p, 0) + rec + wb,
-                                       1.0)));
+    *s = fmax(1.0, fmin(g, left / fmax(sampling_bytes_est(p) + rec + wb, 1.0)));
     return reads_per_batch(p, *s, g) + 2.0 * p->run_bytes_est;
 }
 
@@ -224,7 +236,7 @@ static void plan_spill(gnndb *db, plan *p, int64_t cap, int64_t fit)
         int fits = sk >= 1 &&
                    staged - (double)k * spill_record_bytes(p, nodes) -
                    (double)(k + SPILL_WRITE_DEPTH) * (double)wk -
-                   p->spill_topo_est >= (double)batch_bytes_est(p, 0);
+                   p->spill_topo_est >= sampling_bytes_est(p);
         if (fits && (cost < best || (k == cap && p->hyperbatch_asked))) {
             best = cost;
             g = k;

@@ -91,6 +91,12 @@ typedef struct plan {
 #define HB_NODE_BYTES(dim) (5 + 24 + 10 + (dim) * 5 + 24)
 #define HB_EDGE_BYTES (10 + 20 + 4)
 
+/* Bytes a mini-batch being sampled in a spilled round holds per node
+** (internal id with slack, two to four 4-byte map slots, its share of the
+** hop scratch) and per edge (both local ends with slack, the arena). */
+#define HB_SAMPLE_NODE_BYTES (5 + 12 + 13)
+#define HB_SAMPLE_EDGE_BYTES (10 + 4)
+
 /* Resolve names and memory for a SAMPLE. On failure the words are in *e. */
 int plan_build(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e);
 /* The share of partition k of n over `total` seeds: positions [*lo, *hi) of

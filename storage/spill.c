@@ -18,7 +18,11 @@
 #include <unistd.h>
 
 #define SPILL_PREFIX     "gnndb-spill-"
-#define SPILL_READ_CHUNK ((size_t)8 << 20)  /* bytes per read request */
+/* A run is read back in at most SPILL_READ_DEPTH requests in flight, each
+** of whole chunks and at least SPILL_READ_CHUNK bytes: a run of up to
+** DEPTH x CHUNK is asked for whole when its read starts, so that it streams
+** in while the caller still works on the mini-batch before it. */
+#define SPILL_READ_CHUNK ((size_t)8 << 20)
 #define SPILL_READ_DEPTH 8
 
 /* A chunk being written: its buffer goes back to the area's free list when
@@ -63,9 +67,11 @@ struct spill_run {
     unsigned char *dst;
     size_t rd_next_chunk;    /* next chunk to ask for */
     size_t rd_done;          /* chunks verified */
+    size_t rd_span;          /* bytes a read request covers at most */
     io_req req[SPILL_READ_DEPTH];
     int req_busy[SPILL_READ_DEPTH];
-    size_t req_chunk[SPILL_READ_DEPTH];
+    size_t req_chunk[SPILL_READ_DEPTH];   /* its first chunk */
+    size_t req_nchunks[SPILL_READ_DEPTH];
 };
 
 static double now_s(void)
@@ -402,18 +408,24 @@ static int submit_reads(spill_run *r, gnn_err *e)
     for (int s = 0; s < SPILL_READ_DEPTH && r->rd_next_chunk < r->nchunks;
          s++) {
         if (r->req_busy[s]) continue;
-        size_t c = r->rd_next_chunk++;
+        /* consecutive chunks lie back to back in the run's file */
+        size_t c0 = r->rd_next_chunk, c1 = c0 + 1;
+        size_t len = r->chunk_len[c0];
+        while (c1 < r->nchunks && len + r->chunk_len[c1] <= r->rd_span)
+            len += r->chunk_len[c1++];
+        r->rd_next_chunk = c1;
         io_req *q = &r->req[s];
         memset(q, 0, sizeof *q);
         q->fd = r->fd;
-        q->offset = r->chunk_off[c];
-        q->len = (uint32_t)r->chunk_len[c];
+        q->offset = r->chunk_off[c0];
+        q->len = (uint32_t)len;
         q->buf = r->dst + q->offset;
         q->user = r;
         int rc = io_submit(a->io, q, e);
         if (rc) return rc;
         r->req_busy[s] = 1;
-        r->req_chunk[s] = c;
+        r->req_chunk[s] = c0;
+        r->req_nchunks[s] = c1 - c0;
         any = 1;
     }
     return any ? io_flush(a->io, e) : GNNDB_OK;
@@ -431,14 +443,16 @@ int spill_run_read_start(spill_run *r, void *dst, gnn_err *e)
     if (rc) return rc;
     r->dst = dst;
     r->rd_next_chunk = r->rd_done = 0;
+    r->rd_span = GNN_MAX(SPILL_READ_CHUNK,
+                         (size_t)(r->flushed / SPILL_READ_DEPTH) + 1);
     r->a->reading = r;
     return submit_reads(r, e);
 }
 
-static int check_chunk(spill_run *r, int s, gnn_err *e)
+/* Verify the chunks read back by request s, each against its checksum. */
+static int check_read(spill_run *r, int s, gnn_err *e)
 {
     io_req *q = &r->req[s];
-    size_t c = r->req_chunk[s];
     r->req_busy[s] = 0;
     if (q->result < 0 || (uint64_t)q->result != q->len)
         return gnn_seterr_errno(e, GNNDB_IOERR,
@@ -446,14 +460,17 @@ static int check_chunk(spill_run *r, int s, gnn_err *e)
                                 "spill area %s: reading back %u bytes at "
                                 "offset %" PRIu64 " of a run", r->a->dir,
                                 q->len, q->offset);
-    if (blk_crc32c(0, q->buf, q->len) != r->crc[c])
-        return gnn_seterr(e, GNNDB_CORRUPT,
-                          "spill area %s: a run is corrupt at offset %" PRIu64
-                          " (%u bytes fail their checksum); the spilled "
-                          "mini-batch is not returned", r->a->dir, q->offset,
-                          q->len);
+    for (size_t c = r->req_chunk[s]; c < r->req_chunk[s] + r->req_nchunks[s];
+         c++) {
+        if (blk_crc32c(0, r->dst + r->chunk_off[c], r->chunk_len[c]) != r->crc[c])
+            return gnn_seterr(e, GNNDB_CORRUPT,
+                              "spill area %s: a run is corrupt at offset %"
+                              PRIu64 " (%zu bytes fail their checksum); the "
+                              "spilled mini-batch is not returned", r->a->dir,
+                              r->chunk_off[c], r->chunk_len[c]);
+        r->rd_done++;
+    }
     r->a->st.bytes_read += q->len;
-    r->rd_done++;
     return GNNDB_OK;
 }
 
@@ -471,7 +488,7 @@ int spill_run_read_wait(spill_run *r, gnn_err *e)
             rc = gnn_seterr(e, GNNDB_INTERNAL, "spill: stray completion");
             break;
         }
-        if ((rc = check_chunk(r, s, e))) break;
+        if ((rc = check_read(r, s, e))) break;
         if ((rc = submit_reads(r, e))) break;
     }
     /* on failure, collect what is still in flight before returning */
