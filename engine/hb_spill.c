@@ -18,6 +18,7 @@
 #include "pool.h"
 #include "spill.h"
 #include "sort.h"
+#include "copy.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -248,9 +249,11 @@ static void sg_copy_task(void *arg, size_t i, int w)
     const hb_sbatch *s = &j->x->sb[i];
     unsigned char *d = j->dst[i];
     if (!d) return;  /* none in this block, or appended serially */
+    /* bound for the disk, not for this CPU's cache */
     for (size_t q = j->lo[i]; q < j->hi[i]; q++, d += j->rowbytes)
-        memcpy(d, blk_feature_row(j->h, s->srows[q] - j->h->first_node),
-               j->rowbytes);
+        gnn_copy_stream(d, blk_feature_row(j->h, s->srows[q] - j->h->first_node),
+                        j->rowbytes);
+    gnn_copy_stream_done();
 }
 
 static int sg_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
