@@ -12,7 +12,8 @@
 # cannot hold one); about a minute once its data exists. Data is generated
 # once into bench/data.
 #
-# Rows: gnndb HYPERBATCH 1024 and HYPERBATCH 1 at the same memory limit; the
+# Rows: gnndb at the planner's HYPERBATCH (two whole rounds of it) and at
+# HYPERBATCH 1, at the same memory limit; the
 # mmap baseline (in-memory CSC, features from a mmap'd .npy) in a cgroup v1
 # memory group of the same size, page cache dropped first; fio sequential
 # O_DIRECT 1 MiB reads of the feature file; memcpy; the HYPERBATCH 1024
@@ -37,6 +38,11 @@
 #   SUMMARY hb_block_ratio=R hb_speedup=R mmap_speedup=R dgl_speedup=R
 #           bw_fraction=F edges_per_s_core=N gather_fraction=F
 #           dgl_speedup_min=R spill_overhead=R
+# hb_block_ratio: bytes read from the database per mini-batch at
+# HYPERBATCH 1 over those at the planner's H (blocks and pages alike);
+# bw_fraction: all the bytes that row moved through the disk (database
+# reads, spill writes and read-backs) per second, over fio's sequential
+# rate; gather_fraction: one thread's gather rate over memcpy's;
 # dgl_speedup: gnndb online over the fastest DGL set-up at this point;
 # dgl_speedup_min: the lowest such ratio over the sweep and this point;
 # spill_overhead: the highest, over them, of bytes spilled plus read back
@@ -47,7 +53,7 @@ QUICK=0
 for a in "$@"; do
     case "$a" in
     --quick) QUICK=1 ;;
-    --help) sed -n '2,43p' "$0"; exit 0 ;;
+    --help) sed -n '2,49p' "$0"; exit 0 ;;
     *) B=$a ;;
     esac
 done
@@ -59,10 +65,10 @@ done
 
 if [ $QUICK = 1 ]; then
     SCALE=21; EF=8; DIM=128; LIMIT=256MB; LIMIT_BYTES=268435456
-    NB_HB=24; NB_1=3; NB_MMAP=3; FIO_SECS=3; NB_CACHE=10; CACHE_SIZE=4MB
+    NB_HB=24; NB_1=3; NB_MMAP=3; NB_PEER=3; FIO_SECS=3; NB_CACHE=10; CACHE_SIZE=4MB
 else
     SCALE=23; EF=16; DIM=128; LIMIT=1GB; LIMIT_BYTES=1073741824
-    NB_HB=60; NB_1=5; NB_MMAP=5; FIO_SECS=10; NB_CACHE=10; CACHE_SIZE=16MB
+    NB_HB=60; NB_1=5; NB_MMAP=5; NB_PEER=20; FIO_SECS=10; NB_CACHE=10; CACHE_SIZE=16MB
 fi
 DATA=$ROOT/bench/data/s$SCALE-e$EF-d$DIM
 mkdir -p "$DATA"
@@ -115,14 +121,21 @@ MEMCPY=$("$B/bench/memcpy_bw" | tail -1 | sed 's/MEMCPY_GBPS=//')
 log "CRC32C bandwidth (the checksum of every block read)"
 CRC=$("$B/bench/crc_bw" | tail -1)
 
-log "gnndb HYPERBATCH 1024 ($NB_HB mini-batches, memory_limit $LIMIT)"
+# The hyperbatch row: the planner's H under this memory_limit (it spills
+# each mini-batch's rows when that reads less), two whole rounds of it, so
+# that a round's reads of the graph and of every feature block are spread
+# over its H mini-batches as they are over an epoch
+H_PLAN=$("$B/gnndb" "$DB" "PRAGMA memory_limit='$LIMIT'; EXPLAIN $SQL;" |
+    sed -n 's/^HYPERBATCH \([0-9]*\).*/\1/p' | head -1)
+NB_PLAN=$((2 * ${H_PLAN:-$((NB_HB / 2))}))
+log "gnndb, the planner's HYPERBATCH $H_PLAN ($NB_PLAN mini-batches, memory_limit $LIMIT)"
 drop_caches
-HB=$("$B/bench/bench_sample" "$DB" "PRAGMA memory_limit='$LIMIT'; $SQL HYPERBATCH 1024 LIMIT $NB_HB;") || exit 1
+HB=$("$B/bench/bench_sample" "$DB" "PRAGMA memory_limit='$LIMIT'; $SQL LIMIT $NB_PLAN;") || exit 1
 log "gnndb HYPERBATCH 1 ($NB_1 mini-batches, memory_limit $LIMIT)"
 drop_caches
 H1=$("$B/bench/bench_sample" "$DB" "PRAGMA memory_limit='$LIMIT'; $SQL HYPERBATCH 1 LIMIT $NB_1;") || exit 1
 log "gnndb in-memory work, one thread"
-ONE=$("$B/bench/bench_sample" "$DB" "PRAGMA memory_limit='$LIMIT'; PRAGMA threads = 1; $SQL HYPERBATCH 1024 LIMIT $NB_HB;") || exit 1
+ONE=$("$B/bench/bench_sample" "$DB" "PRAGMA memory_limit='$LIMIT'; PRAGMA threads = 1; $SQL LIMIT $NB_HB;") || exit 1
 
 # Packs (offline sampling, as DiskGNN): the same $NB_HB mini-batches stored
 # with INTO PACK (time and size on disk), then streamed back with SCAN PACK
@@ -160,7 +173,8 @@ log "peers at the default point: DGL (classic, graphbolt) x (joins after build, 
 PEERS_ONLY=""; TIMEOUT=240
 [ $QUICK = 1 ] && { PEERS_ONLY="--only gnndb,gnndb_pack,dgl,mmap"; TIMEOUT=60; }
 DEF=$(/usr/bin/python3 "$ROOT/bench/sweep.py" --build "$B" --csv "$RES/default.csv" \
-    --point "s$SCALE:$DATA:$LIMIT_BYTES" --gnndb-batches $NB_HB --peer-batches $NB_MMAP \
+    --point "s$SCALE:$DATA:$LIMIT_BYTES" --gnndb-batches $NB_HB --gnndb-rounds 2 \
+    --peer-batches $NB_PEER \
     --timeout $TIMEOUT $PEERS_ONLY) || exit 1
 if [ $QUICK = 0 ]; then
     SW=$ROOT/bench/data/s21-e16-d128
@@ -177,7 +191,7 @@ if [ $QUICK = 0 ]; then
     log "sweep: scale 21 at 128 MiB, 256 MiB, 512 MiB and 1 GiB"
     SWEEP=$(/usr/bin/python3 "$ROOT/bench/sweep.py" --build "$B" --csv "$RES/sweep-s21.csv" \
         --point s21:$SW:128M --point s21:$SW:256M --point s21:$SW:512M --point s21:$SW:1G \
-        --gnndb-batches 128 --peer-batches 5) || exit 1
+        --gnndb-batches 128 --gnndb-rounds 2 --peer-batches 5) || exit 1
     { cat "$RES/sweep-s21.csv"; tail -n +2 "$RES/default.csv"; } > "$RES/sweep.csv"
     /usr/bin/python3 "$ROOT/bench/sweep.py" --replot "$RES/sweep.csv" --png "$RES/sweep.png"
 else
@@ -194,7 +208,7 @@ row() { # name result
 echo
 echo "graph: 2^$SCALE nodes, $((EF << SCALE)) edges, dim $DIM float32; memory_limit $LIMIT; import $(cat "$DATA/import_seconds") s"
 printf "%-28s %10s %14s %14s %12s %10s\n" configuration batches/s "sampled edges/s" "bytes read" "blocks read" "read MB/s"
-row "gnndb HYPERBATCH 1024 (H=$(field "$HB" hyperbatch))" "$HB"
+row "gnndb planner's H=$(field "$HB" hyperbatch)" "$HB"
 row "gnndb HYPERBATCH 1" "$H1"
 row "gnndb SCAN PACK" "$PK"
 row "mmap baseline" "$MM"
@@ -213,8 +227,10 @@ echo "$CACHE"
 echo "$PK_BUILD $PK_BYTES $(field "$PK" batches_per_s) $(field "$HB" batches_per_s)" | awk '{
     printf "PACK build_s=%s bytes=%s pack_batches_per_s=%s online_batches_per_s=%s speedup=%.2f\n",
         $1, $2, $3, $4, ($4 > 0) ? $3 / $4 : 0 }'
-awk -v hbb="$(field "$HB" blocks_read)" -v hbn="$(field "$HB" batches)" \
-    -v h1b="$(field "$H1" blocks_read)" -v h1n="$(field "$H1" batches)" \
+awk -v hbb="$(field "$HB" bytes_read)" -v hbn="$(field "$HB" batches)" \
+    -v h1b="$(field "$H1" bytes_read)" -v h1n="$(field "$H1" batches)" \
+    -v hbs="$(field "$HB" seconds)" -v hbw="$(field "$HB" spill_written)" \
+    -v hbsr="$(field "$HB" spill_read)" \
     -v hbr="$(field "$HB" batches_per_s)" -v h1r="$(field "$H1" batches_per_s)" \
     -v mmr="$(field "$MM" batches_per_s)" -v dg="$(field "$DEFS" dgl_speedup_min)" \
     -v dmin="$(field "$SWS" dgl_speedup_min)" -v sov="$(field "$SWS" spill_overhead)" \
@@ -223,13 +239,20 @@ awk -v hbb="$(field "$HB" blocks_read)" -v hbn="$(field "$HB" batches)" \
     -v eps="$(field "$ONE" sample_edges_per_cpu_s)" \
     -v g="$(field "$ONE" gather_gbps)" -v m="$MEMCPY" 'BEGIN {
     ratio = (hbb > 0 && hbn > 0 && h1n > 0) ? (h1b / h1n) / (hbb / hbn) : 0
-    # dgl_speedup: gnndb online over the fastest DGL set-up at this point;
+    # hb_block_ratio: bytes read from the database per mini-batch at
+# HYPERBATCH 1 over those at the planner's H (blocks and pages alike);
+# bw_fraction: all the bytes that row moved through the disk (database
+# reads, spill writes and read-backs) per second, over fio's sequential
+# rate; gather_fraction: one thread's gather rate over memcpy's;
+# dgl_speedup: gnndb online over the fastest DGL set-up at this point;
     # dgl_speedup_min: the lowest such ratio over the sweep and this point
     if (dg != "NA" && (dmin == "NA" || dg + 0 < dmin + 0)) dmin = dg
     if (sov0 + 0 > sov + 0) sov = sov0
     s1 = (h1r > 0) ? hbr / h1r : 0
     s2 = (mmr > 0) ? hbr / mmr : 0
-    f1 = (fio > 0) ? bw / fio : 0
+    # everything the run moved through the disk (blocks and pages of the
+    # database, runs written to the spill area and read back) per second
+    f1 = (fio > 0 && hbs > 0) ? (hbb + hbw + hbsr) / hbs / 1e6 / fio : 0
     f2 = (m > 0) ? g / m : 0
     printf "SUMMARY hb_block_ratio=%.2f hb_speedup=%.2f mmap_speedup=%.2f dgl_speedup=%s bw_fraction=%.2f edges_per_s_core=%.0f gather_fraction=%.2f dgl_speedup_min=%s spill_overhead=%s\n",
         ratio, s1, s2, dg, f1, eps, f2, dmin, sov

@@ -4,7 +4,8 @@ budget (page cache included).
 
     /usr/bin/python3 bench/sweep.py --build build --csv OUT.csv [--png OUT.png]
         --point LABEL:DATA_DIR:BUDGET [--point ...] [--gnndb-batches N]
-        [--peer-batches N] [--only SYSTEM,...] [--dgl-python PY]
+        [--gnndb-rounds R] [--peer-batches N] [--only SYSTEM,...]
+        [--dgl-python PY]
 
 DATA_DIR holds what bench/run.sh makes: edges.bin (int64 pairs), feat.npy
 (float32, one row a node) and g.gnndb (graph g, feature table feat).  BUDGET
@@ -14,7 +15,11 @@ is bytes, or a number with K/M/G (binary units).  Each point runs:
                PRAGMA memory_limit = 85% of BUDGET, SAMPLE 10,10,10 ... BATCH 1024
                SHUFFLE SEED 1 with HYPERBATCH left to the planner (it spills
                when that is cheaper); the row says the H it took and the
-               bytes spilled and read back
+               bytes spilled and read back.  --gnndb-rounds R runs R whole
+               rounds of the H that EXPLAIN shows under the budget (a
+               LIMIT that cuts a round short measures a round's fixed reads
+               over fewer mini-batches than an epoch spreads them over);
+               else --gnndb-batches
   gnndb_pack   SCAN PACK of the same batches, stored once per graph with
                INTO PACK (outside the timing, under a 1 GiB limit), read back
                inside the group
@@ -79,6 +84,8 @@ def parse_args():
     p.add_argument("--point", action="append", default=[],
                    help="LABEL:DATA_DIR:BUDGET")
     p.add_argument("--gnndb-batches", type=int, default=128)
+    p.add_argument("--gnndb-rounds", type=int, default=0,
+                   help="run this many rounds of the planner's H online")
     p.add_argument("--peer-batches", type=int, default=5)
     p.add_argument("--only", default="", help="comma-separated systems")
     p.add_argument("--dgl-python", default="bench/venv/bin/python")
@@ -176,11 +183,31 @@ def run_in_group(limit, argv, join_inside, log, timeout=240):
         g.close()
 
 
+def planned_hyperbatch(a, db, budget, log):
+    """The H the planner takes for SQL under `budget` (EXPLAIN's HYPERBATCH
+    line), or 0 when EXPLAIN does not say."""
+    shell = os.path.join(a.build, "gnndb")
+    q = "PRAGMA memory_limit='%d'; EXPLAIN %s;" % (engine_limit(budget), SQL)
+    p = subprocess.run([shell, db, q], capture_output=True, text=True)
+    m = re.search(r"^HYPERBATCH (\d+)", p.stdout, re.M)
+    log.write("$ %s %s\n# exit %d: %s\n" % (shell, q, p.returncode,
+                                          m[0] if m else p.stderr[-500:]))
+    return int(m[1]) if m else 0
+
+
+def online_batches(a, db, budget, log):
+    """Mini-batches of the online row: --gnndb-rounds whole rounds, else
+    --gnndb-batches."""
+    h = planned_hyperbatch(a, db, budget, log) if a.gnndb_rounds > 0 else 0
+    return a.gnndb_rounds * h if h > 0 else a.gnndb_batches
+
+
 def gnndb_runs(a, label, data, budget, log):
     db = os.path.join(data, "g.gnndb")
     bench = os.path.join(a.build, "bench", "bench_sample")
     if want(a, "gnndb"):
-        q = "PRAGMA memory_limit='%d'; %s LIMIT %d;" % (engine_limit(budget), SQL, a.gnndb_batches)
+        n = online_batches(a, db, budget, log)
+        q = "PRAGMA memory_limit='%d'; %s LIMIT %d;" % (engine_limit(budget), SQL, n)
         yield ("gnndb", "online, planner's H") + run_in_group(budget, [bench, db, q], False, log,
                                                               a.timeout)
     if want(a, "gnndb_pack") and ensure_pack(a, db, log):
