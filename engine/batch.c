@@ -261,7 +261,8 @@ void hb_transfer_close(hb_exec *x)
 int hb_emit(hb_exec *x, hb_batch *b, const gnndb_batch_view **view,
             gnn_err *e)
 {
-    b->view.digest = batch_digest_pool(&b->view, x->pool);
+    /* the worker pool is the build thread's while one runs (hb_pipeline.c) */
+    b->view.digest = batch_digest_pool(&b->view, x->bg_running ? NULL : x->pool);
     if (x->p->into) {
         char dir[1200];
         snprintf(dir, sizeof dir, "%s/epoch-%" PRId64 "/batch-%06" PRId64,
@@ -271,15 +272,15 @@ int hb_emit(hb_exec *x, hb_batch *b, const gnndb_batch_view **view,
     }
     /* counted when handed out: a mini-batch cut from a hyperbatch to fit
     ** memory is sampled again later and must not count twice */
-    x->st.nodes += (uint64_t)b->nn;
-    x->st.edges += (uint64_t)b->ne;
+    x->est.nodes += (uint64_t)b->nn;
+    x->est.edges += (uint64_t)b->ne;
     if (x->xf) {
         double t0 = hb_now();
         int rc = xfer_batch(x->xf, &b->view, &x->devview, e);
-        x->st.transfer.seconds += hb_now() - t0;
+        x->est.transfer.seconds += hb_now() - t0;
         if (rc) return rc;
         x->devview.digest = b->view.digest;
-        x->st.transfer.items++;
+        x->est.transfer.items++;
         *view = &x->devview;
         return GNNDB_OK;
     }

@@ -37,6 +37,7 @@ typedef struct hb_stats {
     hb_opstats spill;
     uint64_t spill_batches, spill_written, spill_read, spill_peak;
     double spill_read_wait, spill_write_seconds;
+    uint64_t overlapped;       /* rounds built while one was handed out */
     double seconds;
 } hb_stats;
 
@@ -44,7 +45,8 @@ int hb_open(gnndb *db, plan *p, hb_exec **out, gnn_err *e);
 /* The next mini-batch: GNNDB_BATCH with *view set (owned by the executor,
 ** valid until the next call), GNNDB_DONE, or an error code. */
 int hb_next(hb_exec *x, const gnndb_batch_view **view, gnn_err *e);
-const hb_stats *hb_get_stats(const hb_exec *x);
+/* The counters so far (owned by x, valid until the next call). */
+const hb_stats *hb_get_stats(hb_exec *x);
 void hb_close(hb_exec *x);
 
 /* The 64-bit digest of a batch (docs/format.md gives the definition). */

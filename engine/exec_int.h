@@ -1,10 +1,13 @@
 /* exec_int.h — the executor's state, shared by hyperbatch.c (scan and
 ** sample), gather.c (gather), batch.c (finishing and handing out batches)
-** and hb_spill.c (the spilled hyperbatch). Not part of any public
-** interface. */
+** and the spilled hyperbatch: hb_spill.c (building a round), hb_readback.c
+** (handing it out) and hb_pipeline.c (building the next round while one is
+** handed out). Not part of any public interface. */
 #ifndef GNN_EXEC_INT_H
 #define GNN_EXEC_INT_H
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "exec.h"
@@ -75,6 +78,14 @@ typedef struct hb_sbatch {   /* a spilled mini-batch (hb_spill.c) */
     int64_t *y;              /* their labels, local order */
     struct spill_run *run;   /* topology, then rows as blocks arrived */
 } hb_sbatch;
+
+typedef struct hb_round {    /* a spilled round of mini-batches */
+    hb_sbatch *sb;           /* a record per mini-batch, in batch order */
+    int nsb;
+    size_t capsb;
+    uint32_t *arrival;       /* feature blocks in the order they arrived */
+    size_t narrival, caparrival;
+} hb_round;
 
 #define HB_GI_CACHE UINT32_MAX
 
@@ -161,17 +172,16 @@ struct hb_exec {
     int64_t *csrc;
     size_t capcrows, capcfut, capcsrc;
 
-    /* the spilled hyperbatch (hb_spill.c): one record per mini-batch of
-    ** the round, the feature blocks in the order they arrived, the read
-    ** buffers of phase 3 and the batch handed out */
+    /* the spilled hyperbatch: the round being handed out (hb_readback.c)
+    ** and the one being built (hb_spill.c), perhaps at the same time on a
+    ** thread of its own (hb_pipeline.c); the read buffers of the round
+    ** handed out and the batch handed out */
     struct spill_area *spill;
-    hb_sbatch *sb;
-    int nsb, scur;
-    size_t capsb;
+    hb_round rounds[2];
+    hb_round *emit, *build;
+    int scur;                /* next record of `emit` to hand out */
     int64_t s_next;          /* the plan's sampling sub-round */
     double sample_per;       /* bytes a sampled mini-batch held (measured) */
-    uint32_t *arrival;
-    size_t narrival, caparrival;
     unsigned char *rbuf[2];
     size_t caprbuf[2];
     int ahead_started;
@@ -181,12 +191,25 @@ struct hb_exec {
     size_t capordseen;
     unsigned char *rowtmp;
     size_t caprowtmp;
+    /* the background build: while bg_running (written by the caller's
+    ** thread only) the build thread alone touches the building state,
+    ** x->st, the pools and the worker pool; `reserve` is what the round
+    ** handed out may hold meanwhile, kept out of the build's budget */
+    pthread_t bg;
+    int bg_running;
+    int bg_rc;
+    gnn_err bg_err;
+    atomic_int stop;         /* hb_close: give up the build */
+    size_t reserve;
     hb_batch sview;
 
     xfer *xf;                /* transfer to a device, NULL for host */
     gnndb_batch_view devview;
 
-    hb_stats st;
+    /* x->st: what building counts (the build thread's while one runs);
+    ** x->est: what handing out counts (the caller's thread); hb_get_stats
+    ** adds them into x->view, from x->snap while a build runs */
+    hb_stats st, est, snap, view;
 };
 
 double hb_now(void);
@@ -244,16 +267,35 @@ void hb_trim(void);
 size_t hb_work_bytes(const hb_exec *x);
 size_t hb_batch_bytes(const hb_batch *b);
 
-/* The spilled hyperbatch (hb_spill.c). */
+/* The spilled hyperbatch: building a round (hb_spill.c). */
 int hbs_open(hb_exec *x, gnn_err *e);
 void hbs_close(hb_exec *x);
 /* Sample and gather the next round of p->hyperbatch mini-batches into
-** the spill area. */
+** the spill area, as x->build, within staged_bytes less x->reserve. */
 int hbs_build(hb_exec *x, gnn_err *e);
-/* Read back and hand out the next mini-batch of the round. */
+/* Where a run's sections start, for a mini-batch of nn nodes, ne edges:
+** n_id (8 bytes a node), edge_index (16 an edge), the local index of each
+** node by row and the rows themselves (4 each), then the feature rows. */
+static inline size_t hbs_off_perm(size_t nn, size_t ne) { return nn * 8 + ne * 16; }
+static inline size_t hbs_off_rows(size_t nn, size_t ne) { return nn * 16 + ne * 16; }
+/* The first i with a[i] >= key in ascending a[0..n). */
+size_t hbs_lower_u32(const uint32_t *a, size_t n, uint64_t key);
+/* Free a round's records and runs. */
+void hbs_round_release(hb_round *r);
+/* Bytes round r's records hold in memory (hb_spill.c). */
+size_t hbs_records_bytes(const hb_exec *x, const hb_round *r);
+/* Whether the build should give up (interrupt, or hb_close). */
+int hb_halted(const hb_exec *x);
+/* Handing a round out (hb_readback.c): the next mini-batch of x->emit. */
 int hbs_next(hb_exec *x, const gnndb_batch_view **view, gnn_err *e);
 int hbs_pending(const hb_exec *x);
-void hbs_sync_stats(hb_exec *x);
+/* Give back the read buffers (the batch handed out is dead). */
+void hbs_readback_trim(hb_exec *x);
+void hbs_readback_close(hb_exec *x);
+/* The pipeline (hb_pipeline.c): the next spilled mini-batch, switching
+** rounds and starting the next round's build as needed; joining it. */
+int hbp_next(hb_exec *x, const gnndb_batch_view **view, gnn_err *e);
+void hbp_stop(hb_exec *x);
 void hb_transfer_close(hb_exec *x);
 
 /* 1 when `dir` is empty, 0 when not, -errno on failure. */

@@ -226,13 +226,15 @@ static int spill_line(const plan *p, const hb_stats *st, rowset *rs)
         err |= line(rs, 1, "spilled: %" PRIu64 " mini-batches, %s "
                     "written, %s read back (at most %s on disk at once), "
                     "%.3f s writing, %.3f s waiting for reads, %.3f s "
-                    "ordering rows",
+                    "ordering rows; %" PRIu64 " of %" PRIu64 " rounds built "
+                    "while the one before was handed out",
                     st->spill_batches,
                     db_fmt_size((int64_t)st->spill_written, b1, sizeof b1),
                     db_fmt_size((int64_t)st->spill_read, b2, sizeof b2),
                     db_fmt_size((int64_t)st->spill_peak, b4, sizeof b4),
                     st->spill_write_seconds, st->spill_read_wait,
-                    st->spill.cpu_seconds);
+                    st->spill.cpu_seconds, st->overlapped,
+                    st->hyperbatches);
     (void)b3;
     return err;
 }

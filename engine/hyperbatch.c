@@ -16,6 +16,7 @@
 #include "pool.h"
 #include "fcache.h"
 #include "sort.h"
+#include "spill.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -356,7 +357,7 @@ static void hop_task(void *arg, size_t task, int w)
 static int hop_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
 {
     hb_exec *x = arg;
-    if (x->db->interrupt)
+    if (hb_halted(x))
         return gnn_seterr(e, GNNDB_INTERRUPT, "interrupted");
     int fanout = x->p->fanouts[x->hop];
     size_t lo = x->bstart[no], hi = x->bstart[no + 1];
@@ -812,6 +813,8 @@ int hb_open(gnndb *db, plan *p, hb_exec **out, gnn_err *e)
     x->p = p;
     x->cont_cap = blk_graph_cont_capacity(p->graph.block_size);
     x->h_next = p->hyperbatch;
+    x->emit = &x->rounds[0];
+    x->build = &x->rounds[1];
     int rc = GNNDB_OK;
     char path[1024];
 
@@ -863,37 +866,17 @@ fail:
     return rc;
 }
 
-/* The spilled path: rounds through the spill area (hb_spill.c). */
-static int next_spilled(hb_exec *x, const gnndb_batch_view **view,
-                        gnn_err *e)
-{
-    if (!hbs_pending(x)) {
-        if (x->next_global >= x->p->total_batches) return GNNDB_DONE;
-        if (x->db->interrupt)
-            return gnn_seterr(e, GNNDB_INTERRUPT, "interrupted");
-        double t0 = hb_now();
-        int rc = hbs_build(x, e);
-        x->st.seconds += hb_now() - t0;
-        if (rc) return rc;
-    }
-    if (x->db->interrupt) return gnn_seterr(e, GNNDB_INTERRUPT, "interrupted");
-    int rc = hbs_next(x, view, e);
-    if (rc) return rc;
-    x->st.batches++;
-    return GNNDB_BATCH;
-}
-
 int hb_next(hb_exec *x, const gnndb_batch_view **view, gnn_err *e)
 {
     *view = NULL;
-    if (x->p->spill) return next_spilled(x, view, e);
+    if (x->p->spill) return hbp_next(x, view, e);
     if (x->cur >= x->nb) {
         if (x->next_global >= x->p->total_batches) return GNNDB_DONE;
         if (x->db->interrupt)
             return gnn_seterr(e, GNNDB_INTERRUPT, "interrupted");
         double t0 = hb_now();
         int rc = build_hyperbatch(x, e);
-        x->st.seconds += hb_now() - t0;
+        x->est.seconds += hb_now() - t0;
         if (rc) return rc;
     }
     hb_batch *b = &x->hb[x->cur++];
@@ -902,15 +885,57 @@ int hb_next(hb_exec *x, const gnndb_batch_view **view, gnn_err *e)
     /* start copying the next batch while the caller trains on this one */
     if (x->xf && x->cur < x->nb)
         xfer_prefetch(x->xf, &x->hb[x->cur].view, NULL);
-    x->st.batches++;
+    x->est.batches++;
     return GNNDB_BATCH;
 }
 
-const hb_stats *hb_get_stats(const hb_exec *x) { return &x->st; }
+static void opstats_add(hb_opstats *a, const hb_opstats *b)
+{
+    a->seconds += b->seconds;
+    a->cpu_seconds += b->cpu_seconds;
+    a->bytes_out += b->bytes_out;
+    a->blocks_read += b->blocks_read;
+    a->bytes_read += b->bytes_read;
+    a->hits += b->hits;
+    a->misses += b->misses;
+    a->reads_issued += b->reads_issued;
+    a->pages_read += b->pages_read;
+    a->partial_blocks += b->partial_blocks;
+    a->items += b->items;
+    a->edges += b->edges;
+}
+
+/* What building counted (as of the last round joined, while one is being
+** built on its own thread), what handing out counted, and the spill
+** area's counters. */
+const hb_stats *hb_get_stats(hb_exec *x)
+{
+    if (!x->bg_running) x->snap = x->st;
+    hb_stats *v = &x->view;
+    *v = x->snap;
+    v->batches += x->est.batches;
+    v->nodes += x->est.nodes;
+    v->edges += x->est.edges;
+    v->seconds += x->est.seconds;
+    v->overlapped += x->est.overlapped;
+    opstats_add(&v->transfer, &x->est.transfer);
+    opstats_add(&v->spill, &x->est.spill);
+    if (x->spill) {
+        spill_stats s;
+        spill_get_stats(x->spill, &s);
+        v->spill_written = s.bytes_written;
+        v->spill_read = s.bytes_read;
+        v->spill_peak = s.peak_bytes;
+        v->spill_read_wait = s.read_wait_seconds;
+        v->spill_write_seconds = s.write_seconds;
+    }
+    return v;
+}
 
 void hb_close(hb_exec *x)
 {
     if (!x) return;
+    hbp_stop(x);
     hb_transfer_close(x);
     for (int i = 0; i < x->capb; i++) batch_free(&x->hb[i]);
     free(x->hb);

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,10 +34,15 @@ typedef struct spill_write {
     int busy;
 } spill_write;
 
+/* One thread may write runs while another reads sealed runs back: each
+** side has its own I/O backend, and `mu` guards what both touch (the
+** bytes in use and the counters). */
 struct spill_area {
     char dir[1024];
     int64_t limit;
-    io_backend *io;
+    io_backend *io;          /* writes */
+    io_backend *rio;         /* reads back */
+    pthread_mutex_t mu;
     uint64_t in_use;
     uint64_t seq;
     spill_run *reading;      /* the run read ahead, if any */
@@ -109,11 +115,14 @@ int spill_open(const char *dir, int64_t limit, int io_kind, spill_area **out,
     snprintf(a->dir, sizeof a->dir, "%s", dir);
     a->limit = limit;
     int rc = mkdirs(dir, e);
-    if (!rc) rc = io_open(io_kind, SPILL_READ_DEPTH + SPILL_WRITE_DEPTH + 1, &a->io, e);
+    if (!rc) rc = io_open(io_kind, SPILL_WRITE_DEPTH + 1, &a->io, e);
+    if (!rc) rc = io_open(io_kind, SPILL_READ_DEPTH + 1, &a->rio, e);
     if (rc) {
+        if (a->io) io_close(a->io);
         free(a);
         return rc;
     }
+    pthread_mutex_init(&a->mu, NULL);
     spill_remove_stale(dir);
     *out = a;
     return GNNDB_OK;
@@ -127,12 +136,41 @@ void spill_close(spill_area *a)
     drain_writes(a, NULL);
     for (int i = 0; i < a->nfree; i++) gnn_free_aligned(a->free_bufs[i]);
     io_close(a->io);
+    io_close(a->rio);
+    pthread_mutex_destroy(&a->mu);
     free(a);
 }
 
-const spill_stats *spill_get_stats(const spill_area *a) { return &a->st; }
+void spill_get_stats(spill_area *a, spill_stats *out)
+{
+    pthread_mutex_lock(&a->mu);
+    *out = a->st;
+    pthread_mutex_unlock(&a->mu);
+}
+
 const char *spill_dir(const spill_area *a) { return a->dir; }
-uint64_t spill_in_use(const spill_area *a) { return a->in_use; }
+
+uint64_t spill_in_use(spill_area *a)
+{
+    pthread_mutex_lock(&a->mu);
+    uint64_t n = a->in_use;
+    pthread_mutex_unlock(&a->mu);
+    return n;
+}
+
+/* Add `delta` to the bytes in use, and the counters' increments. */
+static void account(spill_area *a, int64_t delta, uint64_t written,
+                    uint64_t read, double wsec, double rsec)
+{
+    pthread_mutex_lock(&a->mu);
+    a->in_use = (uint64_t)((int64_t)a->in_use + delta);
+    if (a->in_use > a->st.peak_bytes) a->st.peak_bytes = a->in_use;
+    a->st.bytes_written += written;
+    a->st.bytes_read += read;
+    a->st.write_seconds += wsec;
+    a->st.read_wait_seconds += rsec;
+    pthread_mutex_unlock(&a->mu);
+}
 
 int spill_remove_stale(const char *dir)
 {
@@ -202,7 +240,9 @@ int spill_run_new(spill_area *a, size_t bufsize, spill_run **out, gnn_err *e)
         return -fd;
     }
     r->fd = fd;
+    pthread_mutex_lock(&a->mu);
     a->st.runs++;
+    pthread_mutex_unlock(&a->mu);
     *out = r;
     return GNNDB_OK;
 }
@@ -217,7 +257,7 @@ static void write_done(spill_area *a, spill_write *w)
         gnn_seterr_errno(&a->werr, GNNDB_IOERR, err,
                          "spill area %s: writing %u bytes at offset %" PRIu64
                          " of a run (%" PRIu64 " bytes in use)", a->dir,
-                         q->len, q->offset, a->in_use);
+                         q->len, q->offset, spill_in_use(a));
     }
     if (a->nfree <= SPILL_WRITE_DEPTH) a->free_bufs[a->nfree++] = w->buf;
     else gnn_free_aligned(w->buf);
@@ -232,7 +272,7 @@ static int wait_write(spill_area *a, gnn_err *e)
     io_req *done;
     double t0 = now_s();
     int rc = io_wait(a->io, &done, e);
-    a->st.write_seconds += now_s() - t0;
+    account(a, 0, 0, 0, now_s() - t0, 0);
     if (rc) return rc;
     write_done(a, (spill_write *)done->user);
     return GNNDB_OK;
@@ -255,12 +295,13 @@ static int write_chunk(spill_run *r, size_t len, gnn_err *e)
 {
     spill_area *a = r->a;
     if (a->werr.rc) return gnn_seterr(e, a->werr.rc, "%s", a->werr.msg);
-    if (a->limit > 0 && a->in_use + len > (uint64_t)a->limit)
+    uint64_t in_use = spill_in_use(a);
+    if (a->limit > 0 && in_use + len > (uint64_t)a->limit)
         return gnn_seterr(e, GNNDB_FULL,
                           "spill area %s is full: PRAGMA spill_limit of %"
                           PRId64 " bytes reached (%" PRIu64 " in use, %zu "
                           "more needed); raise spill_limit or lower "
-                          "HYPERBATCH", a->dir, a->limit, a->in_use, len);
+                          "HYPERBATCH", a->dir, a->limit, in_use, len);
     if (r->nchunks == r->capchunks) {
         size_t c = r->capchunks ? r->capchunks * 2 : 16;
         uint32_t *cr = realloc(r->crc, c * sizeof *cr);
@@ -304,9 +345,7 @@ static int write_chunk(spill_run *r, size_t len, gnn_err *e)
     /* what stays in the old buffer past len moves to the new one */
     r->buf = next;
     r->flushed += len;
-    a->in_use += len;
-    a->st.bytes_written += len;
-    if (a->in_use > a->st.peak_bytes) a->st.peak_bytes = a->in_use;
+    account(a, (int64_t)len, len, 0, 0, 0);
     return GNNDB_OK;
 }
 
@@ -421,14 +460,14 @@ static int submit_reads(spill_run *r, gnn_err *e)
         q->len = (uint32_t)len;
         q->buf = r->dst + q->offset;
         q->user = r;
-        int rc = io_submit(a->io, q, e);
+        int rc = io_submit(a->rio, q, e);
         if (rc) return rc;
         r->req_busy[s] = 1;
         r->req_chunk[s] = c0;
         r->req_nchunks[s] = c1 - c0;
         any = 1;
     }
-    return any ? io_flush(a->io, e) : GNNDB_OK;
+    return any ? io_flush(a->rio, e) : GNNDB_OK;
 }
 
 int spill_run_read_start(spill_run *r, void *dst, gnn_err *e)
@@ -438,9 +477,8 @@ int spill_run_read_start(spill_run *r, void *dst, gnn_err *e)
     if (r->a->reading && r->a->reading != r)
         return gnn_seterr(e, GNNDB_MISUSE, "spill area: one read ahead at a "
                           "time");
-    /* the run's chunks may still be in flight: reads follow writes */
-    int rc = drain_writes(r->a, e);
-    if (rc) return rc;
+    /* sealing waited for its writes: nothing of it is in flight, and the
+    ** writes of other runs (perhaps another thread's) are not waited for */
     r->dst = dst;
     r->rd_next_chunk = r->rd_done = 0;
     r->rd_span = GNN_MAX(SPILL_READ_CHUNK,
@@ -470,7 +508,7 @@ static int check_read(spill_run *r, int s, gnn_err *e)
                               r->chunk_off[c], r->chunk_len[c]);
         r->rd_done++;
     }
-    r->a->st.bytes_read += q->len;
+    account(r->a, 0, 0, q->len, 0, 0);
     return GNNDB_OK;
 }
 
@@ -482,7 +520,7 @@ int spill_run_read_wait(spill_run *r, gnn_err *e)
     int rc = GNNDB_OK;
     while (r->rd_done < r->nchunks) {
         io_req *done;
-        if ((rc = io_wait(a->io, &done, e))) break;
+        if ((rc = io_wait(a->rio, &done, e))) break;
         int s = (int)(done - r->req);
         if (s < 0 || s >= SPILL_READ_DEPTH) {
             rc = gnn_seterr(e, GNNDB_INTERNAL, "spill: stray completion");
@@ -495,11 +533,11 @@ int spill_run_read_wait(spill_run *r, gnn_err *e)
     for (int s = 0; s < SPILL_READ_DEPTH; s++)
         while (r->req_busy[s]) {
             io_req *done;
-            if (io_wait(a->io, &done, NULL)) break;
+            if (io_wait(a->rio, &done, NULL)) break;
             r->req_busy[done - r->req] = 0;
         }
     a->reading = NULL;
-    a->st.read_wait_seconds += now_s() - t0;
+    account(a, 0, 0, 0, 0, now_s() - t0);
     return rc;
 }
 
@@ -517,9 +555,11 @@ void spill_run_free(spill_run *r)
 {
     if (!r) return;
     if (r->a->reading == r) spill_run_read_wait(r, NULL);
-    /* a write of this run may be in flight: it must not outlive its file */
-    drain_writes(r->a, NULL);
-    r->a->in_use -= r->flushed;
+    /* a write of an unsealed run may be in flight: it must not outlive its
+    ** file (a sealed run's writes are done, and the writes in flight may
+    ** be another thread's) */
+    if (!r->sealed) drain_writes(r->a, NULL);
+    account(r->a, -(int64_t)r->flushed, 0, 0, 0, 0);
     close(r->fd);
     gnn_free_aligned(r->buf);
     free(r->crc);

@@ -40,6 +40,10 @@ typedef struct spill_stats {
     double write_seconds, read_wait_seconds;
 } spill_stats;
 
+/* One thread may write runs (new, append, seal, free unsealed) while one
+** other reads sealed runs back and frees them; the stats and the bytes in
+** use may be read from either. */
+
 /* Open a spill area in `dir` (created when missing) holding at most
 ** `limit` bytes (0: no limit), with an I/O backend of `io_kind` (IO_*).
 ** The caller closes *out with spill_close(). */
@@ -47,9 +51,10 @@ int spill_open(const char *dir, int64_t limit, int io_kind, spill_area **out,
                gnn_err *e);
 /* Close the area; every run must have been freed. */
 void spill_close(spill_area *a);
-const spill_stats *spill_get_stats(const spill_area *a);
+/* A copy of the counters, taken under the area's lock. */
+void spill_get_stats(spill_area *a, spill_stats *out);
 const char *spill_dir(const spill_area *a);
-uint64_t spill_in_use(const spill_area *a);
+uint64_t spill_in_use(spill_area *a);
 
 /* Remove the named run files a crash left in `dir` (their process gone).
 ** Returns how many were removed, or -errno. */

@@ -101,7 +101,9 @@ static void runs_read_back_exactly(void **state)
             spill_run_free(runs[r]);
         }
         assert_int_equal(spill_in_use(a), 0);
-        const spill_stats *st = spill_get_stats(a);
+        spill_stats sts;
+        spill_get_stats(a, &sts);
+        const spill_stats *st = &sts;
         assert_int_equal(st->bytes_read, st->bytes_written);
         assert_int_equal(st->peak_bytes, in_use);
         spill_close(a);

@@ -1,0 +1,257 @@
+/* hb_readback.c — phase 3 of a spilled round (hb_spill.c): its runs read
+** back in batch order, each one's rows put from the order the feature
+** blocks arrived in into local order, and handed out. The next run is read
+** ahead while the caller works on this one, when both fit: beside the
+** round's records in the staged budget, or in x->reserve while the next
+** round is built on another thread (hb_pipeline.c), whose worker pool this
+** side then leaves alone. */
+#include "exec_int.h"
+#include "pool.h"
+#include "spill.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Free read-back buffer k. */
+static void drop_rbuf(hb_exec *x, int k)
+{
+    gnn_free_aligned(x->rbuf[k]);
+    x->rbuf[k] = NULL;
+    x->caprbuf[k] = 0;
+}
+
+
+/* Buffer k with room for `need` bytes. Runs of a round differ a little in
+** size, so a new buffer gets a sixteenth to spare: later runs reuse it
+** instead of faulting in fresh pages for every mini-batch. */
+static int rbuf_ready(hb_exec *x, int k, size_t need, gnn_err *e)
+{
+    if (x->caprbuf[k] >= need) return GNNDB_OK;
+    gnn_free_aligned(x->rbuf[k]);
+    need += need / 16;
+    x->rbuf[k] = gnn_alloc_aligned(need);
+    x->caprbuf[k] = x->rbuf[k] ? need : 0;
+
+    if (!x->rbuf[k])
+        return gnn_seterr(e, GNNDB_NOMEM, "out of memory reading back a "
+                          "spilled mini-batch");
+    return GNNDB_OK;
+}
+
+/* Reading ahead, a run is read into rbuf[0] in the order its rows
+** arrived and put in local order into rbuf[1], the buffer handed out, so
+** that rbuf[0] takes the next run at once; otherwise rbuf[0] alone is read
+** into and ordered in place. */
+
+/* Whether reading record i + 1 ahead, while record i is handed out, keeps
+** the two buffers and the round's records within the staged budget: runs
+** differ in size from the plan's estimate, so it is checked on theirs. */
+static int ahead_fits(const hb_exec *x, int i)
+{
+    size_t need = spill_run_read_size(x->emit->sb[i + 1].run);
+    size_t both = x->caprbuf[1] + GNN_MAX(need, x->caprbuf[0]);
+    size_t budget = x->bg_running ? x->reserve : (size_t)x->p->staged_bytes;
+    return both + hbs_records_bytes(x, x->emit) <= budget;
+}
+
+static int start_read(hb_exec *x, int i, gnn_err *e)
+{
+    hb_sbatch *s = &x->emit->sb[i];
+    int rc = rbuf_ready(x, 0, spill_run_read_size(s->run), e);
+    if (!rc) rc = spill_run_read_start(s->run, x->rbuf[0], e);
+    return rc;
+}
+
+static int bad_order(hb_exec *x, size_t k, size_t nn, gnn_err *e)
+{
+    return gnn_seterr(e, GNNDB_CORRUPT, "spill area %s: a spilled mini-batch "
+                      "lists %zu of its %zu rows, or a row twice",
+                      spill_dir(x->spill), k, nn);
+}
+
+/* x->ord[j] = the local index of the j-th row of record s read into buf:
+** the rows came block by block in x->emit->arrival's order, each block's in
+** row order. Every local index must appear once. */
+static int arrival_order(hb_exec *x, hb_sbatch *s, const unsigned char *buf,
+                         gnn_err *e)
+{
+    size_t nn = s->nn;
+    const uint32_t *perm = (const uint32_t *)(buf + hbs_off_perm(nn, s->ne));
+    const uint32_t *srows = perm + nn;
+    size_t words = nn / 64 + 1;
+    if (hb_grow((void **)&x->ord, &x->capord, nn + 1, sizeof *x->ord) ||
+        hb_grow((void **)&x->ordseen, &x->capordseen, words, sizeof *x->ordseen))
+        return gnn_seterr(e, GNNDB_NOMEM, "out of memory reading back");
+    memset(x->ordseen, 0, words * sizeof *x->ordseen);
+    size_t k = 0;
+    uint64_t rpb = x->p->feat.rows_per_block;
+    for (size_t a = 0; a < x->emit->narrival; a++) {
+        uint64_t r0 = (uint64_t)x->emit->arrival[a] * rpb;
+        size_t lo = hbs_lower_u32(srows, nn, r0), hi = hbs_lower_u32(srows, nn, r0 + rpb);
+        if (k + (hi - lo) > nn) return bad_order(x, k + (hi - lo), nn, e);
+        for (size_t q = lo; q < hi; q++) {
+            uint32_t t = perm[q];
+            if (t >= nn || (x->ordseen[t / 64] >> (t % 64) & 1))
+                return bad_order(x, k, nn, e);
+            x->ordseen[t / 64] |= (uint64_t)1 << (t % 64);
+            x->ord[k++] = t;
+        }
+    }
+    return k == nn ? GNNDB_OK : bad_order(x, k, nn, e);
+}
+
+/* Put the rows in buf into local order in place: each cycle of the
+** permutation x->ord is walked once with one row held aside. */
+static int order_in_place(hb_exec *x, hb_sbatch *s, unsigned char *buf,
+                          gnn_err *e)
+{
+    size_t nn = s->nn, rowbytes = (size_t)x->p->feat.dim * 4;
+    unsigned char *rows = buf + hbs_off_rows(nn, s->ne);
+    if (hb_grow((void **)&x->rowtmp, &x->caprowtmp, 2 * rowbytes + 1, 1))
+        return gnn_seterr(e, GNNDB_NOMEM, "out of memory reading back");
+    unsigned char *held = x->rowtmp, *swap = x->rowtmp + rowbytes;
+    const uint32_t done = 0x80000000u;
+    for (size_t s0 = 0; s0 < nn; s0++) {
+        if (x->ord[s0] & done) continue;
+        memcpy(held, rows + s0 * rowbytes, rowbytes);
+        size_t pos = s0;
+        for (;;) {
+            size_t t = x->ord[pos] & ~done;
+            x->ord[pos] |= done;
+            memcpy(swap, rows + t * rowbytes, rowbytes);
+            memcpy(rows + t * rowbytes, held, rowbytes);
+            unsigned char *tmp = held; held = swap; swap = tmp;
+            if (t == s0) break;
+            pos = t;
+        }
+    }
+    return GNNDB_OK;
+}
+
+typedef struct order_job {
+    const hb_exec *x;
+    const unsigned char *src;
+    unsigned char *dst;
+    size_t nn, rowbytes;
+} order_job;
+
+#define ORDER_TASK_ROWS 4096
+
+static void order_task(void *arg, size_t t, int w)
+{
+    order_job *j = arg;
+    size_t lo = t * ORDER_TASK_ROWS, hi = GNN_MIN(lo + ORDER_TASK_ROWS, j->nn);
+    for (size_t q = lo; q < hi; q++)
+        memcpy(j->dst + (size_t)j->x->ord[q] * j->rowbytes,
+               j->src + q * j->rowbytes, j->rowbytes);
+}
+
+/* Copy record s from src (rows in arrival order) to dst with its rows in
+** local order, on the pool's threads. */
+static void order_into(hb_exec *x, hb_sbatch *s, const unsigned char *src,
+                       unsigned char *dst)
+{
+    size_t nn = s->nn, rowbytes = (size_t)x->p->feat.dim * 4;
+    memcpy(dst, src, hbs_off_rows(nn, s->ne));
+    order_job j = {x, src + hbs_off_rows(nn, s->ne), dst + hbs_off_rows(nn, s->ne),
+                   nn, rowbytes};
+    size_t tasks = (nn + ORDER_TASK_ROWS - 1) / ORDER_TASK_ROWS;
+    /* the worker pool is the build thread's while one runs */
+    if (x->bg_running)
+        for (size_t t = 0; t < tasks; t++) order_task(&j, t, 0);
+    else
+        wpool_run(x->pool, tasks, order_task, &j);
+}
+
+/* Record s (`size` bytes), read into rbuf[0], in local order: in rbuf[1]
+** when reading ahead, else in place. Its buffer through *out. */
+static int put_in_order(hb_exec *x, hb_sbatch *s, size_t size,
+                        unsigned char **out, gnn_err *e)
+{
+    unsigned char *buf = x->rbuf[0];
+    *out = buf;
+    if (!x->p->has_feat) return GNNDB_OK;
+    int rc = arrival_order(x, s, buf, e);
+    if (rc || !x->p->spill_ahead) return rc ? rc : order_in_place(x, s, buf, e);
+    if ((rc = rbuf_ready(x, 1, size, e))) return rc;
+    order_into(x, s, buf, x->rbuf[1]);
+    *out = x->rbuf[1];
+    return GNNDB_OK;
+}
+
+/* The view of record s read into buf. */
+static void fill_view(hb_exec *x, hb_sbatch *s, unsigned char *buf)
+{
+    plan *p = x->p;
+    hb_batch *b = &x->sview;
+    b->epoch = s->epoch;
+    b->batch = s->batch;
+    b->nseeds = s->nseeds;
+    b->nn = s->nn;
+    b->ne = s->ne;
+    gnndb_batch_view *v = &b->view;
+    memset(v, 0, sizeof *v);
+    v->epoch = s->epoch;
+    v->batch = s->batch;
+    v->num_seeds = s->nseeds;
+    v->num_nodes = (int64_t)s->nn;
+    v->num_edges = (int64_t)s->ne;
+    v->num_hops = p->nhops;
+    v->device = GNNDB_DEVICE_HOST;
+    v->n_id = (int64_t *)buf;
+    v->num_sampled_nodes = s->nsn;
+    v->num_sampled_edges = s->nse;
+    v->edge_index = (int64_t *)(buf + s->nn * 8);
+    v->x = p->has_feat ? (float *)(buf + hbs_off_rows(s->nn, s->ne)) : NULL;
+    v->x_dim = p->has_feat ? p->feat.dim : 0;
+    v->y = p->has_labels ? s->y : NULL;
+}
+
+int hbs_next(hb_exec *x, const gnndb_batch_view **view, gnn_err *e)
+{
+    int i = x->scur;
+    hb_sbatch *s = &x->emit->sb[i];
+    int rc = GNNDB_OK;
+    if (!x->ahead_started) {
+        /* the batch handed out before is dead: one buffer is enough */
+        drop_rbuf(x, 1);
+        rc = start_read(x, i, e);
+    }
+    x->ahead_started = 0;
+    if (!rc) rc = spill_run_read_wait(s->run, e);
+    double t0 = hb_now();
+    unsigned char *buf = NULL;
+    if (!rc) rc = put_in_order(x, s, spill_run_read_size(s->run), &buf, e);
+    x->est.spill.cpu_seconds += hb_now() - t0;
+    if (!rc) {
+        fill_view(x, s, buf);
+        x->scur++;
+    }
+    /* read the next run while the caller trains on this one, when both
+    ** buffers fit beside what the round still holds */
+    if (!rc && x->p->spill_ahead && x->scur < x->emit->nsb && ahead_fits(x, i)) {
+        rc = start_read(x, x->scur, e);
+        x->ahead_started = !rc;
+    }
+    /* read back once: its space goes back to the spill area now, while
+    ** the next run streams in (closing a large file takes a while) */
+    spill_run_free(s->run);
+    s->run = NULL;
+    if (rc) return rc;
+    return hb_emit(x, &x->sview, view, e);
+}
+
+int hbs_pending(const hb_exec *x) { return x->scur < x->emit->nsb; }
+
+void hbs_readback_trim(hb_exec *x)
+{
+    for (int k = 0; k < 2; k++) drop_rbuf(x, k);
+}
+
+void hbs_readback_close(hb_exec *x)
+{
+    hbs_readback_trim(x);
+    free(x->ord);
+    free(x->rowtmp);
+    free(x->ordseen);
+}
