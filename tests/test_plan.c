@@ -7,15 +7,18 @@
 **     pools + cache + staged mini-batches stay within memory_limit;
 **   - HYPERBATCH: what was asked, capped at one epoch (1024 by default),
 **     shrunk to the most staged mini-batches that fit (halved for belady),
-**     or spilled, as PRAGMA spill says; the executor runs the plan's H;
+**     or spilled, as PRAGMA spill says; the executor runs at most the
+**     plan's H;
 **   - a memory_limit too small for one mini-batch fails with GNNDB_NOMEM
 **     and words naming memory_limit and BATCH, before any batch;
 **   - batches per epoch and in all, with EPOCHS, LIMIT and PARTITION,
 **     against the arithmetic done here and the batches the run returns;
 **   - the per-hop estimates of new nodes and sampled edges per mini-batch
 **     within 25% (first hop) and a factor of 3 (later hops) of the means
-**     measured by sampling cora through the public API (shuffled seeds of the whole graph, as the estimate
-**     assumes uniform seeds), and the per-batch bounds never exceeded. */
+**     measured by sampling cora through the public API (shuffled seeds of
+**     the whole graph, as the estimate assumes uniform seeds); WITH
+**     REPLACEMENT only never below the truth (see that test); and the
+**     per-batch bounds never exceeded. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
