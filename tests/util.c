@@ -58,3 +58,75 @@ char *tu_read_file(const char *path, size_t *len)
     if (b) { b[n] = 0; if (len) *len = (size_t)n; }
     return b;
 }
+
+int tu_db_open(tu_db *d, const char *tag)
+{
+    memset(d, 0, sizeof *d);
+    d->dir = tu_tmpdir(tag);
+    if (!d->dir) return GNNDB_CANTOPEN;
+    snprintf(d->path, sizeof d->path, "%s/test.gnndb", d->dir);
+    int rc = gnndb_open(d->path, &d->h,
+                        GNNDB_OPEN_READWRITE | GNNDB_OPEN_CREATE);
+    if (rc) fprintf(stderr, "open %s: %s\n", d->path, gnndb_errmsg(d->h));
+    return rc;
+}
+
+void tu_db_close(tu_db *d)
+{
+    gnndb_close(d->h);
+    d->h = NULL;
+    if (d->dir) tu_rmrf(d->dir);
+    free(d->dir);
+    d->dir = NULL;
+}
+
+int tu_import_cora(gnndb *h)
+{
+    char sql[16384];
+    snprintf(sql, sizeof sql,
+             "CREATE GRAPH cora FROM '%s';"
+             "IMPORT FEATURES feat INTO cora FROM '%s';"
+             "IMPORT LABELS INTO cora FROM '%s';"
+             "CREATE SPLIT train ON cora FROM '%s';",
+             tu_data(4, "cora/edges.tsv"), tu_data(5, "cora/features.npy"),
+             tu_data(6, "cora/labels.npy"), tu_data(7, "cora/train_idx.npy"));
+    int rc = gnndb_exec(h, sql, NULL, NULL);
+    if (rc) fprintf(stderr, "importing cora: %s\n", gnndb_errmsg(h));
+    return rc;
+}
+
+void *tu_load_npy(const char *path, size_t *bytes)
+{
+    size_t len;
+    char *raw = tu_read_file(path, &len);
+    if (!raw) return NULL;
+    if (len < 10 || memcmp(raw, "\x93NUMPY", 6) != 0 || raw[6] != 1) {
+        free(raw);
+        return NULL;
+    }
+    size_t off = 10 + ((size_t)(unsigned char)raw[8] |
+                       (size_t)(unsigned char)raw[9] << 8);
+    if (off > len) { free(raw); return NULL; }
+    *bytes = len - off;
+    memmove(raw, raw + off, *bytes);
+    return raw;
+}
+
+int tu_write_npy(const char *path, const char *descr, const void *data,
+                 size_t rows, size_t cols, size_t elem)
+{
+    char hdr[128];
+    int n = snprintf(hdr, sizeof hdr, "{'descr': '%s', 'fortran_order': "
+                     "False, 'shape': (%zu, %zu), }", descr, rows, cols);
+    /* pad with spaces so that the data starts on a 64-byte boundary */
+    while ((10 + n + 1) % 64) hdr[n++] = ' ';
+    hdr[n++] = '\n';
+    FILE *f = fopen(path, "wb");
+    if (!f) return -1;
+    unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0,
+                             (unsigned char)(n & 0xff), (unsigned char)(n >> 8)};
+    size_t want = rows * cols * elem;
+    int ok = fwrite(pre, 1, 10, f) == 10 && fwrite(hdr, 1, (size_t)n, f) ==
+             (size_t)n && fwrite(data, 1, want, f) == want;
+    return (fclose(f) == 0 && ok) ? 0 : -1;
+}

@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "gnndb.h"
+
 /* Directory of the shipped data ($GNNDB_DATA or ../shared/data). */
 const char *tu_data_dir(void);
 /* A path under the data dir, in a static buffer per call slot (0..7). */
@@ -18,5 +20,27 @@ void tu_rmrf(const char *path);
 int tu_write_file(const char *path, const void *data, size_t len);
 /* Read a whole file (malloc'd, NUL-terminated); NULL on failure. */
 char *tu_read_file(const char *path, size_t *len);
+
+/* A fresh database in its own scratch directory. */
+typedef struct tu_db {
+    char *dir;          /* the scratch directory (malloc'd) */
+    char path[1024];    /* dir/test.gnndb */
+    gnndb *h;
+} tu_db;
+/* Create and open one (read-write); 0, or the gnndb code with its words
+** printed. */
+int tu_db_open(tu_db *d, const char *tag);
+/* Close the handle and remove the scratch directory. */
+void tu_db_close(tu_db *d);
+/* Import the shipped cora as graph `cora`: its edges, FEATURES feat,
+** labels and SPLIT train. 0 or the gnndb code. */
+int tu_import_cora(gnndb *h);
+/* The data of a version-1 C-order .npy file, without its header
+** (malloc'd, *bytes its size); NULL on failure. */
+void *tu_load_npy(const char *path, size_t *bytes);
+/* Write a 2-D C-order .npy of rows x cols elements of `elem` bytes typed
+** `descr` ("<f4", "<i8"); 0 on success. */
+int tu_write_npy(const char *path, const char *descr, const void *data,
+                 size_t rows, size_t cols, size_t elem);
 
 #endif
