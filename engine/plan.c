@@ -37,9 +37,10 @@ int plan_parse_device(const char *d, plan *p, gnn_err *e)
                       "unknown device '%s': use 'host' or 'cuda:N'", d);
 }
 
-/* The degree at which bucket k of the histogram is taken: bucket 0 holds
-** degree 0, bucket k >= 1 degrees [2^(k-1), 2^k), taken at their geometric
-** middle. */
+/* The degree at which bucket k of the histogram is taken. Bucket k holds
+** the degrees of k bits (import_graph.c): bucket 0 degree 0 and bucket 1
+** degree 1, each taken as it is, bucket k >= 2 degrees [2^(k-1), 2^k),
+** taken at the range's geometric middle, 2^(k-1) * 1.414 (sqrt 2). */
 static double bucket_degree(int k)
 {
     return k == 0 ? 0 : k == 1 ? 1 : ldexp(1.0, k - 1) * 1.414;
