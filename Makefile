@@ -150,7 +150,8 @@ pytest-pyg: all pyg-venv
 
 # The whole suite. Unsanitized, `make test` also runs the unit programs
 # under ASan+UBSan and under valgrind, and each fuzz target for 30 s, so that
-# memory errors and fuzz findings fail CI.
+# memory errors and fuzz findings fail CI. Last, as a warning that never
+# fails it, the files and functions grown too long (scripts/offenders.sh).
 test: deps
 	@$(MAKE) --no-print-directory unit e2e pytest pytest-pyg pip-test test-gpu
 ifeq ($(SANITIZE),)
@@ -158,6 +159,7 @@ ifeq ($(SANITIZE),)
 	@$(MAKE) --no-print-directory valgrind
 	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=30
 endif
+	-@sh scripts/offenders.sh
 
 # The benchmark suite (not part of `make test`): `make bench` runs the
 # default configuration, `make bench BENCH_ARGS=--quick` a one-minute one.

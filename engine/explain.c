@@ -239,12 +239,10 @@ static int spill_line(const plan *p, const hb_stats *st, rowset *rs)
     return err;
 }
 
-int explain_rows(const plan *p, const hb_stats *st, rowset *rs)
+/* The head of the plan: the statement, how memory_limit is divided, the row
+** cache, and H. */
+static int head_lines(const plan *p, rowset *rs)
 {
-    cm_layout lay;
-    cm_est est;
-    cm_layout_of(p, &lay);
-    cm_estimate(p, &p->profile, &lay, &est);
     char b1[32], b2[32], b3[32], b4[32], b5[32];
     int err = 0;
     int64_t hbs = (p->total_batches + p->hyperbatch - 1) / p->hyperbatch;
@@ -275,14 +273,16 @@ int explain_rows(const plan *p, const hb_stats *st, rowset *rs)
     err |= line(rs, 0, "HYPERBATCH %" PRId64 "%s%s%s (%" PRId64
                 " hyperbatches)", p->hyperbatch,
                 p->note[0] ? " (" : "", p->note, p->note[0] ? ")" : "", hbs);
-    err |= spill_line(p, st, rs);
-    err |= cost_lines(p, &est, rs);
-    int d = 0;
-    err |= line(rs, d, "-> transfer to %s",
-                p->device == GNNDB_DEVICE_CUDA ? "cuda" : "host");
-    if (st && p->device == GNNDB_DEVICE_CUDA)
-        err |= actual(rs, d + 1, &st->transfer);
-    d++;
+    return err;
+}
+
+/* The gather operator at depth d: its table, the estimate, whole blocks or
+** pages, and after a run what it read and what the row cache spared. */
+static int gather_lines(const plan *p, const hb_stats *st, const cm_est *est,
+                        int d, rowset *rs)
+{
+    char b1[32];
+    int err = 0;
     if (p->has_feat)
         err |= line(rs, d, "-> gather %s (%u x %s, %" PRId64 " blocks of %s, "
                     "%u rows each)%s: est. %.0f blocks per hyperbatch",
@@ -293,8 +293,8 @@ int explain_rows(const plan *p, const hb_stats *st, rowset *rs)
                     p->feat_blocks_est_hb);
     else
         err |= line(rs, d, "-> gather%s", p->has_labels ? " labels" : " (no features)");
-    if (p->has_feat || p->has_labels) err |= estimate(rs, d + 1, &est.gather);
-    if (p->has_feat) err |= gran_line(rs, d + 1, p, &est.gather_gran);
+    if (p->has_feat || p->has_labels) err |= estimate(rs, d + 1, &est->gather);
+    if (p->has_feat) err |= gran_line(rs, d + 1, p, &est->gather_gran);
     if (st) err |= actual(rs, d + 1, &st->gather);
     if (st && st->gather.partial_blocks)
         err |= pages_actual(rs, d + 1, &st->gather);
@@ -307,21 +307,35 @@ int explain_rows(const plan *p, const hb_stats *st, rowset *rs)
                     n ? 100.0 * (double)st->cache_hits / (double)n : 0.0,
                     st->cache_blocks_saved, st->cache_fill_blocks);
     }
-    for (int h = p->nhops - 1; h >= 0; h--) {
-        d++;
+    return err;
+}
+
+/* The sample operators, the last hop at depth d and each earlier one a
+** level deeper, as each samples from the nodes the one before reached. */
+static int hop_lines(const plan *p, const hb_stats *st, const cm_est *est,
+                     int d, rowset *rs)
+{
+    int err = 0;
+    for (int h = p->nhops - 1; h >= 0; h--, d++) {
         err |= line(rs, d, "-> sample hop %d fanout %d%s: est. %.0f edges, "
                     "%.0f new nodes per mini-batch; %.0f of %" PRId64
                     " graph blocks per hyperbatch",
                     h + 1, p->fanouts[h], p->replace ? " with replacement" : "",
                     p->edges_est[h], p->nodes_est[h + 1], p->blocks_est_hb[h],
                     p->graph.graph_blocks);
-        err |= estimate(rs, d + 1, &est.hop[h]);
-        err |= hop_gran_line(rs, d + 1, p, &est.hop_gran[h]);
+        err |= estimate(rs, d + 1, &est->hop[h]);
+        err |= hop_gran_line(rs, d + 1, p, &est->hop_gran[h]);
         if (st) err |= actual(rs, d + 1, &st->hop[h]);
         if (st && st->hop[h].partial_blocks)
             err |= pages_actual(rs, d + 1, &st->hop[h]);
     }
-    d++;
+    return err;
+}
+
+/* The scan of the seeds at depth d, the leaf of the tree. */
+static int scan_lines(const plan *p, int d, rowset *rs)
+{
+    int err = 0;
     const char *src = p->seeds_kind == AST_SEEDS_SPLIT ? "split"
                       : p->seeds_kind == AST_SEEDS_LIST ? "list" : "all nodes";
     err |= line(rs, d, "-> scan %s%s%s: %" PRId64 " seeds, BATCH %" PRId64
@@ -333,31 +347,59 @@ int explain_rows(const plan *p, const hb_stats *st, rowset *rs)
         err |= line(rs, d + 1, "partition %" PRId64 " of %" PRId64
                     ": this rank's share of %" PRId64 " seeds per epoch",
                     p->part_rank, p->part_count, p->nseeds_all);
-    if (st) {
-        err |= line(rs, 0, "total: %" PRIu64 " mini-batches in %" PRIu64
-                    " hyperbatches, %.3f s, %" PRIu64 " sampled edges, %" PRIu64
-                    " nodes%s",
-                    st->batches, st->hyperbatches, st->seconds, st->edges,
-                    st->nodes, st->shrunk ? "; some hyperbatches were cut "
-                                            "short to stay within memory_limit"
-                                          : "");
-        /* blocks read whole or in part, as the estimate counts them */
-        uint64_t blocks = st->gather.blocks_read + st->gather.partial_blocks;
-        uint64_t bytes = st->gather.bytes_read;
-        for (int h = 0; h < p->nhops; h++) {
-            blocks += st->hop[h].blocks_read + st->hop[h].partial_blocks;
-            bytes += st->hop[h].bytes_read;
-        }
-        err |= batch_line(p, st, rs);
-        char b6[32], b7[32];
-        err |= line(rs, 0, "estimated vs actual: blocks read %.0f vs %" PRIu64
-                    ", bytes %s vs %s, %.3g s vs %.3g s, %.1f vs %.1f "
-                    "batches/s",
-                    est.total.blocks, blocks,
-                    db_fmt_size((int64_t)est.total.bytes, b6, sizeof b6),
-                    db_fmt_size((int64_t)bytes, b7, sizeof b7),
-                    est.total.seconds, st->seconds, est.batches_per_s,
-                    st->seconds > 0 ? (double)st->batches / st->seconds : 0);
+    return err;
+}
+
+/* After a run: what it did in all, and the estimate beside it. */
+static int total_lines(const plan *p, const hb_stats *st, const cm_est *est,
+                       rowset *rs)
+{
+    int err = 0;
+    err |= line(rs, 0, "total: %" PRIu64 " mini-batches in %" PRIu64
+                " hyperbatches, %.3f s, %" PRIu64 " sampled edges, %" PRIu64
+                " nodes%s",
+                st->batches, st->hyperbatches, st->seconds, st->edges,
+                st->nodes, st->shrunk ? "; some hyperbatches were cut "
+                                        "short to stay within memory_limit"
+                                      : "");
+    /* blocks read whole or in part, as the estimate counts them */
+    uint64_t blocks = st->gather.blocks_read + st->gather.partial_blocks;
+    uint64_t bytes = st->gather.bytes_read;
+    for (int h = 0; h < p->nhops; h++) {
+        blocks += st->hop[h].blocks_read + st->hop[h].partial_blocks;
+        bytes += st->hop[h].bytes_read;
     }
+    err |= batch_line(p, st, rs);
+    char b6[32], b7[32];
+    err |= line(rs, 0, "estimated vs actual: blocks read %.0f vs %" PRIu64
+                ", bytes %s vs %s, %.3g s vs %.3g s, %.1f vs %.1f "
+                "batches/s",
+                est->total.blocks, blocks,
+                db_fmt_size((int64_t)est->total.bytes, b6, sizeof b6),
+                db_fmt_size((int64_t)bytes, b7, sizeof b7),
+                est->total.seconds, st->seconds, est->batches_per_s,
+                st->seconds > 0 ? (double)st->batches / st->seconds : 0);
+    return err;
+}
+
+/* The plan, then its operators top down, each with its estimate and, after
+** a run (st not NULL), what it did. */
+int explain_rows(const plan *p, const hb_stats *st, rowset *rs)
+{
+    cm_layout lay;
+    cm_est est;
+    cm_layout_of(p, &lay);
+    cm_estimate(p, &p->profile, &lay, &est);
+    int err = head_lines(p, rs);
+    err |= spill_line(p, st, rs);
+    err |= cost_lines(p, &est, rs);
+    err |= line(rs, 0, "-> transfer to %s",
+                p->device == GNNDB_DEVICE_CUDA ? "cuda" : "host");
+    if (st && p->device == GNNDB_DEVICE_CUDA)
+        err |= actual(rs, 1, &st->transfer);
+    err |= gather_lines(p, st, &est, 1, rs);
+    err |= hop_lines(p, st, &est, 2, rs);
+    err |= scan_lines(p, 2 + p->nhops, rs);
+    if (st) err |= total_lines(p, st, &est, rs);
     return err ? -1 : 0;
 }

@@ -362,7 +362,7 @@ static int cache_gather(hb_exec *x, const cat_table *t, gnn_err *e)
     return hb_bucket(x, w, x->blockof, (uint64_t)t->nblocks, e);
 }
 
-/* Gather one table for the first `per_batch(b)` nodes of each batch. */
+/* Gather one table for each batch: its nodes' rows, or its seeds' labels. */
 static int gather_table(hb_exec *x, const cat_table *t, blk_file *f,
                         int labels, hb_opstats *o, gnn_err *e)
 {

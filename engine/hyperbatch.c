@@ -745,7 +745,6 @@ int hb_sample_round(hb_exec *x, int64_t g, gnn_err *e)
     x->nb = (int)n;
     x->cur = 0;
     x->st.scan.seconds += hb_now() - t0;
-    x->st.scan.items += 0;
     for (int h = 0; h < p->nhops && x->nb; h++) {
         int rc = run_hop(x, h, e);
         if (!rc) rc = hb_fit(x, 0, e);

@@ -37,9 +37,10 @@ int plan_parse_device(const char *d, plan *p, gnn_err *e)
                       "unknown device '%s': use 'host' or 'cuda:N'", d);
 }
 
-/* The degree at which bucket k of the histogram is taken: bucket 0 holds
-** degree 0, bucket k >= 1 degrees [2^(k-1), 2^k), taken at their geometric
-** middle. */
+/* The degree at which bucket k of the histogram is taken. Bucket k holds
+** the degrees of k bits (import_graph.c): bucket 0 degree 0 and bucket 1
+** degree 1, each taken as it is, bucket k >= 2 degrees [2^(k-1), 2^k),
+** taken at the range's geometric middle, 2^(k-1) * 1.414 (sqrt 2). */
 static double bucket_degree(int k)
 {
     return k == 0 ? 0 : k == 1 ? 1 : ldexp(1.0, k - 1) * 1.414;
@@ -332,12 +333,10 @@ void plan_partition_range(int64_t total, int64_t k, int64_t n, int64_t *lo,
     *hi = (int64_t)(t * (k + 1) / n);
 }
 
-int plan_build(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
+/* The feature table: the one named, else the graph's only one (none when
+** it has several and the query names none). SAMPLE gathers float32 rows. */
+static int plan_features(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
 {
-    memset(p, 0, sizeof *p);
-    if (cat_graph_get(db->cat, s->graph, &p->graph, e)) return e->rc;
-
-    /* features: the named table, else the graph's only feature table */
     if (s->features) {
         if (cat_table_get(db->cat, p->graph.id, s->features, &p->feat, e))
             return e->rc;
@@ -360,13 +359,25 @@ int plan_build(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
                           "feature table %s is stored as %s; SAMPLE gathers "
                           "float32 tables only", p->feat.name,
                           blk_dtype_name(p->feat.dtype));
+    return GNNDB_OK;
+}
+
+/* The graph's labels, when it has them: a graph without is no error. */
+static int plan_labels(gnndb *db, plan *p, gnn_err *e)
+{
     gnn_err e2 = {0};
     if (cat_table_get(db->cat, p->graph.id, "__labels", &p->labels, &e2) ==
         GNNDB_OK)
         p->has_labels = 1;
     else if (e2.rc != GNNDB_NOTFOUND)
         return gnn_seterr(e, e2.rc, "%s", e2.msg);
+    return GNNDB_OK;
+}
 
+/* The seeds of every epoch, and of them this rank's share when the query
+** is one of part_count partitions. */
+static int plan_seeds(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
+{
     if (resolve_seeds(db, s, p, e)) return e->rc;
     p->nseeds_all = p->nseeds;
     if (s->part_count > 0) {
@@ -377,7 +388,14 @@ int plan_build(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
                              &hi);
         p->nseeds = hi - lo;
     }
+    return GNNDB_OK;
+}
 
+/* The query's clauses, the batches they make, and the pragmas the
+** executor runs under, copied into the plan. A seed is drawn when the
+** query gives none (EXPLAIN and gnndb_stmt_status report it). */
+static int plan_clauses(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
+{
     p->nhops = s->nhops;
     memcpy(p->fanouts, s->fanouts, sizeof p->fanouts);
     p->replace = s->replace;
@@ -406,13 +424,18 @@ int plan_build(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
     p->io_depth = db->pragma.io_depth;
     p->coalesce = db->pragma.coalesce;
     p->read_granularity = db->pragma.read_granularity;
+    return GNNDB_OK;
+}
 
-    /* memory: an eighth (at most 64 MiB) for graph blocks, the same for
-    ** feature blocks, the row cache when a policy is set (plan_cache), the
-    ** rest for the staged mini-batches of a hyperbatch.
-    ** A hyperbatch visits each block once, so a pool only needs frames
-    ** enough to keep reads in flight; staged mini-batches are what let H,
-    ** and with it the saving in reads, grow. */
+/* The expected mini-batch, from the degree histogram; then memory: an
+** eighth (at most 64 MiB) for graph blocks, the same for feature blocks,
+** the row cache when a policy is set (plan_cache), the rest for the staged
+** mini-batches of a hyperbatch (plan_hyperbatch).
+** A hyperbatch visits each block once, so a pool only needs frames
+** enough to keep reads in flight; staged mini-batches are what let H,
+** and with it the saving in reads, grow. */
+static int plan_pools(gnndb *db, plan *p, gnn_err *e)
+{
     if (cat_degree_hist_get(db->cat, p->graph.id, p->deg_hist, 64,
                             &p->nbuckets, e))
         return e->rc;
@@ -437,6 +460,39 @@ int plan_build(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
         p->feat_pool_bytes = (int64_t)p->feat_frames * fbs;
     }
     if (plan_cache(db, p, share, e)) return e->rc;
+    return GNNDB_OK;
+}
+
+/* What EXPLAIN says beside H (cap: what the query and one epoch allow). A
+** spilled round is gathered block by block straight into its runs: a row
+** cache has nothing to serve, so its memory goes to the round; pinned hot
+** blocks still spare their reads. */
+static void plan_note(plan *p, int64_t cap)
+{
+    char b1[32];
+    if (p->spill) {
+        snprintf(p->note, sizeof p->note,
+                 "spilled: each mini-batch's rows wait in the spill area; "
+                 "in memory_limit %s only %" PRId64 " would fit",
+                 db_fmt_size(p->memory_limit, b1, sizeof b1),
+                 p->hyperbatch_inmem);
+        if (p->cache_policy != FC_HOT_BLOCKS) {
+            p->staged_bytes += p->cache_bytes;
+            p->cache_policy = FC_NONE;
+            p->cache_bytes = p->cache_rows = 0;
+        }
+    } else if (p->hyperbatch < cap) {
+        snprintf(p->note, sizeof p->note,
+                 "reduced from %" PRId64 " to fit memory_limit %s",
+                 cap, db_fmt_size(p->memory_limit, b1, sizeof b1));
+    }
+}
+
+/* H: as many staged mini-batches as what the pools and the cache leave
+** holds, at most HYPERBATCH n (1024 by default) and one epoch; or, when
+** plan_spill chooses it, a spilled round. */
+static int plan_hyperbatch(gnndb *db, plan *p, gnn_err *e)
+{
     /* the seeds and their epoch order stay loaded for the whole run */
     p->staged_bytes = p->memory_limit - p->graph_pool_bytes -
                       p->feat_pool_bytes - p->cache_bytes -
@@ -460,28 +516,15 @@ int plan_build(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
     p->hyperbatch_cap = cap;
     p->hyperbatch = GNN_MAX(1, GNN_MIN(cap, fit));
     plan_spill(db, p, cap, p->hyperbatch);
-    if (p->spill) {
-        snprintf(p->note, sizeof p->note,
-                 "spilled: each mini-batch's rows wait in the spill area; "
-                 "in memory_limit %s only %" PRId64 " would fit",
-                 db_fmt_size(p->memory_limit, b1, sizeof b1),
-                 p->hyperbatch_inmem);
-        /* a round is gathered block by block straight into its runs: a
-        ** row cache has nothing to serve, so its memory goes to the round;
-        ** pinned hot blocks still spare their reads */
-        if (p->cache_policy != FC_HOT_BLOCKS) {
-            p->staged_bytes += p->cache_bytes;
-            p->cache_policy = FC_NONE;
-            p->cache_bytes = p->cache_rows = 0;
-        }
-    } else if (p->hyperbatch < cap) {
-        snprintf(p->note, sizeof p->note,
-                 "reduced from %" PRId64 " to fit memory_limit %s",
-                 cap, db_fmt_size(p->memory_limit, b1, sizeof b1));
-    }
+    plan_note(p, cap);
+    return GNNDB_OK;
+}
 
-    /* blocks per hop of one hyperbatch: distinct blocks touched by
-    ** H * frontier random nodes out of nblocks */
+/* Blocks per hop of one hyperbatch: distinct blocks touched by
+** H * frontier random nodes out of nblocks; likewise the feature blocks of
+** its rows. */
+static void plan_blocks_est(plan *p)
+{
     double nb = (double)GNN_MAX(1, p->graph.graph_blocks);
     double frontier = (double)p->batch;
     for (int h = 0; h < p->nhops; h++) {
@@ -495,13 +538,31 @@ int plan_build(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
         for (int h = 0; h <= p->nhops; h++) rows += p->nodes_est[h];
         p->feat_blocks_est_hb = fb * (1.0 - exp(-rows * p->hyperbatch / fb));
     }
-    /* EXPLAIN's estimates, and the executor's choice of whole blocks or
-    ** pages, come from the disk profile */
+}
+
+/* EXPLAIN's estimates, and the executor's choice of whole blocks or pages,
+** come from the disk profile; without one, from documented defaults. */
+static int plan_profile(gnndb *db, plan *p, gnn_err *e)
+{
     gnn_err e3 = {0};
     int rc = cat_profile_get(db->cat, &p->profile, &e3);
     if (rc && rc != GNNDB_NOTFOUND) return gnn_seterr(e, rc, "%s", e3.msg);
     p->calibrated = rc == GNNDB_OK;
     return GNNDB_OK;
+}
+
+/* The steps in order: each reads what the ones before it filled in. */
+int plan_build(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
+{
+    memset(p, 0, sizeof *p);
+    if (cat_graph_get(db->cat, s->graph, &p->graph, e)) return e->rc;
+    int rc;
+    if ((rc = plan_features(db, s, p, e)) || (rc = plan_labels(db, p, e)) ||
+        (rc = plan_seeds(db, s, p, e)) || (rc = plan_clauses(db, s, p, e)) ||
+        (rc = plan_pools(db, p, e)) || (rc = plan_hyperbatch(db, p, e)))
+        return rc;
+    plan_blocks_est(p);
+    return plan_profile(db, p, e);
 }
 
 void plan_free(plan *p)

@@ -91,6 +91,112 @@ static int label_counts(gnndb *db, const cat_table *t, int64_t **counts,
     return rc;
 }
 
+/* The graph's own rows: its shape, where it came from, how it is stored,
+** and its degrees with their histogram. */
+static int graph_props(gnndb *db, const cat_graph *g, rowset *rs, int *oom,
+                       gnn_err *e)
+{
+    char buf[256];
+    *oom |= rs_prop_text(rs, "name", g->name);
+    *oom |= rs_prop_int(rs, "nodes", g->nodes);
+    *oom |= rs_prop_int(rs, "edges", g->edges);
+    *oom |= rs_prop_int(rs, "directed", g->directed);
+    *oom |= rs_prop_text(rs, "node_order", g->node_order);
+    *oom |= rs_prop_int(rs, "block_size", g->block_size);
+    *oom |= rs_prop_int(rs, "graph_blocks", g->graph_blocks);
+    *oom |= rs_prop_text(rs, "source", g->source);
+    *oom |= rs_prop_int(rs, "degree.min", g->min_degree);
+    *oom |= rs_prop_int(rs, "degree.median", g->median_degree);
+    snprintf(buf, sizeof buf, "%.2f", g->mean_degree);
+    *oom |= rs_prop_text(rs, "degree.mean", buf);
+    *oom |= rs_prop_int(rs, "degree.max", g->max_degree);
+    int64_t hist[64];
+    int nb = 0;
+    int rc = cat_degree_hist_get(db->cat, g->id, hist, 64, &nb, e);
+    if (rc) return rc;
+    for (int k = 0; k < nb; k++) {
+        if (!hist[k]) continue;
+        /* bucket 0: degree 0; bucket k: [2^(k-1), 2^k) */
+        int64_t lo = k == 0 ? 0 : (int64_t)1 << (k - 1);
+        int64_t hi = k == 0 ? 0 : ((int64_t)1 << k) - 1;
+        snprintf(buf, sizeof buf, "degree.hist.%" PRId64 "-%" PRId64, lo, hi);
+        *oom |= rs_prop_int(rs, buf, hist[k]);
+    }
+    return GNNDB_OK;
+}
+
+/* A row for each feature table, then for the label table its classes and
+** the nodes of each (counted from its blocks). */
+static int table_props(gnndb *db, const cat_table *ts, size_t nt, rowset *rs,
+                       int *oom, gnn_err *e)
+{
+    char buf[256];
+    for (size_t i = 0; i < nt; i++) {
+        if (ts[i].kind != CAT_TABLE_FEATURES) continue;
+        char key[200], val[64];
+        snprintf(key, sizeof key, "features.%s", ts[i].name);
+        snprintf(val, sizeof val, "%u x %s", ts[i].dim,
+                 blk_dtype_name(ts[i].dtype));
+        *oom |= rs_prop_text(rs, key, val);
+    }
+    for (size_t i = 0; i < nt; i++) {
+        if (ts[i].kind != CAT_TABLE_LABELS) continue;
+        snprintf(buf, sizeof buf, "%" PRId64 " classes", ts[i].nclasses);
+        *oom |= rs_prop_text(rs, "labels", buf);
+        int64_t *counts = NULL;
+        int rc = label_counts(db, &ts[i], &counts, e);
+        for (int64_t c = 0; !rc && c < ts[i].nclasses; c++) {
+            snprintf(buf, sizeof buf, "label.class.%" PRId64, c);
+            *oom |= rs_prop_int(rs, buf, counts[c]);
+        }
+        free(counts);
+        if (rc) return rc;
+    }
+    return GNNDB_OK;
+}
+
+/* A row for each pack: its batches, the seed it was sampled with, its
+** bytes. Returns nonzero when out of memory. */
+static int pack_props(const cat_pack *ps, size_t np, rowset *rs)
+{
+    int oom = 0;
+    for (size_t i = 0; i < np; i++) {
+        char key[200], val[256];
+        snprintf(key, sizeof key, "pack.%s", ps[i].name);
+        snprintf(val, sizeof val, "%" PRId64 " batches (%" PRId64 " epochs x %"
+                 PRId64 "), SEED %" PRIu64 ", %" PRId64 " bytes", ps[i].batches,
+                 ps[i].epochs, ps[i].batches_per_epoch, ps[i].seed,
+                 ps[i].nblocks * (int64_t)ps[i].block_size);
+        oom |= rs_prop_text(rs, key, val);
+    }
+    return oom;
+}
+
+/* The bytes on disk of every file the graph owns, then of the catalog and
+** the index, which the whole database shares. Returns nonzero when out of
+** memory. */
+static int file_props(gnndb *db, const cat_graph *g, const cat_table *ts,
+                      size_t nt, const cat_pack *ps, size_t np, rowset *rs)
+{
+    char buf[256];
+    int oom = 0;
+    snprintf(buf, sizeof buf, "file.%s", g->file);
+    oom |= rs_prop_int(rs, buf, file_size(db->dir, g->file));
+    for (size_t i = 0; i < nt; i++) {
+        snprintf(buf, sizeof buf, "file.%s", ts[i].file);
+        oom |= rs_prop_int(rs, buf, file_size(db->dir, ts[i].file));
+    }
+    for (size_t i = 0; i < np; i++) {
+        snprintf(buf, sizeof buf, "file.%s", ps[i].file);
+        oom |= rs_prop_int(rs, buf, file_size(db->dir, ps[i].file));
+    }
+    oom |= rs_prop_int(rs, "file.catalog.db", file_size(db->dir, "catalog.db"));
+    oom |= rs_prop_int(rs, "file.index.mdb", file_size(db->dir, "index.mdb"));
+    return oom;
+}
+
+/* DESCRIBE graph: (property, value) rows, in *out (the caller frees them
+** with rs_free) when it returns GNNDB_OK. */
 int show_describe(gnndb *db, const char *graph, rowset **out, gnn_err *e)
 {
     static const char *const cols[] = {"property", "value", NULL};
@@ -103,92 +209,29 @@ int show_describe(gnndb *db, const char *graph, rowset **out, gnn_err *e)
     cat_split *ss = NULL;
     cat_pack *ps = NULL;
     size_t nt = 0, ns = 0, np = 0;
-    int64_t *counts = NULL;
-    char buf[256];
     int oom = 0;
-    oom |= rs_prop_text(rs, "name", g.name);
-    oom |= rs_prop_int(rs, "nodes", g.nodes);
-    oom |= rs_prop_int(rs, "edges", g.edges);
-    oom |= rs_prop_int(rs, "directed", g.directed);
-    oom |= rs_prop_text(rs, "node_order", g.node_order);
-    oom |= rs_prop_int(rs, "block_size", g.block_size);
-    oom |= rs_prop_int(rs, "graph_blocks", g.graph_blocks);
-    oom |= rs_prop_text(rs, "source", g.source);
-    oom |= rs_prop_int(rs, "degree.min", g.min_degree);
-    oom |= rs_prop_int(rs, "degree.median", g.median_degree);
-    snprintf(buf, sizeof buf, "%.2f", g.mean_degree);
-    oom |= rs_prop_text(rs, "degree.mean", buf);
-    oom |= rs_prop_int(rs, "degree.max", g.max_degree);
-    int64_t hist[64];
-    int nb = 0;
-    if ((rc = cat_degree_hist_get(db->cat, g.id, hist, 64, &nb, e))) goto fail;
-    for (int k = 0; k < nb; k++) {
-        if (!hist[k]) continue;
-        /* bucket 0: degree 0; bucket k: [2^(k-1), 2^k) */
-        int64_t lo = k == 0 ? 0 : (int64_t)1 << (k - 1);
-        int64_t hi = k == 0 ? 0 : ((int64_t)1 << k) - 1;
-        snprintf(buf, sizeof buf, "degree.hist.%" PRId64 "-%" PRId64, lo, hi);
-        oom |= rs_prop_int(rs, buf, hist[k]);
-    }
-    if ((rc = cat_table_list(db->cat, g.id, &ts, &nt, e)) ||
-        (rc = cat_split_list(db->cat, g.id, &ss, &ns, e)))
-        goto fail;
-    for (size_t i = 0; i < nt; i++) {
-        if (ts[i].kind != CAT_TABLE_FEATURES) continue;
-        char key[200], val[64];
-        snprintf(key, sizeof key, "features.%s", ts[i].name);
-        snprintf(val, sizeof val, "%u x %s", ts[i].dim,
-                 blk_dtype_name(ts[i].dtype));
-        oom |= rs_prop_text(rs, key, val);
-    }
-    for (size_t i = 0; i < nt; i++) {
-        if (ts[i].kind != CAT_TABLE_LABELS) continue;
-        snprintf(buf, sizeof buf, "%" PRId64 " classes", ts[i].nclasses);
-        oom |= rs_prop_text(rs, "labels", buf);
-        if ((rc = label_counts(db, &ts[i], &counts, e))) goto fail;
-        for (int64_t c = 0; c < ts[i].nclasses; c++) {
-            snprintf(buf, sizeof buf, "label.class.%" PRId64, c);
-            oom |= rs_prop_int(rs, buf, counts[c]);
-        }
-    }
+    if ((rc = graph_props(db, &g, rs, &oom, e)) ||
+        (rc = cat_table_list(db->cat, g.id, &ts, &nt, e)) ||
+        (rc = cat_split_list(db->cat, g.id, &ss, &ns, e)) ||
+        (rc = table_props(db, ts, nt, rs, &oom, e)))
+        goto out;
     for (size_t i = 0; i < ns; i++) {
+        char buf[256];
         snprintf(buf, sizeof buf, "split.%s", ss[i].name);
         oom |= rs_prop_int(rs, buf, ss[i].count);
     }
-    if ((rc = cat_pack_list(db->cat, g.id, &ps, &np, e))) goto fail;
-    for (size_t i = 0; i < np; i++) {
-        char key[200], val[256];
-        snprintf(key, sizeof key, "pack.%s", ps[i].name);
-        snprintf(val, sizeof val, "%" PRId64 " batches (%" PRId64 " epochs x %"
-                 PRId64 "), SEED %" PRIu64 ", %" PRId64 " bytes", ps[i].batches,
-                 ps[i].epochs, ps[i].batches_per_epoch, ps[i].seed,
-                 ps[i].nblocks * (int64_t)ps[i].block_size);
-        oom |= rs_prop_text(rs, key, val);
-    }
-    snprintf(buf, sizeof buf, "file.%s", g.file);
-    oom |= rs_prop_int(rs, buf, file_size(db->dir, g.file));
-    for (size_t i = 0; i < nt; i++) {
-        snprintf(buf, sizeof buf, "file.%s", ts[i].file);
-        oom |= rs_prop_int(rs, buf, file_size(db->dir, ts[i].file));
-    }
-    for (size_t i = 0; i < np; i++) {
-        snprintf(buf, sizeof buf, "file.%s", ps[i].file);
-        oom |= rs_prop_int(rs, buf, file_size(db->dir, ps[i].file));
-    }
-    oom |= rs_prop_int(rs, "file.catalog.db", file_size(db->dir, "catalog.db"));
-    oom |= rs_prop_int(rs, "file.index.mdb", file_size(db->dir, "index.mdb"));
-    if (oom) { rc = OOM(e); goto fail; }
+    if ((rc = cat_pack_list(db->cat, g.id, &ps, &np, e))) goto out;
+    oom |= pack_props(ps, np, rs);
+    oom |= file_props(db, &g, ts, nt, ps, np, rs);
+    if (oom) rc = OOM(e);
+out:
     free(ts);
     free(ss);
     free(ps);
-    free(counts);
+    if (rc) {
+        rs_free(rs);
+        return rc;
+    }
     *out = rs;
     return GNNDB_OK;
-fail:
-    free(ts);
-    free(ss);
-    free(ps);
-    free(counts);
-    rs_free(rs);
-    return rc;
 }

@@ -1,14 +1,13 @@
-/* stmt.c — a statement's life: prepare (parse, and plan a SAMPLE against the
-** catalog), step (run; rows or mini-batches), finalize; the column
-** accessors and gnndb_exec on top of them. */
+/* stmt.c — a statement's life: prepare (parse, then what its kind does:
+** plan a SAMPLE against the catalog, open a reader), step (run; rows or
+** mini-batches), finalize; the column accessors and gnndb_exec on top of
+** them. What each kind does at each stage is the table in dispatch.c. */
 #include "stmt.h"
-#include "pack.h"
 #include "../parser/parse.h"
 
-#include <inttypes.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static int prepare(gnndb *db, const char *sql, int nbyte, gnndb_stmt **pstmt,
                    const char **tail)
@@ -40,255 +39,69 @@ static int prepare(gnndb *db, const char *sql, int nbyte, gnndb_stmt **pstmt,
     while (*s == ' ' || *s == '\n' || *s == '\t' || *s == '\r') s++;
     memmove(st->sql, s, strlen(s) + 1);
 
-    if (ast->kind == AST_SAMPLE) {
-        rc = plan_build(db, ast, &st->plan, &e);
-        st->has_plan = 1;
-        if (rc) {
-            gnndb_finalize(st);
-            return db_take(db, &e);
-        }
-        st->status[GNNDB_STATUS_SEED] = (int64_t)st->plan.seed;
-        st->status[GNNDB_STATUS_SEED_DRAWN] = st->plan.seed_drawn;
-        st->status[GNNDB_STATUS_TOTAL_BATCHES] = st->plan.total_batches;
-        st->status[GNNDB_STATUS_HYPERBATCH] = st->plan.hyperbatch;
-    } else if (ast->kind == AST_SCAN_PACK) {
-        if ((rc = pk_scan_open(db, ast, &st->pk, &e))) {
-            gnndb_finalize(st);
-            return db_take(db, &e);
-        }
-        st->status[GNNDB_STATUS_TOTAL_BATCHES] = pk_scan_total(st->pk);
-    }
-    if (ast->kind == AST_SCAN) {
-        if ((rc = scan_open(db, ast, &st->scan, &e))) {
-            gnndb_finalize(st);
-            return db_take(db, &e);
-        }
-        scan_status(st->scan, st->status);
+    st->ops = stmt_ops_of(ast);
+    if (st->ops->prepare && (rc = st->ops->prepare(st, &e))) {
+        gnndb_finalize(st);
+        return db_take(db, &e);
     }
     *pstmt = st;
     db->err.rc = GNNDB_OK;
     return GNNDB_OK;
 }
 
-static void copy_exec_status(gnndb_stmt *st)
+static double now(void)
 {
-    if (!st->x) return;
-    const hb_stats *s = hb_get_stats(st->x);
-    uint64_t br = s->gather.blocks_read, by = s->gather.bytes_read;
-    uint64_t hi = s->gather.hits, mi = s->gather.misses;
-    for (int h = 0; h < AST_MAX_HOPS; h++) {
-        br += s->hop[h].blocks_read;
-        by += s->hop[h].bytes_read;
-        hi += s->hop[h].hits;
-        mi += s->hop[h].misses;
-    }
-    st->status[GNNDB_STATUS_BATCHES] = (int64_t)s->batches;
-    st->status[GNNDB_STATUS_BLOCKS_READ] = (int64_t)br;
-    st->status[GNNDB_STATUS_BYTES_READ] = (int64_t)by;
-    st->status[GNNDB_STATUS_CACHE_HITS] = (int64_t)hi;
-    st->status[GNNDB_STATUS_CACHE_MISSES] = (int64_t)mi;
-    st->status[GNNDB_STATUS_EDGES] = (int64_t)s->edges;
-    if (s->max_hyperbatch)
-        st->status[GNNDB_STATUS_HYPERBATCH] = (int64_t)s->max_hyperbatch;
-    double scpu = 0, swall = s->gather.seconds - s->gather.cpu_seconds;
-    uint64_t work = 0;
-    for (int h = 0; h < AST_MAX_HOPS; h++) {
-        work += s->hop[h].edges;
-        scpu += s->hop[h].cpu_seconds;
-        swall += s->hop[h].seconds - s->hop[h].cpu_seconds;
-    }
-    st->status[GNNDB_STATUS_SAMPLE_CPU_NS] = (int64_t)(scpu * 1e9);
-    st->status[GNNDB_STATUS_GATHER_CPU_NS] =
-        (int64_t)(s->gather.cpu_seconds * 1e9);
-    st->status[GNNDB_STATUS_GATHER_BYTES] = (int64_t)s->gather.bytes_out;
-    st->status[GNNDB_STATUS_IO_WAIT_NS] = (int64_t)(swall * 1e9);
-    st->status[GNNDB_STATUS_SAMPLED_WORK] = (int64_t)work;
-    st->status[GNNDB_STATUS_ROW_CACHE_HITS] = (int64_t)s->cache_hits;
-    st->status[GNNDB_STATUS_ROW_CACHE_MISSES] = (int64_t)s->cache_misses;
-    st->status[GNNDB_STATUS_ROW_CACHE_SAVED] = (int64_t)s->cache_blocks_saved;
-    st->status[GNNDB_STATUS_SPILL_WRITTEN] = (int64_t)s->spill_written;
-    st->status[GNNDB_STATUS_SPILL_READ] = (int64_t)s->spill_read;
-    uint64_t pages = s->gather.pages_read, part = s->gather.partial_blocks;
-    for (int h = 0; h < AST_MAX_HOPS; h++) {
-        pages += s->hop[h].pages_read;
-        part += s->hop[h].partial_blocks;
-    }
-    st->status[GNNDB_STATUS_PAGES_READ] = (int64_t)pages;
-    st->status[GNNDB_STATUS_PARTIAL_BLOCKS] = (int64_t)part;
-    memcpy(st->db->last_status, st->status, sizeof st->status);
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static const char *const sample_cols[] = {
-    "epoch", "batch", "seeds", "nodes", "edges", "feature_bytes", "digest",
-    NULL};
-
-static int batch_row(gnndb_stmt *st, const gnndb_batch_view *v)
-{
-    rs_free(st->rs);
-    st->rs = rs_new(7, sample_cols);
-    if (!st->rs || rs_row(st->rs)) return GNNDB_NOMEM;
-    rs_int(st->rs, v->epoch);
-    rs_int(st->rs, v->batch);
-    rs_int(st->rs, v->num_seeds);
-    rs_int(st->rs, v->num_nodes);
-    rs_int(st->rs, v->num_edges);
-    rs_int(st->rs, v->num_nodes * v->x_dim * 4);
-    if (rs_textf(st->rs, "%016" PRIx64, v->digest)) return GNNDB_NOMEM;
-    st->row = 1;
-    return GNNDB_OK;
-}
-
-static int progress(gnndb_stmt *st)
+/* The first step's work. A statement that changed the database goes in the
+** catalog's log, with its time; a failure to log is not the statement's
+** failure. */
+static int run(gnndb_stmt *st, gnn_err *e)
 {
     gnndb *db = st->db;
-    int64_t done = st->status[GNNDB_STATUS_BATCHES];
-    if (db->progress && done % db->progress_n == 0 &&
-        db->progress(db->progress_arg, done, st->plan.total_batches))
-        db->interrupt = 1;
-    return GNNDB_OK;
-}
-
-/* The next batch of the run. A hyperbatch stages many batches at once: an
-** interrupt (gnndb_interrupt, the progress handler) stops before the next
-** one handed out, not only before the next hyperbatch is built. */
-static int next_batch(gnndb_stmt *st, const gnndb_batch_view **v, gnn_err *e)
-{
-    if (st->db->interrupt) {
-        *v = NULL;
-        return gnn_seterr(e, GNNDB_INTERRUPT, "interrupted");
+    double t0 = now();
+    int rc = st->ops->run(st, e);
+    if (rc == GNNDB_OK && st->ops->writes && st->ops->writes(st->ast) &&
+        !(db->flags & GNNDB_OPEN_READONLY)) {
+        gnn_err le = {0};
+        cat_log(db->cat, st->sql, rc, (now() - t0) * 1000.0, &le);
     }
-    return hb_next(st->x, v, e);
+    return rc;
 }
 
-static int step_sample(gnndb_stmt *st, gnn_err *e)
+int stmt_next_row(gnndb_stmt *st)
 {
-    gnndb *db = st->db;
-    int rc;
-    if (!st->x && (rc = hb_open(db, &st->plan, &st->x, e))) return rc;
-    if (st->ast->explain == 2) {
-        /* EXPLAIN ANALYZE: run every batch, then report */
-        const gnndb_batch_view *v;
-        while ((rc = next_batch(st, &v, e)) == GNNDB_BATCH) {
-            copy_exec_status(st);
-            progress(st);
-        }
-        if (rc != GNNDB_DONE) return rc;
-        copy_exec_status(st);
-        st->rs = rs_new(1, (const char *const[]){"plan", NULL});
-        if (!st->rs ||
-            explain_rows(&st->plan, hb_get_stats(st->x), st->rs))
-            return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
-        st->row = 0;
-        return st->rs->nrows ? (st->row++, GNNDB_ROW) : GNNDB_DONE;
+    if (st->rs && st->row < st->rs->nrows) {
+        st->row++;
+        return GNNDB_ROW;
     }
-    const gnndb_batch_view *v;
-    rc = next_batch(st, &v, e);
-    copy_exec_status(st);
-    if (rc != GNNDB_BATCH) return rc;
-    st->view = v;
-    progress(st);
-    if (batch_row(st, v)) return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
-    return GNNDB_BATCH;
-}
-
-/* The next batch of a SCAN, with its summary row. */
-static int step_scan(gnndb_stmt *st, gnn_err *e)
-{
-    gnndb *db = st->db;
-    const gnndb_batch_view *v = NULL;
-    int rc = db->interrupt ? gnn_seterr(e, GNNDB_INTERRUPT, "interrupted")
-                           : scan_next(st->scan, &v, e);
-    scan_status(st->scan, st->status);
-    memcpy(db->last_status, st->status, sizeof st->status);
-    if (rc != GNNDB_BATCH) return rc;
-    st->view = v;
-    int64_t done = st->status[GNNDB_STATUS_BATCHES];
-    if (db->progress && done % db->progress_n == 0 &&
-        db->progress(db->progress_arg, done,
-                     st->status[GNNDB_STATUS_TOTAL_BATCHES]))
-        db->interrupt = 1;
-    if (batch_row(st, v)) return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
-    return GNNDB_BATCH;
-}
-
-/* SCAN PACK: the next stored batch, with the row SAMPLE gives. */
-static int step_scan_pack(gnndb_stmt *st, gnn_err *e)
-{
-    const gnndb_batch_view *v;
-    int rc = st->db->interrupt ? gnn_seterr(e, GNNDB_INTERRUPT, "interrupted")
-                               : pk_scan_next(st->pk, &v, e);
-    st->status[GNNDB_STATUS_BYTES_READ] = (int64_t)pk_scan_bytes_read(st->pk);
-    st->status[GNNDB_STATUS_BLOCKS_READ] = pk_scan_blocks_read(st->pk);
-    if (rc != GNNDB_BATCH) return rc;
-    st->view = v;
-    st->status[GNNDB_STATUS_BATCHES]++;
-    st->status[GNNDB_STATUS_EDGES] += v->num_edges;
-    memcpy(st->db->last_status, st->status, sizeof st->status);
-    if (batch_row(st, v)) return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
-    return GNNDB_BATCH;
-}
-
-/* A SAMPLE that this file steps (plain, EXPLAIN, EXPLAIN ANALYZE), not a
-** SAMPLE ... INTO PACK, which dispatch.c runs as a write statement. */
-static int is_sampling(const ast_stmt *s)
-{
-    return s->kind == AST_SAMPLE && !(s->pack && s->explain == 0);
+    return GNNDB_DONE;
 }
 
 static int step(gnndb_stmt *st)
 {
-    gnndb *db = st->db;
     if (st->state == ST_DONE) return GNNDB_DONE;
     if (st->state == ST_ERROR) return st->last_rc;
     gnn_err e = {0};
     int rc;
     st->view = NULL;
     if (st->state == ST_NEW) {
-        db->interrupt = 0;
+        st->db->interrupt = 0;
         st->state = ST_RUNNING;
-        if (st->ast->kind == AST_SAMPLE && st->ast->explain == 1) {
-            st->rs = rs_new(1, (const char *const[]){"plan", NULL});
-            rc = (!st->rs || explain_rows(&st->plan, NULL, st->rs))
-                     ? gnn_seterr(&e, GNNDB_NOMEM, "out of memory")
-                     : GNNDB_OK;
-        } else if (is_sampling(st->ast) || st->ast->kind == AST_SCAN_PACK ||
-                   st->ast->kind == AST_SCAN) {
-            rc = GNNDB_OK;
-        } else {
-            rc = stmt_run(st, &e);
-        }
-        if (rc) goto fail;
+        if (st->ops->run && (rc = run(st, &e))) goto fail;
     }
-    if ((is_sampling(st->ast) && st->ast->explain != 1 &&
-         (st->ast->explain == 0 || !st->rs)) ||
-        st->ast->kind == AST_SCAN_PACK) {
-        rc = st->ast->kind == AST_SCAN_PACK ? step_scan_pack(st, &e)
-                                            : step_sample(st, &e);
-        if (rc == GNNDB_BATCH || rc == GNNDB_ROW) return rc;
-        if (rc == GNNDB_DONE) {
-            st->state = ST_DONE;
-            return rc;
-        }
-        goto fail;
+    rc = st->ops->step ? st->ops->step(st, &e) : stmt_next_row(st);
+    if (rc == GNNDB_BATCH || rc == GNNDB_ROW) return rc;
+    if (rc == GNNDB_DONE) {
+        st->state = ST_DONE;
+        return rc;
     }
-    if (st->ast->kind == AST_SCAN) {
-        rc = step_scan(st, &e);
-        if (rc == GNNDB_BATCH) return rc;
-        if (rc == GNNDB_DONE) {
-            st->state = ST_DONE;
-            return rc;
-        }
-        goto fail;
-    }
-    if (st->rs && st->row < st->rs->nrows) {
-        st->row++;
-        return GNNDB_ROW;
-    }
-    st->state = ST_DONE;
-    return GNNDB_DONE;
 fail:
     st->state = ST_ERROR;
-    st->last_rc = db_take(db, &e);
+    st->last_rc = db_take(st->db, &e);
     return st->last_rc;
 }
 
@@ -320,11 +133,7 @@ int gnndb_step(gnndb_stmt *st)
 int gnndb_finalize(gnndb_stmt *st)
 {
     if (!st) return GNNDB_OK;
-    copy_exec_status(st);
-    hb_close(st->x);
-    scan_close(st->scan);
-    pk_scan_close(st->pk);
-    if (st->has_plan) plan_free(&st->plan);
+    if (st->ops->finalize) st->ops->finalize(st);
     rs_free(st->rs);
     ast_free(st->ast);
     free(st->sql);

@@ -1,5 +1,6 @@
-/* stmt.h — the prepared statement (struct gnndb_stmt) and the entry points
-** of the statements that are not SAMPLE. */
+/* stmt.h — the prepared statement (struct gnndb_stmt), the operations each
+** statement kind supplies (stmt_ops, the table in dispatch.c) and the entry
+** points of the statements that are not SAMPLE. */
 #ifndef GNN_STMT_H
 #define GNN_STMT_H
 
@@ -15,16 +16,18 @@
 #define ST_DONE    2
 #define ST_ERROR   3
 
+typedef struct stmt_ops stmt_ops;
+
 struct gnndb_stmt {
     gnndb *db;
     char *sql;
     ast_stmt *ast;
+    const stmt_ops *ops; /* what its kind does at each stage */
     int state;
     int last_rc;
     rowset *rs;          /* result rows; for SAMPLE the current batch's row */
     size_t row;          /* 1-based index of the current row, 0 before */
     plan plan;
-    int has_plan;
     hb_exec *x;
     struct pk_scan *pk;  /* SCAN PACK's reader */
     const gnndb_batch_view *view;
@@ -32,8 +35,31 @@ struct gnndb_stmt {
     scan_exec *scan;     /* SCAN's executor */
 };
 
-/* Run a statement other than SAMPLE, leaving its rows (if any) in st->rs. */
-int stmt_run(gnndb_stmt *st, gnn_err *e);
+/* What a statement kind does at each stage of its life, as io.c's table
+** says what an I/O backend does. A NULL stage is one the kind skips. Each
+** stage reports failure as a code with the words in `e`. */
+struct stmt_ops {
+    /* gnndb_prepare, once parsed: plan, or open a reader. When it fails,
+    ** gnndb_finalize still runs `finalize`, which frees what it began. */
+    int (*prepare)(gnndb_stmt *st, gnn_err *e);
+    /* the first gnndb_step: the statement's whole work (a write, a report),
+    ** its rows, if any, left in st->rs */
+    int (*run)(gnndb_stmt *st, gnn_err *e);
+    /* every gnndb_step, the first after `run`: GNNDB_BATCH, GNNDB_ROW,
+    ** GNNDB_DONE or an error; NULL hands out the rows in st->rs */
+    int (*step)(gnndb_stmt *st, gnn_err *e);
+    /* gnndb_finalize: release what prepare and step opened */
+    void (*finalize)(gnndb_stmt *st);
+    /* whether a successful run changed the database and goes in the
+    ** catalog's log of statements; NULL: never */
+    int (*writes)(const ast_stmt *s);
+};
+
+/* The operations of statement s (dispatch.c); never NULL. */
+const stmt_ops *stmt_ops_of(const ast_stmt *s);
+
+/* The next of the rows in st->rs: GNNDB_ROW, or GNNDB_DONE after the last. */
+int stmt_next_row(gnndb_stmt *st);
 
 /* The statements, one file each. */
 int ddl_create_graph(gnndb *db, const ast_stmt *s, gnn_err *e);

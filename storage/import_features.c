@@ -33,6 +33,14 @@ static int has_suffix(const char *s, const char *suf)
     return n >= m && strcasecmp(s + n - m, suf) == 0;
 }
 
+/* gnndb_interrupt, through ctl, stops an import between rows. */
+static int interrupted(const imp_ctl *ctl, gnn_err *e)
+{
+    if (ctl && ctl->interrupt && *ctl->interrupt)
+        return gnn_seterr(e, GNNDB_INTERRUPT, "interrupted");
+    return GNNDB_OK;
+}
+
 /* ---- a streaming line reader ------------------------------------------- */
 
 /* Lines of a text file, plain or gzip (gz.c inflates it). */
@@ -202,6 +210,45 @@ typedef struct feat_src {
     const char *name;     /* what messages call the input */
 } feat_src;
 
+/* The values of one CSV line (line `lineno` of `name`), appended to the
+** scratch file: float64 numbers, or int64 labels; *cols counts them. A line
+** may not hold more values than the first row did. */
+static int csv_values(const char *l, size_t n, const char *name,
+                      uint64_t lineno, int labels, feat_src *s, int64_t *cols,
+                      gnn_err *e)
+{
+    size_t i = 0;
+    for (;;) {
+        while (i < n && (l[i] == ' ' || l[i] == '\t')) i++;
+        size_t t0 = i;
+        while (i < n && l[i] != ',') i++;
+        size_t t1 = i;
+        while (t1 > t0 && (l[t1 - 1] == ' ' || l[t1 - 1] == '\t')) t1--;
+        double d = 0;
+        int64_t v = 0;
+        if (labels ? parse_label(l + t0, t1 - t0, &v) != 0
+                   : parse_num(l + t0, t1 - t0, 0, &d, &v) != 0) {
+            int q = (int)GNN_MIN(t1 - t0, (size_t)40);
+            return gnn_seterr(e, GNNDB_FORMAT, "%s:%llu:%zu: expected %s, "
+                              "found '%.*s'", name,
+                              (unsigned long long)lineno, t0 + 1,
+                              labels ? "an integer label" : "a number", q,
+                              l + t0);
+        }
+        int rc = labels ? xs_file_write(&s->scratch, &v, 8, e)
+                        : xs_file_write(&s->scratch, &d, 8, e);
+        if (rc) return rc;
+        (*cols)++;
+        if (s->dim >= 0 && *cols > s->dim)
+            return gnn_seterr(e, GNNDB_FORMAT, "%s:%llu:%zu: more than the "
+                              "%lld values of the first row", name,
+                              (unsigned long long)lineno, t0 + 1,
+                              (long long)s->dim);
+        if (i >= n) return GNNDB_OK;
+        i++; /* the comma */
+    }
+}
+
 static int open_csv(const char *src, const char *name, int labels,
                     const imp_ctl *ctl, const char *dir, feat_src *s,
                     gnn_err *e)
@@ -223,39 +270,8 @@ static int open_csv(const char *src, const char *name, int labels,
     int k;
     while ((k = lr_data(&lr, name, &l, &n, e)) > 0) {
         int64_t cols = 0;
-        size_t i = 0;
-        for (;;) {
-            while (i < n && (l[i] == ' ' || l[i] == '\t')) i++;
-            size_t t0 = i;
-            while (i < n && l[i] != ',') i++;
-            size_t t1 = i;
-            while (t1 > t0 && (l[t1 - 1] == ' ' || l[t1 - 1] == '\t')) t1--;
-            double d = 0;
-            int64_t v = 0;
-            if (labels ? parse_label(l + t0, t1 - t0, &v) != 0
-                       : parse_num(l + t0, t1 - t0, 0, &d, &v) != 0) {
-                int q = (int)GNN_MIN(t1 - t0, (size_t)40);
-                rc = gnn_seterr(e, GNNDB_FORMAT, "%s:%llu:%zu: expected %s, "
-                                "found '%.*s'", name,
-                                (unsigned long long)lr.lineno, t0 + 1,
-                                labels ? "an integer label" : "a number", q,
-                                l + t0);
-                goto out;
-            }
-            if (labels) rc = xs_file_write(&s->scratch, &v, 8, e);
-            else rc = xs_file_write(&s->scratch, &d, 8, e);
-            if (rc) goto out;
-            cols++;
-            if (s->dim >= 0 && cols > s->dim) {
-                rc = gnn_seterr(e, GNNDB_FORMAT, "%s:%llu:%zu: more than the "
-                                "%lld values of the first row", name,
-                                (unsigned long long)lr.lineno, t0 + 1,
-                                (long long)s->dim);
-                goto out;
-            }
-            if (i >= n) break;
-            i++; /* the comma */
-        }
+        if ((rc = csv_values(l, n, name, lr.lineno, labels, s, &cols, e)))
+            goto out;
         if (s->dim < 0) {
             s->dim = cols;
         } else if (cols != s->dim) {
@@ -272,10 +288,7 @@ static int open_csv(const char *src, const char *name, int labels,
             goto out;
         }
         s->rows++;
-        if (s->rows % 4096 == 0 && ctl && ctl->interrupt && *ctl->interrupt) {
-            rc = gnn_seterr(e, GNNDB_INTERRUPT, "interrupted");
-            goto out;
-        }
+        if (s->rows % 4096 == 0 && (rc = interrupted(ctl, e))) goto out;
     }
     if (k < 0) { rc = e ? e->rc : GNNDB_IOERR; goto out; }
     if (s->dim < 0) {
@@ -488,125 +501,179 @@ static int count_label(imp_feat_result *res, int64_t v, const char *name,
     return GNNDB_OK;
 }
 
-int imp_features(const char *src, const char *dir, const char *name,
-                 const imp_feat_opts *o, const imp_ctl *ctl,
-                 imp_feat_result *res, gnn_err *e)
+/* What writing a table's blocks needs, set up by imp_features: the source,
+** the stored layout, the buffers of one block and the file being written. */
+typedef struct feat_out {
+    const imp_feat_opts *o;
+    const imp_ctl *ctl;
+    feat_src *s;
+    imp_feat_result *res;
+    const char *fname;    /* what messages call the input */
+    uint32_t bs, dtype, dim, rpb;
+    size_t srow, drow;    /* bytes of a row in the source, in a block */
+    int64_t n;            /* rows */
+    uint64_t nblocks;
+    uint8_t *blk;         /* the block being filled */
+    uint8_t *rows;        /* its rows as read from the source */
+    blk_writer *w;
+} feat_out;
+
+/* A block size and a stored dtype the block format can hold. */
+static int check_store(uint32_t bs, uint32_t dtype, gnn_err *e)
 {
-    memset(res, 0, sizeof *res);
-    const char *fname = base_name(src);
-    uint32_t bs = o->block_size ? o->block_size : BLK_DEFAULT_SIZE;
-    uint32_t dtype = o->labels ? BLK_DTYPE_I64
-                     : o->store_dtype ? o->store_dtype : BLK_DTYPE_F32;
     if (!blk_size_valid(bs))
         return gnn_seterr(e, GNNDB_RANGE, "invalid block size %u (a power of "
                           "two from 4 KiB to 16 MiB)", bs);
     if (dtype != BLK_DTYPE_F32 && dtype != BLK_DTYPE_F16 &&
         dtype != BLK_DTYPE_I8 && dtype != BLK_DTYPE_I64)
         return gnn_seterr(e, GNNDB_MISUSE, "unknown store dtype %u", dtype);
+    return GNNDB_OK;
+}
+
+/* A table has one row per node of its graph, when the caller knows them. */
+static int check_rows(const feat_out *f, gnn_err *e)
+{
+    const imp_feat_opts *o = f->o;
+    if (o->nodes < 0 || f->s->rows == o->nodes) return GNNDB_OK;
+    if (o->graph)
+        return gnn_seterr(e, GNNDB_RANGE, "%s has %lld rows but graph %s "
+                          "has %lld nodes", f->fname, (long long)f->s->rows,
+                          o->graph, (long long)o->nodes);
+    return gnn_seterr(e, GNNDB_RANGE, "%s has %lld rows but the graph "
+                      "has %lld nodes", f->fname, (long long)f->s->rows,
+                      (long long)o->nodes);
+}
+
+/* Rows per block, the buffers of one block and room for every block's
+** checksum; the buffers are freed by imp_features, the checksums with the
+** result. */
+static int layout(feat_out *f, gnn_err *e)
+{
+    f->n = f->s->rows;
+    f->dim = (uint32_t)f->s->dim;
+    f->rpb = blk_feature_rows_per_block(f->bs, f->dim, f->dtype);
+    if (f->rpb == 0)
+        return gnn_seterr(e, GNNDB_RANGE, "%s: a row of %u %s (%llu bytes) "
+                          "does not fit in a %u-byte block; use a larger "
+                          "BLOCK SIZE", f->fname, f->dim,
+                          blk_dtype_name(f->dtype),
+                          (unsigned long long)f->dim *
+                              blk_dtype_size(f->dtype), f->bs);
+    f->srow = (size_t)f->dim * f->s->info.elem_size;
+    f->drow = (size_t)f->dim * blk_dtype_size(f->dtype);
+    f->nblocks = f->n ? ((uint64_t)f->n + f->rpb - 1) / f->rpb : 0;
+    uint32_t chunk = (uint32_t)GNN_MIN((uint64_t)f->rpb,
+                                       (uint64_t)(f->n ? f->n : 1));
+    if (!(f->blk = gnn_alloc_aligned(f->bs)) ||
+        !(f->rows = malloc(chunk * f->srow)) ||
+        !(f->res->checksums = malloc((f->nblocks ? f->nblocks : 1) *
+                                     sizeof *f->res->checksums)))
+        return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
+    return GNNDB_OK;
+}
+
+/* The source rows of nodes first..first+cnt, in node order: one read when
+** the rows are in that order, else a read a row through i2r. */
+static int read_rows(feat_out *f, int64_t first, uint32_t cnt, gnn_err *e)
+{
+    const feat_src *s = f->s;
+    if (!f->o->i2r)
+        return arr_pread(s->fd, f->rows, cnt * f->srow,
+                         s->data_off + (uint64_t)first * f->srow, f->fname, e);
+    for (uint32_t i = 0; i < cnt; i++) {
+        int64_t r = f->o->i2r[first + i];
+        if (r < 0 || r >= f->n)
+            return gnn_seterr(e, GNNDB_RANGE, "%s: node %lld maps to row "
+                              "%lld, beyond the %lld rows", f->fname,
+                              (long long)(first + i), (long long)r,
+                              (long long)f->n);
+        int rc = arr_pread(s->fd, f->rows + i * f->srow, f->srow,
+                           s->data_off + (uint64_t)r * f->srow, f->fname, e);
+        if (rc) return rc;
+    }
+    return GNNDB_OK;
+}
+
+/* The rows read, converted into the block's payload: labels checked and
+** counted, features converted to the stored dtype. */
+static int fill_rows(feat_out *f, int64_t first, uint32_t cnt, gnn_err *e)
+{
+    int rc;
+    for (uint32_t i = 0; i < cnt; i++) {
+        int64_t frow = f->o->i2r ? f->o->i2r[first + i] : first + i;
+        const uint8_t *row = f->rows + i * f->srow;
+        uint8_t *to = f->blk + blk_data_offset(f->bs) + i * f->drow;
+        if (f->o->labels) {
+            int64_t v = 0;
+            if ((rc = label_of(f->s, row, frow, &v, e)) ||
+                (rc = count_label(f->res, v, f->fname, frow, e)))
+                return rc;
+            memcpy(to, &v, sizeof v);
+        } else if ((rc = convert_row(f->s, row, f->dtype, to, frow, f->fname,
+                                     e))) {
+            return rc;
+        }
+    }
+    return GNNDB_OK;
+}
+
+/* Block b: its rows read and converted, the block sealed and appended, its
+** checksum kept, the rows done reported. */
+static int write_block(feat_out *f, uint64_t b, gnn_err *e)
+{
+    int rc = interrupted(f->ctl, e);
+    if (rc) return rc;
+    int64_t first = (int64_t)(b * f->rpb);
+    uint32_t cnt = (uint32_t)GNN_MIN((int64_t)f->rpb, f->n - first);
+    if ((rc = read_rows(f, first, cnt, e))) return rc;
+    memset(f->blk, 0, blk_data_offset(f->bs));
+    if ((rc = fill_rows(f, first, cnt, e))) return rc;
+    blk_seal(f->blk, f->bs, BLK_KIND_FEATURE, b, (uint64_t)first, f->o->token,
+             cnt, (uint32_t)(blk_data_offset(f->bs) + cnt * f->drow), 0,
+             f->dtype, f->dim);
+    f->res->checksums[b] = ((blk_header *)f->blk)->checksum;
+    if ((rc = blkw_append(f->w, f->blk, e))) return rc;
+    const imp_ctl *ctl = f->ctl;
+    if (ctl && ctl->progress &&
+        ctl->progress(ctl->progress_arg, first + cnt, f->n))
+        return gnn_seterr(e, GNNDB_INTERRUPT, "interrupted");
+    return GNNDB_OK;
+}
+
+int imp_features(const char *src, const char *dir, const char *name,
+                 const imp_feat_opts *o, const imp_ctl *ctl,
+                 imp_feat_result *res, gnn_err *e)
+{
+    memset(res, 0, sizeof *res);
+    feat_out f = {.o = o, .ctl = ctl, .res = res, .fname = base_name(src)};
+    f.bs = o->block_size ? o->block_size : BLK_DEFAULT_SIZE;
+    f.dtype = o->labels ? BLK_DTYPE_I64
+              : o->store_dtype ? o->store_dtype : BLK_DTYPE_F32;
+    int rc = check_store(f.bs, f.dtype, e);
+    if (rc) return rc;
 
     feat_src s;
-    blk_writer *w = NULL;
-    uint8_t *blk = NULL, *rows = NULL;
-    int rc = open_source(src, o, ctl, dir, &s, e);
+    f.s = &s;
+    if ((rc = open_source(src, o, ctl, dir, &s, e))) goto out;
+    f.fname = s.name;
+    if ((rc = check_rows(&f, e)) || (rc = layout(&f, e)) ||
+        (rc = blkw_create(dir, name, f.bs, &f.w, e)))
+        goto out;
+    for (uint64_t b = 0; b < f.nblocks; b++)
+        if ((rc = write_block(&f, b, e))) goto out;
+    rc = blkw_finish(f.w, e);
+    f.w = NULL;
     if (rc) goto out;
-    fname = s.name;
-    if (o->nodes >= 0 && s.rows != o->nodes) {
-        if (o->graph)
-            rc = gnn_seterr(e, GNNDB_RANGE, "%s has %lld rows but graph %s "
-                            "has %lld nodes", fname, (long long)s.rows,
-                            o->graph, (long long)o->nodes);
-        else
-            rc = gnn_seterr(e, GNNDB_RANGE, "%s has %lld rows but the graph "
-                            "has %lld nodes", fname, (long long)s.rows,
-                            (long long)o->nodes);
-        goto out;
-    }
-    int64_t n = s.rows;
-    uint32_t dim = (uint32_t)s.dim;
-    uint32_t rpb = blk_feature_rows_per_block(bs, dim, dtype);
-    if (rpb == 0) {
-        rc = gnn_seterr(e, GNNDB_RANGE, "%s: a row of %u %s (%llu bytes) does "
-                        "not fit in a %u-byte block; use a larger BLOCK SIZE",
-                        fname, dim, blk_dtype_name(dtype),
-                        (unsigned long long)dim * blk_dtype_size(dtype), bs);
-        goto out;
-    }
-    size_t srow = (size_t)dim * s.info.elem_size;
-    size_t drow = (size_t)dim * blk_dtype_size(dtype);
-    uint64_t nblocks = n ? ((uint64_t)n + rpb - 1) / rpb : 0;
-    uint32_t chunk = (uint32_t)GNN_MIN((uint64_t)rpb, (uint64_t)(n ? n : 1));
-    if (!(blk = gnn_alloc_aligned(bs)) || !(rows = malloc(chunk * srow)) ||
-        !(res->checksums = malloc((nblocks ? nblocks : 1) *
-                                  sizeof *res->checksums))) {
-        rc = gnn_seterr(e, GNNDB_NOMEM, "out of memory");
-        goto out;
-    }
-    if ((rc = blkw_create(dir, name, bs, &w, e))) goto out;
-    for (uint64_t b = 0; b < nblocks; b++) {
-        if (ctl && ctl->interrupt && *ctl->interrupt) {
-            rc = gnn_seterr(e, GNNDB_INTERRUPT, "interrupted");
-            goto out;
-        }
-        int64_t first = (int64_t)(b * rpb);
-        uint32_t cnt = (uint32_t)GNN_MIN((int64_t)rpb, n - first);
-        if (!o->i2r) {
-            if ((rc = arr_pread(s.fd, rows, cnt * srow,
-                              s.data_off + (uint64_t)first * srow, fname, e)))
-                goto out;
-        } else {
-            for (uint32_t i = 0; i < cnt; i++) {
-                int64_t r = o->i2r[first + i];
-                if (r < 0 || r >= n) {
-                    rc = gnn_seterr(e, GNNDB_RANGE, "%s: node %lld maps to "
-                                    "row %lld, beyond the %lld rows", fname,
-                                    (long long)(first + i), (long long)r,
-                                    (long long)n);
-                    goto out;
-                }
-                if ((rc = arr_pread(s.fd, rows + i * srow, srow,
-                                  s.data_off + (uint64_t)r * srow, fname, e)))
-                    goto out;
-            }
-        }
-        memset(blk, 0, blk_data_offset(bs));
-        for (uint32_t i = 0; i < cnt; i++) {
-            int64_t frow = o->i2r ? o->i2r[first + i] : first + i;
-            const uint8_t *row = rows + i * srow;
-            uint8_t *to = blk + blk_data_offset(bs) + i * drow;
-            if (o->labels) {
-                int64_t v = 0;
-                if ((rc = label_of(&s, row, frow, &v, e)) ||
-                    (rc = count_label(res, v, fname, frow, e)))
-                    goto out;
-                memcpy(to, &v, sizeof v);
-            } else if ((rc = convert_row(&s, row, dtype, to, frow, fname,
-                                         e))) {
-                goto out;
-            }
-        }
-        blk_seal(blk, bs, BLK_KIND_FEATURE, b, (uint64_t)first, o->token, cnt,
-                 (uint32_t)(blk_data_offset(bs) + cnt * drow), 0, dtype, dim);
-        res->checksums[b] = ((blk_header *)blk)->checksum;
-        if ((rc = blkw_append(w, blk, e))) goto out;
-        if (ctl && ctl->progress &&
-            ctl->progress(ctl->progress_arg, first + cnt, n)) {
-            rc = gnn_seterr(e, GNNDB_INTERRUPT, "interrupted");
-            goto out;
-        }
-    }
-    rc = blkw_finish(w, e);
-    w = NULL;
-    if (rc) goto out;
-    res->rows = n;
-    res->dim = dim;
-    res->dtype = dtype;
-    res->rows_per_block = rpb;
-    res->nblocks = nblocks;
+    res->rows = f.n;
+    res->dim = f.dim;
+    res->dtype = f.dtype;
+    res->rows_per_block = f.rpb;
+    res->nblocks = f.nblocks;
 out:
-    if (w) blkw_abort(w);
+    if (f.w) blkw_abort(f.w);
     close_source(&s);
-    gnn_free_aligned(blk);
-    free(rows);
+    gnn_free_aligned(f.blk);
+    free(f.rows);
     if (rc) {
         imp_feat_result_free(res);
         memset(res, 0, sizeof *res);

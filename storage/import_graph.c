@@ -54,13 +54,14 @@ static int interrupted(graph_ctx *g)
     return GNNDB_OK;
 }
 
-/* Building reports nodes written out of all nodes, a phase after parsing's
-** bytes: without it a large import looks finished while it sorts and
-** writes for as long again. */
-static int build_progress(graph_ctx *g, uint64_t done)
+/* Reports done out of total to the progress callback, whose nonzero answer
+** stops the import. Parsing counts bytes of input; building counts nodes
+** written, a phase of its own: without it a large import looks finished
+** while it sorts and writes for as long again. */
+static int progress(graph_ctx *g, uint64_t done, uint64_t total)
 {
     if (g->ctl && g->ctl->progress &&
-        g->ctl->progress(g->ctl->progress_arg, (int64_t)done, (int64_t)g->n))
+        g->ctl->progress(g->ctl->progress_arg, (int64_t)done, (int64_t)total))
         return gnn_seterr(g->e, GNNDB_INTERRUPT, "interrupted");
     return GNNDB_OK;
 }
@@ -104,6 +105,87 @@ static int count_pair(graph_ctx *g, uint64_t u, uint64_t v)
 
 /* ---- pass 1: parse, validate, spill ------------------------------------ */
 
+/* An unmapped id (the edge's source when which is 0, its target when 1)
+** must be a dense id below 2^32-1 and below the nodes declared; the
+** largest one seen gives the node count when none is declared. */
+static int check_id(graph_ctx *g, edge_reader *r, int which, int64_t id,
+                    int64_t *maxid)
+{
+    char at[600];
+    if (id < 0) {
+        edge_where(r, which, at, sizeof at);
+        return gnn_seterr(g->e, GNNDB_RANGE, "%s: negative node id %lld "
+                          "(arbitrary keys need mapped ids)", at,
+                          (long long)id);
+    }
+    if (g->o->nodes >= 0 && id >= g->o->nodes) {
+        edge_where(r, which, at, sizeof at);
+        return gnn_seterr(g->e, GNNDB_RANGE, "%s: node id %lld is beyond the "
+                          "%lld nodes declared", at, (long long)id,
+                          (long long)g->o->nodes);
+    }
+    if (id >= (int64_t)UINT32_MAX) {
+        edge_where(r, which, at, sizeof at);
+        return gnn_seterr(g->e, GNNDB_RANGE, "%s: node id %lld is too large "
+                          "(ids must be below 2^32-1; use mapped ids for "
+                          "sparse keys)", at, (long long)id);
+    }
+    if (id > *maxid) *maxid = id;
+    return GNNDB_OK;
+}
+
+/* One parsed edge: its ids checked and counted in the raw degrees, or,
+** with mapped ids, its keys handed to the sorter that will rank them; then
+** the pair spilled as parsed. */
+static int take_edge(graph_ctx *g, edge_reader *r, xs_sorter *ks, int64_t s,
+                     int64_t d, int64_t *maxid)
+{
+    gnn_err *e = g->e;
+    int rc;
+    if (!g->o->map_ids) {
+        if ((rc = check_id(g, r, 0, s, maxid)) ||
+            (rc = check_id(g, r, 1, d, maxid)) ||
+            (rc = raw_grow(g, (uint64_t)*maxid + 1)) ||
+            (rc = count_pair(g, (uint64_t)s, (uint64_t)d)))
+            return rc;
+    } else if ((rc = xs_sorter_add(ks, s, e)) ||
+               (rc = xs_sorter_add(ks, d, e))) {
+        return rc;
+    }
+    int64_t pr[2] = {s, d};
+    return xs_file_write(&g->pairs, pr, sizeof pr, e);
+}
+
+/* The node count once every edge is parsed: the distinct keys when ids are
+** mapped (which must match the nodes declared), else the nodes declared or
+** one more than the largest id. */
+static int count_nodes(graph_ctx *g, edge_reader *r, xs_sorter *ks,
+                       int64_t maxid)
+{
+    gnn_err *e = g->e;
+    const imp_graph_opts *o = g->o;
+    if (!o->map_ids) {
+        g->n = o->nodes >= 0 ? (uint64_t)o->nodes : (uint64_t)(maxid + 1);
+        if (g->n > UINT32_MAX)
+            return gnn_seterr(e, GNNDB_RANGE, "%lld nodes declared; at most "
+                              "2^32-1 are supported", (long long)o->nodes);
+        return raw_grow(g, g->n ? g->n : 1);
+    }
+    size_t nk;
+    int rc = xs_sorter_finish(ks, &g->keys, &nk, e);
+    if (rc) return rc;
+    g->n = nk;
+    if (o->nodes >= 0 && (uint64_t)o->nodes != nk)
+        return gnn_seterr(e, GNNDB_RANGE, "%s: %zu distinct node keys but "
+                          "%lld nodes declared (with mapped ids every node "
+                          "must appear in an edge)", edge_name(r), nk,
+                          (long long)o->nodes);
+    if (nk > UINT32_MAX)
+        return gnn_seterr(e, GNNDB_RANGE, "%s: %zu distinct node keys; at "
+                          "most 2^32-1 nodes are supported", edge_name(r), nk);
+    return GNNDB_OK;
+}
+
 static int parse_edges(graph_ctx *g)
 {
     gnn_err *e = g->e;
@@ -124,91 +206,20 @@ static int parse_edges(graph_ctx *g)
     int64_t s, d;
     int k;
     while ((k = edge_next(r, &s, &d, e)) > 0) {
-        if (!o->map_ids) {
-            for (int which = 0; which < 2; which++) {
-                int64_t id = which ? d : s;
-                char at[600];
-                if (id < 0) {
-                    edge_where(r, which, at, sizeof at);
-                    rc = gnn_seterr(e, GNNDB_RANGE, "%s: negative node id "
-                                    "%lld (arbitrary keys need mapped ids)",
-                                    at, (long long)id);
-                    goto out;
-                }
-                if (o->nodes >= 0 && id >= o->nodes) {
-                    edge_where(r, which, at, sizeof at);
-                    rc = gnn_seterr(e, GNNDB_RANGE, "%s: node id %lld is "
-                                    "beyond the %lld nodes declared", at,
-                                    (long long)id, (long long)o->nodes);
-                    goto out;
-                }
-                if (id >= (int64_t)UINT32_MAX) {
-                    edge_where(r, which, at, sizeof at);
-                    rc = gnn_seterr(e, GNNDB_RANGE, "%s: node id %lld is too "
-                                    "large (ids must be below 2^32-1; use "
-                                    "mapped ids for sparse keys)", at,
-                                    (long long)id);
-                    goto out;
-                }
-                if (id > maxid) maxid = id;
-            }
-            if ((rc = raw_grow(g, (uint64_t)maxid + 1)) ||
-                (rc = count_pair(g, (uint64_t)s, (uint64_t)d)))
-                goto out;
-        } else if ((rc = xs_sorter_add(ks, s, e)) ||
-                   (rc = xs_sorter_add(ks, d, e))) {
+        if ((rc = take_edge(g, r, ks, s, d, &maxid))) goto out;
+        if (++g->npairs % CHECK_EVERY == 0 &&
+            ((rc = interrupted(g)) ||
+             (rc = progress(g, edge_bytes_done(r), edge_bytes_total(r)))))
             goto out;
-        }
-        int64_t pr[2] = {s, d};
-        if ((rc = xs_file_write(&g->pairs, pr, sizeof pr, e))) goto out;
-        if (++g->npairs % CHECK_EVERY == 0) {
-            if ((rc = interrupted(g))) goto out;
-            if (g->ctl && g->ctl->progress &&
-                g->ctl->progress(g->ctl->progress_arg,
-                                 (int64_t)edge_bytes_done(r),
-                                 (int64_t)edge_bytes_total(r))) {
-                rc = gnn_seterr(e, GNNDB_INTERRUPT, "interrupted");
-                goto out;
-            }
-        }
     }
     if (k < 0) {
         rc = e && e->rc ? e->rc : GNNDB_FORMAT;
         goto out;
     }
-    if ((rc = xs_file_flush(&g->pairs, e))) goto out;
-    if (g->ctl && g->ctl->progress &&
-        g->ctl->progress(g->ctl->progress_arg, (int64_t)edge_bytes_total(r),
-                         (int64_t)edge_bytes_total(r))) {
-        rc = gnn_seterr(e, GNNDB_INTERRUPT, "interrupted");
+    if ((rc = xs_file_flush(&g->pairs, e)) ||
+        (rc = progress(g, edge_bytes_total(r), edge_bytes_total(r))))
         goto out;
-    }
-    if (o->map_ids) {
-        size_t nk;
-        if ((rc = xs_sorter_finish(ks, &g->keys, &nk, e))) goto out;
-        g->n = nk;
-        if (o->nodes >= 0 && (uint64_t)o->nodes != nk) {
-            rc = gnn_seterr(e, GNNDB_RANGE, "%s: %zu distinct node keys but "
-                            "%lld nodes declared (with mapped ids every node "
-                            "must appear in an edge)", edge_name(r), nk,
-                            (long long)o->nodes);
-            goto out;
-        }
-        if (nk > UINT32_MAX) {
-            rc = gnn_seterr(e, GNNDB_RANGE, "%s: %zu distinct node keys; at "
-                            "most 2^32-1 nodes are supported", edge_name(r),
-                            nk);
-            goto out;
-        }
-    } else {
-        g->n = o->nodes >= 0 ? (uint64_t)o->nodes : (uint64_t)(maxid + 1);
-        if (g->n > UINT32_MAX) {
-            rc = gnn_seterr(e, GNNDB_RANGE, "%lld nodes declared; at most "
-                            "2^32-1 are supported", (long long)o->nodes);
-            goto out;
-        }
-        if ((rc = raw_grow(g, g->n ? g->n : 1))) goto out;
-    }
+    rc = count_nodes(g, r, ks, maxid);
 out:
     xs_sorter_free(ks);
     edge_close(r);
@@ -306,191 +317,257 @@ static int bucket_flush(int fd, bucket *b, gnn_err *e)
     return rc;
 }
 
-/* One build of the graph with the current permutation: every node 0..n-1
-** gets its object, in order. Fills g->deg, g->edges, the checksums and the
-** index entries; blocks go to g->w or g->scratch_fd when set. */
-static int build(graph_ctx *g)
-{
-    gnn_err *e = g->e;
-    uint64_t n = g->n;
-    int rc = GNNDB_OK;
-    uint32_t *rd = NULL;       /* raw degrees by internal id */
-    bucket *bk = NULL;
-    size_t nb = 0;
-    xs_file scratch = {.fd = -1};
-    xs_reader rr = {0};
-    uint64_t *pos = NULL;
-    uint32_t *srcs = NULL;
-    blk_graph_packer *pk = NULL;
+/* What one build holds while it runs; build_free releases it. */
+typedef struct build_state {
+    uint32_t *rd;         /* raw degrees by internal id (g->raw itself when
+                          ** there is no permutation) */
+    bucket *bk;           /* consecutive target ranges, ascending */
+    size_t nb;
+    xs_file scratch;      /* the buckets' regions, when there are two or more */
+    uint64_t *pos;        /* per node of a bucket: where its next source goes */
+    uint32_t *srcs;       /* one bucket's sources, list after list */
+    blk_graph_packer *pk;
+} build_state;
 
+static void build_free(graph_ctx *g, build_state *st)
+{
+    blk_graph_packer_free(st->pk);
+    free(st->pos);
+    free(st->srcs);
+    for (size_t b = 0; b < st->nb; b++) free(st->bk[b].buf);
+    free(st->bk);
+    xs_file_close(&st->scratch);
+    if (st->rd != g->raw) free(st->rd);
+}
+
+/* The outputs of the last build cleared, and the raw degrees taken in the
+** current node order. */
+static int build_begin(graph_ctx *g, build_state *st)
+{
+    uint64_t n = g->n;
     g->edges = 0;
     g->nsums = 0;
     g->n_idx = 0;
     free(g->deg);
     if (!(g->deg = calloc(n ? n : 1, sizeof *g->deg))) return nomem(g);
-    if (g->perm) {
-        if (!(rd = malloc((n ? n : 1) * sizeof *rd))) return nomem(g);
-        for (uint64_t i = 0; i < n; i++) rd[g->perm[i]] = g->raw[i];
-    } else {
-        rd = g->raw;
+    if (!g->perm) {
+        st->rd = g->raw;
+        return GNNDB_OK;
     }
+    if (!(st->rd = malloc((n ? n : 1) * sizeof *st->rd))) return nomem(g);
+    for (uint64_t i = 0; i < n; i++) st->rd[g->perm[i]] = g->raw[i];
+    return GNNDB_OK;
+}
 
-    /* Buckets: consecutive target ranges whose CSR (4 bytes per edge, 8 per
-    ** node) fits half the budget; the other half buffers the distribution. */
-    size_t csr_cap = g->budget / 2;
-    uint64_t total = 0;
-    size_t bcap = 0;
+/* Buckets: consecutive target ranges whose CSR (4 bytes per edge, 8 per
+** node) fits half the budget; the other half buffers the distribution. */
+static int make_buckets(graph_ctx *g, build_state *st)
+{
+    size_t csr_cap = g->budget / 2, bcap = 0;
+    uint64_t n = g->n, total = 0;
     for (uint64_t v = 0; v < n;) {
         uint64_t lo = v, ed = 0;
         while (v < n) {
-            uint64_t ne = ed + rd[v];
+            uint64_t ne = ed + st->rd[v];
             if (v > lo && ne * 4 + (v - lo + 2) * 8 > csr_cap) break;
             ed = ne;
             v++;
         }
-        if (nb == bcap) {
+        if (st->nb == bcap) {
             bcap = bcap ? 2 * bcap : 16;
-            bucket *p = realloc(bk, bcap * sizeof *p);
-            if (!p) { rc = nomem(g); goto out; }
-            bk = p;
+            bucket *p = realloc(st->bk, bcap * sizeof *p);
+            if (!p) return nomem(g);
+            st->bk = p;
         }
-        bk[nb++] = (bucket){.lo = (uint32_t)lo, .hi = (uint32_t)v,
-                            .edges = ed, .off = total * 8};
+        st->bk[st->nb++] = (bucket){.lo = (uint32_t)lo, .hi = (uint32_t)v,
+                                    .edges = ed, .off = total * 8};
         total += ed;
     }
+    return GNNDB_OK;
+}
 
-    /* Distribute (target, source) pairs of internal ids to the buckets'
-    ** regions of one scratch file. One bucket needs no scratch file. */
+/* The next spilled pair that becomes an edge, as internal ids in the
+** current order (u -> v); a self loop is skipped when they are dropped.
+** 1, or 0 at the end, or -1 with the error in g->e. */
+static int next_pair(graph_ctx *g, xs_reader *rd, uint32_t *u, uint32_t *v)
+{
+    int64_t pr[2];
+    int k;
+    while ((k = xs_read(rd, pr, sizeof pr, g->e)) > 0) {
+        *u = rank_of(g, pr[0]);
+        *v = rank_of(g, pr[1]);
+        if (g->perm) {
+            *u = g->perm[*u];
+            *v = g->perm[*v];
+        }
+        if (!(*u == *v && g->o->drop_self_loops)) return 1;
+    }
+    return k;
+}
+
+/* The bucket whose target range holds t. */
+static bucket *bucket_of(build_state *st, uint32_t t)
+{
+    size_t lo = 0, hi = st->nb;
+    while (hi - lo > 1) {
+        size_t mid = (lo + hi) / 2;
+        if (st->bk[mid].lo <= t) lo = mid;
+        else hi = mid;
+    }
+    return &st->bk[lo];
+}
+
+/* The buffers' last pairs written, and each bucket's count checked against
+** the degrees its region was sized by. */
+static int buckets_flush(graph_ctx *g, build_state *st)
+{
+    for (size_t b = 0; b < st->nb; b++) {
+        bucket *bk = &st->bk[b];
+        int rc = bucket_flush(st->scratch.fd, bk, g->e);
+        if (rc) return rc;
+        free(bk->buf);
+        bk->buf = NULL;
+        if (bk->filled != bk->edges)
+            return gnn_seterr(g->e, GNNDB_INTERNAL, "graph import: bucket "
+                              "%zu got %llu edges, expected %llu", b,
+                              (unsigned long long)bk->filled,
+                              (unsigned long long)bk->edges);
+    }
+    return GNNDB_OK;
+}
+
+/* Distribute (target, source) pairs of internal ids to the buckets'
+** regions of one scratch file; only done for two buckets or more, since
+** one bucket reads the parsed pairs directly. */
+static int distribute(graph_ctx *g, build_state *st)
+{
+    gnn_err *e = g->e;
     size_t per = GNN_MAX((size_t)(16 << 10),
                          GNN_MIN((size_t)(1 << 20), g->budget / 4 /
-                                 (nb ? nb : 1)));
+                                 (st->nb ? st->nb : 1)));
     per /= 8;
-    if (nb > 1) {
-        if ((rc = xs_file_open(&scratch, g->tmpdir, 0, e))) goto out;
-        for (size_t b = 0; b < nb; b++)
-            if (!(bk[b].buf = malloc(per * 8))) { rc = nomem(g); goto out; }
-        if ((rc = xs_reader_init(&rr, g->pairs.fd, 0, g->pairs.size, IO_BUF,
-                                 e)))
-            goto out;
-        int64_t pr[2];
-        int k;
-        uint64_t i = 0;
-        while ((k = xs_read(&rr, pr, sizeof pr, e)) > 0) {
-            uint32_t u = rank_of(g, pr[0]), v = rank_of(g, pr[1]);
-            if (g->perm) { u = g->perm[u]; v = g->perm[v]; }
-            if (u == v && g->o->drop_self_loops) continue;
-            for (int rev = 0; rev < 1 + (g->o->undirected && u != v); rev++) {
-                uint32_t t = rev ? u : v, s = rev ? v : u;
-                size_t lo = 0, hi = nb;  /* the bucket holding t */
-                while (hi - lo > 1) {
-                    size_t mid = (lo + hi) / 2;
-                    if (bk[mid].lo <= t) lo = mid;
-                    else hi = mid;
-                }
-                bucket *b = &bk[lo];
-                b->buf[2 * b->nbuf] = t;
-                b->buf[2 * b->nbuf + 1] = s;
-                if (++b->nbuf == per &&
-                    (rc = bucket_flush(scratch.fd, b, e)))
-                    goto out;
-            }
-            if (++i % (CHECK_EVERY * 16) == 0 && (rc = interrupted(g)))
+    int rc = xs_file_open(&st->scratch, g->tmpdir, 0, e);
+    if (rc) return rc;
+    for (size_t b = 0; b < st->nb; b++)
+        if (!(st->bk[b].buf = malloc(per * 8))) return nomem(g);
+    xs_reader rr;
+    if ((rc = xs_reader_init(&rr, g->pairs.fd, 0, g->pairs.size, IO_BUF, e)))
+        return rc;
+    uint32_t u, v;
+    uint64_t i = 0;
+    int k;
+    while ((k = next_pair(g, &rr, &u, &v)) > 0) {
+        for (int rev = 0; rev < 1 + (g->o->undirected && u != v); rev++) {
+            uint32_t t = rev ? u : v, s = rev ? v : u;
+            bucket *b = bucket_of(st, t);
+            b->buf[2 * b->nbuf] = t;
+            b->buf[2 * b->nbuf + 1] = s;
+            if (++b->nbuf == per && (rc = bucket_flush(st->scratch.fd, b, e)))
                 goto out;
         }
-        if (k < 0) { rc = e ? e->rc : GNNDB_IOERR; goto out; }
-        for (size_t b = 0; b < nb; b++) {
-            if ((rc = bucket_flush(scratch.fd, &bk[b], e))) goto out;
-            free(bk[b].buf);
-            bk[b].buf = NULL;
-            if (bk[b].filled != bk[b].edges) {
-                rc = gnn_seterr(e, GNNDB_INTERNAL, "graph import: bucket %zu "
-                                "got %llu edges, expected %llu", b,
-                                (unsigned long long)bk[b].filled,
-                                (unsigned long long)bk[b].edges);
-                goto out;
-            }
-        }
-        xs_reader_free(&rr);
+        if (++i % (CHECK_EVERY * 16) == 0 && (rc = interrupted(g))) goto out;
     }
-
-    if ((rc = blk_graph_packer_new(g->bs, g->o->token, on_block, on_index, g,
-                                   &pk, e)))
-        goto out;
-    uint64_t maxe = 0, maxn = 0;
-    for (size_t b = 0; b < nb; b++) {
-        maxe = GNN_MAX(maxe, bk[b].edges);
-        maxn = GNN_MAX(maxn, (uint64_t)(bk[b].hi - bk[b].lo));
-    }
-    if (!(pos = malloc((maxn + 1) * sizeof *pos)) ||
-        !(srcs = malloc((maxe ? maxe : 1) * sizeof *srcs))) {
-        rc = nomem(g);
-        goto out;
-    }
-    for (size_t b = 0; b < nb; b++) {
-        if ((rc = interrupted(g))) goto out;
-        uint32_t lo = bk[b].lo, nn = bk[b].hi - bk[b].lo;
-        /* pos[i] = where node lo+i's next source goes; once filled it is the
-        ** end of that list, i.e. the start of the next one. */
-        uint64_t at = 0;
-        for (uint32_t i = 0; i < nn; i++) {
-            pos[i] = at;
-            at += rd[lo + i];
-        }
-        uint32_t pr[2];
-        int k;
-        if (nb > 1) {
-            if ((rc = xs_reader_init(&rr, scratch.fd, bk[b].off,
-                                     bk[b].off + bk[b].edges * 8, IO_BUF, e)))
-                goto out;
-            while ((k = xs_read(&rr, pr, sizeof pr, e)) > 0)
-                srcs[pos[pr[0] - lo]++] = pr[1];
-            xs_reader_free(&rr);
-            if (k < 0) { rc = e ? e->rc : GNNDB_IOERR; goto out; }
-        } else {
-            int64_t p64[2];
-            if ((rc = xs_reader_init(&rr, g->pairs.fd, 0, g->pairs.size,
-                                     IO_BUF, e)))
-                goto out;
-            while ((k = xs_read(&rr, p64, sizeof p64, e)) > 0) {
-                uint32_t u = rank_of(g, p64[0]), v = rank_of(g, p64[1]);
-                if (g->perm) { u = g->perm[u]; v = g->perm[v]; }
-                if (u == v && g->o->drop_self_loops) continue;
-                srcs[pos[v - lo]++] = u;
-                if (g->o->undirected && u != v) srcs[pos[u - lo]++] = v;
-            }
-            xs_reader_free(&rr);
-            if (k < 0) { rc = e ? e->rc : GNNDB_IOERR; goto out; }
-        }
-        for (uint32_t i = 0; i < nn; i++) {
-            uint64_t s0 = i ? pos[i - 1] : 0, s1 = pos[i];
-            uint32_t *l = srcs + s0;
-            size_t m = (size_t)(s1 - s0);
-            gnn_sort_u32(l, m);
-            if (g->o->drop_duplicates && m > 1) {
-                size_t q = 1;
-                for (size_t j = 1; j < m; j++)
-                    if (l[j] != l[q - 1]) l[q++] = l[j];
-                m = q;
-            }
-            g->deg[lo + i] = (uint32_t)m;
-            g->edges += m;
-            if ((lo + i) % CHECK_EVERY == 0 &&
-                (rc = build_progress(g, lo + i)))
-                goto out;
-            if ((rc = blk_graph_packer_add(pk, lo + i, l, (uint32_t)m, e)))
-                goto out;
-        }
-    }
-    rc = blk_graph_packer_finish(pk, NULL, e);
+    if (k < 0) rc = e ? e->rc : GNNDB_IOERR;
 out:
-    blk_graph_packer_free(pk);
-    free(pos);
-    free(srcs);
     xs_reader_free(&rr);
-    for (size_t b = 0; b < nb; b++) free(bk[b].buf);
-    free(bk);
-    xs_file_close(&scratch);
-    if (rd != g->raw) free(rd);
+    return rc ? rc : buckets_flush(g, st);
+}
+
+/* The packer, and room for the CSR of the largest bucket. */
+static int csr_alloc(graph_ctx *g, build_state *st)
+{
+    int rc = blk_graph_packer_new(g->bs, g->o->token, on_block, on_index, g,
+                                  &st->pk, g->e);
+    if (rc) return rc;
+    uint64_t maxe = 0, maxn = 0;
+    for (size_t b = 0; b < st->nb; b++) {
+        maxe = GNN_MAX(maxe, st->bk[b].edges);
+        maxn = GNN_MAX(maxn, (uint64_t)(st->bk[b].hi - st->bk[b].lo));
+    }
+    if (!(st->pos = malloc((maxn + 1) * sizeof *st->pos)) ||
+        !(st->srcs = malloc((maxe ? maxe : 1) * sizeof *st->srcs)))
+        return nomem(g);
+    return GNNDB_OK;
+}
+
+/* A bucket's sources grouped by target, from its region of the scratch
+** file or, for the only bucket, from the parsed pairs. pos[i] = where node
+** lo+i's next source goes; once filled it is the end of that list, i.e.
+** the start of the next one. */
+static int fill_bucket(graph_ctx *g, build_state *st, const bucket *b)
+{
+    uint32_t lo = b->lo, nn = b->hi - b->lo;
+    uint64_t at = 0;
+    for (uint32_t i = 0; i < nn; i++) {
+        st->pos[i] = at;
+        at += st->rd[lo + i];
+    }
+    xs_reader rr;
+    int k, rc;
+    if (st->nb > 1) {
+        if ((rc = xs_reader_init(&rr, st->scratch.fd, b->off,
+                                 b->off + b->edges * 8, IO_BUF, g->e)))
+            return rc;
+        uint32_t pr[2];
+        while ((k = xs_read(&rr, pr, sizeof pr, g->e)) > 0)
+            st->srcs[st->pos[pr[0] - lo]++] = pr[1];
+    } else {
+        if ((rc = xs_reader_init(&rr, g->pairs.fd, 0, g->pairs.size, IO_BUF,
+                                 g->e)))
+            return rc;
+        uint32_t u, v;
+        while ((k = next_pair(g, &rr, &u, &v)) > 0) {
+            st->srcs[st->pos[v - lo]++] = u;
+            if (g->o->undirected && u != v) st->srcs[st->pos[u - lo]++] = v;
+        }
+    }
+    xs_reader_free(&rr);
+    return k < 0 ? (g->e ? g->e->rc : GNNDB_IOERR) : GNNDB_OK;
+}
+
+/* Each node of a filled bucket: its list sorted (and made unique when
+** asked), its degree counted, its object packed. */
+static int pack_bucket(graph_ctx *g, build_state *st, const bucket *b)
+{
+    uint32_t lo = b->lo, nn = b->hi - b->lo;
+    for (uint32_t i = 0; i < nn; i++) {
+        uint64_t s0 = i ? st->pos[i - 1] : 0, s1 = st->pos[i];
+        uint32_t *l = st->srcs + s0;
+        size_t m = (size_t)(s1 - s0);
+        gnn_sort_u32(l, m);
+        if (g->o->drop_duplicates && m > 1) {
+            size_t q = 1;
+            for (size_t j = 1; j < m; j++)
+                if (l[j] != l[q - 1]) l[q++] = l[j];
+            m = q;
+        }
+        g->deg[lo + i] = (uint32_t)m;
+        g->edges += m;
+        int rc;
+        if ((lo + i) % CHECK_EVERY == 0 && (rc = progress(g, lo + i, g->n)))
+            return rc;
+        if ((rc = blk_graph_packer_add(st->pk, lo + i, l, (uint32_t)m, g->e)))
+            return rc;
+    }
+    return GNNDB_OK;
+}
+
+/* One build of the graph with the current permutation: every node 0..n-1
+** gets its object, in order. Fills g->deg, g->edges, the checksums and the
+** index entries; blocks go to g->w or g->scratch_fd when set. */
+static int build(graph_ctx *g)
+{
+    build_state st = {.scratch = {.fd = -1}};
+    int rc = build_begin(g, &st);
+    if (!rc) rc = make_buckets(g, &st);
+    if (!rc && st.nb > 1) rc = distribute(g, &st);
+    if (!rc) rc = csr_alloc(g, &st);
+    for (size_t b = 0; !rc && b < st.nb; b++) {
+        if (!(rc = interrupted(g)) && !(rc = fill_bucket(g, &st, &st.bk[b])))
+            rc = pack_bucket(g, &st, &st.bk[b]);
+    }
+    if (!rc) rc = blk_graph_packer_finish(st.pk, NULL, g->e);
+    build_free(g, &st);
     return rc;
 }
 
