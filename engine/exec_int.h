@@ -14,6 +14,7 @@
 #include "io.h"
 #include "sample.h"
 #include "granularity.h"
+#include "seeds.h"
 #include "../gpu/xfer.h"
 
 typedef struct nmap {        /* internal id -> local index, open addressing */
@@ -98,13 +99,8 @@ struct hb_exec {
     size_t nidx;
     uint32_t cont_cap;
 
-    uint32_t *seeds;         /* internal ids, ascending */
-    int64_t nseeds;
-    uint32_t *order;         /* this epoch's seed order (this partition's
-                             ** share of it first) */
-    int64_t part_lo;         /* PARTITION: where the share starts (its
-                             ** length is p->nseeds) */
-    int64_t order_epoch;
+    seed_set seeds;          /* and each epoch's order (this partition's
+                             ** share of it: p->nseeds) */
     int64_t next_global;     /* next mini-batch to build, over all epochs */
     int64_t h_next;          /* mini-batches in the next hyperbatch */
 

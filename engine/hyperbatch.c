@@ -15,7 +15,6 @@
 #include "sample.h"
 #include "pool.h"
 #include "fcache.h"
-#include "sort.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -151,101 +150,32 @@ static int batch_add_node(hb_batch *b, uint32_t node, uint32_t *local)
     return 0;
 }
 
-/* ---- scan: the seeds of each epoch ---- */
+/* ---- scan: the seeds of each epoch (seeds.c) ---- */
 
 static int load_seeds(hb_exec *x, gnn_err *e)
 {
     plan *p = x->p;
-    gnndb *db = x->db;
-    if (p->seeds_kind == AST_SEEDS_SPLIT) {
-        idx_txn *t;
-        uint64_t n;
-        if (idx_begin(db->idx, 0, &t, e)) return e->rc;
-        int rc = idx_load_split(t, p->split.token, &x->seeds, &n, e);
-        idx_abort(t);
-        if (rc) return rc;
-        x->nseeds = (int64_t)n;
-    } else if (p->seeds_kind == AST_SEEDS_LIST) {
-        x->seeds = malloc((p->n_seed_list + 1) * sizeof *x->seeds);
-        if (!x->seeds) return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
-        idx_txn *t = NULL;
-        if (p->graph.has_map && idx_begin(db->idx, 0, &t, e)) return e->rc;
-        for (size_t i = 0; i < p->n_seed_list; i++) {
-            int64_t id = p->seed_list[i];
-            uint64_t in = 0;
-            int rc = GNNDB_OK;
-            if (t) {
-                rc = idx_get_key(t, p->graph.token, id, &in, e);
-            } else if (id < 0 || id >= p->graph.nodes) {
-                rc = GNNDB_NOTFOUND;
-            } else {
-                in = (uint64_t)id;
-            }
-            if (rc) {
-                idx_abort(t);
-                if (rc != GNNDB_NOTFOUND) return rc;
-                return gnn_seterr(e, GNNDB_NOTFOUND,
-                                  "seed node %lld is not in graph %s",
-                                  (long long)id, p->graph.name);
-            }
-            x->seeds[i] = (uint32_t)in;
-        }
-        idx_abort(t);
-        size_t n = p->n_seed_list, w = 0;
-        gnn_sort_u32(x->seeds, n);
-        for (size_t i = 0; i < n; i++)
-            if (i == 0 || x->seeds[i] != x->seeds[i - 1])
-                x->seeds[w++] = x->seeds[i];
-        x->nseeds = (int64_t)w;
-    } else {
-        x->nseeds = p->graph.nodes;
-        x->seeds = malloc(((size_t)x->nseeds + 1) * sizeof *x->seeds);
-        if (!x->seeds) return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
-        for (int64_t i = 0; i < x->nseeds; i++) x->seeds[i] = (uint32_t)i;
-    }
+    int rc = seeds_load(x->db, &p->graph, p->seeds_kind, p->split.token,
+                        p->seed_list, p->n_seed_list, "", &x->seeds, e);
+    if (rc) return rc;
     /* the plan counted the seeds from the catalog; trust what was loaded */
-    p->nseeds_all = x->nseeds;
-    p->nseeds = x->nseeds;
-    x->part_lo = 0;
+    p->nseeds_all = x->seeds.n;
+    p->nseeds = x->seeds.n;
+    int64_t lo = 0, hi = x->seeds.n;
     if (p->part_count > 1) {
         /* every rank computes the same epoch order over all seeds and keeps
         ** its slice of it, so the ranks' shares are disjoint and their union
         ** is the single-process epoch */
-        int64_t hi;
-        plan_partition_range(x->nseeds, p->part_rank, p->part_count,
-                             &x->part_lo, &hi);
-        p->nseeds = hi - x->part_lo;
+        plan_partition_range(x->seeds.n, p->part_rank, p->part_count, &lo,
+                             &hi);
+        p->nseeds = hi - lo;
     }
     p->batches_per_epoch = (p->nseeds + p->batch - 1) / p->batch;
     p->total_batches = p->batches_per_epoch * p->epochs;
     if (p->limit >= 0 && p->limit < p->total_batches)
         p->total_batches = p->limit;
-    x->order = malloc(((size_t)x->nseeds + 1) * sizeof *x->order);
-    if (!x->order) return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
-    x->order_epoch = -1;
-    return GNNDB_OK;
-}
-
-/* The seed order of `epoch`: ascending, or a Fisher-Yates shuffle whose
-** draws come from the counter-based generator. */
-static void epoch_order(hb_exec *x, int64_t epoch)
-{
-    if (x->order_epoch == epoch) return;
-    memcpy(x->order, x->seeds, (size_t)x->nseeds * sizeof *x->order);
-    if (x->p->shuffle) {
-        uint64_t key = rng_key(x->p->seed, (uint64_t)epoch, UINT64_MAX,
-                               UINT64_MAX, 0x5eed);
-        for (int64_t i = x->nseeds - 1; i > 0; i--) {
-            uint64_t j = rng_below(rng_draw(key, (uint64_t)i), (uint64_t)i + 1);
-            uint32_t t = x->order[i];
-            x->order[i] = x->order[j];
-            x->order[j] = t;
-        }
-    }
-    if (x->part_lo > 0)
-        memmove(x->order, x->order + x->part_lo,
-                (size_t)x->p->nseeds * sizeof *x->order);
-    x->order_epoch = epoch;
+    return seeds_order_init(&x->seeds, 1, p->shuffle, p->seed, 0x5eed, lo,
+                            p->nseeds, e);
 }
 
 /* ---- sample: one hop of the whole hyperbatch ---- */
@@ -717,7 +647,7 @@ int hb_sample_round(hb_exec *x, int64_t g, gnn_err *e)
     n = GNN_MIN(n, p->total_batches - g);
     double t0 = hb_now();
     if (hb_alloc_batches(x, (int)n, e)) return e->rc;
-    epoch_order(x, epoch);
+    const uint32_t *order = seeds_order(&x->seeds, epoch);
     for (int i = 0; i < (int)n; i++) {
         hb_batch *b = &x->hb[i];
         b->epoch = epoch;
@@ -734,7 +664,7 @@ int hb_sample_round(hb_exec *x, int64_t g, gnn_err *e)
             return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
         for (int64_t s = lo; s < hi; s++) {
             uint32_t local;
-            if (batch_add_node(b, x->order[s], &local))
+            if (batch_add_node(b, order[s], &local))
                 return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
         }
         /* a seed listed twice (impossible after dedup) would shrink this */
@@ -924,8 +854,7 @@ void hb_close(hb_exec *x)
     if (x->io) io_close(x->io);
     free(x->idx_first);
     free(x->idx_block);
-    free(x->seeds);
-    free(x->order);
+    seeds_free(&x->seeds);
     free(x->items);
     free(x->blockof);
     free(x->sorted);
