@@ -373,3 +373,17 @@ void gnndb_progress_handler(gnndb *db, int n,
     db->progress_arg = arg;
     db->progress_n = n > 0 ? n : 1;
 }
+
+int db_progress(gnndb *db, int64_t done, int64_t step, int64_t total)
+{
+    int64_t n = db->progress_n;
+    if (db->progress && (step <= 0 || (done - step) / n != done / n) &&
+        db->progress(db->progress_arg, done, total))
+        db->interrupt = 1;
+    return db->interrupt ? GNNDB_INTERRUPT : GNNDB_OK;
+}
+
+int db_import_progress(void *db, int64_t done, int64_t total)
+{
+    return db_progress(db, done, 0, total) != GNNDB_OK;
+}

@@ -95,11 +95,10 @@ static int interrupted(prop *p, gnn_err *e)
                       p->s->name);
 }
 
+/* Rows are done a tile or a block at a time: each one is reported. */
 static int progress(prop *p, gnn_err *e)
 {
-    gnndb *db = p->db;
-    if (db->progress && db->progress(db->progress_arg, p->done, p->total))
-        db->interrupt = 1;
+    db_progress(p->db, p->done, 0, p->total);
     return interrupted(p, e);
 }
 

@@ -140,11 +140,8 @@ static int batch_row(gnndb_stmt *st, const gnndb_batch_view *v)
 
 static int progress(gnndb_stmt *st)
 {
-    gnndb *db = st->db;
-    int64_t done = st->status[GNNDB_STATUS_BATCHES];
-    if (db->progress && done % db->progress_n == 0 &&
-        db->progress(db->progress_arg, done, st->plan.total_batches))
-        db->interrupt = 1;
+    db_progress(st->db, st->status[GNNDB_STATUS_BATCHES], 1,
+                st->plan.total_batches);
     return GNNDB_OK;
 }
 
@@ -202,11 +199,8 @@ static int step_scan(gnndb_stmt *st, gnn_err *e)
     memcpy(db->last_status, st->status, sizeof st->status);
     if (rc != GNNDB_BATCH) return rc;
     st->view = v;
-    int64_t done = st->status[GNNDB_STATUS_BATCHES];
-    if (db->progress && done % db->progress_n == 0 &&
-        db->progress(db->progress_arg, done,
-                     st->status[GNNDB_STATUS_TOTAL_BATCHES]))
-        db->interrupt = 1;
+    db_progress(db, st->status[GNNDB_STATUS_BATCHES], 1,
+                st->status[GNNDB_STATUS_TOTAL_BATCHES]);
     if (batch_row(st, v)) return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
     return GNNDB_BATCH;
 }
@@ -224,6 +218,8 @@ static int step_scan_pack(gnndb_stmt *st, gnn_err *e)
     st->status[GNNDB_STATUS_BATCHES]++;
     st->status[GNNDB_STATUS_EDGES] += v->num_edges;
     memcpy(st->db->last_status, st->status, sizeof st->status);
+    db_progress(st->db, st->status[GNNDB_STATUS_BATCHES], 1,
+                st->status[GNNDB_STATUS_TOTAL_BATCHES]);
     if (batch_row(st, v)) return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
     return GNNDB_BATCH;
 }
