@@ -186,8 +186,6 @@ struct hb_exec {
 };
 
 double hb_now(void);
-/* The last i < n with a[i] <= key in ascending a[0..n) (0 when none). */
-size_t hb_last_le(const uint64_t *a, size_t n, uint64_t key);
 /* Grow *p to hold `need` elements of `elem` bytes; 0 or -1 on OOM. */
 int hb_grow(void **p, size_t *cap, size_t need, size_t elem);
 

@@ -180,21 +180,10 @@ static int load_seeds(hb_exec *x, gnn_err *e)
 
 /* ---- sample: one hop of the whole hyperbatch ---- */
 
-size_t hb_last_le(const uint64_t *a, size_t n, uint64_t key)
-{
-    size_t lo = 0, hi = n;
-    while (hi - lo > 1) {
-        size_t mid = (lo + hi) / 2;
-        if (a[mid] <= key) lo = mid; else hi = mid;
-    }
-    return lo;
-}
-
-/* The block holding the start of `node`'s object: the last index entry whose
-** first node is <= node. */
+/* The block holding the start of `node`'s object. */
 static uint64_t start_block(const hb_exec *x, uint32_t node)
 {
-    return x->idx_block[hb_last_le(x->idx_first, x->nidx, node)];
+    return idx_block_of(x->idx_first, x->idx_block, x->nidx, node);
 }
 
 int hb_bucket(hb_exec *x, size_t n, const uint64_t *blockof,

@@ -154,12 +154,7 @@ static int read_rows(prop *p, int hop, int64_t lo, int64_t hi, float *dst,
 /* The block holding the start of `node`'s object. */
 static uint64_t start_block(const prop *p, int64_t node)
 {
-    size_t lo = 0, hi = p->nidx;
-    while (hi - lo > 1) {
-        size_t mid = (lo + hi) / 2;
-        if (p->idx_first[mid] <= (uint64_t)node) lo = mid; else hi = mid;
-    }
-    return p->idx_block[lo];
+    return idx_block_of(p->idx_first, p->idx_block, p->nidx, (uint64_t)node);
 }
 
 /* A graph block whose objects name a node beyond the graph is corrupt. */
