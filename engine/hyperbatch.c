@@ -15,6 +15,7 @@
 #include "sample.h"
 #include "pool.h"
 #include "fcache.h"
+#include "hash.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,13 +51,14 @@ int hb_grow(void **p, size_t *cap, size_t need, size_t elem)
 
 /* The table holds local indices only; a slot's key is the mini-batch's
 ** nodes[slot], so the map costs 4 bytes a slot. It is kept at most half
-** full and grown on demand, never sized for a hop's worst case. */
-
-/* Fibonacci hashing: one multiply, the high bits index a table of 2^k. */
-static inline size_t nmap_slot(uint32_t key, size_t cap)
-{
-    return (size_t)((key * 0x9e3779b97f4a7c15ull) >> (64 - __builtin_ctzll(cap)));
-}
+** full and grown on demand, never sized for a hop's worst case.
+**
+** fcache.c's u32map is a table of the same kind (linear probing, the same
+** hash) kept apart on purpose: H of these maps are alive at once and
+** count against the staged memory, hence implied keys, growth and the
+** cheap reset below; the cache's maps are one or two per run, sized once,
+** must delete (eviction), and one of them is keyed by accesses that lie in
+** two arrays, so they store their keys. */
 
 /* Empty the map for reuse by a new mini-batch, whose first `expect` nodes
 ** it must hold without growing. `used` lists the nodes the previous
@@ -77,7 +79,7 @@ static int nmap_reset(nmap *m, size_t expect, const uint32_t *used,
         /* every listed node is present, so walking to it terminates even
         ** when slots cleared earlier opened gaps in its probe run */
         for (size_t i = 0; i < nused; i++) {
-            size_t h = nmap_slot(used[i], m->cap);
+            size_t h = gnn_hash_slot(used[i], m->cap);
             while (m->slots[h] == UINT32_MAX || used[m->slots[h]] != used[i])
                 h = (h + 1) & (m->cap - 1);
             m->slots[h] = UINT32_MAX;
@@ -116,7 +118,7 @@ static int nmap_rehash(nmap *m, const uint32_t *nodes)
     if (!t) return -1;
     memset(t, 0xff, cap * sizeof *t);
     for (size_t i = 0; i < m->n; i++) {
-        size_t h = nmap_slot(nodes[i], cap);
+        size_t h = gnn_hash_slot(nodes[i], cap);
         while (t[h] != UINT32_MAX) h = (h + 1) & (cap - 1);
         t[h] = (uint32_t)i;
     }
@@ -131,7 +133,7 @@ static int nmap_rehash(nmap *m, const uint32_t *nodes)
 static int batch_add_node(hb_batch *b, uint32_t node, uint32_t *local)
 {
     nmap *m = &b->map;
-    size_t h = nmap_slot(node, m->cap);
+    size_t h = gnn_hash_slot(node, m->cap);
     while (m->slots[h] != UINT32_MAX) {
         if (b->nodes[m->slots[h]] == node) { *local = m->slots[h]; return 0; }
         h = (h + 1) & (m->cap - 1);
@@ -140,7 +142,7 @@ static int batch_add_node(hb_batch *b, uint32_t node, uint32_t *local)
         return -1;
     if ((m->n + 1) * 2 > m->cap) {
         if (nmap_rehash(m, b->nodes)) return -1;
-        h = nmap_slot(node, m->cap);
+        h = gnn_hash_slot(node, m->cap);
         while (m->slots[h] != UINT32_MAX) h = (h + 1) & (m->cap - 1);
     }
     m->slots[h] = (uint32_t)b->nn;
