@@ -252,7 +252,6 @@ void hb_transfer_close(hb_exec *x);
 
 /* 1 when `dir` is empty, 0 when not, -errno on failure. */
 int hb_dir_empty(const char *dir);
-int hb_mkdirs(const char *dir, gnn_err *e);
 /* Ready `dir` for INTO 'dir': create it, or accept it when it is an empty
 ** directory; a non-empty one is refused (never mix two runs' batches). */
 int hb_prepare_into(const char *dir, gnn_err *e);
