@@ -124,6 +124,17 @@ int db_open_table(gnndb *db, const cat_table *t, int id, blk_file **f,
     return rc;
 }
 
+int db_open_graph(gnndb *db, const cat_graph *g, int id, blk_file **f,
+                  gnn_err *e)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", db->dir, g->file);
+    int rc = blkf_open(path, g->block_size, BLK_KIND_GRAPH, g->token,
+                       (uint64_t)g->graph_blocks, f, e);
+    if (!rc) (*f)->id = id;
+    return rc;
+}
+
 uint64_t db_new_token(void)
 {
     uint64_t t = 0;

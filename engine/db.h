@@ -102,6 +102,9 @@ int db_cleanup_orphans(gnndb *db, gnn_err *e);
 ** buffer-pool file id `id`. The caller closes *f with blkf_close(). */
 int db_open_table(gnndb *db, const cat_table *t, int id, blk_file **f,
                   gnn_err *e);
+/* The same for the topology of graph `g`. */
+int db_open_graph(gnndb *db, const cat_graph *g, int id, blk_file **f,
+                  gnn_err *e);
 
 /* A fresh random 64-bit token (never 0). */
 uint64_t db_new_token(void);

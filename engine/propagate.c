@@ -395,17 +395,12 @@ out:
 static int open_inputs(prop *p, gnn_err *e)
 {
     gnndb *db = p->db;
-    char path[1024];
     int rc;
     if ((rc = io_open(db->pragma.io, (unsigned)db->pragma.io_depth, &p->io,
-                      e)))
+                      e)) ||
+        (rc = db_open_graph(db, &p->g, 1, &p->gf, e)) ||
+        (rc = db_open_table(db, &p->src, 2, &p->ff, e)))
         return rc;
-    snprintf(path, sizeof path, "%s/%s", db->dir, p->g.file);
-    if ((rc = blkf_open(path, p->g.block_size, BLK_KIND_GRAPH, p->g.token,
-                        (uint64_t)p->g.graph_blocks, &p->gf, e)))
-        return rc;
-    p->gf->id = 1;
-    if ((rc = db_open_table(db, &p->src, 2, &p->ff, e))) return rc;
     idx_txn *t;
     if ((rc = idx_begin(db->idx, 0, &t, e))) return rc;
     rc = idx_load_blocks(t, p->g.token, &p->idx_first, &p->idx_block,
