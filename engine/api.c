@@ -113,26 +113,31 @@ int gnndb_errcode(gnndb *db)
     return db ? db->err.rc : GNNDB_NOMEM;
 }
 
+/* A block file of this database, checked against what the catalog says of
+** it, with buffer-pool file id `id`. */
+static int open_file(gnndb *db, const char *file, uint32_t block_size,
+                     uint16_t kind, uint64_t token, int64_t nblocks, int id,
+                     blk_file **f, gnn_err *e)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", db->dir, file);
+    int rc = blkf_open(path, block_size, kind, token, (uint64_t)nblocks, f, e);
+    if (!rc) (*f)->id = id;
+    return rc;
+}
+
 int db_open_table(gnndb *db, const cat_table *t, int id, blk_file **f,
                   gnn_err *e)
 {
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", db->dir, t->file);
-    int rc = blkf_open(path, t->block_size, BLK_KIND_FEATURE, t->token,
-                       (uint64_t)t->nblocks, f, e);
-    if (!rc) (*f)->id = id;
-    return rc;
+    return open_file(db, t->file, t->block_size, BLK_KIND_FEATURE, t->token,
+                     t->nblocks, id, f, e);
 }
 
 int db_open_graph(gnndb *db, const cat_graph *g, int id, blk_file **f,
                   gnn_err *e)
 {
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", db->dir, g->file);
-    int rc = blkf_open(path, g->block_size, BLK_KIND_GRAPH, g->token,
-                       (uint64_t)g->graph_blocks, f, e);
-    if (!rc) (*f)->id = id;
-    return rc;
+    return open_file(db, g->file, g->block_size, BLK_KIND_GRAPH, g->token,
+                     g->graph_blocks, id, f, e);
 }
 
 uint64_t db_new_token(void)
