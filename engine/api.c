@@ -140,6 +140,20 @@ int db_open_graph(gnndb *db, const cat_graph *g, int id, blk_file **f,
                      g->graph_blocks, id, f, e);
 }
 
+int db_load_graph_index(gnndb *db, const cat_graph *g, uint64_t **first_nodes,
+                        uint64_t **block_nos, size_t *n, gnn_err *e)
+{
+    idx_txn *t;
+    int rc = idx_begin(db->idx, 0, &t, e);
+    if (rc) return rc;
+    rc = idx_load_blocks(t, g->token, first_nodes, block_nos, n, e);
+    idx_abort(t);
+    if (!rc && *n == 0 && g->nodes > 0)
+        rc = gnn_seterr(e, GNNDB_CORRUPT, "index.mdb has no block index for "
+                        "graph %s", g->name);
+    return rc;
+}
+
 uint64_t db_new_token(void)
 {
     uint64_t t = 0;

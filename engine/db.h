@@ -105,6 +105,10 @@ int db_open_table(gnndb *db, const cat_table *t, int id, blk_file **f,
 /* The same for the topology of graph `g`. */
 int db_open_graph(gnndb *db, const cat_graph *g, int id, blk_file **f,
                   gnn_err *e);
+/* The block index of graph `g` from index.mdb (idx_load_blocks' arrays,
+** which the caller frees); a graph with nodes and no entries is corrupt. */
+int db_load_graph_index(gnndb *db, const cat_graph *g, uint64_t **first_nodes,
+                        uint64_t **block_nos, size_t *n, gnn_err *e);
 
 /* A fresh random 64-bit token (never 0). */
 uint64_t db_new_token(void);

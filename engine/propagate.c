@@ -401,16 +401,8 @@ static int open_inputs(prop *p, gnn_err *e)
         (rc = db_open_graph(db, &p->g, 1, &p->gf, e)) ||
         (rc = db_open_table(db, &p->src, 2, &p->ff, e)))
         return rc;
-    idx_txn *t;
-    if ((rc = idx_begin(db->idx, 0, &t, e))) return rc;
-    rc = idx_load_blocks(t, p->g.token, &p->idx_first, &p->idx_block,
-                         &p->nidx, e);
-    idx_abort(t);
-    if (rc) return rc;
-    if (p->nidx == 0 && p->n > 0)
-        return gnn_seterr(e, GNNDB_CORRUPT, "index.mdb has no block index "
-                          "for graph %s", p->g.name);
-    return GNNDB_OK;
+    return db_load_graph_index(db, &p->g, &p->idx_first, &p->idx_block,
+                               &p->nidx, e);
 }
 
 /* Divide memory_limit: a sixteenth (at least 4 frames) for each pool and 8
