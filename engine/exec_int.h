@@ -1,4 +1,4 @@
-/* exec_int.h — the executor's state, shared by hyperbatch.c (scan and
+/* exec_int.h — the executor's state, shared by hyperbatch.c (seeds and
 ** sample), gather.c (gather), batch.c (finishing and handing out batches)
 ** and hb_spill.c (the spilled hyperbatch). Not part of any public
 ** interface. */

@@ -48,14 +48,14 @@ static int fill_cache(hb_exec *x, const uint64_t *blocks, size_t n,
     return rc;
 }
 
-typedef struct degscan {
+typedef struct degree_pass {
     hb_exec *x;
     uint64_t *key;           /* per node: (~degree << 32) | node */
-} degscan;
+} degree_pass;
 
 static int degree_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
 {
-    degscan *d = arg;
+    degree_pass *d = arg;
     const blk_header *h = data;
     uint64_t nodes = (uint64_t)d->x->p->graph.nodes;
     for (uint32_t k = 0; k < h->count; k++) {
@@ -80,7 +80,7 @@ static int cache_pin_hot(hb_exec *x, gnn_err *e)
     plan *p = x->p;
     size_t nodes = (size_t)GNN_MIN(p->graph.nodes, p->feat.rows);
     size_t nblk = (size_t)p->graph.graph_blocks;
-    degscan d = {x, calloc(GNN_MAX((size_t)p->graph.nodes, 1), sizeof *d.key)};
+    degree_pass d = {x, calloc(GNN_MAX((size_t)p->graph.nodes, 1), sizeof *d.key)};
     uint64_t *blocks = malloc((nblk + 1) * sizeof *blocks);
     int rc = GNNDB_OK;
     if (!d.key || !blocks) {
@@ -125,14 +125,14 @@ out:
 /* hot_blocks: weigh each feature block by the stored neighbours of its
 ** rows' nodes (reading every graph block once), pin the heaviest and read
 ** them once. */
-typedef struct hotscan {
+typedef struct hot_pass {
     hb_exec *x;
     uint64_t *weight;        /* per feature block */
-} hotscan;
+} hot_pass;
 
 static int hot_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
 {
-    hotscan *d = arg;
+    hot_pass *d = arg;
     const blk_header *h = data;
     const plan *p = d->x->p;
     for (uint32_t k = 0; k < h->count; k++) {
@@ -159,7 +159,7 @@ static int cache_pin_blocks(hb_exec *x, gnn_err *e)
 {
     plan *p = x->p;
     size_t nblk = (size_t)p->graph.graph_blocks;
-    hotscan d = {x, calloc((size_t)p->feat.nblocks + 1, sizeof(uint64_t))};
+    hot_pass d = {x, calloc((size_t)p->feat.nblocks + 1, sizeof(uint64_t))};
     uint64_t *blocks = malloc((nblk + 1) * sizeof *blocks);
     int rc = GNNDB_OK;
     if (!d.weight || !blocks) {

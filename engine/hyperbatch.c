@@ -152,7 +152,7 @@ static int batch_add_node(hb_batch *b, uint32_t node, uint32_t *local)
     return 0;
 }
 
-/* ---- scan: the seeds of each epoch (seeds.c) ---- */
+/* ---- seeds: each epoch's seeds (seeds.c) ---- */
 
 static int load_seeds(hb_exec *x, gnn_err *e)
 {
@@ -664,8 +664,8 @@ int hb_sample_round(hb_exec *x, int64_t g, gnn_err *e)
     }
     x->nb = (int)n;
     x->cur = 0;
-    x->st.scan.seconds += hb_now() - t0;
-    x->st.scan.items += 0;
+    x->st.seeds.seconds += hb_now() - t0;
+    x->st.seeds.items += 0;
     for (int h = 0; h < p->nhops && x->nb; h++) {
         int rc = run_hop(x, h, e);
         if (!rc) rc = hb_fit(x, 0, e);

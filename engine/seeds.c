@@ -1,4 +1,4 @@
-/* seeds.c — the seed scan, shared by SAMPLE (hyperbatch.c) and SCAN
+/* seeds.c — the seeds operator, shared by SAMPLE (hyperbatch.c) and SCAN
 ** (scan.c): the seeds are loaded once, as internal ids in ascending order
 ** (the row order on disk), and each epoch's order is derived from them on
 ** demand, so that an epoch costs one pass over the seeds and nothing is

@@ -1,5 +1,5 @@
-/* seeds.h — the seed scan: which nodes a SAMPLE or a SCAN starts from, and
-** in what order each epoch visits them. */
+/* seeds.h — the seeds operator: which nodes a SAMPLE or a SCAN starts
+** from, and in what order each epoch visits them (EXPLAIN's "scan" line). */
 #ifndef GNN_SEEDS_H
 #define GNN_SEEDS_H
 
