@@ -612,40 +612,26 @@ int cat_files(cat_db *c, char ***names, size_t *n, gnn_err *e)
     return GNNDB_OK;
 }
 
+static void token_row(sqlite3_stmt *st, void *dst)
+{
+    *(uint64_t *)dst = (uint64_t)sqlite3_column_int64(st, 0);
+}
+
 int cat_tokens(cat_db *c, uint64_t **tokens, size_t *n, gnn_err *e)
 {
-    *tokens = NULL;
-    *n = 0;
-    sqlite3_stmt *st;
-    int rc = catx_prepare(c, c->has_packs
-                                 ? "SELECT token FROM graphs UNION "
-                                   "SELECT token FROM tables UNION "
-                                   "SELECT token FROM packs UNION "
-                                   "SELECT token FROM splits"
-                                 : "SELECT token FROM graphs UNION "
-                                   "SELECT token FROM tables UNION "
-                                   "SELECT token FROM splits", &st, e);
-    if (rc) return rc;
-    uint64_t *a = NULL;
-    size_t cnt = 0, cap = 0;
-    int s;
-    while ((s = sqlite3_step(st)) == SQLITE_ROW) {
-        if (cnt == cap) {
-            cap = cap ? cap * 2 : 16;
-            uint64_t *na = realloc(a, cap * sizeof *a);
-            if (!na) { rc = gnn_seterr(e, GNNDB_NOMEM, "out of memory"); break; }
-            a = na;
-        }
-        a[cnt++] = (uint64_t)sqlite3_column_int64(st, 0);
-    }
-    if (!rc && s != SQLITE_DONE) rc = catx_err(c, s, "listing tokens", e);
-    sqlite3_finalize(st);
-    if (!rc && !a && !(a = malloc(sizeof *a)))
-        rc = gnn_seterr(e, GNNDB_NOMEM, "out of memory");
-    if (rc) { free(a); return rc; }
-    *tokens = a;
-    *n = cnt;
-    return GNNDB_OK;
+    void *a;
+    int rc = catx_query_rows(c, c->has_packs
+                                    ? "SELECT token FROM graphs UNION "
+                                      "SELECT token FROM tables UNION "
+                                      "SELECT token FROM packs UNION "
+                                      "SELECT token FROM splits"
+                                    : "SELECT token FROM graphs UNION "
+                                      "SELECT token FROM tables UNION "
+                                      "SELECT token FROM splits",
+                             0, NULL, token_row, sizeof **tokens, &a, n,
+                             "listing tokens", e);
+    *tokens = rc ? NULL : a;
+    return rc;
 }
 
 /* ---- statement log ------------------------------------------------------- */

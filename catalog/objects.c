@@ -86,6 +86,40 @@ static int exists(cat_db *c, const char *sql, int64_t i1, const char *s2,
     return rc;
 }
 
+/* Before an object `name` is added to graph `graph_id`: the catalog must
+** be writable, the graph's name is fetched for the caller's words, and
+** *taken says whether `sql` (?1 the graph, ?2 the name) finds one already. */
+static int check_new(cat_db *c, const char *sql, int64_t graph_id,
+                     const char *name, char gname[CAT_NAME_MAX], int *taken,
+                     gnn_err *e)
+{
+    int rc = catx_writable(c, e);
+    if (rc || (rc = graph_name(c, graph_id, gname, CAT_NAME_MAX, e)))
+        return rc;
+    return exists(c, sql, graph_id, name, taken, e);
+}
+
+/* The object `name` of graph `graph_id` that `sql` (?1, ?2) selects, read
+** by `row` into out (`size` bytes); *found is 0, and out untouched, when
+** there is none, and gname names the graph for the caller's words. */
+static int get_in_graph(cat_db *c, const char *sql, int64_t graph_id,
+                        const char *name, catx_row_fn row, size_t size,
+                        void *out, int *found, char gname[CAT_NAME_MAX],
+                        const char *what, gnn_err *e)
+{
+    int rc = graph_name(c, graph_id, gname, CAT_NAME_MAX, e);
+    if (rc) return rc;
+    void *a;
+    size_t n;
+    if ((rc = catx_query_rows(c, sql, graph_id, name, row, size, &a, &n, what,
+                              e)))
+        return rc;
+    if (n) memcpy(out, a, size);
+    free(a);
+    *found = n > 0;
+    return GNNDB_OK;
+}
+
 /* Run each statement of `sqls` (NULL-terminated) bound to ?1 = id inside one
 ** savepoint; *changed gets the rows the last one changed. */
 static int delete_all(cat_db *c, const char *const *sqls, int64_t id,
@@ -253,13 +287,11 @@ static int is_labels(const char *name) { return strcmp(name, "__labels") == 0; }
 
 int cat_table_insert(cat_db *c, cat_table *t, gnn_err *e)
 {
-    int rc = catx_writable(c, e), taken;
+    int taken;
     char gname[CAT_NAME_MAX];
-    if (rc || (rc = graph_name(c, t->graph_id, gname, sizeof gname, e)))
-        return rc;
-    if ((rc = exists(c, "SELECT 1 FROM tables WHERE graph_id = ?1 AND "
-                        "name = ?2", t->graph_id, t->name, &taken, e)))
-        return rc;
+    int rc = check_new(c, "SELECT 1 FROM tables WHERE graph_id = ?1 AND "
+                          "name = ?2", t->graph_id, t->name, gname, &taken, e);
+    if (rc) return rc;
     if (taken)
         return is_labels(t->name)
                    ? gnn_seterr(e, GNNDB_EXISTS,
@@ -296,18 +328,12 @@ int cat_table_get(cat_db *c, int64_t graph_id, const char *name,
                   cat_table *t, gnn_err *e)
 {
     char gname[CAT_NAME_MAX];
-    int rc = graph_name(c, graph_id, gname, sizeof gname, e);
-    if (rc) return rc;
-    void *a;
-    size_t n;
-    if ((rc = catx_query_rows(c, "SELECT " TABLE_COLS " FROM tables "
-                            "WHERE graph_id = ?1 AND name = ?2",
-                         graph_id, name, table_row, sizeof *t, &a, &n,
-                         "reading a table", e)))
-        return rc;
-    if (n) memcpy(t, a, sizeof *t);
-    free(a);
-    if (n) return GNNDB_OK;
+    int found;
+    int rc = get_in_graph(c, "SELECT " TABLE_COLS " FROM tables WHERE "
+                             "graph_id = ?1 AND name = ?2", graph_id, name,
+                          table_row, sizeof *t, t, &found, gname,
+                          "reading a table", e);
+    if (rc || found) return rc;
     if (is_labels(name))
         return gnn_seterr(e, GNNDB_NOTFOUND, "graph %s has no labels", gname);
     return gnn_seterr(e, GNNDB_NOTFOUND,
@@ -358,13 +384,11 @@ static void split_row(sqlite3_stmt *st, void *dst)
 
 int cat_split_insert(cat_db *c, cat_split *s, gnn_err *e)
 {
-    int rc = catx_writable(c, e), taken;
+    int taken;
     char gname[CAT_NAME_MAX];
-    if (rc || (rc = graph_name(c, s->graph_id, gname, sizeof gname, e)))
-        return rc;
-    if ((rc = exists(c, "SELECT 1 FROM splits WHERE graph_id = ?1 AND "
-                        "name = ?2", s->graph_id, s->name, &taken, e)))
-        return rc;
+    int rc = check_new(c, "SELECT 1 FROM splits WHERE graph_id = ?1 AND "
+                          "name = ?2", s->graph_id, s->name, gname, &taken, e);
+    if (rc) return rc;
     if (taken)
         return gnn_seterr(e, GNNDB_EXISTS,
                           "split '%s' already exists in graph %s", s->name,
@@ -386,18 +410,12 @@ int cat_split_get(cat_db *c, int64_t graph_id, const char *name,
                   cat_split *s, gnn_err *e)
 {
     char gname[CAT_NAME_MAX];
-    int rc = graph_name(c, graph_id, gname, sizeof gname, e);
-    if (rc) return rc;
-    void *a;
-    size_t n;
-    if ((rc = catx_query_rows(c, "SELECT " SPLIT_COLS " FROM splits "
-                            "WHERE graph_id = ?1 AND name = ?2",
-                         graph_id, name, split_row, sizeof *s, &a, &n,
-                         "reading a split", e)))
-        return rc;
-    if (n) memcpy(s, a, sizeof *s);
-    free(a);
-    if (n) return GNNDB_OK;
+    int found;
+    int rc = get_in_graph(c, "SELECT " SPLIT_COLS " FROM splits WHERE "
+                             "graph_id = ?1 AND name = ?2", graph_id, name,
+                          split_row, sizeof *s, s, &found, gname,
+                          "reading a split", e);
+    if (rc || found) return rc;
     return gnn_seterr(e, GNNDB_NOTFOUND, "no such split: %s in graph %s",
                       name, gname);
 }

@@ -113,14 +113,44 @@ int gnndb_errcode(gnndb *db)
     return db ? db->err.rc : GNNDB_NOMEM;
 }
 
+/* A block file of this database, checked against what the catalog says of
+** it, with buffer-pool file id `id`. */
+static int open_file(gnndb *db, const char *file, uint32_t block_size,
+                     uint16_t kind, uint64_t token, int64_t nblocks, int id,
+                     blk_file **f, gnn_err *e)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", db->dir, file);
+    int rc = blkf_open(path, block_size, kind, token, (uint64_t)nblocks, f, e);
+    if (!rc) (*f)->id = id;
+    return rc;
+}
+
 int db_open_table(gnndb *db, const cat_table *t, int id, blk_file **f,
                   gnn_err *e)
 {
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", db->dir, t->file);
-    int rc = blkf_open(path, t->block_size, BLK_KIND_FEATURE, t->token,
-                       (uint64_t)t->nblocks, f, e);
-    if (!rc) (*f)->id = id;
+    return open_file(db, t->file, t->block_size, BLK_KIND_FEATURE, t->token,
+                     t->nblocks, id, f, e);
+}
+
+int db_open_graph(gnndb *db, const cat_graph *g, int id, blk_file **f,
+                  gnn_err *e)
+{
+    return open_file(db, g->file, g->block_size, BLK_KIND_GRAPH, g->token,
+                     g->graph_blocks, id, f, e);
+}
+
+int db_load_graph_index(gnndb *db, const cat_graph *g, uint64_t **first_nodes,
+                        uint64_t **block_nos, size_t *n, gnn_err *e)
+{
+    idx_txn *t;
+    int rc = idx_begin(db->idx, 0, &t, e);
+    if (rc) return rc;
+    rc = idx_load_blocks(t, g->token, first_nodes, block_nos, n, e);
+    idx_abort(t);
+    if (!rc && *n == 0 && g->nodes > 0)
+        rc = gnn_seterr(e, GNNDB_CORRUPT, "index.mdb has no block index for "
+                        "graph %s", g->name);
     return rc;
 }
 
@@ -372,4 +402,18 @@ void gnndb_progress_handler(gnndb *db, int n,
     db->progress = cb;
     db->progress_arg = arg;
     db->progress_n = n > 0 ? n : 1;
+}
+
+int db_progress(gnndb *db, int64_t done, int64_t step, int64_t total)
+{
+    int64_t n = db->progress_n;
+    if (db->progress && (step <= 0 || (done - step) / n != done / n) &&
+        db->progress(db->progress_arg, done, total))
+        db->interrupt = 1;
+    return db->interrupt ? GNNDB_INTERRUPT : GNNDB_OK;
+}
+
+int db_import_progress(void *db, int64_t done, int64_t total)
+{
+    return db_progress(db, done, 0, total) != GNNDB_OK;
 }

@@ -2,6 +2,7 @@
 ** user's id space, edge_index laid out 2 x E, the digest, the INTO files and
 ** the transfer to a device. */
 #include "exec_int.h"
+#include "extsort.h"
 #include "npy.h"
 #include "pool.h"
 
@@ -184,29 +185,10 @@ int hb_dir_empty(const char *dir)
     return empty;
 }
 
-int hb_mkdirs(const char *dir, gnn_err *e)
-{
-    char buf[1024];
-    size_t n = strlen(dir);
-    if (n >= sizeof buf)
-        return gnn_seterr(e, GNNDB_RANGE, "path too long: %s", dir);
-    memcpy(buf, dir, n + 1);
-    for (size_t i = 1; i <= n; i++) {
-        if (buf[i] != '/' && buf[i] != 0) continue;
-        char c = buf[i];
-        buf[i] = 0;
-        if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-            return gnn_seterr_errno(e, GNNDB_IOERR, errno,
-                                    "cannot create directory %s", buf);
-        buf[i] = c;
-    }
-    return GNNDB_OK;
-}
-
 int hb_prepare_into(const char *dir, gnn_err *e)
 {
     struct stat sb;
-    if (stat(dir, &sb) != 0) return hb_mkdirs(dir, e);
+    if (stat(dir, &sb) != 0) return xs_mkdirs(dir, e);
     if (!S_ISDIR(sb.st_mode))
         return gnn_seterr(e, GNNDB_EXISTS, "INTO '%s': not a directory", dir);
     int empty = hb_dir_empty(dir);
@@ -221,7 +203,7 @@ int hb_prepare_into(const char *dir, gnn_err *e)
 
 int batch_write_npy(const gnndb_batch_view *v, const char *dir, gnn_err *e)
 {
-    int rc = hb_mkdirs(dir, e);
+    int rc = xs_mkdirs(dir, e);
     if (rc) return rc;
     char path[1200];
     int64_t shape[2];

@@ -78,6 +78,20 @@ void db_leave(gnndb *db);
 int db_write_lock(gnndb *db);
 void db_write_unlock(gnndb *db);
 
+/* The progress rule, for every long statement: `done` of `total` units of
+** work are done (total 0: unknown), `step` of them since the last report.
+** The handler of gnndb_progress_handler, when one is installed, is called
+** when the step reached a multiple of its n; work that comes in chunks of
+** its own size (rows of a block, bytes of a file) passes step 0 and reports
+** every chunk, since a chunk seldom ends on a multiple of n. A non-zero
+** return from the handler asks the statement to stop, as gnndb_interrupt
+** does. Returns GNNDB_INTERRUPT when it is to stop (asked now or before),
+** GNNDB_OK otherwise. */
+int db_progress(gnndb *db, int64_t done, int64_t step, int64_t total);
+/* The same as an importer's callback (imp_ctl.progress, its arg the
+** handle): non-zero when the import is to stop. */
+int db_import_progress(void *db, int64_t done, int64_t total);
+
 /* Remove files and index keys that no catalog row refers to: the leftovers
 ** of a crash between publishing a file and committing the catalog. Runs
 ** under the write lock. */
@@ -88,6 +102,13 @@ int db_cleanup_orphans(gnndb *db, gnn_err *e);
 ** buffer-pool file id `id`. The caller closes *f with blkf_close(). */
 int db_open_table(gnndb *db, const cat_table *t, int id, blk_file **f,
                   gnn_err *e);
+/* The same for the topology of graph `g`. */
+int db_open_graph(gnndb *db, const cat_graph *g, int id, blk_file **f,
+                  gnn_err *e);
+/* The block index of graph `g` from index.mdb (idx_load_blocks' arrays,
+** which the caller frees); a graph with nodes and no entries is corrupt. */
+int db_load_graph_index(gnndb *db, const cat_graph *g, uint64_t **first_nodes,
+                        uint64_t **block_nos, size_t *n, gnn_err *e);
 
 /* A fresh random 64-bit token (never 0). */
 uint64_t db_new_token(void);

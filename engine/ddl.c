@@ -22,8 +22,8 @@
 void ddl_ctl_init(gnndb *db, imp_ctl *c)
 {
     memset(c, 0, sizeof *c);
-    c->progress = db->progress;
-    c->progress_arg = db->progress_arg;
+    c->progress = db->progress ? db_import_progress : NULL;
+    c->progress_arg = db;
     c->interrupt = (volatile int *)&db->interrupt;
     c->mem_budget = (size_t)db->pragma.import_memory;
     c->tmpdir = db->dir;

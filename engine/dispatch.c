@@ -105,15 +105,11 @@ static int interrupted(gnndb_stmt *st, gnn_err *e)
                              : GNNDB_OK;
 }
 
-/* The progress handler, every progress_n batches handed out, with the
-** batches expected in all; a nonzero answer interrupts the statement. */
+/* The progress handler (db_progress's rule) for one more batch handed out,
+** with the batches expected in all; a nonzero answer interrupts. */
 static void report_progress(gnndb_stmt *st, int64_t total)
 {
-    gnndb *db = st->db;
-    int64_t done = st->status[GNNDB_STATUS_BATCHES];
-    if (db->progress && done % db->progress_n == 0 &&
-        db->progress(db->progress_arg, done, total))
-        db->interrupt = 1;
+    db_progress(st->db, st->status[GNNDB_STATUS_BATCHES], 1, total);
 }
 
 static const char *const sample_cols[] = {
@@ -318,6 +314,7 @@ static int step_scan_pack(gnndb_stmt *st, gnn_err *e)
     st->status[GNNDB_STATUS_BATCHES]++;
     st->status[GNNDB_STATUS_EDGES] += v->num_edges;
     memcpy(st->db->last_status, st->status, sizeof st->status);
+    report_progress(st, st->status[GNNDB_STATUS_TOTAL_BATCHES]);
     return batch_row(st, v, e);
 }
 

@@ -20,7 +20,7 @@ typedef struct hb_opstats {
 } hb_opstats;
 
 typedef struct hb_stats {
-    hb_opstats scan;
+    hb_opstats seeds;          /* each mini-batch's seeds (seeds.c) */
     hb_opstats hop[AST_MAX_HOPS];
     hb_opstats gather;
     hb_opstats transfer;

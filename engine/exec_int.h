@@ -1,4 +1,4 @@
-/* exec_int.h — the executor's state, shared by hyperbatch.c (scan and
+/* exec_int.h — the executor's state, shared by hyperbatch.c (seeds and
 ** sample), gather.c (gather), batch.c (finishing and handing out batches)
 ** and the spilled hyperbatch: hb_spill.c (building a round), hb_readback.c
 ** (handing it out) and hb_pipeline.c (building the next round while one is
@@ -17,6 +17,7 @@
 #include "io.h"
 #include "sample.h"
 #include "granularity.h"
+#include "seeds.h"
 #include "../gpu/xfer.h"
 
 typedef struct nmap {        /* internal id -> local index, open addressing */
@@ -109,13 +110,8 @@ struct hb_exec {
     size_t nidx;
     uint32_t cont_cap;
 
-    uint32_t *seeds;         /* internal ids, ascending */
-    int64_t nseeds;
-    uint32_t *order;         /* this epoch's seed order (this partition's
-                             ** share of it first) */
-    int64_t part_lo;         /* PARTITION: where the share starts (its
-                             ** length is p->nseeds) */
-    int64_t order_epoch;
+    seed_set seeds;          /* and each epoch's order (this partition's
+                             ** share of it: p->nseeds) */
     int64_t next_global;     /* next mini-batch to build, over all epochs */
     int64_t h_next;          /* mini-batches in the next hyperbatch */
 
@@ -213,8 +209,6 @@ struct hb_exec {
 };
 
 double hb_now(void);
-/* The last i < n with a[i] <= key in ascending a[0..n) (0 when none). */
-size_t hb_last_le(const uint64_t *a, size_t n, uint64_t key);
 /* Grow *p to hold `need` elements of `elem` bytes; 0 or -1 on OOM. */
 int hb_grow(void **p, size_t *cap, size_t need, size_t elem);
 
@@ -300,7 +294,6 @@ void hb_transfer_close(hb_exec *x);
 
 /* 1 when `dir` is empty, 0 when not, -errno on failure. */
 int hb_dir_empty(const char *dir);
-int hb_mkdirs(const char *dir, gnn_err *e);
 /* Ready `dir` for INTO 'dir': create it, or accept it when it is an empty
 ** directory; a non-empty one is refused (never mix two runs' batches). */
 int hb_prepare_into(const char *dir, gnn_err *e);

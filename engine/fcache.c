@@ -17,6 +17,7 @@
 ** does not admit a row whose own next use is farther than every resident's
 ** (bypass). */
 #include "fcache.h"
+#include "hash.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +25,12 @@
 #define NONE UINT32_MAX
 #define NEVER UINT64_MAX
 
-typedef struct u32map {      /* open addressing, linear probing */
+/* Open addressing with linear probing, as hyperbatch.c's node map, but
+** storing keys: `where` deletes (eviction, by backward shift), and
+** `first` is keyed by a window that spans two arrays (this gather's rows
+** and the next hyperbatch's), where the node map's keys all lie in the
+** mini-batch's node list it indexes. Both are sized once, not grown. */
+typedef struct u32map {
     uint32_t *keys;          /* NONE: empty */
     uint32_t *vals;
     size_t cap, n;
@@ -68,11 +74,6 @@ const char *fc_policy_name(int p)
 
 /* ---- row -> slot ---- */
 
-static inline size_t mslot(uint32_t key, size_t cap)
-{
-    return (size_t)((key * 0x9e3779b97f4a7c15ull) >> (64 - __builtin_ctzll(cap)));
-}
-
 static int map_init(u32map *m, size_t entries)
 {
     size_t cap = 16;
@@ -98,7 +99,7 @@ static void map_free(u32map *m)
 
 static uint32_t map_get(const u32map *m, uint32_t key)
 {
-    size_t h = mslot(key, m->cap);
+    size_t h = gnn_hash_slot(key, m->cap);
     while (m->keys[h] != NONE) {
         if (m->keys[h] == key) return m->vals[h];
         h = (h + 1) & (m->cap - 1);
@@ -109,7 +110,7 @@ static uint32_t map_get(const u32map *m, uint32_t key)
 /* The table never holds more than half its capacity: sized at map_init. */
 static void map_put(u32map *m, uint32_t key, uint32_t val)
 {
-    size_t h = mslot(key, m->cap);
+    size_t h = gnn_hash_slot(key, m->cap);
     while (m->keys[h] != NONE && m->keys[h] != key) h = (h + 1) & (m->cap - 1);
     if (m->keys[h] == NONE) m->n++;
     m->keys[h] = key;
@@ -119,14 +120,14 @@ static void map_put(u32map *m, uint32_t key, uint32_t val)
 /* Remove with backward shift, so that probe runs stay unbroken. */
 static void map_del(u32map *m, uint32_t key)
 {
-    size_t mask = m->cap - 1, h = mslot(key, m->cap);
+    size_t mask = m->cap - 1, h = gnn_hash_slot(key, m->cap);
     while (m->keys[h] != key) {
         if (m->keys[h] == NONE) return;
         h = (h + 1) & mask;
     }
     size_t hole = h;
     for (size_t j = (hole + 1) & mask; m->keys[j] != NONE; j = (j + 1) & mask) {
-        size_t home = mslot(m->keys[j], m->cap);
+        size_t home = gnn_hash_slot(m->keys[j], m->cap);
         /* move j into the hole unless its home lies in (hole, j] */
         if (((j - home) & mask) >= ((j - hole) & mask)) {
             m->keys[hole] = m->keys[j];

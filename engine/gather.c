@@ -15,14 +15,47 @@
 
 static int gather_visit(void *arg, uint64_t no, const void *data, gnn_err *e);
 
-typedef struct degscan {
+/* Read every graph block once, through `visit`, to choose what a static
+** cache holds (blocks: room for them all); the reads count as the first
+** hop's. */
+static int read_graph_once(hb_exec *x, uint64_t *blocks, bp_visit_fn visit,
+                           void *arg, gnn_err *e)
+{
+    size_t nblk = (size_t)x->p->graph.graph_blocks;
+    for (size_t i = 0; i < nblk; i++) blocks[i] = i;
+    bp_stats before = *bp_get_stats(x->gpool);
+    int rc = bp_fetch(x->gpool, x->gf, blocks, nblk, visit, arg, e);
+    if (rc) return rc;
+    const bp_stats *after = bp_get_stats(x->gpool);
+    x->st.hop[0].blocks_read += after->blocks_read - before.blocks_read;
+    x->st.hop[0].bytes_read += after->bytes_read - before.bytes_read;
+    return GNNDB_OK;
+}
+
+/* Read the feature blocks that fill a static cache, through `visit`: the
+** reads count as the gather's and as fill reads, and the time since t0 (the
+** choice included) as the gather's. */
+static int fill_cache(hb_exec *x, const uint64_t *blocks, size_t n,
+                      bp_visit_fn visit, double t0, gnn_err *e)
+{
+    bp_stats before = *bp_get_stats(x->fpool);
+    int rc = bp_fetch(x->fpool, x->ff, blocks, n, visit, x, e);
+    const bp_stats *after = bp_get_stats(x->fpool);
+    x->st.cache_fill_blocks += after->blocks_read - before.blocks_read;
+    x->st.gather.blocks_read += after->blocks_read - before.blocks_read;
+    x->st.gather.bytes_read += after->bytes_read - before.bytes_read;
+    x->st.gather.seconds += hb_now() - t0;
+    return rc;
+}
+
+typedef struct degree_pass {
     hb_exec *x;
     uint64_t *key;           /* per node: (~degree << 32) | node */
-} degscan;
+} degree_pass;
 
 static int degree_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
 {
-    degscan *d = arg;
+    degree_pass *d = arg;
     const blk_header *h = data;
     uint64_t nodes = (uint64_t)d->x->p->graph.nodes;
     for (uint32_t k = 0; k < h->count; k++) {
@@ -47,7 +80,7 @@ static int cache_pin_hot(hb_exec *x, gnn_err *e)
     plan *p = x->p;
     size_t nodes = (size_t)GNN_MIN(p->graph.nodes, p->feat.rows);
     size_t nblk = (size_t)p->graph.graph_blocks;
-    degscan d = {x, calloc(GNN_MAX((size_t)p->graph.nodes, 1), sizeof *d.key)};
+    degree_pass d = {x, calloc(GNN_MAX((size_t)p->graph.nodes, 1), sizeof *d.key)};
     uint64_t *blocks = malloc((nblk + 1) * sizeof *blocks);
     int rc = GNNDB_OK;
     if (!d.key || !blocks) {
@@ -57,15 +90,8 @@ static int cache_pin_hot(hb_exec *x, gnn_err *e)
     }
     for (size_t i = 0; i < (size_t)p->graph.nodes; i++)
         d.key[i] = ((uint64_t)UINT32_MAX << 32) | i;  /* degree 0 */
-    for (size_t i = 0; i < nblk; i++) blocks[i] = i;
     double t0 = hb_now();
-    bp_stats before = *bp_get_stats(x->gpool);
-    if ((rc = bp_fetch(x->gpool, x->gf, blocks, nblk, degree_visit, &d, e)))
-        goto out;
-    x->st.hop[0].blocks_read += bp_get_stats(x->gpool)->blocks_read -
-                                before.blocks_read;
-    x->st.hop[0].bytes_read += bp_get_stats(x->gpool)->bytes_read -
-                               before.bytes_read;
+    if ((rc = read_graph_once(x, blocks, degree_visit, &d, e))) goto out;
     gnn_sort_u64(d.key, nodes);
     size_t n = GNN_MIN(nodes, fc_capacity(x->fc));
     uint32_t *rows = (uint32_t *)d.key;  /* reuse: rows fit in the keys */
@@ -89,13 +115,7 @@ static int cache_pin_hot(hb_exec *x, gnn_err *e)
         goto out;
     x->gather_table = &p->feat;
     x->gather_labels = 0;
-    before = *bp_get_stats(x->fpool);
-    rc = bp_fetch(x->fpool, x->ff, x->ublocks, x->nub, gather_visit, x, e);
-    const bp_stats *after = bp_get_stats(x->fpool);
-    x->st.cache_fill_blocks += after->blocks_read - before.blocks_read;
-    x->st.gather.blocks_read += after->blocks_read - before.blocks_read;
-    x->st.gather.bytes_read += after->bytes_read - before.bytes_read;
-    x->st.gather.seconds += hb_now() - t0;
+    rc = fill_cache(x, x->ublocks, x->nub, gather_visit, t0, e);
 out:
     free(d.key);
     free(blocks);
@@ -105,14 +125,14 @@ out:
 /* hot_blocks: weigh each feature block by the stored neighbours of its
 ** rows' nodes (reading every graph block once), pin the heaviest and read
 ** them once. */
-typedef struct hotscan {
+typedef struct hot_pass {
     hb_exec *x;
     uint64_t *weight;        /* per feature block */
-} hotscan;
+} hot_pass;
 
 static int hot_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
 {
-    hotscan *d = arg;
+    hot_pass *d = arg;
     const blk_header *h = data;
     const plan *p = d->x->p;
     for (uint32_t k = 0; k < h->count; k++) {
@@ -139,32 +159,20 @@ static int cache_pin_blocks(hb_exec *x, gnn_err *e)
 {
     plan *p = x->p;
     size_t nblk = (size_t)p->graph.graph_blocks;
-    hotscan d = {x, calloc((size_t)p->feat.nblocks + 1, sizeof(uint64_t))};
+    hot_pass d = {x, calloc((size_t)p->feat.nblocks + 1, sizeof(uint64_t))};
     uint64_t *blocks = malloc((nblk + 1) * sizeof *blocks);
     int rc = GNNDB_OK;
     if (!d.weight || !blocks) {
         rc = gnn_seterr(e, GNNDB_NOMEM, "out of memory choosing hot blocks");
         goto out;
     }
-    for (size_t i = 0; i < nblk; i++) blocks[i] = i;
     double t0 = hb_now();
-    bp_stats before = *bp_get_stats(x->gpool);
-    if ((rc = bp_fetch(x->gpool, x->gf, blocks, nblk, hot_visit, &d, e)))
+    if ((rc = read_graph_once(x, blocks, hot_visit, &d, e)) ||
+        (rc = bc_choose(x->bc, d.weight, e)))
         goto out;
-    x->st.hop[0].blocks_read += bp_get_stats(x->gpool)->blocks_read -
-                                before.blocks_read;
-    x->st.hop[0].bytes_read += bp_get_stats(x->gpool)->bytes_read -
-                               before.bytes_read;
-    if ((rc = bc_choose(x->bc, d.weight, e))) goto out;
     size_t n;
     const uint64_t *pinned = bc_pinned(x->bc, &n);
-    before = *bp_get_stats(x->fpool);
-    rc = bp_fetch(x->fpool, x->ff, pinned, n, pin_visit, x, e);
-    const bp_stats *after = bp_get_stats(x->fpool);
-    x->st.cache_fill_blocks += after->blocks_read - before.blocks_read;
-    x->st.gather.blocks_read += after->blocks_read - before.blocks_read;
-    x->st.gather.bytes_read += after->bytes_read - before.bytes_read;
-    x->st.gather.seconds += hb_now() - t0;
+    rc = fill_cache(x, pinned, n, pin_visit, t0, e);
 out:
     free(d.weight);
     free(blocks);

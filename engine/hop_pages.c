@@ -11,7 +11,7 @@
 ** every block a hop buckets items into has one). */
 static uint64_t first_start(const hb_exec *x, uint64_t no)
 {
-    return x->idx_first[hb_last_le(x->idx_block, x->nidx, no)];
+    return idx_first_in(x->idx_first, x->idx_block, x->nidx, no);
 }
 
 /* The entries off[k] and off[k+1] of each item's node: k is its distance

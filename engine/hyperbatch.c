@@ -17,6 +17,7 @@
 #include "fcache.h"
 #include "sort.h"
 #include "spill.h"
+#include "hash.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,13 +53,14 @@ int hb_grow(void **p, size_t *cap, size_t need, size_t elem)
 
 /* The table holds local indices only; a slot's key is the mini-batch's
 ** nodes[slot], so the map costs 4 bytes a slot. It is kept at most half
-** full and grown on demand, never sized for a hop's worst case. */
-
-/* Fibonacci hashing: one multiply, the high bits index a table of 2^k. */
-static inline size_t nmap_slot(uint32_t key, size_t cap)
-{
-    return (size_t)((key * 0x9e3779b97f4a7c15ull) >> (64 - __builtin_ctzll(cap)));
-}
+** full and grown on demand, never sized for a hop's worst case.
+**
+** fcache.c's u32map is a table of the same kind (linear probing, the same
+** hash) kept apart on purpose: H of these maps are alive at once and
+** count against the staged memory, hence implied keys, growth and the
+** cheap reset below; the cache's maps are one or two per run, sized once,
+** must delete (eviction), and one of them is keyed by accesses that lie in
+** two arrays, so they store their keys. */
 
 /* Empty the map for reuse by a new mini-batch, whose first `expect` nodes
 ** it must hold without growing. `used` lists the nodes the previous
@@ -79,7 +81,7 @@ static int nmap_reset(nmap *m, size_t expect, const uint32_t *used,
         /* every listed node is present, so walking to it terminates even
         ** when slots cleared earlier opened gaps in its probe run */
         for (size_t i = 0; i < nused; i++) {
-            size_t h = nmap_slot(used[i], m->cap);
+            size_t h = gnn_hash_slot(used[i], m->cap);
             while (m->slots[h] == UINT32_MAX || used[m->slots[h]] != used[i])
                 h = (h + 1) & (m->cap - 1);
             m->slots[h] = UINT32_MAX;
@@ -118,7 +120,7 @@ static int nmap_rehash(nmap *m, const uint32_t *nodes)
     if (!t) return -1;
     memset(t, 0xff, cap * sizeof *t);
     for (size_t i = 0; i < m->n; i++) {
-        size_t h = nmap_slot(nodes[i], cap);
+        size_t h = gnn_hash_slot(nodes[i], cap);
         while (t[h] != UINT32_MAX) h = (h + 1) & (cap - 1);
         t[h] = (uint32_t)i;
     }
@@ -133,7 +135,7 @@ static int nmap_rehash(nmap *m, const uint32_t *nodes)
 static int batch_add_node(hb_batch *b, uint32_t node, uint32_t *local)
 {
     nmap *m = &b->map;
-    size_t h = nmap_slot(node, m->cap);
+    size_t h = gnn_hash_slot(node, m->cap);
     while (m->slots[h] != UINT32_MAX) {
         if (b->nodes[m->slots[h]] == node) { *local = m->slots[h]; return 0; }
         h = (h + 1) & (m->cap - 1);
@@ -142,7 +144,7 @@ static int batch_add_node(hb_batch *b, uint32_t node, uint32_t *local)
         return -1;
     if ((m->n + 1) * 2 > m->cap) {
         if (nmap_rehash(m, b->nodes)) return -1;
-        h = nmap_slot(node, m->cap);
+        h = gnn_hash_slot(node, m->cap);
         while (m->slots[h] != UINT32_MAX) h = (h + 1) & (m->cap - 1);
     }
     m->slots[h] = (uint32_t)b->nn;
@@ -152,120 +154,40 @@ static int batch_add_node(hb_batch *b, uint32_t node, uint32_t *local)
     return 0;
 }
 
-/* ---- scan: the seeds of each epoch ---- */
+/* ---- seeds: each epoch's seeds (seeds.c) ---- */
 
 static int load_seeds(hb_exec *x, gnn_err *e)
 {
     plan *p = x->p;
-    gnndb *db = x->db;
-    if (p->seeds_kind == AST_SEEDS_SPLIT) {
-        idx_txn *t;
-        uint64_t n;
-        if (idx_begin(db->idx, 0, &t, e)) return e->rc;
-        int rc = idx_load_split(t, p->split.token, &x->seeds, &n, e);
-        idx_abort(t);
-        if (rc) return rc;
-        x->nseeds = (int64_t)n;
-    } else if (p->seeds_kind == AST_SEEDS_LIST) {
-        x->seeds = malloc((p->n_seed_list + 1) * sizeof *x->seeds);
-        if (!x->seeds) return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
-        idx_txn *t = NULL;
-        if (p->graph.has_map && idx_begin(db->idx, 0, &t, e)) return e->rc;
-        for (size_t i = 0; i < p->n_seed_list; i++) {
-            int64_t id = p->seed_list[i];
-            uint64_t in = 0;
-            int rc = GNNDB_OK;
-            if (t) {
-                rc = idx_get_key(t, p->graph.token, id, &in, e);
-            } else if (id < 0 || id >= p->graph.nodes) {
-                rc = GNNDB_NOTFOUND;
-            } else {
-                in = (uint64_t)id;
-            }
-            if (rc) {
-                idx_abort(t);
-                if (rc != GNNDB_NOTFOUND) return rc;
-                return gnn_seterr(e, GNNDB_NOTFOUND,
-                                  "seed node %lld is not in graph %s",
-                                  (long long)id, p->graph.name);
-            }
-            x->seeds[i] = (uint32_t)in;
-        }
-        idx_abort(t);
-        size_t n = p->n_seed_list, w = 0;
-        gnn_sort_u32(x->seeds, n);
-        for (size_t i = 0; i < n; i++)
-            if (i == 0 || x->seeds[i] != x->seeds[i - 1])
-                x->seeds[w++] = x->seeds[i];
-        x->nseeds = (int64_t)w;
-    } else {
-        x->nseeds = p->graph.nodes;
-        x->seeds = malloc(((size_t)x->nseeds + 1) * sizeof *x->seeds);
-        if (!x->seeds) return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
-        for (int64_t i = 0; i < x->nseeds; i++) x->seeds[i] = (uint32_t)i;
-    }
+    int rc = seeds_load(x->db, &p->graph, p->seeds_kind, p->split.token,
+                        p->seed_list, p->n_seed_list, "", &x->seeds, e);
+    if (rc) return rc;
     /* the plan counted the seeds from the catalog; trust what was loaded */
-    p->nseeds_all = x->nseeds;
-    p->nseeds = x->nseeds;
-    x->part_lo = 0;
+    p->nseeds_all = x->seeds.n;
+    p->nseeds = x->seeds.n;
+    int64_t lo = 0, hi = x->seeds.n;
     if (p->part_count > 1) {
         /* every rank computes the same epoch order over all seeds and keeps
         ** its slice of it, so the ranks' shares are disjoint and their union
         ** is the single-process epoch */
-        int64_t hi;
-        plan_partition_range(x->nseeds, p->part_rank, p->part_count,
-                             &x->part_lo, &hi);
-        p->nseeds = hi - x->part_lo;
+        plan_partition_range(x->seeds.n, p->part_rank, p->part_count, &lo,
+                             &hi);
+        p->nseeds = hi - lo;
     }
     p->batches_per_epoch = (p->nseeds + p->batch - 1) / p->batch;
     p->total_batches = p->batches_per_epoch * p->epochs;
     if (p->limit >= 0 && p->limit < p->total_batches)
         p->total_batches = p->limit;
-    x->order = malloc(((size_t)x->nseeds + 1) * sizeof *x->order);
-    if (!x->order) return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
-    x->order_epoch = -1;
-    return GNNDB_OK;
-}
-
-/* The seed order of `epoch`: ascending, or a Fisher-Yates shuffle whose
-** draws come from the counter-based generator. */
-static void epoch_order(hb_exec *x, int64_t epoch)
-{
-    if (x->order_epoch == epoch) return;
-    memcpy(x->order, x->seeds, (size_t)x->nseeds * sizeof *x->order);
-    if (x->p->shuffle) {
-        uint64_t key = rng_key(x->p->seed, (uint64_t)epoch, UINT64_MAX,
-                               UINT64_MAX, 0x5eed);
-        for (int64_t i = x->nseeds - 1; i > 0; i--) {
-            uint64_t j = rng_below(rng_draw(key, (uint64_t)i), (uint64_t)i + 1);
-            uint32_t t = x->order[i];
-            x->order[i] = x->order[j];
-            x->order[j] = t;
-        }
-    }
-    if (x->part_lo > 0)
-        memmove(x->order, x->order + x->part_lo,
-                (size_t)x->p->nseeds * sizeof *x->order);
-    x->order_epoch = epoch;
+    return seeds_order_init(&x->seeds, 1, p->shuffle, p->seed, 0x5eed, lo,
+                            p->nseeds, e);
 }
 
 /* ---- sample: one hop of the whole hyperbatch ---- */
 
-size_t hb_last_le(const uint64_t *a, size_t n, uint64_t key)
-{
-    size_t lo = 0, hi = n;
-    while (hi - lo > 1) {
-        size_t mid = (lo + hi) / 2;
-        if (a[mid] <= key) lo = mid; else hi = mid;
-    }
-    return lo;
-}
-
-/* The block holding the start of `node`'s object: the last index entry whose
-** first node is <= node. */
+/* The block holding the start of `node`'s object. */
 static uint64_t start_block(const hb_exec *x, uint32_t node)
 {
-    return x->idx_block[hb_last_le(x->idx_first, x->nidx, node)];
+    return idx_block_of(x->idx_first, x->idx_block, x->nidx, node);
 }
 
 int hb_bucket(hb_exec *x, size_t n, const uint64_t *blockof,
@@ -718,7 +640,7 @@ int hb_sample_round(hb_exec *x, int64_t g, gnn_err *e)
     n = GNN_MIN(n, p->total_batches - g);
     double t0 = hb_now();
     if (hb_alloc_batches(x, (int)n, e)) return e->rc;
-    epoch_order(x, epoch);
+    const uint32_t *order = seeds_order(&x->seeds, epoch);
     for (int i = 0; i < (int)n; i++) {
         hb_batch *b = &x->hb[i];
         b->epoch = epoch;
@@ -735,7 +657,7 @@ int hb_sample_round(hb_exec *x, int64_t g, gnn_err *e)
             return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
         for (int64_t s = lo; s < hi; s++) {
             uint32_t local;
-            if (batch_add_node(b, x->order[s], &local))
+            if (batch_add_node(b, order[s], &local))
                 return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
         }
         /* a seed listed twice (impossible after dedup) would shrink this */
@@ -744,7 +666,7 @@ int hb_sample_round(hb_exec *x, int64_t g, gnn_err *e)
     }
     x->nb = (int)n;
     x->cur = 0;
-    x->st.scan.seconds += hb_now() - t0;
+    x->st.seeds.seconds += hb_now() - t0;
     for (int h = 0; h < p->nhops && x->nb; h++) {
         int rc = run_hop(x, h, e);
         if (!rc) rc = hb_fit(x, 0, e);
@@ -948,8 +870,7 @@ void hb_close(hb_exec *x)
     if (x->io) io_close(x->io);
     free(x->idx_first);
     free(x->idx_block);
-    free(x->seeds);
-    free(x->order);
+    seeds_free(&x->seeds);
     free(x->items);
     free(x->blockof);
     free(x->sorted);

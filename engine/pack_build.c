@@ -152,10 +152,7 @@ static int pack_fill(gnndb *db, plan *p, pk_writer *k, cat_pack_batch **bs,
         b->length = (int64_t)len;
         (*nb)++;
         done++;
-        if (db->progress && done % db->progress_n == 0 &&
-            db->progress(db->progress_arg, done, p->total_batches))
-            db->interrupt = 1;
-        if (db->interrupt) {
+        if (db_progress(db, done, 1, p->total_batches)) {
             rc = gnn_seterr(e, GNNDB_INTERRUPT, "interrupted");
             break;
         }

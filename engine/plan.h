@@ -1,5 +1,5 @@
 /* plan.h — a SAMPLE statement compiled against the catalog: the operators
-** scan -> sample (one per hop) -> gather -> transfer, with the memory each
+** seeds -> sample (one per hop) -> gather -> transfer, with the memory each
 ** may use and the estimates EXPLAIN prints. */
 #ifndef GNN_PLAN_H
 #define GNN_PLAN_H

@@ -95,11 +95,10 @@ static int interrupted(prop *p, gnn_err *e)
                       p->s->name);
 }
 
+/* Rows are done a tile or a block at a time: each one is reported. */
 static int progress(prop *p, gnn_err *e)
 {
-    gnndb *db = p->db;
-    if (db->progress && db->progress(db->progress_arg, p->done, p->total))
-        db->interrupt = 1;
+    db_progress(p->db, p->done, 0, p->total);
     return interrupted(p, e);
 }
 
@@ -155,12 +154,7 @@ static int read_rows(prop *p, int hop, int64_t lo, int64_t hi, float *dst,
 /* The block holding the start of `node`'s object. */
 static uint64_t start_block(const prop *p, int64_t node)
 {
-    size_t lo = 0, hi = p->nidx;
-    while (hi - lo > 1) {
-        size_t mid = (lo + hi) / 2;
-        if (p->idx_first[mid] <= (uint64_t)node) lo = mid; else hi = mid;
-    }
-    return p->idx_block[lo];
+    return idx_block_of(p->idx_first, p->idx_block, p->nidx, (uint64_t)node);
 }
 
 /* A graph block whose objects name a node beyond the graph is corrupt. */
@@ -401,27 +395,14 @@ out:
 static int open_inputs(prop *p, gnn_err *e)
 {
     gnndb *db = p->db;
-    char path[1024];
     int rc;
     if ((rc = io_open(db->pragma.io, (unsigned)db->pragma.io_depth, &p->io,
-                      e)))
+                      e)) ||
+        (rc = db_open_graph(db, &p->g, 1, &p->gf, e)) ||
+        (rc = db_open_table(db, &p->src, 2, &p->ff, e)))
         return rc;
-    snprintf(path, sizeof path, "%s/%s", db->dir, p->g.file);
-    if ((rc = blkf_open(path, p->g.block_size, BLK_KIND_GRAPH, p->g.token,
-                        (uint64_t)p->g.graph_blocks, &p->gf, e)))
-        return rc;
-    p->gf->id = 1;
-    if ((rc = db_open_table(db, &p->src, 2, &p->ff, e))) return rc;
-    idx_txn *t;
-    if ((rc = idx_begin(db->idx, 0, &t, e))) return rc;
-    rc = idx_load_blocks(t, p->g.token, &p->idx_first, &p->idx_block,
-                         &p->nidx, e);
-    idx_abort(t);
-    if (rc) return rc;
-    if (p->nidx == 0 && p->n > 0)
-        return gnn_seterr(e, GNNDB_CORRUPT, "index.mdb has no block index "
-                          "for graph %s", p->g.name);
-    return GNNDB_OK;
+    return db_load_graph_index(db, &p->g, &p->idx_first, &p->idx_block,
+                               &p->nidx, e);
 }
 
 /* Divide memory_limit: a sixteenth (at least 4 frames) for each pool and 8

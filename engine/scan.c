@@ -15,8 +15,7 @@
 #include "bufpool.h"
 #include "exec.h"
 #include "io.h"
-#include "rng.h"
-#include "sort.h"
+#include "seeds.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -38,12 +37,7 @@ struct scan_exec {
     uint64_t seed;
     int seed_drawn;
 
-    uint32_t *seeds;         /* internal ids, ascending */
-    int64_t nseeds;
-    uint32_t *order;         /* this epoch's order */
-    int64_t order_epoch;
-    uint32_t *perm;          /* chunk order */
-    int64_t nchunks;
+    seed_set seeds;          /* and each epoch's order of chunks */
     int64_t bpe, total, next;
 
     io_backend *io;
@@ -115,50 +109,18 @@ static int find_table(scan_exec *x, const ast_stmt *s, gnn_err *e)
     return GNNDB_OK;
 }
 
+/* The seeds (seeds.c), once the split named is found in the catalog. */
 static int load_seeds(scan_exec *x, const ast_stmt *s, gnn_err *e)
 {
-    gnndb *db = x->db;
-    idx_txn *t = NULL;
-    int rc = GNNDB_OK;
-    if (s->seeds_kind == AST_SEEDS_SPLIT) {
-        cat_split sp;
-        uint64_t n;
-        if (cat_split_get(db->cat, x->g.id, s->seeds_split, &sp, e))
-            return e->rc;
-        if ((rc = idx_begin(db->idx, 0, &t, e))) return rc;
-        rc = idx_load_split(t, sp.token, &x->seeds, &n, e);
-        idx_abort(t);
-        x->nseeds = (int64_t)n;
-        return rc;
-    }
-    if (s->seeds_kind != AST_SEEDS_LIST) {
-        x->nseeds = x->g.nodes;
-        if (!(x->seeds = malloc(((size_t)x->nseeds + 1) * sizeof *x->seeds)))
-            return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
-        for (int64_t i = 0; i < x->nseeds; i++) x->seeds[i] = (uint32_t)i;
-        return GNNDB_OK;
-    }
-    if (!(x->seeds = malloc((s->n_seed_ids + 1) * sizeof *x->seeds)))
-        return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
-    if (x->g.has_map && (rc = idx_begin(db->idx, 0, &t, e))) return rc;
-    for (size_t i = 0; !rc && i < s->n_seed_ids; i++) {
-        int64_t id = s->seed_ids[i];
-        uint64_t in = (uint64_t)id;
-        if (t) rc = idx_get_key(t, x->g.token, id, &in, e);
-        else if (id < 0 || id >= x->g.nodes) rc = GNNDB_NOTFOUND;
-        if (rc == GNNDB_NOTFOUND)
-            rc = gnn_seterr(e, GNNDB_NOTFOUND, "SCAN: seed node %" PRId64
-                            " is not in graph %s", id, x->g.name);
-        x->seeds[i] = (uint32_t)in;
-    }
-    idx_abort(t);
+    cat_split sp = {0};
+    if (s->seeds_kind == AST_SEEDS_SPLIT &&
+        cat_split_get(x->db->cat, x->g.id, s->seeds_split, &sp, e))
+        return e->rc;
+    int rc = seeds_load(x->db, &x->g, s->seeds_kind, sp.token, s->seed_ids,
+                        s->n_seed_ids, "SCAN: ", &x->seeds, e);
     if (rc) return rc;
-    size_t n = s->n_seed_ids, w = 0;
-    gnn_sort_u32(x->seeds, n);
-    for (size_t i = 0; i < n; i++)
-        if (i == 0 || x->seeds[i] != x->seeds[i - 1]) x->seeds[w++] = x->seeds[i];
-    x->nseeds = (int64_t)w;
-    return GNNDB_OK;
+    return seeds_order_init(&x->seeds, x->chunk, x->shuffle, x->seed, 0xc4a2c,
+                            0, x->seeds.n, e);
 }
 
 /* Buffers and the pool: an eighth of memory_limit (at least 4 frames) for
@@ -176,7 +138,7 @@ static int open_io(scan_exec *x, gnn_err *e)
     size_t frames = (size_t)GNN_MIN(GNN_MAX(4, m / 8 / frame),
                                     GNN_MAX(4, nblocks));
     /* no batch holds more rows than there are seeds */
-    int64_t rows = GNN_MIN(x->batch, GNN_MAX(x->nseeds, 1));
+    int64_t rows = GNN_MIN(x->batch, GNN_MAX(x->seeds.n, 1));
     int64_t batch_bytes = rows * ((int64_t)x->t.dim * 4 + 8 + 8 + 16);
     if ((int64_t)frames * frame + batch_bytes > m) {
         char b1[32], b2[32];
@@ -203,10 +165,7 @@ static int open_io(scan_exec *x, gnn_err *e)
     x->ids = malloc(b * sizeof *x->ids);
     x->x = malloc(b * x->t.dim * sizeof *x->x);
     x->y = malloc(b * sizeof *x->y);
-    x->order = malloc(((size_t)x->nseeds + 1) * sizeof *x->order);
-    x->perm = malloc(((size_t)x->nchunks + 1) * sizeof *x->perm);
-    if (!x->items || !x->blocks || !x->n_id || !x->ids || !x->x || !x->y ||
-        !x->order || !x->perm)
+    if (!x->items || !x->blocks || !x->n_id || !x->ids || !x->x || !x->y)
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
     return GNNDB_OK;
 }
@@ -224,7 +183,6 @@ int scan_open(gnndb *db, const ast_stmt *s, scan_exec **out, gnn_err *e)
     x->shuffle = s->shuffle;
     x->seed = s->has_seed ? s->seed : db_new_token() & 0x7fffffffffffffffull;
     x->seed_drawn = !s->has_seed && s->shuffle; /* reported only when used */
-    x->order_epoch = -1;
     int rc = find_table(x, s, e);
     if (!rc && x->t.dtype != BLK_DTYPE_F32)
         rc = gnn_seterr(e, GNNDB_RANGE, "SCAN: feature table %s is stored as "
@@ -240,8 +198,7 @@ int scan_open(gnndb *db, const ast_stmt *s, scan_exec **out, gnn_err *e)
     }
     if (!rc) rc = load_seeds(x, s, e);
     if (!rc) {
-        x->nchunks = (x->nseeds + x->chunk - 1) / x->chunk;
-        x->bpe = (x->nseeds + x->batch - 1) / x->batch;
+        x->bpe = (x->seeds.n + x->batch - 1) / x->batch;
         x->total = x->bpe * x->epochs;
         if (x->limit >= 0 && x->limit < x->total) x->total = x->limit;
         rc = open_io(x, e);
@@ -252,32 +209,6 @@ int scan_open(gnndb *db, const ast_stmt *s, scan_exec **out, gnn_err *e)
     }
     *out = x;
     return GNNDB_OK;
-}
-
-/* The seed order of `epoch`: chunks of c consecutive seeds, in ascending
-** order or shuffled by draws of the counter-based generator. */
-static void epoch_order(scan_exec *x, int64_t epoch)
-{
-    if (x->order_epoch == epoch) return;
-    for (int64_t i = 0; i < x->nchunks; i++) x->perm[i] = (uint32_t)i;
-    if (x->shuffle) {
-        uint64_t key = rng_key(x->seed, (uint64_t)epoch, UINT64_MAX,
-                               UINT64_MAX, 0xc4a2c);
-        for (int64_t i = x->nchunks - 1; i > 0; i--) {
-            uint64_t j = rng_below(rng_draw(key, (uint64_t)i), (uint64_t)i + 1);
-            uint32_t t = x->perm[i];
-            x->perm[i] = x->perm[j];
-            x->perm[j] = t;
-        }
-    }
-    int64_t o = 0;
-    for (int64_t i = 0; i < x->nchunks; i++) {
-        int64_t lo = (int64_t)x->perm[i] * x->chunk;
-        int64_t hi = GNN_MIN(lo + x->chunk, x->nseeds);
-        memcpy(x->order + o, x->seeds + lo, (size_t)(hi - lo) * sizeof *x->order);
-        o += hi - lo;
-    }
-    x->order_epoch = epoch;
 }
 
 static int row_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
@@ -327,13 +258,13 @@ int scan_next(scan_exec *x, const gnndb_batch_view **view, gnn_err *e)
     if (x->next >= x->total) return GNNDB_DONE;
     if (x->db->interrupt) return gnn_seterr(e, GNNDB_INTERRUPT, "interrupted");
     int64_t epoch = x->next / x->bpe, b = x->next % x->bpe;
-    epoch_order(x, epoch);
-    int64_t lo = b * x->batch, hi = GNN_MIN(lo + x->batch, x->nseeds);
+    const uint32_t *order = seeds_order(&x->seeds, epoch);
+    int64_t lo = b * x->batch, hi = GNN_MIN(lo + x->batch, x->seeds.n);
     size_t n = (size_t)(hi - lo);
     for (size_t q = 0; q < n; q++) {
-        x->items[q].row = x->order[lo + (int64_t)q];
+        x->items[q].row = order[lo + (int64_t)q];
         x->items[q].pos = (uint32_t)q;
-        x->ids[q] = x->order[lo + (int64_t)q];
+        x->ids[q] = order[lo + (int64_t)q];
     }
     x->nitems = n;
     qsort(x->items, n, sizeof *x->items, cmp_item);
@@ -393,9 +324,7 @@ void scan_close(scan_exec *x)
     if (x->ff) blkf_close(x->ff);
     if (x->lf) blkf_close(x->lf);
     if (x->io) io_close(x->io);
-    free(x->seeds);
-    free(x->order);
-    free(x->perm);
+    seeds_free(&x->seeds);
     free(x->items);
     free(x->blocks);
     free(x->n_id);

@@ -376,16 +376,13 @@ double npy_get_f(const npy_info *info, const void *row, int64_t j)
     switch (info->dtype) {
     case NPY_F32: { float v; memcpy(&v, p, 4); return v; }
     case NPY_F64: { double v; memcpy(&v, p, 8); return v; }
-    case NPY_I64: { int64_t v; memcpy(&v, p, 8); return (double)v; }
-    case NPY_I32: { int32_t v; memcpy(&v, p, 4); return v; }
     case NPY_F16: { uint16_t v; memcpy(&v, p, 2); return half_to_float(v); }
-    case NPY_I8:  return (int8_t)*p;
-    case NPY_U8:  return *p;
-    case NPY_BOOL: return *p != 0;
-    case NPY_I16: { int16_t v; memcpy(&v, p, 2); return v; }
-    case NPY_U16: { uint16_t v; memcpy(&v, p, 2); return v; }
-    case NPY_U32: { uint32_t v; memcpy(&v, p, 4); return v; }
+    /* not through int64: values from 2^63 up stay positive */
     case NPY_U64: { uint64_t v; memcpy(&v, p, 8); return (double)v; }
+    /* every other integer is exact in an int64 */
+    case NPY_I64: case NPY_I32: case NPY_I16: case NPY_I8:
+    case NPY_U32: case NPY_U16: case NPY_U8: case NPY_BOOL:
+        return (double)npy_get_i(info, row, j);
     default:      return 0;
     }
 }

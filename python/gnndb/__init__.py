@@ -23,6 +23,7 @@ import weakref
 
 import numpy as np
 
+from . import _ffi
 from ._ffi import ffi, load as _load, lib_path
 
 __all__ = ["connect", "Connection", "BatchIterator", "Batch", "BatchCopy",
@@ -30,36 +31,13 @@ __all__ = ["connect", "Connection", "BatchIterator", "Batch", "BatchCopy",
            "from_pyg", "from_dgl", "from_arrays"]
 __version__ = "0.1.0"
 
-# Result codes, as in include/gnndb.h.
-OK, ERROR, INTERNAL, NOMEM, IOERR, CORRUPT, NOTFOUND, EXISTS, BUSY = range(9)
-SYNTAX, MISUSE, RANGE, FORMAT, INTERRUPT, FULL, NODEVICE = range(9, 16)
-CANTOPEN, READONLY, VERSION_MISMATCH = 16, 17, 18
-ROW, BATCH, DONE = 100, 101, 102
+# Result codes, column types and gnndb_stmt_status ops (gnndb.NOTFOUND,
+# gnndb.INTEGER, gnndb.STATUS_BATCHES, ...), from the one table in _ffi.
+globals().update(_ffi.RESULT_CODES)
+globals().update(_ffi.COLUMN_TYPES)
+globals().update(_ffi.STATUS_OPS)
 
-INTEGER, FLOAT, TEXT, NULL = 1, 2, 3, 5
-
-STATUS_SEED = 1
-STATUS_SEED_DRAWN = 2
-STATUS_BATCHES = 3
-STATUS_TOTAL_BATCHES = 4
-STATUS_BLOCKS_READ = 5
-STATUS_BYTES_READ = 6
-STATUS_CACHE_HITS = 7
-STATUS_CACHE_MISSES = 8
-STATUS_EDGES = 9
-STATUS_HYPERBATCH = 10
-STATUS_ROW_CACHE_HITS = 16
-STATUS_ROW_CACHE_MISSES = 17
-STATUS_ROW_CACHE_SAVED = 18
-STATUS_PAGES_READ = 21
-STATUS_PARTIAL_BLOCKS = 22
-
-_CODE_NAMES = {
-    0: "OK", 1: "ERROR", 2: "INTERNAL", 3: "NOMEM", 4: "IOERR", 5: "CORRUPT",
-    6: "NOTFOUND", 7: "EXISTS", 8: "BUSY", 9: "SYNTAX", 10: "MISUSE",
-    11: "RANGE", 12: "FORMAT", 13: "INTERRUPT", 14: "FULL", 15: "NODEVICE",
-    16: "CANTOPEN", 17: "READONLY", 18: "VERSION_MISMATCH",
-}
+_CODE_NAMES = {v: k for k, v in _ffi.RESULT_CODES.items() if v < ROW}
 
 
 class Error(Exception):

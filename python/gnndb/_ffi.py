@@ -8,58 +8,40 @@ import threading
 
 from cffi import FFI
 
+# The constants of include/gnndb.h, named without GNNDB_: the one copy in
+# Python. The cdef declares each as GNNDB_<name> and gnndb/__init__.py
+# exports the result codes, column types and status ops under these names;
+# python/tests/test_constants.py checks every one against the header.
+RESULT_CODES = {
+    "OK": 0, "ERROR": 1, "INTERNAL": 2, "NOMEM": 3, "IOERR": 4,
+    "CORRUPT": 5, "NOTFOUND": 6, "EXISTS": 7, "BUSY": 8, "SYNTAX": 9,
+    "MISUSE": 10, "RANGE": 11, "FORMAT": 12, "INTERRUPT": 13, "FULL": 14,
+    "NODEVICE": 15, "CANTOPEN": 16, "READONLY": 17, "VERSION_MISMATCH": 18,
+    "ROW": 100, "BATCH": 101, "DONE": 102,
+}
+OPEN_FLAGS = {"OPEN_READONLY": 1, "OPEN_READWRITE": 2, "OPEN_CREATE": 4}
+COLUMN_TYPES = {"INTEGER": 1, "FLOAT": 2, "TEXT": 3, "NULL": 5}
+DEVICES = {"DEVICE_HOST": 0, "DEVICE_CUDA": 1}
+STATUS_OPS = {
+    "STATUS_SEED": 1, "STATUS_SEED_DRAWN": 2, "STATUS_BATCHES": 3,
+    "STATUS_TOTAL_BATCHES": 4, "STATUS_BLOCKS_READ": 5,
+    "STATUS_BYTES_READ": 6, "STATUS_CACHE_HITS": 7,
+    "STATUS_CACHE_MISSES": 8, "STATUS_EDGES": 9, "STATUS_HYPERBATCH": 10,
+    "STATUS_SAMPLE_CPU_NS": 11, "STATUS_GATHER_CPU_NS": 12,
+    "STATUS_GATHER_BYTES": 13, "STATUS_IO_WAIT_NS": 14,
+    "STATUS_SAMPLED_WORK": 15, "STATUS_ROW_CACHE_HITS": 16,
+    "STATUS_ROW_CACHE_MISSES": 17, "STATUS_ROW_CACHE_SAVED": 18,
+    "STATUS_SPILL_WRITTEN": 19, "STATUS_SPILL_READ": 20,
+    "STATUS_PAGES_READ": 21, "STATUS_PARTIAL_BLOCKS": 22,
+}
+CONSTANTS = {**RESULT_CODES, **OPEN_FLAGS, **COLUMN_TYPES, **DEVICES,
+             **STATUS_OPS}
+
 ffi = FFI()
+ffi.cdef("".join("#define GNNDB_%s %d\n" % kv for kv in CONSTANTS.items()))
 ffi.cdef("""
 typedef struct gnndb gnndb;
 typedef struct gnndb_stmt gnndb_stmt;
-
-#define GNNDB_OK        0
-#define GNNDB_ERROR     1
-#define GNNDB_INTERNAL  2
-#define GNNDB_NOMEM     3
-#define GNNDB_IOERR     4
-#define GNNDB_CORRUPT   5
-#define GNNDB_NOTFOUND  6
-#define GNNDB_EXISTS    7
-#define GNNDB_BUSY      8
-#define GNNDB_SYNTAX    9
-#define GNNDB_MISUSE    10
-#define GNNDB_RANGE     11
-#define GNNDB_FORMAT    12
-#define GNNDB_INTERRUPT 13
-#define GNNDB_FULL      14
-#define GNNDB_NODEVICE  15
-#define GNNDB_CANTOPEN  16
-#define GNNDB_READONLY  17
-#define GNNDB_VERSION_MISMATCH 18
-#define GNNDB_ROW       100
-#define GNNDB_BATCH     101
-#define GNNDB_DONE      102
-
-#define GNNDB_OPEN_READONLY  1
-#define GNNDB_OPEN_READWRITE 2
-#define GNNDB_OPEN_CREATE    4
-
-#define GNNDB_INTEGER 1
-#define GNNDB_FLOAT   2
-#define GNNDB_TEXT    3
-#define GNNDB_NULL    5
-
-#define GNNDB_DEVICE_HOST 0
-#define GNNDB_DEVICE_CUDA 1
-
-#define GNNDB_STATUS_SEED          1
-#define GNNDB_STATUS_SEED_DRAWN    2
-#define GNNDB_STATUS_BATCHES       3
-#define GNNDB_STATUS_TOTAL_BATCHES 4
-#define GNNDB_STATUS_BLOCKS_READ   5
-#define GNNDB_STATUS_BYTES_READ    6
-#define GNNDB_STATUS_CACHE_HITS    7
-#define GNNDB_STATUS_CACHE_MISSES  8
-#define GNNDB_STATUS_EDGES         9
-#define GNNDB_STATUS_HYPERBATCH    10
-#define GNNDB_STATUS_PAGES_READ       21
-#define GNNDB_STATUS_PARTIAL_BLOCKS   22
 
 const char *gnndb_libversion(void);
 int gnndb_open(const char *path, gnndb **pdb, int flags);

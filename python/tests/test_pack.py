@@ -107,6 +107,30 @@ def test_scan_pack_epoch(pack_db):
         assert "no such pack: missing" in str(ei.value)
 
 
+def test_scan_pack_reports_progress_and_can_be_interrupted(pack_db):
+    """SCAN PACK calls the progress handler as SAMPLE does: every n batches
+    handed out, with the pack's batch count as the total, and a true return
+    stops it before the next batch."""
+    with gnndb.connect(pack_db, readonly=True) as c:
+        seen = []
+        c.set_progress_handler(lambda done, total: seen.append((done, total)),
+                               2)
+        assert len(list(c.sample("SCAN PACK p;"))) == 10
+        assert seen == [(2, 10), (4, 10), (6, 10), (8, 10), (10, 10)]
+
+        seen.clear()
+        c.set_progress_handler(lambda done, total: seen.append(done) or
+                               done >= 3)
+        got = []
+        with pytest.raises(gnndb.Error) as ei:
+            for b in c.sample("SCAN PACK p;"):
+                got.append(b.batch)
+        assert ei.value.code == gnndb.INTERRUPT
+        assert seen == [1, 2, 3] and got == [0, 1, 2]
+        c.set_progress_handler(None)
+        assert len(list(c.sample("SCAN PACK p;"))) == 10
+
+
 def test_scan_pack_reports_a_damaged_block(pack_db, tmp_path):
     with gnndb.connect(pack_db, readonly=True) as c:
         props = dict(c.execute("DESCRIBE cora;"))
