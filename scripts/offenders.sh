@@ -11,7 +11,7 @@
 FILE_MAX=${FILE_MAX:-800}
 FUNC_MAX=${FUNC_MAX:-80}
 files=$(ls common/*.[ch] storage/*.[ch] catalog/*.[ch] parser/*.[ch] \
-           engine/*.[ch] gpu/*.[ch] shell/*.[ch] 2>/dev/null)
+           engine/*.[ch] exec/*.[ch] cmd/*.[ch] gpu/*.[ch] shell/*.[ch] 2>/dev/null)
 [ -n "$files" ] || exit 0
 
 echo "offenders: files over $FILE_MAX lines"

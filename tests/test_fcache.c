@@ -1,4 +1,4 @@
-/* test_fcache.c — the row-level feature cache (engine/fcache.c) under each
+/* test_fcache.c — the row-level feature cache (exec/fcache.c) under each
 ** policy, checked against a brute-force replay written here: a plain array
 ** of resident rows searched linearly, next uses found by scanning the
 ** window, no hash table, list or heap. For random skewed access sequences
@@ -22,7 +22,7 @@
 
 #include "gnndb.h"
 #include "util.h"
-#include "../engine/fcache.h"
+#include "../exec/fcache.h"
 
 #define ROWBYTES 52               /* 13 floats: not a power of two */
 #define NEVER UINT64_MAX

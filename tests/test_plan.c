@@ -33,7 +33,7 @@
 #include "gnndb.h"
 #include "util.h"
 #include "../engine/plan.h"
-#include "../engine/fcache.h"
+#include "../exec/fcache.h"
 #include "../parser/parse.h"
 
 #define MIB (1ll << 20)

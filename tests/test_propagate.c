@@ -1,5 +1,5 @@
 /* test_propagate.c — PROPAGATE feat OVER g HOPS k [NORMALIZE sym|row] INTO
-** out (engine/propagate.c), read back with SCAN, against a dense
+** out (cmd/propagate.c), read back with SCAN, against a dense
 ** brute-force computation written here: the matrix A + I built from the
 ** edge list (one entry per edge line, duplicates and self-loops included),
 ** normalised, and multiplied k times in double precision. A value must lie

@@ -18,7 +18,7 @@
 
 #include "gnndb.h"
 #include "util.h"
-#include "../engine/rng.h"
+#include "../exec/rng.h"
 
 /* ---------- raw data, read without the engine ---------- */
 
