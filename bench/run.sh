@@ -3,7 +3,7 @@
 # every figure measured in this one run (the disk drifts over minutes, so
 # only ratios from the same run are compared).
 #
-#   sh bench/run.sh [BUILD_DIR] [--quick]
+#   sh bench/run.sh [BUILD_DIR] [--quick] [--peers SYSTEM,...]
 #
 # Default: an R-MAT graph of 2^23 nodes and 128 M edges with 128 float32
 # features per node (4 GiB) under a 1 GiB memory limit (features 4x the
@@ -34,7 +34,10 @@
 # sweep of budgets at scale 21 (128 MiB to 1 GiB, 1/8 to 1x of its
 # features): bench/results/sweep.csv and sweep.png. --quick runs the
 # user's set-ups only (gnndb, dgl, mmap; 60 s a run at most) at its one
-# point, into bench/results/quick/. The last line is
+# point, into bench/results/quick/. --peers runs only the systems named
+# (sweep.py's names: gnndb, gnndb_pack, dgl, dgl_random, dgl_strict, mmap,
+# mmap_random, mmap_strict) at the default point and in the sweep. The
+# last line is
 #   SUMMARY hb_block_ratio=R hb_speedup=R mmap_speedup=R dgl_speedup=R
 #           bw_fraction=F edges_per_s_core=N gather_fraction=F
 #           dgl_speedup_min=R spill_overhead=R
@@ -50,10 +53,14 @@
 set -u
 B=build
 QUICK=0
+PEERS=""
+want_peers=0
 for a in "$@"; do
+    if [ $want_peers = 1 ]; then PEERS=$a; want_peers=0; continue; fi
     case "$a" in
     --quick) QUICK=1 ;;
-    --help) sed -n '2,49p' "$0"; exit 0 ;;
+    --peers) want_peers=1 ;;
+    --help) sed -n '2,52p' "$0"; exit 0 ;;
     *) B=$a ;;
     esac
 done
@@ -172,6 +179,7 @@ log "peers at the default point: DGL (classic, graphbolt) x (joins after build, 
 # --quick: the user's set-ups only (dgl, mmap), 60 s a run at most
 PEERS_ONLY=""; TIMEOUT=240
 [ $QUICK = 1 ] && { PEERS_ONLY="--only gnndb,gnndb_pack,dgl,mmap"; TIMEOUT=60; }
+[ -n "$PEERS" ] && PEERS_ONLY="--only $PEERS"
 DEF=$(/usr/bin/python3 "$ROOT/bench/sweep.py" --build "$B" --csv "$RES/default.csv" \
     --point "s$SCALE:$DATA:$LIMIT_BYTES" --gnndb-batches $NB_HB --gnndb-rounds 2 \
     --peer-batches $NB_PEER \
@@ -191,7 +199,7 @@ if [ $QUICK = 0 ]; then
     log "sweep: scale 21 at 128 MiB, 256 MiB, 512 MiB and 1 GiB"
     SWEEP=$(/usr/bin/python3 "$ROOT/bench/sweep.py" --build "$B" --csv "$RES/sweep-s21.csv" \
         --point s21:$SW:128M --point s21:$SW:256M --point s21:$SW:512M --point s21:$SW:1G \
-        --gnndb-batches 128 --gnndb-rounds 2 --peer-batches 5) || exit 1
+        --gnndb-batches 128 --gnndb-rounds 2 --peer-batches 5 $PEERS_ONLY) || exit 1
     { cat "$RES/sweep-s21.csv"; tail -n +2 "$RES/default.csv"; } > "$RES/sweep.csv"
     /usr/bin/python3 "$ROOT/bench/sweep.py" --replot "$RES/sweep.csv" --png "$RES/sweep.png"
 else
@@ -239,12 +247,7 @@ awk -v hbb="$(field "$HB" bytes_read)" -v hbn="$(field "$HB" batches)" \
     -v eps="$(field "$ONE" sample_edges_per_cpu_s)" \
     -v g="$(field "$ONE" gather_gbps)" -v m="$MEMCPY" 'BEGIN {
     ratio = (hbb > 0 && hbn > 0 && h1n > 0) ? (h1b / h1n) / (hbb / hbn) : 0
-    # hb_block_ratio: bytes read from the database per mini-batch at
-# HYPERBATCH 1 over those at the planner's H (blocks and pages alike);
-# bw_fraction: all the bytes that row moved through the disk (database
-# reads, spill writes and read-backs) per second, over fio's sequential
-# rate; gather_fraction: one thread's gather rate over memcpy's;
-# dgl_speedup: gnndb online over the fastest DGL set-up at this point;
+    # dgl_speedup: gnndb online over the fastest DGL set-up at this point;
     # dgl_speedup_min: the lowest such ratio over the sweep and this point
     if (dg != "NA" && (dmin == "NA" || dg + 0 < dmin + 0)) dmin = dg
     if (sov0 + 0 > sov + 0) sov = sov0
