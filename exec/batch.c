@@ -95,13 +95,51 @@ static inline uint64_t fmix(uint64_t z)
     return z;
 }
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+
+/* The terms of whole words [i, n) eight at a time (AVX-512: 64-bit lanes
+** multiply in one instruction), the same sum as the scalar loop since
+** addition mod 2^64 does not care about order. Returns where it stopped. */
+__attribute__((target("avx512f,avx512dq")))
+static size_t sum_words_avx512(const unsigned char *p, size_t i, size_t n,
+                               uint64_t *s)
+{
+    const __m512i c1 = _mm512_set1_epi64((long long)0xff51afd7ed558ccdull);
+    const __m512i c2 = _mm512_set1_epi64((long long)0xc4ceb9fe1a85ec53ull);
+    const __m512i k1 = _mm512_set1_epi64((long long)DG_K1);
+    const __m512i step = _mm512_set1_epi64((long long)(8 * DG_K1));
+    /* (j + 1) * K1 for the lanes' word indices j = i .. i + 7 */
+    __m512i idx = _mm512_mullo_epi64(
+        _mm512_add_epi64(_mm512_set1_epi64((long long)(i + 1)),
+                         _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0)), k1);
+    __m512i acc = _mm512_setzero_si512();
+    for (; i + 8 <= n; i += 8) {
+        __m512i z = _mm512_xor_si512(_mm512_loadu_si512(p + 8 * i), idx);
+        z = _mm512_xor_si512(z, _mm512_srli_epi64(z, 33));
+        z = _mm512_mullo_epi64(z, c1);
+        z = _mm512_xor_si512(z, _mm512_srli_epi64(z, 33));
+        z = _mm512_mullo_epi64(z, c2);
+        z = _mm512_xor_si512(z, _mm512_srli_epi64(z, 33));
+        acc = _mm512_add_epi64(acc, z);
+        idx = _mm512_add_epi64(idx, step);
+    }
+    *s += (uint64_t)_mm512_reduce_add_epi64(acc);
+    return i;
+}
+#endif
+
 /* The sum over words [w0, w1) of a section of len bytes. */
 static uint64_t section_sum(const void *data, size_t len, size_t w0, size_t w1)
 {
     const unsigned char *p = data;
     uint64_t s = 0;
-    size_t m = len / 8, i;
-    for (i = w0; i < w1 && i < m; i++) {
+    size_t m = len / 8, i = w0;
+#if defined(__x86_64__)
+    if (__builtin_cpu_supports("avx512dq"))
+        i = sum_words_avx512(p, i, GNN_MIN(w1, m), &s);
+#endif
+    for (; i < w1 && i < m; i++) {
         uint64_t w;
         memcpy(&w, p + 8 * i, 8);
         s += fmix(w ^ ((i + 1) * DG_K1));
