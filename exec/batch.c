@@ -124,7 +124,10 @@ static size_t sum_words_avx512(const unsigned char *p, size_t i, size_t n,
         acc = _mm512_add_epi64(acc, z);
         idx = _mm512_add_epi64(idx, step);
     }
-    *s += (uint64_t)_mm512_reduce_add_epi64(acc);
+    /* the lanes added as unsigned: the intrinsic's signed sum may wrap */
+    uint64_t lane[8];
+    _mm512_storeu_si512(lane, acc);
+    for (int k = 0; k < 8; k++) *s += lane[k];
     return i;
 }
 #endif
