@@ -28,10 +28,10 @@
 #     it builds), which sets the disk peak. PRAGMA import_memory = budget.
 #  2. features: bench/gen writes the .npy (IMPORT FEATURES needs a regular
 #     file), IMPORT FEATURES ... STORE <dtype>, and the .npy is deleted.
-#     SAMPLE gathers float32 tables only: when a probe on a tiny graph finds
-#     that float16 is refused, the run stores D/2 float32 columns instead,
-#     the same bytes a row (the same blocks, reads and rows per block), and
-#     says so.
+#     SAMPLE gathers float16 tables (widened to float32 rows); an engine
+#     that refuses them (before that) is probed on a tiny graph first, and
+#     the run then stores D/2 float32 columns instead, the same bytes a row
+#     (the same blocks, reads and rows per block), and says so.
 #  3. online: bench_sample, PRAGMA memory_limit = budget;
 #     SAMPLE 10,10,10 FROM g FEATURES feat BATCH 1024 SHUFFLE SEED 1 LIMIT N.
 #     A spilled plan keeps a round's rows on disk (about 56 MB a mini-batch

@@ -14,4 +14,11 @@
 void gnn_copy_stream(void *dst, const void *src, size_t len);
 void gnn_copy_stream_done(void);
 
+/* Widen n IEEE half-precision values (src, any alignment) to float32 in
+** dst: exact, subnormals and infinities included; a NaN keeps its payload
+** and comes out quiet (as F16C makes it, so every CPU gives the same bits).
+** F16C where the CPU has it; `stream` as gnn_copy_stream (then call
+** gnn_copy_stream_done). */
+void gnn_widen_f16(float *dst, const void *src, size_t n, int stream);
+
 #endif

@@ -334,7 +334,8 @@ void plan_partition_range(int64_t total, int64_t k, int64_t n, int64_t *lo,
 }
 
 /* The feature table: the one named, else the graph's only one (none when
-** it has several and the query names none). SAMPLE gathers float32 rows. */
+** it has several and the query names none). SAMPLE hands out float32 rows:
+** a float16 table's are widened as they are gathered. */
 static int plan_features(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
 {
     if (s->features) {
@@ -354,10 +355,11 @@ static int plan_features(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
         free(ts);
         p->has_feat = nf == 1;
     }
-    if (p->has_feat && p->feat.dtype != BLK_DTYPE_F32)
+    if (p->has_feat && p->feat.dtype != BLK_DTYPE_F32 &&
+        p->feat.dtype != BLK_DTYPE_F16)
         return gnn_seterr(e, GNNDB_RANGE,
                           "feature table %s is stored as %s; SAMPLE gathers "
-                          "float32 tables only", p->feat.name,
+                          "float32 and float16 tables only", p->feat.name,
                           blk_dtype_name(p->feat.dtype));
     return GNNDB_OK;
 }

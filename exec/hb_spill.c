@@ -244,7 +244,8 @@ static size_t lower_u64(const uint64_t *a, size_t n, uint64_t key)
 typedef struct sg_job {
     hb_exec *x;
     const blk_header *h;
-    size_t rowbytes;
+    size_t rowbytes;         /* an output row: float32 */
+    float *row;              /* one widened row, for the serial path */
     size_t *lo, *hi;         /* per record: its rows in the block */
     unsigned char **dst;     /* per record: where they go */
 } sg_job;
@@ -255,10 +256,13 @@ static void sg_copy_task(void *arg, size_t i, int w)
     const hb_sbatch *s = &j->x->build->sb[i];
     unsigned char *d = j->dst[i];
     if (!d) return;  /* none in this block, or appended serially */
-    /* bound for the disk, not for this CPU's cache */
-    for (size_t q = j->lo[i]; q < j->hi[i]; q++, d += j->rowbytes)
-        gnn_copy_stream(d, blk_feature_row(j->h, s->srows[q] - j->h->first_node),
-                        j->rowbytes);
+    /* bound for the disk, not for this CPU's cache; float16 widened */
+    int f16 = j->x->p->feat.dtype == BLK_DTYPE_F16;
+    for (size_t q = j->lo[i]; q < j->hi[i]; q++, d += j->rowbytes) {
+        const void *src = blk_feature_row(j->h, s->srows[q] - j->h->first_node);
+        if (f16) gnn_widen_f16((float *)d, src, j->rowbytes / 4, 1);
+        else gnn_copy_stream(d, src, j->rowbytes);
+    }
     gnn_copy_stream_done();
 }
 
@@ -289,6 +293,10 @@ static int sg_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
             ** serially, in pieces the buffer takes */
             for (size_t q = lo; q < hi; q++) {
                 const void *src = blk_feature_row(h, s->srows[q] - h->first_node);
+                if (x->p->feat.dtype == BLK_DTYPE_F16) {
+                    gnn_widen_f16(j->row, src, j->rowbytes / 4, 0);
+                    src = j->row;
+                }
                 int rc = spill_run_append(s->run, src, j->rowbytes, e);
                 if (rc) return rc;
             }
@@ -386,13 +394,15 @@ static int spill_gather(hb_exec *x, gnn_err *e)
             return gnn_seterr(e, GNNDB_NOMEM, "out of memory gathering");
         x->build->narrival = 0;
         size_t ns = (size_t)x->build->nsb + 1;
-        sg_job j = {x, NULL, (size_t)p->feat.dim * 4, calloc(ns, sizeof(size_t)),
+        sg_job j = {x, NULL, (size_t)p->feat.dim * 4,
+                    malloc((size_t)p->feat.dim * 4), calloc(ns, sizeof(size_t)),
                     calloc(ns, sizeof(size_t)), calloc(ns, sizeof(void *))};
-        if (!j.lo || !j.hi || !j.dst)
+        if (!j.row || !j.lo || !j.hi || !j.dst)
             rc = gnn_seterr(e, GNNDB_NOMEM, "out of memory gathering");
         size_t left = (size_t)n;
         if (!rc) rc = hb_visit_pinned(x, x->blockof, &left, sg_visit, &j, e);
         if (!rc) rc = fetch_counted(x, x->ff, left, sg_visit, &j, e);
+        free(j.row);
         free(j.lo);
         free(j.hi);
         free(j.dst);
