@@ -2,7 +2,6 @@
 ** user's id space, edge_index laid out 2 x E, the digest, the INTO files and
 ** the transfer to a device. */
 #include "exec_int.h"
-#include "extsort.h"
 #include "npy.h"
 #include "pool.h"
 
@@ -188,7 +187,7 @@ int hb_dir_empty(const char *dir)
 int hb_prepare_into(const char *dir, gnn_err *e)
 {
     struct stat sb;
-    if (stat(dir, &sb) != 0) return xs_mkdirs(dir, e);
+    if (stat(dir, &sb) != 0) return gnn_mkdirs(dir, "", e);
     if (!S_ISDIR(sb.st_mode))
         return gnn_seterr(e, GNNDB_EXISTS, "INTO '%s': not a directory", dir);
     int empty = hb_dir_empty(dir);
@@ -203,7 +202,7 @@ int hb_prepare_into(const char *dir, gnn_err *e)
 
 int batch_write_npy(const gnndb_batch_view *v, const char *dir, gnn_err *e)
 {
-    int rc = xs_mkdirs(dir, e);
+    int rc = gnn_mkdirs(dir, "", e);
     if (rc) return rc;
     char path[1200];
     int64_t shape[2];

@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 /* ---- scratch files ----------------------------------------------------- */
@@ -29,25 +28,6 @@ int xs_file_open(xs_file *f, const char *dir, size_t bufsize, gnn_err *e)
     if (bufsize && !(f->buf = malloc(bufsize))) {
         xs_file_close(f);
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
-    }
-    return GNNDB_OK;
-}
-
-int xs_mkdirs(const char *dir, gnn_err *e)
-{
-    char buf[1024];
-    size_t n = strlen(dir);
-    if (n >= sizeof buf)
-        return gnn_seterr(e, GNNDB_RANGE, "path too long: %s", dir);
-    memcpy(buf, dir, n + 1);
-    for (size_t i = 1; i <= n; i++) {
-        if (buf[i] != '/' && buf[i] != 0) continue;
-        char c = buf[i];
-        buf[i] = 0;
-        if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-            return gnn_seterr_errno(e, GNNDB_IOERR, errno,
-                                    "cannot create directory %s", buf);
-        buf[i] = c;
     }
     return GNNDB_OK;
 }
