@@ -247,6 +247,11 @@ int hb_gather(hb_exec *x, gnn_err *e);
 int hb_finish_batch(hb_exec *x, hb_batch *b, idx_txn *t, uint64_t **tmp,
                     size_t *captmp, gnn_err *e);
 int hb_finish_batches(hb_exec *x, gnn_err *e);
+/* Point b->view at b's counts (epoch, batch, seeds, nodes, edges, nodes
+** and edges per hop) and at these arrays; x and y only where the plan
+** has features and labels. */
+void hb_fill_view(const plan *p, hb_batch *b, int64_t *n_id,
+                  int64_t *edge_index, float *xrows, int64_t *y);
 /* Hand out one finished mini-batch: digest, INTO files, transfer. */
 int hb_emit(hb_exec *x, hb_batch *b, const gnndb_batch_view **view,
             gnn_err *e);
