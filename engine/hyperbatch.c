@@ -737,37 +737,20 @@ int hb_open(gnndb *db, plan *p, hb_exec **out, gnn_err *e)
     x->emit = &x->rounds[0];
     x->build = &x->rounds[1];
     int rc = GNNDB_OK;
-    char path[1024];
 
     if (p->into && (rc = hb_prepare_into(p->into, e))) goto fail;
     if ((rc = io_open(p->io, (unsigned)p->io_depth, &x->io, e))) goto fail;
 
-    snprintf(path, sizeof path, "%s/%s", db->dir, p->graph.file);
-    if ((rc = blkf_open(path, p->graph.block_size, BLK_KIND_GRAPH,
-                        p->graph.token, (uint64_t)p->graph.graph_blocks,
-                        &x->gf, e)))
-        goto fail;
-    x->gf->id = 1;
+    if ((rc = db_open_graph(db, &p->graph, 1, &x->gf, e))) goto fail;
     if ((rc = bp_open(p->graph_frames, p->graph.block_size, x->io, &x->gpool,
                       e)))
         goto fail;
     bp_set_max_coalesce(x->gpool, (unsigned)p->coalesce);
     x->ggran.mode = p->read_granularity;
     x->ggran.pr = &p->profile;
-    {
-        idx_txn *t;
-        if ((rc = idx_begin(db->idx, 0, &t, e))) goto fail;
-        rc = idx_load_blocks(t, p->graph.token, &x->idx_first, &x->idx_block,
-                             &x->nidx, e);
-        idx_abort(t);
-        if (rc) goto fail;
-        if (x->nidx == 0 && p->graph.nodes > 0) {
-            rc = gnn_seterr(e, GNNDB_CORRUPT,
-                            "index.mdb has no block index for graph %s",
-                            p->graph.name);
-            goto fail;
-        }
-    }
+    if ((rc = db_load_graph_index(db, &p->graph, &x->idx_first, &x->idx_block,
+                                  &x->nidx, e)))
+        goto fail;
     x->pool = wpool_new(p->threads);
     x->workers = calloc((size_t)GNN_MAX(1, p->threads), sizeof *x->workers);
     if (!x->pool || !x->workers) {
