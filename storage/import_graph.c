@@ -259,14 +259,8 @@ static int order_bfs(graph_ctx *g, int fd, uint32_t *order)
         while (head < tail) {
             uint32_t v = order[head++];
             if (head % CHECK_EVERY == 0 && (rc = interrupted(g))) goto out;
-            /* The block where v starts: the last index entry <= v. */
-            size_t lo = 0, hi = g->n_idx;
-            while (hi - lo > 1) {
-                size_t mid = (lo + hi) / 2;
-                if (g->idx_first[mid] <= v) lo = mid;
-                else hi = mid;
-            }
-            uint64_t bno = g->idx_block[lo];
+            uint64_t bno = idx_block_of(g->idx_first, g->idx_block, g->n_idx,
+                                        v);
             const uint8_t *blk = cache_get(&c, bno, e);
             if (!blk) { rc = e ? e->rc : GNNDB_IOERR; goto out; }
             const blk_node *ob = blk_graph_find(blk, v);
