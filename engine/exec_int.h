@@ -1,8 +1,9 @@
 /* exec_int.h — the executor's state, shared by hyperbatch.c (seeds and
-** rounds), hop.c (sample: one hop; the node maps), gather.c (gather), batch.c (finishing and handing out batches)
-** and the spilled hyperbatch: hb_spill.c (building a round), hb_readback.c
-** (handing it out) and hb_pipeline.c (building the next round while one is
-** handed out). Not part of any public interface. */
+** rounds), hop.c (sampling one hop; the node maps), gather.c (gather),
+** batch.c (finishing and handing out batches) and the spilled hyperbatch:
+** hb_spill.c (building a round), hb_readback.c (handing it out) and
+** hb_pipeline.c (building the next round while one is handed out). Not
+** part of any public interface. */
 #ifndef GNN_EXEC_INT_H
 #define GNN_EXEC_INT_H
 
@@ -212,10 +213,10 @@ double hb_now(void);
 /* Grow *p to hold `need` elements of `elem` bytes; 0 or -1 on OOM. */
 int hb_grow(void **p, size_t *cap, size_t need, size_t elem);
 
-/* The per-batch node map (hop.c). Empty b's map for a new mini-batch whose
+/* The per-batch node map (hop.c): empty map m for a new mini-batch whose
 ** first `expect` nodes it holds without growing (`used`: the nodes the
-** previous one left); the local index of `node`, appended when new. Both
-** -1 when out of memory. */
+** previous one left); the local index of `node` in b, appended when new.
+** Both -1 when out of memory. */
 int hb_nmap_reset(nmap *m, size_t expect, const uint32_t *used, size_t nused);
 int hb_add_node(hb_batch *b, uint32_t node, uint32_t *local);
 /* Sample hop `hop` of every mini-batch of x->hb and append its nodes and
