@@ -161,6 +161,109 @@ static int pack_fill(gnndb *db, plan *p, pk_writer *k, cat_pack_batch **bs,
     return rc == GNNDB_DONE ? GNNDB_OK : rc;
 }
 
+/* A new pack may be built: its name fits, no pack has it (*scratch holds
+** the lookup), and the graph is still the one the statement was prepared
+** against (*g). */
+static int pack_check_new(gnndb *db, const char *name, const plan *p,
+                          cat_pack *scratch, cat_graph *g, gnn_err *e)
+{
+    gnn_err e2 = {0};
+    if (strlen(name) >= CAT_NAME_MAX)
+        return gnn_seterr(e, GNNDB_RANGE, "pack name too long: %s", name);
+    if (cat_pack_get(db->cat, name, scratch, &e2) == GNNDB_OK)
+        return gnn_seterr(e, GNNDB_EXISTS, "pack '%s' already exists; DROP "
+                          "PACK %s first", name, name);
+    else if (e2.rc != GNNDB_NOTFOUND)
+        return gnn_seterr(e, e2.rc, "%s", e2.msg);
+    /* the graph may have gone since the statement was prepared */
+    int rc = cat_graph_get(db->cat, p->graph.name, g, e);
+    if (rc) return rc;
+    if (g->token != p->graph.token)
+        return gnn_seterr(e, GNNDB_NOTFOUND, "graph %s changed since the "
+                          "statement was prepared", p->graph.name);
+    return GNNDB_OK;
+}
+
+/* Run the SAMPLE into a new pack file `file` (named from a new token) and
+** finish it, its blocks' checksums in k; the file is removed on failure. */
+static int pack_write(gnndb *db, plan *p, pk_writer *k, char *file,
+                      size_t filecap, cat_pack_batch **bs, size_t *nb,
+                      gnn_err *e)
+{
+    k->token = db_new_token();
+    k->bs = PK_BLOCK_SIZE;
+    k->payload = k->bs - blk_data_offset(k->bs);
+    snprintf(file, filecap, "p-%016" PRIx64 ".blk", k->token);
+    if (!(k->blk = gnn_alloc_aligned(k->bs)))
+        return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
+    int rc = blkw_create(db->dir, file, k->bs, &k->w, e);
+    if (rc) return rc;
+    rc = pack_fill(db, p, k, bs, nb, e);
+    if (!rc && k->fill) rc = pkw_seal(k, e);
+    if (rc) {
+        blkw_abort(k->w);
+        return rc;
+    }
+    return blkw_finish(k->w, e);
+}
+
+/* The catalog's record of the pack just written. */
+static void pack_describe(cat_pack *pk, const char *name, const plan *p,
+                          const cat_graph *g, const pk_writer *k,
+                          const char *file, const char *sql, size_t nb)
+{
+    pk->graph_id = g->id;
+    snprintf(pk->name, sizeof pk->name, "%s", name);
+    pk->token = k->token;
+    snprintf(pk->file, sizeof pk->file, "%s", file);
+    snprintf(pk->sql, sizeof pk->sql, "%s", sql);
+    pk->seed = p->seed;
+    pk->epochs = p->epochs;
+    pk->batches_per_epoch = p->batches_per_epoch;
+    pk->batches = (int64_t)nb;
+    pk->block_size = k->bs;
+    pk->nblocks = (int64_t)k->block_no;
+    pk->bytes = (int64_t)k->bytes;
+    pk->nhops = p->nhops;
+    pk->x_dim = p->has_feat ? p->feat.dim : 0;
+    pk->has_y = p->has_labels;
+}
+
+/* List the pack, its batches and its block checksums in one catalog
+** transaction; the file is removed when that fails. */
+static int pack_publish(gnndb *db, cat_pack *pk, const pk_writer *k,
+                        const cat_pack_batch *bs, size_t nb, gnn_err *e)
+{
+    int rc;
+    if ((rc = cat_begin(db->cat, e)) == GNNDB_OK) {
+        if ((rc = cat_pack_insert(db->cat, pk, bs, nb, e)) ||
+            (rc = cat_checksums_put(db->cat, pk->file, k->sums, k->block_no,
+                                    e)) ||
+            (rc = cat_commit(db->cat, e)))
+            cat_rollback(db->cat);
+    }
+    if (rc) unlink_in(db, pk->file);
+    return rc;
+}
+
+/* The statement's one row: pack, epochs, batches, bytes. */
+static int pack_report(gnndb *db, const cat_pack *pk, rowset **out,
+                       gnn_err *e)
+{
+    static const char *const cols[] = {"pack", "epochs", "batches", "bytes",
+                                       NULL};
+    rowset *rs = rs_new(4, cols);
+    if (!rs || rs_row(rs) || rs_text(rs, pk->name) ||
+        rs_int(rs, pk->epochs) || rs_int(rs, pk->batches) ||
+        rs_int(rs, file_size(db, pk->file))) {
+        rs_free(rs);
+        /* the pack is published; only the report is lost */
+        return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
+    }
+    *out = rs;
+    return GNNDB_OK;
+}
+
 int pack_build(gnndb *db, const ast_stmt *s, plan *p, const char *sql,
                rowset **out, gnn_err *e)
 {
@@ -170,85 +273,17 @@ int pack_build(gnndb *db, const ast_stmt *s, plan *p, const char *sql,
     memset(&k, 0, sizeof k);
     cat_pack_batch *bs = NULL;
     size_t nb = 0;
-    cat_pack *pk = calloc(1, sizeof *pk);
-    gnn_err e2 = {0};
     char file[64] = "";
-    if (!pk) { rc = gnn_seterr(e, GNNDB_NOMEM, "out of memory"); goto out; }
-    if (strlen(s->pack) >= CAT_NAME_MAX) {
-        rc = gnn_seterr(e, GNNDB_RANGE, "pack name too long: %s", s->pack);
-        goto out;
-    }
-    if (cat_pack_get(db->cat, s->pack, pk, &e2) == GNNDB_OK) {
-        rc = gnn_seterr(e, GNNDB_EXISTS, "pack '%s' already exists; DROP "
-                        "PACK %s first", s->pack, s->pack);
-        goto out;
-    } else if (e2.rc != GNNDB_NOTFOUND) {
-        rc = gnn_seterr(e, e2.rc, "%s", e2.msg);
-        goto out;
-    }
-    /* the graph may have gone since the statement was prepared */
     cat_graph g;
-    if ((rc = cat_graph_get(db->cat, p->graph.name, &g, e))) goto out;
-    if (g.token != p->graph.token) {
-        rc = gnn_seterr(e, GNNDB_NOTFOUND, "graph %s changed since the "
-                        "statement was prepared", p->graph.name);
-        goto out;
+    cat_pack *pk = calloc(1, sizeof *pk);
+    if (!pk) rc = gnn_seterr(e, GNNDB_NOMEM, "out of memory");
+    if (!rc) rc = pack_check_new(db, s->pack, p, pk, &g, e);
+    if (!rc) rc = pack_write(db, p, &k, file, sizeof file, &bs, &nb, e);
+    if (!rc) {
+        pack_describe(pk, s->pack, p, &g, &k, file, sql, nb);
+        rc = pack_publish(db, pk, &k, bs, nb, e);
     }
-    k.token = db_new_token();
-    k.bs = PK_BLOCK_SIZE;
-    k.payload = k.bs - blk_data_offset(k.bs);
-    snprintf(file, sizeof file, "p-%016" PRIx64 ".blk", k.token);
-    if (!(k.blk = gnn_alloc_aligned(k.bs))) {
-        rc = gnn_seterr(e, GNNDB_NOMEM, "out of memory");
-        goto out;
-    }
-    if ((rc = blkw_create(db->dir, file, k.bs, &k.w, e))) goto out;
-    rc = pack_fill(db, p, &k, &bs, &nb, e);
-    if (!rc && k.fill) rc = pkw_seal(&k, e);
-    if (rc) {
-        blkw_abort(k.w);
-        goto out;
-    }
-    if ((rc = blkw_finish(k.w, e))) goto out;
-
-    pk->graph_id = g.id;
-    snprintf(pk->name, sizeof pk->name, "%s", s->pack);
-    pk->token = k.token;
-    snprintf(pk->file, sizeof pk->file, "%s", file);
-    snprintf(pk->sql, sizeof pk->sql, "%s", sql);
-    pk->seed = p->seed;
-    pk->epochs = p->epochs;
-    pk->batches_per_epoch = p->batches_per_epoch;
-    pk->batches = (int64_t)nb;
-    pk->block_size = k.bs;
-    pk->nblocks = (int64_t)k.block_no;
-    pk->bytes = (int64_t)k.bytes;
-    pk->nhops = p->nhops;
-    pk->x_dim = p->has_feat ? p->feat.dim : 0;
-    pk->has_y = p->has_labels;
-    if ((rc = cat_begin(db->cat, e)) == GNNDB_OK) {
-        if ((rc = cat_pack_insert(db->cat, pk, bs, nb, e)) ||
-            (rc = cat_checksums_put(db->cat, file, k.sums, k.block_no, e)) ||
-            (rc = cat_commit(db->cat, e)))
-            cat_rollback(db->cat);
-    }
-    if (rc) {
-        unlink_in(db, file);
-        goto out;
-    }
-    static const char *const cols[] = {"pack", "epochs", "batches", "bytes",
-                                       NULL};
-    rowset *rs = rs_new(4, cols);
-    if (!rs || rs_row(rs) || rs_text(rs, pk->name) ||
-        rs_int(rs, pk->epochs) || rs_int(rs, pk->batches) ||
-        rs_int(rs, file_size(db, file))) {
-        rs_free(rs);
-        /* the pack is published; only the report is lost */
-        rc = gnn_seterr(e, GNNDB_NOMEM, "out of memory");
-        goto out;
-    }
-    *out = rs;
-out:
+    if (!rc) rc = pack_report(db, pk, out, e);
     gnn_free_aligned(k.blk);
     free(k.sums);
     free(bs);

@@ -1,4 +1,5 @@
-/* err.c — filling gnn_err records; aligned allocation; opening inputs. */
+/* err.c — filling gnn_err records; aligned allocation; opening inputs and
+** creating directories. */
 #include "err.h"
 
 #include <errno.h>
@@ -7,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 int gnn_seterr(gnn_err *e, int rc, const char *fmt, ...)
 {
@@ -48,6 +50,25 @@ int gnn_open_input(const char *path, int *fd, gnn_err *e)
     if (*fd >= 0) return GNNDB_OK;
     return gnn_seterr_errno(e, errno == ENOENT ? GNNDB_NOTFOUND : GNNDB_IOERR,
                             errno, "cannot open %s", path);
+}
+
+int gnn_mkdirs(const char *dir, const char *what, gnn_err *e)
+{
+    char buf[1024];
+    size_t n = strlen(dir);
+    if (n >= sizeof buf)
+        return gnn_seterr(e, GNNDB_RANGE, "%spath too long: %s", what, dir);
+    memcpy(buf, dir, n + 1);
+    for (size_t i = 1; i <= n; i++) {
+        if (buf[i] != '/' && buf[i] != 0) continue;
+        char c = buf[i];
+        buf[i] = 0;
+        if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+            return gnn_seterr_errno(e, GNNDB_IOERR, errno,
+                                    "%scannot create directory %s", what, buf);
+        buf[i] = c;
+    }
+    return GNNDB_OK;
 }
 
 void *gnn_alloc_aligned(size_t size)

@@ -32,6 +32,10 @@ void gnn_clearerr(gnn_err *e);
 ** exist, GNNDB_IOERR otherwise, with words "cannot open PATH: why". */
 int gnn_open_input(const char *path, int *fd, gnn_err *e);
 
+/* Create `dir` and whichever of its parents are missing (mkdir -p). The
+** words of a failure start with `what` ("" or "spill area: "). */
+int gnn_mkdirs(const char *dir, const char *what, gnn_err *e);
+
 /* Memory aligned for O_DIRECT (4096 bytes). Free with gnn_free_aligned. */
 void *gnn_alloc_aligned(size_t size);
 void gnn_free_aligned(void *p);

@@ -2,7 +2,6 @@
 ** user's id space, edge_index laid out 2 x E, the digest, the INTO files and
 ** the transfer to a device. */
 #include "exec_int.h"
-#include "extsort.h"
 #include "npy.h"
 #include "pool.h"
 
@@ -13,6 +12,27 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+
+void hb_fill_view(const plan *p, hb_batch *b, int64_t *n_id,
+                  int64_t *edge_index, float *xrows, int64_t *y)
+{
+    gnndb_batch_view *v = &b->view;
+    memset(v, 0, sizeof *v);
+    v->epoch = b->epoch;
+    v->batch = b->batch;
+    v->num_seeds = b->nseeds;
+    v->num_nodes = (int64_t)b->nn;
+    v->num_edges = (int64_t)b->ne;
+    v->num_hops = p->nhops;
+    v->device = GNNDB_DEVICE_HOST;
+    v->n_id = n_id;
+    v->num_sampled_nodes = b->nsn;
+    v->num_sampled_edges = b->nse;
+    v->edge_index = edge_index;
+    v->x = p->has_feat ? xrows : NULL;
+    v->x_dim = p->has_feat ? p->feat.dim : 0;
+    v->y = p->has_labels ? y : NULL;
+}
 
 /* Finish mini-batch b: n_id (mapped through t when the graph has a key
 ** map; *tmp is scratch the caller frees), edge_index 2 x E, the view. */
@@ -38,22 +58,7 @@ int hb_finish_batch(hb_exec *x, hb_batch *b, idx_txn *t, uint64_t **tmp,
         b->edge_index[k] = b->esrc[k];
         b->edge_index[b->ne + k] = b->edst[k];
     }
-    gnndb_batch_view *v = &b->view;
-    memset(v, 0, sizeof *v);
-    v->epoch = b->epoch;
-    v->batch = b->batch;
-    v->num_seeds = b->nseeds;
-    v->num_nodes = (int64_t)b->nn;
-    v->num_edges = (int64_t)b->ne;
-    v->num_hops = p->nhops;
-    v->device = GNNDB_DEVICE_HOST;
-    v->n_id = b->n_id;
-    v->num_sampled_nodes = b->nsn;
-    v->num_sampled_edges = b->nse;
-    v->edge_index = b->edge_index;
-    v->x = p->has_feat ? b->x : NULL;
-    v->x_dim = p->has_feat ? p->feat.dim : 0;
-    v->y = p->has_labels ? b->y : NULL;
+    hb_fill_view(p, b, b->n_id, b->edge_index, b->x, b->y);
     return GNNDB_OK;
 }
 
@@ -229,7 +234,7 @@ int hb_dir_empty(const char *dir)
 int hb_prepare_into(const char *dir, gnn_err *e)
 {
     struct stat sb;
-    if (stat(dir, &sb) != 0) return xs_mkdirs(dir, e);
+    if (stat(dir, &sb) != 0) return gnn_mkdirs(dir, "", e);
     if (!S_ISDIR(sb.st_mode))
         return gnn_seterr(e, GNNDB_EXISTS, "INTO '%s': not a directory", dir);
     int empty = hb_dir_empty(dir);
@@ -244,7 +249,7 @@ int hb_prepare_into(const char *dir, gnn_err *e)
 
 int batch_write_npy(const gnndb_batch_view *v, const char *dir, gnn_err *e)
 {
-    int rc = xs_mkdirs(dir, e);
+    int rc = gnn_mkdirs(dir, "", e);
     if (rc) return rc;
     char path[1200];
     int64_t shape[2];

@@ -1,8 +1,9 @@
 /* exec_int.h — the executor's state, shared by hyperbatch.c (seeds and
-** sample), gather.c (gather), batch.c (finishing and handing out batches)
-** and the spilled hyperbatch: hb_spill.c (building a round), hb_readback.c
-** (handing it out) and hb_pipeline.c (building the next round while one is
-** handed out). Not part of any public interface. */
+** rounds), hop.c (sampling one hop; the node maps), gather.c (gather),
+** batch.c (finishing and handing out batches) and the spilled hyperbatch:
+** hb_spill.c (building a round), hb_readback.c (handing it out) and
+** hb_pipeline.c (building the next round while one is handed out). Not
+** part of any public interface. */
 #ifndef GNN_EXEC_INT_H
 #define GNN_EXEC_INT_H
 
@@ -212,6 +213,16 @@ double hb_now(void);
 /* Grow *p to hold `need` elements of `elem` bytes; 0 or -1 on OOM. */
 int hb_grow(void **p, size_t *cap, size_t need, size_t elem);
 
+/* The per-batch node map (hop.c): empty map m for a new mini-batch whose
+** first `expect` nodes it holds without growing (`used`: the nodes the
+** previous one left); the local index of `node` in b, appended when new.
+** Both -1 when out of memory. */
+int hb_nmap_reset(nmap *m, size_t expect, const uint32_t *used, size_t nused);
+int hb_add_node(hb_batch *b, uint32_t node, uint32_t *local);
+/* Sample hop `hop` of every mini-batch of x->hb and append its nodes and
+** edges (hop.c). */
+int hb_run_hop(hb_exec *x, int hop, gnn_err *e);
+
 /* Sort n items on their block (blockof[i] < nblocks) with a counting sort:
 ** x->sorted lists item indices block by block, x->bstart[b]..bstart[b+1]
 ** the range of block b, and x->ublocks the distinct blocks ascending. */
@@ -247,6 +258,11 @@ int hb_gather(hb_exec *x, gnn_err *e);
 int hb_finish_batch(hb_exec *x, hb_batch *b, idx_txn *t, uint64_t **tmp,
                     size_t *captmp, gnn_err *e);
 int hb_finish_batches(hb_exec *x, gnn_err *e);
+/* Point b->view at b's counts (epoch, batch, seeds, nodes, edges, nodes
+** and edges per hop) and at these arrays; x and y only where the plan
+** has features and labels. */
+void hb_fill_view(const plan *p, hb_batch *b, int64_t *n_id,
+                  int64_t *edge_index, float *xrows, int64_t *y);
 /* Hand out one finished mini-batch: digest, INTO files, transfer. */
 int hb_emit(hb_exec *x, hb_batch *b, const gnndb_batch_view **view,
             gnn_err *e);

@@ -189,22 +189,10 @@ static void fill_view(hb_exec *x, hb_sbatch *s, unsigned char *buf)
     b->nseeds = s->nseeds;
     b->nn = s->nn;
     b->ne = s->ne;
-    gnndb_batch_view *v = &b->view;
-    memset(v, 0, sizeof *v);
-    v->epoch = s->epoch;
-    v->batch = s->batch;
-    v->num_seeds = s->nseeds;
-    v->num_nodes = (int64_t)s->nn;
-    v->num_edges = (int64_t)s->ne;
-    v->num_hops = p->nhops;
-    v->device = GNNDB_DEVICE_HOST;
-    v->n_id = (int64_t *)buf;
-    v->num_sampled_nodes = s->nsn;
-    v->num_sampled_edges = s->nse;
-    v->edge_index = (int64_t *)(buf + s->nn * 8);
-    v->x = p->has_feat ? (float *)(buf + hbs_off_rows(s->nn, s->ne)) : NULL;
-    v->x_dim = p->has_feat ? p->feat.dim : 0;
-    v->y = p->has_labels ? s->y : NULL;
+    memcpy(b->nsn, s->nsn, sizeof b->nsn);
+    memcpy(b->nse, s->nse, sizeof b->nse);
+    hb_fill_view(p, b, (int64_t *)buf, (int64_t *)(buf + s->nn * 8),
+                 (float *)(buf + hbs_off_rows(s->nn, s->ne)), s->y);
 }
 
 int hbs_next(hb_exec *x, const gnndb_batch_view **view, gnn_err *e)

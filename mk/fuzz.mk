@@ -34,7 +34,7 @@ FUZZ_SRC_ogb      := storage/import_ogb.c storage/import_graph.c \
                      storage/import_features.c storage/edgelist.c \
                      storage/gz.c storage/array.c storage/npz.c storage/npy.c \
                      storage/extsort.c storage/block.c storage/blockfile.c \
-                     storage/graphpack.c common/err.c common/sort.c
+                     storage/graphpack.c storage/graph_build.c common/err.c common/sort.c
 FUZZ_SRC_parser   := $(wildcard parser/*.c) $(B)/gen/grammar.c common/err.c
 
 FUZZ_BIN := $(patsubst %,$(FUZZ_B)/fuzz_%,$(FUZZ_TARGETS))

@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 /* ---- scratch files ----------------------------------------------------- */
@@ -29,25 +28,6 @@ int xs_file_open(xs_file *f, const char *dir, size_t bufsize, gnn_err *e)
     if (bufsize && !(f->buf = malloc(bufsize))) {
         xs_file_close(f);
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
-    }
-    return GNNDB_OK;
-}
-
-int xs_mkdirs(const char *dir, gnn_err *e)
-{
-    char buf[1024];
-    size_t n = strlen(dir);
-    if (n >= sizeof buf)
-        return gnn_seterr(e, GNNDB_RANGE, "path too long: %s", dir);
-    memcpy(buf, dir, n + 1);
-    for (size_t i = 1; i <= n; i++) {
-        if (buf[i] != '/' && buf[i] != 0) continue;
-        char c = buf[i];
-        buf[i] = 0;
-        if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-            return gnn_seterr_errno(e, GNNDB_IOERR, errno,
-                                    "cannot create directory %s", buf);
-        buf[i] = c;
     }
     return GNNDB_OK;
 }
@@ -269,23 +249,11 @@ static void heap_down(heap_ent *h, size_t n, size_t i)
     }
 }
 
-int xs_sorter_finish(xs_sorter *s, int64_t **keys, size_t *n, gnn_err *e)
+/* The in-memory remainder (its k sorted, distinct keys) written as the
+** last run, and the run file flushed for reading back. */
+static int spill_last(xs_sorter *s, size_t k, gnn_err *e)
 {
-    *keys = NULL;
-    *n = 0;
-    int rc = GNNDB_OK;
-    size_t k = sort_unique(s->run, s->n);
-    s->n = k;
-    if (s->nruns == 0) { /* everything fitted: the buffer is the answer */
-        int64_t *out = realloc(s->run, (k ? k : 1) * sizeof *out);
-        if (!out) return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
-        s->run = NULL;
-        s->n = 0;
-        *keys = out;
-        *n = k;
-        return GNNDB_OK;
-    }
-    /* The in-memory remainder becomes the last run. */
+    int rc;
     if (k && (rc = xs_file_write(&s->file, s->run, k * sizeof(int64_t), e)))
         return rc;
     if (k) {
@@ -301,52 +269,67 @@ int xs_sorter_finish(xs_sorter *s, int64_t **keys, size_t *n, gnn_err *e)
     free(s->run);
     s->run = NULL;
     s->n = 0;
+    return GNNDB_OK;
+}
 
+/* A reader on each run (rd[0..nruns), zeroed) and the heap of their first
+** keys, *hn entries. */
+static int merge_open(xs_sorter *s, xs_reader *rd, heap_ent *h, size_t *hn,
+                      gnn_err *e)
+{
     size_t nr = s->nruns;
     size_t bufsz = GNN_MAX((size_t)4096, GNN_MIN((size_t)1 << 20, s->mem / nr));
     bufsz &= ~(size_t)7;
+    for (size_t i = 0; i < nr; i++) {
+        uint64_t a = i ? s->run_end[i - 1] : 0;
+        int rc = xs_reader_init(&rd[i], s->file.fd, a, s->run_end[i], bufsz,
+                                e);
+        if (rc) return rc;
+        int64_t v;
+        int r = xs_read(&rd[i], &v, sizeof v, e);
+        if (r < 0) return e ? e->rc : GNNDB_IOERR;
+        if (r > 0) h[(*hn)++] = (heap_ent){v, i};
+    }
+    for (size_t i = *hn; i-- > 0;) heap_down(h, *hn, i);
+    return GNNDB_OK;
+}
+
+/* Append v to (*out)[0..*on) unless it repeats the last key. */
+static int append_distinct(int64_t **out, size_t *on, size_t *ocap, int64_t v,
+                           gnn_err *e)
+{
+    if (*on && (*out)[*on - 1] == v) return GNNDB_OK;
+    if (*on == *ocap) {
+        size_t nc = *ocap ? *ocap * 2 : 1024;
+        int64_t *p = realloc(*out, nc * sizeof *p);
+        if (!p) return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
+        *out = p;
+        *ocap = nc;
+    }
+    (*out)[(*on)++] = v;
+    return GNNDB_OK;
+}
+
+/* Merge the runs into their distinct keys, ascending. */
+static int merge_runs(xs_sorter *s, int64_t **keys, size_t *n, gnn_err *e)
+{
+    size_t nr = s->nruns;
     xs_reader *rd = calloc(nr, sizeof *rd);
     heap_ent *h = calloc(nr, sizeof *h);
     int64_t *out = NULL;
     size_t on = 0, ocap = 0, hn = 0;
-    if (!rd || !h) {
-        rc = gnn_seterr(e, GNNDB_NOMEM, "out of memory");
-        goto done;
-    }
-    for (size_t i = 0; i < nr; i++) {
-        uint64_t a = i ? s->run_end[i - 1] : 0;
-        if ((rc = xs_reader_init(&rd[i], s->file.fd, a, s->run_end[i], bufsz,
-                                 e)))
-            goto done;
-        int64_t v;
-        int r = xs_read(&rd[i], &v, sizeof v, e);
-        if (r < 0) { rc = e ? e->rc : GNNDB_IOERR; goto done; }
-        if (r > 0) h[hn++] = (heap_ent){v, i};
-    }
-    for (size_t i = hn; i-- > 0;) heap_down(h, hn, i);
-    while (hn > 0) {
-        int64_t v = h[0].key;
-        if (on == 0 || out[on - 1] != v) {
-            if (on == ocap) {
-                size_t nc = ocap ? ocap * 2 : 1024;
-                int64_t *p = realloc(out, nc * sizeof *p);
-                if (!p) {
-                    rc = gnn_seterr(e, GNNDB_NOMEM, "out of memory");
-                    goto done;
-                }
-                out = p;
-                ocap = nc;
-            }
-            out[on++] = v;
-        }
+    int rc = GNNDB_OK;
+    if (!rd || !h) rc = gnn_seterr(e, GNNDB_NOMEM, "out of memory");
+    if (!rc) rc = merge_open(s, rd, h, &hn, e);
+    while (!rc && hn > 0) {
+        if ((rc = append_distinct(&out, &on, &ocap, h[0].key, e))) break;
         int64_t nv;
         int r = xs_read(&rd[h[0].run], &nv, sizeof nv, e);
-        if (r < 0) { rc = e ? e->rc : GNNDB_IOERR; goto done; }
+        if (r < 0) { rc = e ? e->rc : GNNDB_IOERR; break; }
         if (r > 0) h[0].key = nv;
         else h[0] = h[--hn];
         heap_down(h, hn, 0);
     }
-done:
     if (rd)
         for (size_t i = 0; i < nr; i++) xs_reader_free(&rd[i]);
     free(rd);
@@ -359,6 +342,25 @@ done:
     *keys = out;
     *n = on;
     return out ? GNNDB_OK : gnn_seterr(e, GNNDB_NOMEM, "out of memory");
+}
+
+int xs_sorter_finish(xs_sorter *s, int64_t **keys, size_t *n, gnn_err *e)
+{
+    *keys = NULL;
+    *n = 0;
+    size_t k = sort_unique(s->run, s->n);
+    s->n = k;
+    if (s->nruns == 0) { /* everything fitted: the buffer is the answer */
+        int64_t *out = realloc(s->run, (k ? k : 1) * sizeof *out);
+        if (!out) return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
+        s->run = NULL;
+        s->n = 0;
+        *keys = out;
+        *n = k;
+        return GNNDB_OK;
+    }
+    int rc = spill_last(s, k, e);
+    return rc ? rc : merge_runs(s, keys, n, e);
 }
 
 void xs_sorter_free(xs_sorter *s)

@@ -36,9 +36,6 @@ int xs_reader_init(xs_reader *r, int fd, uint64_t off, uint64_t end,
 int xs_read(xs_reader *r, void *p, size_t n, gnn_err *e);
 void xs_reader_free(xs_reader *r);
 
-/* Create `dir` and whichever of its parents are missing (mkdir -p). */
-int xs_mkdirs(const char *dir, gnn_err *e);
-
 /* Full pwrite / pread with EINTR and short transfers handled. */
 int xs_pwrite(int fd, const void *p, size_t n, uint64_t off, gnn_err *e);
 int xs_pread(int fd, void *p, size_t n, uint64_t off, gnn_err *e);

@@ -1,11 +1,10 @@
 /* import_graph.c — CREATE GRAPH's importer: edge list -> graph block file
-** in bounded memory (parse and spill, map keys, reorder, bucket by target,
-** build each bucket's CSR, pack node objects). */
-#include "import.h"
+** in bounded memory (parse and spill, map keys, reorder, then the build of
+** graph_build.c: bucket by target, each bucket's CSR, pack node objects). */
+#include "import_graph_int.h"
 #include "block.h"
-#include "blockfile.h"
 #include "edgelist.h"
-#include "extsort.h"
+#include "index.h"
 #include "sort.h"
 
 #include <errno.h>
@@ -15,62 +14,6 @@
 #include <unistd.h>
 
 #define DEFAULT_BUDGET ((size_t)256 << 20)
-#define IO_BUF ((size_t)1 << 20)
-/* Parsing checks interruption and reports progress this often (edges). */
-#define CHECK_EVERY 65536
-
-typedef struct graph_ctx {
-    const char *src;
-    const imp_graph_opts *o;
-    const imp_ctl *ctl;
-    const char *tmpdir;
-    size_t budget;
-    uint32_t bs;
-    gnn_err *e;
-
-    xs_file pairs;        /* raw (src, dst) int64 pairs as parsed */
-    uint64_t npairs;
-    int64_t *keys;        /* map_ids: distinct keys, ascending (rank order) */
-    uint64_t n;           /* nodes */
-    uint32_t *raw;        /* per rank: edges the distribution gives it */
-    uint64_t raw_cap;
-    uint32_t *perm;       /* rank -> internal id (NULL: identity) */
-
-    /* outputs of one build */
-    uint32_t *deg;        /* per internal id: final in-degree */
-    uint64_t edges;
-    uint32_t *sums;
-    uint64_t nsums, sums_cap;
-    uint64_t *idx_first, *idx_block;
-    size_t n_idx, idx_cap;
-    blk_writer *w;        /* the published file, or NULL */
-    int scratch_fd;       /* or a scratch file (the BFS pre-build), or -1 */
-} graph_ctx;
-
-static int interrupted(graph_ctx *g)
-{
-    if (g->ctl && g->ctl->interrupt && *g->ctl->interrupt)
-        return gnn_seterr(g->e, GNNDB_INTERRUPT, "interrupted");
-    return GNNDB_OK;
-}
-
-/* Reports done out of total to the progress callback, whose nonzero answer
-** stops the import. Parsing counts bytes of input; building counts nodes
-** written, a phase of its own: without it a large import looks finished
-** while it sorts and writes for as long again. */
-static int progress(graph_ctx *g, uint64_t done, uint64_t total)
-{
-    if (g->ctl && g->ctl->progress &&
-        g->ctl->progress(g->ctl->progress_arg, (int64_t)done, (int64_t)total))
-        return gnn_seterr(g->e, GNNDB_INTERRUPT, "interrupted");
-    return GNNDB_OK;
-}
-
-static int nomem(graph_ctx *g)
-{
-    return gnn_seterr(g->e, GNNDB_NOMEM, "out of memory");
-}
-
 static int raw_grow(graph_ctx *g, uint64_t need)
 {
     if (need <= g->raw_cap) return GNNDB_OK;
@@ -226,18 +169,6 @@ out:
     return rc;
 }
 
-static uint32_t rank_of(const graph_ctx *g, int64_t key)
-{
-    if (!g->keys) return (uint32_t)key;
-    size_t lo = 0, hi = g->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (g->keys[mid] < key) lo = mid + 1;
-        else hi = mid;
-    }
-    return (uint32_t)lo;
-}
-
 /* map_ids: the raw degrees need ranks, known only now. */
 static int count_mapped(graph_ctx *g)
 {
@@ -256,318 +187,6 @@ static int count_mapped(graph_ctx *g)
     }
     if (!rc && k < 0) rc = g->e ? g->e->rc : GNNDB_IOERR;
     xs_reader_free(&rd);
-    return rc;
-}
-
-/* ---- building: distribute to buckets, CSR, pack ------------------------ */
-
-static int on_block(void *arg, const void *block, uint64_t block_no,
-                    uint32_t checksum, gnn_err *e)
-{
-    graph_ctx *g = arg;
-    if (g->nsums == g->sums_cap) {
-        uint64_t nc = g->sums_cap ? 2 * g->sums_cap : 64;
-        uint32_t *p = realloc(g->sums, nc * sizeof *p);
-        if (!p) return nomem(g);
-        g->sums = p;
-        g->sums_cap = nc;
-    }
-    g->sums[g->nsums++] = checksum;
-    if (g->w) return blkw_append(g->w, block, e);
-    if (g->scratch_fd >= 0)
-        return xs_pwrite(g->scratch_fd, block, g->bs, block_no * g->bs, e);
-    return GNNDB_OK;
-}
-
-static int on_index(void *arg, uint64_t first_node, uint64_t block_no,
-                    gnn_err *e)
-{
-    graph_ctx *g = arg;
-    if (g->n_idx == g->idx_cap) {
-        size_t nc = g->idx_cap ? 2 * g->idx_cap : 64;
-        uint64_t *a = realloc(g->idx_first, nc * sizeof *a);
-        if (!a) return nomem(g);
-        g->idx_first = a;
-        uint64_t *b = realloc(g->idx_block, nc * sizeof *b);
-        if (!b) return nomem(g);
-        g->idx_block = b;
-        g->idx_cap = nc;
-    }
-    g->idx_first[g->n_idx] = first_node;
-    g->idx_block[g->n_idx++] = block_no;
-    return GNNDB_OK;
-}
-
-typedef struct bucket {
-    uint32_t lo, hi;      /* targets [lo, hi) */
-    uint64_t edges;
-    uint64_t off;         /* byte offset of the region in the scratch file */
-    uint64_t filled;      /* records written */
-    uint32_t *buf;        /* (target, source) pairs waiting */
-    size_t nbuf;
-} bucket;
-
-static int bucket_flush(int fd, bucket *b, gnn_err *e)
-{
-    if (b->nbuf == 0) return GNNDB_OK;
-    int rc = xs_pwrite(fd, b->buf, b->nbuf * 2 * sizeof(uint32_t),
-                       b->off + b->filled * 8, e);
-    b->filled += b->nbuf;
-    b->nbuf = 0;
-    return rc;
-}
-
-/* What one build holds while it runs; build_free releases it. */
-typedef struct build_state {
-    uint32_t *rd;         /* raw degrees by internal id (g->raw itself when
-                          ** there is no permutation) */
-    bucket *bk;           /* consecutive target ranges, ascending */
-    size_t nb;
-    xs_file scratch;      /* the buckets' regions, when there are two or more */
-    uint64_t *pos;        /* per node of a bucket: where its next source goes */
-    uint32_t *srcs;       /* one bucket's sources, list after list */
-    blk_graph_packer *pk;
-} build_state;
-
-static void build_free(graph_ctx *g, build_state *st)
-{
-    blk_graph_packer_free(st->pk);
-    free(st->pos);
-    free(st->srcs);
-    for (size_t b = 0; b < st->nb; b++) free(st->bk[b].buf);
-    free(st->bk);
-    xs_file_close(&st->scratch);
-    if (st->rd != g->raw) free(st->rd);
-}
-
-/* The outputs of the last build cleared, and the raw degrees taken in the
-** current node order. */
-static int build_begin(graph_ctx *g, build_state *st)
-{
-    uint64_t n = g->n;
-    g->edges = 0;
-    g->nsums = 0;
-    g->n_idx = 0;
-    free(g->deg);
-    if (!(g->deg = calloc(n ? n : 1, sizeof *g->deg))) return nomem(g);
-    if (!g->perm) {
-        st->rd = g->raw;
-        return GNNDB_OK;
-    }
-    if (!(st->rd = malloc((n ? n : 1) * sizeof *st->rd))) return nomem(g);
-    for (uint64_t i = 0; i < n; i++) st->rd[g->perm[i]] = g->raw[i];
-    return GNNDB_OK;
-}
-
-/* Buckets: consecutive target ranges whose CSR (4 bytes per edge, 8 per
-** node) fits half the budget; the other half buffers the distribution. */
-static int make_buckets(graph_ctx *g, build_state *st)
-{
-    size_t csr_cap = g->budget / 2, bcap = 0;
-    uint64_t n = g->n, total = 0;
-    for (uint64_t v = 0; v < n;) {
-        uint64_t lo = v, ed = 0;
-        while (v < n) {
-            uint64_t ne = ed + st->rd[v];
-            if (v > lo && ne * 4 + (v - lo + 2) * 8 > csr_cap) break;
-            ed = ne;
-            v++;
-        }
-        if (st->nb == bcap) {
-            bcap = bcap ? 2 * bcap : 16;
-            bucket *p = realloc(st->bk, bcap * sizeof *p);
-            if (!p) return nomem(g);
-            st->bk = p;
-        }
-        st->bk[st->nb++] = (bucket){.lo = (uint32_t)lo, .hi = (uint32_t)v,
-                                    .edges = ed, .off = total * 8};
-        total += ed;
-    }
-    return GNNDB_OK;
-}
-
-/* The next spilled pair that becomes an edge, as internal ids in the
-** current order (u -> v); a self loop is skipped when they are dropped.
-** 1, or 0 at the end, or -1 with the error in g->e. */
-static int next_pair(graph_ctx *g, xs_reader *rd, uint32_t *u, uint32_t *v)
-{
-    int64_t pr[2];
-    int k;
-    while ((k = xs_read(rd, pr, sizeof pr, g->e)) > 0) {
-        *u = rank_of(g, pr[0]);
-        *v = rank_of(g, pr[1]);
-        if (g->perm) {
-            *u = g->perm[*u];
-            *v = g->perm[*v];
-        }
-        if (!(*u == *v && g->o->drop_self_loops)) return 1;
-    }
-    return k;
-}
-
-/* The bucket whose target range holds t. */
-static bucket *bucket_of(build_state *st, uint32_t t)
-{
-    size_t lo = 0, hi = st->nb;
-    while (hi - lo > 1) {
-        size_t mid = (lo + hi) / 2;
-        if (st->bk[mid].lo <= t) lo = mid;
-        else hi = mid;
-    }
-    return &st->bk[lo];
-}
-
-/* The buffers' last pairs written, and each bucket's count checked against
-** the degrees its region was sized by. */
-static int buckets_flush(graph_ctx *g, build_state *st)
-{
-    for (size_t b = 0; b < st->nb; b++) {
-        bucket *bk = &st->bk[b];
-        int rc = bucket_flush(st->scratch.fd, bk, g->e);
-        if (rc) return rc;
-        free(bk->buf);
-        bk->buf = NULL;
-        if (bk->filled != bk->edges)
-            return gnn_seterr(g->e, GNNDB_INTERNAL, "graph import: bucket "
-                              "%zu got %llu edges, expected %llu", b,
-                              (unsigned long long)bk->filled,
-                              (unsigned long long)bk->edges);
-    }
-    return GNNDB_OK;
-}
-
-/* Distribute (target, source) pairs of internal ids to the buckets'
-** regions of one scratch file; only done for two buckets or more, since
-** one bucket reads the parsed pairs directly. */
-static int distribute(graph_ctx *g, build_state *st)
-{
-    gnn_err *e = g->e;
-    size_t per = GNN_MAX((size_t)(16 << 10),
-                         GNN_MIN((size_t)(1 << 20), g->budget / 4 /
-                                 (st->nb ? st->nb : 1)));
-    per /= 8;
-    int rc = xs_file_open(&st->scratch, g->tmpdir, 0, e);
-    if (rc) return rc;
-    for (size_t b = 0; b < st->nb; b++)
-        if (!(st->bk[b].buf = malloc(per * 8))) return nomem(g);
-    xs_reader rr;
-    if ((rc = xs_reader_init(&rr, g->pairs.fd, 0, g->pairs.size, IO_BUF, e)))
-        return rc;
-    uint32_t u, v;
-    uint64_t i = 0;
-    int k;
-    while ((k = next_pair(g, &rr, &u, &v)) > 0) {
-        for (int rev = 0; rev < 1 + (g->o->undirected && u != v); rev++) {
-            uint32_t t = rev ? u : v, s = rev ? v : u;
-            bucket *b = bucket_of(st, t);
-            b->buf[2 * b->nbuf] = t;
-            b->buf[2 * b->nbuf + 1] = s;
-            if (++b->nbuf == per && (rc = bucket_flush(st->scratch.fd, b, e)))
-                goto out;
-        }
-        if (++i % (CHECK_EVERY * 16) == 0 && (rc = interrupted(g))) goto out;
-    }
-    if (k < 0) rc = e ? e->rc : GNNDB_IOERR;
-out:
-    xs_reader_free(&rr);
-    return rc ? rc : buckets_flush(g, st);
-}
-
-/* The packer, and room for the CSR of the largest bucket. */
-static int csr_alloc(graph_ctx *g, build_state *st)
-{
-    int rc = blk_graph_packer_new(g->bs, g->o->token, on_block, on_index, g,
-                                  &st->pk, g->e);
-    if (rc) return rc;
-    uint64_t maxe = 0, maxn = 0;
-    for (size_t b = 0; b < st->nb; b++) {
-        maxe = GNN_MAX(maxe, st->bk[b].edges);
-        maxn = GNN_MAX(maxn, (uint64_t)(st->bk[b].hi - st->bk[b].lo));
-    }
-    if (!(st->pos = malloc((maxn + 1) * sizeof *st->pos)) ||
-        !(st->srcs = malloc((maxe ? maxe : 1) * sizeof *st->srcs)))
-        return nomem(g);
-    return GNNDB_OK;
-}
-
-/* A bucket's sources grouped by target, from its region of the scratch
-** file or, for the only bucket, from the parsed pairs. pos[i] = where node
-** lo+i's next source goes; once filled it is the end of that list, i.e.
-** the start of the next one. */
-static int fill_bucket(graph_ctx *g, build_state *st, const bucket *b)
-{
-    uint32_t lo = b->lo, nn = b->hi - b->lo;
-    uint64_t at = 0;
-    for (uint32_t i = 0; i < nn; i++) {
-        st->pos[i] = at;
-        at += st->rd[lo + i];
-    }
-    xs_reader rr;
-    int k, rc;
-    if (st->nb > 1) {
-        if ((rc = xs_reader_init(&rr, st->scratch.fd, b->off,
-                                 b->off + b->edges * 8, IO_BUF, g->e)))
-            return rc;
-        uint32_t pr[2];
-        while ((k = xs_read(&rr, pr, sizeof pr, g->e)) > 0)
-            st->srcs[st->pos[pr[0] - lo]++] = pr[1];
-    } else {
-        if ((rc = xs_reader_init(&rr, g->pairs.fd, 0, g->pairs.size, IO_BUF,
-                                 g->e)))
-            return rc;
-        uint32_t u, v;
-        while ((k = next_pair(g, &rr, &u, &v)) > 0) {
-            st->srcs[st->pos[v - lo]++] = u;
-            if (g->o->undirected && u != v) st->srcs[st->pos[u - lo]++] = v;
-        }
-    }
-    xs_reader_free(&rr);
-    return k < 0 ? (g->e ? g->e->rc : GNNDB_IOERR) : GNNDB_OK;
-}
-
-/* Each node of a filled bucket: its list sorted (and made unique when
-** asked), its degree counted, its object packed. */
-static int pack_bucket(graph_ctx *g, build_state *st, const bucket *b)
-{
-    uint32_t lo = b->lo, nn = b->hi - b->lo;
-    for (uint32_t i = 0; i < nn; i++) {
-        uint64_t s0 = i ? st->pos[i - 1] : 0, s1 = st->pos[i];
-        uint32_t *l = st->srcs + s0;
-        size_t m = (size_t)(s1 - s0);
-        gnn_sort_u32(l, m);
-        if (g->o->drop_duplicates && m > 1) {
-            size_t q = 1;
-            for (size_t j = 1; j < m; j++)
-                if (l[j] != l[q - 1]) l[q++] = l[j];
-            m = q;
-        }
-        g->deg[lo + i] = (uint32_t)m;
-        g->edges += m;
-        int rc;
-        if ((lo + i) % CHECK_EVERY == 0 && (rc = progress(g, lo + i, g->n)))
-            return rc;
-        if ((rc = blk_graph_packer_add(st->pk, lo + i, l, (uint32_t)m, g->e)))
-            return rc;
-    }
-    return GNNDB_OK;
-}
-
-/* One build of the graph with the current permutation: every node 0..n-1
-** gets its object, in order. Fills g->deg, g->edges, the checksums and the
-** index entries; blocks go to g->w or g->scratch_fd when set. */
-static int build(graph_ctx *g)
-{
-    build_state st = {.scratch = {.fd = -1}};
-    int rc = build_begin(g, &st);
-    if (!rc) rc = make_buckets(g, &st);
-    if (!rc && st.nb > 1) rc = distribute(g, &st);
-    if (!rc) rc = csr_alloc(g, &st);
-    for (size_t b = 0; !rc && b < st.nb; b++) {
-        if (!(rc = interrupted(g)) && !(rc = fill_bucket(g, &st, &st.bk[b])))
-            rc = pack_bucket(g, &st, &st.bk[b]);
-    }
-    if (!rc) rc = blk_graph_packer_finish(st.pk, NULL, g->e);
-    build_free(g, &st);
     return rc;
 }
 
@@ -640,14 +259,8 @@ static int order_bfs(graph_ctx *g, int fd, uint32_t *order)
         while (head < tail) {
             uint32_t v = order[head++];
             if (head % CHECK_EVERY == 0 && (rc = interrupted(g))) goto out;
-            /* The block where v starts: the last index entry <= v. */
-            size_t lo = 0, hi = g->n_idx;
-            while (hi - lo > 1) {
-                size_t mid = (lo + hi) / 2;
-                if (g->idx_first[mid] <= v) lo = mid;
-                else hi = mid;
-            }
-            uint64_t bno = g->idx_block[lo];
+            uint64_t bno = idx_block_of(g->idx_first, g->idx_block, g->n_idx,
+                                        v);
             const uint8_t *blk = cache_get(&c, bno, e);
             if (!blk) { rc = e ? e->rc : GNNDB_IOERR; goto out; }
             const blk_node *ob = blk_graph_find(blk, v);
@@ -689,7 +302,7 @@ static int reorder(graph_ctx *g)
         if ((rc = xs_file_open(&pre, g->tmpdir, 0, e))) goto out;
         g->scratch_fd = pre.fd;
     }
-    rc = build(g);
+    rc = graph_build(g);
     g->scratch_fd = -1;
     if (rc) goto out;
     rc = g->o->reorder == IMP_REORDER_BFS ? order_bfs(g, pre.fd, order)
@@ -790,7 +403,7 @@ int imp_graph(const char *src, const char *dir, const char *name,
     if (!rc && o->map_ids) rc = count_mapped(&g);
     if (!rc && o->reorder != IMP_REORDER_NONE) rc = reorder(&g);
     if (!rc) rc = blkw_create(dir, name, g.bs, &g.w, e);
-    if (!rc) rc = build(&g);
+    if (!rc) rc = graph_build(&g);
     int published = 0;
     if (!rc) {
         blk_writer *w = g.w;

@@ -149,12 +149,12 @@ static int parse_descr(const char *d, npy_info *info, const char *path,
                "<u8 |b1)", path, d);
 }
 
-int npy_parse_header(const void *buf, size_t len, npy_info *info,
-                     const char *path, gnn_err *e)
+/* The preamble: magic, version and header length. The header's dict text
+** into *c (its closing newline and padding dropped) and where the data
+** starts into *data_offset. */
+static int header_text(const unsigned char *b, size_t len, const char *path,
+                       cursor *c, size_t *data_offset, gnn_err *e)
 {
-    const unsigned char *b = buf;
-    memset(info, 0, sizeof *info);
-    if (!path) path = "?";
     if (len < 10 || memcmp(b, "\x93NUMPY", 6) != 0)
         return FMT("%s: not a .npy file (bad magic)", path);
     int major = b[6], minor = b[7];
@@ -177,70 +177,99 @@ int npy_parse_header(const void *buf, size_t len, npy_info *info,
     if (len < pre + hlen)
         return FMT("%s: truncated .npy header (%zu of %zu bytes)", path, len,
                    pre + hlen);
-    cursor c = {(const char *)b + pre, (const char *)b + pre + hlen};
+    *c = (cursor){(const char *)b + pre, (const char *)b + pre + hlen};
     /* The dict ends with a newline, preceded by padding spaces. */
-    if (hlen == 0 || c.end[-1] != '\n')
+    if (hlen == 0 || c->end[-1] != '\n')
         return FMT("%s: malformed header: it must end with a newline", path);
-    c.end--;
-    while (c.end > c.p && (c.end[-1] == ' ' || c.end[-1] == '\t')) c.end--;
-
-    int have_descr = 0, have_fortran = 0, have_shape = 0;
-    char descr_buf[64];
-    skip_ws(&c);
-    if (c.p >= c.end || *c.p != '{')
-        return FMT("%s: malformed header: expected a dict", path);
-    c.p++;
-    for (;;) {
-        skip_ws(&c);
-        if (c.p < c.end && *c.p == '}') { c.p++; break; }
-        char key[32];
-        if (parse_str(&c, key, sizeof key) != 0)
-            return FMT("%s: malformed header: expected a quoted key", path);
-        skip_ws(&c);
-        if (c.p >= c.end || *c.p != ':')
-            return FMT("%s: malformed header: expected ':' after '%s'", path,
-                       key);
-        c.p++;
-        skip_ws(&c);
-        if (strcmp(key, "descr") == 0) {
-            if (have_descr++) goto dup;
-            if (c.p < c.end && *c.p == '[')
-                return FMT("%s: structured dtypes are not supported", path);
-            if (parse_str(&c, descr_buf, sizeof descr_buf) != 0)
-                return FMT("%s: malformed header: bad 'descr'", path);
-            int rc = parse_descr(descr_buf, info, path, e);
-            if (rc) return rc;
-        } else if (strcmp(key, "fortran_order") == 0) {
-            if (have_fortran++) goto dup;
-            if (parse_word(&c, "False") == 0) info->fortran = 0;
-            else if (parse_word(&c, "True") == 0) info->fortran = 1;
-            else
-                return FMT("%s: malformed header: 'fortran_order' must be "
-                           "True or False", path);
-        } else if (strcmp(key, "shape") == 0) {
-            if (have_shape++) goto dup;
-            int rc = parse_shape(&c, info, path, e);
-            if (rc) return rc;
-        } else {
-            return FMT("%s: malformed header: unexpected key '%s'", path, key);
-        }
-        skip_ws(&c);
-        if (c.p < c.end && *c.p == ',') { c.p++; continue; }
-        if (c.p < c.end && *c.p == '}') { c.p++; break; }
-        return FMT("%s: malformed header: expected ',' or '}'", path);
-    }
-    skip_ws(&c);
-    if (c.p != c.end)
-        return FMT("%s: malformed header: trailing characters after the dict",
-                   path);
-    if (!have_descr || !have_fortran || !have_shape)
-        return FMT("%s: malformed header: missing key '%s'", path,
-                   !have_descr ? "descr" : !have_fortran ? "fortran_order"
-                                                          : "shape");
-    info->data_offset = pre + hlen;
+    c->end--;
+    while (c->end > c->p && (c->end[-1] == ' ' || c->end[-1] == '\t'))
+        c->end--;
+    *data_offset = pre + hlen;
     return GNNDB_OK;
+}
+
+/* The value of `key`, c just past its ':'. seen[] counts the keys descr,
+** fortran_order and shape met so far; each may appear once. */
+static int parse_value(cursor *c, const char *key, int seen[3],
+                       npy_info *info, const char *path, gnn_err *e)
+{
+    int rc = GNNDB_OK;
+    if (strcmp(key, "descr") == 0) {
+        if (seen[0]++) goto dup;
+        char descr_buf[64];
+        if (c->p < c->end && *c->p == '[')
+            return FMT("%s: structured dtypes are not supported", path);
+        if (parse_str(c, descr_buf, sizeof descr_buf) != 0)
+            return FMT("%s: malformed header: bad 'descr'", path);
+        rc = parse_descr(descr_buf, info, path, e);
+    } else if (strcmp(key, "fortran_order") == 0) {
+        if (seen[1]++) goto dup;
+        if (parse_word(c, "False") == 0) info->fortran = 0;
+        else if (parse_word(c, "True") == 0) info->fortran = 1;
+        else
+            return FMT("%s: malformed header: 'fortran_order' must be "
+                       "True or False", path);
+    } else if (strcmp(key, "shape") == 0) {
+        if (seen[2]++) goto dup;
+        rc = parse_shape(c, info, path, e);
+    } else {
+        return FMT("%s: malformed header: unexpected key '%s'", path, key);
+    }
+    return rc;
 dup:
     return FMT("%s: malformed header: a key appears twice", path);
+}
+
+/* The header's dict: { 'key': value, ... } with each of the three keys
+** once, nothing after it. */
+static int parse_dict(cursor *c, npy_info *info, const char *path,
+                      gnn_err *e)
+{
+    int seen[3] = {0, 0, 0};
+    skip_ws(c);
+    if (c->p >= c->end || *c->p != '{')
+        return FMT("%s: malformed header: expected a dict", path);
+    c->p++;
+    for (;;) {
+        skip_ws(c);
+        if (c->p < c->end && *c->p == '}') { c->p++; break; }
+        char key[32];
+        if (parse_str(c, key, sizeof key) != 0)
+            return FMT("%s: malformed header: expected a quoted key", path);
+        skip_ws(c);
+        if (c->p >= c->end || *c->p != ':')
+            return FMT("%s: malformed header: expected ':' after '%s'", path,
+                       key);
+        c->p++;
+        skip_ws(c);
+        int rc = parse_value(c, key, seen, info, path, e);
+        if (rc) return rc;
+        skip_ws(c);
+        if (c->p < c->end && *c->p == ',') { c->p++; continue; }
+        if (c->p < c->end && *c->p == '}') { c->p++; break; }
+        return FMT("%s: malformed header: expected ',' or '}'", path);
+    }
+    skip_ws(c);
+    if (c->p != c->end)
+        return FMT("%s: malformed header: trailing characters after the dict",
+                   path);
+    if (!seen[0] || !seen[1] || !seen[2])
+        return FMT("%s: malformed header: missing key '%s'", path,
+                   !seen[0] ? "descr" : !seen[1] ? "fortran_order" : "shape");
+    return GNNDB_OK;
+}
+
+int npy_parse_header(const void *buf, size_t len, npy_info *info,
+                     const char *path, gnn_err *e)
+{
+    memset(info, 0, sizeof *info);
+    if (!path) path = "?";
+    cursor c = {0};
+    size_t data_offset = 0;
+    int rc = header_text(buf, len, path, &c, &data_offset, e);
+    if (!rc) rc = parse_dict(&c, info, path, e);
+    if (!rc) info->data_offset = data_offset;
+    return rc;
 }
 
 /* ---- files ------------------------------------------------------------- */

@@ -87,25 +87,6 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static int mkdirs(const char *dir, gnn_err *e)
-{
-    char buf[1024];
-    size_t n = strlen(dir);
-    if (n >= sizeof buf)
-        return gnn_seterr(e, GNNDB_RANGE, "spill area: path too long: %s", dir);
-    memcpy(buf, dir, n + 1);
-    for (size_t i = 1; i <= n; i++) {
-        if (buf[i] != '/' && buf[i] != 0) continue;
-        char c = buf[i];
-        buf[i] = 0;
-        if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-            return gnn_seterr_errno(e, GNNDB_IOERR, errno,
-                                    "spill area: cannot create %s", buf);
-        buf[i] = c;
-    }
-    return GNNDB_OK;
-}
-
 int spill_open(const char *dir, int64_t limit, int io_kind, spill_area **out,
                gnn_err *e)
 {
@@ -114,7 +95,7 @@ int spill_open(const char *dir, int64_t limit, int io_kind, spill_area **out,
     if (!a) return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
     snprintf(a->dir, sizeof a->dir, "%s", dir);
     a->limit = limit;
-    int rc = mkdirs(dir, e);
+    int rc = gnn_mkdirs(dir, "spill area: ", e);
     if (!rc) rc = io_open(io_kind, SPILL_WRITE_DEPTH + 1, &a->io, e);
     if (!rc) rc = io_open(io_kind, SPILL_READ_DEPTH + 1, &a->rio, e);
     if (rc) {

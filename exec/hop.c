@@ -1,0 +1,407 @@
+/* hop.c — one hop of the sampler over a whole hyperbatch: every frontier
+** node of every mini-batch becomes an item, items are bucketed by the graph
+** block that holds the start of the node's object, each block is read once
+** (whole or in pages, hop_pages.c) and its items sampled in parallel, the
+** neighbours in continuation blocks fetched in a second round, and the
+** results assembled in frontier order into each mini-batch through its
+** node map (internal id -> local index), which this file also owns. */
+#include "exec_int.h"
+#include "rng.h"
+#include "sample.h"
+#include "pool.h"
+#include "hash.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- per mini-batch node map: internal id -> local index ---- */
+
+/* The table holds local indices only; a slot's key is the mini-batch's
+** nodes[slot], so the map costs 4 bytes a slot. It is kept at most half
+** full and grown on demand, never sized for a hop's worst case.
+**
+** fcache.c's u32map is a table of the same kind (linear probing, the same
+** hash) kept apart on purpose: H of these maps are alive at once and
+** count against the staged memory, hence implied keys, growth and the
+** cheap reset below; the cache's maps are one or two per run, sized once,
+** must delete (eviction), and one of them is keyed by accesses that lie in
+** two arrays, so they store their keys. */
+
+/* Empty the map for reuse by a new mini-batch, whose first `expect` nodes
+** it must hold without growing. `used` lists the nodes the previous
+** mini-batch left (its nodes[], still in place): when they are few,
+** clearing their slots beats clearing the whole table. */
+int hb_nmap_reset(nmap *m, size_t expect, const uint32_t *used,
+                  size_t nused)
+{
+    size_t cap = 64;
+    while (cap < expect * 2) cap <<= 1;
+    if (cap > m->cap) {
+        free(m->slots);
+        m->slots = malloc(cap * sizeof *m->slots);
+        if (!m->slots) { m->cap = 0; return -1; }
+        m->cap = cap;
+        memset(m->slots, 0xff, m->cap * sizeof *m->slots);
+    } else if (used && m->n == nused && nused * 8 < m->cap) {
+        /* every listed node is present, so walking to it terminates even
+        ** when slots cleared earlier opened gaps in its probe run */
+        for (size_t i = 0; i < nused; i++) {
+            size_t h = gnn_hash_slot(used[i], m->cap);
+            while (m->slots[h] == UINT32_MAX || used[m->slots[h]] != used[i])
+                h = (h + 1) & (m->cap - 1);
+            m->slots[h] = UINT32_MAX;
+        }
+    } else {
+        memset(m->slots, 0xff, m->cap * sizeof *m->slots);
+    }
+    m->n = 0;
+    return 0;
+}
+
+/* The map's table as scratch for the nn + 1 64-bit sort keys of a finished
+** mini-batch, so that spilling a sub-round allocates no keys of its own
+** (grown when the table is smaller); the map is cleared whole at its next
+** reset. NULL when out of memory. */
+uint64_t *hb_map_scratch(hb_batch *b)
+{
+    size_t need = (b->nn + 1) * sizeof(uint64_t) / sizeof *b->map.slots;
+    if (b->map.cap < need) {
+        size_t cap = GNN_MAX(b->map.cap, 64);
+        while (cap < need) cap <<= 1;
+        uint32_t *t = realloc(b->map.slots, cap * sizeof *t);
+        if (!t) return NULL;
+        b->map.slots = t;
+        b->map.cap = cap;
+    }
+    b->map.n = SIZE_MAX;  /* no list of used nodes matches: memset on reset */
+    return (uint64_t *)b->map.slots;
+}
+
+/* Double the table and place nodes[0..n) again. */
+static int nmap_rehash(nmap *m, const uint32_t *nodes)
+{
+    size_t cap = m->cap * 2;
+    uint32_t *t = malloc(cap * sizeof *t);
+    if (!t) return -1;
+    memset(t, 0xff, cap * sizeof *t);
+    for (size_t i = 0; i < m->n; i++) {
+        size_t h = gnn_hash_slot(nodes[i], cap);
+        while (t[h] != UINT32_MAX) h = (h + 1) & (cap - 1);
+        t[h] = (uint32_t)i;
+    }
+    free(m->slots);
+    m->slots = t;
+    m->cap = cap;
+    return 0;
+}
+
+/* The local index of `node` in mini-batch b, appending it to b->nodes when
+** new. Out of memory: -1, the batch unchanged. */
+int hb_add_node(hb_batch *b, uint32_t node, uint32_t *local)
+{
+    nmap *m = &b->map;
+    size_t h = gnn_hash_slot(node, m->cap);
+    while (m->slots[h] != UINT32_MAX) {
+        if (b->nodes[m->slots[h]] == node) { *local = m->slots[h]; return 0; }
+        h = (h + 1) & (m->cap - 1);
+    }
+    if (hb_grow((void **)&b->nodes, &b->capn, b->nn + 1, sizeof *b->nodes))
+        return -1;
+    if ((m->n + 1) * 2 > m->cap) {
+        if (nmap_rehash(m, b->nodes)) return -1;
+        h = gnn_hash_slot(node, m->cap);
+        while (m->slots[h] != UINT32_MAX) h = (h + 1) & (m->cap - 1);
+    }
+    m->slots[h] = (uint32_t)b->nn;
+    b->nodes[b->nn] = node;
+    *local = (uint32_t)b->nn++;
+    m->n++;
+    return 0;
+}
+
+/* ---- sample: one hop of the whole hyperbatch ---- */
+
+/* The block holding the start of `node`'s object. */
+static uint64_t start_block(const hb_exec *x, uint32_t node)
+{
+    return idx_block_of(x->idx_first, x->idx_block, x->nidx, node);
+}
+
+int hb_bucket(hb_exec *x, size_t n, const uint64_t *blockof,
+                           uint64_t nblocks, gnn_err *e)
+{
+    if (hb_grow((void **)&x->bstart, &x->capbstart, nblocks + 1,
+                sizeof *x->bstart) ||
+        hb_grow((void **)&x->sorted, &x->capsorted, n + 1, sizeof *x->sorted) ||
+        hb_grow((void **)&x->ublocks, &x->capublocks, GNN_MIN(n, nblocks) + 1,
+                sizeof *x->ublocks))
+        return gnn_seterr(e, GNNDB_NOMEM, "out of memory bucketing blocks");
+    memset(x->bstart, 0, (nblocks + 1) * sizeof *x->bstart);
+    for (size_t i = 0; i < n; i++) x->bstart[blockof[i] + 1]++;
+    x->nub = 0;
+    for (uint64_t b = 0; b < nblocks; b++) {
+        if (x->bstart[b + 1]) x->ublocks[x->nub++] = b;
+        x->bstart[b + 1] += x->bstart[b];
+    }
+    /* place items; bstart[b] walks forward, then is restored */
+    for (size_t i = 0; i < n; i++) x->sorted[x->bstart[blockof[i]]++] = (uint32_t)i;
+    for (uint64_t b = nblocks; b > 0; b--) x->bstart[b] = x->bstart[b - 1];
+    x->bstart[0] = 0;
+    return GNNDB_OK;
+}
+
+static int corrupt_node(hb_exec *x, uint64_t no, uint32_t node, gnn_err *e)
+{
+    return gnn_seterr(e, GNNDB_CORRUPT,
+                      "corrupt block %llu of %s: node %u is not where the "
+                      "index says", (unsigned long long)no, x->gf->path, node);
+}
+
+void hb_run_block(hb_exec *x, uint64_t no, const void *data, size_t lo,
+                  size_t hi, void (*fn)(void *, size_t, int),
+                  double *cpu_seconds)
+{
+    x->vis_no = no;
+    x->vis_data = data;
+    x->vis_lo = lo;
+    x->vis_hi = hi;
+    size_t tasks = (hi - lo + HB_CHUNK - 1) / HB_CHUNK;
+    double t0 = hb_now();
+    /* small blocks of work are not worth waking the workers for */
+    wpool_run(tasks > 1 ? x->pool : NULL, tasks, fn, x);
+    *cpu_seconds += hb_now() - t0;
+}
+
+/* Sample the items [lo, hi) of the block being visited (one task). */
+static void hop_task(void *arg, size_t task, int w)
+{
+    hb_exec *x = arg;
+    hb_worker *wk = &x->workers[w];
+    int fanout = x->p->fanouts[x->hop];
+    size_t lo = x->vis_lo + task * HB_CHUNK;
+    size_t hi = GNN_MIN(lo + HB_CHUNK, x->vis_hi);
+    for (size_t k = lo; k < hi && !wk->oom; k++) {
+        hb_item *it = &x->items[x->sorted[k]];
+        const blk_node *o = x->objs[k - x->vis_lo];
+        hb_batch *b = &x->hb[it->bi];
+        uint64_t key = rng_key(x->p->seed, (uint64_t)b->epoch,
+                               (uint64_t)b->batch, (uint64_t)x->hop, it->node);
+        uint32_t n = sample_choose(key, o->degree, fanout, x->p->replace,
+                                   wk->pos, wk->scratch);
+        it->res_n = n;
+        const uint32_t *nb = blk_node_nbrs(o);
+        uint32_t *res = x->arena + it->res_off;
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t q = wk->pos[i];
+            if (q < o->n) {
+                res[i] = nb[q];
+                continue;
+            }
+            /* the neighbour lies in a continuation block */
+            if (hb_grow((void **)&wk->pend, &wk->cappend, wk->npend + 1,
+                        sizeof *wk->pend)) {
+                wk->oom = 1;
+                break;
+            }
+            hb_pend *pd = &wk->pend[wk->npend++];
+            uint32_t r = q - o->n;
+            pd->block = x->vis_no + 1 + r / x->cont_cap;
+            pd->pos = r % x->cont_cap;
+            pd->slot = it->res_off + i;
+            pd->node = it->node;
+        }
+    }
+}
+
+static int hop_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
+{
+    hb_exec *x = arg;
+    if (hb_halted(x))
+        return gnn_seterr(e, GNNDB_INTERRUPT, "interrupted");
+    int fanout = x->p->fanouts[x->hop];
+    size_t lo = x->bstart[no], hi = x->bstart[no + 1];
+    if (hb_grow((void **)&x->objs, &x->capobjs, hi - lo, sizeof *x->objs))
+        return gnn_seterr(e, GNNDB_NOMEM, "out of memory sampling");
+    /* serially: find each object and reserve its arena slots, so that the
+    ** parallel part writes only to places of its own */
+    uint32_t most = 0;
+    size_t need = x->narena;
+    for (size_t k = lo; k < hi; k++) {
+        hb_item *it = &x->items[x->sorted[k]];
+        const blk_node *o = blk_graph_find(data, it->node);
+        /* a block read in pages was checked object by object (only its
+        ** items' objects were read): the object must end where its span
+        ** does */
+        if (!o || o->start != 0 ||
+            !blk_graph_object_fits(data, (uint32_t)(it->node -
+                                   ((const blk_header *)data)->first_node)))
+            return corrupt_node(x, no, it->node, e);
+        x->objs[k - lo] = o;
+        uint32_t m = sample_max(o->degree, fanout, x->p->replace);
+        it->res_off = need;
+        need += m;
+        if (m > most) most = m;
+    }
+    if (hb_grow((void **)&x->arena, &x->caparena, need + 1, sizeof *x->arena))
+        return gnn_seterr(e, GNNDB_NOMEM, "out of memory sampling");
+    x->narena = need;
+    int nw = wpool_threads(x->pool);
+    for (int w = 0; w < nw; w++) {
+        hb_worker *wk = &x->workers[w];
+        if (hb_grow((void **)&wk->pos, &wk->cappos, most + 1, sizeof *wk->pos))
+            return gnn_seterr(e, GNNDB_NOMEM, "out of memory sampling");
+        wk->npend = 0;
+        wk->oom = 0;
+    }
+    hb_run_block(x, no, data, lo, hi, hop_task, &x->st.hop[x->hop].cpu_seconds);
+    /* gather the workers' continuation requests */
+    for (int w = 0; w < nw; w++) {
+        hb_worker *wk = &x->workers[w];
+        if (wk->oom ||
+            hb_grow((void **)&x->pend, &x->cappend, x->npend + wk->npend + 1,
+                    sizeof *x->pend))
+            return gnn_seterr(e, GNNDB_NOMEM, "out of memory sampling");
+        if (wk->npend)
+            memcpy(x->pend + x->npend, wk->pend, wk->npend * sizeof *wk->pend);
+        x->npend += wk->npend;
+    }
+    return GNNDB_OK;
+}
+
+static int pend_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
+{
+    hb_exec *x = arg;
+    const blk_header *h = data;
+    const blk_node *o = h->count ? blk_graph_object(data, 0) : NULL;
+    for (size_t k = x->bstart[no]; k < x->bstart[no + 1]; k++) {
+        hb_pend *pd = &x->pend[x->sorted[k]];
+        if (!o || o->node != pd->node || !(h->flags & BLK_FLAG_CONT_FIRST) ||
+            pd->pos >= o->n)
+            return corrupt_node(x, no, pd->node, e);
+        x->arena[pd->slot] = blk_node_nbrs(o)[pd->pos];
+    }
+    return GNNDB_OK;
+}
+
+static void stats_add(hb_opstats *o, const bp_stats *before,
+                      const bp_stats *after)
+{
+    o->blocks_read += after->blocks_read - before->blocks_read;
+    o->bytes_read += after->bytes_read - before->bytes_read;
+    o->hits += after->hits - before->hits;
+    o->misses += after->misses - before->misses;
+    o->reads_issued += after->reads_issued - before->reads_issued;
+}
+
+/* Append one mini-batch's sampled neighbours of this hop: the edge arrays
+** are sized once for the hop (every sampled edge is kept), the nodes and
+** the map grow as new nodes appear. */
+static void assemble_task(void *arg, size_t i, int w)
+{
+    hb_exec *x = arg;
+    hb_batch *b = &x->hb[i];
+    size_t k0 = x->bitem[i], k1 = x->bitem[i + 1], total = 0;
+    for (size_t k = k0; k < k1; k++) total += x->items[k].res_n;
+    size_t before_nn = b->nn, before_ne = b->ne;
+    int fail = hb_grow((void **)&b->esrc, &b->cape, b->ne + total + 1,
+                       sizeof *b->esrc);
+    if (!fail && b->cape > b->capdst) {
+        uint32_t *d = realloc(b->edst, b->cape * sizeof *d);
+        if (d) { b->edst = d; b->capdst = b->cape; } else fail = 1;
+    }
+    if (fail) { x->asm_fail = 1; return; }
+    uint32_t *esrc = b->esrc, *edst = b->edst;
+    size_t ne = b->ne;
+    for (size_t k = k0; k < k1; k++) {
+        const hb_item *it = &x->items[k];
+        const uint32_t *res = x->arena + it->res_off;
+        for (uint32_t j = 0; j < it->res_n; j++) {
+            uint32_t local;
+            if (hb_add_node(b, res[j], &local)) { x->asm_fail = 1; return; }
+            esrc[ne] = local;
+            edst[ne] = it->pos;
+            ne++;
+        }
+    }
+    b->ne = ne;
+    b->frontier_lo = before_nn;
+    b->nsn[x->hop + 1] = (int64_t)(b->nn - before_nn);
+    b->nse[x->hop] = (int64_t)(ne - before_ne);
+}
+
+int hb_run_hop(hb_exec *x, int hop, gnn_err *e)
+{
+    double t0 = hb_now();
+    hb_opstats *o = &x->st.hop[hop];
+    x->hop = hop;
+    x->nitems = 0;
+    /* items in (batch, frontier position) order */
+    for (int i = 0; i < x->nb; i++) {
+        hb_batch *b = &x->hb[i];
+        size_t lo = b->frontier_lo, hi = b->nn;
+        if (hb_grow((void **)&x->items, &x->capitems, x->nitems + (hi - lo),
+                    sizeof *x->items) ||
+            hb_grow((void **)&x->blockof, &x->capblockof, x->nitems + (hi - lo),
+                    sizeof *x->blockof))
+            return gnn_seterr(e, GNNDB_NOMEM, "out of memory sampling");
+        for (size_t q = lo; q < hi; q++) {
+            hb_item *it = &x->items[x->nitems];
+            it->node = b->nodes[q];
+            it->bi = (uint32_t)i;
+            it->pos = (uint32_t)q;
+            x->blockof[x->nitems] = start_block(x, it->node);
+            x->nitems++;
+        }
+    }
+    x->narena = 0;
+    x->npend = 0;
+    int rc = hb_bucket(x, x->nitems, x->blockof,
+                             (uint64_t)x->p->graph.graph_blocks, e);
+    gran_ops ops;
+    hb_hop_ops(x, hop_visit, &ops);
+    if (!rc)
+        rc = gran_fetch(&x->ggran, x->gpool, x->gf, x->ublocks, x->nub, &ops,
+                        o, e);
+    /* continuation blocks are read whole */
+    bp_stats before = *bp_get_stats(x->gpool);
+    if (!rc && x->npend) {
+        /* second round: continuation blocks of long adjacency lists */
+        if (hb_grow((void **)&x->blockof, &x->capblockof, x->npend,
+                    sizeof *x->blockof))
+            return gnn_seterr(e, GNNDB_NOMEM, "out of memory sampling");
+        for (size_t i = 0; i < x->npend; i++) {
+            if (x->pend[i].block >= (uint64_t)x->p->graph.graph_blocks)
+                return corrupt_node(x, x->pend[i].block, x->pend[i].node, e);
+            x->blockof[i] = x->pend[i].block;
+        }
+        rc = hb_bucket(x, x->npend, x->blockof,
+                             (uint64_t)x->p->graph.graph_blocks, e);
+        if (!rc)
+            rc = bp_fetch(x->gpool, x->gf, x->ublocks, x->nub, pend_visit, x, e);
+    }
+    if (rc) return rc;
+
+    /* assemble in frontier order: new nodes get the next local index;
+    ** mini-batches are independent, so they are assembled in parallel */
+    double ta = hb_now();
+    if (hb_grow((void **)&x->bitem, &x->capbitem, (size_t)x->nb + 1,
+                sizeof *x->bitem))
+        return gnn_seterr(e, GNNDB_NOMEM, "out of memory sampling");
+    for (size_t k = 0, i = 0; i <= (size_t)x->nb; i++) {
+        while (k < x->nitems && x->items[k].bi < i) k++;
+        x->bitem[i] = k;
+    }
+    x->asm_fail = 0;
+    wpool_run(x->pool, (size_t)x->nb, assemble_task, x);
+    if (x->asm_fail)
+        return gnn_seterr(e, GNNDB_NOMEM, "out of memory sampling");
+    uint64_t edges = 0;
+    for (int i = 0; i < x->nb; i++) edges += (uint64_t)x->hb[i].nse[hop];
+    o->cpu_seconds += hb_now() - ta;
+    stats_add(o, &before, bp_get_stats(x->gpool));
+    o->items += x->nitems;
+    o->edges += edges;
+    o->seconds += hb_now() - t0;
+    return GNNDB_OK;
+}
+
