@@ -455,29 +455,6 @@ int idx_find_block(idx_txn *t, uint64_t token, uint64_t node,
     return out;
 }
 
-/* The last i < n with a[i] <= key in ascending a[0..n) (0 when none). */
-static size_t last_le(const uint64_t *a, size_t n, uint64_t key)
-{
-    size_t lo = 0, hi = n;
-    while (hi - lo > 1) {
-        size_t mid = (lo + hi) / 2;
-        if (a[mid] <= key) lo = mid; else hi = mid;
-    }
-    return lo;
-}
-
-uint64_t idx_block_of(const uint64_t *first_nodes, const uint64_t *block_nos,
-                      size_t n, uint64_t node)
-{
-    return block_nos[last_le(first_nodes, n, node)];
-}
-
-uint64_t idx_first_in(const uint64_t *first_nodes, const uint64_t *block_nos,
-                      size_t n, uint64_t no)
-{
-    return first_nodes[last_le(block_nos, n, no)];
-}
-
 int idx_load_blocks(idx_txn *t, uint64_t token, uint64_t **first_nodes,
                     uint64_t **block_nos, size_t *n, gnn_err *e)
 {

@@ -42,16 +42,38 @@ int idx_find_block(idx_txn *t, uint64_t token, uint64_t node,
 /* Every entry in node order; arrays malloc'd, the caller frees them. */
 int idx_load_blocks(idx_txn *t, uint64_t token, uint64_t **first_nodes,
                     uint64_t **block_nos, size_t *n, gnn_err *e);
-/* Lookups in the n > 0 entries idx_load_blocks returned. The block that
-** holds the start of `node`'s object: the entry of the greatest first node
-** <= node, as idx_find_block finds it in the index. */
-uint64_t idx_block_of(const uint64_t *first_nodes, const uint64_t *block_nos,
-                      size_t n, uint64_t node);
+/* Lookups in the n > 0 entries idx_load_blocks returned (pure array
+** searches, inline: the importer uses them without LMDB). */
+
+/* The last i < n with a[i] <= key in ascending a[0..n) (0 when none). */
+static inline size_t idx_last_le(const uint64_t *a, size_t n, uint64_t key)
+{
+    size_t lo = 0, hi = n;
+    while (hi - lo > 1) {
+        size_t mid = (lo + hi) / 2;
+        if (a[mid] <= key) lo = mid; else hi = mid;
+    }
+    return lo;
+}
+
+/* The block that holds the start of `node`'s object: the entry of the
+** greatest first node <= node, as idx_find_block finds it in the index. */
+static inline uint64_t idx_block_of(const uint64_t *first_nodes,
+                                    const uint64_t *block_nos, size_t n,
+                                    uint64_t node)
+{
+    return block_nos[idx_last_le(first_nodes, n, node)];
+}
+
 /* The first node whose object starts in block `no`: the entry of the
 ** greatest block <= no (a block with no entry holds only the tail of a
 ** longer list). */
-uint64_t idx_first_in(const uint64_t *first_nodes, const uint64_t *block_nos,
-                      size_t n, uint64_t no);
+static inline uint64_t idx_first_in(const uint64_t *first_nodes,
+                                    const uint64_t *block_nos, size_t n,
+                                    uint64_t no)
+{
+    return first_nodes[idx_last_le(block_nos, n, no)];
+}
 
 /* Dense arrays indexed by internal id, kept in chunks ('I' and 'R'). */
 int idx_put_array(idx_txn *t, char tag, uint64_t token, const int64_t *v,
