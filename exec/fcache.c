@@ -144,6 +144,11 @@ static void map_del(u32map *m, uint32_t key)
 int fc_open(int policy, size_t rows, size_t rowbytes, fcache **out, gnn_err *e)
 {
     *out = NULL;
+    /* fc_plan runs these three; any other policy holds no rows */
+    if (rows > 0 && policy != FC_LRU && policy != FC_BELADY &&
+        policy != FC_STATIC_DEGREE)
+        return gnn_seterr(e, GNNDB_MISUSE, "a feature cache of %zu rows "
+                          "under a policy that keeps no rows", rows);
     fcache *c = calloc(1, sizeof *c);
     if (!c) return gnn_seterr(e, GNNDB_NOMEM, "out of memory for the feature cache");
     c->policy = policy;

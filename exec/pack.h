@@ -3,9 +3,10 @@
 ** SCAN PACK and removed by DROP PACK.
 **
 ** A pack file p-<token>.blk is a byte stream cut into blocks of kind
-** BLK_KIND_PACK: each block carries block_size - 64 bytes of the stream
-** after its header (used = 64 + the bytes it carries; count = records that
-** start in it; first_node = the stream offset of its first byte). The
+** BLK_KIND_PACK: each block carries block_size - blk_data_offset(block_size)
+** bytes of the stream after its header and page checksums (used = that
+** offset + the bytes it carries; count = records that start in it;
+** first_node = the stream offset of its first byte). The
 ** stream is the records of the mini-batches in the order the SAMPLE handed
 ** them out, back to back, each record one batch stored contiguously:
 **

@@ -322,6 +322,10 @@ static void empty_cache_and_pinning_limits(void **state)
     assert_int_equal(fc_open(FC_STATIC_DEGREE, 2, ROWBYTES, &c, &e), GNNDB_OK);
     assert_int_equal(fc_pin(c, rows, 3, &e), GNNDB_RANGE);
     fc_close(c);
+    /* a policy that keeps no rows is refused rows (fc_plan cannot run it) */
+    assert_int_equal(fc_open(FC_NONE, 1, ROWBYTES, &c, &e), GNNDB_MISUSE);
+    assert_null(c);
+    assert_int_equal(fc_open(FC_HOT_BLOCKS, 4, ROWBYTES, &c, &e), GNNDB_MISUSE);
     /* the names PRAGMA cache_policy takes */
     static const char *const names[] = {"none", "lru", "static_degree",
                                         "belady"};
