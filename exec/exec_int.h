@@ -252,6 +252,10 @@ void hb_gather_close(hb_exec *x);
 /* Copy the feature rows of every node and the labels of every seed of the
 ** hyperbatch into each mini-batch's x and y. */
 int hb_gather(hb_exec *x, gnn_err *e);
+/* One feature row of table t, as stored, into float32 dst: float16 rows
+** widened, float32 copied; with `stream`, as gnn_copy_stream (the caller
+** then calls gnn_copy_stream_done). The row cache keeps rows as stored. */
+void hb_put_row(const cat_table *t, float *dst, const void *src, int stream);
 /* n_id in the user's ids, edge_index laid out 2 x E, views filled: of
 ** one mini-batch (t: a read transaction of the index where the graph maps
 ** keys; *tmp scratch the caller frees), or of every one of x->hb. */

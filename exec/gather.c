@@ -252,14 +252,15 @@ void hb_gather_close(hb_exec *x)
     x->gitems = NULL;
 }
 
-/* One feature row of table t (as stored) into a mini-batch's float32 x:
-** float16 rows are widened, the cache keeps them as stored. */
-static void put_row(const cat_table *t, float *dst, const void *src)
+void hb_put_row(const cat_table *t, float *dst, const void *src, int stream)
 {
+    size_t n = (size_t)t->dim;
     if (t->dtype == BLK_DTYPE_F16)
-        gnn_widen_f16(dst, src, (size_t)t->dim, 0);
+        gnn_widen_f16(dst, src, n, stream);
+    else if (stream)
+        gnn_copy_stream(dst, src, n * sizeof(float));
     else
-        memcpy(dst, src, (size_t)t->dim * sizeof(float));
+        memcpy(dst, src, n * sizeof(float));
 }
 
 /* Copy the rows of items [lo, hi) of the visited block (one task). */
@@ -282,7 +283,7 @@ static void gather_task(void *arg, size_t task, int w)
         if (x->gather_labels)
             memcpy(&b->y[g->local], src, sizeof(int64_t));
         else
-            put_row(t, &b->x[(size_t)g->local * t->dim], src);
+            hb_put_row(t, &b->x[(size_t)g->local * t->dim], src, 0);
     }
 }
 
@@ -355,8 +356,8 @@ static int cache_gather(hb_exec *x, const cat_table *t, gnn_err *e)
     for (size_t k = 0; k < n; k++) {
         const hb_gitem *g = &x->gitems[k];
         if (x->csrc[k] >= 0) {
-            put_row(t, &x->hb[g->bi].x[(size_t)g->local * t->dim],
-                    fc_slot(x->fc, (uint32_t)x->csrc[k]));
+            hb_put_row(t, &x->hb[g->bi].x[(size_t)g->local * t->dim],
+                       fc_slot(x->fc, (uint32_t)x->csrc[k]), 0);
             x->st.gather.bytes_out += rowbytes;
         } else {
             x->gitems[w] = *g;

@@ -23,10 +23,8 @@
 #include "sort.h"
 #include "copy.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
 
 int hbs_open(hb_exec *x, gnn_err *e)
 {
@@ -92,7 +90,6 @@ static double build_room(const hb_exec *x)
 
 typedef struct sort_job {
     hb_exec *x;
-    int first;               /* record of hb[0] */
     uint64_t **keys;         /* per batch: (node << 32 | local), sorted */
     int oom;
 } sort_job;
@@ -149,12 +146,13 @@ static int spill_topology(hb_exec *x, hb_batch *b, uint64_t *k,
 ** next sub-round's sampling has their memory. */
 static int spill_subround(hb_exec *x, gnn_err *e)
 {
-    size_t had = x->build->capsb;
-    if (hb_grow((void **)&x->build->sb, &x->build->capsb, (size_t)(x->build->nsb + x->nb),
-                sizeof *x->build->sb))
+    hb_round *r = x->build;
+    size_t had = r->capsb;
+    if (hb_grow((void **)&r->sb, &r->capsb, (size_t)(r->nsb + x->nb),
+                sizeof *r->sb))
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory spilling");
-    memset(x->build->sb + had, 0, (x->build->capsb - had) * sizeof *x->build->sb);
-    sort_job j = {x, x->build->nsb, calloc((size_t)x->nb + 1, sizeof(uint64_t *)), 0};
+    memset(r->sb + had, 0, (r->capsb - had) * sizeof *r->sb);
+    sort_job j = {x, calloc((size_t)x->nb + 1, sizeof(uint64_t *)), 0};
     if (!j.keys) return gnn_seterr(e, GNNDB_NOMEM, "out of memory spilling");
     wpool_run(x->pool, (size_t)x->nb, sort_task, &j);
     int rc = j.oom ? gnn_seterr(e, GNNDB_NOMEM, "out of memory spilling") : 0;
@@ -166,8 +164,8 @@ static int spill_subround(hb_exec *x, gnn_err *e)
     for (int i = 0; i < x->nb && !rc; i++) {
         hb_batch *b = &x->hb[i];
         rc = hb_finish_batch(x, b, t, &tmp, &captmp, e);
-        if (!rc) rc = spill_topology(x, b, j.keys[i], &x->build->sb[x->build->nsb], e);
-        x->build->nsb++;
+        if (!rc) rc = spill_topology(x, b, j.keys[i], &r->sb[r->nsb], e);
+        r->nsb++;
         free(b->n_id);
         free(b->edge_index);
         b->n_id = NULL;
@@ -245,7 +243,7 @@ typedef struct sg_job {
     hb_exec *x;
     const blk_header *h;
     size_t rowbytes;         /* an output row: float32 */
-    float *row;              /* one widened row, for the serial path */
+    float *row;              /* one output row, for the serial path */
     size_t *lo, *hi;         /* per record: its rows in the block */
     unsigned char **dst;     /* per record: where they go */
 } sg_job;
@@ -256,13 +254,10 @@ static void sg_copy_task(void *arg, size_t i, int w)
     const hb_sbatch *s = &j->x->build->sb[i];
     unsigned char *d = j->dst[i];
     if (!d) return;  /* none in this block, or appended serially */
-    /* bound for the disk, not for this CPU's cache; float16 widened */
-    int f16 = j->x->p->feat.dtype == BLK_DTYPE_F16;
-    for (size_t q = j->lo[i]; q < j->hi[i]; q++, d += j->rowbytes) {
-        const void *src = blk_feature_row(j->h, s->srows[q] - j->h->first_node);
-        if (f16) gnn_widen_f16((float *)d, src, j->rowbytes / 4, 1);
-        else gnn_copy_stream(d, src, j->rowbytes);
-    }
+    /* bound for the disk, not for this CPU's cache */
+    for (size_t q = j->lo[i]; q < j->hi[i]; q++, d += j->rowbytes)
+        hb_put_row(&j->x->p->feat, (float *)d,
+                   blk_feature_row(j->h, s->srows[q] - j->h->first_node), 1);
     gnn_copy_stream_done();
 }
 
@@ -270,12 +265,13 @@ static int sg_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
 {
     sg_job *j = arg;
     hb_exec *x = j->x;
+    hb_round *r = x->build;
     if (hb_halted(x)) return gnn_seterr(e, GNNDB_INTERRUPT, "interrupted");
     const blk_header *h = data;
     uint64_t r0 = no * (uint64_t)x->p->feat.rows_per_block;
-    x->build->arrival[x->build->narrival++] = (uint32_t)no;
-    for (int i = 0; i < x->build->nsb; i++) {
-        hb_sbatch *s = &x->build->sb[i];
+    r->arrival[r->narrival++] = (uint32_t)no;
+    for (int i = 0; i < r->nsb; i++) {
+        hb_sbatch *s = &r->sb[i];
         size_t lo = hbs_lower_u32(s->srows, s->nn, r0);
         size_t hi = hbs_lower_u32(s->srows, s->nn, r0 + x->p->feat.rows_per_block);
         j->lo[i] = lo;
@@ -292,12 +288,9 @@ static int sg_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
             /* more of one block than half its buffer: appended here,
             ** serially, in pieces the buffer takes */
             for (size_t q = lo; q < hi; q++) {
-                const void *src = blk_feature_row(h, s->srows[q] - h->first_node);
-                if (x->p->feat.dtype == BLK_DTYPE_F16) {
-                    gnn_widen_f16(j->row, src, j->rowbytes / 4, 0);
-                    src = j->row;
-                }
-                int rc = spill_run_append(s->run, src, j->rowbytes, e);
+                hb_put_row(&x->p->feat, j->row,
+                           blk_feature_row(h, s->srows[q] - h->first_node), 0);
+                int rc = spill_run_append(s->run, j->row, j->rowbytes, e);
                 if (rc) return rc;
             }
             x->st.gather.bytes_out += len;
@@ -308,11 +301,11 @@ static int sg_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
     }
     j->h = h;
     double t0 = hb_now();
-    wpool_run(x->pool, (size_t)x->build->nsb, sg_copy_task, j);
+    wpool_run(x->pool, (size_t)r->nsb, sg_copy_task, j);
     x->st.gather.cpu_seconds += hb_now() - t0;
-    for (int i = 0; i < x->build->nsb; i++) {
+    for (int i = 0; i < r->nsb; i++) {
         if (!j->dst[i]) continue;
-        spill_run_commit(x->build->sb[i].run, (j->hi[i] - j->lo[i]) * j->rowbytes);
+        spill_run_commit(r->sb[i].run, (j->hi[i] - j->lo[i]) * j->rowbytes);
         x->st.gather.bytes_out += (j->hi[i] - j->lo[i]) * j->rowbytes;
     }
     return GNNDB_OK;
@@ -327,8 +320,9 @@ static int round_blocks(hb_exec *x, int labels, uint64_t rpb, uint64_t nblocks,
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory gathering");
     unsigned char *need = calloc(nblocks + 1, 1);
     if (!need) return gnn_seterr(e, GNNDB_NOMEM, "out of memory gathering");
-    for (int i = 0; i < x->build->nsb; i++) {
-        const hb_sbatch *s = &x->build->sb[i];
+    const hb_round *r = x->build;
+    for (int i = 0; i < r->nsb; i++) {
+        const hb_sbatch *s = &r->sb[i];
         if (labels)
             for (int64_t q = 0; q < s->nseeds; q++) need[(s->yrows[q] >> 32) / rpb] = 1;
         else
@@ -346,8 +340,9 @@ static int sg_label_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
     hb_exec *x = arg;
     const blk_header *h = data;
     uint64_t rpb = x->p->labels.rows_per_block;
-    for (int i = 0; i < x->build->nsb; i++) {
-        hb_sbatch *s = &x->build->sb[i];
+    hb_round *r = x->build;
+    for (int i = 0; i < r->nsb; i++) {
+        hb_sbatch *s = &r->sb[i];
         size_t n = (size_t)s->nseeds;
         size_t q = lower_u64(s->yrows, n, (no * rpb) << 32);
         for (; q < n && (s->yrows[q] >> 32) < (no + 1) * rpb; q++) {
@@ -384,16 +379,17 @@ static int fetch_counted(hb_exec *x, blk_file *f, size_t n, bp_visit_fn fn,
 static int spill_gather(hb_exec *x, gnn_err *e)
 {
     plan *p = x->p;
+    hb_round *r = x->build;
     int rc = GNNDB_OK;
     if (p->has_feat) {
         int n = round_blocks(x, 0, p->feat.rows_per_block,
                              (uint64_t)p->feat.nblocks, e);
         if (n < 0) return e->rc;
-        if (hb_grow((void **)&x->build->arrival, &x->build->caparrival, (size_t)n + 1,
-                    sizeof *x->build->arrival))
+        if (hb_grow((void **)&r->arrival, &r->caparrival, (size_t)n + 1,
+                    sizeof *r->arrival))
             return gnn_seterr(e, GNNDB_NOMEM, "out of memory gathering");
-        x->build->narrival = 0;
-        size_t ns = (size_t)x->build->nsb + 1;
+        r->narrival = 0;
+        size_t ns = (size_t)r->nsb + 1;
         sg_job j = {x, NULL, (size_t)p->feat.dim * 4,
                     malloc((size_t)p->feat.dim * 4), calloc(ns, sizeof(size_t)),
                     calloc(ns, sizeof(size_t)), calloc(ns, sizeof(void *))};
@@ -406,7 +402,7 @@ static int spill_gather(hb_exec *x, gnn_err *e)
         free(j.lo);
         free(j.hi);
         free(j.dst);
-        for (int i = 0; i < x->build->nsb; i++) x->st.gather.items += x->build->sb[i].nn;
+        for (int i = 0; i < r->nsb; i++) x->st.gather.items += r->sb[i].nn;
         if (rc) return rc;
     }
     if (p->has_labels) {
@@ -417,10 +413,10 @@ static int spill_gather(hb_exec *x, gnn_err *e)
             return rc;
     }
     double t0 = hb_now();
-    for (int i = 0; i < x->build->nsb && !rc; i++) {
-        rc = spill_run_seal(x->build->sb[i].run, e);
-        free(x->build->sb[i].srows);   /* the run holds them for phase 3 */
-        x->build->sb[i].srows = NULL;
+    for (int i = 0; i < r->nsb && !rc; i++) {
+        rc = spill_run_seal(r->sb[i].run, e);
+        free(r->sb[i].srows);   /* the run holds them for phase 3 */
+        r->sb[i].srows = NULL;
     }
     x->st.spill.seconds += hb_now() - t0;
     return rc;
@@ -438,10 +434,10 @@ int hbs_build(hb_exec *x, gnn_err *e)
     int rc = spill_sample(x, g, G, e);
     if (!rc) rc = spill_gather(x, e);
     if (rc) return rc;
-    x->next_global += x->build->nsb;
-    if ((uint64_t)x->build->nsb > x->st.max_hyperbatch)
-        x->st.max_hyperbatch = (uint64_t)x->build->nsb;
+    uint64_t built = (uint64_t)x->build->nsb;
+    x->next_global += (int64_t)built;
+    x->st.max_hyperbatch = GNN_MAX(x->st.max_hyperbatch, built);
     x->st.hyperbatches++;
-    x->st.spill_batches += (uint64_t)x->build->nsb;
+    x->st.spill_batches += built;
     return GNNDB_OK;
 }
