@@ -20,7 +20,6 @@ static void drop_rbuf(hb_exec *x, int k)
     x->caprbuf[k] = 0;
 }
 
-
 /* Buffer k with room for `need` bytes. Runs of a round differ a little in
 ** size, so a new buffer gets a sixteenth to spare: later runs reuse it
 ** instead of faulting in fresh pages for every mini-batch. */
@@ -31,25 +30,24 @@ static int rbuf_ready(hb_exec *x, int k, size_t need, gnn_err *e)
     need += need / 16;
     x->rbuf[k] = gnn_alloc_aligned(need);
     x->caprbuf[k] = x->rbuf[k] ? need : 0;
-
     if (!x->rbuf[k])
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory reading back a "
                           "spilled mini-batch");
     return GNNDB_OK;
 }
 
-/* Reading ahead, a run is read into rbuf[0] in the order its rows
+/* With two buffers, a run is read into rbuf[0] in the order its rows
 ** arrived and put in local order into rbuf[1], the buffer handed out, so
-** that rbuf[0] takes the next run at once; otherwise rbuf[0] alone is read
-** into and ordered in place. */
-
-/* Whether reading record i + 1 ahead, while record i is handed out, keeps
-** the two buffers and the round's records within the staged budget: runs
-** differ in size from the plan's estimate, so it is checked on theirs. */
-static int ahead_fits(const hb_exec *x, int i)
+** that rbuf[0] can take the next run at once (read ahead); with one, it is
+** read into rbuf[0] and ordered in place, and nothing is read ahead.
+**
+** Whether rbuf[0] holding `in` bytes and rbuf[1] holding `out` keep the
+** round's records within the budget (the staged one, or x->reserve while
+** the next round is built): runs differ in size from the plan's estimate,
+** so it is checked on theirs. */
+static int pair_fits(const hb_exec *x, size_t in, size_t out)
 {
-    size_t need = spill_run_read_size(x->emit->sb[i + 1].run);
-    size_t both = x->caprbuf[1] + GNN_MAX(need, x->caprbuf[0]);
+    size_t both = GNN_MAX(in, x->caprbuf[0]) + GNN_MAX(out, x->caprbuf[1]);
     size_t budget = x->bg_running ? x->reserve : (size_t)x->p->staged_bytes;
     return both + hbs_records_bytes(x, x->emit) <= budget;
 }
@@ -164,15 +162,15 @@ static void order_into(hb_exec *x, hb_sbatch *s, const unsigned char *src,
 }
 
 /* Record s (`size` bytes), read into rbuf[0], in local order: in rbuf[1]
-** when reading ahead, else in place. Its buffer through *out. */
-static int put_in_order(hb_exec *x, hb_sbatch *s, size_t size,
+** with two buffers, else in place. Its buffer through *out. */
+static int put_in_order(hb_exec *x, hb_sbatch *s, int two, size_t size,
                         unsigned char **out, gnn_err *e)
 {
     unsigned char *buf = x->rbuf[0];
     *out = buf;
     if (!x->p->has_feat) return GNNDB_OK;
     int rc = arrival_order(x, s, buf, e);
-    if (rc || !x->p->spill_ahead) return rc ? rc : order_in_place(x, s, buf, e);
+    if (rc || !two) return rc ? rc : order_in_place(x, s, buf, e);
     if ((rc = rbuf_ready(x, 1, size, e))) return rc;
     order_into(x, s, buf, x->rbuf[1]);
     *out = x->rbuf[1];
@@ -200,16 +198,20 @@ int hbs_next(hb_exec *x, const gnndb_batch_view **view, gnn_err *e)
     int i = x->scur;
     hb_sbatch *s = &x->emit->sb[i];
     int rc = GNNDB_OK;
+    size_t size = spill_run_read_size(s->run);
+    /* a run read ahead was found to fit beside the buffer handed out */
+    int two = x->ahead_started ||
+              (x->p->spill_ahead && pair_fits(x, size, size));
     if (!x->ahead_started) {
-        /* the batch handed out before is dead: one buffer is enough */
-        drop_rbuf(x, 1);
+        /* the batch handed out before is dead */
+        if (!two) drop_rbuf(x, 1);
         rc = start_read(x, i, e);
     }
     x->ahead_started = 0;
     if (!rc) rc = spill_run_read_wait(s->run, e);
     double t0 = hb_now();
     unsigned char *buf = NULL;
-    if (!rc) rc = put_in_order(x, s, spill_run_read_size(s->run), &buf, e);
+    if (!rc) rc = put_in_order(x, s, two, size, &buf, e);
     x->est.spill.cpu_seconds += hb_now() - t0;
     if (!rc) {
         fill_view(x, s, buf);
@@ -217,7 +219,8 @@ int hbs_next(hb_exec *x, const gnndb_batch_view **view, gnn_err *e)
     }
     /* read the next run while the caller trains on this one, when both
     ** buffers fit beside what the round still holds */
-    if (!rc && x->p->spill_ahead && x->scur < x->emit->nsb && ahead_fits(x, i)) {
+    if (!rc && two && x->scur < x->emit->nsb &&
+        pair_fits(x, spill_run_read_size(x->emit->sb[x->scur].run), 0)) {
         rc = start_read(x, x->scur, e);
         x->ahead_started = !rc;
     }
