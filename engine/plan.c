@@ -465,10 +465,18 @@ static int plan_pools(gnndb *db, plan *p, gnn_err *e)
     return GNNDB_OK;
 }
 
-/* What EXPLAIN says beside H (cap: what the query and one epoch allow). A
-** spilled round is gathered block by block straight into its runs: a row
-** cache has nothing to serve, so its memory goes to the round; pinned hot
-** blocks still spare their reads. */
+/* A spilled round is gathered block by block straight into its runs: a
+** row cache has nothing to serve, so its memory goes to the round; pinned
+** hot blocks still spare their reads. */
+static void spill_drops_row_cache(plan *p)
+{
+    if (!p->spill || p->cache_policy == FC_HOT_BLOCKS) return;
+    p->staged_bytes += p->cache_bytes;
+    p->cache_policy = FC_NONE;
+    p->cache_bytes = p->cache_rows = 0;
+}
+
+/* What EXPLAIN says beside H (cap: what the query and one epoch allow). */
 static void plan_note(plan *p, int64_t cap)
 {
     char b1[32];
@@ -478,11 +486,6 @@ static void plan_note(plan *p, int64_t cap)
                  "in memory_limit %s only %" PRId64 " would fit",
                  db_fmt_size(p->memory_limit, b1, sizeof b1),
                  p->hyperbatch_inmem);
-        if (p->cache_policy != FC_HOT_BLOCKS) {
-            p->staged_bytes += p->cache_bytes;
-            p->cache_policy = FC_NONE;
-            p->cache_bytes = p->cache_rows = 0;
-        }
     } else if (p->hyperbatch < cap) {
         snprintf(p->note, sizeof p->note,
                  "reduced from %" PRId64 " to fit memory_limit %s",
@@ -518,6 +521,7 @@ static int plan_hyperbatch(gnndb *db, plan *p, gnn_err *e)
     p->hyperbatch_cap = cap;
     p->hyperbatch = GNN_MAX(1, GNN_MIN(cap, fit));
     plan_spill(db, p, cap, p->hyperbatch);
+    spill_drops_row_cache(p);
     plan_note(p, cap);
     return GNNDB_OK;
 }
