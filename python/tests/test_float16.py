@@ -88,3 +88,22 @@ def test_float16_digests_equal_a_float32_copy(cora, tmp_path):
         for spill in ("off", "on"):
             conn.execute("PRAGMA spill = '%s'; PRAGMA threads = 2;" % spill)
             assert [b.digest for b in conn.sample(q % "half")] == ref
+
+
+def test_sample_refuses_an_int8_table(cora, tmp_path):
+    """SAMPLE serves float32 and float16 tables only: an int8 one is
+    refused by name before any batch, and the database is unchanged."""
+    q8 = (np.arange(cora.num_nodes * 4) % 100).astype(np.int8).reshape(-1, 4)
+    np.save(tmp_path / "q.npy", q8)
+    db = str(tmp_path / "g.gnndb")
+    with gnndb.connect(db) as conn:
+        conn.execute("CREATE GRAPH g FROM %s;" %
+                     quote(os.path.join(cora.dir, "edges.tsv")) +
+                     "IMPORT FEATURES q INTO g FROM %s STORE int8;" %
+                     quote(tmp_path / "q.npy"))
+        before = sorted(os.listdir(db))
+        with pytest.raises(gnndb.Error) as ei:
+            list(conn.sample("SAMPLE 10 FROM g FEATURES q BATCH 100;"))
+        assert "feature table q is stored as int8" in str(ei.value)
+        assert "float32 and float16 tables only" in str(ei.value)
+        assert sorted(os.listdir(db)) == before
