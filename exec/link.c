@@ -1,0 +1,205 @@
+/* link.c — the link operator (link.h): seed edges, negatives, endpoints,
+** labels and the EXCLUDE rule of an edge-seeded SAMPLE. */
+#include "link.h"
+#include "block.h"
+#include "index.h"
+#include "rng.h"
+#include "sort.h"
+#include "../parser/ast.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The hop number under which negatives are drawn: apart from every real
+** hop's key (hops are < AST_MAX_HOPS). */
+#define LK_NEG_HOP 0x4e45ull
+
+static int grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap) return 0;
+    size_t c = need + need / 4 + 16;
+    void *q = realloc(*p, c * elem);
+    if (!q) return -1;
+    *p = q;
+    *cap = c;
+    return 0;
+}
+
+/* Grow each of the n arrays ps[i] to hold `need` elements of elem[i]
+** bytes; *cap is their shared capacity. */
+static int grow_all(void **ps[], const size_t *elem, int n, size_t *cap,
+                    size_t need)
+{
+    if (need <= *cap) return 0;
+    size_t c = need + need / 4 + 16;
+    for (int i = 0; i < n; i++) {
+        void *q = realloc(*ps[i], c * elem[i]);
+        if (!q) return -1;
+        *ps[i] = q;
+    }
+    *cap = c;
+    return 0;
+}
+
+/* Size b's per-seed and per-negative arrays for npos, nneg. */
+static int batch_reserve(lk_batch *b, size_t npos, size_t nneg)
+{
+    void **pos[] = {(void **)&b->psrc, (void **)&b->pdst,
+                    (void **)&b->sorted_eid};
+    void **neg[] = {(void **)&b->nsrc, (void **)&b->ndst, (void **)&b->ntry};
+    const size_t ep[] = {4, 4, 4}, en[] = {4, 4, 1};
+    return grow_all(pos, ep, 3, &b->cap_pos, npos) ||
+           grow_all(neg, en, 3, &b->cap_neg, nneg);
+}
+
+/* Index of `id` in ascending a[0..n), or n. */
+static size_t find_u32(const uint32_t *a, size_t n, uint32_t id)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (a[mid] < id) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < n && a[lo] == id ? lo : n;
+}
+
+void lk_redraw(const lk_spec *sp, int64_t epoch, int64_t batch, lk_batch *b,
+               size_t i, unsigned attempt)
+{
+    uint64_t key = rng_key(sp->seed, (uint64_t)epoch, (uint64_t)batch,
+                           LK_NEG_HOP, attempt);
+    b->ntry[i] = (uint8_t)attempt;
+    b->ndst[i] = (uint32_t)rng_below(rng_draw(key, 2 * (uint64_t)i + 1),
+                                     sp->nodes);
+    if (sp->mode == AST_NEG_PAIRS)
+        b->nsrc[i] = (uint32_t)rng_below(rng_draw(key, 2 * (uint64_t)i),
+                                         sp->nodes);
+    else
+        b->nsrc[i] = b->psrc[i / (size_t)sp->k];
+}
+
+int lk_batch_fill(const lk_spec *sp, const lk_seeds *sd, const uint32_t *order,
+                  int64_t lo, int64_t hi, int64_t epoch, int64_t batch,
+                  lk_batch *b, gnn_err *e)
+{
+    size_t npos = (size_t)(hi - lo), nneg = npos * (size_t)sp->k;
+    if (batch_reserve(b, npos, nneg))
+        return gnn_seterr(e, GNNDB_NOMEM, "out of memory drawing negatives");
+    b->npos = npos;
+    b->nneg = nneg;
+    for (size_t i = 0; i < npos; i++) {
+        uint32_t id = order[lo + (int64_t)i];
+        size_t at = find_u32(sd->eid, sd->n, id);
+        if (at == sd->n)
+            return gnn_seterr(e, GNNDB_CORRUPT, "seed edge %u is not among "
+                              "the split's edges", id);
+        b->psrc[i] = sd->src[at];
+        b->pdst[i] = sd->dst[at];
+        b->sorted_eid[i] = id;
+    }
+    gnn_sort_u32(b->sorted_eid, npos);
+    for (size_t i = 0; i < nneg; i++) lk_redraw(sp, epoch, batch, b, i, 0);
+    return GNNDB_OK;
+}
+
+int lk_endpoints(lk_batch *b, gnn_err *e)
+{
+    size_t n = 2 * b->npos + 2 * b->nneg;
+    if (grow((void **)&b->ends, &b->cap_ends, n + 1, 4))
+        return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
+    uint32_t *a = b->ends;
+    memcpy(a, b->psrc, b->npos * 4);
+    memcpy(a + b->npos, b->pdst, b->npos * 4);
+    memcpy(a + 2 * b->npos, b->nsrc, b->nneg * 4);
+    memcpy(a + 2 * b->npos + b->nneg, b->ndst, b->nneg * 4);
+    gnn_sort_u32(a, n);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (m == 0 || a[i] != a[m - 1]) a[m++] = a[i];
+    b->nends = m;
+    return GNNDB_OK;
+}
+
+/* The local index of endpoint v: its rank among the endpoints. */
+static int64_t local_of(const lk_batch *b, uint32_t v)
+{
+    return (int64_t)find_u32(b->ends, b->nends, v);
+}
+
+static void finish_binary(lk_batch *b)
+{
+    size_t L = b->npos + b->nneg;
+    for (size_t i = 0; i < b->npos; i++) {
+        b->label_index[i] = local_of(b, b->psrc[i]);
+        b->label_index[L + i] = local_of(b, b->pdst[i]);
+        b->label[i] = 1.0f;
+    }
+    for (size_t i = 0; i < b->nneg; i++) {
+        b->label_index[b->npos + i] = local_of(b, b->nsrc[i]);
+        b->label_index[L + b->npos + i] = local_of(b, b->ndst[i]);
+        b->label[b->npos + i] = 0.0f;
+    }
+}
+
+static void finish_triplet(lk_batch *b)
+{
+    for (size_t i = 0; i < b->npos; i++) {
+        b->src_index[i] = local_of(b, b->psrc[i]);
+        b->dst_pos_index[i] = local_of(b, b->pdst[i]);
+    }
+    for (size_t i = 0; i < b->nneg; i++)
+        b->dst_neg_index[i] = local_of(b, b->ndst[i]);
+}
+
+int lk_finish(const lk_spec *sp, lk_batch *b, gnn_err *e)
+{
+    size_t L = b->npos + b->nneg;
+    /* one allocation: 2L indices and L labels (binary), or 2B + kB
+    ** indices (TRIPLET) */
+    size_t words = 3 * L + 1;
+    if (grow((void **)&b->label_index, &b->cap_out, words, 8))
+        return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
+    if (sp->mode == AST_NEG_TRIPLET) {
+        b->src_index = b->label_index;
+        b->dst_pos_index = b->src_index + b->npos;
+        b->dst_neg_index = b->dst_pos_index + b->npos;
+        b->label = NULL;
+        finish_triplet(b);
+    } else {
+        b->label = (float *)(b->label_index + 2 * L);
+        b->src_index = b->dst_pos_index = b->dst_neg_index = NULL;
+        finish_binary(b);
+    }
+    return GNNDB_OK;
+}
+
+int lk_excluded(const lk_spec *sp, const lk_batch *b, uint32_t eid)
+{
+    if (sp->excluded && eid < sp->nexcluded &&
+        (sp->excluded[eid >> 6] >> (eid & 63) & 1))
+        return 1;
+    return sp->exclude_seeds &&
+           find_u32(b->sorted_eid, b->npos, eid) < b->npos;
+}
+
+void lk_batch_free(lk_batch *b)
+{
+    free(b->psrc);
+    free(b->pdst);
+    free(b->nsrc);
+    free(b->ndst);
+    free(b->ntry);
+    free(b->sorted_eid);
+    free(b->ends);
+    free(b->label_index);
+    memset(b, 0, sizeof *b);
+}
+
+void lk_seeds_free(lk_seeds *sd)
+{
+    free(sd->eid);
+    free(sd->src);
+    free(sd->dst);
+    memset(sd, 0, sizeof *sd);
+}
