@@ -452,15 +452,36 @@ class Batch:
       y                  int64 [batch_size] or None (labels of the seeds)
       num_sampled_nodes  int64 [num_hops + 1]
       num_sampled_edges  int64 [num_hops]
-    Scalars: batch_size (= num_seeds), epoch, batch, digest, num_nodes,
-    num_edges, num_hops, x_dim, device.
+    A link batch (SAMPLE ... EDGES split) has y None and, as PyG's
+    LinkNeighborLoader names them (None where absent):
+      e_id               int64 [num_edges]  input edge id of each sampled
+                         edge (also in a node batch with EDGE FEATURES)
+      edge_attr          float32 [num_edges, edge_attr_dim] (EDGE FEATURES)
+      edge_label_index   int64 [2, num_label_edges]  local indices into
+                         n_id: the num_pos positives, then the negatives
+      edge_label         float32 [num_label_edges]   1.0 / 0.0
+      src_index, dst_pos_index  int64 [num_pos]      (NEGATIVE k TRIPLET,
+      dst_neg_index      int64 [num_pos, num_neg]     instead of the two
+                                                      above)
+    Scalars: batch_size (= num_seeds; in a link batch the distinct
+    endpoints), epoch, batch, digest, num_nodes, num_edges, num_hops, x_dim,
+    device, and edge_attr_dim, num_label_edges, num_pos, num_neg (0 in a node
+    batch), is_link.
 
     The arrays are valid only until the iterator advances; afterwards reading
     them through the Batch raises gnndb.Error. Keep `copy()` if you need them
     longer."""
 
     _ARRAYS = ("n_id", "edge_index", "x", "y",
-               "num_sampled_nodes", "num_sampled_edges")
+               "num_sampled_nodes", "num_sampled_edges",
+               "e_id", "edge_attr", "edge_label_index", "edge_label",
+               "src_index", "dst_pos_index", "dst_neg_index")
+    # The arrays a batch may lack: None when the pointer is NULL.
+    _OPTIONAL = frozenset(("x", "y") + _ARRAYS[6:])
+    # The scalars copy() keeps.
+    _SCALARS = ("epoch", "batch", "batch_size", "num_nodes", "num_edges",
+                "num_hops", "x_dim", "digest", "edge_attr_dim",
+                "num_label_edges", "num_pos", "num_neg", "is_link")
 
     def __init__(self, it, gen, view):
         self._it = it
@@ -477,6 +498,13 @@ class Batch:
         self.digest = int(view.digest)
         self.device_type = int(view.device)
         self.device_index = int(view.device_index)
+        self.edge_attr_dim = int(view.edge_attr_dim)
+        self.num_label_edges = int(view.num_label_edges)
+        self.num_pos = int(view.num_pos)
+        self.num_neg = int(view.num_neg)
+        # A link batch carries labels in one of its two forms.
+        self.is_link = (view.edge_label_index != ffi.NULL or
+                        view.src_index != ffi.NULL)
         self._cache = {}
 
     @property
@@ -520,6 +548,21 @@ class Batch:
             return v.num_sampled_nodes, (self.num_hops + 1,), np.int64
         if name == "num_sampled_edges":
             return v.num_sampled_edges, (self.num_hops,), np.int64
+        if name == "e_id":
+            return v.e_id, (e,), np.int64
+        if name == "edge_attr":
+            return v.edge_attr, (e, self.edge_attr_dim), np.float32
+        L, p = self.num_label_edges, self.num_pos
+        if name == "edge_label_index":
+            return v.edge_label_index, (2, L), np.int64
+        if name == "edge_label":
+            return v.edge_label, (L,), np.float32
+        if name == "src_index":
+            return v.src_index, (p,), np.int64
+        if name == "dst_pos_index":
+            return v.dst_pos_index, (p,), np.int64
+        if name == "dst_neg_index":
+            return v.dst_neg_index, (p, self.num_neg), np.int64
         raise KeyError(name)
 
     def _array(self, name):
@@ -530,7 +573,8 @@ class Batch:
             pass
         ptr, shape, dtype = self._spec(name)
         if self.device_type != 1:
-            arr = _host_view(ptr, shape, dtype, optional=name in ("x", "y"))
+            arr = _host_view(ptr, shape, dtype,
+                             optional=name in self._OPTIONAL)
         else:
             raise Error(MISUSE, "the batch lives on %s: use "
                         "batch.device_array(%r) or gnndb.torch" %
@@ -544,10 +588,18 @@ class Batch:
     y = property(lambda self: self._array("y"))
     num_sampled_nodes = property(lambda self: self._array("num_sampled_nodes"))
     num_sampled_edges = property(lambda self: self._array("num_sampled_edges"))
+    e_id = property(lambda self: self._array("e_id"))
+    edge_attr = property(lambda self: self._array("edge_attr"))
+    edge_label_index = property(lambda self: self._array("edge_label_index"))
+    edge_label = property(lambda self: self._array("edge_label"))
+    src_index = property(lambda self: self._array("src_index"))
+    dst_pos_index = property(lambda self: self._array("dst_pos_index"))
+    dst_neg_index = property(lambda self: self._array("dst_neg_index"))
 
     def device_array(self, name):
         """For a batch on a GPU: an object exposing __cuda_array_interface__
-        over the engine's device buffer of `name` (None for an absent x/y)."""
+        over the engine's device buffer of `name` (None for an absent x, y
+        or link array)."""
         self._check()
         if self.device_type != 1:
             raise Error(MISUSE, "the batch is on the host; use batch.%s" % name)
@@ -568,10 +620,7 @@ class Batch:
         return BatchCopy(arrays, self._scalars())
 
     def _scalars(self):
-        return dict(epoch=self.epoch, batch=self.batch,
-                    batch_size=self.batch_size, num_nodes=self.num_nodes,
-                    num_edges=self.num_edges, num_hops=self.num_hops,
-                    x_dim=self.x_dim, digest=self.digest)
+        return {k: getattr(self, k) for k in self._SCALARS}
 
     def __repr__(self):
         return ("<gnndb.Batch epoch=%d batch=%d batch_size=%d num_nodes=%d "
@@ -614,9 +663,7 @@ class BatchCopy:
     def copy(self):
         arrays = {k: (None if getattr(self, k) is None
                       else getattr(self, k).copy()) for k in Batch._ARRAYS}
-        scalars = {k: getattr(self, k) for k in
-                   ("epoch", "batch", "batch_size", "num_nodes", "num_edges",
-                    "num_hops", "x_dim", "digest")}
+        scalars = {k: getattr(self, k) for k in Batch._SCALARS}
         return BatchCopy(arrays, scalars)
 
     def __repr__(self):

@@ -79,6 +79,18 @@ typedef struct gnndb_batch_view {
     int64_t x_dim;
     const int64_t *y;
     uint64_t digest;
+    /* link batches */
+    const int64_t *e_id;
+    const float *edge_attr;
+    int64_t edge_attr_dim;
+    int64_t num_label_edges;
+    const int64_t *edge_label_index;
+    const float *edge_label;
+    int64_t num_pos;
+    int64_t num_neg;
+    const int64_t *src_index;
+    const int64_t *dst_pos_index;
+    const int64_t *dst_neg_index;
 } gnndb_batch_view;
 
 const gnndb_batch_view *gnndb_batch(gnndb_stmt *stmt);

@@ -2,7 +2,8 @@
 open flag, column type, device kind and gnndb_stmt_status op the header
 defines has the same value in gnndb/_ffi.py's table, and the table holds
 nothing the header lacks, so a code added to the C API cannot be missed
-here."""
+here; and the cdef's gnndb_batch_view has the header's fields, in its order
+and of its types."""
 import os
 import re
 
@@ -45,3 +46,38 @@ def test_the_library_sees_the_same_values():
     lib = _ffi.load()
     for name, value in _ffi.CONSTANTS.items():
         assert getattr(lib, "GNNDB_" + name) == value, name
+
+
+def header_struct(name):
+    """[(C type, field name)] of `typedef struct name {...} name;` in the
+    header, comments dropped and whitespace normalised."""
+    if not os.path.exists(HEADER):
+        pytest.skip("no include/gnndb.h beside the package (installed)")
+    with open(HEADER) as f:
+        text = f.read()
+    body = re.search(r"typedef struct %s \{(.*?)\} %s;" % (name, name), text,
+                     re.S).group(1)
+    body = re.sub(r"/\*.*?\*/", "", body, flags=re.S)
+    fields = []
+    for decl in body.split(";"):
+        decl = " ".join(decl.split())
+        if decl:
+            m = re.match(r"(.*?)\s*(\**)(\w+)$", decl)
+            fields.append(((m.group(1) + " " + m.group(2)).strip(),
+                           m.group(3)))
+    return fields
+
+
+def test_batch_view_layout_matches_the_header():
+    # The engine hands out a pointer to this struct: a field missing, out of
+    # order or of another type in the cdef shifts every offset after it, and
+    # the link fields at its end would read garbage.
+    ffi = _ffi.ffi
+    ours = [(n, f.type) for n, f in ffi.typeof("gnndb_batch_view").fields]
+    want = [(n, ffi.typeof(t)) for t, n in header_struct("gnndb_batch_view")]
+    assert [n for n, _ in ours] == [n for n, _ in want]
+    assert ours == want
+    assert ffi.offsetof("gnndb_batch_view", "e_id") == \
+        ffi.offsetof("gnndb_batch_view", "digest") + 8
+    assert ffi.sizeof("gnndb_batch_view") == \
+        ffi.offsetof("gnndb_batch_view", "dst_neg_index") + 8
