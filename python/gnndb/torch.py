@@ -12,10 +12,15 @@ A batch comes in one of two forms, chosen by the `pyg` argument of loader()
 and GnnDataset:
 
   pyg=None   (default) a torch_geometric.data.Data when PyG is installed,
-             else a NeighborBatch;
+             else a NeighborBatch (a LinkBatch for SAMPLE ... EDGES);
   pyg=True   always a Data (gnndb.Error if torch_geometric cannot be
              imported);
-  pyg=False  always a NeighborBatch (plain tensors; PyG is never imported).
+  pyg=False  always a NeighborBatch or LinkBatch (plain tensors; PyG is
+             never imported).
+
+A link batch (SAMPLE ... EDGES split NEGATIVE k) carries the fields of PyG's
+LinkNeighborLoader: edge_label_index and edge_label, or with TRIPLET
+src_index, dst_pos_index and dst_neg_index.
 
 torch_geometric is imported only when a Data is to be built, never when this
 module is imported.
@@ -32,28 +37,15 @@ import torch.utils.data
 
 import gnndb
 
-__all__ = ["NeighborBatch", "GnnDataset", "loader", "to_torch", "to_pyg",
-           "pyg_available"]
+__all__ = ["NeighborBatch", "LinkBatch", "GnnDataset", "loader", "to_torch",
+           "to_pyg", "pyg_available"]
 
 
-class NeighborBatch:
-    """One mini-batch with the fields of a PyG NeighborLoader output:
+class _Fields:
+    """A batch of named fields (`keys`), tensors or None, read as attributes
+    or items."""
 
-      n_id               LongTensor [num_nodes]   global ids, seeds first
-      edge_index         LongTensor [2, num_edges] local (source, target)
-      x                  FloatTensor [num_nodes, x_dim] or None
-      y                  LongTensor [batch_size] or None (labels of the seeds
-                         only; PyG's y covers every node, its first
-                         batch_size entries are these)
-      batch_size         int, the number of seeds (their rows come first)
-      num_sampled_nodes  list of int, per hop (hop 0: the seeds)
-      num_sampled_edges  list of int, per hop
-      input_id           LongTensor [batch_size], the seeds' global ids
-    plus gnndb's epoch, batch (its number in the epoch) and digest."""
-
-    keys = ("n_id", "edge_index", "x", "y", "batch_size",
-            "num_sampled_nodes", "num_sampled_edges", "input_id",
-            "epoch", "batch", "digest")
+    keys = ()
 
     def __init__(self, **fields):
         for k in self.keys:
@@ -75,24 +67,19 @@ class NeighborBatch:
     def __contains__(self, key):
         return key in self.keys and getattr(self, key) is not None
 
+    def _map(self, fn):
+        out = {}
+        for k in self.keys:
+            v = getattr(self, k)
+            out[k] = fn(v) if isinstance(v, torch.Tensor) else v
+        return type(self)(**out)
+
     def to(self, device, non_blocking=False):
         """The batch with every tensor moved to `device`."""
-        out = {}
-        for k in self.keys:
-            v = getattr(self, k)
-            if isinstance(v, torch.Tensor):
-                v = v.to(device, non_blocking=non_blocking)
-            out[k] = v
-        return NeighborBatch(**out)
+        return self._map(lambda v: v.to(device, non_blocking=non_blocking))
 
     def pin_memory(self):
-        out = {}
-        for k in self.keys:
-            v = getattr(self, k)
-            if isinstance(v, torch.Tensor):
-                v = v.pin_memory()
-            out[k] = v
-        return NeighborBatch(**out)
+        return self._map(lambda v: v.pin_memory())
 
     def __repr__(self):
         parts = []
@@ -102,7 +89,58 @@ class NeighborBatch:
                 parts.append("%s=[%s]" % (k, ", ".join(map(str, v.shape))))
             elif v is not None:
                 parts.append("%s=%s" % (k, v))
-        return "NeighborBatch(%s)" % ", ".join(parts)
+        return "%s(%s)" % (type(self).__name__, ", ".join(parts))
+
+
+class NeighborBatch(_Fields):
+    """One mini-batch with the fields of a PyG NeighborLoader output:
+
+      n_id               LongTensor [num_nodes]   global ids, seeds first
+      edge_index         LongTensor [2, num_edges] local (source, target)
+      x                  FloatTensor [num_nodes, x_dim] or None
+      y                  LongTensor [batch_size] or None (labels of the seeds
+                         only; PyG's y covers every node, its first
+                         batch_size entries are these)
+      batch_size         int, the number of seeds (their rows come first)
+      num_sampled_nodes  list of int, per hop (hop 0: the seeds)
+      num_sampled_edges  list of int, per hop
+      input_id           LongTensor [batch_size], the seeds' global ids
+      e_id, edge_attr    with EDGE FEATURES: LongTensor [num_edges], the
+                         input edge id of each edge, and FloatTensor
+                         [num_edges, edge_attr_dim] its row; else None
+    plus gnndb's epoch, batch (its number in the epoch) and digest."""
+
+    keys = ("n_id", "edge_index", "x", "y", "batch_size",
+            "num_sampled_nodes", "num_sampled_edges", "input_id",
+            "e_id", "edge_attr", "epoch", "batch", "digest")
+
+
+class LinkBatch(_Fields):
+    """One link mini-batch (SAMPLE ... EDGES split NEGATIVE k) with the
+    fields of a PyG LinkNeighborLoader output:
+
+      n_id               LongTensor [num_nodes]  global ids: the distinct
+                         endpoints of the seed edges and negatives first
+      e_id               LongTensor [num_edges]  input edge id of each edge
+      edge_index         LongTensor [2, num_edges] local (source, target)
+      x                  FloatTensor [num_nodes, x_dim] or None
+      edge_attr          FloatTensor [num_edges, edge_attr_dim] or None
+      num_sampled_nodes  list of int, per hop (hop 0: the endpoints)
+      num_sampled_edges  list of int, per hop
+      edge_label_index   LongTensor [2, B + k*B]  local indices into n_id:
+                         the B positives, then the negatives
+      edge_label         FloatTensor [B + k*B]    1.0, then 0.0
+    or, with TRIPLET, instead of those two:
+      src_index          LongTensor [B]
+      dst_pos_index      LongTensor [B]
+      dst_neg_index      LongTensor [B, k], [B] when k == 1 (as PyG)
+    plus gnndb's epoch, batch (its number in the epoch) and digest. There is
+    no y and no input_id."""
+
+    keys = ("n_id", "e_id", "edge_index", "x", "edge_attr",
+            "num_sampled_nodes", "num_sampled_edges", "edge_label_index",
+            "edge_label", "src_index", "dst_pos_index", "dst_neg_index",
+            "epoch", "batch", "digest")
 
 
 def _tensor(a):
@@ -131,12 +169,23 @@ def to_torch(b):
         t = {k: _tensor(getattr(b, k)) for k in gnndb.Batch._ARRAYS}
         nsn = [int(v) for v in b.num_sampled_nodes]
         nse = [int(v) for v in b.num_sampled_edges]
+    if getattr(b, "is_link", False):
+        neg = t["dst_neg_index"]
+        if neg is not None and neg.dim() == 2 and neg.size(1) == 1:
+            neg = neg.view(-1)          # PyG's shape for NEGATIVE 1 TRIPLET
+        return LinkBatch(
+            n_id=t["n_id"], e_id=t["e_id"], edge_index=t["edge_index"],
+            x=t["x"], edge_attr=t["edge_attr"], num_sampled_nodes=nsn,
+            num_sampled_edges=nse, edge_label_index=t["edge_label_index"],
+            edge_label=t["edge_label"], src_index=t["src_index"],
+            dst_pos_index=t["dst_pos_index"], dst_neg_index=neg,
+            epoch=int(b.epoch), batch=int(b.batch), digest=int(b.digest))
     bs = int(b.batch_size)
     return NeighborBatch(
         n_id=t["n_id"], edge_index=t["edge_index"], x=t["x"], y=t["y"],
         batch_size=bs, num_sampled_nodes=nsn, num_sampled_edges=nse,
-        input_id=t["n_id"][:bs], epoch=int(b.epoch), batch=int(b.batch),
-        digest=int(b.digest))
+        input_id=t["n_id"][:bs], e_id=t["e_id"], edge_attr=t["edge_attr"],
+        epoch=int(b.epoch), batch=int(b.batch), digest=int(b.digest))
 
 
 def pyg_available():
@@ -157,25 +206,39 @@ def _pyg_data_class():
 
 
 def to_pyg(b):
-    """A torch_geometric.data.Data from a NeighborBatch (or a gnndb Batch
-    or BatchCopy, converted with to_torch first), with the attributes PyG's
-    NeighborLoader gives a homogeneous batch:
+    """A torch_geometric.data.Data from a NeighborBatch or LinkBatch (or a
+    gnndb Batch or BatchCopy, converted with to_torch first), with the
+    attributes PyG's NeighborLoader gives a homogeneous batch:
 
       x, edge_index, y, n_id, batch_size, num_sampled_nodes,
-      num_sampled_edges
+      num_sampled_edges (and e_id, edge_attr with EDGE FEATURES)
+
+    or, for a link batch, those of its LinkNeighborLoader:
+
+      x, edge_index, n_id, e_id, edge_attr, num_sampled_nodes,
+      num_sampled_edges, and edge_label_index, edge_label or (TRIPLET)
+      src_index, dst_pos_index, dst_neg_index
 
     and gnndb's epoch, batch_no (the batch's number in its epoch; `batch`
     means something else to PyG) and digest. y holds the seeds' labels only,
     as in a NeighborBatch (`y[:batch_size]` reads the same in both). There
     is no input_id: PyG's is the seeds' position in input_nodes, which a
     SEEDS split does not have; the seeds' ids are n_id[:batch_size]."""
-    if not isinstance(b, NeighborBatch):
+    if not isinstance(b, _Fields):
         b = to_torch(b)
     Data = _pyg_data_class()
-    data = Data(x=b.x, edge_index=b.edge_index, y=b.y, n_id=b.n_id)
+    if isinstance(b, LinkBatch):
+        tensors = ("x", "edge_index", "n_id", "e_id", "edge_attr",
+                   "edge_label_index", "edge_label", "src_index",
+                   "dst_pos_index", "dst_neg_index")
+    else:
+        tensors = ("x", "edge_index", "y", "n_id", "e_id", "edge_attr")
+    # Only the fields present: a None given to Data would still be a key.
+    data = Data(**{k: b[k] for k in tensors if b[k] is not None})
     if b.x is None:             # PyG counts nodes by x; without it, say so
         data.num_nodes = int(b.n_id.numel())
-    data.batch_size = int(b.batch_size)
+    if isinstance(b, NeighborBatch):
+        data.batch_size = int(b.batch_size)
     data.num_sampled_nodes = list(b.num_sampled_nodes)
     data.num_sampled_edges = list(b.num_sampled_edges)
     data.epoch = b.epoch

@@ -1,52 +1,18 @@
 """Packs through the binding: db.sample("SCAN PACK ...") gives back the
 batches of the SAMPLE ... INTO PACK that built them, checked against the
 online SAMPLE, against cora's raw files and against a digest recomputed
-here with numpy from the definition in docs/format.md."""
+with numpy from the definition in docs/format.md (batch_digest.py)."""
 import os
 
 import numpy as np
 import pytest
 
 import gnndb
+from batch_digest import digest
 from conftest import build_cora
 
 Q = ("SAMPLE 10,5 FROM cora SEEDS train FEATURES feat BATCH 32 SHUFFLE "
      "SEED 11 EPOCHS 2")
-
-K0 = 0x6a09e667f3bcc908
-K1 = np.uint64(0x9e3779b97f4a7c15)
-K2 = 0xc2b2ae3d27d4eb4f
-M = (1 << 64) - 1
-
-
-def fmix(z):
-    z = z ^ (z >> np.uint64(33))
-    z = z * np.uint64(0xff51afd7ed558ccd)
-    z = z ^ (z >> np.uint64(33))
-    z = z * np.uint64(0xc4ceb9fe1a85ec53)
-    return z ^ (z >> np.uint64(33))
-
-
-def fmix_int(v):
-    return int(fmix(np.array([v], dtype=np.uint64))[0])
-
-
-def section_sum(arr):
-    raw = b"" if arr is None else np.ascontiguousarray(arr).tobytes()
-    pad = (-len(raw)) % 8
-    w = np.frombuffer(raw + b"\0" * pad, dtype="<u8")
-    i = np.arange(1, len(w) + 1, dtype=np.uint64)
-    with np.errstate(over="ignore"):
-        return int(fmix(w ^ (i * K1)).sum(dtype=np.uint64)) if len(w) else 0, \
-            len(raw)
-
-
-def digest(b):
-    h = K0
-    for arr in (b.n_id, b.edge_index, b.x, b.y):
-        s, n = section_sum(arr)
-        h = fmix_int(h ^ s ^ ((n * K2) & M))
-    return h
 
 
 def batches(conn, sql):

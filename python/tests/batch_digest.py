@@ -1,0 +1,50 @@
+"""The digest of a batch (docs/format.md), recomputed with numpy from the
+batch's arrays: an independent check of the engine's gnndb_batch_view
+digest. A link batch, or any batch with e_id, hashes seven more sections
+after y."""
+import numpy as np
+
+K0 = 0x6a09e667f3bcc908
+K1 = np.uint64(0x9e3779b97f4a7c15)
+K2 = 0xc2b2ae3d27d4eb4f
+M = (1 << 64) - 1
+
+# The sections after n_id, edge_index, x, y when e_id is present, in order.
+LINK_SECTIONS = ("e_id", "edge_attr", "edge_label_index", "edge_label",
+                 "src_index", "dst_pos_index", "dst_neg_index")
+
+
+def fmix(z):
+    z = z ^ (z >> np.uint64(33))
+    z = z * np.uint64(0xff51afd7ed558ccd)
+    z = z ^ (z >> np.uint64(33))
+    z = z * np.uint64(0xc4ceb9fe1a85ec53)
+    return z ^ (z >> np.uint64(33))
+
+
+def fmix_int(v):
+    return int(fmix(np.array([v], dtype=np.uint64))[0])
+
+
+def section_sum(arr):
+    """(S, length in bytes) of one section; None is an empty section."""
+    raw = b"" if arr is None else np.ascontiguousarray(arr).tobytes()
+    pad = (-len(raw)) % 8
+    w = np.frombuffer(raw + b"\0" * pad, dtype="<u8")
+    i = np.arange(1, len(w) + 1, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        return int(fmix(w ^ (i * K1)).sum(dtype=np.uint64)) if len(w) else 0, \
+            len(raw)
+
+
+def digest(b):
+    """The digest of batch `b` (a gnndb Batch or BatchCopy, or any object
+    with its array attributes)."""
+    sections = [b.n_id, b.edge_index, b.x, b.y]
+    if getattr(b, "e_id", None) is not None:
+        sections += [getattr(b, k, None) for k in LINK_SECTIONS]
+    h = K0
+    for arr in sections:
+        s, n = section_sum(arr)
+        h = fmix_int(h ^ s ^ ((n * K2) & M))
+    return h
