@@ -120,3 +120,10 @@ def conn(cora_db):
     c = gnndb.connect(cora_db, readonly=True)
     yield c
     c.close()
+
+
+@pytest.fixture(scope="session")
+def link(cora, tmp_path_factory):
+    """The link-prediction database and its files (linkdb.LinkData)."""
+    from linkdb import build_link_db
+    return build_link_db(cora, str(tmp_path_factory.mktemp("link")))

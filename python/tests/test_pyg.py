@@ -168,6 +168,16 @@ def test_pyg_graphsage_reaches_78_percent_on_cora(cora):
     assert test[int(np.argmax(val))] >= 0.78, out    # at the best val epoch
 
 
+def test_pyg_sage_link_prediction_reaches_auc_085(cora):
+    # examples/train_link.py with torch_geometric.nn.SAGEConv layers on Data
+    # link batches (test_link.py runs its plain-torch encoder)
+    out, _ = run_example("train_link.py", cora, "--pyg", "yes")
+    assert "torch_geometric SAGEConv" in out, out
+    lines = [l for l in out.splitlines() if l.startswith("test AUC ")]
+    assert len(lines) == 1, out
+    assert float(lines[0].split()[2]) >= 0.85, out
+
+
 def test_plain_torch_example_trains_the_same_on_data_batches(cora):
     # examples/train_sage.py reads batch.x, edge_index, num_sampled_*, y and
     # batch_size: here it gets Data batches (PyG installed), under the base
@@ -234,3 +244,18 @@ def test_to_pyg_of_a_plain_batch(cora_db):
         assert isinstance(d, Data)
         assert torch.equal(d.edge_index, t.edge_index)
         assert d.batch_size == t.batch_size
+
+
+def test_pyg_link_data(link):
+    # A link batch as the Data PyG's LinkNeighborLoader gives (TRIPLET)
+    sql = ("SAMPLE 10,10 FROM und EDGES train FEATURES feat BATCH 256 "
+           "NEGATIVE 2 TRIPLET EDGE FEATURES w SHUFFLE SEED 2;")
+    for d in loader(link.path, sql, pyg=True):
+        assert isinstance(d, Data)
+        for k in ("x", "edge_index", "n_id", "e_id", "edge_attr",
+                  "src_index", "dst_pos_index", "dst_neg_index",
+                  "num_sampled_nodes", "num_sampled_edges"):
+            assert k in d, k
+        assert "edge_label_index" not in d and "y" not in d
+        assert d.dst_neg_index.shape == (d.src_index.numel(), 2)
+        d.validate(raise_on_error=True)

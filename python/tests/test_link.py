@@ -1,0 +1,295 @@
+"""Link batches (SAMPLE ... EDGES split NEGATIVE k) through the binding and
+gnndb.torch, checked against cora's raw files with numpy: the fields' shapes
+and dtypes, positives that are edges of their split, EXCLUDE SEEDS and
+EXCLUDE SPLIT against the sampled edges' endpoints read back from the edge
+file by e_id, negatives drawn uniformly (chi-square), TRIPLET's arrays, EDGE
+FEATURES rows, and the engine's digest recomputed from the arrays. The
+database (graphs `und` and `dir`) is linkdb.py's."""
+import numpy as np
+import pytest
+
+import gnndb
+from batch_digest import digest
+from conftest import run_example
+from linkdb import EDGE_DIM
+
+
+def run(link, sql):
+    """Every batch of `sql` on the link database, copied."""
+    with gnndb.connect(link.path, readonly=True) as conn:
+        return [b.copy() for b in conn.sample(sql)]
+
+
+def label_pairs(b):
+    """(src, dst) global ids of the batch's labelled pairs, positives first
+    (binary), or of its positives and (src, dst_neg) (TRIPLET)."""
+    if b.edge_label_index is not None:
+        return b.n_id[b.edge_label_index[0]], b.n_id[b.edge_label_index[1]]
+    return b.n_id[b.src_index], b.n_id[b.dst_pos_index]
+
+
+def positives(b):
+    s, d = label_pairs(b)
+    k = b.num_pos
+    return s[:k], d[:k]
+
+
+def sampled(b):
+    """Global (source, target) of each sampled edge."""
+    return b.n_id[b.edge_index[0]], b.n_id[b.edge_index[1]]
+
+
+def check_common(link, b, k):
+    """What every link batch satisfies."""
+    assert b.is_link and b.y is None
+    n, e = b.num_nodes, b.num_edges
+    for name, shape, dtype in (("n_id", (n,), np.int64),
+                               ("edge_index", (2, e), np.int64),
+                               ("e_id", (e,), np.int64)):
+        a = getattr(b, name)
+        assert a.shape == shape and a.dtype == dtype, name
+    assert b.x.shape == (n, link.cora.x.shape[1]) and b.x.dtype == np.float32
+    np.testing.assert_array_equal(b.x, link.cora.x[b.n_id])
+    assert b.num_neg == k
+    # n_id starts with the distinct endpoints of every labelled pair,
+    # ascending (user id = internal id here); hops follow as node sampling
+    # orders them.
+    m = int(b.num_sampled_nodes[0])
+    assert b.batch_size == m
+    assert sum(b.num_sampled_nodes) == n and sum(b.num_sampled_edges) == e
+    ends = b.n_id[:m]
+    assert np.all(np.diff(ends) > 0)
+    assert len(np.unique(b.n_id)) == n
+    if b.edge_label_index is not None:
+        used = b.edge_label_index
+    else:
+        used = np.concatenate([b.src_index, b.dst_pos_index,
+                               b.dst_neg_index.ravel()])
+    assert used.min() >= 0 and used.max() < m
+    assert np.array_equal(np.unique(b.n_id[used]), ends)
+    assert digest(b) == b.digest
+
+
+def test_binary_batch_fields(link):
+    sql = ("SAMPLE 10,5 FROM und EDGES train FEATURES feat BATCH 256 "
+           "NEGATIVE 2 SHUFFLE SEED 4;")
+    bs = run(link, sql)
+    seen = []
+    for b in bs:
+        check_common(link, b, 2)
+        B = b.num_pos
+        L = 3 * B
+        assert b.num_label_edges == L
+        assert b.edge_label_index.shape == (2, L)
+        assert b.edge_label_index.dtype == np.int64
+        assert b.edge_label.dtype == np.float32
+        np.testing.assert_array_equal(b.edge_label,
+                                      np.r_[np.ones(B), np.zeros(2 * B)])
+        for a in (b.src_index, b.dst_pos_index, b.dst_neg_index,
+                  b.edge_attr):
+            assert a is None
+        s, d = positives(b)
+        ids = link.und_ids(s, d)
+        assert (ids >= 0).all()                  # every positive an edge
+        seen.append(ids)
+        # by default a negative keeps its positive's source
+        ns, nd = label_pairs(b)
+        np.testing.assert_array_equal(ns[B:], np.repeat(s, 2))
+        # the sampled edges read back through e_id are cora's
+        es, ed = sampled(b)
+        fs, fd = link.pairs[b.e_id, 0], link.pairs[b.e_id, 1]
+        assert np.all(((es == fs) & (ed == fd)) | ((es == fd) & (ed == fs)))
+    # one epoch: each training edge once, none of valid's or test's
+    seen = np.concatenate(seen)
+    assert len(bs) == -(-len(seen) // 256)
+    assert abs(len(seen) - 0.85 * len(link.pairs)) <= 1
+    assert len(seen) == len(np.unique(seen))
+    other = np.concatenate([
+        np.concatenate([link.und_ids(*positives(b)) for b in run(
+            link, "SAMPLE 1 FROM und EDGES %s BATCH 512 NEGATIVE 1 SEED 1;"
+            % s)]) for s in ("valid", "test")])
+    assert len(np.intersect1d(seen, other)) == 0
+    assert len(seen) + len(other) == len(link.pairs)
+
+
+def test_positives_are_the_split_given_by_pairs(link):
+    bs = run(link, "SAMPLE 5 FROM und EDGES pick BATCH 128 NEGATIVE 1 "
+                   "SHUFFLE SEED 2;")
+    ids = np.concatenate([link.und_ids(*positives(b)) for b in bs])
+    np.testing.assert_array_equal(np.sort(ids), link.pick_ids)
+
+
+@pytest.mark.parametrize("graph", ["und", "dir"])
+def test_exclude_seeds_drops_the_batch_edges(link, graph):
+    split = "train" if graph == "und" else "dtrain"
+    ids_of = link.und_ids if graph == "und" else link.dir_ids
+    base = ("SAMPLE -1 FROM %s EDGES %s BATCH 200 NEGATIVE 1 SHUFFLE SEED 9"
+            % (graph, split))
+    with_seeds = run(link, base + ";")
+    without = run(link, base + " EXCLUDE SEEDS;")
+    assert len(with_seeds) == len(without)
+    for a, b in zip(with_seeds, without):
+        seeds = ids_of(*positives(b))
+        np.testing.assert_array_equal(seeds, ids_of(*positives(a)))
+        assert (seeds >= 0).all()
+        # Reference: the sampled edges' endpoints read back from the file
+        # by e_id must be n_id[edge_index].
+        es, ed = sampled(b)
+        if graph == "und":
+            fs, fd = link.pairs[b.e_id, 0], link.pairs[b.e_id, 1]
+            ok = ((es == fs) & (ed == fd)) | ((es == fd) & (ed == fs))
+        else:
+            ok = (link.edges[b.e_id, 0] == es) & (link.edges[b.e_id, 1] == ed)
+        assert ok.all()
+        assert not np.isin(b.e_id, seeds).any()
+        assert not np.isin(ids_of(es, ed), seeds).any()
+        # ...while with the whole first hop they were there: every seed
+        # edge points at its source, an endpoint (both directions in und).
+        assert np.isin(seeds, a.e_id).all()
+        if graph == "und":
+            assert np.isin(seeds, ids_of(*sampled(a))).all()
+        # EXCLUDE SEEDS removes those edges and nothing else
+        kept = a.e_id[~np.isin(a.e_id, seeds)]
+        np.testing.assert_array_equal(np.sort(b.e_id), np.sort(kept))
+        assert digest(a) == a.digest and digest(b) == b.digest
+
+
+def test_exclude_split_keeps_held_edges_out(link):
+    sql = ("SAMPLE 10,10 FROM und EDGES pick BATCH 128 NEGATIVE 1 "
+           "EXCLUDE SEEDS EXCLUDE SPLIT held, test SHUFFLE SEED 3;")
+    test_ids = np.concatenate([link.und_ids(*positives(b)) for b in run(
+        link, "SAMPLE 1 FROM und EDGES test BATCH 512 NEGATIVE 1 SEED 1;")])
+    out = set()
+    for b in run(link, sql):
+        ids = link.und_ids(*sampled(b))
+        assert (ids == b.e_id).all()
+        assert not np.isin(ids, link.held_ids).any()
+        assert not np.isin(ids, test_ids).any()
+        out.update(ids.tolist())
+    # without the clause held edges are sampled: the check can fail
+    plain = np.concatenate([b.e_id for b in run(
+        link, sql.replace("EXCLUDE SPLIT held, test ", ""))])
+    assert np.isin(plain, link.held_ids).any()
+
+
+def chisquare_uniform(values, n):
+    from scipy.stats import chisquare
+    counts = np.bincount(values, minlength=n)
+    return chisquare(counts).pvalue
+
+
+@pytest.mark.parametrize("mode", ["", "PAIRS"])
+def test_negatives_are_uniform(link, mode):
+    pytest.importorskip("scipy")
+    sql = ("SAMPLE 1 FROM und EDGES train BATCH 1024 NEGATIVE 10 %s "
+           "EPOCHS 2 SEED 5;" % mode)
+    srcs, dsts = [], []
+    for b in run(link, sql):
+        s, d = label_pairs(b)
+        B = b.num_pos
+        assert b.num_label_edges == 11 * B
+        srcs.append(s[B:])
+        dsts.append(d[B:])
+        if not mode:
+            np.testing.assert_array_equal(s[B:], np.repeat(s[:B], 10))
+    dsts = np.concatenate(dsts)
+    assert len(dsts) > 20 * link.n
+    assert chisquare_uniform(dsts, link.n) > 1e-3
+    if mode == "PAIRS":
+        assert chisquare_uniform(np.concatenate(srcs), link.n) > 1e-3
+
+
+@pytest.mark.parametrize("k", [1, 3])
+def test_triplet(link, k):
+    sql = ("SAMPLE 5,5 FROM und EDGES train FEATURES feat BATCH 100 "
+           "NEGATIVE %d TRIPLET SHUFFLE SEED 8;" % k)
+    bs = run(link, sql)
+    for b in bs:
+        check_common(link, b, k)
+        B = b.num_pos
+        assert b.edge_label_index is None and b.edge_label is None
+        assert b.src_index.shape == b.dst_pos_index.shape == (B,)
+        assert b.dst_neg_index.shape == (B, k)
+        for a in (b.src_index, b.dst_pos_index, b.dst_neg_index):
+            assert a.dtype == np.int64
+        s, d = b.n_id[b.src_index], b.n_id[b.dst_pos_index]
+        assert (link.und_ids(s, d) >= 0).all()
+    assert abs(sum(b.num_pos for b in bs) - 0.85 * len(link.pairs)) <= 1
+
+
+@pytest.mark.parametrize("graph", ["und", "dir"])
+def test_edge_features_are_the_rows_of_e_id(link, graph):
+    ef = link.ef if graph == "und" else link.efd
+    split = "train" if graph == "und" else "dtrain"
+    sql = ("SAMPLE 10,10 FROM %s EDGES %s BATCH 300 NEGATIVE 1 EXCLUDE SEEDS "
+           "EDGE FEATURES w SHUFFLE SEED 6;" % (graph, split))
+    for b in run(link, sql):
+        assert b.x is None
+        assert b.edge_attr_dim == EDGE_DIM
+        assert b.edge_attr.shape == (b.num_edges, EDGE_DIM)
+        assert b.edge_attr.dtype == np.float32
+        np.testing.assert_array_equal(b.edge_attr, ef[b.e_id])
+        assert digest(b) == b.digest
+
+
+def test_node_batch_with_edge_features(link):
+    sql = ("SAMPLE 10,10 FROM und SEEDS ntrain FEATURES feat BATCH 64 "
+           "EDGE FEATURES w SHUFFLE SEED 1;")
+    for b in run(link, sql):
+        assert not b.is_link and b.y is not None
+        assert b.edge_label_index is None and b.src_index is None
+        np.testing.assert_array_equal(b.edge_attr, link.ef[b.e_id])
+        assert digest(b) == b.digest
+    # and a node batch without them hashes exactly the four sections
+    for b in run(link, sql.replace("EDGE FEATURES w ", "")):
+        assert b.e_id is None and b.edge_attr is None
+        assert digest(b) == b.digest
+
+
+def test_stale_link_arrays_raise(link):
+    with gnndb.connect(link.path, readonly=True) as conn:
+        it = conn.sample("SAMPLE 5 FROM und EDGES train BATCH 64 NEGATIVE 1 "
+                         "SEED 1;")
+        b = next(it)
+        assert b.edge_label_index.shape == (2, 128)
+        next(it)
+        with pytest.raises(gnndb.Error):
+            b.edge_label_index
+        it.close()
+
+
+# -- gnndb.torch ---------------------------------------------------------
+
+def test_torch_link_batch(link):
+    torch = pytest.importorskip("torch")
+    from gnndb.torch import LinkBatch, loader
+    sql = ("SAMPLE 10,10 FROM und EDGES train FEATURES feat BATCH 256 "
+           "NEGATIVE 1 EXCLUDE SEEDS EDGE FEATURES w SHUFFLE SEED 2;")
+    ref = run(link, sql)
+    out = list(loader(link.path, sql, pyg=False))
+    assert len(out) == len(ref)
+    for t, r in zip(out, ref):
+        assert isinstance(t, LinkBatch)
+        for k in ("n_id", "e_id", "edge_index", "x", "edge_attr",
+                  "edge_label_index", "edge_label"):
+            np.testing.assert_array_equal(t[k].numpy(), getattr(r, k))
+        assert t.edge_label.dtype == torch.float32
+        assert t.edge_label_index.dtype == torch.int64
+        assert t.num_sampled_nodes == r.num_sampled_nodes.tolist()
+        assert t.num_sampled_edges == r.num_sampled_edges.tolist()
+        assert "src_index" not in t and "y" not in t.keys
+        assert t.digest == r.digest
+    sql = sql.replace("NEGATIVE 1", "NEGATIVE 1 TRIPLET")
+    for t in loader(link.path, sql, pyg=False):
+        assert t.edge_label_index is None
+        assert t.dst_neg_index.shape == t.src_index.shape   # PyG's [B]
+
+
+# -- the example ---------------------------------------------------------
+
+def test_train_link_reaches_auc_085(cora):
+    pytest.importorskip("torch")
+    out, _ = run_example("train_link.py", cora, "--pyg", "no")
+    lines = [l for l in out.splitlines() if l.startswith("test AUC ")]
+    assert len(lines) == 1, out
+    assert float(lines[0].split()[2]) >= 0.85, out
