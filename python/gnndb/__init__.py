@@ -476,6 +476,9 @@ class Batch:
                "num_sampled_nodes", "num_sampled_edges",
                "e_id", "edge_attr", "edge_label_index", "edge_label",
                "src_index", "dst_pos_index", "dst_neg_index")
+    # The arrays a TO DEVICE batch holds on the GPU (gnndb.h); its per-hop
+    # counts and link arrays stay in host memory.
+    _ON_DEVICE = frozenset(("n_id", "edge_index", "x", "y"))
     # The arrays a batch may lack: None when the pointer is NULL.
     _OPTIONAL = frozenset(("x", "y") + _ARRAYS[6:])
     # The scalars copy() keeps.
@@ -572,7 +575,7 @@ class Batch:
         except KeyError:
             pass
         ptr, shape, dtype = self._spec(name)
-        if self.device_type != 1:
+        if self.device_type != 1 or name not in self._ON_DEVICE:
             arr = _host_view(ptr, shape, dtype,
                              optional=name in self._OPTIONAL)
         else:
@@ -598,11 +601,16 @@ class Batch:
 
     def device_array(self, name):
         """For a batch on a GPU: an object exposing __cuda_array_interface__
-        over the engine's device buffer of `name` (None for an absent x, y
-        or link array)."""
+        over the engine's device buffer of `name`, one of n_id, edge_index,
+        x and y (None for an absent x or y). The per-hop counts and the link
+        arrays of such a batch stay on the host: read them as batch.NAME."""
         self._check()
         if self.device_type != 1:
             raise Error(MISUSE, "the batch is on the host; use batch.%s" % name)
+        if name not in self._ON_DEVICE:
+            raise Error(MISUSE, "batch.%s lives on the host even in a batch "
+                        "on %s; read it as batch.%s" % (name, self.device,
+                                                         name))
         ptr, shape, dtype = self._spec(name)
         if ptr == ffi.NULL:
             return None

@@ -161,14 +161,17 @@ def _cuda_tensor(b, name):
 def to_torch(b):
     """A NeighborBatch of owning torch tensors from a gnndb Batch (or
     BatchCopy). The source may be invalidated right after."""
-    if getattr(b, "device", "cpu") != "cpu":
-        t = {k: _cuda_tensor(b, k) for k in gnndb.Batch._ARRAYS}
-        nsn = t["num_sampled_nodes"].tolist()
-        nse = t["num_sampled_edges"].tolist()
-    else:
-        t = {k: _tensor(getattr(b, k)) for k in gnndb.Batch._ARRAYS}
-        nsn = [int(v) for v in b.num_sampled_nodes]
-        nse = [int(v) for v in b.num_sampled_edges]
+    t = {}
+    dev = getattr(b, "device", "cpu")
+    for k in gnndb.Batch._ARRAYS:
+        if dev != "cpu" and k in gnndb.Batch._ON_DEVICE:
+            t[k] = _cuda_tensor(b, k)
+        else:                   # host memory, even in a batch on a GPU
+            t[k] = _tensor(getattr(b, k))
+            if dev != "cpu" and t[k] is not None:
+                t[k] = t[k].to(dev)
+    nsn = [int(v) for v in b.num_sampled_nodes]
+    nse = [int(v) for v in b.num_sampled_edges]
     if getattr(b, "is_link", False):
         neg = t["dst_neg_index"]
         if neg is not None and neg.dim() == 2 and neg.size(1) == 1:
