@@ -428,9 +428,8 @@ int hbs_build(hb_exec *x, gnn_err *e)
     plan *p = x->p;
     hbs_round_release(x->build);
     int64_t g = x->next_global;
-    int64_t first = g % p->batches_per_epoch;
-    int64_t G = GNN_MIN(p->hyperbatch, p->batches_per_epoch - first);
-    G = GNN_MIN(G, p->total_batches - g);
+    int64_t epoch, first;
+    int64_t G = plan_round(p, g, p->hyperbatch, &epoch, &first);
     int rc = spill_sample(x, g, G, e);
     if (!rc) rc = spill_gather(x, e);
     if (rc) return rc;

@@ -56,23 +56,9 @@ static int load_seeds(hb_exec *x, gnn_err *e)
                         p->seed_list, p->n_seed_list, "", &x->seeds, e);
     if (rc) return rc;
     /* the plan counted the seeds from the catalog; trust what was loaded */
-    p->nseeds_all = x->seeds.n;
-    p->nseeds = x->seeds.n;
-    int64_t lo = 0, hi = x->seeds.n;
-    if (p->part_count > 1) {
-        /* every rank computes the same epoch order over all seeds and keeps
-        ** its slice of it, so the ranks' shares are disjoint and their union
-        ** is the single-process epoch */
-        plan_partition_range(x->seeds.n, p->part_rank, p->part_count, &lo,
-                             &hi);
-        p->nseeds = hi - lo;
-    }
-    p->batches_per_epoch = (p->nseeds + p->batch - 1) / p->batch;
-    p->total_batches = p->batches_per_epoch * p->epochs;
-    if (p->limit >= 0 && p->limit < p->total_batches)
-        p->total_batches = p->limit;
-    return seeds_order_init(&x->seeds, 1, p->shuffle, p->seed, 0x5eed, lo,
-                            p->nseeds, e);
+    plan_set_seed_count(p, x->seeds.n);
+    return seeds_order_init(&x->seeds, 1, p->shuffle, p->seed, 0x5eed,
+                            p->seed_lo, p->nseeds, e);
 }
 
 /* ---- hyperbatch orchestration ---- */
@@ -241,10 +227,8 @@ static int hb_fit(hb_exec *x, int with_features, gnn_err *e)
 int hb_sample_round(hb_exec *x, int64_t g, gnn_err *e)
 {
     plan *p = x->p;
-    int64_t epoch = g / p->batches_per_epoch;
-    int64_t first = g % p->batches_per_epoch;
-    int64_t n = GNN_MIN(x->h_next, p->batches_per_epoch - first);
-    n = GNN_MIN(n, p->total_batches - g);
+    int64_t epoch, first;
+    int64_t n = plan_round(p, g, x->h_next, &epoch, &first);
     double t0 = hb_now();
     if (hb_alloc_batches(x, (int)n, e)) return e->rc;
     const uint32_t *order = seeds_order(&x->seeds, epoch);
@@ -322,10 +306,7 @@ static int build_hyperbatch(hb_exec *x, gnn_err *e)
     size_t sum = hb_work_bytes(x);
     for (int i = 0; i < x->nb; i++) sum += hb_batch_bytes(&x->hb[i]);
     double per = (double)sum / (double)x->nb;
-    /* belady holds two hyperbatches at once */
-    if (p->cache_policy == FC_BELADY) per *= 2;
-    int64_t h = (int64_t)((double)p->staged_bytes / (per * 1.1));
-    x->h_next = GNN_MAX(1, GNN_MIN(h, p->hyperbatch_cap));
+    x->h_next = plan_hyperbatch_fit(p, per * 1.1);
     if ((uint64_t)x->nb > x->st.max_hyperbatch)
         x->st.max_hyperbatch = (uint64_t)x->nb;
     x->st.hyperbatches++;
