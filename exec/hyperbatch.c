@@ -95,11 +95,8 @@ size_t hb_batch_bytes(const hb_batch *b)
 
 size_t hb_work_bytes(const hb_exec *x)
 {
-    return x->capitems * sizeof *x->items + x->capblockof * 8 +
-           x->capsorted * 4 + x->caparena * 4 + x->capgitems * sizeof(hb_gitem) +
-           x->cappend * sizeof(hb_pend) + x->capbstart * sizeof(size_t) +
-           x->capcrows * 4 + x->capcfut * 4 + x->capcsrc * 8 +
-           fc_scratch_bytes(x->fc);
+    return hb_hop_bytes(&x->hop) + hb_blocks_bytes(&x->bk) +
+           hb_gather_bytes(&x->gat);
 }
 
 /* Bytes that growing an array of `cap` elements to `need` adds. */
@@ -166,12 +163,9 @@ static int fit_prefix(hb_exec *x, int with_features, size_t used)
 ** hyperbatch); between hops it holds nothing that is still needed. */
 static void work_free(hb_exec *x)
 {
-    free(x->items); x->items = NULL; x->capitems = 0;
-    free(x->blockof); x->blockof = NULL; x->capblockof = 0;
-    free(x->sorted); x->sorted = NULL; x->capsorted = 0;
-    free(x->arena); x->arena = NULL; x->caparena = 0;
-    free(x->pend); x->pend = NULL; x->cappend = 0;
-    free(x->gitems); x->gitems = NULL; x->capgitems = 0;
+    hb_hop_release(&x->hop);
+    hb_blocks_release(&x->bk);
+    hb_gather_release(&x->gat);
 }
 
 /* Free every mini-batch slot and the hop scratch: a spilled round's
@@ -322,8 +316,8 @@ int hb_open(gnndb *db, plan *p, hb_exec **out, gnn_err *e)
     x->p = p;
     x->cont_cap = blk_graph_cont_capacity(p->graph.block_size);
     x->h_next = p->hyperbatch;
-    x->emit = &x->rounds[0];
-    x->build = &x->rounds[1];
+    x->sp.emit = &x->sp.rounds[0];
+    x->sp.build = &x->sp.rounds[1];
     int rc = GNNDB_OK;
 
     if (p->into && (rc = hb_prepare_into(p->into, e))) goto fail;
@@ -334,21 +328,23 @@ int hb_open(gnndb *db, plan *p, hb_exec **out, gnn_err *e)
                       e)))
         goto fail;
     bp_set_max_coalesce(x->gpool, (unsigned)p->coalesce);
-    x->ggran.mode = p->read_granularity;
-    x->ggran.pr = &p->profile;
+    x->hop.ggran.mode = p->read_granularity;
+    x->hop.ggran.pr = &p->profile;
     if ((rc = db_load_graph_index(db, &p->graph, &x->idx_first, &x->idx_block,
                                   &x->nidx, e)))
         goto fail;
     x->pool = wpool_new(p->threads);
-    x->workers = calloc((size_t)GNN_MAX(1, p->threads), sizeof *x->workers);
-    if (!x->pool || !x->workers) {
+    x->hop.workers = calloc((size_t)GNN_MAX(1, p->threads),
+                            sizeof *x->hop.workers);
+    if (!x->pool || !x->hop.workers) {
         rc = gnn_seterr(e, GNNDB_NOMEM, "cannot start %d worker threads",
                         p->threads);
         goto fail;
     }
     if ((rc = hb_gather_open(x, e))) goto fail;
     if (p->spill && (rc = hbs_open(x, e))) goto fail;
-    x->s_next = p->spill ? (int64_t)GNN_MAX(1, p->spill_subround) : p->hyperbatch;
+    x->sp.s_next = p->spill ? (int64_t)GNN_MAX(1, p->spill_subround)
+                            : p->hyperbatch;
     if ((rc = load_seeds(x, e))) goto fail;
     if ((rc = hb_transfer_open(x, e))) goto fail;
     *out = x;
@@ -375,8 +371,8 @@ int hb_next(hb_exec *x, const gnndb_batch_view **view, gnn_err *e)
     int rc = hb_emit(x, b, view, e);
     if (rc) return rc;
     /* start copying the next batch while the caller trains on this one */
-    if (x->xf && x->cur < x->nb)
-        xfer_prefetch(x->xf, &x->hb[x->cur].view, NULL);
+    if (x->tr.xf && x->cur < x->nb)
+        xfer_prefetch(x->tr.xf, &x->hb[x->cur].view, NULL);
     x->est.batches++;
     return GNNDB_BATCH;
 }
@@ -402,7 +398,7 @@ static void opstats_add(hb_opstats *a, const hb_opstats *b)
 ** area's counters. */
 const hb_stats *hb_get_stats(hb_exec *x)
 {
-    if (!x->bg_running) x->snap = x->st;
+    if (!x->bg.running) x->snap = x->st;
     hb_stats *v = &x->view;
     *v = x->snap;
     v->batches += x->est.batches;
@@ -412,9 +408,9 @@ const hb_stats *hb_get_stats(hb_exec *x)
     v->overlapped += x->est.overlapped;
     opstats_add(&v->transfer, &x->est.transfer);
     opstats_add(&v->spill, &x->est.spill);
-    if (x->spill) {
+    if (x->sp.area) {
         spill_stats s;
-        spill_get_stats(x->spill, &s);
+        spill_get_stats(x->sp.area, &s);
         v->spill_written = s.bytes_written;
         v->spill_read = s.bytes_read;
         v->spill_peak = s.peak_bytes;
@@ -436,27 +432,13 @@ void hb_close(hb_exec *x)
     hb_gather_close(x);
     hbs_close(x);
     if (x->gpool) bp_close(x->gpool);
-    gran_free(&x->ggran);
     if (x->gf) blkf_close(x->gf);
     if (x->io) io_close(x->io);
     free(x->idx_first);
     free(x->idx_block);
     seeds_free(&x->seeds);
-    free(x->items);
-    free(x->blockof);
-    free(x->sorted);
-    free(x->bstart);
-    free(x->ublocks);
-    free(x->arena);
-    free(x->pend);
-    free(x->objs);
-    free(x->bitem);
-    if (x->workers)
-        for (int w = 0; w < GNN_MAX(1, x->p->threads); w++) {
-            free(x->workers[w].pos);
-            free(x->workers[w].pend);
-        }
-    free(x->workers);
+    hb_hop_free(&x->hop, GNN_MAX(1, x->p->threads));
+    hb_blocks_free(&x->bk);
     wpool_free(x->pool);
     free(x);
 }
