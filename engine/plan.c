@@ -128,7 +128,7 @@ static int64_t batch_bytes_est(const plan *p, int64_t dim)
 
 static int64_t per_batch_bytes(const plan *p)
 {
-    return batch_bytes_est(p, p->has_feat ? p->feat.dim : 0);
+    return batch_bytes_est(p, plan_x_dim(p));
 }
 
 /* Expected nodes and edges of one mini-batch. */
@@ -214,8 +214,8 @@ static void plan_spill(gnndb *db, plan *p, int64_t cap, int64_t fit)
     batch_size_est(p, &nodes, &edges);
     nodes = fmin(nodes * 1.1, (double)p->nodes_bound);
     edges = fmin(edges * 1.1, (double)p->edges_bound);
-    int64_t rowbytes = p->has_feat ? (int64_t)p->feat.dim * 4 : 0;
-    p->run_bytes_est = nodes * (16.0 + (double)rowbytes) + edges * 16.0;
+    double rowbytes = (double)plan_x_row_bytes(p);
+    p->run_bytes_est = nodes * (16.0 + rowbytes) + edges * 16.0;
     p->spill_topo_est = nodes * 8.0 + edges * 16.0;
     p->hyperbatch_inmem = fit;
     p->cost_inmem = reads_per_batch(p, (double)fit, (double)fit);
@@ -223,7 +223,7 @@ static void plan_spill(gnndb *db, plan *p, int64_t cap, int64_t fit)
     int64_t top = cap;
     if (db->pragma.spill_limit > 0)
         top = GNN_MIN(top, (int64_t)((double)db->pragma.spill_limit /
-                                     (p->run_bytes_est * 1.05)));
+                                     plan_spill_bytes(p, 1)));
     top = GNN_MAX(1, top);
     int64_t g = 1;
     double s = 1, best = INFINITY;
@@ -536,7 +536,7 @@ static int plan_hyperbatch(gnndb *db, plan *p, gnn_err *e)
                       (p->nseeds_all + 1) * 8;
     char b1[32], b2[32];
     /* the seeds alone must fit; the rest is checked on what is staged */
-    int64_t seeds_bytes = p->batch * HB_NODE_BYTES(p->has_feat ? p->feat.dim : 0);
+    int64_t seeds_bytes = p->batch * HB_NODE_BYTES(plan_x_dim(p));
     if (p->staged_bytes < seeds_bytes)
         return gnn_seterr(e, GNNDB_NOMEM,
                           "memory_limit %s is too small for one mini-batch of "

@@ -4,6 +4,7 @@
 #ifndef GNN_PLAN_H
 #define GNN_PLAN_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "db.h"
 #include "../parser/ast.h"
@@ -98,6 +99,24 @@ typedef struct plan {
 ** hop scratch) and per edge (both local ends with slack, the arena). */
 #define HB_SAMPLE_NODE_BYTES (5 + 12 + 13)
 #define HB_SAMPLE_EDGE_BYTES (10 + 4)
+
+/* The width of a mini-batch's x: the feature table's dim, 0 without one;
+** and the bytes of one row of it as handed out (float32, whatever the
+** table stores). */
+static inline int64_t plan_x_dim(const plan *p)
+{
+    return p->has_feat ? p->feat.dim : 0;
+}
+static inline size_t plan_x_row_bytes(const plan *p)
+{
+    return (size_t)plan_x_dim(p) * sizeof(float);
+}
+/* What the runs of g spilled mini-batches take in the spill area: the
+** plan's estimate of a run with a twentieth to spare. */
+static inline double plan_spill_bytes(const plan *p, double g)
+{
+    return g * p->run_bytes_est * 1.05;
+}
 
 /* Resolve names and memory for a SAMPLE. On failure the words are in *e. */
 int plan_build(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e);

@@ -48,7 +48,7 @@ static int may_overlap(hb_exec *x, size_t reserve)
     if (p->threads < 2 || x->next_global >= p->total_batches) return 0;
     if (reserve > (size_t)p->staged_bytes / 2) return 0;
     int64_t limit = x->db->pragma.spill_limit;
-    double next = (double)p->hyperbatch * p->run_bytes_est * 1.05;
+    double next = plan_spill_bytes(p, (double)p->hyperbatch);
     return limit <= 0 ||
            (double)spill_in_use(x->sp.area) + next <= (double)limit;
 }

@@ -107,7 +107,7 @@ static int order_in_place(hb_exec *x, hb_sbatch *s, unsigned char *buf,
                           gnn_err *e)
 {
     hb_readback *rb = &x->rb;
-    size_t nn = s->nn, rowbytes = (size_t)x->p->feat.dim * 4;
+    size_t nn = s->nn, rowbytes = plan_x_row_bytes(x->p);
     unsigned char *rows = buf + hbs_off_rows(nn, s->ne);
     if (hb_grow((void **)&rb->rowtmp, &rb->caprowtmp, 2 * rowbytes + 1, 1))
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory reading back");
@@ -153,7 +153,7 @@ static void order_task(void *arg, size_t t, int w)
 static void order_into(hb_exec *x, hb_sbatch *s, const unsigned char *src,
                        unsigned char *dst)
 {
-    size_t nn = s->nn, rowbytes = (size_t)x->p->feat.dim * 4;
+    size_t nn = s->nn, rowbytes = plan_x_row_bytes(x->p);
     memcpy(dst, src, hbs_off_rows(nn, s->ne));
     order_job j = {x, src + hbs_off_rows(nn, s->ne), dst + hbs_off_rows(nn, s->ne),
                    nn, rowbytes};

@@ -391,8 +391,8 @@ static int spill_gather(hb_exec *x, gnn_err *e)
             return gnn_seterr(e, GNNDB_NOMEM, "out of memory gathering");
         r->narrival = 0;
         size_t ns = (size_t)r->nsb + 1;
-        sg_job j = {x, NULL, (size_t)p->feat.dim * 4,
-                    malloc((size_t)p->feat.dim * 4), calloc(ns, sizeof(size_t)),
+        sg_job j = {x, NULL, plan_x_row_bytes(p),
+                    malloc(plan_x_row_bytes(p)), calloc(ns, sizeof(size_t)),
                     calloc(ns, sizeof(size_t)), calloc(ns, sizeof(void *))};
         if (!j.row || !j.lo || !j.hi || !j.dst)
             rc = gnn_seterr(e, GNNDB_NOMEM, "out of memory gathering");

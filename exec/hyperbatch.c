@@ -119,7 +119,7 @@ static size_t staged_of(const hb_batch *b, int64_t dim)
 /* What a hyperbatch stages once its rows are gathered (fit_prefix's sum). */
 static size_t staged_with_features(const hb_exec *x)
 {
-    int64_t dim = x->p->has_feat ? x->p->feat.dim : 0;
+    int64_t dim = plan_x_dim(x->p);
     size_t sum = 0;
     for (int i = 0; i < x->nb; i++) sum += staged_of(&x->hb[i], dim);
     return sum;
@@ -147,7 +147,7 @@ static void swap_ahead(hb_exec *x)
 static int fit_prefix(hb_exec *x, int with_features, size_t used)
 {
     plan *p = x->p;
-    int64_t dim = with_features && p->has_feat ? p->feat.dim : 0;
+    int64_t dim = with_features ? plan_x_dim(p) : 0;
     int keep = 0;
     for (int i = 0; i < x->nb; i++) {
         size_t more = with_features ? staged_of(&x->hb[i], dim)
