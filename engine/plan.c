@@ -128,7 +128,7 @@ static int64_t batch_bytes_est(const plan *p, int64_t dim)
 
 static int64_t per_batch_bytes(const plan *p)
 {
-    return batch_bytes_est(p, p->has_feat ? p->feat.dim : 0);
+    return batch_bytes_est(p, plan_x_dim(p));
 }
 
 /* Expected nodes and edges of one mini-batch. */
@@ -214,8 +214,8 @@ static void plan_spill(gnndb *db, plan *p, int64_t cap, int64_t fit)
     batch_size_est(p, &nodes, &edges);
     nodes = fmin(nodes * 1.1, (double)p->nodes_bound);
     edges = fmin(edges * 1.1, (double)p->edges_bound);
-    int64_t rowbytes = p->has_feat ? (int64_t)p->feat.dim * 4 : 0;
-    p->run_bytes_est = nodes * (16.0 + (double)rowbytes) + edges * 16.0;
+    double rowbytes = (double)plan_x_row_bytes(p);
+    p->run_bytes_est = nodes * (16.0 + rowbytes) + edges * 16.0;
     p->spill_topo_est = nodes * 8.0 + edges * 16.0;
     p->hyperbatch_inmem = fit;
     p->cost_inmem = reads_per_batch(p, (double)fit, (double)fit);
@@ -223,7 +223,7 @@ static void plan_spill(gnndb *db, plan *p, int64_t cap, int64_t fit)
     int64_t top = cap;
     if (db->pragma.spill_limit > 0)
         top = GNN_MIN(top, (int64_t)((double)db->pragma.spill_limit /
-                                     (p->run_bytes_est * 1.05)));
+                                     plan_spill_bytes(p, 1)));
     top = GNN_MAX(1, top);
     int64_t g = 1;
     double s = 1, best = INFINITY;
@@ -333,6 +333,45 @@ void plan_partition_range(int64_t total, int64_t k, int64_t n, int64_t *lo,
     *hi = (int64_t)(t * (k + 1) / n);
 }
 
+void plan_batch_counts(int64_t nseeds, int64_t batch, int64_t epochs,
+                       int64_t limit, int64_t *per_epoch, int64_t *total)
+{
+    *per_epoch = (nseeds + batch - 1) / batch;
+    *total = *per_epoch * epochs;
+    if (limit >= 0 && limit < *total) *total = limit;
+}
+
+void plan_set_seed_count(plan *p, int64_t loaded)
+{
+    int64_t lo = 0, hi = loaded;
+    /* every rank computes the same epoch order over all seeds and keeps its
+    ** slice of it, so the ranks' shares are disjoint and their union is the
+    ** single-process epoch */
+    if (p->part_count > 1)
+        plan_partition_range(loaded, p->part_rank, p->part_count, &lo, &hi);
+    p->nseeds_all = loaded;
+    p->nseeds = hi - lo;
+    p->seed_lo = lo;
+    plan_batch_counts(p->nseeds, p->batch, p->epochs, p->limit,
+                      &p->batches_per_epoch, &p->total_batches);
+}
+
+int64_t plan_round(const plan *p, int64_t g, int64_t want, int64_t *epoch,
+                   int64_t *first)
+{
+    *epoch = g / p->batches_per_epoch;
+    *first = g % p->batches_per_epoch;
+    int64_t n = GNN_MIN(want, p->batches_per_epoch - *first);
+    return GNN_MIN(n, p->total_batches - g);
+}
+
+int64_t plan_hyperbatch_fit(const plan *p, double per_batch)
+{
+    if (p->cache_policy == FC_BELADY) per_batch *= 2;
+    int64_t h = (int64_t)((double)p->staged_bytes / per_batch);
+    return GNN_MAX(1, GNN_MIN(h, p->hyperbatch_cap));
+}
+
 /* The feature table: the one named, else the graph's only one (none when
 ** it has several and the query names none). SAMPLE hands out float32 rows:
 ** a float16 table's are widened as they are gathered. */
@@ -376,19 +415,15 @@ static int plan_labels(gnndb *db, plan *p, gnn_err *e)
     return GNNDB_OK;
 }
 
-/* The seeds of every epoch, and of them this rank's share when the query
-** is one of part_count partitions. */
+/* The seeds of every epoch, and the partition whose share this rank takes
+** when the query is one of part_count (plan_set_seed_count counts it). */
 static int plan_seeds(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
 {
     if (resolve_seeds(db, s, p, e)) return e->rc;
     p->nseeds_all = p->nseeds;
     if (s->part_count > 0) {
-        int64_t lo, hi;
         p->part_rank = s->part_rank;
         p->part_count = s->part_count;
-        plan_partition_range(p->nseeds_all, p->part_rank, p->part_count, &lo,
-                             &hi);
-        p->nseeds = hi - lo;
     }
     return GNNDB_OK;
 }
@@ -416,10 +451,7 @@ static int plan_clauses(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
     if (plan_parse_device(s->device, p, e)) return e->rc;
 
-    p->batches_per_epoch = (p->nseeds + p->batch - 1) / p->batch;
-    p->total_batches = p->batches_per_epoch * p->epochs;
-    if (p->limit >= 0 && p->limit < p->total_batches)
-        p->total_batches = p->limit;
+    plan_set_seed_count(p, p->nseeds_all);
 
     p->io = db->pragma.io;
     p->threads = db->pragma.threads;
@@ -504,7 +536,7 @@ static int plan_hyperbatch(gnndb *db, plan *p, gnn_err *e)
                       (p->nseeds_all + 1) * 8;
     char b1[32], b2[32];
     /* the seeds alone must fit; the rest is checked on what is staged */
-    int64_t seeds_bytes = p->batch * HB_NODE_BYTES(p->has_feat ? p->feat.dim : 0);
+    int64_t seeds_bytes = p->batch * HB_NODE_BYTES(plan_x_dim(p));
     if (p->staged_bytes < seeds_bytes)
         return gnn_seterr(e, GNNDB_NOMEM,
                           "memory_limit %s is too small for one mini-batch of "
@@ -512,14 +544,11 @@ static int plan_hyperbatch(gnndb *db, plan *p, gnn_err *e)
                           "PRAGMA memory_limit or lower BATCH",
                           db_fmt_size(p->memory_limit, b1, sizeof b1), p->batch,
                           db_fmt_size(seeds_bytes, b2, sizeof b2));
-    int64_t fit = p->staged_bytes / p->per_batch_bytes;
-    /* belady stages the next hyperbatch, sampled ahead, beside this one */
-    if (p->cache_policy == FC_BELADY) fit /= 2;
     int64_t want = p->hyperbatch_asked ? p->hyperbatch_asked : HB_DEFAULT_MAX;
     int64_t bpe = GNN_MAX(1, p->batches_per_epoch);
     int64_t cap = GNN_MIN(want, bpe);  /* a hyperbatch stays in one epoch */
     p->hyperbatch_cap = cap;
-    p->hyperbatch = GNN_MAX(1, GNN_MIN(cap, fit));
+    p->hyperbatch = plan_hyperbatch_fit(p, (double)p->per_batch_bytes);
     plan_spill(db, p, cap, p->hyperbatch);
     spill_drops_row_cache(p);
     plan_note(p, cap);

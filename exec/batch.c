@@ -30,7 +30,7 @@ void hb_fill_view(const plan *p, hb_batch *b, int64_t *n_id,
     v->num_sampled_edges = b->nse;
     v->edge_index = edge_index;
     v->x = p->has_feat ? xrows : NULL;
-    v->x_dim = p->has_feat ? p->feat.dim : 0;
+    v->x_dim = plan_x_dim(p);
     v->y = p->has_labels ? y : NULL;
 }
 
@@ -277,20 +277,21 @@ int batch_write_npy(const gnndb_batch_view *v, const char *dir, gnn_err *e)
 int hb_transfer_open(hb_exec *x, gnn_err *e)
 {
     if (x->p->device != GNNDB_DEVICE_CUDA) return GNNDB_OK;
-    return xfer_open(x->p->device_index, &x->xf, e);
+    return xfer_open(x->p->device_index, &x->tr.xf, e);
 }
 
 void hb_transfer_close(hb_exec *x)
 {
-    if (x->xf) xfer_close(x->xf);
-    x->xf = NULL;
+    if (x->tr.xf) xfer_close(x->tr.xf);
+    x->tr.xf = NULL;
 }
 
 int hb_emit(hb_exec *x, hb_batch *b, const gnndb_batch_view **view,
             gnn_err *e)
 {
     /* the worker pool is the build thread's while one runs (hb_pipeline.c) */
-    b->view.digest = batch_digest_pool(&b->view, x->bg_running ? NULL : x->pool);
+    b->view.digest = batch_digest_pool(&b->view,
+                                       x->bg.running ? NULL : x->pool);
     if (x->p->into) {
         char dir[1200];
         snprintf(dir, sizeof dir, "%s/epoch-%" PRId64 "/batch-%06" PRId64,
@@ -302,14 +303,14 @@ int hb_emit(hb_exec *x, hb_batch *b, const gnndb_batch_view **view,
     ** memory is sampled again later and must not count twice */
     x->est.nodes += (uint64_t)b->nn;
     x->est.edges += (uint64_t)b->ne;
-    if (x->xf) {
+    if (x->tr.xf) {
         double t0 = hb_now();
-        int rc = xfer_batch(x->xf, &b->view, &x->devview, e);
+        int rc = xfer_batch(x->tr.xf, &b->view, &x->tr.view, e);
         x->est.transfer.seconds += hb_now() - t0;
         if (rc) return rc;
-        x->devview.digest = b->view.digest;
+        x->tr.view.digest = b->view.digest;
         x->est.transfer.items++;
-        *view = &x->devview;
+        *view = &x->tr.view;
         return GNNDB_OK;
     }
     *view = &b->view;

@@ -16,6 +16,7 @@
 #include "exec.h"
 #include "io.h"
 #include "seeds.h"
+#include "plan.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -198,9 +199,8 @@ int scan_open(gnndb *db, const ast_stmt *s, scan_exec **out, gnn_err *e)
     }
     if (!rc) rc = load_seeds(x, s, e);
     if (!rc) {
-        x->bpe = (x->seeds.n + x->batch - 1) / x->batch;
-        x->total = x->bpe * x->epochs;
-        if (x->limit >= 0 && x->limit < x->total) x->total = x->limit;
+        plan_batch_counts(x->seeds.n, x->batch, x->epochs, x->limit, &x->bpe,
+                          &x->total);
         rc = open_io(x, e);
     }
     if (rc) {
