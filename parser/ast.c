@@ -36,5 +36,10 @@ void ast_free(ast_stmt *s)
     free(s->col_name[1]);
     free(s->key);
     free(s->split);
+    for (size_t i = 0; i < s->n_split_names; i++) free(s->split_names[i]);
+    free(s->edge_seeds);
+    for (size_t i = 0; i < s->n_exclude_splits; i++)
+        free(s->exclude_splits[i]);
+    free(s->edge_features);
     free(s);
 }

@@ -23,8 +23,13 @@ typedef enum ast_kind {
     AST_SCAN,            /* SCAN t [ON g] ... */
     AST_SCAN_PACK,       /* SCAN PACK p [EPOCH e] */
     AST_DROP_PACK,       /* DROP PACK p */
-    AST_IMPORT_OGB       /* IMPORT OGB 'dir' AS g */
+    AST_IMPORT_OGB,      /* IMPORT OGB 'dir' AS g */
+    AST_CREATE_EDGE_SPLIT,   /* CREATE EDGE SPLIT s ON g FROM 'pairs' */
+    AST_CREATE_EDGE_SPLITS,  /* CREATE EDGE SPLITS a, b ON g RANDOM f, f */
+    AST_IMPORT_EDGE_FEATURES /* IMPORT EDGE FEATURES w INTO g FROM 'f' */
 } ast_kind;
+
+#define AST_LAST_KIND AST_IMPORT_EDGE_FEATURES
 
 #define AST_MAX_HOPS 8
 
@@ -52,6 +57,14 @@ typedef enum ast_kind {
 
 #define AST_MAX_PROP_HOPS 8
 
+/* NEGATIVE k [PAIRS | TRIPLET] of an edge-seeded SAMPLE */
+#define AST_NEG_SOURCE  0 /* keep the seed edge's source, draw the destination */
+#define AST_NEG_PAIRS   1 /* draw both endpoints */
+#define AST_NEG_TRIPLET 2 /* k destinations per positive, as B x k */
+
+#define AST_MAX_NEGATIVE 1000
+#define AST_MAX_EDGE_SPLITS 16 /* names in CREATE EDGE SPLITS, EXCLUDE SPLIT */
+
 typedef struct ast_stmt {
     ast_kind kind;
     int explain;            /* 0, 1 = EXPLAIN, 2 = EXPLAIN ANALYZE */
@@ -72,6 +85,7 @@ typedef struct ast_stmt {
     int64_t nodes;          /* NODES n, -1 when absent */
     int reorder;            /* AST_REORDER_* */
     int64_t block_size;     /* BLOCK SIZE, bytes; 0 when absent */
+    int no_edge_ids;        /* WITHOUT EDGE IDS: no edge-id topology */
 
     /* text inputs: HEADER, COLUMNS (a, b); .npz inputs: KEY 'member' */
     int header;             /* HEADER given */
@@ -92,6 +106,14 @@ typedef struct ast_stmt {
     /* CREATE SPLIT ... RANDOM f [SEED s] */
     int split_random;
     double fraction;
+
+    /* CREATE EDGE SPLITS a, b, c ON g RANDOM fa, fb, fc [SEED s]: the
+    ** names and fractions in order (CREATE EDGE SPLIT s ... FROM 'pairs'
+    ** uses name, graph, path and the text-input options) */
+    char *split_names[AST_MAX_EDGE_SPLITS];
+    size_t n_split_names;
+    double split_fractions[AST_MAX_EDGE_SPLITS];
+    size_t n_split_fractions;
 
     /* PRAGMA name [= value] */
     char *value;            /* text of the value (quotes removed), or NULL */
@@ -116,6 +138,16 @@ typedef struct ast_stmt {
     char *device;               /* TO DEVICE '...' */
     int64_t part_rank;          /* PARTITION k OF n: k (0-based) ... */
     int64_t part_count;         /* ... and n; 0 when absent */
+    /* link prediction: EDGES split [NEGATIVE k [PAIRS | TRIPLET]] [STRICT]
+    ** [EXCLUDE SEEDS] [EXCLUDE SPLIT a, b] [EDGE FEATURES w] */
+    char *edge_seeds;           /* EDGES split: seeded by edges */
+    int64_t negative;           /* k; 0 when absent */
+    int neg_mode;               /* AST_NEG_* */
+    int neg_strict;             /* STRICT: no negative is an edge */
+    int exclude_seeds;          /* EXCLUDE SEEDS */
+    char *exclude_splits[AST_MAX_EDGE_SPLITS];  /* EXCLUDE SPLIT a, b */
+    size_t n_exclude_splits;
+    char *edge_features;        /* EDGE FEATURES w */
 
     /* PROPAGATE name OVER graph HOPS k [NORMALIZE w] INTO target;
     ** SCAN name [ON graph] (seeds, BATCH, SHUFFLE, SEED, EPOCHS, LIMIT as

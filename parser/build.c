@@ -28,6 +28,10 @@ static const char *const clause_names[CL_COUNT] = {
     [CL_PACK] = "INTO PACK", [CL_EPOCH] = "EPOCH",
     [CL_HEADER] = "HEADER", [CL_COLUMNS] = "COLUMNS", [CL_KEY] = "KEY",
     [CL_SPLIT] = "SPLIT",
+    [CL_NO_EDGE_IDS] = "WITHOUT EDGE IDS", [CL_EDGES] = "EDGES",
+    [CL_NEGATIVE] = "NEGATIVE", [CL_STRICT] = "STRICT",
+    [CL_EXCLUDE_SEEDS] = "EXCLUDE SEEDS", [CL_EXCLUDE_SPLIT] = "EXCLUDE SPLIT",
+    [CL_EDGE_FEATURES] = "EDGE FEATURES",
 };
 
 /* Record the first error, prefixed with the place of token `at`. */
@@ -90,11 +94,11 @@ static void lower(char *s)
 static int once(parse_ctx *p, const gtok *kw, int c)
 {
     if (p->rc) return 0;
-    if (p->seen & (1u << c)) {
+    if (p->seen & (1ull << c)) {
         fail(p, GNNDB_SYNTAX, kw, "%s given twice", clause_names[c]);
         return 0;
     }
-    p->seen |= 1u << c;
+    p->seen |= 1ull << c;
     return 1;
 }
 
@@ -156,6 +160,21 @@ void build_import(parse_ctx *p, const gtok *name, const gtok *graph,
     set_str(p, &p->s->path, path);
 }
 
+/* A RANDOM fraction: greater than 0, at most 1; 0 after an error. */
+static double tok_fraction(parse_ctx *p, const gtok *t)
+{
+    char *text = tok_dup(p, t);
+    if (!text) return 0.0;
+    double f = strtod(text, NULL);
+    free(text);
+    if (f > 0.0 && f <= 1.0) return f;
+    char q[64];
+    fail(p, GNNDB_RANGE, t,
+         "RANDOM fraction %s is out of range (greater than 0, at most 1)",
+         tok_quote(t, q, sizeof q));
+    return 0.0;
+}
+
 void build_split(parse_ctx *p, const gtok *name, const gtok *graph,
                  const gtok *path, const gtok *fraction)
 {
@@ -167,18 +186,114 @@ void build_split(parse_ctx *p, const gtok *name, const gtok *graph,
         set_str(p, &p->s->path, path);
         return;
     }
-    char *text = tok_dup(p, fraction);
-    if (!text) return;
-    double f = strtod(text, NULL);
-    if (!(f > 0.0 && f <= 1.0)) {
-        char q[64];
-        fail(p, GNNDB_RANGE, fraction,
-             "RANDOM fraction %s is out of range (greater than 0, at most 1)",
-             tok_quote(fraction, q, sizeof q));
-    }
-    free(text);
     p->s->split_random = 1;
-    p->s->fraction = f;
+    p->s->fraction = tok_fraction(p, fraction);
+}
+
+/* ---- link prediction ------------------------------------------------- */
+
+void build_import_edge_features(parse_ctx *p, const gtok *name,
+                                const gtok *graph, const gtok *path)
+{
+    if (p->rc) return;
+    p->s->kind = AST_IMPORT_EDGE_FEATURES;
+    set_str(p, &p->s->name, name);
+    set_str(p, &p->s->graph, graph);
+    set_str(p, &p->s->path, path);
+}
+
+void build_edge_split(parse_ctx *p, const gtok *name, const gtok *graph,
+                      const gtok *path)
+{
+    if (p->rc) return;
+    p->s->kind = AST_CREATE_EDGE_SPLIT;
+    set_str(p, &p->s->name, name);
+    set_str(p, &p->s->graph, graph);
+    set_str(p, &p->s->path, path);
+}
+
+/* Names and fractions pair up, and the fractions leave no edge in two
+** splits (a sum of at most 1, with room for rounding of decimals). */
+void build_edge_splits(parse_ctx *p, const gtok *graph)
+{
+    if (p->rc) return;
+    ast_stmt *s = p->s;
+    s->kind = AST_CREATE_EDGE_SPLITS;
+    set_str(p, &s->graph, graph);
+    if (s->n_split_names != s->n_split_fractions) {
+        fail(p, GNNDB_SYNTAX, graph, "CREATE EDGE SPLITS names %zu split%s "
+             "but gives %zu fraction%s; give one fraction per split",
+             s->n_split_names, s->n_split_names == 1 ? "" : "s",
+             s->n_split_fractions, s->n_split_fractions == 1 ? "" : "s");
+        return;
+    }
+    double sum = 0.0;
+    for (size_t i = 0; i < s->n_split_fractions; i++)
+        sum += s->split_fractions[i];
+    if (sum > 1.0 + 1e-9)
+        fail(p, GNNDB_RANGE, graph, "CREATE EDGE SPLITS: the fractions sum "
+             "to %g; they must sum to at most 1 (an edge is in one split)",
+             sum);
+}
+
+void build_split_name(parse_ctx *p, const gtok *name)
+{
+    if (p->rc) return;
+    ast_stmt *s = p->s;
+    if (s->n_split_names == AST_MAX_EDGE_SPLITS) {
+        fail(p, GNNDB_RANGE, name, "CREATE EDGE SPLITS takes at most %d "
+             "names", AST_MAX_EDGE_SPLITS);
+        return;
+    }
+    for (size_t i = 0; i < s->n_split_names; i++)
+        if (strlen(s->split_names[i]) == name->n &&
+            strncmp(s->split_names[i], name->z, name->n) == 0) {
+            char q[64];
+            fail(p, GNNDB_SYNTAX, name, "split %s is named twice",
+                 tok_quote(name, q, sizeof q));
+            return;
+        }
+    set_str(p, &s->split_names[s->n_split_names], name);
+    if (!p->rc) s->n_split_names++;
+}
+
+void build_split_fraction(parse_ctx *p, const gtok *f)
+{
+    if (p->rc) return;
+    ast_stmt *s = p->s;
+    if (s->n_split_fractions == AST_MAX_EDGE_SPLITS) {
+        fail(p, GNNDB_RANGE, f, "CREATE EDGE SPLITS takes at most %d "
+             "fractions", AST_MAX_EDGE_SPLITS);
+        return;
+    }
+    double v = tok_fraction(p, f);
+    if (!p->rc) s->split_fractions[s->n_split_fractions++] = v;
+}
+
+void build_negative(parse_ctx *p, const gtok *kw, const gtok *k, int mode)
+{
+    int64_t v;
+    if (!once(p, kw, CL_NEGATIVE) || !tok_int64(p, k, &v)) return;
+    if (v < 1 || v > AST_MAX_NEGATIVE) {
+        fail(p, GNNDB_RANGE, k, "NEGATIVE %" PRId64 " is out of range "
+             "(1..%d negatives per seed edge)", v, AST_MAX_NEGATIVE);
+        return;
+    }
+    p->s->negative = v;
+    p->s->neg_mode = mode;
+}
+
+void build_exclude_split(parse_ctx *p, const gtok *name)
+{
+    if (p->rc) return;
+    ast_stmt *s = p->s;
+    if (s->n_exclude_splits == AST_MAX_EDGE_SPLITS) {
+        fail(p, GNNDB_RANGE, name, "EXCLUDE SPLIT takes at most %d names",
+             AST_MAX_EDGE_SPLITS);
+        return;
+    }
+    set_str(p, &s->exclude_splits[s->n_exclude_splits], name);
+    if (!p->rc) s->n_exclude_splits++;
 }
 
 void build_simple(parse_ctx *p, ast_kind kind, const gtok *name,
@@ -235,14 +350,38 @@ void build_sample(parse_ctx *p, const gtok *kw, const gtok *graph)
     p->sample_kw = *kw;
 }
 
+/* The clauses of an edge-seeded SAMPLE need its EDGES clause, and it
+** excludes node seeds. */
+static void finish_link_clauses(parse_ctx *p)
+{
+    static const int need_edges[] = {CL_NEGATIVE, CL_STRICT,
+                                     CL_EXCLUDE_SEEDS};
+    if (p->seen & (1ull << CL_EDGES)) {
+        if (p->seen & (1ull << CL_SEEDS))
+            fail(p, GNNDB_SYNTAX, &p->sample_kw, "SAMPLE takes SEEDS (nodes) "
+                 "or EDGES (edges) as its seeds, not both");
+        else if ((p->seen & (1ull << CL_STRICT)) && !p->s->negative)
+            fail(p, GNNDB_SYNTAX, &p->sample_kw, "STRICT applies to "
+                 "negatives: give NEGATIVE k with it");
+        return;
+    }
+    for (size_t i = 0; i < sizeof need_edges / sizeof need_edges[0]; i++)
+        if (p->seen & (1ull << need_edges[i])) {
+            fail(p, GNNDB_SYNTAX, &p->sample_kw, "%s needs edge seeds "
+                 "(EDGES split); this SAMPLE is seeded by nodes",
+                 clause_names[need_edges[i]]);
+            return;
+        }
+}
+
 /* Checks of the whole statement, once the grammar accepted it: the parser
 ** reduces before it sees a bad token, so a reduction is too early for them. */
 void build_finish(parse_ctx *p)
 {
     if (p->rc) return;
-    if (p->s->kind == AST_SAMPLE && !(p->seen & (1u << CL_BATCH)))
+    if (p->s->kind == AST_SAMPLE && !(p->seen & (1ull << CL_BATCH)))
         fail(p, GNNDB_SYNTAX, &p->sample_kw, "SAMPLE needs a BATCH clause");
-    else if (p->s->kind == AST_SCAN && !(p->seen & (1u << CL_BATCH)))
+    else if (p->s->kind == AST_SCAN && !(p->seen & (1ull << CL_BATCH)))
         fail(p, GNNDB_SYNTAX, &p->sample_kw, "SCAN needs a BATCH clause");
     else if (p->s->kind == AST_SAMPLE && p->s->pack && p->s->into)
         fail(p, GNNDB_SYNTAX, &p->sample_kw,
@@ -251,6 +390,8 @@ void build_finish(parse_ctx *p)
         fail(p, GNNDB_SYNTAX, &p->sample_kw,
              "INTO PACK stores batches in the database; TO DEVICE belongs "
              "to SCAN PACK");
+    else if (p->s->kind == AST_SAMPLE)
+        finish_link_clauses(p);
 }
 
 /* ---- importers' options ----------------------------------------------- */
@@ -357,6 +498,9 @@ void build_flag(parse_ctx *p, const gtok *kw, int clause)
     case CL_SHUFFLE: s->shuffle = 1; break;
     case CL_REPLACEMENT: s->replace = 1; break;
     case CL_HEADER: s->header = 1; break;
+    case CL_NO_EDGE_IDS: s->no_edge_ids = 1; break;
+    case CL_STRICT: s->neg_strict = 1; break;
+    case CL_EXCLUDE_SEEDS: s->exclude_seeds = 1; break;
     default: break;
     }
 }
@@ -431,6 +575,8 @@ void build_name(parse_ctx *p, const gtok *kw, int clause, const gtok *v)
                 : clause == CL_PACK     ? &p->s->pack
                 : clause == CL_KEY      ? &p->s->key
                 : clause == CL_SPLIT    ? &p->s->split
+                : clause == CL_EDGES    ? &p->s->edge_seeds
+                : clause == CL_EDGE_FEATURES ? &p->s->edge_features
                                         : &p->s->device;
     set_str(p, slot, v);
 }

@@ -16,6 +16,8 @@ enum {
     CL_CHUNK,
     CL_PACK, CL_EPOCH,
     CL_HEADER, CL_COLUMNS, CL_KEY, CL_SPLIT,
+    CL_NO_EDGE_IDS, CL_EDGES, CL_NEGATIVE, CL_STRICT, CL_EXCLUDE_SEEDS,
+    CL_EXCLUDE_SPLIT, CL_EDGE_FEATURES,
     CL_COUNT
 };
 
@@ -25,7 +27,7 @@ typedef struct parse_ctx {
     int rc;               /* first error; every builder is a no-op after it */
     int accepted;         /* the grammar accepted the statement */
     int at_eof;           /* the end token fed is the end of the input */
-    uint32_t seen;        /* 1 << CL_* for each clause given */
+    uint64_t seen;        /* 1 << CL_* for each clause given */
     size_t seed_cap;      /* capacity of s->seed_ids */
     gtok sample_kw;       /* where SAMPLE is, for "needs a BATCH clause" */
 } parse_ctx;
@@ -80,6 +82,20 @@ void build_ogb(parse_ctx *p, const gtok *dir, const gtok *name);
 /* SCAN PACK name [EPOCH e] [INTO 'dir'] [TO DEVICE d] (SAMPLE's INTO PACK
 ** is build_name with CL_PACK). */
 void build_scan_pack(parse_ctx *p, const gtok *kw, const gtok *name);
+
+/* Link prediction: IMPORT EDGE FEATURES; CREATE EDGE SPLIT s ... FROM
+** 'pairs'; CREATE EDGE SPLITS names ... RANDOM fractions (each name and
+** fraction given by build_split_name / build_split_fraction, in order);
+** NEGATIVE k [PAIRS | TRIPLET]; one name of EXCLUDE SPLIT a, b. */
+void build_import_edge_features(parse_ctx *p, const gtok *name,
+                                const gtok *graph, const gtok *path);
+void build_edge_split(parse_ctx *p, const gtok *name, const gtok *graph,
+                      const gtok *path);
+void build_edge_splits(parse_ctx *p, const gtok *graph);
+void build_split_name(parse_ctx *p, const gtok *name);
+void build_split_fraction(parse_ctx *p, const gtok *f);
+void build_negative(parse_ctx *p, const gtok *kw, const gtok *k, int mode);
+void build_exclude_split(parse_ctx *p, const gtok *name);
 
 /* After the grammar accepted: the checks that need the whole statement. */
 void build_finish(parse_ctx *p);

@@ -47,6 +47,11 @@ int gnnParseCheck(void *parser, int major, const gtok *t, parse_ctx *ctx);
 %token PROPAGATE OVER HOPS NORMALIZE SCAN CHUNK.
 %token PACK EPOCH.
 %token HEADER COLUMNS KEY OGB AS.
+%token EDGE EDGES WITHOUT NEGATIVE PAIRS TRIPLET STRICT EXCLUDE SPLITS.
+
+/* The words link prediction added stay usable as names (a table called
+** "edges" from before them still parses) wherever a name is expected. */
+%fallback ID EDGE EDGES WITHOUT NEGATIVE PAIRS TRIPLET STRICT EXCLUDE SPLITS.
 
 /* ---- CREATE GRAPH ---------------------------------------------------- */
 cmd ::= CREATE GRAPH ID(N) FROM STRING(P) graph_opts.
@@ -65,6 +70,7 @@ graph_opt ::= HEADER(K).            { build_flag(pctx, &K, CL_HEADER); }
 graph_opt ::= COLUMNS(K) LP column(A) COMMA column(B) RP.
                                     { build_columns(pctx, &K, &A, &B); }
 graph_opt ::= npz_key.
+graph_opt ::= WITHOUT(K) EDGE IDS.  { build_flag(pctx, &K, CL_NO_EDGE_IDS); }
 %type column {gtok}
 column(A) ::= ID(X).                { A = X; }
 column(A) ::= STRING(X).            { A = X; }
@@ -96,6 +102,10 @@ label_opts ::= label_opts npz_key.
 format_type ::= FORMAT(K) ID(V).    { build_format(pctx, &K, &V, 1); }
 format_type ::= TYPE(K) ID(V).      { build_dtype(pctx, &K, CL_TYPE, &V); }
 
+/* ---- IMPORT EDGE FEATURES: a row per input edge ----------------------- */
+cmd ::= IMPORT EDGE FEATURES ID(N) INTO ID(G) FROM STRING(P) feat_opts.
+                                    { build_import_edge_features(pctx, &N, &G, &P); }
+
 /* ---- IMPORT OGB: a graph, its features, labels and splits at once ------ */
 cmd ::= IMPORT OGB STRING(P) AS ID(N) ogb_opts.
                                     { build_ogb(pctx, &P, &N); }
@@ -117,6 +127,25 @@ fraction(A) ::= FLOAT(X).           { A = X; }
 fraction(A) ::= INTEGER(X).         { A = X; }
 split_seed ::= .
 split_seed ::= SEED(K) INTEGER(N).  { build_seed(pctx, &K, &N); }
+
+/* ---- CREATE EDGE SPLIT(S): seed edges for link prediction -------------- */
+cmd ::= CREATE EDGE SPLIT ID(N) ON ID(G) FROM STRING(P) pair_opts.
+                                    { build_edge_split(pctx, &N, &G, &P); }
+pair_opts ::= .
+pair_opts ::= pair_opts pair_opt.
+pair_opt ::= FORMAT(K) ID(V).       { build_format(pctx, &K, &V, 0); }
+pair_opt ::= HEADER(K).             { build_flag(pctx, &K, CL_HEADER); }
+pair_opt ::= COLUMNS(K) LP column(A) COMMA column(B) RP.
+                                    { build_columns(pctx, &K, &A, &B); }
+pair_opt ::= npz_key.
+cmd ::= CREATE EDGE SPLITS split_names ON ID(G) RANDOM split_fractions
+        split_seed.                 { build_edge_splits(pctx, &G); }
+split_names ::= ID(N).              { build_split_name(pctx, &N); }
+split_names ::= split_names COMMA ID(N).
+                                    { build_split_name(pctx, &N); }
+split_fractions ::= fraction(F).    { build_split_fraction(pctx, &F); }
+split_fractions ::= split_fractions COMMA fraction(F).
+                                    { build_split_fraction(pctx, &F); }
 
 /* ---- catalog statements ----------------------------------------------- */
 cmd ::= SHOW GRAPHS.                { build_simple(pctx, AST_SHOW_GRAPHS, NULL, NULL); }
@@ -183,6 +212,24 @@ sample_clause ::= TO(K) DEVICE ID(D).
 /* ---- SAMPLE ... PARTITION k OF n (data-parallel shards) --------------- */
 sample_clause ::= PARTITION(K) INTEGER(R) OF INTEGER(N).
                                     { build_partition(pctx, &K, &R, &N); }
+
+/* ---- SAMPLE ... EDGES split: link prediction ------------------------- */
+sample_clause ::= EDGES(K) ID(S).   { build_name(pctx, &K, CL_EDGES, &S); }
+sample_clause ::= NEGATIVE(K) INTEGER(N).
+                                    { build_negative(pctx, &K, &N, AST_NEG_SOURCE); }
+sample_clause ::= NEGATIVE(K) INTEGER(N) PAIRS.
+                                    { build_negative(pctx, &K, &N, AST_NEG_PAIRS); }
+sample_clause ::= NEGATIVE(K) INTEGER(N) TRIPLET.
+                                    { build_negative(pctx, &K, &N, AST_NEG_TRIPLET); }
+sample_clause ::= STRICT(K).        { build_flag(pctx, &K, CL_STRICT); }
+sample_clause ::= EXCLUDE(K) SEEDS. { build_flag(pctx, &K, CL_EXCLUDE_SEEDS); }
+sample_clause ::= exclude_split exclude_names.
+exclude_split ::= EXCLUDE(K) SPLIT. { build_flag(pctx, &K, CL_EXCLUDE_SPLIT); }
+exclude_names ::= ID(S).            { build_exclude_split(pctx, &S); }
+exclude_names ::= exclude_names COMMA ID(S).
+                                    { build_exclude_split(pctx, &S); }
+sample_clause ::= EDGE(K) FEATURES ID(T).
+                                    { build_name(pctx, &K, CL_EDGE_FEATURES, &T); }
 
 /* ---- PROPAGATE and SCAN (pre-propagated features) ---------------------- */
 cmd ::= PROPAGATE(K) ID(F) OVER ID(G) HOPS INTEGER(N) prop_norm INTO ID(O).
@@ -258,6 +305,14 @@ static int gnn_accepts(yyParser *p, int tok)
 static void gnn_expected(yyParser *p, unsigned char *ok, int n)
 {
     for (int t = 0; t < n; t++) ok[t] = (unsigned char)gnn_accepts(p, t);
+    /* where a name is expected, the words that fall back to names are
+    ** names too: "name" says it without listing them */
+#ifdef YYFALLBACK
+    if (ok[TK_ID])
+        for (int t = 0; t < n && t < (int)(sizeof yyFallback /
+                                           sizeof yyFallback[0]); t++)
+            if (yyFallback[t] == TK_ID) ok[t] = 0;
+#endif
 }
 
 /* Called by parse.c before each token: by the time lemon itself finds a

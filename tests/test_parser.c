@@ -569,7 +569,8 @@ static void typo_on_line_two_names_line_column_and_expected(void **state)
                  GNNDB_SYNTAX,
                  "near line 2, column 14: syntax error at 'BATCHES'; expected "
                  "one of SEEDS, FEATURES, BATCH, HYPERBATCH, SHUFFLE, SEED, "
-                 "EPOCHS, WITH, LIMIT, INTO, TO, PARTITION, ';'");
+                 "EPOCHS, WITH, LIMIT, INTO, TO, PARTITION, EDGE, EDGES, "
+                 "NEGATIVE, STRICT, EXCLUDE, ';'");
     expect_error("SAMPEL 10 FROM g BATCH 1", GNNDB_SYNTAX,
                  "near line 1, column 1: syntax error at 'SAMPEL'; expected "
                  "one of CREATE, IMPORT, SHOW, DESCRIBE, DROP, CHECK, PRAGMA, "
@@ -954,6 +955,108 @@ static void keyword_table_lists_the_language(void **state)
     }
 }
 
+/* ---- link prediction ------------------------------------------------- */
+
+static void link_statements(void **state)
+{
+    (void)state;
+    ast_stmt *s = parse_ok("CREATE GRAPH g FROM 'e.csv' UNDIRECTED WITHOUT "
+                           "EDGE IDS");
+    assert_int_equal(s->kind, AST_CREATE_GRAPH);
+    assert_int_equal(s->no_edge_ids, 1);
+    assert_int_equal(s->undirected, 1);
+    ast_free(s);
+
+    s = parse_ok("CREATE EDGE SPLIT train ON g FROM 'p.tsv' FORMAT tsv HEADER "
+                 "COLUMNS (src, dst)");
+    assert_int_equal(s->kind, AST_CREATE_EDGE_SPLIT);
+    assert_string_equal(s->name, "train");
+    assert_string_equal(s->graph, "g");
+    assert_string_equal(s->path, "p.tsv");
+    assert_int_equal(s->format, AST_FMT_TSV);
+    assert_int_equal(s->header, 1);
+    assert_int_equal(s->columns, AST_COLS_NAME);
+    ast_free(s);
+
+    s = parse_ok("CREATE EDGE SPLITS train, valid, test ON g RANDOM 0.85, "
+                 "0.05, 0.10 SEED 7");
+    assert_int_equal(s->kind, AST_CREATE_EDGE_SPLITS);
+    assert_int_equal(s->n_split_names, 3);
+    assert_string_equal(s->split_names[2], "test");
+    assert_true(s->split_fractions[0] == 0.85 && s->split_fractions[2] == 0.10);
+    assert_int_equal(s->has_seed, 1);
+    assert_int_equal(s->seed, 7);
+    ast_free(s);
+
+    s = parse_ok("IMPORT EDGE FEATURES w INTO g FROM 'ef.npy' STORE float16");
+    assert_int_equal(s->kind, AST_IMPORT_EDGE_FEATURES);
+    assert_string_equal(s->name, "w");
+    assert_string_equal(s->store, "float16");
+    ast_free(s);
+
+    s = parse_ok("SAMPLE 10, 5 FROM g EDGES train BATCH 64 NEGATIVE 3 TRIPLET "
+                 "STRICT EXCLUDE SEEDS EXCLUDE SPLIT valid, test EDGE FEATURES "
+                 "w SHUFFLE SEED 2");
+    assert_int_equal(s->kind, AST_SAMPLE);
+    assert_string_equal(s->edge_seeds, "train");
+    assert_int_equal(s->negative, 3);
+    assert_int_equal(s->neg_mode, AST_NEG_TRIPLET);
+    assert_int_equal(s->neg_strict, 1);
+    assert_int_equal(s->exclude_seeds, 1);
+    assert_int_equal(s->n_exclude_splits, 2);
+    assert_string_equal(s->exclude_splits[1], "test");
+    assert_string_equal(s->edge_features, "w");
+    assert_int_equal(s->seeds_kind, AST_SEEDS_DEFAULT);
+    ast_free(s);
+
+    s = parse_ok("SAMPLE 2 FROM g EDGES e BATCH 8 NEGATIVE 1 PAIRS");
+    assert_int_equal(s->neg_mode, AST_NEG_PAIRS);
+    ast_free(s);
+    s = parse_ok("SAMPLE 2 FROM g EDGES e BATCH 8");
+    assert_int_equal(s->negative, 0);
+    assert_int_equal(s->neg_mode, AST_NEG_SOURCE);
+    ast_free(s);
+    /* the new words remain names where a name is expected */
+    s = parse_ok("SAMPLE 2 FROM edges FEATURES strict BATCH 8 SEEDS pairs");
+    assert_string_equal(s->graph, "edges");
+    assert_string_equal(s->features, "strict");
+    assert_string_equal(s->seeds_split, "pairs");
+    ast_free(s);
+}
+
+static void link_errors(void **state)
+{
+    (void)state;
+    expect_error("CREATE EDGE SPLITS a, b ON g RANDOM 0.85, 0.25",
+                 GNNDB_RANGE, "line 1, column 28: CREATE EDGE SPLITS: the "
+                 "fractions sum to 1.1; they must sum to at most 1 (an edge "
+                 "is in one split)");
+    expect_error_part("CREATE EDGE SPLITS a, b ON g RANDOM 0.5", GNNDB_SYNTAX,
+                      "names 2 splits but gives 1 fraction");
+    expect_error_part("CREATE EDGE SPLITS a, a ON g RANDOM 0.5, 0.5",
+                      GNNDB_SYNTAX, "split 'a' is named twice");
+    expect_error_part("CREATE EDGE SPLITS a ON g RANDOM 0", GNNDB_RANGE,
+                      "RANDOM fraction '0' is out of range");
+    expect_error("SAMPLE 1 FROM g EDGES e BATCH 4 NEGATIVE 0", GNNDB_RANGE,
+                 "line 1, column 42: NEGATIVE 0 is out of range (1..1000 "
+                 "negatives per seed edge)");
+    expect_error_part("SAMPLE 1 FROM g EDGES e BATCH 4 NEGATIVE -2",
+                      GNNDB_RANGE, "NEGATIVE -2 is out of range");
+    expect_error_part("SAMPLE 1 FROM g EDGES e BATCH 4 NEGATIVE 1 NEGATIVE 2",
+                      GNNDB_SYNTAX, "NEGATIVE");
+    expect_error("SAMPLE 1 FROM g SEEDS train BATCH 4 EXCLUDE SEEDS",
+                 GNNDB_SYNTAX, "line 1, column 1: EXCLUDE SEEDS needs edge "
+                 "seeds (EDGES split); this SAMPLE is seeded by nodes");
+    expect_error_part("SAMPLE 1 FROM g BATCH 4 NEGATIVE 1", GNNDB_SYNTAX,
+                      "NEGATIVE needs edge seeds");
+    expect_error_part("SAMPLE 1 FROM g EDGES e BATCH 4 STRICT", GNNDB_SYNTAX,
+                      "STRICT applies to negatives");
+    expect_error_part("SAMPLE 1 FROM g EDGES e SEEDS s BATCH 4", GNNDB_SYNTAX,
+                      "not both");
+    expect_error_part("SAMPLE 1 FROM g EDGES e BATCH 4 EXCLUDE", GNNDB_SYNTAX,
+                      "SEEDS");
+}
+
 /* ---- random input ----------------------------------------------------- */
 
 static uint64_t rng_next(uint64_t *x)
@@ -1139,6 +1242,8 @@ int main(void)
         cmocka_unit_test(stray_bytes_are_syntax_errors),
         cmocka_unit_test(pack_statements),
         cmocka_unit_test(pack_errors),
+        cmocka_unit_test(link_statements),
+        cmocka_unit_test(link_errors),
         cmocka_unit_test(keyword_table_lists_the_language),
         cmocka_unit_test(random_and_mutated_input_never_crashes),
     };

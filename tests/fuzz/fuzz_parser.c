@@ -13,7 +13,7 @@
 
 static void check_ast(const ast_stmt *s)
 {
-    CHECK(s->kind >= AST_CREATE_GRAPH && s->kind <= AST_IMPORT_OGB);
+    CHECK(s->kind >= AST_CREATE_GRAPH && s->kind <= AST_LAST_KIND);
     CHECK(s->explain >= 0 && s->explain <= 2);
     CHECK(s->nhops >= 0 && s->nhops <= AST_MAX_HOPS);
     CHECK(s->n_seed_ids == 0 || s->seed_ids != NULL);
@@ -21,10 +21,30 @@ static void check_ast(const ast_stmt *s)
     const char *strs[] = {s->name, s->graph, s->path, s->dtype, s->store,
                           s->value, s->seeds_split, s->features, s->into,
                           s->device, s->target, s->pack, s->key, s->split,
-                          s->col_name[0], s->col_name[1]};
+                          s->col_name[0], s->col_name[1], s->edge_seeds,
+                          s->edge_features};
     for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
         if (strs[i]) sum += strlen(strs[i]);   /* ASan: each a live string */
     for (size_t i = 0; i < s->n_seed_ids; i++) sum += (size_t)s->seed_ids[i];
+    CHECK(s->n_split_names <= AST_MAX_EDGE_SPLITS &&
+          s->n_exclude_splits <= AST_MAX_EDGE_SPLITS);
+    for (size_t i = 0; i < s->n_split_names; i++)
+        sum += strlen(s->split_names[i]);
+    for (size_t i = 0; i < s->n_exclude_splits; i++)
+        sum += strlen(s->exclude_splits[i]);
+    if (s->kind == AST_CREATE_EDGE_SPLITS) {
+        double f = 0.0;
+        CHECK(s->n_split_names == s->n_split_fractions &&
+              s->n_split_names >= 1);
+        for (size_t i = 0; i < s->n_split_fractions; i++) {
+            CHECK(s->split_fractions[i] > 0.0 && s->split_fractions[i] <= 1.0);
+            f += s->split_fractions[i];
+        }
+        CHECK(f <= 1.0 + 1e-9);
+    }
+    if (s->negative) CHECK(s->negative >= 1 && s->negative <= AST_MAX_NEGATIVE);
+    if (s->neg_strict || s->exclude_seeds || s->negative)
+        CHECK(s->kind == AST_SAMPLE && s->edge_seeds);
     for (int h = 0; h < s->nhops; h++)
         CHECK(s->fanouts[h] == -1 || s->fanouts[h] >= 1);
     if (s->kind == AST_SAMPLE) CHECK(s->nhops >= 1);
