@@ -11,6 +11,7 @@ struct cat_db {
     sqlite3 *db;
     int readonly;
     int has_packs;   /* the packs tables exist (catalog/packs.c) */
+    int has_split_kind; /* splits has kind and seed (edge splits) */
     char path[1024]; /* named in every message */
 };
 
@@ -53,5 +54,10 @@ int catx_packs_schema(cat_db *c, gnn_err *e);
 extern const char catx_schema_packs[];
 /* Delete the packs of a graph with their batch lists and checksums. */
 int catx_packs_drop_graph(cat_db *c, int64_t graph_id, gnn_err *e);
+
+/* Note whether splits has the kind and seed columns (migration 4); a
+** read-only catalog without them has node splits only. */
+int catx_split_kind_schema(cat_db *c, gnn_err *e);
+extern const char catx_schema_split_kind[];
 
 #endif

@@ -83,6 +83,9 @@ static const char *const migrations[] = {
     "  value) WITHOUT ROWID;",
     /* 3: packs, SAMPLE ... INTO PACK (catalog/packs.c) */
     catx_schema_packs,
+    /* 4: edge splits (CREATE EDGE SPLIT[S]): a split's kind, and the SEED
+    ** a RANDOM edge split drew with */
+    catx_schema_split_kind,
 };
 #define SCHEMA_VERSION (1 + (int)(sizeof migrations / sizeof migrations[0]))
 
@@ -357,7 +360,8 @@ static int open_conn(cat_db *c, gnn_err *e)
     } else if (!c->readonly && (rc = migrate(c, e))) {
         return rc;
     }
-    return catx_packs_schema(c, e);
+    if ((rc = catx_packs_schema(c, e))) return rc;
+    return catx_split_kind_schema(c, e);
 }
 
 int cat_open(const char *path, int readonly, cat_db **out, gnn_err *e)

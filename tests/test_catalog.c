@@ -182,7 +182,7 @@ static void test_new_catalog_has_schema_and_version(void **state)
     /* format_version, and schema_version: the last migration applied */
     assert_int_equal(raw_int(f->path, "SELECT count(*) FROM meta"), 2);
     assert_int_equal(raw_int(f->path, "SELECT value FROM meta WHERE key = "
-                                      "'schema_version'"), 3);
+                                      "'schema_version'"), 4);
 }
 
 /* ---- graphs -------------------------------------------------------------- */
@@ -813,9 +813,13 @@ static void test_packs_tables_added_to_an_older_catalog(void **state)
     gnn_err e = {0};
     cat_close(f->c);
     f->c = NULL;
-    /* schema version 2: the catalog of a library before packs */
+    /* schema version 2: the catalog of a library before packs (and before
+    ** edge splits, migration 4) */
     assert_int_equal(raw_exec(f->path, "DROP TABLE pack_batches; "
-                                       "DROP TABLE packs; UPDATE meta SET "
+                                       "DROP TABLE packs; "
+                                       "ALTER TABLE splits DROP COLUMN seed; "
+                                       "ALTER TABLE splits DROP COLUMN kind; "
+                                       "UPDATE meta SET "
                                        "value = 2 WHERE key = "
                                        "'schema_version';"), SQLITE_OK);
     cat_db *ro;
@@ -834,7 +838,7 @@ static void test_packs_tables_added_to_an_older_catalog(void **state)
                                       "WHERE name IN ('packs', "
                                       "'pack_batches')"), 2);
     assert_int_equal(raw_int(f->path, "SELECT value FROM meta WHERE key = "
-                                      "'schema_version'"), 3);
+                                      "'schema_version'"), 4);
 }
 
 int main(void)
