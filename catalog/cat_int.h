@@ -11,7 +11,7 @@ struct cat_db {
     sqlite3 *db;
     int readonly;
     int has_packs;   /* the packs tables exist (catalog/packs.c) */
-    int has_split_kind; /* splits has kind and seed (edge splits) */
+    int has_eids;    /* graphs has the edge-id columns (format 3) */
     char path[1024]; /* named in every message */
 };
 
@@ -47,6 +47,13 @@ int catx_query_rows(cat_db *c, const char *sql, int64_t i1, const char *s2,
 /* GNNDB_READONLY naming the file when c was opened read-only. */
 int catx_writable(cat_db *c, gnn_err *e);
 
+/* Note whether graphs has the edge-id columns (objects.c): a writable
+** open has added them (migration 4); a read-only format-2 catalog lacks
+** them, and its graphs read as graphs without edge ids. */
+int catx_eids_schema(cat_db *c, gnn_err *e);
+/* The edge-id columns of graphs, migration 4 of catalog.c. */
+extern const char catx_schema_eids[];
+
 /* Note whether the packs tables exist: a writable open has added them
 ** (migration 3); a read-only catalog without them has no packs. */
 int catx_packs_schema(cat_db *c, gnn_err *e);
@@ -54,10 +61,5 @@ int catx_packs_schema(cat_db *c, gnn_err *e);
 extern const char catx_schema_packs[];
 /* Delete the packs of a graph with their batch lists and checksums. */
 int catx_packs_drop_graph(cat_db *c, int64_t graph_id, gnn_err *e);
-
-/* Note whether splits has the kind and seed columns (migration 4); a
-** read-only catalog without them has node splits only. */
-int catx_split_kind_schema(cat_db *c, gnn_err *e);
-extern const char catx_schema_split_kind[];
 
 #endif

@@ -83,9 +83,10 @@ static const char *const migrations[] = {
     "  value) WITHOUT ROWID;",
     /* 3: packs, SAMPLE ... INTO PACK (catalog/packs.c) */
     catx_schema_packs,
-    /* 4: edge splits (CREATE EDGE SPLIT[S]): a split's kind, and the SEED
-    ** a RANDOM edge split drew with */
-    catx_schema_split_kind,
+    /* 4: edge ids and edge splits (catalog/objects.c); sets format_version
+    ** 3, since a format-2 gnndb would misread what hangs off them (an edge
+    ** split would read as an empty node split) */
+    catx_schema_eids,
 };
 #define SCHEMA_VERSION (1 + (int)(sizeof migrations / sizeof migrations[0]))
 
@@ -239,11 +240,13 @@ static int check_version(cat_db *c, gnn_err *e)
                           "%s is damaged: format version %" PRId64, c->path, v);
     /* Format 1 blocks carry one checksum each, so a read of some of their
     ** pages could not be verified: rather than trust them, ask for the
-    ** database to be built again (its block files are rewritten anyway). */
-    if (v < GNNDB_FORMAT_VERSION)
+    ** database to be built again (its block files are rewritten anyway).
+    ** Format 2 lacks only edge ids: a writable open migrates it (its
+    ** graphs have none), a read-only one reads it as it is. */
+    if (v < 2)
         return gnn_seterr(e, GNNDB_VERSION_MISMATCH,
                           "%s has format version %" PRId64 "; this gnndb "
-                          "reads format %d only (blocks with page "
+                          "reads formats 2 to %d only (blocks with page "
                           "checksums): rebuild it into a new database with "
                           "CREATE GRAPH, IMPORT FEATURES, IMPORT LABELS, "
                           "CREATE SPLIT and PROPAGATE from the sources that "
@@ -360,8 +363,8 @@ static int open_conn(cat_db *c, gnn_err *e)
     } else if (!c->readonly && (rc = migrate(c, e))) {
         return rc;
     }
-    if ((rc = catx_packs_schema(c, e))) return rc;
-    return catx_split_kind_schema(c, e);
+    if ((rc = catx_eids_schema(c, e))) return rc;
+    return catx_packs_schema(c, e);
 }
 
 int cat_open(const char *path, int readonly, cat_db **out, gnn_err *e)
@@ -569,15 +572,15 @@ int cat_files(cat_db *c, char ***names, size_t *n, gnn_err *e)
 {
     *names = NULL;
     *n = 0;
+    char sql[512];
+    snprintf(sql, sizeof sql, "SELECT file FROM graphs UNION "
+             "SELECT file FROM tables UNION %s%s"
+             "SELECT file FROM checksums",
+             c->has_packs ? "SELECT file FROM packs UNION " : "",
+             c->has_eids ? "SELECT eid_file FROM graphs WHERE has_eids "
+                           "UNION " : "");
     sqlite3_stmt *st;
-    int rc = catx_prepare(c, c->has_packs
-                                 ? "SELECT file FROM graphs UNION "
-                                   "SELECT file FROM tables UNION "
-                                   "SELECT file FROM packs UNION "
-                                   "SELECT file FROM checksums"
-                                 : "SELECT file FROM graphs UNION "
-                                   "SELECT file FROM tables UNION "
-                                   "SELECT file FROM checksums", &st, e);
+    int rc = catx_prepare(c, sql, &st, e);
     if (rc) return rc;
     /* gather the strings into one block, remembering where each starts */
     char *blk = NULL;
@@ -623,17 +626,16 @@ static void token_row(sqlite3_stmt *st, void *dst)
 
 int cat_tokens(cat_db *c, uint64_t **tokens, size_t *n, gnn_err *e)
 {
+    char sql[512];
+    snprintf(sql, sizeof sql, "SELECT token FROM graphs UNION "
+             "SELECT token FROM tables UNION %s%s"
+             "SELECT token FROM splits",
+             c->has_packs ? "SELECT token FROM packs UNION " : "",
+             c->has_eids ? "SELECT eid_token FROM graphs WHERE has_eids "
+                           "UNION " : "");
     void *a;
-    int rc = catx_query_rows(c, c->has_packs
-                                    ? "SELECT token FROM graphs UNION "
-                                      "SELECT token FROM tables UNION "
-                                      "SELECT token FROM packs UNION "
-                                      "SELECT token FROM splits"
-                                    : "SELECT token FROM graphs UNION "
-                                      "SELECT token FROM tables UNION "
-                                      "SELECT token FROM splits",
-                             0, NULL, token_row, sizeof **tokens, &a, n,
-                             "listing tokens", e);
+    int rc = catx_query_rows(c, sql, 0, NULL, token_row, sizeof **tokens, &a,
+                             n, "listing tokens", e);
     *tokens = rc ? NULL : a;
     return rc;
 }

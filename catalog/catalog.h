@@ -31,10 +31,24 @@ typedef struct cat_graph {
     int64_t median_degree;
     double mean_degree;
     char source[CAT_PATH_MAX];
+    /* Edge ids (format 3): the edge-id graph (BLK_FLAG_EIDS blocks beside
+    ** the plain ones, index entries under eid_token) and the edge table
+    ** (table CAT_EDGES_TABLE). A graph made WITHOUT EDGE IDS, or by a
+    ** format-2 gnndb, has none: has_eids 0, the rest zero. */
+    int has_eids;
+    char eid_file[CAT_NAME_MAX];
+    uint64_t eid_token;
+    int64_t eid_blocks;
+    int64_t input_edges;     /* edges of the input file: ids [0, this) */
 } cat_graph;
 
-#define CAT_TABLE_FEATURES 1
-#define CAT_TABLE_LABELS   2
+#define CAT_TABLE_FEATURES      1
+#define CAT_TABLE_LABELS        2
+#define CAT_TABLE_EDGES         3  /* the edge table: input edge -> (src, dst) */
+#define CAT_TABLE_EDGE_FEATURES 4  /* a row per input edge */
+
+/* The name of a graph's edge table (kind CAT_TABLE_EDGES). */
+#define CAT_EDGES_TABLE "__edges"
 
 typedef struct cat_table {
     int64_t id;
@@ -89,6 +103,12 @@ int cat_graph_insert(cat_db *c, cat_graph *g, gnn_err *e);
 int cat_graph_get(cat_db *c, const char *name, cat_graph *g, gnn_err *e);
 int cat_graph_list(cat_db *c, cat_graph **out, size_t *n, gnn_err *e);
 int cat_graph_delete(cat_db *c, int64_t graph_id, gnn_err *e);
+
+/* GNNDB_OK when graph g has edge ids; otherwise GNNDB_MISUSE with words
+** naming the graph and `what` needs them (a statement, "IMPORT EDGE
+** FEATURES"), and saying to CREATE the graph again. The one check every
+** statement that needs edge ids makes. */
+int cat_graph_need_eids(const cat_graph *g, const char *what, gnn_err *e);
 
 /* Tables of a graph (features and the label table). */
 int cat_table_insert(cat_db *c, cat_table *t, gnn_err *e);

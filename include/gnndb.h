@@ -75,11 +75,13 @@ extern "C" {
 #define GNNDB_VERSION        "0.1.0"
 #define GNNDB_VERSION_NUMBER 1000 /* major*1000000 + minor*1000 + patch */
 
-/* The on-disk format version this library writes. Opening a database written
-** with a newer format fails with GNNDB_VERSION_MISMATCH, and so does one of
-** format 1 (blocks without page checksums), whose message says how to
-** rebuild it. */
-#define GNNDB_FORMAT_VERSION 2
+/* The on-disk format version this library writes (3: edge ids). Opening a
+** database written with a newer format fails with GNNDB_VERSION_MISMATCH,
+** and so does one of format 1 (blocks without page checksums), whose
+** message says how to rebuild it. A format 2 database opened writable is
+** migrated to 3 (its graphs have no edge ids); opened read-only it is read
+** as it is. */
+#define GNNDB_FORMAT_VERSION 3
 
 typedef struct gnndb gnndb;           /* an open database */
 typedef struct gnndb_stmt gnndb_stmt; /* one prepared statement */
@@ -215,6 +217,22 @@ GNNDB_API double gnndb_column_double(gnndb_stmt *stmt, int i);
 **   x[num_nodes*x_dim]       feature rows of n_id, row-major (NULL if none)
 **   y[num_seeds]             labels of the seeds (NULL if no labels)
 **   digest                   the 64-bit digest of the batch (docs/format.md)
+**
+** A link batch (SAMPLE ... EDGES split) starts from B seed edges and their
+** negatives: its seeds (n_id[0..num_seeds)) are the distinct endpoints of
+** all of them, ascending by internal id, and y is NULL. Its link fields, as
+** PyG's LinkNeighborLoader names them (NULL and 0 in a node batch):
+**
+**   e_id[num_edges]          the input edge id (row of the graph's edge
+**                            file) of each sampled edge; also set in a node
+**                            batch that reads EDGE FEATURES
+**   edge_attr[num_edges*edge_attr_dim]  the EDGE FEATURES rows of e_id
+**   edge_label_index[2*num_label_edges] row-major 2 x L, local indices into
+**                            n_id: the B positives, then the negatives
+**   edge_label[num_label_edges]  1.0 for a positive, 0.0 for a negative
+**   (NEGATIVE k TRIPLET instead of the two above:)
+**   src_index[num_pos], dst_pos_index[num_pos]  each positive's endpoints
+**   dst_neg_index[num_pos*num_neg]  k negative destinations per positive
 */
 typedef struct gnndb_batch_view {
     int64_t epoch;
@@ -233,6 +251,18 @@ typedef struct gnndb_batch_view {
     int64_t x_dim;
     const int64_t *y;
     uint64_t digest;
+    /* link batches (above) */
+    const int64_t *e_id;
+    const float *edge_attr;
+    int64_t edge_attr_dim;
+    int64_t num_label_edges;
+    const int64_t *edge_label_index;
+    const float *edge_label;
+    int64_t num_pos;
+    int64_t num_neg;
+    const int64_t *src_index;
+    const int64_t *dst_pos_index;
+    const int64_t *dst_neg_index;
 } gnndb_batch_view;
 
 /* The current mini-batch of a SAMPLE or SCAN statement, or NULL when the

@@ -814,14 +814,19 @@ static void test_packs_tables_added_to_an_older_catalog(void **state)
     cat_close(f->c);
     f->c = NULL;
     /* schema version 2: the catalog of a library before packs (and before
-    ** edge splits, migration 4) */
+    ** edge ids and edge splits, migration 4, which bumps the format) */
     assert_int_equal(raw_exec(f->path, "DROP TABLE pack_batches; "
                                        "DROP TABLE packs; "
-                                       "ALTER TABLE splits DROP COLUMN seed; "
-                                       "ALTER TABLE splits DROP COLUMN kind; "
-                                       "UPDATE meta SET "
-                                       "value = 2 WHERE key = "
-                                       "'schema_version';"), SQLITE_OK);
+                                       "ALTER TABLE graphs DROP has_eids; "
+                                       "ALTER TABLE graphs DROP eid_file; "
+                                       "ALTER TABLE graphs DROP eid_token; "
+                                       "ALTER TABLE graphs DROP eid_blocks; "
+                                       "ALTER TABLE graphs DROP input_edges; "
+                                       "ALTER TABLE splits DROP seed; "
+                                       "ALTER TABLE splits DROP kind; "
+                                       "UPDATE meta SET value = 2 WHERE "
+                                       "key IN ('schema_version', "
+                                       "'format_version');"), SQLITE_OK);
     cat_db *ro;
     assert_int_equal(cat_open(f->path, 1, &ro, &e), GNNDB_OK);
     cat_pack *ps, p;
