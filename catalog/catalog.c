@@ -286,12 +286,18 @@ static int apply_migrations(cat_db *c, gnn_err *e)
 ** applied them first: they are checked again under the lock). */
 static int migrate(cat_db *c, gnn_err *e)
 {
-    int64_t v;
+    int64_t v, f;
     int rc = schema_version(c, &v, e);
+    if (!rc) rc = cat_format_version(c, &f, e);
     if (rc) return rc;
-    if (v >= SCHEMA_VERSION) return GNNDB_OK;
+    if (v >= SCHEMA_VERSION && f >= GNNDB_FORMAT_VERSION) return GNNDB_OK;
     if ((rc = catx_exec(c, "BEGIN IMMEDIATE", e))) return rc;
-    if ((rc = apply_migrations(c, e)) || (rc = catx_exec(c, "COMMIT", e))) {
+    /* format 2 with every migration applied cannot come of an older
+    ** library, but is set to 3 all the same */
+    if ((rc = apply_migrations(c, e)) ||
+        (rc = catx_exec(c, "UPDATE meta SET value = 3 WHERE key = "
+                           "'format_version' AND value < 3", e)) ||
+        (rc = catx_exec(c, "COMMIT", e))) {
         sqlite3_exec(c->db, "ROLLBACK", NULL, NULL, NULL);
         return rc;
     }

@@ -104,7 +104,7 @@ int cat_graph_get(cat_db *c, const char *name, cat_graph *g, gnn_err *e);
 int cat_graph_list(cat_db *c, cat_graph **out, size_t *n, gnn_err *e);
 int cat_graph_delete(cat_db *c, int64_t graph_id, gnn_err *e);
 
-/* GNNDB_OK when graph g has edge ids; otherwise GNNDB_MISUSE with words
+/* GNNDB_OK when graph g has edge ids; otherwise GNNDB_NOTFOUND with words
 ** naming the graph and `what` needs them (a statement, "IMPORT EDGE
 ** FEATURES"), and saying to CREATE the graph again. The one check every
 ** statement that needs edge ids makes. */

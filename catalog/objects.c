@@ -167,7 +167,7 @@ int catx_eids_schema(cat_db *c, gnn_err *e)
 int cat_graph_need_eids(const cat_graph *g, const char *what, gnn_err *e)
 {
     if (g->has_eids) return GNNDB_OK;
-    return gnn_seterr(e, GNNDB_MISUSE, "%s needs edge ids, and graph %s has "
+    return gnn_seterr(e, GNNDB_NOTFOUND, "%s needs edge ids, and graph %s has "
                       "none (it was created WITHOUT EDGE IDS, or by a gnndb "
                       "of format 2): DROP it and CREATE GRAPH %s again",
                       what, g->name, g->name);

@@ -14,9 +14,13 @@
 
 typedef struct ddl_graph {
     imp_graph_opts o;     /* set by the caller (token and block size too) */
+    int no_edge_ids;      /* set by the caller: WITHOUT EDGE IDS */
     char file[64];
+    char eid_file[64];    /* with edge ids: the edge-id graph ... */
+    char edges_file[64];  /* ... and the edge table */
     imp_graph_result r;
     cat_graph g;          /* filled by the build; id by the insert */
+    cat_table edges;      /* the edge table's row (CAT_EDGES_TABLE) */
     int built;
 } ddl_graph;
 
@@ -52,7 +56,8 @@ void ddl_edge_opts(gnndb *db, const ast_stmt *s, edge_opts *o);
 /* Build graph `name` from the edges at `path` (d->o as the caller set it;
 ** a fresh token is drawn), then put its index keys. Every file is read
 ** before the first index write: a bad input leaves even the index file as
-** it was. */
+** it was. Unless d->no_edge_ids, the edge-id graph and the edge table are
+** built beside it (fresh tokens too) and published with it. */
 int ddl_graph_build(gnndb *db, const char *name, const char *path,
                     ddl_graph *d, gnn_err *e);
 int ddl_graph_index(gnndb *db, ddl_graph *d, gnn_err *e);
@@ -79,6 +84,12 @@ int ddl_split_index(gnndb *db, ddl_split *d, gnn_err *e);
 int ddl_split_insert(gnndb *db, int64_t graph_id, ddl_split *d, gnn_err *e);
 void ddl_split_undo(gnndb *db, ddl_split *d);
 void ddl_split_free(ddl_split *d);   /* after the commit */
+
+/* Remove file `file` of the database directory (best effort). */
+void ddl_unlink(gnndb *db, const char *file);
+
+/* IMPORT EDGE FEATURES w INTO g FROM 'f' (ddl_edges.c). */
+int ddl_import_edge_features(gnndb *db, const ast_stmt *s, gnn_err *e);
 
 /* IMPORT OGB 'dir' AS name (ddl_ogb.c). */
 int ddl_import_ogb(gnndb *db, const ast_stmt *s, gnn_err *e);

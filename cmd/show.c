@@ -36,6 +36,7 @@ int show_graphs(gnndb *db, rowset **out, gnn_err *e)
         int labels = 0;
         for (size_t k = 0; k < nt; k++) {
             if (ts[k].kind == CAT_TABLE_LABELS) { labels = 1; continue; }
+            if (ts[k].kind != CAT_TABLE_FEATURES) continue;
             size_t l = strlen(feats);
             snprintf(feats + l, sizeof feats - l, "%s%s", l ? "," : "",
                      ts[k].name);
@@ -105,6 +106,11 @@ static int graph_props(gnndb *db, const cat_graph *g, rowset *rs, int *oom,
     *oom |= rs_prop_int(rs, "block_size", g->block_size);
     *oom |= rs_prop_int(rs, "graph_blocks", g->graph_blocks);
     *oom |= rs_prop_text(rs, "source", g->source);
+    *oom |= rs_prop_int(rs, "edge_ids", g->has_eids);
+    if (g->has_eids) {
+        *oom |= rs_prop_int(rs, "input_edges", g->input_edges);
+        *oom |= rs_prop_int(rs, "eid_blocks", g->eid_blocks);
+    }
     *oom |= rs_prop_int(rs, "degree.min", g->min_degree);
     *oom |= rs_prop_int(rs, "degree.median", g->median_degree);
     snprintf(buf, sizeof buf, "%.2f", g->mean_degree);
@@ -132,9 +138,11 @@ static int table_props(gnndb *db, const cat_table *ts, size_t nt, rowset *rs,
 {
     char buf[256];
     for (size_t i = 0; i < nt; i++) {
-        if (ts[i].kind != CAT_TABLE_FEATURES) continue;
+        int edge = ts[i].kind == CAT_TABLE_EDGE_FEATURES;
+        if (ts[i].kind != CAT_TABLE_FEATURES && !edge) continue;
         char key[200], val[64];
-        snprintf(key, sizeof key, "features.%s", ts[i].name);
+        snprintf(key, sizeof key, "%s.%s", edge ? "edge_features" : "features",
+                 ts[i].name);
         snprintf(val, sizeof val, "%u x %s", ts[i].dim,
                  blk_dtype_name(ts[i].dtype));
         *oom |= rs_prop_text(rs, key, val);
@@ -182,6 +190,10 @@ static int file_props(gnndb *db, const cat_graph *g, const cat_table *ts,
     int oom = 0;
     snprintf(buf, sizeof buf, "file.%s", g->file);
     oom |= rs_prop_int(rs, buf, file_size(db->dir, g->file));
+    if (g->has_eids) {
+        snprintf(buf, sizeof buf, "file.%s", g->eid_file);
+        oom |= rs_prop_int(rs, buf, file_size(db->dir, g->eid_file));
+    }
     for (size_t i = 0; i < nt; i++) {
         snprintf(buf, sizeof buf, "file.%s", ts[i].file);
         oom |= rs_prop_int(rs, buf, file_size(db->dir, ts[i].file));

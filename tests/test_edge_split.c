@@ -220,13 +220,14 @@ static void test_from_refusals_change_nothing(void **state)
 {
     fx *f = *state;
     char path[1100], sql[1400];
-    /* (1, 0) reversed on a directed graph: row 1 of the array */
+    /* (1, 0) reversed on a directed graph: row 2 of the E x 2 array (three
+    ** rows: a 2 x 2 array reads as 2 x E) */
     snprintf(path, sizeof path, "%s/bad.npy", f->d.dir);
-    int64_t bad[] = {0, 1, 1, 0};
-    assert_int_equal(tu_write_npy(path, "<i8", bad, 2, 2, 8), 0);
+    int64_t bad[] = {0, 1, 1, 2, 1, 0};
+    assert_int_equal(tu_write_npy(path, "<i8", bad, 3, 2, 8), 0);
     snprintf(sql, sizeof sql, "CREATE EDGE SPLIT b ON g FROM '%s';", path);
     char words[1300];
-    snprintf(words, sizeof words, "%s row 1: (1, 0) is not an edge of graph "
+    snprintf(words, sizeof words, "%s row 2: (1, 0) is not an edge of graph "
              "'g'", path);
     refused(f->d.h, sql, GNNDB_NOTFOUND, words);
     /* a self loop dropped at import is no edge either */
@@ -234,9 +235,9 @@ static void test_from_refusals_change_nothing(void **state)
     assert_int_equal(tu_write_npy(path, "<i8", loop, 1, 2, 8), 0);
     refused(f->d.h, sql, GNNDB_NOTFOUND, "row 0: (4, 4) is not an edge");
     /* node 8 is out of range (8 nodes) */
-    int64_t far[] = {0, 1, 8, 0};
-    assert_int_equal(tu_write_npy(path, "<i8", far, 2, 2, 8), 0);
-    refused(f->d.h, sql, GNNDB_NOTFOUND, "row 1: node 8 is not in graph 'g'");
+    int64_t far[] = {0, 1, 1, 2, 8, 0};
+    assert_int_equal(tu_write_npy(path, "<i8", far, 3, 2, 8), 0);
+    refused(f->d.h, sql, GNNDB_NOTFOUND, "row 2: node 8 is not in graph 'g'");
     /* a file that is missing, and one that is not integers */
     snprintf(sql, sizeof sql, "CREATE EDGE SPLIT b ON g FROM '%s/none.npy';",
              f->d.dir);
@@ -248,10 +249,11 @@ static void test_from_refusals_change_nothing(void **state)
     /* a name any split of g already has */
     int64_t ok[] = {0, 1};
     assert_int_equal(tu_write_npy(path, "<i8", ok, 1, 2, 8), 0);
-    assert_int_equal(exec_ok(f->d.h, "CREATE SPLIT nodes ON g RANDOM 0.5 "
+    assert_int_equal(exec_ok(f->d.h, "CREATE SPLIT nsplit ON g RANDOM 0.5 "
                                      "SEED 1;"), GNNDB_OK);
-    snprintf(sql, sizeof sql, "CREATE EDGE SPLIT nodes ON g FROM '%s';", path);
-    refused(f->d.h, sql, GNNDB_EXISTS, "split 'nodes' already exists");
+    snprintf(sql, sizeof sql, "CREATE EDGE SPLIT nsplit ON g FROM '%s';",
+             path);
+    refused(f->d.h, sql, GNNDB_EXISTS, "split 'nsplit' already exists");
 }
 
 /* ---- RANDOM ------------------------------------------------------------- */
