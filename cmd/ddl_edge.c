@@ -119,8 +119,8 @@ static int check_new_split(gnndb *db, const cat_graph *g, const char *name,
         return gnn_seterr(e, GNNDB_RANGE, "split name too long: %s", name);
     if (cat_split_get(db->cat, g->id, name, &sp, &e2) == GNNDB_OK)
         return gnn_seterr(e, GNNDB_EXISTS, "split '%s' already exists in "
-                          "graph '%s' (a %s split)", name, g->name,
-                          sp.kind == CAT_SPLIT_EDGE ? "edge" : "node");
+                          "graph '%s' (%s split)", name, g->name,
+                          sp.kind == CAT_SPLIT_EDGE ? "an edge" : "a node");
     if (e2.rc != GNNDB_NOTFOUND) return gnn_seterr(e, e2.rc, "%s", e2.msg);
     return GNNDB_OK;
 }
