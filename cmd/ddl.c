@@ -330,6 +330,19 @@ static int dtype_of(const char *name, int *npy, uint32_t *blk, gnn_err *e)
     return GNNDB_OK;
 }
 
+int ddl_table_opts(const ast_stmt *s, imp_feat_opts *o, gnn_err *e)
+{
+    o->format = feat_format(s);
+    o->dim = s->dim;
+    o->key = s->key;
+    o->bin_dtype = NPY_F32;
+    o->store_dtype = BLK_DTYPE_F32;
+    int rc = dtype_of(s->dtype, &o->bin_dtype, NULL, e);
+    if (!rc) rc = dtype_of(s->store, NULL, &o->store_dtype, e);
+    if (!rc) rc = ddl_check_block_size(s->block_size, &o->block_size, e);
+    return rc;
+}
+
 int ddl_table_build(gnndb *db, const cat_graph *g, const int64_t *i2r,
                     const char *name, const char *path, ddl_table *d,
                     gnn_err *e)
@@ -340,7 +353,7 @@ int ddl_table_build(gnndb *db, const cat_graph *g, const int64_t *i2r,
         return gnn_seterr(e, GNNDB_RANGE, "table name too long: %s", name);
     imp_feat_opts *o = &d->o;
     o->token = db_new_token();
-    o->nodes = g->nodes;
+    o->nodes = o->edges ? g->input_edges : g->nodes;
     o->graph = g->name;
     o->i2r = i2r;
     imp_ctl ctl;
@@ -352,7 +365,9 @@ int ddl_table_build(gnndb *db, const cat_graph *g, const int64_t *i2r,
     cat_table *t = &d->t;
     memset(t, 0, sizeof *t);
     snprintf(t->name, sizeof t->name, "%s", name);
-    t->kind = o->labels ? CAT_TABLE_LABELS : CAT_TABLE_FEATURES;
+    t->kind = o->labels ? CAT_TABLE_LABELS
+            : o->edges  ? CAT_TABLE_EDGE_FEATURES
+                        : CAT_TABLE_FEATURES;
     t->token = o->token;
     snprintf(t->file, sizeof t->file, "%s", d->file);
     t->rows = d->r.rows;
@@ -382,9 +397,8 @@ void ddl_table_undo(gnndb *db, ddl_table *d)
     d->built = 0;
 }
 
-/* GNNDB_EXISTS when graph g already has table `name`. */
-static int check_new_table(gnndb *db, const cat_graph *g, const char *name,
-                           int labels, gnn_err *e)
+int ddl_check_new_table(gnndb *db, const cat_graph *g, const char *name,
+                        int labels, gnn_err *e)
 {
     cat_table t;
     gnn_err e2 = {0};
@@ -407,18 +421,10 @@ int ddl_import(gnndb *db, const ast_stmt *s, int labels, gnn_err *e)
     int64_t *i2r = NULL;
     ddl_table d;
     memset(&d, 0, sizeof d);
-    imp_feat_opts *o = &d.o;
-    o->format = feat_format(s);
-    o->labels = labels;
-    o->dim = s->dim;
-    o->key = s->key;
-    o->bin_dtype = NPY_F32;
-    o->store_dtype = BLK_DTYPE_F32;
+    d.o.labels = labels;
     if ((rc = cat_graph_get(db->cat, s->graph, &g, e)) ||
-        (rc = check_new_table(db, &g, name, labels, e)) ||
-        (rc = dtype_of(s->dtype, &o->bin_dtype, NULL, e)) ||
-        (rc = dtype_of(s->store, NULL, &o->store_dtype, e)) ||
-        (rc = ddl_check_block_size(s->block_size, &o->block_size, e)))
+        (rc = ddl_check_new_table(db, &g, name, labels, e)) ||
+        (rc = ddl_table_opts(s, &d.o, e)))
         goto out;
     if (g.has_map) {
         idx_txn *it;

@@ -65,7 +65,16 @@ int ddl_graph_insert(gnndb *db, ddl_graph *d, gnn_err *e);
 void ddl_graph_undo(gnndb *db, ddl_graph *d);
 void ddl_graph_free(ddl_graph *d);
 
-/* Build table `name` of graph g (rows permuted by i2r, NULL: identity). */
+/* GNNDB_EXISTS when graph g already has table `name` (labels: its label
+** table). */
+int ddl_check_new_table(gnndb *db, const cat_graph *g, const char *name,
+                        int labels, gnn_err *e);
+/* FORMAT, DIM, KEY, TYPE, STORE and BLOCK SIZE of an IMPORT [EDGE]
+** FEATURES or LABELS statement into o (the other fields untouched). */
+int ddl_table_opts(const ast_stmt *s, imp_feat_opts *o, gnn_err *e);
+
+/* Build table `name` of graph g (rows permuted by i2r, NULL: identity);
+** with d->o.edges an edge feature table of g->input_edges rows. */
 int ddl_table_build(gnndb *db, const cat_graph *g, const int64_t *i2r,
                     const char *name, const char *path, ddl_table *d,
                     gnn_err *e);

@@ -42,6 +42,11 @@ static int run_create_edge_splits(gnndb_stmt *st, gnn_err *e)
     return ddl_create_edge_splits(st->db, st->ast, e);
 }
 
+static int run_import_edge_features(gnndb_stmt *st, gnn_err *e)
+{
+    return ddl_import_edge_features(st->db, st->ast, e);
+}
+
 static int run_import_ogb(gnndb_stmt *st, gnn_err *e)
 {
     return ddl_import_ogb(st->db, st->ast, e);
@@ -343,6 +348,8 @@ static const stmt_ops kinds[] = {
     [AST_CREATE_EDGE_SPLITS] = {.run = run_create_edge_splits,
                                 .writes = always},
     [AST_IMPORT_OGB] = {.run = run_import_ogb, .writes = always},
+    [AST_IMPORT_EDGE_FEATURES] = {.run = run_import_edge_features,
+                                  .writes = always},
     [AST_PROPAGATE] = {.run = run_propagate, .writes = always},
     [AST_DROP_GRAPH] = {.run = run_drop, .writes = always},
     [AST_DROP_FEATURES] = {.run = run_drop, .writes = always},

@@ -118,6 +118,8 @@ typedef struct imp_feat_opts {
     uint32_t block_size;
     uint64_t token;
     int64_t nodes;         /* rows the file must have */
+    int edges;             /* the rows are input edges (edge features):
+                              messages say so */
     const int64_t *i2r;    /* internal id -> file row; NULL = identity */
     const char *graph;     /* the graph's name, for messages (may be NULL) */
 } imp_feat_opts;
