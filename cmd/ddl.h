@@ -104,7 +104,7 @@ int ddl_import_edge_features(gnndb *db, const ast_stmt *s, gnn_err *e);
 int ddl_import_ogb(gnndb *db, const ast_stmt *s, gnn_err *e);
 
 /* CREATE EDGE SPLIT s ON g FROM 'pairs' and CREATE EDGE SPLITS a, b ON g
-** RANDOM fa, fb [SEED s] (ddl_edge.c). */
+** RANDOM fa, fb [SEED s] (ddl_edge_split.c). */
 int ddl_create_edge_split(gnndb *db, const ast_stmt *s, gnn_err *e);
 int ddl_create_edge_splits(gnndb *db, const ast_stmt *s, gnn_err *e);
 

@@ -1,5 +1,5 @@
 /* edge_split.h — reading edge splits: the input edge ids that CREATE EDGE
-** SPLIT and CREATE EDGE SPLITS stored (cmd/ddl_edge.c), for the seeds of a
+** SPLIT and CREATE EDGE SPLITS stored (cmd/ddl_edge_split.c), for the seeds of a
 ** link-prediction SAMPLE and for what it excludes. */
 #ifndef GNN_EDGE_SPLIT_H
 #define GNN_EDGE_SPLIT_H

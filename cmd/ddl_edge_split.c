@@ -1,4 +1,4 @@
-/* ddl_edge.c — CREATE EDGE SPLIT ... FROM 'pairs' and CREATE EDGE SPLITS
+/* ddl_edge_split.c — CREATE EDGE SPLIT ... FROM 'pairs' and CREATE EDGE SPLITS
 ** ... RANDOM: splits whose members are input edge ids (row i of the graph's
 ** input file is edge i; both directions of an undirected edge share it).
 ** They are published as node splits are (ddl.c): the sorted ids under a
