@@ -1,6 +1,7 @@
-/* ddl_edge_split.c — CREATE EDGE SPLIT ... FROM 'pairs' and CREATE EDGE SPLITS
-** ... RANDOM: splits whose members are input edge ids (row i of the graph's
-** input file is edge i; both directions of an undirected edge share it).
+/* ddl_edge_split.c — CREATE EDGE SPLIT ... FROM 'pairs' and CREATE EDGE
+** SPLITS ... RANDOM: splits whose members are input edge ids (row i of the
+** graph's input file is edge i; both directions of an undirected edge share
+** it).
 ** They are published as node splits are (ddl.c): the sorted ids under a
 ** fresh token's index keys, then one catalog transaction naming every
 ** split of the statement, so that all of them exist or none, and a failure

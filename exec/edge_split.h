@@ -1,6 +1,6 @@
 /* edge_split.h — reading edge splits: the input edge ids that CREATE EDGE
-** SPLIT and CREATE EDGE SPLITS stored (cmd/ddl_edge_split.c), for the seeds of a
-** link-prediction SAMPLE and for what it excludes. */
+** SPLIT and CREATE EDGE SPLITS stored (cmd/ddl_edge_split.c), for the seeds
+** of a link-prediction SAMPLE and for what it excludes. */
 #ifndef GNN_EDGE_SPLIT_H
 #define GNN_EDGE_SPLIT_H
 
