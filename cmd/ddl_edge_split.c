@@ -37,7 +37,7 @@ typedef struct esplit {
     int built;            /* its index keys exist */
 } esplit;
 
-/* ---- one split: members, publication, undo -------------------------------- */
+/* ---- one split: members, publication, undo ------------------------------- */
 
 static void esplit_init(esplit *d, const char *name)
 {
@@ -135,7 +135,7 @@ static int edge_graph(gnndb *db, const char *name, const char *what,
     return cat_graph_need_eids(g, what, e);
 }
 
-/* ---- CREATE EDGE SPLIT s ON g FROM 'pairs' --------------------------------- */
+/* ---- CREATE EDGE SPLIT s ON g FROM 'pairs' ------------------------------- */
 
 /* The pairs of a file, read a chunk at a time: mapped to internal ids,
 ** then looked up in the edge table. */
@@ -264,7 +264,7 @@ int ddl_create_edge_split(gnndb *db, const ast_stmt *s, gnn_err *e)
     return ddl_disk_full_words(db, rc, e);
 }
 
-/* ---- CREATE EDGE SPLITS a, b ON g RANDOM fa, fb [SEED s] ------------------- */
+/* ---- CREATE EDGE SPLITS a, b ON g RANDOM fa, fb [SEED s] ----------------- */
 
 typedef struct draw {
     uint64_t key;

@@ -260,7 +260,8 @@ static void test_from_refusals_change_nothing(void **state)
 
 /* Brute force: stored rows whose draw under seed falls in split k's
 ** interval [sum f[0..k), sum f[0..k]). */
-static size_t expected_random(uint64_t seed, const double *fr, size_t k, size_t nrows, int (*drop)(size_t),
+static size_t expected_random(uint64_t seed, const double *fr, size_t k,
+                              size_t nrows, int (*drop)(size_t),
                               uint64_t *out)
 {
     uint64_t key = rng_key(seed, 0, 0, UINT64_MAX - 2, 0);
