@@ -338,6 +338,13 @@ static void test_undirected_dedup_reordered(void **state)
     run_variant(&v);
 }
 
+static void test_mapped_ids_bfs(void **state)
+{
+    (void)state;
+    variant v = {"MAP IDS DROP DUPLICATES REORDER bfs", 0, 1, 0, 1};
+    run_variant(&v);
+}
+
 /* One block of a file with its token and checksum taken out: what must
 ** match between two builds of the same graph under different tokens. */
 static void blank(uint8_t *b)
@@ -401,6 +408,7 @@ int main(void)
         cmocka_unit_test(test_directed_drop_duplicates_keeps_lowest),
         cmocka_unit_test(test_undirected_directions_share_ids),
         cmocka_unit_test(test_undirected_dedup_reordered),
+        cmocka_unit_test(test_mapped_ids_bfs),
         cmocka_unit_test(test_plain_graph_unchanged_and_without),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
