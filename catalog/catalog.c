@@ -83,8 +83,9 @@ static const char *const migrations[] = {
     "  value) WITHOUT ROWID;",
     /* 3: packs, SAMPLE ... INTO PACK (catalog/packs.c) */
     catx_schema_packs,
-    /* 4: edge ids (catalog/objects.c); sets format_version 3, since a
-    ** format-2 gnndb would misread what hangs off them */
+    /* 4: edge ids and edge splits (catalog/objects.c); sets format_version
+    ** 3, since a format-2 gnndb would misread what hangs off them (an edge
+    ** split would read as an empty node split) */
     catx_schema_eids,
 };
 #define SCHEMA_VERSION (1 + (int)(sizeof migrations / sizeof migrations[0]))

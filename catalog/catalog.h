@@ -67,12 +67,21 @@ typedef struct cat_table {
     char source[CAT_PATH_MAX];
 } cat_table;
 
+/* A split is a set of nodes (seeds of a node-level SAMPLE) or of input edge
+** ids (seeds of a link-prediction SAMPLE); both kinds share a graph's split
+** names. Node members are under the token's 'S' keys, edge ids under 'T'. */
+#define CAT_SPLIT_NODE 0
+#define CAT_SPLIT_EDGE 1
+
 typedef struct cat_split {
     int64_t id;
     int64_t graph_id;
     char name[CAT_NAME_MAX];
     uint64_t token;
     int64_t count;
+    int kind;                 /* CAT_SPLIT_* */
+    int has_seed;             /* drawn by CREATE EDGE SPLITS ... RANDOM */
+    uint64_t seed;            /* the SEED it drew with (given or drawn) */
 } cat_split;
 
 /* Open `path` (created with the schema when !readonly and missing). Fails
@@ -109,7 +118,9 @@ int cat_table_list(cat_db *c, int64_t graph_id, cat_table **out, size_t *n,
                    gnn_err *e);
 int cat_table_delete(cat_db *c, int64_t table_id, gnn_err *e);
 
-/* Splits of a graph. */
+/* Splits of a graph, of either kind (a catalog older than the kind column,
+** opened read-only, has node splits only). Insert: GNNDB_EXISTS when the
+** graph has a split of that name, of either kind. */
 int cat_split_insert(cat_db *c, cat_split *s, gnn_err *e);
 int cat_split_get(cat_db *c, int64_t graph_id, const char *name,
                   cat_split *s, gnn_err *e);

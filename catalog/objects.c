@@ -145,6 +145,10 @@ const char catx_schema_eids[] =
     "ALTER TABLE graphs ADD COLUMN eid_token INTEGER;"
     "ALTER TABLE graphs ADD COLUMN eid_blocks INTEGER;"
     "ALTER TABLE graphs ADD COLUMN input_edges INTEGER;"
+    /* edge splits: a split's kind (CAT_SPLIT_*; existing rows are node
+    ** splits) and the seed a RANDOM edge split drew with, else NULL */
+    "ALTER TABLE splits ADD COLUMN kind INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE splits ADD COLUMN seed INTEGER;"
     "UPDATE meta SET value = 3 WHERE key = 'format_version' AND value < 3;";
 
 int catx_eids_schema(cat_db *c, gnn_err *e)
@@ -425,7 +429,13 @@ int cat_table_delete(cat_db *c, int64_t table_id, gnn_err *e)
 
 /* ---- splits -------------------------------------------------------------- */
 
-#define SPLIT_COLS "id, graph_id, name, token, count"
+/* The columns split_row reads; a format-2 catalog (read-only: a writable
+** open migrates it) has node splits without a seed. */
+static const char *split_cols(cat_db *c)
+{
+    return c->has_eids ? "id, graph_id, name, token, count, kind, seed"
+                             : "id, graph_id, name, token, count, 0, NULL";
+}
 
 static void split_row(sqlite3_stmt *st, void *dst)
 {
@@ -435,6 +445,28 @@ static void split_row(sqlite3_stmt *st, void *dst)
     catx_text(s->name, sizeof s->name, st, 2);
     s->token = tok_in(st, 3);
     s->count = sqlite3_column_int64(st, 4);
+    s->kind = sqlite3_column_int(st, 5);
+    s->has_seed = sqlite3_column_type(st, 6) != SQLITE_NULL;
+    s->seed = tok_in(st, 6);
+}
+
+/* Bind what cat_split_insert stores ('?1'..'?6'); an edge split needs the
+** kind column (a writable catalog always has it: open migrates). */
+static int split_insert_stmt(cat_db *c, const cat_split *s,
+                             sqlite3_stmt **st, gnn_err *e)
+{
+    int rc = catx_prepare(c, "INSERT INTO splits(graph_id, name, token, count,"
+                             " kind, seed) VALUES(?1, ?2, ?3, ?4, ?5, ?6)",
+                          st, e);
+    if (rc) return rc;
+    sqlite3_bind_int64(*st, 1, s->graph_id);
+    sqlite3_bind_text(*st, 2, s->name, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(*st, 3, tok_out(s->token));
+    sqlite3_bind_int64(*st, 4, s->count);
+    sqlite3_bind_int(*st, 5, s->kind);
+    if (s->has_seed) sqlite3_bind_int64(*st, 6, tok_out(s->seed));
+    else sqlite3_bind_null(*st, 6);
+    return GNNDB_OK;
 }
 
 int cat_split_insert(cat_db *c, cat_split *s, gnn_err *e)
@@ -449,13 +481,7 @@ int cat_split_insert(cat_db *c, cat_split *s, gnn_err *e)
                           "split '%s' already exists in graph %s", s->name,
                           gname);
     sqlite3_stmt *st;
-    if ((rc = catx_prepare(c, "INSERT INTO splits(graph_id, name, token, "
-                              "count) VALUES(?1, ?2, ?3, ?4)", &st, e)))
-        return rc;
-    sqlite3_bind_int64(st, 1, s->graph_id);
-    sqlite3_bind_text(st, 2, s->name, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 3, tok_out(s->token));
-    sqlite3_bind_int64(st, 4, s->count);
+    if ((rc = split_insert_stmt(c, s, &st, e))) return rc;
     if ((rc = catx_run(c, st, "adding a split", e))) return rc;
     s->id = sqlite3_last_insert_rowid(c->db);
     return GNNDB_OK;
@@ -464,12 +490,12 @@ int cat_split_insert(cat_db *c, cat_split *s, gnn_err *e)
 int cat_split_get(cat_db *c, int64_t graph_id, const char *name,
                   cat_split *s, gnn_err *e)
 {
-    char gname[CAT_NAME_MAX];
+    char gname[CAT_NAME_MAX], sql[256];
     int found;
-    int rc = get_in_graph(c, "SELECT " SPLIT_COLS " FROM splits WHERE "
-                             "graph_id = ?1 AND name = ?2", graph_id, name,
-                          split_row, sizeof *s, s, &found, gname,
-                          "reading a split", e);
+    snprintf(sql, sizeof sql, "SELECT %s FROM splits WHERE graph_id = ?1 AND "
+             "name = ?2", split_cols(c));
+    int rc = get_in_graph(c, sql, graph_id, name, split_row, sizeof *s, s,
+                          &found, gname, "reading a split", e);
     if (rc || found) return rc;
     return gnn_seterr(e, GNNDB_NOTFOUND, "no such split: %s in graph %s",
                       name, gname);
@@ -479,10 +505,11 @@ int cat_split_list(cat_db *c, int64_t graph_id, cat_split **out, size_t *n,
                    gnn_err *e)
 {
     void *a;
-    int rc = catx_query_rows(c, "SELECT " SPLIT_COLS " FROM splits "
-                           "WHERE graph_id = ?1 ORDER BY name",
-                        graph_id, NULL, split_row, sizeof **out, &a, n,
-                        "listing splits", e);
+    char sql[256];
+    snprintf(sql, sizeof sql, "SELECT %s FROM splits WHERE graph_id = ?1 "
+             "ORDER BY name", split_cols(c));
+    int rc = catx_query_rows(c, sql, graph_id, NULL, split_row, sizeof **out,
+                             &a, n, "listing splits", e);
     *out = rc ? NULL : a;
     return rc;
 }

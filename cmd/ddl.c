@@ -36,10 +36,7 @@ void ddl_unlink(gnndb *db, const char *file)
     unlink(path);
 }
 
-/* Drop the index keys of a token in a transaction of their own; used to
-** undo a failed publication and after a drop (best effort: the next
-** writable open removes what is left). */
-static void drop_token(gnndb *db, uint64_t token)
+void ddl_drop_token(gnndb *db, uint64_t token)
 {
     idx_txn *t;
     gnn_err e = {0};
@@ -84,6 +81,14 @@ static void edge_text_opts(const ast_stmt *s, edge_opts *t)
             snprintf(t->col_name[w], sizeof t->col_name[w], "%s",
                      s->col_name[w]);
     }
+}
+
+void ddl_edge_opts(gnndb *db, const ast_stmt *s, edge_opts *o)
+{
+    edge_text_opts(s, o);
+    o->format = edge_format(s->format);
+    o->key = s->key;
+    o->tmpdir = db->dir;
 }
 
 int ddl_check_block_size(int64_t bs, uint32_t *out, gnn_err *e)
@@ -242,11 +247,11 @@ void ddl_graph_undo(gnndb *db, ddl_graph *d)
 {
     if (d->built) {
         ddl_unlink(db, d->file);
-        drop_token(db, d->o.token);
+        ddl_drop_token(db, d->o.token);
         if (d->o.eid_name) {
             ddl_unlink(db, d->eid_file);
             ddl_unlink(db, d->edges_file);
-            drop_token(db, d->o.eid_token);
+            ddl_drop_token(db, d->o.eid_token);
         }
     }
     ddl_graph_free(d);
@@ -515,7 +520,7 @@ int ddl_split_insert(gnndb *db, int64_t graph_id, ddl_split *d, gnn_err *e)
 
 void ddl_split_undo(gnndb *db, ddl_split *d)
 {
-    if (d->built) drop_token(db, d->sp.token);
+    if (d->built) ddl_drop_token(db, d->sp.token);
     ddl_split_free(d);
 }
 
@@ -619,14 +624,14 @@ int ddl_drop(gnndb *db, const ast_stmt *s, gnn_err *e)
     ** orphans that the next writable open removes */
     if (s->kind == AST_DROP_GRAPH) {
         ddl_unlink(db, g.file);
-        drop_token(db, g.token);
+        ddl_drop_token(db, g.token);
         if (g.has_eids) {
             ddl_unlink(db, g.eid_file);
-            drop_token(db, g.eid_token);
+            ddl_drop_token(db, g.eid_token);
         }
     }
     for (size_t i = 0; i < nt; i++) ddl_unlink(db, ts[i].file);
-    for (size_t i = 0; i < ns; i++) drop_token(db, ss[i].token);
+    for (size_t i = 0; i < ns; i++) ddl_drop_token(db, ss[i].token);
     for (size_t i = 0; i < np; i++) ddl_unlink(db, ps[i].file);
 out:
     free(ps);

@@ -9,6 +9,7 @@
 #define GNN_DDL_H
 
 #include "stmt.h"
+#include "edgelist.h"
 #include "import.h"
 
 typedef struct ddl_graph {
@@ -43,6 +44,14 @@ int ddl_check_block_size(int64_t bs, uint32_t *out, gnn_err *e);
 void ddl_ctl_init(gnndb *db, imp_ctl *c);
 /* "disk is full in DIR: ..." first, whatever write it was. */
 int ddl_disk_full_words(gnndb *db, int rc, gnn_err *e);
+/* Drop the index keys of a token in a transaction of their own; used to
+** undo a failed publication and after a drop (best effort: the next
+** writable open removes what is left). */
+void ddl_drop_token(gnndb *db, uint64_t token);
+/* How the edge reader reads the file of statement s: FORMAT, HEADER,
+** COLUMNS and KEY as CREATE GRAPH takes them (inflated .npz members go
+** under the database directory). */
+void ddl_edge_opts(gnndb *db, const ast_stmt *s, edge_opts *o);
 
 /* Build graph `name` from the edges at `path` (d->o as the caller set it;
 ** a fresh token is drawn), then put its index keys. Every file is read
@@ -93,5 +102,10 @@ int ddl_import_edge_features(gnndb *db, const ast_stmt *s, gnn_err *e);
 
 /* IMPORT OGB 'dir' AS name (ddl_ogb.c). */
 int ddl_import_ogb(gnndb *db, const ast_stmt *s, gnn_err *e);
+
+/* CREATE EDGE SPLIT s ON g FROM 'pairs' and CREATE EDGE SPLITS a, b ON g
+** RANDOM fa, fb [SEED s] (ddl_edge_split.c). */
+int ddl_create_edge_split(gnndb *db, const ast_stmt *s, gnn_err *e);
+int ddl_create_edge_splits(gnndb *db, const ast_stmt *s, gnn_err *e);
 
 #endif

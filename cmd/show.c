@@ -207,6 +207,26 @@ static int file_props(gnndb *db, const cat_graph *g, const cat_table *ts,
     return oom;
 }
 
+/* split.NAME (node count) for a node split; edge_split.NAME (edge count)
+** and, when RANDOM drew it, edge_split.NAME.seed for an edge split. */
+static int split_props(const cat_split *ss, size_t ns, rowset *rs)
+{
+    char buf[256];
+    int oom = 0;
+    for (size_t i = 0; i < ns; i++) {
+        int edge = ss[i].kind == CAT_SPLIT_EDGE;
+        snprintf(buf, sizeof buf, "%s.%s", edge ? "edge_split" : "split",
+                 ss[i].name);
+        oom |= rs_prop_int(rs, buf, ss[i].count);
+        if (!edge || !ss[i].has_seed) continue;
+        char seed[24];
+        snprintf(buf, sizeof buf, "edge_split.%s.seed", ss[i].name);
+        snprintf(seed, sizeof seed, "%" PRIu64, ss[i].seed);
+        oom |= rs_prop_text(rs, buf, seed);
+    }
+    return oom;
+}
+
 /* DESCRIBE graph: (property, value) rows, in *out (the caller frees them
 ** with rs_free) when it returns GNNDB_OK. */
 int show_describe(gnndb *db, const char *graph, rowset **out, gnn_err *e)
@@ -227,11 +247,7 @@ int show_describe(gnndb *db, const char *graph, rowset **out, gnn_err *e)
         (rc = cat_split_list(db->cat, g.id, &ss, &ns, e)) ||
         (rc = table_props(db, ts, nt, rs, &oom, e)))
         goto out;
-    for (size_t i = 0; i < ns; i++) {
-        char buf[256];
-        snprintf(buf, sizeof buf, "split.%s", ss[i].name);
-        oom |= rs_prop_int(rs, buf, ss[i].count);
-    }
+    oom |= split_props(ss, ns, rs);
     if ((rc = cat_pack_list(db->cat, g.id, &ps, &np, e))) goto out;
     oom |= pack_props(ps, np, rs);
     oom |= file_props(db, &g, ts, nt, ps, np, rs);

@@ -7,6 +7,7 @@
 #include "index.h"
 #include "fcache.h"
 #include "spill.h"
+#include "seeds.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -301,7 +302,7 @@ static int resolve_seeds(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
     p->seeds_kind = s->seeds_kind;
     switch (s->seeds_kind) {
     case AST_SEEDS_SPLIT:
-        if (cat_split_get(db->cat, p->graph.id, s->seeds_split, &p->split, e))
+        if (seeds_split_get(db, &p->graph, s->seeds_split, "", &p->split, e))
             return e->rc;
         p->nseeds = p->split.count;
         break;

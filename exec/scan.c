@@ -115,7 +115,7 @@ static int load_seeds(scan_exec *x, const ast_stmt *s, gnn_err *e)
 {
     cat_split sp = {0};
     if (s->seeds_kind == AST_SEEDS_SPLIT &&
-        cat_split_get(x->db->cat, x->g.id, s->seeds_split, &sp, e))
+        seeds_split_get(x->db, &x->g, s->seeds_split, "SCAN: ", &sp, e))
         return e->rc;
     int rc = seeds_load(x->db, &x->g, s->seeds_kind, sp.token, s->seed_ids,
                         s->n_seed_ids, "SCAN: ", &x->seeds, e);

@@ -814,7 +814,10 @@ static void make_format2(const char *path)
                                     "ALTER TABLE graphs DROP COLUMN eid_token;"
                                     "ALTER TABLE graphs DROP COLUMN eid_blocks;"
                                     "ALTER TABLE graphs DROP COLUMN "
-                                    "input_edges; UPDATE meta SET value = 2 "
+                                    "input_edges;"
+                                    "ALTER TABLE splits DROP COLUMN seed;"
+                                    "ALTER TABLE splits DROP COLUMN kind;"
+                                    "UPDATE meta SET value = 2 "
                                     "WHERE key = 'format_version';"
                                     "UPDATE meta SET value = 3 WHERE key = "
                                     "'schema_version';"), SQLITE_OK);

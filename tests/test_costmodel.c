@@ -356,7 +356,7 @@ static void test_profile_stored(void **state)
     cat_close(c);
 
     /* a catalog of schema version 1 (no disk_profile, no schema_version,
-    ** no edge-id columns: format 2): read-only it has no profile; a
+    ** no edge-id or split-kind columns: format 2): read-only it has no profile; a
     ** writable open migrates it */
     sqlite3 *db;
     assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
@@ -367,7 +367,10 @@ static void test_profile_stored(void **state)
                                   "ALTER TABLE graphs DROP COLUMN eid_token;"
                                   "ALTER TABLE graphs DROP COLUMN eid_blocks;"
                                   "ALTER TABLE graphs DROP COLUMN "
-                                  "input_edges; UPDATE meta SET value = 2 "
+                                  "input_edges;"
+                                  "ALTER TABLE splits DROP COLUMN seed;"
+                                  "ALTER TABLE splits DROP COLUMN kind;"
+                                  "UPDATE meta SET value = 2 "
                                   "WHERE key = 'format_version'",
                                   NULL, NULL, NULL), SQLITE_OK);
     sqlite3_close(db);

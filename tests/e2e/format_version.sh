@@ -50,6 +50,8 @@ import sqlite3, sys
 c = sqlite3.connect(sys.argv[1])
 for col in ("has_eids", "eid_file", "eid_token", "eid_blocks", "input_edges"):
     c.execute("ALTER TABLE graphs DROP COLUMN " + col)
+for col in ("kind", "seed"):   # edge splits came with edge ids
+    c.execute("ALTER TABLE splits DROP COLUMN " + col)
 c.execute("DELETE FROM tables WHERE name = '__edges'")
 c.execute("UPDATE meta SET value = 2 WHERE key = 'format_version'")
 c.execute("UPDATE meta SET value = 3 WHERE key = 'schema_version'")
