@@ -11,6 +11,21 @@
 
 typedef struct plan {
     cat_graph graph;
+    /* the topology the hops read: the graph's blocks, or, when the batches
+    ** carry edge ids (eids), its edge-id graph (file, token, blocks) */
+    cat_graph topo;
+    int eids;
+    /* an edge-seeded SAMPLE (EDGES split): link prediction */
+    int link;
+    cat_split edge_split;
+    int neg_mode;              /* AST_NEG_* */
+    int64_t negative;          /* k; 0: positives only */
+    int neg_strict;
+    int exclude_seeds;
+    cat_split exclude[AST_MAX_EDGE_SPLITS]; /* EXCLUDE SPLIT a, b */
+    size_t nexclude;
+    int has_efeat;             /* EDGE FEATURES w */
+    cat_table efeat;
     int has_feat, has_labels;
     cat_table feat, labels;
     int seeds_kind;            /* AST_SEEDS_* */
@@ -116,6 +131,17 @@ static inline size_t plan_x_row_bytes(const plan *p)
 static inline double plan_spill_bytes(const plan *p, double g)
 {
     return g * p->run_bytes_est * 1.05;
+}
+
+/* The nodes a mini-batch starts from: BATCH seeds, or for a link batch
+** the endpoints of its seed edges and negatives (at most, before repeats
+** are merged). */
+static inline int64_t plan_seed_nodes(const plan *p)
+{
+    if (!p->link) return p->batch;
+    int64_t ends = p->neg_mode == AST_NEG_PAIRS ? 2 * (1 + p->negative)
+                                                : 2 + p->negative;
+    return p->batch * ends;
 }
 
 /* Resolve names and memory for a SAMPLE. On failure the words are in *e. */

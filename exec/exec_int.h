@@ -22,6 +22,7 @@
 #include "sample.h"
 #include "granularity.h"
 #include "seeds.h"
+#include "link.h"
 #include "../gpu/xfer.h"
 
 typedef struct nmap {        /* internal id -> local index, open addressing */
@@ -38,6 +39,9 @@ typedef struct hb_batch {
     nmap map;
     uint32_t *esrc, *edst;   /* local indices, grouped by hop */
     size_t ne, cape, capdst;
+    uint32_t *eid;           /* each edge's input id (plan eids), as esrc */
+    size_t capeid;
+    lk_batch lk;             /* a link batch's seed edges and negatives */
     int64_t nsn[AST_MAX_HOPS + 1];
     int64_t nse[AST_MAX_HOPS];
     /* the output, filled by gather.c and batch.c */
@@ -45,7 +49,10 @@ typedef struct hb_batch {
     int64_t *edge_index;
     float *x;
     int64_t *y;
+    int64_t *e_id;
+    float *edge_attr;
     size_t cap_out_nodes, cap_out_edges, cap_out_x, cap_out_y;
+    size_t cap_out_eid, cap_out_eattr;
     gnndb_batch_view view;
 } hb_batch;
 
@@ -131,6 +138,8 @@ typedef struct hb_hop_state {
     size_t nitems, capitems;
     uint32_t *arena;         /* chosen neighbours, per item from res_off */
     size_t narena, caparena;
+    uint32_t *earena;        /* their edge ids, when the plan reads them */
+    size_t capearena;
     hb_pend *pend;
     size_t npend, cappend;
     size_t *bitem;           /* first item of each mini-batch */
@@ -198,6 +207,15 @@ typedef struct hb_bg {
     size_t reserve;
 } hb_bg;
 
+/* The link operator's run-long state (link.c; loaded by hyperbatch.c):
+** what the negatives and EXCLUDE follow, the seed edges with their
+** endpoints, and the bits of EXCLUDE SPLIT's edges. */
+typedef struct hb_link {
+    lk_spec spec;
+    lk_seeds seeds;
+    uint64_t *excluded;
+} hb_link;
+
 typedef struct hb_transfer { /* to a device (batch.c) */
     xfer *xf;                /* NULL for host */
     gnndb_batch_view view;
@@ -232,6 +250,7 @@ struct hb_exec {
     int ahead;               /* sampling the lookahead: a cut to nothing is
                              ** no error, it only shortens the future */
 
+    hb_link link;            /* edge seeds (plan link) */
     hb_blocks bk;            /* items by block: a hop's, then gather's */
     hb_hop_state hop;
     hb_gather_state gat;
@@ -363,6 +382,15 @@ void hbs_readback_close(hb_exec *x);
 int hbp_next(hb_exec *x, const gnndb_batch_view **view, gnn_err *e);
 void hbp_stop(hb_exec *x);
 void hb_transfer_close(hb_exec *x);
+
+/* An edge-seeded SAMPLE (hb_link.c): load the seed edges into x->seeds
+** and x->link; start each mini-batch of x->hb from its seed edges and
+** negatives (taken from the epoch's `order`); finish b's link fields and
+** e_id into its view (after hb_fill_view). */
+int hb_link_open(hb_exec *x, gnn_err *e);
+void hb_link_close(hb_exec *x);
+int hb_link_seed_round(hb_exec *x, const uint32_t *order, gnn_err *e);
+int hb_link_finish(hb_exec *x, hb_batch *b, gnn_err *e);
 
 /* 1 when `dir` is empty, 0 when not, -errno on failure. */
 int hb_dir_empty(const char *dir);

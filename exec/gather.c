@@ -22,7 +22,7 @@ static int gather_visit(void *arg, uint64_t no, const void *data, gnn_err *e);
 static int read_graph_once(hb_exec *x, uint64_t *blocks, bp_visit_fn visit,
                            void *arg, gnn_err *e)
 {
-    size_t nblk = (size_t)x->p->graph.graph_blocks;
+    size_t nblk = (size_t)x->p->topo.graph_blocks;
     for (size_t i = 0; i < nblk; i++) blocks[i] = i;
     bp_stats before = *bp_get_stats(x->gpool);
     int rc = bp_fetch(x->gpool, x->gf, blocks, nblk, visit, arg, e);
@@ -82,7 +82,7 @@ static int cache_pin_hot(hb_exec *x, gnn_err *e)
     hb_blocks *bk = &x->bk;
     plan *p = x->p;
     size_t nodes = (size_t)GNN_MIN(p->graph.nodes, p->feat.rows);
-    size_t nblk = (size_t)p->graph.graph_blocks;
+    size_t nblk = (size_t)p->topo.graph_blocks;
     degree_pass d = {x, calloc(GNN_MAX((size_t)p->graph.nodes, 1), sizeof *d.key)};
     uint64_t *blocks = malloc((nblk + 1) * sizeof *blocks);
     int rc = GNNDB_OK;
@@ -162,7 +162,7 @@ static int pin_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
 static int cache_pin_blocks(hb_exec *x, gnn_err *e)
 {
     plan *p = x->p;
-    size_t nblk = (size_t)p->graph.graph_blocks;
+    size_t nblk = (size_t)p->topo.graph_blocks;
     hot_pass d = {x, calloc((size_t)p->feat.nblocks + 1, sizeof(uint64_t))};
     uint64_t *blocks = malloc((nblk + 1) * sizeof *blocks);
     int rc = GNNDB_OK;

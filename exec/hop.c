@@ -189,13 +189,14 @@ void hb_run_block(hb_exec *x, uint64_t no, const void *data, size_t lo,
 size_t hb_hop_bytes(const hb_hop_state *h)
 {
     return h->capitems * sizeof *h->items + h->caparena * 4 +
-           h->cappend * sizeof(hb_pend);
+           h->capearena * 4 + h->cappend * sizeof(hb_pend);
 }
 
 void hb_hop_release(hb_hop_state *h)
 {
     free(h->items); h->items = NULL; h->capitems = 0;
     free(h->arena); h->arena = NULL; h->caparena = 0;
+    free(h->earena); h->earena = NULL; h->capearena = 0;
     free(h->pend); h->pend = NULL; h->cappend = 0;
 }
 
@@ -269,11 +270,14 @@ static void hop_task(void *arg, size_t task, int w)
                                    wk->pos, wk->scratch);
         it->res_n = n;
         const uint32_t *nb = blk_node_nbrs(o);
+        const uint32_t *ids = x->p->eids ? blk_node_eids(o) : NULL;
         uint32_t *res = h->arena + it->res_off;
+        uint32_t *eres = ids ? h->earena + it->res_off : NULL;
         for (uint32_t i = 0; i < n; i++) {
             uint32_t q = wk->pos[i];
             if (q < o->n) {
                 res[i] = nb[q];
+                if (ids) eres[i] = ids[q];
                 continue;
             }
             /* the neighbour lies in a continuation block */
@@ -311,7 +315,9 @@ static int hop_reserve(hb_exec *x, uint64_t no, const void *data, size_t lo,
         need += m;
         if (m > *most) *most = m;
     }
-    if (hb_grow((void **)&h->arena, &h->caparena, need + 1, sizeof *h->arena))
+    if (hb_grow((void **)&h->arena, &h->caparena, need + 1, sizeof *h->arena) ||
+        (x->p->eids && hb_grow((void **)&h->earena, &h->capearena, need + 1,
+                               sizeof *h->earena)))
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory sampling");
     h->narena = need;
     return GNNDB_OK;
@@ -365,6 +371,7 @@ static int pend_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
             pd->pos >= o->n)
             return corrupt_node(x, no, pd->node, e);
         h->arena[pd->slot] = blk_node_nbrs(o)[pd->pos];
+        if (x->p->eids) h->earena[pd->slot] = blk_node_eids(o)[pd->pos];
     }
     return GNNDB_OK;
 }
@@ -379,34 +386,56 @@ static void stats_add(hb_opstats *o, const bp_stats *before,
     o->reads_issued += after->reads_issued - before->reads_issued;
 }
 
+/* Size b's edge arrays for `more` edges after its b->ne (and its edge ids
+** when the plan reads them); -1 when out of memory. */
+static int reserve_edges(const plan *p, hb_batch *b, size_t more)
+{
+    if (hb_grow((void **)&b->esrc, &b->cape, b->ne + more + 1,
+                sizeof *b->esrc))
+        return -1;
+    if (b->cape > b->capdst) {
+        uint32_t *d = realloc(b->edst, b->cape * sizeof *d);
+        if (!d) return -1;
+        b->edst = d;
+        b->capdst = b->cape;
+    }
+    if (p->eids && b->cape > b->capeid) {
+        uint32_t *d = realloc(b->eid, b->cape * sizeof *d);
+        if (!d) return -1;
+        b->eid = d;
+        b->capeid = b->cape;
+    }
+    return 0;
+}
+
 /* Append one mini-batch's sampled neighbours of this hop: the edge arrays
-** are sized once for the hop (every sampled edge is kept), the nodes and
-** the map grow as new nodes appear. */
+** are sized once for the hop (every sampled edge at most), the nodes and
+** the map grow as new nodes appear. An edge EXCLUDE drops is dropped
+** here, before its source is added, so what it alone reached is not in
+** the batch. */
 static void assemble_task(void *arg, size_t i, int w)
 {
     hb_exec *x = arg;
     hb_hop_state *h = &x->hop;
     hb_batch *b = &x->hb[i];
+    const lk_spec *ex = x->p->link ? &x->link.spec : NULL;
     size_t k0 = h->bitem[i], k1 = h->bitem[i + 1], total = 0;
     for (size_t k = k0; k < k1; k++) total += h->items[k].res_n;
     size_t before_nn = b->nn, before_ne = b->ne;
-    int fail = hb_grow((void **)&b->esrc, &b->cape, b->ne + total + 1,
-                       sizeof *b->esrc);
-    if (!fail && b->cape > b->capdst) {
-        uint32_t *d = realloc(b->edst, b->cape * sizeof *d);
-        if (d) { b->edst = d; b->capdst = b->cape; } else fail = 1;
-    }
-    if (fail) { h->asm_fail = 1; return; }
+    if (reserve_edges(x->p, b, total)) { h->asm_fail = 1; return; }
     uint32_t *esrc = b->esrc, *edst = b->edst;
     size_t ne = b->ne;
     for (size_t k = k0; k < k1; k++) {
         const hb_item *it = &h->items[k];
         const uint32_t *res = h->arena + it->res_off;
+        const uint32_t *eres = h->earena ? h->earena + it->res_off : NULL;
         for (uint32_t j = 0; j < it->res_n; j++) {
+            if (ex && lk_excluded(ex, &b->lk, eres[j])) continue;
             uint32_t local;
             if (hb_add_node(b, res[j], &local)) { h->asm_fail = 1; return; }
             esrc[ne] = local;
             edst[ne] = it->pos;
+            if (eres) b->eid[ne] = eres[j];
             ne++;
         }
     }
@@ -449,7 +478,7 @@ static int hop_continuations(hb_exec *x, gnn_err *e)
 {
     hb_hop_state *h = &x->hop;
     hb_blocks *bk = &x->bk;
-    uint64_t nblocks = (uint64_t)x->p->graph.graph_blocks;
+    uint64_t nblocks = (uint64_t)x->p->topo.graph_blocks;
     if (hb_grow((void **)&bk->blockof, &bk->capblockof, h->npend,
                 sizeof *bk->blockof))
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory sampling");
@@ -493,7 +522,7 @@ int hb_run_hop(hb_exec *x, int hop, gnn_err *e)
     if (rc) return rc;
     h->narena = 0;
     h->npend = 0;
-    rc = hb_bucket(&x->bk, h->nitems, (uint64_t)x->p->graph.graph_blocks, e);
+    rc = hb_bucket(&x->bk, h->nitems, (uint64_t)x->p->topo.graph_blocks, e);
     gran_ops ops;
     hb_hop_ops(x, hop_visit, &ops);
     if (!rc)

@@ -52,8 +52,10 @@ int hb_grow(void **p, size_t *cap, size_t need, size_t elem)
 static int load_seeds(hb_exec *x, gnn_err *e)
 {
     plan *p = x->p;
-    int rc = seeds_load(x->db, &p->graph, p->seeds_kind, p->split.token,
-                        p->seed_list, p->n_seed_list, "", &x->seeds, e);
+    int rc = p->link ? hb_link_open(x, e)
+                     : seeds_load(x->db, &p->graph, p->seeds_kind,
+                                  p->split.token, p->seed_list,
+                                  p->n_seed_list, "", &x->seeds, e);
     if (rc) return rc;
     /* the plan counted the seeds from the catalog; trust what was loaded */
     plan_set_seed_count(p, x->seeds.n);
@@ -84,13 +86,19 @@ static void batch_free(hb_batch *b)
     free(b->edge_index);
     free(b->x);
     free(b->y);
+    free(b->eid);
+    free(b->e_id);
+    free(b->edge_attr);
+    lk_batch_free(&b->lk);
 }
 
 size_t hb_batch_bytes(const hb_batch *b)
 {
     return b->capn * 4 + b->map.cap * 4 + b->cape * 4 + b->capdst * 4 +
            b->cap_out_nodes * 8 + b->cap_out_edges * 8 + b->cap_out_x * 4 +
-           b->cap_out_y * 8;
+           b->cap_out_y * 8 + b->capeid * 4 + b->cap_out_eid * 8 +
+           b->cap_out_eattr * 4 + b->lk.cap_pos * 12 + b->lk.cap_neg * 9 +
+           b->lk.cap_ends * 4 + b->lk.cap_out * 8;
 }
 
 size_t hb_work_bytes(const hb_exec *x)
@@ -237,6 +245,7 @@ int hb_sample_round(hb_exec *x, int64_t g, gnn_err *e)
         b->nseeds = hi - lo;
         memset(b->nsn, 0, sizeof b->nsn);
         memset(b->nse, 0, sizeof b->nse);
+        if (p->link) continue;   /* hb_link_seed_round starts it */
         /* sized for the seeds; assembly grows it once per hop as needed */
         if (hb_nmap_reset(&b->map, (size_t)p->batch, b->nodes, b->map.n))
             return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
@@ -251,6 +260,10 @@ int hb_sample_round(hb_exec *x, int64_t g, gnn_err *e)
     }
     x->nb = (int)n;
     x->cur = 0;
+    if (p->link) {
+        int rc = hb_link_seed_round(x, order, e);
+        if (rc) return rc;
+    }
     x->st.seeds.seconds += hb_now() - t0;
     for (int h = 0; h < p->nhops && x->nb; h++) {
         int rc = hb_run_hop(x, h, e);
@@ -314,7 +327,8 @@ int hb_open(gnndb *db, plan *p, hb_exec **out, gnn_err *e)
     if (!x) return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
     x->db = db;
     x->p = p;
-    x->cont_cap = blk_graph_cont_capacity(p->graph.block_size);
+    x->cont_cap = blk_graph_cont_capacity_flags(p->graph.block_size,
+                                                p->eids ? BLK_FLAG_EIDS : 0);
     x->h_next = p->hyperbatch;
     x->sp.emit = &x->sp.rounds[0];
     x->sp.build = &x->sp.rounds[1];
@@ -323,14 +337,14 @@ int hb_open(gnndb *db, plan *p, hb_exec **out, gnn_err *e)
     if (p->into && (rc = hb_prepare_into(p->into, e))) goto fail;
     if ((rc = io_open(p->io, (unsigned)p->io_depth, &x->io, e))) goto fail;
 
-    if ((rc = db_open_graph(db, &p->graph, 1, &x->gf, e))) goto fail;
+    if ((rc = db_open_graph(db, &p->topo, 1, &x->gf, e))) goto fail;
     if ((rc = bp_open(p->graph_frames, p->graph.block_size, x->io, &x->gpool,
                       e)))
         goto fail;
     bp_set_max_coalesce(x->gpool, (unsigned)p->coalesce);
     x->hop.ggran.mode = p->read_granularity;
     x->hop.ggran.pr = &p->profile;
-    if ((rc = db_load_graph_index(db, &p->graph, &x->idx_first, &x->idx_block,
+    if ((rc = db_load_graph_index(db, &p->topo, &x->idx_first, &x->idx_block,
                                   &x->nidx, e)))
         goto fail;
     x->pool = wpool_new(p->threads);
@@ -437,6 +451,7 @@ void hb_close(hb_exec *x)
     free(x->idx_first);
     free(x->idx_block);
     seeds_free(&x->seeds);
+    hb_link_close(x);
     hb_hop_free(&x->hop, GNN_MAX(1, x->p->threads));
     hb_blocks_free(&x->bk);
     wpool_free(x->pool);
