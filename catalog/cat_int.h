@@ -11,6 +11,7 @@ struct cat_db {
     sqlite3 *db;
     int readonly;
     int has_packs;   /* the packs tables exist (catalog/packs.c) */
+    int has_eids;    /* graphs has the edge-id columns (format 3) */
     char path[1024]; /* named in every message */
 };
 
@@ -45,6 +46,13 @@ int catx_query_rows(cat_db *c, const char *sql, int64_t i1, const char *s2,
 
 /* GNNDB_READONLY naming the file when c was opened read-only. */
 int catx_writable(cat_db *c, gnn_err *e);
+
+/* Note whether graphs has the edge-id columns (objects.c): a writable
+** open has added them (migration 4); a read-only format-2 catalog lacks
+** them, and its graphs read as graphs without edge ids. */
+int catx_eids_schema(cat_db *c, gnn_err *e);
+/* The edge-id columns of graphs, migration 4 of catalog.c. */
+extern const char catx_schema_eids[];
 
 /* Note whether the packs tables exist: a writable open has added them
 ** (migration 3); a read-only catalog without them has no packs. */

@@ -83,6 +83,10 @@ static const char *const migrations[] = {
     "  value) WITHOUT ROWID;",
     /* 3: packs, SAMPLE ... INTO PACK (catalog/packs.c) */
     catx_schema_packs,
+    /* 4: edge ids and edge splits (catalog/objects.c); sets format_version
+    ** 3, since a format-2 gnndb would misread what hangs off them (an edge
+    ** split would read as an empty node split) */
+    catx_schema_eids,
 };
 #define SCHEMA_VERSION (1 + (int)(sizeof migrations / sizeof migrations[0]))
 
@@ -236,11 +240,13 @@ static int check_version(cat_db *c, gnn_err *e)
                           "%s is damaged: format version %" PRId64, c->path, v);
     /* Format 1 blocks carry one checksum each, so a read of some of their
     ** pages could not be verified: rather than trust them, ask for the
-    ** database to be built again (its block files are rewritten anyway). */
-    if (v < GNNDB_FORMAT_VERSION)
+    ** database to be built again (its block files are rewritten anyway).
+    ** Format 2 lacks only edge ids: a writable open migrates it (its
+    ** graphs have none), a read-only one reads it as it is. */
+    if (v < 2)
         return gnn_seterr(e, GNNDB_VERSION_MISMATCH,
                           "%s has format version %" PRId64 "; this gnndb "
-                          "reads format %d only (blocks with page "
+                          "reads formats 2 to %d only (blocks with page "
                           "checksums): rebuild it into a new database with "
                           "CREATE GRAPH, IMPORT FEATURES, IMPORT LABELS, "
                           "CREATE SPLIT and PROPAGATE from the sources that "
@@ -280,12 +286,18 @@ static int apply_migrations(cat_db *c, gnn_err *e)
 ** applied them first: they are checked again under the lock). */
 static int migrate(cat_db *c, gnn_err *e)
 {
-    int64_t v;
+    int64_t v, f;
     int rc = schema_version(c, &v, e);
+    if (!rc) rc = cat_format_version(c, &f, e);
     if (rc) return rc;
-    if (v >= SCHEMA_VERSION) return GNNDB_OK;
+    if (v >= SCHEMA_VERSION && f >= GNNDB_FORMAT_VERSION) return GNNDB_OK;
     if ((rc = catx_exec(c, "BEGIN IMMEDIATE", e))) return rc;
-    if ((rc = apply_migrations(c, e)) || (rc = catx_exec(c, "COMMIT", e))) {
+    /* format 2 with every migration applied cannot come of an older
+    ** library, but is set to 3 all the same */
+    if ((rc = apply_migrations(c, e)) ||
+        (rc = catx_exec(c, "UPDATE meta SET value = 3 WHERE key = "
+                           "'format_version' AND value < 3", e)) ||
+        (rc = catx_exec(c, "COMMIT", e))) {
         sqlite3_exec(c->db, "ROLLBACK", NULL, NULL, NULL);
         return rc;
     }
@@ -357,6 +369,7 @@ static int open_conn(cat_db *c, gnn_err *e)
     } else if (!c->readonly && (rc = migrate(c, e))) {
         return rc;
     }
+    if ((rc = catx_eids_schema(c, e))) return rc;
     return catx_packs_schema(c, e);
 }
 
@@ -565,15 +578,15 @@ int cat_files(cat_db *c, char ***names, size_t *n, gnn_err *e)
 {
     *names = NULL;
     *n = 0;
+    char sql[512];
+    snprintf(sql, sizeof sql, "SELECT file FROM graphs UNION "
+             "SELECT file FROM tables UNION %s%s"
+             "SELECT file FROM checksums",
+             c->has_packs ? "SELECT file FROM packs UNION " : "",
+             c->has_eids ? "SELECT eid_file FROM graphs WHERE has_eids "
+                           "UNION " : "");
     sqlite3_stmt *st;
-    int rc = catx_prepare(c, c->has_packs
-                                 ? "SELECT file FROM graphs UNION "
-                                   "SELECT file FROM tables UNION "
-                                   "SELECT file FROM packs UNION "
-                                   "SELECT file FROM checksums"
-                                 : "SELECT file FROM graphs UNION "
-                                   "SELECT file FROM tables UNION "
-                                   "SELECT file FROM checksums", &st, e);
+    int rc = catx_prepare(c, sql, &st, e);
     if (rc) return rc;
     /* gather the strings into one block, remembering where each starts */
     char *blk = NULL;
@@ -619,17 +632,16 @@ static void token_row(sqlite3_stmt *st, void *dst)
 
 int cat_tokens(cat_db *c, uint64_t **tokens, size_t *n, gnn_err *e)
 {
+    char sql[512];
+    snprintf(sql, sizeof sql, "SELECT token FROM graphs UNION "
+             "SELECT token FROM tables UNION %s%s"
+             "SELECT token FROM splits",
+             c->has_packs ? "SELECT token FROM packs UNION " : "",
+             c->has_eids ? "SELECT eid_token FROM graphs WHERE has_eids "
+                           "UNION " : "");
     void *a;
-    int rc = catx_query_rows(c, c->has_packs
-                                    ? "SELECT token FROM graphs UNION "
-                                      "SELECT token FROM tables UNION "
-                                      "SELECT token FROM packs UNION "
-                                      "SELECT token FROM splits"
-                                    : "SELECT token FROM graphs UNION "
-                                      "SELECT token FROM tables UNION "
-                                      "SELECT token FROM splits",
-                             0, NULL, token_row, sizeof **tokens, &a, n,
-                             "listing tokens", e);
+    int rc = catx_query_rows(c, sql, 0, NULL, token_row, sizeof **tokens, &a,
+                             n, "listing tokens", e);
     *tokens = rc ? NULL : a;
     return rc;
 }

@@ -31,10 +31,24 @@ typedef struct cat_graph {
     int64_t median_degree;
     double mean_degree;
     char source[CAT_PATH_MAX];
+    /* Edge ids (format 3): the edge-id graph (BLK_FLAG_EIDS blocks beside
+    ** the plain ones, index entries under eid_token) and the edge table
+    ** (table CAT_EDGES_TABLE). A graph made WITHOUT EDGE IDS, or by a
+    ** format-2 gnndb, has none: has_eids 0, the rest zero. */
+    int has_eids;
+    char eid_file[CAT_NAME_MAX];
+    uint64_t eid_token;
+    int64_t eid_blocks;
+    int64_t input_edges;     /* edges of the input file: ids [0, this) */
 } cat_graph;
 
-#define CAT_TABLE_FEATURES 1
-#define CAT_TABLE_LABELS   2
+#define CAT_TABLE_FEATURES      1
+#define CAT_TABLE_LABELS        2
+#define CAT_TABLE_EDGES         3  /* the edge table: input edge -> (src, dst) */
+#define CAT_TABLE_EDGE_FEATURES 4  /* a row per input edge */
+
+/* The name of a graph's edge table (kind CAT_TABLE_EDGES). */
+#define CAT_EDGES_TABLE "__edges"
 
 typedef struct cat_table {
     int64_t id;
@@ -53,12 +67,21 @@ typedef struct cat_table {
     char source[CAT_PATH_MAX];
 } cat_table;
 
+/* A split is a set of nodes (seeds of a node-level SAMPLE) or of input edge
+** ids (seeds of a link-prediction SAMPLE); both kinds share a graph's split
+** names. Node members are under the token's 'S' keys, edge ids under 'T'. */
+#define CAT_SPLIT_NODE 0
+#define CAT_SPLIT_EDGE 1
+
 typedef struct cat_split {
     int64_t id;
     int64_t graph_id;
     char name[CAT_NAME_MAX];
     uint64_t token;
     int64_t count;
+    int kind;                 /* CAT_SPLIT_* */
+    int has_seed;             /* drawn by CREATE EDGE SPLITS ... RANDOM */
+    uint64_t seed;            /* the SEED it drew with (given or drawn) */
 } cat_split;
 
 /* Open `path` (created with the schema when !readonly and missing). Fails
@@ -81,6 +104,12 @@ int cat_graph_get(cat_db *c, const char *name, cat_graph *g, gnn_err *e);
 int cat_graph_list(cat_db *c, cat_graph **out, size_t *n, gnn_err *e);
 int cat_graph_delete(cat_db *c, int64_t graph_id, gnn_err *e);
 
+/* GNNDB_OK when graph g has edge ids; otherwise GNNDB_NOTFOUND with words
+** naming the graph and `what` needs them (a statement, "IMPORT EDGE
+** FEATURES"), and saying to CREATE the graph again. The one check every
+** statement that needs edge ids makes. */
+int cat_graph_need_eids(const cat_graph *g, const char *what, gnn_err *e);
+
 /* Tables of a graph (features and the label table). */
 int cat_table_insert(cat_db *c, cat_table *t, gnn_err *e);
 int cat_table_get(cat_db *c, int64_t graph_id, const char *name,
@@ -89,7 +118,9 @@ int cat_table_list(cat_db *c, int64_t graph_id, cat_table **out, size_t *n,
                    gnn_err *e);
 int cat_table_delete(cat_db *c, int64_t table_id, gnn_err *e);
 
-/* Splits of a graph. */
+/* Splits of a graph, of either kind (a catalog older than the kind column,
+** opened read-only, has node splits only). Insert: GNNDB_EXISTS when the
+** graph has a split of that name, of either kind. */
 int cat_split_insert(cat_db *c, cat_split *s, gnn_err *e);
 int cat_split_get(cat_db *c, int64_t graph_id, const char *name,
                   cat_split *s, gnn_err *e);

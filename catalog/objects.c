@@ -139,10 +139,49 @@ static int delete_all(cat_db *c, const char *const *sqls, int64_t id,
 
 /* ---- graphs -------------------------------------------------------------- */
 
-#define GRAPH_COLS                                                           \
+const char catx_schema_eids[] =
+    "ALTER TABLE graphs ADD COLUMN has_eids INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE graphs ADD COLUMN eid_file TEXT;"
+    "ALTER TABLE graphs ADD COLUMN eid_token INTEGER;"
+    "ALTER TABLE graphs ADD COLUMN eid_blocks INTEGER;"
+    "ALTER TABLE graphs ADD COLUMN input_edges INTEGER;"
+    /* edge splits: a split's kind (CAT_SPLIT_*; existing rows are node
+    ** splits) and the seed a RANDOM edge split drew with, else NULL */
+    "ALTER TABLE splits ADD COLUMN kind INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE splits ADD COLUMN seed INTEGER;"
+    "UPDATE meta SET value = 3 WHERE key = 'format_version' AND value < 3;";
+
+int catx_eids_schema(cat_db *c, gnn_err *e)
+{
+    sqlite3_stmt *st;
+    int rc = catx_prepare(c, "SELECT count(*) FROM pragma_table_info('graphs')"
+                             " WHERE name = 'has_eids'", &st, e);
+    if (rc) return rc;
+    int s = sqlite3_step(st);
+    c->has_eids = s == SQLITE_ROW && sqlite3_column_int(st, 0) > 0;
+    sqlite3_finalize(st);
+    if (s != SQLITE_ROW) return catx_err(c, s, "reading the schema", e);
+    return GNNDB_OK;
+}
+
+int cat_graph_need_eids(const cat_graph *g, const char *what, gnn_err *e)
+{
+    if (g->has_eids) return GNNDB_OK;
+    return gnn_seterr(e, GNNDB_NOTFOUND, "%s needs edge ids, and graph %s has "
+                      "none (it was created WITHOUT EDGE IDS, or by a gnndb "
+                      "of format 2): DROP it and CREATE GRAPH %s again",
+                      what, g->name, g->name);
+}
+
+#define GRAPH_COLS0                                                          \
     "id, name, token, file, nodes, edges, directed, block_size, node_order, " \
     "graph_blocks, has_map, max_degree, min_degree, median_degree, "         \
     "mean_degree, source"
+/* with the edge-id columns (format 3), or zeros in their place (a
+** read-only format-2 catalog) */
+#define GRAPH_COLS GRAPH_COLS0 ", has_eids, eid_file, eid_token, eid_blocks, " \
+                   "input_edges"
+#define GRAPH_COLS_V2 GRAPH_COLS0 ", 0, '', 0, 0, 0"
 
 static void graph_row(sqlite3_stmt *st, void *dst)
 {
@@ -163,6 +202,11 @@ static void graph_row(sqlite3_stmt *st, void *dst)
     g->median_degree = sqlite3_column_int64(st, 13);
     g->mean_degree = sqlite3_column_double(st, 14);
     catx_text(g->source, sizeof g->source, st, 15);
+    g->has_eids = sqlite3_column_int(st, 16);
+    catx_text(g->eid_file, sizeof g->eid_file, st, 17);
+    g->eid_token = tok_in(st, 18);
+    g->eid_blocks = sqlite3_column_int64(st, 19);
+    g->input_edges = sqlite3_column_int64(st, 20);
 }
 
 int cat_graph_insert(cat_db *c, cat_graph *g, gnn_err *e)
@@ -179,9 +223,11 @@ int cat_graph_insert(cat_db *c, cat_graph *g, gnn_err *e)
     if ((rc = catx_prepare(c, "INSERT INTO graphs(name, token, file, nodes, "
                               "edges, directed, block_size, node_order, "
                               "graph_blocks, has_map, max_degree, min_degree, "
-                              "median_degree, mean_degree, source) VALUES("
-                              "?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, "
-                              "?12, ?13, ?14, ?15)", &st, e)))
+                              "median_degree, mean_degree, source, has_eids, "
+                              "eid_file, eid_token, eid_blocks, input_edges) "
+                              "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
+                              "?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, "
+                              "?19, ?20)", &st, e)))
         return rc;
     sqlite3_bind_text(st, 1, g->name, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 2, tok_out(g->token));
@@ -198,6 +244,13 @@ int cat_graph_insert(cat_db *c, cat_graph *g, gnn_err *e)
     sqlite3_bind_int64(st, 13, g->median_degree);
     sqlite3_bind_double(st, 14, g->mean_degree);
     sqlite3_bind_text(st, 15, g->source, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 16, g->has_eids != 0);
+    if (g->has_eids) {
+        sqlite3_bind_text(st, 17, g->eid_file, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 18, tok_out(g->eid_token));
+        sqlite3_bind_int64(st, 19, g->eid_blocks);
+        sqlite3_bind_int64(st, 20, g->input_edges);
+    }
     int s = sqlite3_step(st);
     sqlite3_finalize(st);
     if ((s & 0xff) == SQLITE_CONSTRAINT)
@@ -212,8 +265,10 @@ int cat_graph_get(cat_db *c, const char *name, cat_graph *g, gnn_err *e)
 {
     void *a;
     size_t n;
-    int rc = catx_query_rows(c, "SELECT " GRAPH_COLS " FROM graphs "
-                           "WHERE name = ?2",
+    int rc = catx_query_rows(c, c->has_eids ? "SELECT " GRAPH_COLS " FROM "
+                                              "graphs WHERE name = ?2"
+                                            : "SELECT " GRAPH_COLS_V2 " FROM "
+                                              "graphs WHERE name = ?2",
                         0, name, graph_row, sizeof *g, &a, &n,
                         "reading a graph", e);
     if (rc) return rc;
@@ -226,7 +281,10 @@ int cat_graph_get(cat_db *c, const char *name, cat_graph *g, gnn_err *e)
 int cat_graph_list(cat_db *c, cat_graph **out, size_t *n, gnn_err *e)
 {
     void *a;
-    int rc = catx_query_rows(c, "SELECT " GRAPH_COLS " FROM graphs ORDER BY name",
+    int rc = catx_query_rows(c, c->has_eids ? "SELECT " GRAPH_COLS " FROM "
+                                              "graphs ORDER BY name"
+                                            : "SELECT " GRAPH_COLS_V2 " FROM "
+                                              "graphs ORDER BY name",
                         0, NULL, graph_row, sizeof **out, &a, n,
                         "listing graphs", e);
     *out = rc ? NULL : a;
@@ -240,7 +298,8 @@ int cat_graph_delete(cat_db *c, int64_t graph_id, gnn_err *e)
     static const char *const sqls[] = {
         "DELETE FROM checksums WHERE file IN ("
         "  SELECT file FROM tables WHERE graph_id = ?1"
-        "  UNION SELECT file FROM graphs WHERE id = ?1)",
+        "  UNION SELECT file FROM graphs WHERE id = ?1"
+        "  UNION SELECT eid_file FROM graphs WHERE id = ?1 AND has_eids)",
         "DELETE FROM degree_hist WHERE graph_id = ?1",
         "DELETE FROM tables WHERE graph_id = ?1",
         "DELETE FROM splits WHERE graph_id = ?1",
@@ -370,7 +429,13 @@ int cat_table_delete(cat_db *c, int64_t table_id, gnn_err *e)
 
 /* ---- splits -------------------------------------------------------------- */
 
-#define SPLIT_COLS "id, graph_id, name, token, count"
+/* The columns split_row reads; a format-2 catalog (read-only: a writable
+** open migrates it) has node splits without a seed. */
+static const char *split_cols(cat_db *c)
+{
+    return c->has_eids ? "id, graph_id, name, token, count, kind, seed"
+                             : "id, graph_id, name, token, count, 0, NULL";
+}
 
 static void split_row(sqlite3_stmt *st, void *dst)
 {
@@ -380,6 +445,28 @@ static void split_row(sqlite3_stmt *st, void *dst)
     catx_text(s->name, sizeof s->name, st, 2);
     s->token = tok_in(st, 3);
     s->count = sqlite3_column_int64(st, 4);
+    s->kind = sqlite3_column_int(st, 5);
+    s->has_seed = sqlite3_column_type(st, 6) != SQLITE_NULL;
+    s->seed = tok_in(st, 6);
+}
+
+/* Bind what cat_split_insert stores ('?1'..'?6'); an edge split needs the
+** kind column (a writable catalog always has it: open migrates). */
+static int split_insert_stmt(cat_db *c, const cat_split *s,
+                             sqlite3_stmt **st, gnn_err *e)
+{
+    int rc = catx_prepare(c, "INSERT INTO splits(graph_id, name, token, count,"
+                             " kind, seed) VALUES(?1, ?2, ?3, ?4, ?5, ?6)",
+                          st, e);
+    if (rc) return rc;
+    sqlite3_bind_int64(*st, 1, s->graph_id);
+    sqlite3_bind_text(*st, 2, s->name, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(*st, 3, tok_out(s->token));
+    sqlite3_bind_int64(*st, 4, s->count);
+    sqlite3_bind_int(*st, 5, s->kind);
+    if (s->has_seed) sqlite3_bind_int64(*st, 6, tok_out(s->seed));
+    else sqlite3_bind_null(*st, 6);
+    return GNNDB_OK;
 }
 
 int cat_split_insert(cat_db *c, cat_split *s, gnn_err *e)
@@ -394,13 +481,7 @@ int cat_split_insert(cat_db *c, cat_split *s, gnn_err *e)
                           "split '%s' already exists in graph %s", s->name,
                           gname);
     sqlite3_stmt *st;
-    if ((rc = catx_prepare(c, "INSERT INTO splits(graph_id, name, token, "
-                              "count) VALUES(?1, ?2, ?3, ?4)", &st, e)))
-        return rc;
-    sqlite3_bind_int64(st, 1, s->graph_id);
-    sqlite3_bind_text(st, 2, s->name, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 3, tok_out(s->token));
-    sqlite3_bind_int64(st, 4, s->count);
+    if ((rc = split_insert_stmt(c, s, &st, e))) return rc;
     if ((rc = catx_run(c, st, "adding a split", e))) return rc;
     s->id = sqlite3_last_insert_rowid(c->db);
     return GNNDB_OK;
@@ -409,12 +490,12 @@ int cat_split_insert(cat_db *c, cat_split *s, gnn_err *e)
 int cat_split_get(cat_db *c, int64_t graph_id, const char *name,
                   cat_split *s, gnn_err *e)
 {
-    char gname[CAT_NAME_MAX];
+    char gname[CAT_NAME_MAX], sql[256];
     int found;
-    int rc = get_in_graph(c, "SELECT " SPLIT_COLS " FROM splits WHERE "
-                             "graph_id = ?1 AND name = ?2", graph_id, name,
-                          split_row, sizeof *s, s, &found, gname,
-                          "reading a split", e);
+    snprintf(sql, sizeof sql, "SELECT %s FROM splits WHERE graph_id = ?1 AND "
+             "name = ?2", split_cols(c));
+    int rc = get_in_graph(c, sql, graph_id, name, split_row, sizeof *s, s,
+                          &found, gname, "reading a split", e);
     if (rc || found) return rc;
     return gnn_seterr(e, GNNDB_NOTFOUND, "no such split: %s in graph %s",
                       name, gname);
@@ -424,10 +505,11 @@ int cat_split_list(cat_db *c, int64_t graph_id, cat_split **out, size_t *n,
                    gnn_err *e)
 {
     void *a;
-    int rc = catx_query_rows(c, "SELECT " SPLIT_COLS " FROM splits "
-                           "WHERE graph_id = ?1 ORDER BY name",
-                        graph_id, NULL, split_row, sizeof **out, &a, n,
-                        "listing splits", e);
+    char sql[256];
+    snprintf(sql, sizeof sql, "SELECT %s FROM splits WHERE graph_id = ?1 "
+             "ORDER BY name", split_cols(c));
+    int rc = catx_query_rows(c, sql, graph_id, NULL, split_row, sizeof **out,
+                             &a, n, "listing splits", e);
     *out = rc ? NULL : a;
     return rc;
 }

@@ -1,7 +1,8 @@
 /* check.c — CHECK [graph]: read every block of every file the catalog lists
-** (topology, tables, packs), verify its checksum against the block and the
-** catalog, and the graph's object index against its blocks; one row per
-** problem, or one 'ok' row. */
+** (topology, its edge-id twin, tables, packs), verify its checksum against
+** the block and the catalog, the graph's object indexes against its blocks
+** and the edge-id graph's lists against the graph's; one row per problem,
+** or one 'ok' row. */
 #include "stmt.h"
 #include "block.h"
 #include "blockfile.h"
@@ -75,37 +76,47 @@ out:
     return rc;
 }
 
-static int check_graph(ck *c, const cat_graph *g, gnn_err *e)
+/* The block index under `token` of a graph file of nblocks blocks: entries
+** ascending and within the file. */
+static int check_index(ck *c, const cat_graph *g, uint64_t token,
+                       int64_t nblocks, const char *what)
 {
-    int rc = check_file(c, g->file, g->block_size, BLK_KIND_GRAPH, g->token,
-                        g->graph_blocks, e);
-    if (rc) return rc;
     idx_txn *t = NULL;
     uint64_t *first = NULL, *blk = NULL;
     size_t n = 0;
     gnn_err pe = {0};
+    int rc = GNNDB_OK;
     if (idx_begin(c->db->idx, 0, &t, &pe))
         return problem(c, "index.mdb", pe.msg);
-    int lrc = idx_load_blocks(t, g->token, &first, &blk, &n, &pe);
+    int lrc = idx_load_blocks(t, token, &first, &blk, &n, &pe);
     idx_abort(t);
     if (lrc) return problem(c, "index.mdb", pe.msg);
-    if (n == 0 && g->nodes > 0)
-        rc = problem(c, "index.mdb", "no block index for the graph");
+    if (n == 0 && g->nodes > 0) {
+        char d[256];
+        snprintf(d, sizeof d, "no block index for the %s", what);
+        rc = problem(c, "index.mdb", d);
+    }
     for (size_t i = 0; i < n && !rc; i++) {
-        if ((int64_t)blk[i] >= g->graph_blocks ||
+        if ((int64_t)blk[i] >= nblocks ||
             (i && (first[i] <= first[i - 1] || blk[i] <= blk[i - 1]))) {
             char d[256];
-            snprintf(d, sizeof d, "graph %s: index entry %zu (node %" PRIu64
+            snprintf(d, sizeof d, "%s %s: index entry %zu (node %" PRIu64
                      " -> block %" PRIu64 ") is out of order or range",
-                     g->name, i, first[i], blk[i]);
+                     what, g->name, i, first[i], blk[i]);
             rc = problem(c, "index.mdb", d);
         }
     }
     free(first);
     free(blk);
+    return rc;
+}
+
+/* The files of the graph's tables and packs. */
+static int check_tables(ck *c, const cat_graph *g, gnn_err *e)
+{
     cat_table *ts = NULL;
     size_t nt = 0;
-    if (!rc) rc = cat_table_list(c->db->cat, g->id, &ts, &nt, e);
+    int rc = cat_table_list(c->db->cat, g->id, &ts, &nt, e);
     for (size_t i = 0; i < nt && !rc; i++)
         rc = check_file(c, ts[i].file, ts[i].block_size, BLK_KIND_FEATURE,
                         ts[i].token, ts[i].nblocks, e);
@@ -117,6 +128,100 @@ static int check_graph(ck *c, const cat_graph *g, gnn_err *e)
         rc = check_file(c, ps[i].file, ps[i].block_size, BLK_KIND_PACK,
                         ps[i].token, ps[i].nblocks, e);
     free(ps);
+    return rc;
+}
+
+/* The entries of a graph file in file order, one block in memory. */
+typedef struct walk {
+    blk_file *f;
+    uint8_t *buf;
+    uint64_t no;          /* the block in buf (when loaded) */
+    uint32_t k, j;        /* its object, and the entry in it */
+    int loaded;
+} walk;
+
+/* The next entry (node, neighbour, and its edge id in an edge-id graph):
+** 1, 0 at the end, or -1 when a block does not read (words in e). */
+static int walk_next(walk *w, uint32_t *node, uint32_t *nbr, uint32_t *eid,
+                     gnn_err *e)
+{
+    for (;;) {
+        if (!w->loaded) {
+            if (w->no >= w->f->nblocks) return 0;
+            if (blkf_read(w->f, w->no, w->buf, e)) return -1;
+            w->loaded = 1;
+            w->k = w->j = 0;
+        }
+        const blk_header *h = (const blk_header *)w->buf;
+        if (w->k >= h->count) { w->loaded = 0; w->no++; continue; }
+        const blk_node *o = blk_graph_object(w->buf, w->k);
+        if (w->j >= o->n) { w->k++; w->j = 0; continue; }
+        *node = o->node;
+        *nbr = blk_node_nbrs(o)[w->j];
+        *eid = h->flags & BLK_FLAG_EIDS ? blk_node_eids(o)[w->j] : 0;
+        w->j++;
+        return 1;
+    }
+}
+
+/* The edge-id graph holds the plain graph's lists, entry for entry, each
+** with an id below input_edges. */
+static int check_eid_lists(ck *c, const cat_graph *g, gnn_err *e)
+{
+    walk a = {0}, b = {0};
+    gnn_err pe = {0};
+    int rc = GNNDB_OK, ka, kb;
+    char d[256] = "";
+    a.buf = gnn_alloc_aligned(g->block_size);
+    b.buf = gnn_alloc_aligned(g->block_size);
+    if (!a.buf || !b.buf) { rc = GNNDB_NOMEM; goto out; }
+    if (db_open_graph(c->db, g, 0, &a.f, &pe) ||
+        db_open_eid_graph(c->db, g, 1, &b.f, &pe)) {
+        rc = problem(c, g->eid_file, pe.msg);
+        goto out;
+    }
+    uint32_t n0, u0, x, n1, u1, id;
+    for (uint64_t i = 0;; i++) {
+        if (c->db->interrupt) {
+            rc = gnn_seterr(e, GNNDB_INTERRUPT, "interrupted");
+            break;
+        }
+        ka = walk_next(&a, &n0, &u0, &x, &pe);
+        kb = ka < 0 ? 0 : walk_next(&b, &n1, &u1, &id, &pe);
+        if (ka < 0 || kb < 0) { rc = problem(c, g->eid_file, pe.msg); break; }
+        if (ka != kb || (ka && (n0 != n1 || u0 != u1)))
+            snprintf(d, sizeof d, "entry %" PRIu64 " differs from the graph's "
+                     "(%s)", i, ka != kb ? "a list ends early"
+                                         : "another node or neighbour");
+        else if (ka && id >= (uint64_t)g->input_edges)
+            snprintf(d, sizeof d, "node %u: edge id %u is beyond the %" PRId64
+                     " input edges", n1, id, g->input_edges);
+        if (d[0]) { rc = problem(c, g->eid_file, d); break; }
+        if (!ka) break;
+    }
+out:
+    blkf_close(a.f);
+    blkf_close(b.f);
+    gnn_free_aligned(a.buf);
+    gnn_free_aligned(b.buf);
+    return rc;
+}
+
+static int check_graph(ck *c, const cat_graph *g, gnn_err *e)
+{
+    int64_t before = c->problems;
+    int rc = check_file(c, g->file, g->block_size, BLK_KIND_GRAPH, g->token,
+                        g->graph_blocks, e);
+    if (!rc) rc = check_index(c, g, g->token, g->graph_blocks, "graph");
+    if (!rc && g->has_eids) {
+        rc = check_file(c, g->eid_file, g->block_size, BLK_KIND_GRAPH,
+                        g->eid_token, g->eid_blocks, e);
+        if (!rc) rc = check_index(c, g, g->eid_token, g->eid_blocks,
+                                  "edge-id graph");
+        /* the lists compared only when both files read clean */
+        if (!rc && c->problems == before) rc = check_eid_lists(c, g, e);
+    }
+    if (!rc) rc = check_tables(c, g, e);
     return rc;
 }
 

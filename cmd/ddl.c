@@ -29,17 +29,14 @@ void ddl_ctl_init(gnndb *db, imp_ctl *c)
     c->tmpdir = db->dir;
 }
 
-static void unlink_in(gnndb *db, const char *file)
+void ddl_unlink(gnndb *db, const char *file)
 {
     char path[1024];
     snprintf(path, sizeof path, "%s/%s", db->dir, file);
     unlink(path);
 }
 
-/* Drop the index keys of a token in a transaction of their own; used to
-** undo a failed publication and after a drop (best effort: the next
-** writable open removes what is left). */
-static void drop_token(gnndb *db, uint64_t token)
+void ddl_drop_token(gnndb *db, uint64_t token)
 {
     idx_txn *t;
     gnn_err e = {0};
@@ -86,6 +83,14 @@ static void edge_text_opts(const ast_stmt *s, edge_opts *t)
     }
 }
 
+void ddl_edge_opts(gnndb *db, const ast_stmt *s, edge_opts *o)
+{
+    edge_text_opts(s, o);
+    o->format = edge_format(s->format);
+    o->key = s->key;
+    o->tmpdir = db->dir;
+}
+
 int ddl_check_block_size(int64_t bs, uint32_t *out, gnn_err *e)
 {
     if (bs == 0) { *out = BLK_DEFAULT_SIZE; return GNNDB_OK; }
@@ -97,7 +102,7 @@ int ddl_check_block_size(int64_t bs, uint32_t *out, gnn_err *e)
     return GNNDB_OK;
 }
 
-static int publish_graph_index(gnndb *db, uint64_t token,
+static int publish_graph_index(gnndb *db, uint64_t token, uint64_t eid_token,
                                const imp_graph_result *r, gnn_err *e)
 {
     idx_txn *t;
@@ -120,6 +125,9 @@ static int publish_graph_index(gnndb *db, uint64_t token,
             free(id);
         }
     }
+    for (size_t i = 0; !rc && i < r->eid_n_idx; i++)
+        rc = idx_put_block(t, eid_token, r->eid_idx_first[i],
+                           r->eid_idx_block[i], e);
     if (rc) { idx_abort(t); return rc; }
     return idx_commit(t, e);
 }
@@ -161,6 +169,38 @@ static void fill_graph(ddl_graph *d, const char *name, const char *path)
     g->median_degree = r->median_degree;
     g->mean_degree = r->mean_degree;
     snprintf(g->source, sizeof g->source, "%s", path);
+    if (!d->o.eid_name) return;
+    g->has_eids = 1;
+    snprintf(g->eid_file, sizeof g->eid_file, "%s", d->eid_file);
+    g->eid_token = d->o.eid_token;
+    g->eid_blocks = (int64_t)r->eid_nblocks;
+    g->input_edges = r->input_edges;
+    cat_table *t = &d->edges;
+    memset(t, 0, sizeof *t);
+    snprintf(t->name, sizeof t->name, "%s", CAT_EDGES_TABLE);
+    t->kind = CAT_TABLE_EDGES;
+    t->token = d->o.edges_token;
+    snprintf(t->file, sizeof t->file, "%s", d->edges_file);
+    t->rows = r->input_edges;
+    t->dim = 2;
+    t->dtype = BLK_DTYPE_U32;
+    t->block_size = d->o.block_size;
+    t->rows_per_block = r->edges_rows_per_block;
+    t->nblocks = (int64_t)r->edges_nblocks;
+    snprintf(t->source, sizeof t->source, "%s", path);
+}
+
+/* Fresh tokens and names for the edge-id graph and the edge table. */
+static void name_eid_files(ddl_graph *d)
+{
+    d->o.eid_token = db_new_token();
+    d->o.edges_token = db_new_token();
+    snprintf(d->eid_file, sizeof d->eid_file, "g-%016" PRIx64 ".blk",
+             d->o.eid_token);
+    snprintf(d->edges_file, sizeof d->edges_file, "f-%016" PRIx64 ".blk",
+             d->o.edges_token);
+    d->o.eid_name = d->eid_file;
+    d->o.edges_name = d->edges_file;
 }
 
 int ddl_graph_build(gnndb *db, const char *name, const char *path,
@@ -170,6 +210,7 @@ int ddl_graph_build(gnndb *db, const char *name, const char *path,
     memset(&d->r, 0, sizeof d->r);
     d->o.token = db_new_token();
     snprintf(d->file, sizeof d->file, "g-%016" PRIx64 ".blk", d->o.token);
+    if (!d->no_edge_ids) name_eid_files(d);
     imp_ctl ctl;
     ddl_ctl_init(db, &ctl);
     int rc = imp_graph(path, db->dir, d->file, &d->o, &ctl, &d->r, e);
@@ -181,7 +222,7 @@ int ddl_graph_build(gnndb *db, const char *name, const char *path,
 
 int ddl_graph_index(gnndb *db, ddl_graph *d, gnn_err *e)
 {
-    return publish_graph_index(db, d->o.token, &d->r, e);
+    return publish_graph_index(db, d->o.token, d->o.eid_token, &d->r, e);
 }
 
 int ddl_graph_insert(gnndb *db, ddl_graph *d, gnn_err *e)
@@ -191,14 +232,27 @@ int ddl_graph_insert(gnndb *db, ddl_graph *d, gnn_err *e)
                                     d->r.nblocks, e);
     if (!rc) rc = cat_degree_hist_put(db->cat, d->g.id, d->r.deg_hist,
                                       d->r.nbuckets, e);
+    if (rc || !d->g.has_eids) return rc;
+    d->edges.graph_id = d->g.id;
+    if (!(rc = cat_checksums_put(db->cat, d->eid_file, d->r.eid_checksums,
+                                 d->r.eid_nblocks, e)) &&
+        !(rc = cat_checksums_put(db->cat, d->edges_file,
+                                 d->r.edges_checksums, d->r.edges_nblocks,
+                                 e)))
+        rc = cat_table_insert(db->cat, &d->edges, e);
     return rc;
 }
 
 void ddl_graph_undo(gnndb *db, ddl_graph *d)
 {
     if (d->built) {
-        unlink_in(db, d->file);
-        drop_token(db, d->o.token);
+        ddl_unlink(db, d->file);
+        ddl_drop_token(db, d->o.token);
+        if (d->o.eid_name) {
+            ddl_unlink(db, d->eid_file);
+            ddl_unlink(db, d->edges_file);
+            ddl_drop_token(db, d->o.eid_token);
+        }
     }
     ddl_graph_free(d);
 }
@@ -227,6 +281,7 @@ int ddl_create_graph(gnndb *db, const ast_stmt *s, gnn_err *e)
     o->reorder = s->reorder == AST_REORDER_DEGREE ? IMP_REORDER_DEGREE
                : s->reorder == AST_REORDER_BFS    ? IMP_REORDER_BFS
                                                   : IMP_REORDER_NONE;
+    d.no_edge_ids = s->no_edge_ids;
     if ((rc = ddl_check_new_graph(db, s->name, e)) ||
         (rc = ddl_check_block_size(s->block_size, &o->block_size, e)) ||
         (rc = ddl_graph_build(db, s->name, s->path, &d, e)) ||
@@ -275,6 +330,19 @@ static int dtype_of(const char *name, int *npy, uint32_t *blk, gnn_err *e)
     return GNNDB_OK;
 }
 
+int ddl_table_opts(const ast_stmt *s, imp_feat_opts *o, gnn_err *e)
+{
+    o->format = feat_format(s);
+    o->dim = s->dim;
+    o->key = s->key;
+    o->bin_dtype = NPY_F32;
+    o->store_dtype = BLK_DTYPE_F32;
+    int rc = dtype_of(s->dtype, &o->bin_dtype, NULL, e);
+    if (!rc) rc = dtype_of(s->store, NULL, &o->store_dtype, e);
+    if (!rc) rc = ddl_check_block_size(s->block_size, &o->block_size, e);
+    return rc;
+}
+
 int ddl_table_build(gnndb *db, const cat_graph *g, const int64_t *i2r,
                     const char *name, const char *path, ddl_table *d,
                     gnn_err *e)
@@ -285,7 +353,7 @@ int ddl_table_build(gnndb *db, const cat_graph *g, const int64_t *i2r,
         return gnn_seterr(e, GNNDB_RANGE, "table name too long: %s", name);
     imp_feat_opts *o = &d->o;
     o->token = db_new_token();
-    o->nodes = g->nodes;
+    o->nodes = o->edges ? g->input_edges : g->nodes;
     o->graph = g->name;
     o->i2r = i2r;
     imp_ctl ctl;
@@ -297,7 +365,9 @@ int ddl_table_build(gnndb *db, const cat_graph *g, const int64_t *i2r,
     cat_table *t = &d->t;
     memset(t, 0, sizeof *t);
     snprintf(t->name, sizeof t->name, "%s", name);
-    t->kind = o->labels ? CAT_TABLE_LABELS : CAT_TABLE_FEATURES;
+    t->kind = o->labels ? CAT_TABLE_LABELS
+            : o->edges  ? CAT_TABLE_EDGE_FEATURES
+                        : CAT_TABLE_FEATURES;
     t->token = o->token;
     snprintf(t->file, sizeof t->file, "%s", d->file);
     t->rows = d->r.rows;
@@ -322,14 +392,13 @@ int ddl_table_insert(gnndb *db, int64_t graph_id, ddl_table *d, gnn_err *e)
 
 void ddl_table_undo(gnndb *db, ddl_table *d)
 {
-    if (d->built) unlink_in(db, d->file);
+    if (d->built) ddl_unlink(db, d->file);
     imp_feat_result_free(&d->r);
     d->built = 0;
 }
 
-/* GNNDB_EXISTS when graph g already has table `name`. */
-static int check_new_table(gnndb *db, const cat_graph *g, const char *name,
-                           int labels, gnn_err *e)
+int ddl_check_new_table(gnndb *db, const cat_graph *g, const char *name,
+                        int labels, gnn_err *e)
 {
     cat_table t;
     gnn_err e2 = {0};
@@ -352,18 +421,10 @@ int ddl_import(gnndb *db, const ast_stmt *s, int labels, gnn_err *e)
     int64_t *i2r = NULL;
     ddl_table d;
     memset(&d, 0, sizeof d);
-    imp_feat_opts *o = &d.o;
-    o->format = feat_format(s);
-    o->labels = labels;
-    o->dim = s->dim;
-    o->key = s->key;
-    o->bin_dtype = NPY_F32;
-    o->store_dtype = BLK_DTYPE_F32;
+    d.o.labels = labels;
     if ((rc = cat_graph_get(db->cat, s->graph, &g, e)) ||
-        (rc = check_new_table(db, &g, name, labels, e)) ||
-        (rc = dtype_of(s->dtype, &o->bin_dtype, NULL, e)) ||
-        (rc = dtype_of(s->store, NULL, &o->store_dtype, e)) ||
-        (rc = ddl_check_block_size(s->block_size, &o->block_size, e)))
+        (rc = ddl_check_new_table(db, &g, name, labels, e)) ||
+        (rc = ddl_table_opts(s, &d.o, e)))
         goto out;
     if (g.has_map) {
         idx_txn *it;
@@ -459,7 +520,7 @@ int ddl_split_insert(gnndb *db, int64_t graph_id, ddl_split *d, gnn_err *e)
 
 void ddl_split_undo(gnndb *db, ddl_split *d)
 {
-    if (d->built) drop_token(db, d->sp.token);
+    if (d->built) ddl_drop_token(db, d->sp.token);
     ddl_split_free(d);
 }
 
@@ -541,6 +602,12 @@ int ddl_drop(gnndb *db, const ast_stmt *s, gnn_err *e)
         if (!ts) { rc = gnn_seterr(e, GNNDB_NOMEM, "out of memory"); goto out; }
         if ((rc = cat_table_get(db->cat, g.id, s->name, ts, e))) goto out;
         nt = 1;
+        if (ts[0].kind == CAT_TABLE_EDGES) {
+            rc = gnn_seterr(e, GNNDB_MISUSE, "%s is the edge table of graph "
+                            "%s: it goes with DROP GRAPH %s", s->name, g.name,
+                            g.name);
+            goto out;
+        }
     } else {
         ss = calloc(1, sizeof *ss);
         if (!ss) { rc = gnn_seterr(e, GNNDB_NOMEM, "out of memory"); goto out; }
@@ -556,12 +623,16 @@ int ddl_drop(gnndb *db, const ast_stmt *s, gnn_err *e)
     /* committed: what follows only frees space; a crash here leaves
     ** orphans that the next writable open removes */
     if (s->kind == AST_DROP_GRAPH) {
-        unlink_in(db, g.file);
-        drop_token(db, g.token);
+        ddl_unlink(db, g.file);
+        ddl_drop_token(db, g.token);
+        if (g.has_eids) {
+            ddl_unlink(db, g.eid_file);
+            ddl_drop_token(db, g.eid_token);
+        }
     }
-    for (size_t i = 0; i < nt; i++) unlink_in(db, ts[i].file);
-    for (size_t i = 0; i < ns; i++) drop_token(db, ss[i].token);
-    for (size_t i = 0; i < np; i++) unlink_in(db, ps[i].file);
+    for (size_t i = 0; i < nt; i++) ddl_unlink(db, ts[i].file);
+    for (size_t i = 0; i < ns; i++) ddl_drop_token(db, ss[i].token);
+    for (size_t i = 0; i < np; i++) ddl_unlink(db, ps[i].file);
 out:
     free(ps);
     free(ts);

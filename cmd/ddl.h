@@ -9,13 +9,18 @@
 #define GNN_DDL_H
 
 #include "stmt.h"
+#include "edgelist.h"
 #include "import.h"
 
 typedef struct ddl_graph {
     imp_graph_opts o;     /* set by the caller (token and block size too) */
+    int no_edge_ids;      /* set by the caller: WITHOUT EDGE IDS */
     char file[64];
+    char eid_file[64];    /* with edge ids: the edge-id graph ... */
+    char edges_file[64];  /* ... and the edge table */
     imp_graph_result r;
     cat_graph g;          /* filled by the build; id by the insert */
+    cat_table edges;      /* the edge table's row (CAT_EDGES_TABLE) */
     int built;
 } ddl_graph;
 
@@ -39,11 +44,20 @@ int ddl_check_block_size(int64_t bs, uint32_t *out, gnn_err *e);
 void ddl_ctl_init(gnndb *db, imp_ctl *c);
 /* "disk is full in DIR: ..." first, whatever write it was. */
 int ddl_disk_full_words(gnndb *db, int rc, gnn_err *e);
+/* Drop the index keys of a token in a transaction of their own; used to
+** undo a failed publication and after a drop (best effort: the next
+** writable open removes what is left). */
+void ddl_drop_token(gnndb *db, uint64_t token);
+/* How the edge reader reads the file of statement s: FORMAT, HEADER,
+** COLUMNS and KEY as CREATE GRAPH takes them (inflated .npz members go
+** under the database directory). */
+void ddl_edge_opts(gnndb *db, const ast_stmt *s, edge_opts *o);
 
 /* Build graph `name` from the edges at `path` (d->o as the caller set it;
 ** a fresh token is drawn), then put its index keys. Every file is read
 ** before the first index write: a bad input leaves even the index file as
-** it was. */
+** it was. Unless d->no_edge_ids, the edge-id graph and the edge table are
+** built beside it (fresh tokens too) and published with it. */
 int ddl_graph_build(gnndb *db, const char *name, const char *path,
                     ddl_graph *d, gnn_err *e);
 int ddl_graph_index(gnndb *db, ddl_graph *d, gnn_err *e);
@@ -51,7 +65,16 @@ int ddl_graph_insert(gnndb *db, ddl_graph *d, gnn_err *e);
 void ddl_graph_undo(gnndb *db, ddl_graph *d);
 void ddl_graph_free(ddl_graph *d);
 
-/* Build table `name` of graph g (rows permuted by i2r, NULL: identity). */
+/* GNNDB_EXISTS when graph g already has table `name` (labels: its label
+** table). */
+int ddl_check_new_table(gnndb *db, const cat_graph *g, const char *name,
+                        int labels, gnn_err *e);
+/* FORMAT, DIM, KEY, TYPE, STORE and BLOCK SIZE of an IMPORT [EDGE]
+** FEATURES or LABELS statement into o (the other fields untouched). */
+int ddl_table_opts(const ast_stmt *s, imp_feat_opts *o, gnn_err *e);
+
+/* Build table `name` of graph g (rows permuted by i2r, NULL: identity);
+** with d->o.edges an edge feature table of g->input_edges rows. */
 int ddl_table_build(gnndb *db, const cat_graph *g, const int64_t *i2r,
                     const char *name, const char *path, ddl_table *d,
                     gnn_err *e);
@@ -71,7 +94,18 @@ int ddl_split_insert(gnndb *db, int64_t graph_id, ddl_split *d, gnn_err *e);
 void ddl_split_undo(gnndb *db, ddl_split *d);
 void ddl_split_free(ddl_split *d);   /* after the commit */
 
+/* Remove file `file` of the database directory (best effort). */
+void ddl_unlink(gnndb *db, const char *file);
+
+/* IMPORT EDGE FEATURES w INTO g FROM 'f' (ddl_edges.c). */
+int ddl_import_edge_features(gnndb *db, const ast_stmt *s, gnn_err *e);
+
 /* IMPORT OGB 'dir' AS name (ddl_ogb.c). */
 int ddl_import_ogb(gnndb *db, const ast_stmt *s, gnn_err *e);
+
+/* CREATE EDGE SPLIT s ON g FROM 'pairs' and CREATE EDGE SPLITS a, b ON g
+** RANDOM fa, fb [SEED s] (ddl_edge_split.c). */
+int ddl_create_edge_split(gnndb *db, const ast_stmt *s, gnn_err *e);
+int ddl_create_edge_splits(gnndb *db, const ast_stmt *s, gnn_err *e);
 
 #endif

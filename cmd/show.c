@@ -36,6 +36,7 @@ int show_graphs(gnndb *db, rowset **out, gnn_err *e)
         int labels = 0;
         for (size_t k = 0; k < nt; k++) {
             if (ts[k].kind == CAT_TABLE_LABELS) { labels = 1; continue; }
+            if (ts[k].kind != CAT_TABLE_FEATURES) continue;
             size_t l = strlen(feats);
             snprintf(feats + l, sizeof feats - l, "%s%s", l ? "," : "",
                      ts[k].name);
@@ -105,6 +106,11 @@ static int graph_props(gnndb *db, const cat_graph *g, rowset *rs, int *oom,
     *oom |= rs_prop_int(rs, "block_size", g->block_size);
     *oom |= rs_prop_int(rs, "graph_blocks", g->graph_blocks);
     *oom |= rs_prop_text(rs, "source", g->source);
+    *oom |= rs_prop_int(rs, "edge_ids", g->has_eids);
+    if (g->has_eids) {
+        *oom |= rs_prop_int(rs, "input_edges", g->input_edges);
+        *oom |= rs_prop_int(rs, "eid_blocks", g->eid_blocks);
+    }
     *oom |= rs_prop_int(rs, "degree.min", g->min_degree);
     *oom |= rs_prop_int(rs, "degree.median", g->median_degree);
     snprintf(buf, sizeof buf, "%.2f", g->mean_degree);
@@ -132,9 +138,11 @@ static int table_props(gnndb *db, const cat_table *ts, size_t nt, rowset *rs,
 {
     char buf[256];
     for (size_t i = 0; i < nt; i++) {
-        if (ts[i].kind != CAT_TABLE_FEATURES) continue;
+        int edge = ts[i].kind == CAT_TABLE_EDGE_FEATURES;
+        if (ts[i].kind != CAT_TABLE_FEATURES && !edge) continue;
         char key[200], val[64];
-        snprintf(key, sizeof key, "features.%s", ts[i].name);
+        snprintf(key, sizeof key, "%s.%s", edge ? "edge_features" : "features",
+                 ts[i].name);
         snprintf(val, sizeof val, "%u x %s", ts[i].dim,
                  blk_dtype_name(ts[i].dtype));
         *oom |= rs_prop_text(rs, key, val);
@@ -182,6 +190,10 @@ static int file_props(gnndb *db, const cat_graph *g, const cat_table *ts,
     int oom = 0;
     snprintf(buf, sizeof buf, "file.%s", g->file);
     oom |= rs_prop_int(rs, buf, file_size(db->dir, g->file));
+    if (g->has_eids) {
+        snprintf(buf, sizeof buf, "file.%s", g->eid_file);
+        oom |= rs_prop_int(rs, buf, file_size(db->dir, g->eid_file));
+    }
     for (size_t i = 0; i < nt; i++) {
         snprintf(buf, sizeof buf, "file.%s", ts[i].file);
         oom |= rs_prop_int(rs, buf, file_size(db->dir, ts[i].file));
@@ -192,6 +204,26 @@ static int file_props(gnndb *db, const cat_graph *g, const cat_table *ts,
     }
     oom |= rs_prop_int(rs, "file.catalog.db", file_size(db->dir, "catalog.db"));
     oom |= rs_prop_int(rs, "file.index.mdb", file_size(db->dir, "index.mdb"));
+    return oom;
+}
+
+/* split.NAME (node count) for a node split; edge_split.NAME (edge count)
+** and, when RANDOM drew it, edge_split.NAME.seed for an edge split. */
+static int split_props(const cat_split *ss, size_t ns, rowset *rs)
+{
+    char buf[256];
+    int oom = 0;
+    for (size_t i = 0; i < ns; i++) {
+        int edge = ss[i].kind == CAT_SPLIT_EDGE;
+        snprintf(buf, sizeof buf, "%s.%s", edge ? "edge_split" : "split",
+                 ss[i].name);
+        oom |= rs_prop_int(rs, buf, ss[i].count);
+        if (!edge || !ss[i].has_seed) continue;
+        char seed[24];
+        snprintf(buf, sizeof buf, "edge_split.%s.seed", ss[i].name);
+        snprintf(seed, sizeof seed, "%" PRIu64, ss[i].seed);
+        oom |= rs_prop_text(rs, buf, seed);
+    }
     return oom;
 }
 
@@ -215,11 +247,7 @@ int show_describe(gnndb *db, const char *graph, rowset **out, gnn_err *e)
         (rc = cat_split_list(db->cat, g.id, &ss, &ns, e)) ||
         (rc = table_props(db, ts, nt, rs, &oom, e)))
         goto out;
-    for (size_t i = 0; i < ns; i++) {
-        char buf[256];
-        snprintf(buf, sizeof buf, "split.%s", ss[i].name);
-        oom |= rs_prop_int(rs, buf, ss[i].count);
-    }
+    oom |= split_props(ss, ns, rs);
     if ((rc = cat_pack_list(db->cat, g.id, &ps, &np, e))) goto out;
     oom |= pack_props(ps, np, rs);
     oom |= file_props(db, &g, ts, nt, ps, np, rs);

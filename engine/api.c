@@ -140,6 +140,29 @@ int db_open_graph(gnndb *db, const cat_graph *g, int id, blk_file **f,
                      g->graph_blocks, id, f, e);
 }
 
+int db_open_eid_graph(gnndb *db, const cat_graph *g, int id, blk_file **f,
+                      gnn_err *e)
+{
+    int rc = cat_graph_need_eids(g, "reading edge ids", e);
+    if (rc) return rc;
+    return open_file(db, g->eid_file, g->block_size, BLK_KIND_GRAPH,
+                     g->eid_token, g->eid_blocks, id, f, e);
+}
+
+int db_load_eid_index(gnndb *db, const cat_graph *g, uint64_t **first_nodes,
+                      uint64_t **block_nos, size_t *n, gnn_err *e)
+{
+    int rc = cat_graph_need_eids(g, "reading edge ids", e);
+    idx_txn *t;
+    if (rc || (rc = idx_begin(db->idx, 0, &t, e))) return rc;
+    rc = idx_load_blocks(t, g->eid_token, first_nodes, block_nos, n, e);
+    idx_abort(t);
+    if (!rc && *n == 0 && g->nodes > 0)
+        rc = gnn_seterr(e, GNNDB_CORRUPT, "index.mdb has no block index for "
+                        "the edge-id graph of %s", g->name);
+    return rc;
+}
+
 int db_load_graph_index(gnndb *db, const cat_graph *g, uint64_t **first_nodes,
                         uint64_t **block_nos, size_t *n, gnn_err *e)
 {

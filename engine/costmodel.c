@@ -257,7 +257,7 @@ void cm_layout_of(const plan *p, cm_layout *l)
         l->subround = p->spill_subround;
         l->spill_bytes = p->run_bytes_est;
     }
-    l->graph_blocks = (double)p->graph.graph_blocks;
+    l->graph_blocks = (double)p->topo.graph_blocks;
     l->graph_bs = p->graph.block_size;
     if (p->has_feat) {
         l->feat_blocks = (double)p->feat.nblocks;
@@ -368,7 +368,7 @@ static int layout_at(const plan *p, double bs, cm_layout *l)
     memset(l, 0, sizeof *l);
     const double hdr = blk_data_offset((uint32_t)bs);
     if (bs == p->graph.block_size) {
-        l->graph_blocks = (double)p->graph.graph_blocks;
+        l->graph_blocks = (double)p->topo.graph_blocks;
     } else {
         /* node objects (16 bytes and a 4-byte offset) and 4-byte entries */
         double gbytes = (double)p->graph.nodes * 20 + (double)p->graph.edges * 4;

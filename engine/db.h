@@ -105,6 +105,12 @@ int db_open_table(gnndb *db, const cat_table *t, int id, blk_file **f,
 /* The same for the topology of graph `g`. */
 int db_open_graph(gnndb *db, const cat_graph *g, int id, blk_file **f,
                   gnn_err *e);
+/* The same for the edge-id graph of `g` (GNNDB_NOTFOUND, with
+** cat_graph_need_eids' words, when it has none), and its block index. */
+int db_open_eid_graph(gnndb *db, const cat_graph *g, int id, blk_file **f,
+                      gnn_err *e);
+int db_load_eid_index(gnndb *db, const cat_graph *g, uint64_t **first_nodes,
+                      uint64_t **block_nos, size_t *n, gnn_err *e);
 /* The block index of graph `g` from index.mdb (idx_load_blocks' arrays,
 ** which the caller frees); a graph with nodes and no entries is corrupt. */
 int db_load_graph_index(gnndb *db, const cat_graph *g, uint64_t **first_nodes,

@@ -32,6 +32,21 @@ static int run_create_split(gnndb_stmt *st, gnn_err *e)
     return ddl_create_split(st->db, st->ast, e);
 }
 
+static int run_create_edge_split(gnndb_stmt *st, gnn_err *e)
+{
+    return ddl_create_edge_split(st->db, st->ast, e);
+}
+
+static int run_create_edge_splits(gnndb_stmt *st, gnn_err *e)
+{
+    return ddl_create_edge_splits(st->db, st->ast, e);
+}
+
+static int run_import_edge_features(gnndb_stmt *st, gnn_err *e)
+{
+    return ddl_import_edge_features(st->db, st->ast, e);
+}
+
 static int run_import_ogb(gnndb_stmt *st, gnn_err *e)
 {
     return ddl_import_ogb(st->db, st->ast, e);
@@ -329,7 +344,12 @@ static const stmt_ops kinds[] = {
     [AST_IMPORT_FEATURES] = {.run = run_import_features, .writes = always},
     [AST_IMPORT_LABELS] = {.run = run_import_labels, .writes = always},
     [AST_CREATE_SPLIT] = {.run = run_create_split, .writes = always},
+    [AST_CREATE_EDGE_SPLIT] = {.run = run_create_edge_split, .writes = always},
+    [AST_CREATE_EDGE_SPLITS] = {.run = run_create_edge_splits,
+                                .writes = always},
     [AST_IMPORT_OGB] = {.run = run_import_ogb, .writes = always},
+    [AST_IMPORT_EDGE_FEATURES] = {.run = run_import_edge_features,
+                                  .writes = always},
     [AST_PROPAGATE] = {.run = run_propagate, .writes = always},
     [AST_DROP_GRAPH] = {.run = run_drop, .writes = always},
     [AST_DROP_FEATURES] = {.run = run_drop, .writes = always},

@@ -94,7 +94,7 @@ static int hop_gran_line(rowset *rs, int depth, const plan *p,
         return line(rs, depth, "read granularity: whole blocks (%s)",
                     blk_npages(bs) < 2 ? "blocks of one page" : m);
     if (p->read_granularity == GNN_GRAN_AUTO &&
-        (int64_t)p->graph_frames >= p->graph.graph_blocks)
+        (int64_t)p->graph_frames >= p->topo.graph_blocks)
         return line(rs, depth, "read granularity: whole blocks (auto: the "
                     "graph pool holds the whole graph)");
     return line(rs, depth, "read granularity: %s (%s): page 0 and the "
@@ -322,7 +322,7 @@ static int hop_lines(const plan *p, const hb_stats *st, const cm_est *est,
                     " graph blocks per hyperbatch",
                     h + 1, p->fanouts[h], p->replace ? " with replacement" : "",
                     p->edges_est[h], p->nodes_est[h + 1], p->blocks_est_hb[h],
-                    p->graph.graph_blocks);
+                    p->topo.graph_blocks);
         err |= estimate(rs, d + 1, &est->hop[h]);
         err |= hop_gran_line(rs, d + 1, p, &est->hop_gran[h]);
         if (st) err |= actual(rs, d + 1, &st->hop[h]);

@@ -3,10 +3,12 @@
 ** and the staged output of the hyperbatch, shrinking the hyperbatch when H
 ** staged mini-batches would not fit. */
 #include "plan.h"
+#include "edge_split.h"
 #include "block.h"
 #include "index.h"
 #include "fcache.h"
 #include "spill.h"
+#include "seeds.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -64,7 +66,7 @@ static double kept(const plan *p, int f, double d)
 static void estimate_hops(plan *p)
 {
     double n = fmax(1.0, (double)p->graph.nodes), D = 0;
-    double front[64], seeds = (double)p->batch;
+    double front[64], seeds = fmin((double)plan_seed_nodes(p), n);
     for (int k = 0; k < p->nbuckets; k++) {
         D += (double)p->deg_hist[k] * bucket_degree(k);
         front[k] = seeds * (double)p->deg_hist[k] / n;
@@ -94,7 +96,8 @@ static void bound_batch(plan *p)
 {
     double n = (double)p->graph.nodes;
     double maxd = (double)(p->graph.max_degree > 0 ? p->graph.max_degree : 1);
-    double frontier_bound = (double)p->batch, nodes_bound = (double)p->batch;
+    double seeds = fmin((double)plan_seed_nodes(p), n);
+    double frontier_bound = seeds, nodes_bound = seeds;
     double edges_bound = 0;
     for (int h = 0; h < p->nhops; h++) {
         int f = p->fanouts[h];
@@ -128,7 +131,7 @@ static int64_t batch_bytes_est(const plan *p, int64_t dim)
 
 static int64_t per_batch_bytes(const plan *p)
 {
-    return batch_bytes_est(p, p->has_feat ? p->feat.dim : 0);
+    return batch_bytes_est(p, plan_x_dim(p));
 }
 
 /* Expected nodes and edges of one mini-batch. */
@@ -157,8 +160,9 @@ static double sampling_bytes_est(const plan *p)
 ** per sampling round), each node's row a feature block (once per round). */
 static double reads_per_batch(const plan *p, double s, double h)
 {
-    double nb = (double)GNN_MAX(1, p->graph.graph_blocks), bytes = 0;
-    double frontier = (double)p->batch;
+    double nb = (double)GNN_MAX(1, p->topo.graph_blocks), bytes = 0;
+    double frontier = fmin((double)plan_seed_nodes(p),
+                           (double)GNN_MAX(1, p->graph.nodes));
     for (int k = 0; k < p->nhops; k++) {
         bytes += nb * (1.0 - exp(-frontier * s / nb)) *
                  (double)p->graph.block_size / s;
@@ -214,8 +218,8 @@ static void plan_spill(gnndb *db, plan *p, int64_t cap, int64_t fit)
     batch_size_est(p, &nodes, &edges);
     nodes = fmin(nodes * 1.1, (double)p->nodes_bound);
     edges = fmin(edges * 1.1, (double)p->edges_bound);
-    int64_t rowbytes = p->has_feat ? (int64_t)p->feat.dim * 4 : 0;
-    p->run_bytes_est = nodes * (16.0 + (double)rowbytes) + edges * 16.0;
+    double rowbytes = (double)plan_x_row_bytes(p);
+    p->run_bytes_est = nodes * (16.0 + rowbytes) + edges * 16.0;
     p->spill_topo_est = nodes * 8.0 + edges * 16.0;
     p->hyperbatch_inmem = fit;
     p->cost_inmem = reads_per_batch(p, (double)fit, (double)fit);
@@ -223,7 +227,7 @@ static void plan_spill(gnndb *db, plan *p, int64_t cap, int64_t fit)
     int64_t top = cap;
     if (db->pragma.spill_limit > 0)
         top = GNN_MIN(top, (int64_t)((double)db->pragma.spill_limit /
-                                     (p->run_bytes_est * 1.05)));
+                                     plan_spill_bytes(p, 1)));
     top = GNN_MAX(1, top);
     int64_t g = 1;
     double s = 1, best = INFINITY;
@@ -253,6 +257,9 @@ static void plan_spill(gnndb *db, plan *p, int64_t cap, int64_t fit)
                (db->pragma.spill == GNN_SPILL_AUTO && p->has_feat &&
                 fit < cap && g > fit &&
                 (p->hyperbatch_asked > fit || p->cost_spill < p->cost_inmem));
+    /* a spilled run holds a node batch's arrays only: batches carrying
+    ** edge ids or link labels stay in memory */
+    if (p->eids) want = 0;
     /* a run read back must fit: the mini-batch handed out is held whole */
     if (!want || p->run_bytes_est > staged - (double)g * (double)p->batch * 16)
         return;
@@ -299,9 +306,13 @@ static int plan_cache(gnndb *db, plan *p, int64_t share, gnn_err *e)
 static int resolve_seeds(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
 {
     p->seeds_kind = s->seeds_kind;
+    if (p->link) {
+        p->nseeds = p->edge_split.count;
+        return GNNDB_OK;
+    }
     switch (s->seeds_kind) {
     case AST_SEEDS_SPLIT:
-        if (cat_split_get(db->cat, p->graph.id, s->seeds_split, &p->split, e))
+        if (seeds_split_get(db, &p->graph, s->seeds_split, "", &p->split, e))
             return e->rc;
         p->nseeds = p->split.count;
         break;
@@ -331,6 +342,45 @@ void plan_partition_range(int64_t total, int64_t k, int64_t n, int64_t *lo,
     __int128 t = total;
     *lo = (int64_t)(t * k / n);
     *hi = (int64_t)(t * (k + 1) / n);
+}
+
+void plan_batch_counts(int64_t nseeds, int64_t batch, int64_t epochs,
+                       int64_t limit, int64_t *per_epoch, int64_t *total)
+{
+    *per_epoch = (nseeds + batch - 1) / batch;
+    *total = *per_epoch * epochs;
+    if (limit >= 0 && limit < *total) *total = limit;
+}
+
+void plan_set_seed_count(plan *p, int64_t loaded)
+{
+    int64_t lo = 0, hi = loaded;
+    /* every rank computes the same epoch order over all seeds and keeps its
+    ** slice of it, so the ranks' shares are disjoint and their union is the
+    ** single-process epoch */
+    if (p->part_count > 1)
+        plan_partition_range(loaded, p->part_rank, p->part_count, &lo, &hi);
+    p->nseeds_all = loaded;
+    p->nseeds = hi - lo;
+    p->seed_lo = lo;
+    plan_batch_counts(p->nseeds, p->batch, p->epochs, p->limit,
+                      &p->batches_per_epoch, &p->total_batches);
+}
+
+int64_t plan_round(const plan *p, int64_t g, int64_t want, int64_t *epoch,
+                   int64_t *first)
+{
+    *epoch = g / p->batches_per_epoch;
+    *first = g % p->batches_per_epoch;
+    int64_t n = GNN_MIN(want, p->batches_per_epoch - *first);
+    return GNN_MIN(n, p->total_batches - g);
+}
+
+int64_t plan_hyperbatch_fit(const plan *p, double per_batch)
+{
+    if (p->cache_policy == FC_BELADY) per_batch *= 2;
+    int64_t h = (int64_t)((double)p->staged_bytes / per_batch);
+    return GNN_MAX(1, GNN_MIN(h, p->hyperbatch_cap));
 }
 
 /* The feature table: the one named, else the graph's only one (none when
@@ -376,19 +426,84 @@ static int plan_labels(gnndb *db, plan *p, gnn_err *e)
     return GNNDB_OK;
 }
 
-/* The seeds of every epoch, and of them this rank's share when the query
-** is one of part_count partitions. */
+/* EXCLUDE SPLIT a, b: edge splits of the graph, each named once. */
+static int plan_exclude(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
+{
+    for (size_t i = 0; i < s->n_exclude_splits; i++) {
+        for (size_t j = 0; j < i; j++)
+            if (!strcmp(s->exclude_splits[i], s->exclude_splits[j]))
+                return gnn_seterr(e, GNNDB_ERROR, "EXCLUDE SPLIT names %s "
+                                  "twice", s->exclude_splits[i]);
+        if (edge_split_get(db, &p->graph, s->exclude_splits[i],
+                           &p->exclude[i], e))
+            return e->rc;
+    }
+    p->nexclude = s->n_exclude_splits;
+    return GNNDB_OK;
+}
+
+/* EDGE FEATURES w: a table of a row per input edge. */
+static int plan_edge_features(gnndb *db, const ast_stmt *s, plan *p,
+                              gnn_err *e)
+{
+    if (!s->edge_features) return GNNDB_OK;
+    if (cat_table_get(db->cat, p->graph.id, s->edge_features, &p->efeat, e))
+        return e->rc;
+    if (p->efeat.kind != CAT_TABLE_EDGE_FEATURES)
+        return gnn_seterr(e, GNNDB_ERROR, "%s is a table of node features "
+                          "of graph %s; EDGE FEATURES takes a table of IMPORT "
+                          "EDGE FEATURES", p->efeat.name, p->graph.name);
+    if (p->efeat.dtype != BLK_DTYPE_F32 && p->efeat.dtype != BLK_DTYPE_F16)
+        return gnn_seterr(e, GNNDB_ERROR, "edge feature table %s is stored "
+                          "as %s; SAMPLE gathers float32 and float16 tables "
+                          "only", p->efeat.name,
+                          blk_dtype_name(p->efeat.dtype));
+    p->has_efeat = 1;
+    return GNNDB_OK;
+}
+
+/* Link prediction (EDGES, its negatives, EXCLUDE, EDGE FEATURES) and the
+** topology the hops read: batches carrying edge ids read the edge-id
+** graph, which only a graph built with edge ids has. A link batch has no
+** y: its labels are edge_label. */
+static int plan_link(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
+{
+    p->topo = p->graph;
+    p->eids = s->edge_seeds || s->edge_features;
+    if (!p->eids) return GNNDB_OK;
+    if (cat_graph_need_eids(&p->graph, s->edge_seeds ? "SAMPLE ... EDGES"
+                                                     : "EDGE FEATURES", e))
+        return e->rc;
+    snprintf(p->topo.file, sizeof p->topo.file, "%s", p->graph.eid_file);
+    p->topo.token = p->graph.eid_token;
+    p->topo.graph_blocks = p->graph.eid_blocks;
+    if (s->edge_seeds) {
+        if (edge_split_get(db, &p->graph, s->edge_seeds, &p->edge_split, e))
+            return e->rc;
+        p->link = 1;
+        p->has_labels = 0;
+        p->neg_mode = s->neg_mode;
+        p->negative = s->negative;
+        p->neg_strict = s->neg_strict;
+        p->exclude_seeds = s->exclude_seeds;
+        if (s->pack)
+            return gnn_seterr(e, GNNDB_ERROR, "INTO PACK stores node "
+                              "batches; a SAMPLE ... EDGES is not stored in "
+                              "packs yet");
+    }
+    if (plan_exclude(db, s, p, e)) return e->rc;
+    return plan_edge_features(db, s, p, e);
+}
+
+/* The seeds of every epoch, and the partition whose share this rank takes
+** when the query is one of part_count (plan_set_seed_count counts it). */
 static int plan_seeds(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
 {
     if (resolve_seeds(db, s, p, e)) return e->rc;
     p->nseeds_all = p->nseeds;
     if (s->part_count > 0) {
-        int64_t lo, hi;
         p->part_rank = s->part_rank;
         p->part_count = s->part_count;
-        plan_partition_range(p->nseeds_all, p->part_rank, p->part_count, &lo,
-                             &hi);
-        p->nseeds = hi - lo;
     }
     return GNNDB_OK;
 }
@@ -416,10 +531,7 @@ static int plan_clauses(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
     if (plan_parse_device(s->device, p, e)) return e->rc;
 
-    p->batches_per_epoch = (p->nseeds + p->batch - 1) / p->batch;
-    p->total_batches = p->batches_per_epoch * p->epochs;
-    if (p->limit >= 0 && p->limit < p->total_batches)
-        p->total_batches = p->limit;
+    plan_set_seed_count(p, p->nseeds_all);
 
     p->io = db->pragma.io;
     p->threads = db->pragma.threads;
@@ -451,7 +563,7 @@ static int plan_pools(gnndb *db, plan *p, gnn_err *e)
     int64_t share = GNN_MIN(p->memory_limit / 8, (int64_t)64 << 20);
     p->graph_frames = (size_t)GNN_MAX(4, share / gbs);
     p->graph_frames = (size_t)GNN_MIN((int64_t)p->graph_frames,
-                                      GNN_MAX(4, p->graph.graph_blocks));
+                                      GNN_MAX(4, p->topo.graph_blocks));
     p->graph_pool_bytes = (int64_t)p->graph_frames * gbs;
     if (fbs) {
         int64_t fblocks = (p->has_feat ? p->feat.nblocks : 0) +
@@ -493,6 +605,16 @@ static void plan_note(plan *p, int64_t cap)
     }
 }
 
+/* What the seeds and their epoch order hold for the whole run: a node id
+** and its place in the order, or a seed edge's id, endpoints and place,
+** and a bit per edge for EXCLUDE SPLIT. */
+static int64_t seeds_bytes_of(const plan *p)
+{
+    if (!p->link) return (p->nseeds_all + 1) * 8;
+    return (p->nseeds_all + 1) * 16 +
+           (p->nexclude ? p->graph.input_edges / 8 + 8 : 0);
+}
+
 /* H: as many staged mini-batches as what the pools and the cache leave
 ** holds, at most HYPERBATCH n (1024 by default) and one epoch; or, when
 ** plan_spill chooses it, a spilled round. */
@@ -500,11 +622,10 @@ static int plan_hyperbatch(gnndb *db, plan *p, gnn_err *e)
 {
     /* the seeds and their epoch order stay loaded for the whole run */
     p->staged_bytes = p->memory_limit - p->graph_pool_bytes -
-                      p->feat_pool_bytes - p->cache_bytes -
-                      (p->nseeds_all + 1) * 8;
+                      p->feat_pool_bytes - p->cache_bytes - seeds_bytes_of(p);
     char b1[32], b2[32];
     /* the seeds alone must fit; the rest is checked on what is staged */
-    int64_t seeds_bytes = p->batch * HB_NODE_BYTES(p->has_feat ? p->feat.dim : 0);
+    int64_t seeds_bytes = plan_seed_nodes(p) * HB_NODE_BYTES(plan_x_dim(p));
     if (p->staged_bytes < seeds_bytes)
         return gnn_seterr(e, GNNDB_NOMEM,
                           "memory_limit %s is too small for one mini-batch of "
@@ -512,14 +633,11 @@ static int plan_hyperbatch(gnndb *db, plan *p, gnn_err *e)
                           "PRAGMA memory_limit or lower BATCH",
                           db_fmt_size(p->memory_limit, b1, sizeof b1), p->batch,
                           db_fmt_size(seeds_bytes, b2, sizeof b2));
-    int64_t fit = p->staged_bytes / p->per_batch_bytes;
-    /* belady stages the next hyperbatch, sampled ahead, beside this one */
-    if (p->cache_policy == FC_BELADY) fit /= 2;
     int64_t want = p->hyperbatch_asked ? p->hyperbatch_asked : HB_DEFAULT_MAX;
     int64_t bpe = GNN_MAX(1, p->batches_per_epoch);
     int64_t cap = GNN_MIN(want, bpe);  /* a hyperbatch stays in one epoch */
     p->hyperbatch_cap = cap;
-    p->hyperbatch = GNN_MAX(1, GNN_MIN(cap, fit));
+    p->hyperbatch = plan_hyperbatch_fit(p, (double)p->per_batch_bytes);
     plan_spill(db, p, cap, p->hyperbatch);
     spill_drops_row_cache(p);
     plan_note(p, cap);
@@ -531,8 +649,9 @@ static int plan_hyperbatch(gnndb *db, plan *p, gnn_err *e)
 ** its rows. */
 static void plan_blocks_est(plan *p)
 {
-    double nb = (double)GNN_MAX(1, p->graph.graph_blocks);
-    double frontier = (double)p->batch;
+    double nb = (double)GNN_MAX(1, p->topo.graph_blocks);
+    double frontier = fmin((double)plan_seed_nodes(p),
+                           (double)GNN_MAX(1, p->graph.nodes));
     for (int h = 0; h < p->nhops; h++) {
         double touches = frontier * (double)p->hyperbatch;
         p->blocks_est_hb[h] = nb * (1.0 - exp(-touches / nb));
@@ -564,7 +683,7 @@ int plan_build(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
     if (cat_graph_get(db->cat, s->graph, &p->graph, e)) return e->rc;
     int rc;
     if ((rc = plan_features(db, s, p, e)) || (rc = plan_labels(db, p, e)) ||
-        (rc = plan_seeds(db, s, p, e)) || (rc = plan_clauses(db, s, p, e)) ||
+        (rc = plan_link(db, s, p, e)) || (rc = plan_seeds(db, s, p, e)) || (rc = plan_clauses(db, s, p, e)) ||
         (rc = plan_pools(db, p, e)) || (rc = plan_hyperbatch(db, p, e)))
         return rc;
     plan_blocks_est(p);

@@ -4,12 +4,28 @@
 #ifndef GNN_PLAN_H
 #define GNN_PLAN_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "db.h"
 #include "../parser/ast.h"
 
 typedef struct plan {
     cat_graph graph;
+    /* the topology the hops read: the graph's blocks, or, when the batches
+    ** carry edge ids (eids), its edge-id graph (file, token, blocks) */
+    cat_graph topo;
+    int eids;
+    /* an edge-seeded SAMPLE (EDGES split): link prediction */
+    int link;
+    cat_split edge_split;
+    int neg_mode;              /* AST_NEG_* */
+    int64_t negative;          /* k; 0: positives only */
+    int neg_strict;
+    int exclude_seeds;
+    cat_split exclude[AST_MAX_EDGE_SPLITS]; /* EXCLUDE SPLIT a, b */
+    size_t nexclude;
+    int has_efeat;             /* EDGE FEATURES w */
+    cat_table efeat;
     int has_feat, has_labels;
     cat_table feat, labels;
     int seeds_kind;            /* AST_SEEDS_* */
@@ -38,6 +54,8 @@ typedef struct plan {
     int64_t part_rank, part_count; /* PARTITION k OF n; count 0: none */
     int64_t nseeds_all;        /* seeds per epoch over all partitions */
     int64_t nseeds;            /* seeds per epoch of this partition */
+    int64_t seed_lo;           /* its share's first position in each
+                               ** epoch's order (plan_set_seed_count) */
     int64_t batches_per_epoch;
     int64_t total_batches;
 
@@ -97,12 +115,61 @@ typedef struct plan {
 #define HB_SAMPLE_NODE_BYTES (5 + 12 + 13)
 #define HB_SAMPLE_EDGE_BYTES (10 + 4)
 
+/* The width of a mini-batch's x: the feature table's dim, 0 without one;
+** and the bytes of one row of it as handed out (float32, whatever the
+** table stores). */
+static inline int64_t plan_x_dim(const plan *p)
+{
+    return p->has_feat ? p->feat.dim : 0;
+}
+static inline size_t plan_x_row_bytes(const plan *p)
+{
+    return (size_t)plan_x_dim(p) * sizeof(float);
+}
+/* What the runs of g spilled mini-batches take in the spill area: the
+** plan's estimate of a run with a twentieth to spare. */
+static inline double plan_spill_bytes(const plan *p, double g)
+{
+    return g * p->run_bytes_est * 1.05;
+}
+
+/* The nodes a mini-batch starts from: BATCH seeds, or for a link batch
+** the endpoints of its seed edges and negatives (at most, before repeats
+** are merged). */
+static inline int64_t plan_seed_nodes(const plan *p)
+{
+    if (!p->link) return p->batch;
+    int64_t ends = p->neg_mode == AST_NEG_PAIRS ? 2 * (1 + p->negative)
+                                                : 2 + p->negative;
+    return p->batch * ends;
+}
+
 /* Resolve names and memory for a SAMPLE. On failure the words are in *e. */
 int plan_build(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e);
 /* The share of partition k of n over `total` seeds: positions [*lo, *hi) of
 ** each epoch's seed order. Shares differ in size by at most one. */
 void plan_partition_range(int64_t total, int64_t k, int64_t n, int64_t *lo,
                           int64_t *hi);
+/* Mini-batches per epoch of `nseeds` seeds cut `batch` at a time, and in
+** all over `epochs` epochs, cut to `limit` (-1: none). SAMPLE's plan and
+** SCAN count their batches with this one rule. */
+void plan_batch_counts(int64_t nseeds, int64_t batch, int64_t epochs,
+                       int64_t limit, int64_t *per_epoch, int64_t *total);
+/* The seeds per epoch are `loaded` (the catalog's count when planning, what
+** the executor loaded when it runs): this partition's share of them
+** (nseeds, from seed_lo), batches_per_epoch and total_batches. The one
+** place these counts are derived; needs batch, epochs, limit and the
+** partition set. */
+void plan_set_seed_count(plan *p, int64_t loaded);
+/* The round of at most `want` mini-batches that starts at mini-batch g (over
+** all epochs): its epoch, its first batch in that epoch, and how many it
+** holds (a round stays within one epoch and within total_batches). */
+int64_t plan_round(const plan *p, int64_t g, int64_t want, int64_t *epoch,
+                   int64_t *first);
+/* How many mini-batches of `per_batch` bytes each a hyperbatch stages within
+** staged_bytes: halved under belady, which holds the next hyperbatch
+** beside this one; at least 1, at most hyperbatch_cap. */
+int64_t plan_hyperbatch_fit(const plan *p, double per_batch);
 void plan_free(plan *p);
 /* TO DEVICE 'host' | 'cuda[:N]' (NULL: host) into p->device and
 ** p->device_index. */

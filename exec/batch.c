@@ -30,7 +30,7 @@ void hb_fill_view(const plan *p, hb_batch *b, int64_t *n_id,
     v->num_sampled_edges = b->nse;
     v->edge_index = edge_index;
     v->x = p->has_feat ? xrows : NULL;
-    v->x_dim = p->has_feat ? p->feat.dim : 0;
+    v->x_dim = plan_x_dim(p);
     v->y = p->has_labels ? y : NULL;
 }
 
@@ -59,7 +59,7 @@ int hb_finish_batch(hb_exec *x, hb_batch *b, idx_txn *t, uint64_t **tmp,
         b->edge_index[b->ne + k] = b->edst[k];
     }
     hb_fill_view(p, b, b->n_id, b->edge_index, b->x, b->y);
-    return GNNDB_OK;
+    return hb_link_finish(x, b, e);
 }
 
 int hb_finish_batches(hb_exec *x, gnn_err *e)
@@ -162,10 +162,13 @@ static uint64_t section_sum(const void *data, size_t len, size_t w0, size_t w1)
 
 #define DG_CHUNK ((size_t)1 << 18) /* words per parallel task */
 
+/* A node batch has four sections; a batch carrying edge ids seven more. */
+#define DG_MAX_SECTIONS 11
+
 typedef struct dg_job {
-    const void *sec[4];
-    size_t len[4];
-    size_t first[5];      /* first task of each section */
+    const void *sec[DG_MAX_SECTIONS];
+    size_t len[DG_MAX_SECTIONS];
+    size_t first[DG_MAX_SECTIONS + 1]; /* first task of each section */
     uint64_t part[256];   /* partial sums, one per task */
 } dg_job;
 
@@ -178,26 +181,50 @@ static void digest_task(void *arg, size_t t, int w)
     j->part[t] = section_sum(j->sec[s], j->len[s], w0, w0 + DG_CHUNK);
 }
 
+/* The sections of v in digest order (docs/format.md); their number. */
+static int dg_sections(const gnndb_batch_view *v, const void **sec,
+                       size_t *len)
+{
+    size_t E = (size_t)v->num_edges, L = (size_t)v->num_label_edges;
+    size_t B = (size_t)v->num_pos;
+    const void *s[DG_MAX_SECTIONS] = {
+        v->n_id, v->edge_index, v->x, v->y, v->e_id, v->edge_attr,
+        v->edge_label_index, v->edge_label, v->src_index, v->dst_pos_index,
+        v->dst_neg_index};
+    size_t l[DG_MAX_SECTIONS] = {
+        (size_t)v->num_nodes * 8, E * 16,
+        v->x ? (size_t)v->num_nodes * (size_t)v->x_dim * 4 : 0,
+        v->y ? (size_t)v->num_seeds * 8 : 0,
+        E * 8, v->edge_attr ? E * (size_t)v->edge_attr_dim * 4 : 0,
+        v->edge_label_index ? 2 * L * 8 : 0, v->edge_label ? L * 4 : 0,
+        v->src_index ? B * 8 : 0, v->dst_pos_index ? B * 8 : 0,
+        v->dst_neg_index ? B * (size_t)v->num_neg * 8 : 0};
+    int n = v->e_id ? DG_MAX_SECTIONS : 4;
+    for (int i = 0; i < n; i++) {
+        sec[i] = s[i];
+        len[i] = l[i];
+    }
+    return n;
+}
+
 uint64_t batch_digest_pool(const gnndb_batch_view *v, struct wpool *pool)
 {
     dg_job j;
-    const void *sec[4] = {v->n_id, v->edge_index, v->x, v->y};
-    size_t len[4] = {
-        (size_t)v->num_nodes * 8, (size_t)v->num_edges * 16,
-        v->x ? (size_t)v->num_nodes * (size_t)v->x_dim * 4 : 0,
-        v->y ? (size_t)v->num_seeds * 8 : 0};
+    const void *sec[DG_MAX_SECTIONS];
+    size_t len[DG_MAX_SECTIONS];
+    int ns = dg_sections(v, sec, len);
     size_t tasks = 0;
-    for (int s = 0; s < 4; s++) {
+    for (int s = 0; s < ns; s++) {
         j.sec[s] = sec[s];
         j.len[s] = len[s];
         j.first[s] = tasks;
         tasks += (len[s] / 8 + 1 + DG_CHUNK - 1) / DG_CHUNK;
     }
-    j.first[4] = tasks;
+    j.first[ns] = tasks;
     uint64_t h = DG_K0;
     if (tasks > 256) pool = NULL; /* huge batches: one pass per section */
     if (pool) wpool_run(pool, tasks, digest_task, &j);
-    for (int s = 0; s < 4; s++) {
+    for (int s = 0; s < ns; s++) {
         uint64_t sum = 0;
         if (len[s] && pool)
             for (size_t t = j.first[s]; t < j.first[s + 1]; t++) sum += j.part[t];
@@ -268,6 +295,21 @@ int batch_write_npy(const gnndb_batch_view *v, const char *dir, gnn_err *e)
           v->num_sampled_edges);
     if (v->x) WRITE("x", NPY_F32, 2, v->num_nodes, v->x_dim, v->x);
     if (v->y) WRITE("y", NPY_I64, 1, v->num_seeds, 1, v->y);
+    if (v->e_id) WRITE("e_id", NPY_I64, 1, v->num_edges, 1, v->e_id);
+    if (v->edge_attr)
+        WRITE("edge_attr", NPY_F32, 2, v->num_edges, v->edge_attr_dim,
+              v->edge_attr);
+    if (v->edge_label_index)
+        WRITE("edge_label_index", NPY_I64, 2, 2, v->num_label_edges,
+              v->edge_label_index);
+    if (v->edge_label)
+        WRITE("edge_label", NPY_F32, 1, v->num_label_edges, 1, v->edge_label);
+    if (v->src_index) {
+        WRITE("src_index", NPY_I64, 1, v->num_pos, 1, v->src_index);
+        WRITE("dst_pos_index", NPY_I64, 1, v->num_pos, 1, v->dst_pos_index);
+        WRITE("dst_neg_index", NPY_I64, 2, v->num_pos, v->num_neg,
+              v->dst_neg_index);
+    }
 #undef WRITE
     return GNNDB_OK;
 }
@@ -277,20 +319,21 @@ int batch_write_npy(const gnndb_batch_view *v, const char *dir, gnn_err *e)
 int hb_transfer_open(hb_exec *x, gnn_err *e)
 {
     if (x->p->device != GNNDB_DEVICE_CUDA) return GNNDB_OK;
-    return xfer_open(x->p->device_index, &x->xf, e);
+    return xfer_open(x->p->device_index, &x->tr.xf, e);
 }
 
 void hb_transfer_close(hb_exec *x)
 {
-    if (x->xf) xfer_close(x->xf);
-    x->xf = NULL;
+    if (x->tr.xf) xfer_close(x->tr.xf);
+    x->tr.xf = NULL;
 }
 
 int hb_emit(hb_exec *x, hb_batch *b, const gnndb_batch_view **view,
             gnn_err *e)
 {
     /* the worker pool is the build thread's while one runs (hb_pipeline.c) */
-    b->view.digest = batch_digest_pool(&b->view, x->bg_running ? NULL : x->pool);
+    b->view.digest = batch_digest_pool(&b->view,
+                                       x->bg.running ? NULL : x->pool);
     if (x->p->into) {
         char dir[1200];
         snprintf(dir, sizeof dir, "%s/epoch-%" PRId64 "/batch-%06" PRId64,
@@ -302,14 +345,14 @@ int hb_emit(hb_exec *x, hb_batch *b, const gnndb_batch_view **view,
     ** memory is sampled again later and must not count twice */
     x->est.nodes += (uint64_t)b->nn;
     x->est.edges += (uint64_t)b->ne;
-    if (x->xf) {
+    if (x->tr.xf) {
         double t0 = hb_now();
-        int rc = xfer_batch(x->xf, &b->view, &x->devview, e);
+        int rc = xfer_batch(x->tr.xf, &b->view, &x->tr.view, e);
         x->est.transfer.seconds += hb_now() - t0;
         if (rc) return rc;
-        x->devview.digest = b->view.digest;
+        x->tr.view.digest = b->view.digest;
         x->est.transfer.items++;
-        *view = &x->devview;
+        *view = &x->tr.view;
         return GNNDB_OK;
     }
     *view = &b->view;

@@ -2,8 +2,11 @@
 ** rounds), hop.c (sampling one hop; the node maps), gather.c (gather),
 ** batch.c (finishing and handing out batches) and the spilled hyperbatch:
 ** hb_spill.c (building a round), hb_readback.c (handing it out) and
-** hb_pipeline.c (building the next round while one is handed out). Not
-** part of any public interface. */
+** hb_pipeline.c (building the next round while one is handed out). Each
+** operator's own state is a struct of its own (hb_hop_state, hb_gather_state,
+** hb_spill_state, hb_readback, hb_bg, hb_transfer), a member of hb_exec
+** beside the handles they share; counts and sizes come from the plan.
+** Not part of any public interface. */
 #ifndef GNN_EXEC_INT_H
 #define GNN_EXEC_INT_H
 
@@ -19,6 +22,7 @@
 #include "sample.h"
 #include "granularity.h"
 #include "seeds.h"
+#include "link.h"
 #include "../gpu/xfer.h"
 
 typedef struct nmap {        /* internal id -> local index, open addressing */
@@ -35,6 +39,9 @@ typedef struct hb_batch {
     nmap map;
     uint32_t *esrc, *edst;   /* local indices, grouped by hop */
     size_t ne, cape, capdst;
+    uint32_t *eid;           /* each edge's input id (plan eids), as esrc */
+    size_t capeid;
+    lk_batch lk;             /* a link batch's seed edges and negatives */
     int64_t nsn[AST_MAX_HOPS + 1];
     int64_t nse[AST_MAX_HOPS];
     /* the output, filled by gather.c and batch.c */
@@ -42,7 +49,10 @@ typedef struct hb_batch {
     int64_t *edge_index;
     float *x;
     int64_t *y;
+    int64_t *e_id;
+    float *edge_attr;
     size_t cap_out_nodes, cap_out_edges, cap_out_x, cap_out_y;
+    size_t cap_out_eid, cap_out_eattr;
     gnndb_batch_view view;
 } hb_batch;
 
@@ -100,9 +110,122 @@ typedef struct hb_gitem {    /* one feature row to copy */
     uint32_t row;
 } hb_gitem;
 
+/* Items bucketed by block (hb_bucket, hop.c) and the block being visited
+** (hb_run_block): the block x item matrix that a hop walks over graph
+** blocks and gather over feature blocks, each refilling it for its own
+** items (hb_hop_state.items, hb_gather_state.gitems). */
+typedef struct hb_blocks {
+    uint64_t *blockof;       /* per item: its block (or a list of blocks) */
+    size_t capblockof;
+    uint32_t *sorted;        /* item indices, block by block */
+    size_t capsorted;
+    size_t *bstart;          /* block b: sorted[bstart[b] .. bstart[b+1]) */
+    size_t capbstart;
+    uint64_t *ublocks;       /* the distinct blocks, ascending */
+    size_t nub, capublocks;
+    uint64_t vis_no;         /* the block being visited ... */
+    const void *vis_data;
+    size_t vis_lo, vis_hi;   /* ... and its items in `sorted` */
+} hb_blocks;
+
+/* One hop's work (hop.c): the frontier items of every mini-batch, the
+** arena their chosen neighbours land in, and the requests for neighbours
+** in continuation blocks. What a hop keeps per sampled neighbour sits
+** beside the arena, indexed by the same slots (hb_item.res_off). */
+typedef struct hb_hop_state {
+    int index;               /* the hop being sampled */
+    hb_item *items;
+    size_t nitems, capitems;
+    uint32_t *arena;         /* chosen neighbours, per item from res_off */
+    size_t narena, caparena;
+    uint32_t *earena;        /* their edge ids, when the plan reads them */
+    size_t capearena;
+    hb_pend *pend;
+    size_t npend, cappend;
+    size_t *bitem;           /* first item of each mini-batch */
+    size_t capbitem;
+    volatile int asm_fail;
+    const blk_node **objs;   /* objects of the items of the visited block */
+    size_t capobjs;
+    gran ggran;              /* graph blocks: whole or pages */
+    hb_worker *workers;      /* one per thread of x->pool */
+} hb_hop_state;
+
+/* Gather's work (gather.c): the rows to copy, the table they come from,
+** and the caches it consults: the row cache (fcache.c) with one gather's
+** decisions, and the hot-block cache (bcache.c). */
+typedef struct hb_gather_state {
+    hb_gitem *gitems;
+    size_t ngitems, capgitems;
+    const void *table;       /* cat_table being gathered */
+    int labels;              /* copying labels into y, not rows into x */
+    gran fgran;              /* feature and label blocks: whole or pages */
+    struct fcache *fc;
+    struct bcache *bc;
+    uint32_t *crows, *cfut;
+    int64_t *csrc;
+    size_t capcrows, capcfut, capcsrc;
+} hb_gather_state;
+
+/* The spilled hyperbatch (hb_spill.c): the spill area, the round being
+** handed out (hb_readback.c) and the one being built, perhaps at the same
+** time on a thread of its own (hb_pipeline.c). */
+typedef struct hb_spill_state {
+    struct spill_area *area;
+    hb_round rounds[2];
+    hb_round *emit, *build;
+    int64_t s_next;          /* the plan's sampling sub-round */
+    double sample_per;       /* bytes a sampled mini-batch held (measured) */
+} hb_spill_state;
+
+/* Handing a spilled round out (hb_readback.c): the read buffers of its
+** runs and the batch handed out. */
+typedef struct hb_readback {
+    int scur;                /* next record of `emit` to hand out */
+    unsigned char *rbuf[2];
+    size_t caprbuf[2];
+    int ahead_started;
+    uint32_t *ord;
+    size_t capord;
+    uint64_t *ordseen;       /* a bit per local index, checking `ord` */
+    size_t capordseen;
+    unsigned char *rowtmp;
+    size_t caprowtmp;
+    hb_batch sview;
+} hb_readback;
+
+/* The background build (hb_pipeline.c): while `running` (written by the
+** caller's thread only) the build thread alone touches the building state,
+** x->st, the pools and the worker pool; `reserve` is what the round handed
+** out may hold meanwhile, kept out of the build's budget. */
+typedef struct hb_bg {
+    pthread_t thread;
+    int running;
+    int rc;
+    gnn_err err;
+    atomic_int stop;         /* hb_close: give up the build */
+    size_t reserve;
+} hb_bg;
+
+/* The link operator's run-long state (link.c; loaded by hyperbatch.c):
+** what the negatives and EXCLUDE follow, the seed edges with their
+** endpoints, and the bits of EXCLUDE SPLIT's edges. */
+typedef struct hb_link {
+    lk_spec spec;
+    lk_seeds seeds;
+    uint64_t *excluded;
+} hb_link;
+
+typedef struct hb_transfer { /* to a device (batch.c) */
+    xfer *xf;                /* NULL for host */
+    gnndb_batch_view view;
+} hb_transfer;
+
+/* The executor: shared handles, the hyperbatch the operators pass along,
+** and each operator's own state. */
 struct hb_exec {
     gnndb *db;
-    plan *p;
+    plan *p;                 /* the one source of counts and sizes */
     io_backend *io;
     bp_pool *gpool;          /* graph blocks */
     bp_pool *fpool;          /* feature and label blocks */
@@ -110,6 +233,7 @@ struct hb_exec {
     uint64_t *idx_first, *idx_block;
     size_t nidx;
     uint32_t cont_cap;
+    struct wpool *pool;
 
     seed_set seeds;          /* and each epoch's order (this partition's
                              ** share of it: p->nseeds) */
@@ -126,82 +250,14 @@ struct hb_exec {
     int ahead;               /* sampling the lookahead: a cut to nothing is
                              ** no error, it only shortens the future */
 
-    /* one hop's work */
-    int hop;
-    hb_item *items;
-    size_t nitems, capitems;
-    uint64_t *blockof;
-    size_t capblockof;
-    uint32_t *sorted;
-    size_t capsorted;
-    size_t *bstart;
-    size_t capbstart;
-    uint64_t *ublocks;
-    size_t nub, capublocks;
-    uint32_t *arena;
-    size_t narena, caparena;
-    hb_pend *pend;
-    size_t npend, cappend;
-    size_t *bitem;           /* first item of each mini-batch */
-    size_t capbitem;
-    volatile int asm_fail;
-    const blk_node **objs;   /* objects of the items of the visited block */
-    size_t capobjs;
-    uint64_t vis_no;         /* the block being visited ... */
-    const void *vis_data;
-    size_t vis_lo, vis_hi;   /* ... and its items in `sorted` */
-    struct wpool *pool;
-    hb_worker *workers;
-
-    /* gather's work */
-    hb_gitem *gitems;
-    size_t ngitems, capgitems;
-    const void *gather_table; /* cat_table being gathered */
-    int gather_labels;
-    gran fgran;              /* feature and label blocks: whole or pages */
-    gran ggran;              /* graph blocks of a hop: whole or pages */
-
-    /* the row cache (fcache.c) and one gather's decisions; the hot-block
-    ** cache (bcache.c) */
-    struct fcache *fc;
-    struct bcache *bc;
-    uint32_t *crows, *cfut;
-    int64_t *csrc;
-    size_t capcrows, capcfut, capcsrc;
-
-    /* the spilled hyperbatch: the round being handed out (hb_readback.c)
-    ** and the one being built (hb_spill.c), perhaps at the same time on a
-    ** thread of its own (hb_pipeline.c); the read buffers of the round
-    ** handed out and the batch handed out */
-    struct spill_area *spill;
-    hb_round rounds[2];
-    hb_round *emit, *build;
-    int scur;                /* next record of `emit` to hand out */
-    int64_t s_next;          /* the plan's sampling sub-round */
-    double sample_per;       /* bytes a sampled mini-batch held (measured) */
-    unsigned char *rbuf[2];
-    size_t caprbuf[2];
-    int ahead_started;
-    uint32_t *ord;
-    size_t capord;
-    uint64_t *ordseen;       /* a bit per local index, checking x->ord */
-    size_t capordseen;
-    unsigned char *rowtmp;
-    size_t caprowtmp;
-    /* the background build: while bg_running (written by the caller's
-    ** thread only) the build thread alone touches the building state,
-    ** x->st, the pools and the worker pool; `reserve` is what the round
-    ** handed out may hold meanwhile, kept out of the build's budget */
-    pthread_t bg;
-    int bg_running;
-    int bg_rc;
-    gnn_err bg_err;
-    atomic_int stop;         /* hb_close: give up the build */
-    size_t reserve;
-    hb_batch sview;
-
-    xfer *xf;                /* transfer to a device, NULL for host */
-    gnndb_batch_view devview;
+    hb_link link;            /* edge seeds (plan link) */
+    hb_blocks bk;            /* items by block: a hop's, then gather's */
+    hb_hop_state hop;
+    hb_gather_state gat;
+    hb_spill_state sp;
+    hb_readback rb;
+    hb_bg bg;
+    hb_transfer tr;
 
     /* x->st: what building counts (the build thread's while one runs);
     ** x->est: what handing out counts (the caller's thread); hb_get_stats
@@ -223,11 +279,22 @@ int hb_add_node(hb_batch *b, uint32_t node, uint32_t *local);
 ** edges (hop.c). */
 int hb_run_hop(hb_exec *x, int hop, gnn_err *e);
 
-/* Sort n items on their block (blockof[i] < nblocks) with a counting sort:
-** x->sorted lists item indices block by block, x->bstart[b]..bstart[b+1]
-** the range of block b, and x->ublocks the distinct blocks ascending. */
-int hb_bucket(hb_exec *x, size_t n, const uint64_t *blockof, uint64_t nblocks,
-              gnn_err *e);
+/* Sort n items on their block (bk->blockof[i] < nblocks) with a counting
+** sort: bk->sorted lists item indices block by block, bk->bstart[b] ..
+** bstart[b+1] the range of block b, and bk->ublocks the distinct blocks
+** ascending. */
+int hb_bucket(hb_blocks *bk, size_t n, uint64_t nblocks, gnn_err *e);
+/* Bytes of bk counted against the staged budget (hb_work_bytes); freeing
+** the arrays sized per item (release: between hops) or all of them. */
+size_t hb_blocks_bytes(const hb_blocks *bk);
+void hb_blocks_release(hb_blocks *bk);
+void hb_blocks_free(hb_blocks *bk);
+/* The same for a hop's state (hop.c): the bytes hb_work_bytes counts, the
+** arrays sized per item (release), everything (free; nworkers: the
+** workers allocated). */
+size_t hb_hop_bytes(const hb_hop_state *h);
+void hb_hop_release(hb_hop_state *h);
+void hb_hop_free(hb_hop_state *h, int nworkers);
 
 /* Run fn over the items [lo, hi) of the visited block `no` (data in
 ** memory), HB_CHUNK items a task on the worker pool, and add the time to
@@ -242,6 +309,10 @@ void hb_run_block(hb_exec *x, uint64_t no, const void *data, size_t lo,
 void hb_hop_ops(hb_exec *x, bp_visit_fn visit, gran_ops *ops);
 
 int hb_gather_open(hb_exec *x, gnn_err *e);
+/* Bytes gather's state holds against the staged budget (its items, the
+** row cache's per-gather scratch); freeing its items between rounds. */
+size_t hb_gather_bytes(const hb_gather_state *g);
+void hb_gather_release(hb_gather_state *g);
 /* Visit the blocks of list[0..*n) the hot-block cache holds from memory
 ** with fn, and keep in list only the others (order kept); counts what it
 ** spared. */
@@ -285,7 +356,7 @@ size_t hb_batch_bytes(const hb_batch *b);
 int hbs_open(hb_exec *x, gnn_err *e);
 void hbs_close(hb_exec *x);
 /* Sample and gather the next round of p->hyperbatch mini-batches into
-** the spill area, as x->build, within staged_bytes less x->reserve. */
+** the spill area, as x->sp.build, within staged_bytes less x->bg.reserve. */
 int hbs_build(hb_exec *x, gnn_err *e);
 /* Where a run's sections start, for a mini-batch of nn nodes, ne edges:
 ** n_id (8 bytes a node), edge_index (16 an edge), the local index of each
@@ -300,7 +371,7 @@ void hbs_round_release(hb_round *r);
 size_t hbs_records_bytes(const hb_exec *x, const hb_round *r);
 /* Whether the build should give up (interrupt, or hb_close). */
 int hb_halted(const hb_exec *x);
-/* Handing a round out (hb_readback.c): the next mini-batch of x->emit. */
+/* Handing a round out (hb_readback.c): the next mini-batch of x->sp.emit. */
 int hbs_next(hb_exec *x, const gnndb_batch_view **view, gnn_err *e);
 int hbs_pending(const hb_exec *x);
 /* Give back the read buffers (the batch handed out is dead). */
@@ -311,6 +382,15 @@ void hbs_readback_close(hb_exec *x);
 int hbp_next(hb_exec *x, const gnndb_batch_view **view, gnn_err *e);
 void hbp_stop(hb_exec *x);
 void hb_transfer_close(hb_exec *x);
+
+/* An edge-seeded SAMPLE (hb_link.c): load the seed edges into x->seeds
+** and x->link; start each mini-batch of x->hb from its seed edges and
+** negatives (taken from the epoch's `order`); finish b's link fields and
+** e_id into its view (after hb_fill_view). */
+int hb_link_open(hb_exec *x, gnn_err *e);
+void hb_link_close(hb_exec *x);
+int hb_link_seed_round(hb_exec *x, const uint32_t *order, gnn_err *e);
+int hb_link_finish(hb_exec *x, hb_batch *b, gnn_err *e);
 
 /* 1 when `dir` is empty, 0 when not, -errno on failure. */
 int hb_dir_empty(const char *dir);

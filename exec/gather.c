@@ -22,7 +22,7 @@ static int gather_visit(void *arg, uint64_t no, const void *data, gnn_err *e);
 static int read_graph_once(hb_exec *x, uint64_t *blocks, bp_visit_fn visit,
                            void *arg, gnn_err *e)
 {
-    size_t nblk = (size_t)x->p->graph.graph_blocks;
+    size_t nblk = (size_t)x->p->topo.graph_blocks;
     for (size_t i = 0; i < nblk; i++) blocks[i] = i;
     bp_stats before = *bp_get_stats(x->gpool);
     int rc = bp_fetch(x->gpool, x->gf, blocks, nblk, visit, arg, e);
@@ -78,9 +78,11 @@ static int degree_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
 ** to fill the cache. */
 static int cache_pin_hot(hb_exec *x, gnn_err *e)
 {
+    hb_gather_state *gs = &x->gat;
+    hb_blocks *bk = &x->bk;
     plan *p = x->p;
     size_t nodes = (size_t)GNN_MIN(p->graph.nodes, p->feat.rows);
-    size_t nblk = (size_t)p->graph.graph_blocks;
+    size_t nblk = (size_t)p->topo.graph_blocks;
     degree_pass d = {x, calloc(GNN_MAX((size_t)p->graph.nodes, 1), sizeof *d.key)};
     uint64_t *blocks = malloc((nblk + 1) * sizeof *blocks);
     int rc = GNNDB_OK;
@@ -94,29 +96,30 @@ static int cache_pin_hot(hb_exec *x, gnn_err *e)
     double t0 = hb_now();
     if ((rc = read_graph_once(x, blocks, degree_visit, &d, e))) goto out;
     gnn_sort_u64(d.key, nodes);
-    size_t n = GNN_MIN(nodes, fc_capacity(x->fc));
+    size_t n = GNN_MIN(nodes, fc_capacity(gs->fc));
     uint32_t *rows = (uint32_t *)d.key;  /* reuse: rows fit in the keys */
     for (size_t i = 0; i < n; i++) rows[i] = (uint32_t)(d.key[i] & UINT32_MAX);
     gnn_sort_u32(rows, n);
-    if ((rc = fc_pin(x->fc, rows, n, e))) goto out;
-    if (hb_grow((void **)&x->gitems, &x->capgitems, n + 1, sizeof *x->gitems) ||
-        hb_grow((void **)&x->blockof, &x->capblockof, n + 1,
-                sizeof *x->blockof)) {
+    if ((rc = fc_pin(gs->fc, rows, n, e))) goto out;
+    if (hb_grow((void **)&gs->gitems, &gs->capgitems, n + 1,
+                sizeof *gs->gitems) ||
+        hb_grow((void **)&bk->blockof, &bk->capblockof, n + 1,
+                sizeof *bk->blockof)) {
         rc = gnn_seterr(e, GNNDB_NOMEM, "out of memory filling the cache");
         goto out;
     }
     for (size_t i = 0; i < n; i++) {
-        x->gitems[i].bi = HB_GI_CACHE;
-        x->gitems[i].local = (uint32_t)i;
-        x->gitems[i].row = rows[i];
-        x->blockof[i] = rows[i] / p->feat.rows_per_block;
+        gs->gitems[i].bi = HB_GI_CACHE;
+        gs->gitems[i].local = (uint32_t)i;
+        gs->gitems[i].row = rows[i];
+        bk->blockof[i] = rows[i] / p->feat.rows_per_block;
     }
-    x->ngitems = n;
-    if ((rc = hb_bucket(x, n, x->blockof, (uint64_t)p->feat.nblocks, e)))
+    gs->ngitems = n;
+    if ((rc = hb_bucket(bk, n, (uint64_t)p->feat.nblocks, e)))
         goto out;
-    x->gather_table = &p->feat;
-    x->gather_labels = 0;
-    rc = fill_cache(x, x->ublocks, x->nub, gather_visit, t0, e);
+    gs->table = &p->feat;
+    gs->labels = 0;
+    rc = fill_cache(x, bk->ublocks, bk->nub, gather_visit, t0, e);
 out:
     free(d.key);
     free(blocks);
@@ -152,14 +155,14 @@ static int hot_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
 static int pin_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
 {
     hb_exec *x = arg;
-    bc_store(x->bc, no, data);
+    bc_store(x->gat.bc, no, data);
     return GNNDB_OK;
 }
 
 static int cache_pin_blocks(hb_exec *x, gnn_err *e)
 {
     plan *p = x->p;
-    size_t nblk = (size_t)p->graph.graph_blocks;
+    size_t nblk = (size_t)p->topo.graph_blocks;
     hot_pass d = {x, calloc((size_t)p->feat.nblocks + 1, sizeof(uint64_t))};
     uint64_t *blocks = malloc((nblk + 1) * sizeof *blocks);
     int rc = GNNDB_OK;
@@ -169,10 +172,10 @@ static int cache_pin_blocks(hb_exec *x, gnn_err *e)
     }
     double t0 = hb_now();
     if ((rc = read_graph_once(x, blocks, hot_visit, &d, e)) ||
-        (rc = bc_choose(x->bc, d.weight, e)))
+        (rc = bc_choose(x->gat.bc, d.weight, e)))
         goto out;
     size_t n;
-    const uint64_t *pinned = bc_pinned(x->bc, &n);
+    const uint64_t *pinned = bc_pinned(x->gat.bc, &n);
     rc = fill_cache(x, pinned, n, pin_visit, t0, e);
 out:
     free(d.weight);
@@ -184,10 +187,10 @@ int hb_visit_pinned(hb_exec *x, uint64_t *list, size_t *n,
                     int (*fn)(void *, uint64_t, const void *, gnn_err *),
                     void *arg, gnn_err *e)
 {
-    if (!x->bc) return GNNDB_OK;
+    if (!x->gat.bc) return GNNDB_OK;
     size_t w = 0;
     for (size_t i = 0; i < *n; i++) {
-        const void *data = bc_get(x->bc, list[i]);
+        const void *data = bc_get(x->gat.bc, list[i]);
         if (!data) {
             list[w++] = list[i];
             continue;
@@ -214,42 +217,57 @@ int hb_gather_open(hb_exec *x, gnn_err *e)
         if (p->labels.block_size > frame) frame = p->labels.block_size;
     }
     if (!frame) return GNNDB_OK;
-    x->fgran.mode = p->read_granularity;
-    x->fgran.pr = &p->profile;
+    x->gat.fgran.mode = p->read_granularity;
+    x->gat.fgran.pr = &p->profile;
     rc = bp_open(p->feat_frames, frame, x->io, &x->fpool, e);
     if (rc) return rc;
     bp_set_max_coalesce(x->fpool, (unsigned)p->coalesce);
     if (p->cache_policy == FC_HOT_BLOCKS && p->cache_blocks > 0) {
         rc = bc_open((size_t)p->cache_blocks, p->feat.block_size,
-                     (uint64_t)p->feat.nblocks, &x->bc, e);
+                     (uint64_t)p->feat.nblocks, &x->gat.bc, e);
         return rc ? rc : cache_pin_blocks(x, e);
     }
     if (p->cache_policy == FC_NONE || p->cache_rows <= 0) return GNNDB_OK;
     rc = fc_open(p->cache_policy, (size_t)p->cache_rows,
-                 (size_t)p->feat.dim * blk_dtype_size(p->feat.dtype), &x->fc, e);
+                 (size_t)p->feat.dim * blk_dtype_size(p->feat.dtype),
+                 &x->gat.fc, e);
     if (!rc && p->cache_policy == FC_STATIC_DEGREE) rc = cache_pin_hot(x, e);
     return rc;
 }
 
+size_t hb_gather_bytes(const hb_gather_state *g)
+{
+    return g->capgitems * sizeof(hb_gitem) + g->capcrows * 4 +
+           g->capcfut * 4 + g->capcsrc * 8 + fc_scratch_bytes(g->fc);
+}
+
+void hb_gather_release(hb_gather_state *g)
+{
+    free(g->gitems);
+    g->gitems = NULL;
+    g->capgitems = 0;
+}
+
 void hb_gather_close(hb_exec *x)
 {
-    fc_close(x->fc);
-    x->fc = NULL;
-    bc_close(x->bc);
-    x->bc = NULL;
-    free(x->crows);
-    free(x->cfut);
-    free(x->csrc);
-    x->crows = x->cfut = NULL;
-    x->csrc = NULL;
+    hb_gather_state *gs = &x->gat;
+    fc_close(gs->fc);
+    gs->fc = NULL;
+    bc_close(gs->bc);
+    gs->bc = NULL;
+    free(gs->crows);
+    free(gs->cfut);
+    free(gs->csrc);
+    gs->crows = gs->cfut = NULL;
+    gs->csrc = NULL;
     if (x->fpool) bp_close(x->fpool);
     if (x->ff) blkf_close(x->ff);
     if (x->lf) blkf_close(x->lf);
-    free(x->gitems);
-    gran_free(&x->fgran);
+    free(gs->gitems);
+    gran_free(&gs->fgran);
     x->fpool = NULL;
     x->ff = x->lf = NULL;
-    x->gitems = NULL;
+    gs->gitems = NULL;
 }
 
 void hb_put_row(const cat_table *t, float *dst, const void *src, int stream)
@@ -267,20 +285,22 @@ void hb_put_row(const cat_table *t, float *dst, const void *src, int stream)
 static void gather_task(void *arg, size_t task, int w)
 {
     hb_exec *x = arg;
-    const blk_header *h = x->vis_data;
-    const cat_table *t = x->gather_table;
+    hb_gather_state *gs = &x->gat;
+    hb_blocks *bk = &x->bk;
+    const blk_header *h = bk->vis_data;
+    const cat_table *t = gs->table;
     size_t rowbytes = (size_t)t->dim * blk_dtype_size(t->dtype);
-    size_t lo = x->vis_lo + task * HB_CHUNK;
-    size_t hi = GNN_MIN(lo + HB_CHUNK, x->vis_hi);
+    size_t lo = bk->vis_lo + task * HB_CHUNK;
+    size_t hi = GNN_MIN(lo + HB_CHUNK, bk->vis_hi);
     for (size_t k = lo; k < hi; k++) {
-        const hb_gitem *g = &x->gitems[x->sorted[k]];
+        const hb_gitem *g = &gs->gitems[bk->sorted[k]];
         const void *src = blk_feature_row(h, (uint32_t)(g->row - h->first_node));
         if (g->bi == HB_GI_CACHE) {
-            memcpy(fc_slot(x->fc, g->local), src, rowbytes);
+            memcpy(fc_slot(gs->fc, g->local), src, rowbytes);
             continue;
         }
         hb_batch *b = &x->hb[g->bi];
-        if (x->gather_labels)
+        if (gs->labels)
             memcpy(&b->y[g->local], src, sizeof(int64_t));
         else
             hb_put_row(t, &b->x[(size_t)g->local * t->dim], src, 0);
@@ -290,20 +310,22 @@ static void gather_task(void *arg, size_t task, int w)
 static int gather_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
 {
     hb_exec *x = arg;
+    hb_gather_state *gs = &x->gat;
+    hb_blocks *bk = &x->bk;
     if (x->db->interrupt)
         return gnn_seterr(e, GNNDB_INTERRUPT, "interrupted");
     const blk_header *h = data;
-    const cat_table *t = x->gather_table;
-    size_t lo = x->bstart[no], hi = x->bstart[no + 1];
+    const cat_table *t = gs->table;
+    size_t lo = bk->bstart[no], hi = bk->bstart[no + 1];
     for (size_t k = lo; k < hi; k++) {
-        const hb_gitem *g = &x->gitems[x->sorted[k]];
+        const hb_gitem *g = &gs->gitems[bk->sorted[k]];
         if (g->row < h->first_node || g->row - h->first_node >= h->count)
             return gnn_seterr(e, GNNDB_CORRUPT,
                               "corrupt block %llu of table %s: row %u missing",
                               (unsigned long long)no, t->name, g->row);
     }
     hb_run_block(x, no, data, lo, hi, gather_task, &x->st.gather.cpu_seconds);
-    x->st.gather.bytes_out += (hi - lo) * (x->gather_labels
+    x->st.gather.bytes_out += (hi - lo) * (gs->labels
                                   ? sizeof(int64_t)
                                   : (size_t)t->dim * blk_dtype_size(t->dtype));
     return GNNDB_OK;
@@ -313,13 +335,15 @@ static int gather_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
 static void gather_mark(void *arg, size_t i, uint64_t no, uint8_t *map)
 {
     hb_exec *x = arg;
-    const cat_table *t = x->gather_table;
+    hb_gather_state *gs = &x->gat;
+    hb_blocks *bk = &x->bk;
+    const cat_table *t = gs->table;
     size_t rowbytes = (size_t)t->dim * blk_dtype_size(t->dtype);
     uint64_t first = no * t->rows_per_block;
     uint32_t ps = blk_page_size(t->block_size), np = blk_npages(t->block_size);
     uint64_t at = blk_data_offset(t->block_size);
-    for (size_t k = x->bstart[no]; k < x->bstart[no + 1]; k++) {
-        uint64_t row = x->gitems[x->sorted[k]].row;
+    for (size_t k = bk->bstart[no]; k < bk->bstart[no + 1]; k++) {
+        uint64_t row = gs->gitems[bk->sorted[k]].row;
         /* a row outside the block is reported by gather_visit */
         if (row < first || row - first >= t->rows_per_block) continue;
         uint64_t off = at + (row - first) * rowbytes;
@@ -328,106 +352,113 @@ static void gather_mark(void *arg, size_t i, uint64_t no, uint8_t *map)
     }
 }
 
-/* Consult the cache for the accesses in x->gitems (gather order): copy the
-** rows it held from it, keep in x->gitems only the rows to copy from blocks,
+/* Consult the cache for the accesses in x->gat.gitems (gather order): copy the
+** rows it held from it, keep in x->gat.gitems only the rows to copy from
+** blocks,
 ** add the rows it admitted (copied into it from their blocks), and bucket
 ** them again. The future it evicts by is the next hyperbatch's rows. */
 static int cache_gather(hb_exec *x, const cat_table *t, gnn_err *e)
 {
-    size_t n = x->ngitems, nf = 0;
+    hb_gather_state *gs = &x->gat;
+    hb_blocks *bk = &x->bk;
+    size_t n = gs->ngitems, nf = 0;
     for (int i = 0; i < x->nb2; i++) nf += x->hb2[i].nn;
-    if (hb_grow((void **)&x->crows, &x->capcrows, n + 1, sizeof *x->crows) ||
-        hb_grow((void **)&x->csrc, &x->capcsrc, n + 1, sizeof *x->csrc) ||
-        hb_grow((void **)&x->cfut, &x->capcfut, nf + 1, sizeof *x->cfut))
+    if (hb_grow((void **)&gs->crows, &gs->capcrows, n + 1, sizeof *gs->crows) ||
+        hb_grow((void **)&gs->csrc, &gs->capcsrc, n + 1, sizeof *gs->csrc) ||
+        hb_grow((void **)&gs->cfut, &gs->capcfut, nf + 1, sizeof *gs->cfut))
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory gathering");
-    for (size_t k = 0; k < n; k++) x->crows[k] = x->gitems[k].row;
+    for (size_t k = 0; k < n; k++) gs->crows[k] = gs->gitems[k].row;
     nf = 0;
     for (int i = 0; i < x->nb2; i++) {
-        memcpy(x->cfut + nf, x->hb2[i].nodes, x->hb2[i].nn * sizeof *x->cfut);
+        memcpy(gs->cfut + nf, x->hb2[i].nodes, x->hb2[i].nn * sizeof *gs->cfut);
         nf += x->hb2[i].nn;
     }
-    uint64_t h0 = fc_hits(x->fc), m0 = fc_misses(x->fc);
-    int rc = fc_plan(x->fc, x->crows, n, x->cfut, nf, x->csrc, e);
+    uint64_t h0 = fc_hits(gs->fc), m0 = fc_misses(gs->fc);
+    int rc = fc_plan(gs->fc, gs->crows, n, gs->cfut, nf, gs->csrc, e);
     if (rc) return rc;
-    x->st.cache_hits += fc_hits(x->fc) - h0;
-    x->st.cache_misses += fc_misses(x->fc) - m0;
+    x->st.cache_hits += fc_hits(gs->fc) - h0;
+    x->st.cache_misses += fc_misses(gs->fc) - m0;
     size_t rowbytes = (size_t)t->dim * blk_dtype_size(t->dtype), w = 0;
     double c0 = hb_now();
     for (size_t k = 0; k < n; k++) {
-        const hb_gitem *g = &x->gitems[k];
-        if (x->csrc[k] >= 0) {
+        const hb_gitem *g = &gs->gitems[k];
+        if (gs->csrc[k] >= 0) {
             hb_put_row(t, &x->hb[g->bi].x[(size_t)g->local * t->dim],
-                       fc_slot(x->fc, (uint32_t)x->csrc[k]), 0);
+                       fc_slot(gs->fc, (uint32_t)gs->csrc[k]), 0);
             x->st.gather.bytes_out += rowbytes;
         } else {
-            x->gitems[w] = *g;
-            x->blockof[w++] = g->row / t->rows_per_block;
+            gs->gitems[w] = *g;
+            bk->blockof[w++] = g->row / t->rows_per_block;
         }
     }
     x->st.gather.cpu_seconds += hb_now() - c0;
     const uint32_t *frows, *fslots;
-    size_t nfill = fc_fills(x->fc, &frows, &fslots);
-    if (hb_grow((void **)&x->gitems, &x->capgitems, w + nfill + 1,
-                sizeof *x->gitems) ||
-        hb_grow((void **)&x->blockof, &x->capblockof, w + nfill + 1,
-                sizeof *x->blockof))
+    size_t nfill = fc_fills(gs->fc, &frows, &fslots);
+    if (hb_grow((void **)&gs->gitems, &gs->capgitems, w + nfill + 1,
+                sizeof *gs->gitems) ||
+        hb_grow((void **)&bk->blockof, &bk->capblockof, w + nfill + 1,
+                sizeof *bk->blockof))
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory gathering");
     for (size_t i = 0; i < nfill; i++, w++) {
-        x->gitems[w].bi = HB_GI_CACHE;
-        x->gitems[w].local = fslots[i];
-        x->gitems[w].row = frows[i];
-        x->blockof[w] = frows[i] / t->rows_per_block;
+        gs->gitems[w].bi = HB_GI_CACHE;
+        gs->gitems[w].local = fslots[i];
+        gs->gitems[w].row = frows[i];
+        bk->blockof[w] = frows[i] / t->rows_per_block;
     }
-    x->ngitems = w;
-    return hb_bucket(x, w, x->blockof, (uint64_t)t->nblocks, e);
+    gs->ngitems = w;
+    return hb_bucket(bk, w, (uint64_t)t->nblocks, e);
 }
 
 /* Gather one table for each batch: its nodes' rows, or its seeds' labels. */
 static int gather_table(hb_exec *x, const cat_table *t, blk_file *f,
                         int labels, hb_opstats *o, gnn_err *e)
 {
+    hb_gather_state *gs = &x->gat;
+    hb_blocks *bk = &x->bk;
     double t0 = hb_now();
-    x->ngitems = 0;
+    gs->ngitems = 0;
     for (int i = 0; i < x->nb; i++) {
         hb_batch *b = &x->hb[i];
         size_t n = labels ? (size_t)b->nseeds : b->nn;
-        if (hb_grow((void **)&x->gitems, &x->capgitems, x->ngitems + n,
-                    sizeof *x->gitems) ||
-            hb_grow((void **)&x->blockof, &x->capblockof, x->ngitems + n,
-                    sizeof *x->blockof))
+        if (hb_grow((void **)&gs->gitems, &gs->capgitems, gs->ngitems + n,
+                    sizeof *gs->gitems) ||
+            hb_grow((void **)&bk->blockof, &bk->capblockof, gs->ngitems + n,
+                    sizeof *bk->blockof))
             return gnn_seterr(e, GNNDB_NOMEM, "out of memory gathering");
         for (size_t q = 0; q < n; q++) {
-            hb_gitem *g = &x->gitems[x->ngitems];
+            hb_gitem *g = &gs->gitems[gs->ngitems];
             g->bi = (uint32_t)i;
             g->local = (uint32_t)q;
             g->row = b->nodes[q];
-            x->blockof[x->ngitems] = g->row / t->rows_per_block;
-            x->ngitems++;
+            bk->blockof[gs->ngitems] = g->row / t->rows_per_block;
+            gs->ngitems++;
         }
     }
-    size_t accesses = x->ngitems;
-    int rc = hb_bucket(x, x->ngitems, x->blockof, (uint64_t)t->nblocks, e);
+    size_t accesses = gs->ngitems;
+    int rc = hb_bucket(bk, gs->ngitems, (uint64_t)t->nblocks, e);
     if (rc) return rc;
-    x->gather_table = t;
-    x->gather_labels = labels;
-    if (!labels && x->fc) {
-        size_t nub_all = x->nub;
+    gs->table = t;
+    gs->labels = labels;
+    if (!labels && gs->fc) {
+        size_t nub_all = bk->nub;
         if ((rc = cache_gather(x, t, e))) return rc;
-        x->st.cache_blocks_saved += nub_all - x->nub;
+        x->st.cache_blocks_saved += nub_all - bk->nub;
     }
-    if (!labels && x->bc) {
+    if (!labels && gs->bc) {
         /* rows copied from pinned blocks count as the cache's hits */
         uint64_t hits = 0;
-        for (size_t i = 0; i < x->nub; i++)
-            if (bc_get(x->bc, x->ublocks[i]))
-                hits += x->bstart[x->ublocks[i] + 1] - x->bstart[x->ublocks[i]];
+        for (size_t i = 0; i < bk->nub; i++)
+            if (bc_get(gs->bc, bk->ublocks[i]))
+                hits += bk->bstart[bk->ublocks[i] + 1] -
+                        bk->bstart[bk->ublocks[i]];
         x->st.cache_hits += hits;
         x->st.cache_misses += accesses - hits;
-        if ((rc = hb_visit_pinned(x, x->ublocks, &x->nub, gather_visit, x, e)))
+        if ((rc = hb_visit_pinned(x, bk->ublocks, &bk->nub, gather_visit, x,
+                                  e)))
             return rc;
     }
     gran_ops ops = {gather_mark, NULL, NULL, gather_visit, x};
-    rc = gran_fetch(&x->fgran, x->fpool, f, x->ublocks, x->nub, &ops, o, e);
+    rc = gran_fetch(&gs->fgran, x->fpool, f, bk->ublocks, bk->nub, &ops, o, e);
     o->items += accesses;
     o->seconds += hb_now() - t0;
     return rc;

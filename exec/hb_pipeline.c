@@ -7,7 +7,7 @@
 ** The build thread has the building state, x->st, the buffer pools and the
 ** worker pool to itself until it is joined; the caller's thread keeps the
 ** round handed out, the read-back buffers and x->est. The build's budget
-** is the staged budget less x->reserve, what the round handed out may hold
+** is the staged budget less x->bg.reserve, what the round handed out may hold
 ** meanwhile (its records and two read buffers). A round is built here, on
 ** the caller's thread, when there is one thread, when the round handed out
 ** would leave the build less than half the budget (it would read the graph
@@ -22,8 +22,8 @@
 static void *bg_main(void *arg)
 {
     hb_exec *x = arg;
-    gnn_clearerr(&x->bg_err);
-    x->bg_rc = hbs_build(x, &x->bg_err);
+    gnn_clearerr(&x->bg.err);
+    x->bg.rc = hbs_build(x, &x->bg.err);
     return NULL;
 }
 
@@ -33,11 +33,11 @@ static void *bg_main(void *arg)
 static size_t emit_reserve(const hb_exec *x)
 {
     size_t big = 0;
-    for (int i = 0; i < x->emit->nsb; i++)
-        if (x->emit->sb[i].run)
-            big = GNN_MAX(big, spill_run_read_size(x->emit->sb[i].run));
+    for (int i = 0; i < x->sp.emit->nsb; i++)
+        if (x->sp.emit->sb[i].run)
+            big = GNN_MAX(big, spill_run_read_size(x->sp.emit->sb[i].run));
     big += big / 16;
-    return hbs_records_bytes(x, x->emit) + (x->p->spill_ahead ? 2 : 1) * big;
+    return hbs_records_bytes(x, x->sp.emit) + (x->p->spill_ahead ? 2 : 1) * big;
 }
 
 /* Whether the next round may be built beside the one handed out, which
@@ -48,28 +48,29 @@ static int may_overlap(hb_exec *x, size_t reserve)
     if (p->threads < 2 || x->next_global >= p->total_batches) return 0;
     if (reserve > (size_t)p->staged_bytes / 2) return 0;
     int64_t limit = x->db->pragma.spill_limit;
-    double next = (double)p->hyperbatch * p->run_bytes_est * 1.05;
-    return limit <= 0 || (double)spill_in_use(x->spill) + next <= (double)limit;
+    double next = plan_spill_bytes(p, (double)p->hyperbatch);
+    return limit <= 0 ||
+           (double)spill_in_use(x->sp.area) + next <= (double)limit;
 }
 
 /* Start building the next round on its own thread; where no thread can be
 ** started it is built when it is needed instead. */
 static void start_build(hb_exec *x, size_t reserve)
 {
-    x->reserve = reserve;
-    x->bg_running = 1;
-    if (pthread_create(&x->bg, NULL, bg_main, x) != 0) {
-        x->bg_running = 0;
-        x->reserve = 0;
+    x->bg.reserve = reserve;
+    x->bg.running = 1;
+    if (pthread_create(&x->bg.thread, NULL, bg_main, x) != 0) {
+        x->bg.running = 0;
+        x->bg.reserve = 0;
     }
 }
 
 static int join_build(hb_exec *x, gnn_err *e)
 {
-    pthread_join(x->bg, NULL);
-    x->bg_running = 0;
-    x->reserve = 0;
-    if (x->bg_rc) return gnn_seterr(e, x->bg_rc, "%s", x->bg_err.msg);
+    pthread_join(x->bg.thread, NULL);
+    x->bg.running = 0;
+    x->bg.reserve = 0;
+    if (x->bg.rc) return gnn_seterr(e, x->bg.rc, "%s", x->bg.err.msg);
     return GNNDB_OK;
 }
 
@@ -80,18 +81,18 @@ static int next_round(hb_exec *x, gnn_err *e)
     double t0 = hb_now();
     /* built here, the round has the whole budget: the read buffers of the
     ** round handed out are dead */
-    if (!x->bg_running) hbs_readback_trim(x);
-    int joined = x->bg_running;
+    if (!x->bg.running) hbs_readback_trim(x);
+    int joined = x->bg.running;
     int rc = joined ? join_build(x, e) : hbs_build(x, e);
     x->est.seconds += hb_now() - t0;
     x->est.overlapped += (uint64_t)(joined && !rc);
     if (rc) return rc;
-    hb_round *r = x->emit;
-    x->emit = x->build;
-    x->build = r;
+    hb_round *r = x->sp.emit;
+    x->sp.emit = x->sp.build;
+    x->sp.build = r;
     /* the last batch handed out of the old round is dead by now */
-    hbs_round_release(x->build);
-    x->scur = 0;
+    hbs_round_release(x->sp.build);
+    x->rb.scur = 0;
     size_t reserve = emit_reserve(x);
     if (may_overlap(x, reserve)) start_build(x, reserve);
     return GNNDB_OK;
@@ -100,7 +101,7 @@ static int next_round(hb_exec *x, gnn_err *e)
 int hbp_next(hb_exec *x, const gnndb_batch_view **view, gnn_err *e)
 {
     if (!hbs_pending(x)) {
-        if (!x->bg_running && x->next_global >= x->p->total_batches)
+        if (!x->bg.running && x->next_global >= x->p->total_batches)
             return GNNDB_DONE;
         if (x->db->interrupt)
             return gnn_seterr(e, GNNDB_INTERRUPT, "interrupted");
@@ -116,9 +117,9 @@ int hbp_next(hb_exec *x, const gnndb_batch_view **view, gnn_err *e)
 
 void hbp_stop(hb_exec *x)
 {
-    if (!x->bg_running) return;
-    atomic_store(&x->stop, 1);
-    pthread_join(x->bg, NULL);
-    x->bg_running = 0;
-    x->reserve = 0;
+    if (!x->bg.running) return;
+    atomic_store(&x->bg.stop, 1);
+    pthread_join(x->bg.thread, NULL);
+    x->bg.running = 0;
+    x->bg.reserve = 0;
 }

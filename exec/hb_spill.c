@@ -14,7 +14,7 @@
 **    ahead when memory allows, the rows put into local order, handed out.
 ** Phases 1 and 2 of the next round may run on a thread of their own while
 ** this one is handed out (hb_pipeline.c); they then keep out of what the
-** round handed out holds (x->reserve). Every choice is the sampler's, so
+** round handed out holds (x->bg.reserve). Every choice is the sampler's, so
 ** batches are bit-identical to the in-memory path; only where the bytes
 ** wait differs. */
 #include "exec_int.h"
@@ -30,7 +30,7 @@ int hbs_open(hb_exec *x, gnn_err *e)
 {
     gnndb *db = x->db;
     const char *dir = db->pragma.temp_dir[0] ? db->pragma.temp_dir : db->dir;
-    return spill_open(dir, db->pragma.spill_limit, x->p->io, &x->spill, e);
+    return spill_open(dir, db->pragma.spill_limit, x->p->io, &x->sp.area, e);
 }
 
 static void sbatch_release(hb_sbatch *s)
@@ -51,18 +51,18 @@ void hbs_round_release(hb_round *r)
 void hbs_close(hb_exec *x)
 {
     for (int k = 0; k < 2; k++) {
-        hb_round *r = &x->rounds[k];
+        hb_round *r = &x->sp.rounds[k];
         for (size_t i = 0; i < r->capsb; i++) sbatch_release(&r->sb[i]);
         free(r->sb);
         free(r->arrival);
     }
     hbs_readback_close(x);
-    spill_close(x->spill);
+    spill_close(x->sp.area);
 }
 
 int hb_halted(const hb_exec *x)
 {
-    return x->db->interrupt || atomic_load(&x->stop);
+    return x->db->interrupt || atomic_load(&x->bg.stop);
 }
 
 /* Bytes the records of round r hold in memory: their sorted rows (until
@@ -84,8 +84,8 @@ size_t hbs_records_bytes(const hb_exec *x, const hb_round *r)
 ** less what the round handed out meanwhile holds. */
 static double build_room(const hb_exec *x)
 {
-    return (double)x->p->staged_bytes - (double)x->reserve -
-           (double)hbs_records_bytes(x, x->build);
+    return (double)x->p->staged_bytes - (double)x->bg.reserve -
+           (double)hbs_records_bytes(x, x->sp.build);
 }
 
 typedef struct sort_job {
@@ -133,7 +133,7 @@ static int spill_topology(hb_exec *x, hb_batch *b, uint64_t *k,
         if ((key & UINT32_MAX) < (uint64_t)b->nseeds) s->yrows[ny++] = key;
         perm[q] = (uint32_t)(key & UINT32_MAX);
     }
-    int rc = spill_run_new(x->spill, x->p->spill_wbuf, &s->run, e);
+    int rc = spill_run_new(x->sp.area, x->p->spill_wbuf, &s->run, e);
     if (!rc) rc = spill_run_append(s->run, b->n_id, b->nn * 8, e);
     if (!rc) rc = spill_run_append(s->run, b->edge_index, b->ne * 16, e);
     if (!rc) rc = spill_run_append(s->run, perm, b->nn * 4, e);
@@ -146,7 +146,7 @@ static int spill_topology(hb_exec *x, hb_batch *b, uint64_t *k,
 ** next sub-round's sampling has their memory. */
 static int spill_subround(hb_exec *x, gnn_err *e)
 {
-    hb_round *r = x->build;
+    hb_round *r = x->sp.build;
     size_t had = r->capsb;
     if (hb_grow((void **)&r->sb, &r->capsb, (size_t)(r->nsb + x->nb),
                 sizeof *r->sb))
@@ -186,8 +186,9 @@ static int spill_subround(hb_exec *x, gnn_err *e)
 ** evenly over the sub-rounds that takes, each of which reads the graph. */
 static int64_t subround_size(const hb_exec *x, int64_t left)
 {
-    int64_t cap = x->s_next;
-    if (x->sample_per > 0) cap = (int64_t)(build_room(x) / (x->sample_per * 1.1));
+    int64_t cap = x->sp.s_next;
+    if (x->sp.sample_per > 0)
+        cap = (int64_t)(build_room(x) / (x->sp.sample_per * 1.1));
     cap = GNN_MAX(1, cap);
     int64_t k = (left + cap - 1) / cap;
     return (left + k - 1) / k;
@@ -200,7 +201,7 @@ static int spill_sample(hb_exec *x, int64_t g, int64_t G, gnn_err *e)
     while (done < G) {
         x->h_next = subround_size(x, G - done);
         /* the records this sub-round will add are held beside its slots */
-        x->staged_other = x->reserve + hbs_records_bytes(x, x->build) +
+        x->staged_other = x->bg.reserve + hbs_records_bytes(x, x->sp.build) +
                           (size_t)((double)x->h_next * x->p->spill_rec_est);
         int rc = hb_sample_round(x, g + done, e);
         if (!rc) rc = spill_subround(x, e);
@@ -209,7 +210,7 @@ static int spill_sample(hb_exec *x, int64_t g, int64_t G, gnn_err *e)
         /* what a sampled mini-batch held, with its record to come */
         size_t sum = hb_work_bytes(x);
         for (int i = 0; i < x->nb; i++) sum += hb_batch_bytes(&x->hb[i]);
-        x->sample_per = (double)sum / (double)GNN_MAX(x->nb, 1) +
+        x->sp.sample_per = (double)sum / (double)GNN_MAX(x->nb, 1) +
                         x->p->spill_rec_est;
     }
     x->staged_other = 0;
@@ -251,7 +252,7 @@ typedef struct sg_job {
 static void sg_copy_task(void *arg, size_t i, int w)
 {
     sg_job *j = arg;
-    const hb_sbatch *s = &j->x->build->sb[i];
+    const hb_sbatch *s = &j->x->sp.build->sb[i];
     unsigned char *d = j->dst[i];
     if (!d) return;  /* none in this block, or appended serially */
     /* bound for the disk, not for this CPU's cache */
@@ -265,7 +266,7 @@ static int sg_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
 {
     sg_job *j = arg;
     hb_exec *x = j->x;
-    hb_round *r = x->build;
+    hb_round *r = x->sp.build;
     if (hb_halted(x)) return gnn_seterr(e, GNNDB_INTERRUPT, "interrupted");
     const blk_header *h = data;
     uint64_t r0 = no * (uint64_t)x->p->feat.rows_per_block;
@@ -315,12 +316,12 @@ static int sg_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
 static int round_blocks(hb_exec *x, int labels, uint64_t rpb, uint64_t nblocks,
                         gnn_err *e)
 {
-    if (hb_grow((void **)&x->blockof, &x->capblockof, nblocks + 1,
-                sizeof *x->blockof))
+    if (hb_grow((void **)&x->bk.blockof, &x->bk.capblockof, nblocks + 1,
+                sizeof *x->bk.blockof))
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory gathering");
     unsigned char *need = calloc(nblocks + 1, 1);
     if (!need) return gnn_seterr(e, GNNDB_NOMEM, "out of memory gathering");
-    const hb_round *r = x->build;
+    const hb_round *r = x->sp.build;
     for (int i = 0; i < r->nsb; i++) {
         const hb_sbatch *s = &r->sb[i];
         if (labels)
@@ -330,7 +331,7 @@ static int round_blocks(hb_exec *x, int labels, uint64_t rpb, uint64_t nblocks,
     }
     size_t n = 0;
     for (uint64_t b = 0; b < nblocks; b++)
-        if (need[b]) x->blockof[n++] = b;
+        if (need[b]) x->bk.blockof[n++] = b;
     free(need);
     return (int)n;
 }
@@ -340,7 +341,7 @@ static int sg_label_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
     hb_exec *x = arg;
     const blk_header *h = data;
     uint64_t rpb = x->p->labels.rows_per_block;
-    hb_round *r = x->build;
+    hb_round *r = x->sp.build;
     for (int i = 0; i < r->nsb; i++) {
         hb_sbatch *s = &r->sb[i];
         size_t n = (size_t)s->nseeds;
@@ -363,7 +364,7 @@ static int fetch_counted(hb_exec *x, blk_file *f, size_t n, bp_visit_fn fn,
 {
     double t0 = hb_now();
     bp_stats before = *bp_get_stats(x->fpool);
-    int rc = bp_fetch(x->fpool, f, x->blockof, n, fn, arg, e);
+    int rc = bp_fetch(x->fpool, f, x->bk.blockof, n, fn, arg, e);
     const bp_stats *after = bp_get_stats(x->fpool);
     hb_opstats *o = &x->st.gather;
     o->blocks_read += after->blocks_read - before.blocks_read;
@@ -379,7 +380,7 @@ static int fetch_counted(hb_exec *x, blk_file *f, size_t n, bp_visit_fn fn,
 static int spill_gather(hb_exec *x, gnn_err *e)
 {
     plan *p = x->p;
-    hb_round *r = x->build;
+    hb_round *r = x->sp.build;
     int rc = GNNDB_OK;
     if (p->has_feat) {
         int n = round_blocks(x, 0, p->feat.rows_per_block,
@@ -390,13 +391,13 @@ static int spill_gather(hb_exec *x, gnn_err *e)
             return gnn_seterr(e, GNNDB_NOMEM, "out of memory gathering");
         r->narrival = 0;
         size_t ns = (size_t)r->nsb + 1;
-        sg_job j = {x, NULL, (size_t)p->feat.dim * 4,
-                    malloc((size_t)p->feat.dim * 4), calloc(ns, sizeof(size_t)),
+        sg_job j = {x, NULL, plan_x_row_bytes(p),
+                    malloc(plan_x_row_bytes(p)), calloc(ns, sizeof(size_t)),
                     calloc(ns, sizeof(size_t)), calloc(ns, sizeof(void *))};
         if (!j.row || !j.lo || !j.hi || !j.dst)
             rc = gnn_seterr(e, GNNDB_NOMEM, "out of memory gathering");
         size_t left = (size_t)n;
-        if (!rc) rc = hb_visit_pinned(x, x->blockof, &left, sg_visit, &j, e);
+        if (!rc) rc = hb_visit_pinned(x, x->bk.blockof, &left, sg_visit, &j, e);
         if (!rc) rc = fetch_counted(x, x->ff, left, sg_visit, &j, e);
         free(j.row);
         free(j.lo);
@@ -426,15 +427,14 @@ static int spill_gather(hb_exec *x, gnn_err *e)
 int hbs_build(hb_exec *x, gnn_err *e)
 {
     plan *p = x->p;
-    hbs_round_release(x->build);
+    hbs_round_release(x->sp.build);
     int64_t g = x->next_global;
-    int64_t first = g % p->batches_per_epoch;
-    int64_t G = GNN_MIN(p->hyperbatch, p->batches_per_epoch - first);
-    G = GNN_MIN(G, p->total_batches - g);
+    int64_t epoch, first;
+    int64_t G = plan_round(p, g, p->hyperbatch, &epoch, &first);
     int rc = spill_sample(x, g, G, e);
     if (!rc) rc = spill_gather(x, e);
     if (rc) return rc;
-    uint64_t built = (uint64_t)x->build->nsb;
+    uint64_t built = (uint64_t)x->sp.build->nsb;
     x->next_global += (int64_t)built;
     x->st.max_hyperbatch = GNN_MAX(x->st.max_hyperbatch, built);
     x->st.hyperbatches++;

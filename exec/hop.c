@@ -119,35 +119,110 @@ int hb_add_node(hb_batch *b, uint32_t node, uint32_t *local)
     return 0;
 }
 
+/* ---- the block x item matrix (hb_blocks) ---- */
+
+int hb_bucket(hb_blocks *bk, size_t n, uint64_t nblocks, gnn_err *e)
+{
+    if (hb_grow((void **)&bk->bstart, &bk->capbstart, nblocks + 1,
+                sizeof *bk->bstart) ||
+        hb_grow((void **)&bk->sorted, &bk->capsorted, n + 1,
+                sizeof *bk->sorted) ||
+        hb_grow((void **)&bk->ublocks, &bk->capublocks,
+                GNN_MIN(n, nblocks) + 1, sizeof *bk->ublocks))
+        return gnn_seterr(e, GNNDB_NOMEM, "out of memory bucketing blocks");
+    const uint64_t *blockof = bk->blockof;
+    size_t *bstart = bk->bstart;
+    memset(bstart, 0, (nblocks + 1) * sizeof *bstart);
+    for (size_t i = 0; i < n; i++) bstart[blockof[i] + 1]++;
+    bk->nub = 0;
+    for (uint64_t b = 0; b < nblocks; b++) {
+        if (bstart[b + 1]) bk->ublocks[bk->nub++] = b;
+        bstart[b + 1] += bstart[b];
+    }
+    /* place items; bstart[b] walks forward, then is restored */
+    for (size_t i = 0; i < n; i++)
+        bk->sorted[bstart[blockof[i]]++] = (uint32_t)i;
+    for (uint64_t b = nblocks; b > 0; b--) bstart[b] = bstart[b - 1];
+    bstart[0] = 0;
+    return GNNDB_OK;
+}
+
+size_t hb_blocks_bytes(const hb_blocks *bk)
+{
+    return bk->capblockof * 8 + bk->capsorted * 4 +
+           bk->capbstart * sizeof(size_t);
+}
+
+void hb_blocks_release(hb_blocks *bk)
+{
+    free(bk->blockof); bk->blockof = NULL; bk->capblockof = 0;
+    free(bk->sorted); bk->sorted = NULL; bk->capsorted = 0;
+}
+
+void hb_blocks_free(hb_blocks *bk)
+{
+    hb_blocks_release(bk);
+    free(bk->bstart);
+    free(bk->ublocks);
+    bk->bstart = NULL;
+    bk->ublocks = NULL;
+    bk->capbstart = bk->capublocks = bk->nub = 0;
+}
+
+void hb_run_block(hb_exec *x, uint64_t no, const void *data, size_t lo,
+                  size_t hi, void (*fn)(void *, size_t, int),
+                  double *cpu_seconds)
+{
+    x->bk.vis_no = no;
+    x->bk.vis_data = data;
+    x->bk.vis_lo = lo;
+    x->bk.vis_hi = hi;
+    size_t tasks = (hi - lo + HB_CHUNK - 1) / HB_CHUNK;
+    double t0 = hb_now();
+    /* small blocks of work are not worth waking the workers for */
+    wpool_run(tasks > 1 ? x->pool : NULL, tasks, fn, x);
+    *cpu_seconds += hb_now() - t0;
+}
+
+/* ---- a hop's own state ---- */
+
+size_t hb_hop_bytes(const hb_hop_state *h)
+{
+    return h->capitems * sizeof *h->items + h->caparena * 4 +
+           h->capearena * 4 + h->cappend * sizeof(hb_pend);
+}
+
+void hb_hop_release(hb_hop_state *h)
+{
+    free(h->items); h->items = NULL; h->capitems = 0;
+    free(h->arena); h->arena = NULL; h->caparena = 0;
+    free(h->earena); h->earena = NULL; h->capearena = 0;
+    free(h->pend); h->pend = NULL; h->cappend = 0;
+}
+
+void hb_hop_free(hb_hop_state *h, int nworkers)
+{
+    hb_hop_release(h);
+    free(h->objs);
+    free(h->bitem);
+    h->objs = NULL;
+    h->bitem = NULL;
+    gran_free(&h->ggran);
+    if (h->workers)
+        for (int w = 0; w < nworkers; w++) {
+            free(h->workers[w].pos);
+            free(h->workers[w].pend);
+        }
+    free(h->workers);
+    h->workers = NULL;
+}
+
 /* ---- sample: one hop of the whole hyperbatch ---- */
 
 /* The block holding the start of `node`'s object. */
 static uint64_t start_block(const hb_exec *x, uint32_t node)
 {
     return idx_block_of(x->idx_first, x->idx_block, x->nidx, node);
-}
-
-int hb_bucket(hb_exec *x, size_t n, const uint64_t *blockof,
-                           uint64_t nblocks, gnn_err *e)
-{
-    if (hb_grow((void **)&x->bstart, &x->capbstart, nblocks + 1,
-                sizeof *x->bstart) ||
-        hb_grow((void **)&x->sorted, &x->capsorted, n + 1, sizeof *x->sorted) ||
-        hb_grow((void **)&x->ublocks, &x->capublocks, GNN_MIN(n, nblocks) + 1,
-                sizeof *x->ublocks))
-        return gnn_seterr(e, GNNDB_NOMEM, "out of memory bucketing blocks");
-    memset(x->bstart, 0, (nblocks + 1) * sizeof *x->bstart);
-    for (size_t i = 0; i < n; i++) x->bstart[blockof[i] + 1]++;
-    x->nub = 0;
-    for (uint64_t b = 0; b < nblocks; b++) {
-        if (x->bstart[b + 1]) x->ublocks[x->nub++] = b;
-        x->bstart[b + 1] += x->bstart[b];
-    }
-    /* place items; bstart[b] walks forward, then is restored */
-    for (size_t i = 0; i < n; i++) x->sorted[x->bstart[blockof[i]]++] = (uint32_t)i;
-    for (uint64_t b = nblocks; b > 0; b--) x->bstart[b] = x->bstart[b - 1];
-    x->bstart[0] = 0;
-    return GNNDB_OK;
 }
 
 static int corrupt_node(hb_exec *x, uint64_t no, uint32_t node, gnn_err *e)
@@ -157,77 +232,75 @@ static int corrupt_node(hb_exec *x, uint64_t no, uint32_t node, gnn_err *e)
                       "index says", (unsigned long long)no, x->gf->path, node);
 }
 
-void hb_run_block(hb_exec *x, uint64_t no, const void *data, size_t lo,
-                  size_t hi, void (*fn)(void *, size_t, int),
-                  double *cpu_seconds)
+/* Record a neighbour that lies in a continuation block: position q of
+** item it's list (q >= o->n), for arena slot i of the item. */
+static int pend_add(hb_exec *x, hb_worker *wk, const hb_item *it,
+                    const blk_node *o, uint32_t q, uint32_t i)
 {
-    x->vis_no = no;
-    x->vis_data = data;
-    x->vis_lo = lo;
-    x->vis_hi = hi;
-    size_t tasks = (hi - lo + HB_CHUNK - 1) / HB_CHUNK;
-    double t0 = hb_now();
-    /* small blocks of work are not worth waking the workers for */
-    wpool_run(tasks > 1 ? x->pool : NULL, tasks, fn, x);
-    *cpu_seconds += hb_now() - t0;
+    if (hb_grow((void **)&wk->pend, &wk->cappend, wk->npend + 1,
+                sizeof *wk->pend))
+        return -1;
+    hb_pend *pd = &wk->pend[wk->npend++];
+    uint32_t r = q - o->n;
+    pd->block = x->bk.vis_no + 1 + r / x->cont_cap;
+    pd->pos = r % x->cont_cap;
+    pd->slot = it->res_off + i;
+    pd->node = it->node;
+    return 0;
 }
 
 /* Sample the items [lo, hi) of the block being visited (one task). */
 static void hop_task(void *arg, size_t task, int w)
 {
     hb_exec *x = arg;
-    hb_worker *wk = &x->workers[w];
-    int fanout = x->p->fanouts[x->hop];
-    size_t lo = x->vis_lo + task * HB_CHUNK;
-    size_t hi = GNN_MIN(lo + HB_CHUNK, x->vis_hi);
+    hb_hop_state *h = &x->hop;
+    const hb_blocks *bk = &x->bk;
+    hb_worker *wk = &h->workers[w];
+    int fanout = x->p->fanouts[h->index];
+    size_t lo = bk->vis_lo + task * HB_CHUNK;
+    size_t hi = GNN_MIN(lo + HB_CHUNK, bk->vis_hi);
     for (size_t k = lo; k < hi && !wk->oom; k++) {
-        hb_item *it = &x->items[x->sorted[k]];
-        const blk_node *o = x->objs[k - x->vis_lo];
+        hb_item *it = &h->items[bk->sorted[k]];
+        const blk_node *o = h->objs[k - bk->vis_lo];
         hb_batch *b = &x->hb[it->bi];
         uint64_t key = rng_key(x->p->seed, (uint64_t)b->epoch,
-                               (uint64_t)b->batch, (uint64_t)x->hop, it->node);
+                               (uint64_t)b->batch, (uint64_t)h->index,
+                               it->node);
         uint32_t n = sample_choose(key, o->degree, fanout, x->p->replace,
                                    wk->pos, wk->scratch);
         it->res_n = n;
         const uint32_t *nb = blk_node_nbrs(o);
-        uint32_t *res = x->arena + it->res_off;
+        const uint32_t *ids = x->p->eids ? blk_node_eids(o) : NULL;
+        uint32_t *res = h->arena + it->res_off;
+        uint32_t *eres = ids ? h->earena + it->res_off : NULL;
         for (uint32_t i = 0; i < n; i++) {
             uint32_t q = wk->pos[i];
             if (q < o->n) {
                 res[i] = nb[q];
+                if (ids) eres[i] = ids[q];
                 continue;
             }
             /* the neighbour lies in a continuation block */
-            if (hb_grow((void **)&wk->pend, &wk->cappend, wk->npend + 1,
-                        sizeof *wk->pend)) {
+            if (pend_add(x, wk, it, o, q, i)) {
                 wk->oom = 1;
                 break;
             }
-            hb_pend *pd = &wk->pend[wk->npend++];
-            uint32_t r = q - o->n;
-            pd->block = x->vis_no + 1 + r / x->cont_cap;
-            pd->pos = r % x->cont_cap;
-            pd->slot = it->res_off + i;
-            pd->node = it->node;
         }
     }
 }
 
-static int hop_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
+/* Serially: find the object of each item [lo, hi) of block `no` and
+** reserve its arena slots, so that the parallel part writes only to places
+** of its own; *most: the most slots one item takes. */
+static int hop_reserve(hb_exec *x, uint64_t no, const void *data, size_t lo,
+                       size_t hi, uint32_t *most, gnn_err *e)
 {
-    hb_exec *x = arg;
-    if (hb_halted(x))
-        return gnn_seterr(e, GNNDB_INTERRUPT, "interrupted");
-    int fanout = x->p->fanouts[x->hop];
-    size_t lo = x->bstart[no], hi = x->bstart[no + 1];
-    if (hb_grow((void **)&x->objs, &x->capobjs, hi - lo, sizeof *x->objs))
-        return gnn_seterr(e, GNNDB_NOMEM, "out of memory sampling");
-    /* serially: find each object and reserve its arena slots, so that the
-    ** parallel part writes only to places of its own */
-    uint32_t most = 0;
-    size_t need = x->narena;
+    hb_hop_state *h = &x->hop;
+    int fanout = x->p->fanouts[h->index];
+    size_t need = h->narena;
+    *most = 0;
     for (size_t k = lo; k < hi; k++) {
-        hb_item *it = &x->items[x->sorted[k]];
+        hb_item *it = &h->items[x->bk.sorted[k]];
         const blk_node *o = blk_graph_find(data, it->node);
         /* a block read in pages was checked object by object (only its
         ** items' objects were read): the object must end where its span
@@ -236,34 +309,52 @@ static int hop_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
             !blk_graph_object_fits(data, (uint32_t)(it->node -
                                    ((const blk_header *)data)->first_node)))
             return corrupt_node(x, no, it->node, e);
-        x->objs[k - lo] = o;
+        h->objs[k - lo] = o;
         uint32_t m = sample_max(o->degree, fanout, x->p->replace);
         it->res_off = need;
         need += m;
-        if (m > most) most = m;
+        if (m > *most) *most = m;
     }
-    if (hb_grow((void **)&x->arena, &x->caparena, need + 1, sizeof *x->arena))
+    if (hb_grow((void **)&h->arena, &h->caparena, need + 1, sizeof *h->arena) ||
+        (x->p->eids && hb_grow((void **)&h->earena, &h->capearena, need + 1,
+                               sizeof *h->earena)))
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory sampling");
-    x->narena = need;
+    h->narena = need;
+    return GNNDB_OK;
+}
+
+static int hop_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
+{
+    hb_exec *x = arg;
+    hb_hop_state *h = &x->hop;
+    if (hb_halted(x))
+        return gnn_seterr(e, GNNDB_INTERRUPT, "interrupted");
+    size_t lo = x->bk.bstart[no], hi = x->bk.bstart[no + 1];
+    if (hb_grow((void **)&h->objs, &h->capobjs, hi - lo, sizeof *h->objs))
+        return gnn_seterr(e, GNNDB_NOMEM, "out of memory sampling");
+    uint32_t most;
+    int rc = hop_reserve(x, no, data, lo, hi, &most, e);
+    if (rc) return rc;
     int nw = wpool_threads(x->pool);
     for (int w = 0; w < nw; w++) {
-        hb_worker *wk = &x->workers[w];
+        hb_worker *wk = &h->workers[w];
         if (hb_grow((void **)&wk->pos, &wk->cappos, most + 1, sizeof *wk->pos))
             return gnn_seterr(e, GNNDB_NOMEM, "out of memory sampling");
         wk->npend = 0;
         wk->oom = 0;
     }
-    hb_run_block(x, no, data, lo, hi, hop_task, &x->st.hop[x->hop].cpu_seconds);
+    hb_run_block(x, no, data, lo, hi, hop_task,
+                 &x->st.hop[h->index].cpu_seconds);
     /* gather the workers' continuation requests */
     for (int w = 0; w < nw; w++) {
-        hb_worker *wk = &x->workers[w];
+        hb_worker *wk = &h->workers[w];
         if (wk->oom ||
-            hb_grow((void **)&x->pend, &x->cappend, x->npend + wk->npend + 1,
-                    sizeof *x->pend))
+            hb_grow((void **)&h->pend, &h->cappend, h->npend + wk->npend + 1,
+                    sizeof *h->pend))
             return gnn_seterr(e, GNNDB_NOMEM, "out of memory sampling");
         if (wk->npend)
-            memcpy(x->pend + x->npend, wk->pend, wk->npend * sizeof *wk->pend);
-        x->npend += wk->npend;
+            memcpy(h->pend + h->npend, wk->pend, wk->npend * sizeof *wk->pend);
+        h->npend += wk->npend;
     }
     return GNNDB_OK;
 }
@@ -271,14 +362,16 @@ static int hop_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
 static int pend_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
 {
     hb_exec *x = arg;
-    const blk_header *h = data;
-    const blk_node *o = h->count ? blk_graph_object(data, 0) : NULL;
-    for (size_t k = x->bstart[no]; k < x->bstart[no + 1]; k++) {
-        hb_pend *pd = &x->pend[x->sorted[k]];
-        if (!o || o->node != pd->node || !(h->flags & BLK_FLAG_CONT_FIRST) ||
+    hb_hop_state *h = &x->hop;
+    const blk_header *hd = data;
+    const blk_node *o = hd->count ? blk_graph_object(data, 0) : NULL;
+    for (size_t k = x->bk.bstart[no]; k < x->bk.bstart[no + 1]; k++) {
+        hb_pend *pd = &h->pend[x->bk.sorted[k]];
+        if (!o || o->node != pd->node || !(hd->flags & BLK_FLAG_CONT_FIRST) ||
             pd->pos >= o->n)
             return corrupt_node(x, no, pd->node, e);
-        x->arena[pd->slot] = blk_node_nbrs(o)[pd->pos];
+        h->arena[pd->slot] = blk_node_nbrs(o)[pd->pos];
+        if (x->p->eids) h->earena[pd->slot] = blk_node_eids(o)[pd->pos];
     }
     return GNNDB_OK;
 }
@@ -293,115 +386,161 @@ static void stats_add(hb_opstats *o, const bp_stats *before,
     o->reads_issued += after->reads_issued - before->reads_issued;
 }
 
+/* Size b's edge arrays for `more` edges after its b->ne (and its edge ids
+** when the plan reads them); -1 when out of memory. */
+static int reserve_edges(const plan *p, hb_batch *b, size_t more)
+{
+    if (hb_grow((void **)&b->esrc, &b->cape, b->ne + more + 1,
+                sizeof *b->esrc))
+        return -1;
+    if (b->cape > b->capdst) {
+        uint32_t *d = realloc(b->edst, b->cape * sizeof *d);
+        if (!d) return -1;
+        b->edst = d;
+        b->capdst = b->cape;
+    }
+    if (p->eids && b->cape > b->capeid) {
+        uint32_t *d = realloc(b->eid, b->cape * sizeof *d);
+        if (!d) return -1;
+        b->eid = d;
+        b->capeid = b->cape;
+    }
+    return 0;
+}
+
 /* Append one mini-batch's sampled neighbours of this hop: the edge arrays
-** are sized once for the hop (every sampled edge is kept), the nodes and
-** the map grow as new nodes appear. */
+** are sized once for the hop (every sampled edge at most), the nodes and
+** the map grow as new nodes appear. An edge EXCLUDE drops is dropped
+** here, before its source is added, so what it alone reached is not in
+** the batch. */
 static void assemble_task(void *arg, size_t i, int w)
 {
     hb_exec *x = arg;
+    hb_hop_state *h = &x->hop;
     hb_batch *b = &x->hb[i];
-    size_t k0 = x->bitem[i], k1 = x->bitem[i + 1], total = 0;
-    for (size_t k = k0; k < k1; k++) total += x->items[k].res_n;
+    const lk_spec *ex = x->p->link ? &x->link.spec : NULL;
+    size_t k0 = h->bitem[i], k1 = h->bitem[i + 1], total = 0;
+    for (size_t k = k0; k < k1; k++) total += h->items[k].res_n;
     size_t before_nn = b->nn, before_ne = b->ne;
-    int fail = hb_grow((void **)&b->esrc, &b->cape, b->ne + total + 1,
-                       sizeof *b->esrc);
-    if (!fail && b->cape > b->capdst) {
-        uint32_t *d = realloc(b->edst, b->cape * sizeof *d);
-        if (d) { b->edst = d; b->capdst = b->cape; } else fail = 1;
-    }
-    if (fail) { x->asm_fail = 1; return; }
+    if (reserve_edges(x->p, b, total)) { h->asm_fail = 1; return; }
     uint32_t *esrc = b->esrc, *edst = b->edst;
     size_t ne = b->ne;
     for (size_t k = k0; k < k1; k++) {
-        const hb_item *it = &x->items[k];
-        const uint32_t *res = x->arena + it->res_off;
+        const hb_item *it = &h->items[k];
+        const uint32_t *res = h->arena + it->res_off;
+        const uint32_t *eres = h->earena ? h->earena + it->res_off : NULL;
         for (uint32_t j = 0; j < it->res_n; j++) {
+            if (ex && lk_excluded(ex, &b->lk, eres[j])) continue;
             uint32_t local;
-            if (hb_add_node(b, res[j], &local)) { x->asm_fail = 1; return; }
+            if (hb_add_node(b, res[j], &local)) { h->asm_fail = 1; return; }
             esrc[ne] = local;
             edst[ne] = it->pos;
+            if (eres) b->eid[ne] = eres[j];
             ne++;
         }
     }
     b->ne = ne;
     b->frontier_lo = before_nn;
-    b->nsn[x->hop + 1] = (int64_t)(b->nn - before_nn);
-    b->nse[x->hop] = (int64_t)(ne - before_ne);
+    b->nsn[h->index + 1] = (int64_t)(b->nn - before_nn);
+    b->nse[h->index] = (int64_t)(ne - before_ne);
+}
+
+/* The hop's items, in (batch, frontier position) order, each with the
+** graph block that holds the start of its node's object. */
+static int hop_items(hb_exec *x, gnn_err *e)
+{
+    hb_hop_state *h = &x->hop;
+    hb_blocks *bk = &x->bk;
+    h->nitems = 0;
+    for (int i = 0; i < x->nb; i++) {
+        hb_batch *b = &x->hb[i];
+        size_t lo = b->frontier_lo, hi = b->nn;
+        if (hb_grow((void **)&h->items, &h->capitems, h->nitems + (hi - lo),
+                    sizeof *h->items) ||
+            hb_grow((void **)&bk->blockof, &bk->capblockof,
+                    h->nitems + (hi - lo), sizeof *bk->blockof))
+            return gnn_seterr(e, GNNDB_NOMEM, "out of memory sampling");
+        for (size_t q = lo; q < hi; q++) {
+            hb_item *it = &h->items[h->nitems];
+            it->node = b->nodes[q];
+            it->bi = (uint32_t)i;
+            it->pos = (uint32_t)q;
+            bk->blockof[h->nitems] = start_block(x, it->node);
+            h->nitems++;
+        }
+    }
+    return GNNDB_OK;
+}
+
+/* Second round: the continuation blocks of long adjacency lists, read
+** whole. */
+static int hop_continuations(hb_exec *x, gnn_err *e)
+{
+    hb_hop_state *h = &x->hop;
+    hb_blocks *bk = &x->bk;
+    uint64_t nblocks = (uint64_t)x->p->topo.graph_blocks;
+    if (hb_grow((void **)&bk->blockof, &bk->capblockof, h->npend,
+                sizeof *bk->blockof))
+        return gnn_seterr(e, GNNDB_NOMEM, "out of memory sampling");
+    for (size_t i = 0; i < h->npend; i++) {
+        if (h->pend[i].block >= nblocks)
+            return corrupt_node(x, h->pend[i].block, h->pend[i].node, e);
+        bk->blockof[i] = h->pend[i].block;
+    }
+    int rc = hb_bucket(bk, h->npend, nblocks, e);
+    if (!rc)
+        rc = bp_fetch(x->gpool, x->gf, bk->ublocks, bk->nub, pend_visit, x, e);
+    return rc;
+}
+
+/* Assemble in frontier order: new nodes get the next local index;
+** mini-batches are independent, so they are assembled in parallel. */
+static int hop_assemble(hb_exec *x, gnn_err *e)
+{
+    hb_hop_state *h = &x->hop;
+    if (hb_grow((void **)&h->bitem, &h->capbitem, (size_t)x->nb + 1,
+                sizeof *h->bitem))
+        return gnn_seterr(e, GNNDB_NOMEM, "out of memory sampling");
+    for (size_t k = 0, i = 0; i <= (size_t)x->nb; i++) {
+        while (k < h->nitems && h->items[k].bi < i) k++;
+        h->bitem[i] = k;
+    }
+    h->asm_fail = 0;
+    wpool_run(x->pool, (size_t)x->nb, assemble_task, x);
+    if (h->asm_fail)
+        return gnn_seterr(e, GNNDB_NOMEM, "out of memory sampling");
+    return GNNDB_OK;
 }
 
 int hb_run_hop(hb_exec *x, int hop, gnn_err *e)
 {
     double t0 = hb_now();
+    hb_hop_state *h = &x->hop;
     hb_opstats *o = &x->st.hop[hop];
-    x->hop = hop;
-    x->nitems = 0;
-    /* items in (batch, frontier position) order */
-    for (int i = 0; i < x->nb; i++) {
-        hb_batch *b = &x->hb[i];
-        size_t lo = b->frontier_lo, hi = b->nn;
-        if (hb_grow((void **)&x->items, &x->capitems, x->nitems + (hi - lo),
-                    sizeof *x->items) ||
-            hb_grow((void **)&x->blockof, &x->capblockof, x->nitems + (hi - lo),
-                    sizeof *x->blockof))
-            return gnn_seterr(e, GNNDB_NOMEM, "out of memory sampling");
-        for (size_t q = lo; q < hi; q++) {
-            hb_item *it = &x->items[x->nitems];
-            it->node = b->nodes[q];
-            it->bi = (uint32_t)i;
-            it->pos = (uint32_t)q;
-            x->blockof[x->nitems] = start_block(x, it->node);
-            x->nitems++;
-        }
-    }
-    x->narena = 0;
-    x->npend = 0;
-    int rc = hb_bucket(x, x->nitems, x->blockof,
-                             (uint64_t)x->p->graph.graph_blocks, e);
+    h->index = hop;
+    int rc = hop_items(x, e);
+    if (rc) return rc;
+    h->narena = 0;
+    h->npend = 0;
+    rc = hb_bucket(&x->bk, h->nitems, (uint64_t)x->p->topo.graph_blocks, e);
     gran_ops ops;
     hb_hop_ops(x, hop_visit, &ops);
     if (!rc)
-        rc = gran_fetch(&x->ggran, x->gpool, x->gf, x->ublocks, x->nub, &ops,
-                        o, e);
+        rc = gran_fetch(&h->ggran, x->gpool, x->gf, x->bk.ublocks, x->bk.nub,
+                        &ops, o, e);
     /* continuation blocks are read whole */
     bp_stats before = *bp_get_stats(x->gpool);
-    if (!rc && x->npend) {
-        /* second round: continuation blocks of long adjacency lists */
-        if (hb_grow((void **)&x->blockof, &x->capblockof, x->npend,
-                    sizeof *x->blockof))
-            return gnn_seterr(e, GNNDB_NOMEM, "out of memory sampling");
-        for (size_t i = 0; i < x->npend; i++) {
-            if (x->pend[i].block >= (uint64_t)x->p->graph.graph_blocks)
-                return corrupt_node(x, x->pend[i].block, x->pend[i].node, e);
-            x->blockof[i] = x->pend[i].block;
-        }
-        rc = hb_bucket(x, x->npend, x->blockof,
-                             (uint64_t)x->p->graph.graph_blocks, e);
-        if (!rc)
-            rc = bp_fetch(x->gpool, x->gf, x->ublocks, x->nub, pend_visit, x, e);
-    }
+    if (!rc && h->npend) rc = hop_continuations(x, e);
     if (rc) return rc;
 
-    /* assemble in frontier order: new nodes get the next local index;
-    ** mini-batches are independent, so they are assembled in parallel */
     double ta = hb_now();
-    if (hb_grow((void **)&x->bitem, &x->capbitem, (size_t)x->nb + 1,
-                sizeof *x->bitem))
-        return gnn_seterr(e, GNNDB_NOMEM, "out of memory sampling");
-    for (size_t k = 0, i = 0; i <= (size_t)x->nb; i++) {
-        while (k < x->nitems && x->items[k].bi < i) k++;
-        x->bitem[i] = k;
-    }
-    x->asm_fail = 0;
-    wpool_run(x->pool, (size_t)x->nb, assemble_task, x);
-    if (x->asm_fail)
-        return gnn_seterr(e, GNNDB_NOMEM, "out of memory sampling");
+    if ((rc = hop_assemble(x, e))) return rc;
     uint64_t edges = 0;
     for (int i = 0; i < x->nb; i++) edges += (uint64_t)x->hb[i].nse[hop];
     o->cpu_seconds += hb_now() - ta;
     stats_add(o, &before, bp_get_stats(x->gpool));
-    o->items += x->nitems;
+    o->items += h->nitems;
     o->edges += edges;
     o->seconds += hb_now() - t0;
     return GNNDB_OK;
 }
-

@@ -23,8 +23,8 @@ static void hop_mark(void *arg, size_t i, uint64_t no, uint8_t *map)
     uint32_t bs = x->gf->block_size, ps = blk_page_size(bs);
     uint32_t np = blk_npages(bs);
     uint64_t first = first_start(x, no), at = blk_data_offset(bs);
-    for (size_t k = x->bstart[no]; k < x->bstart[no + 1]; k++) {
-        uint64_t node = x->items[x->sorted[k]].node;
+    for (size_t k = x->bk.bstart[no]; k < x->bk.bstart[no + 1]; k++) {
+        uint64_t node = x->hop.items[x->bk.sorted[k]].node;
         if (node < first) continue;  /* reported by hop_more */
         uint64_t lo = at + 4 * (node - first), hi = lo + 4 * 3 - 1;
         for (uint64_t pg = lo / ps; pg <= hi / ps && pg < np; pg++)
@@ -50,8 +50,8 @@ static int hop_more(void *arg, uint64_t no, const void *data, uint8_t *map,
     const blk_header *h = data;
     uint32_t ps = blk_page_size(h->block_size), np = blk_npages(h->block_size);
     uint64_t first = first_start(x, no);
-    for (size_t k = x->bstart[no]; k < x->bstart[no + 1]; k++) {
-        uint64_t node = x->items[x->sorted[k]].node;
+    for (size_t k = x->bk.bstart[no]; k < x->bk.bstart[no + 1]; k++) {
+        uint64_t node = x->hop.items[x->bk.sorted[k]].node;
         uint64_t j = node - h->first_node, start, end;
         if (node < h->first_node || j >= h->count || node < first ||
             (j != node - first && j != node - first + 1) ||
@@ -70,7 +70,7 @@ static double hop_later(void *arg, size_t i, uint64_t no)
     hb_exec *x = arg;
     const cat_graph *g = &x->p->graph;
     double obj = 20.0 + 4.0 * (double)g->edges / (double)GNN_MAX(1, g->nodes);
-    double items = (double)(x->bstart[no + 1] - x->bstart[no]);
+    double items = (double)(x->bk.bstart[no + 1] - x->bk.bstart[no]);
     return items * cm_request_seconds(&x->p->profile,
                                       obj + blk_page_size(x->gf->block_size));
 }

@@ -52,27 +52,15 @@ int hb_grow(void **p, size_t *cap, size_t need, size_t elem)
 static int load_seeds(hb_exec *x, gnn_err *e)
 {
     plan *p = x->p;
-    int rc = seeds_load(x->db, &p->graph, p->seeds_kind, p->split.token,
-                        p->seed_list, p->n_seed_list, "", &x->seeds, e);
+    int rc = p->link ? hb_link_open(x, e)
+                     : seeds_load(x->db, &p->graph, p->seeds_kind,
+                                  p->split.token, p->seed_list,
+                                  p->n_seed_list, "", &x->seeds, e);
     if (rc) return rc;
     /* the plan counted the seeds from the catalog; trust what was loaded */
-    p->nseeds_all = x->seeds.n;
-    p->nseeds = x->seeds.n;
-    int64_t lo = 0, hi = x->seeds.n;
-    if (p->part_count > 1) {
-        /* every rank computes the same epoch order over all seeds and keeps
-        ** its slice of it, so the ranks' shares are disjoint and their union
-        ** is the single-process epoch */
-        plan_partition_range(x->seeds.n, p->part_rank, p->part_count, &lo,
-                             &hi);
-        p->nseeds = hi - lo;
-    }
-    p->batches_per_epoch = (p->nseeds + p->batch - 1) / p->batch;
-    p->total_batches = p->batches_per_epoch * p->epochs;
-    if (p->limit >= 0 && p->limit < p->total_batches)
-        p->total_batches = p->limit;
-    return seeds_order_init(&x->seeds, 1, p->shuffle, p->seed, 0x5eed, lo,
-                            p->nseeds, e);
+    plan_set_seed_count(p, x->seeds.n);
+    return seeds_order_init(&x->seeds, 1, p->shuffle, p->seed, 0x5eed,
+                            p->seed_lo, p->nseeds, e);
 }
 
 /* ---- hyperbatch orchestration ---- */
@@ -98,22 +86,25 @@ static void batch_free(hb_batch *b)
     free(b->edge_index);
     free(b->x);
     free(b->y);
+    free(b->eid);
+    free(b->e_id);
+    free(b->edge_attr);
+    lk_batch_free(&b->lk);
 }
 
 size_t hb_batch_bytes(const hb_batch *b)
 {
     return b->capn * 4 + b->map.cap * 4 + b->cape * 4 + b->capdst * 4 +
            b->cap_out_nodes * 8 + b->cap_out_edges * 8 + b->cap_out_x * 4 +
-           b->cap_out_y * 8;
+           b->cap_out_y * 8 + b->capeid * 4 + b->cap_out_eid * 8 +
+           b->cap_out_eattr * 4 + b->lk.cap_pos * 12 + b->lk.cap_neg * 9 +
+           b->lk.cap_ends * 4 + b->lk.cap_out * 8;
 }
 
 size_t hb_work_bytes(const hb_exec *x)
 {
-    return x->capitems * sizeof *x->items + x->capblockof * 8 +
-           x->capsorted * 4 + x->caparena * 4 + x->capgitems * sizeof(hb_gitem) +
-           x->cappend * sizeof(hb_pend) + x->capbstart * sizeof(size_t) +
-           x->capcrows * 4 + x->capcfut * 4 + x->capcsrc * 8 +
-           fc_scratch_bytes(x->fc);
+    return hb_hop_bytes(&x->hop) + hb_blocks_bytes(&x->bk) +
+           hb_gather_bytes(&x->gat);
 }
 
 /* Bytes that growing an array of `cap` elements to `need` adds. */
@@ -136,7 +127,7 @@ static size_t staged_of(const hb_batch *b, int64_t dim)
 /* What a hyperbatch stages once its rows are gathered (fit_prefix's sum). */
 static size_t staged_with_features(const hb_exec *x)
 {
-    int64_t dim = x->p->has_feat ? x->p->feat.dim : 0;
+    int64_t dim = plan_x_dim(x->p);
     size_t sum = 0;
     for (int i = 0; i < x->nb; i++) sum += staged_of(&x->hb[i], dim);
     return sum;
@@ -164,7 +155,7 @@ static void swap_ahead(hb_exec *x)
 static int fit_prefix(hb_exec *x, int with_features, size_t used)
 {
     plan *p = x->p;
-    int64_t dim = with_features && p->has_feat ? p->feat.dim : 0;
+    int64_t dim = with_features ? plan_x_dim(p) : 0;
     int keep = 0;
     for (int i = 0; i < x->nb; i++) {
         size_t more = with_features ? staged_of(&x->hb[i], dim)
@@ -180,12 +171,9 @@ static int fit_prefix(hb_exec *x, int with_features, size_t used)
 ** hyperbatch); between hops it holds nothing that is still needed. */
 static void work_free(hb_exec *x)
 {
-    free(x->items); x->items = NULL; x->capitems = 0;
-    free(x->blockof); x->blockof = NULL; x->capblockof = 0;
-    free(x->sorted); x->sorted = NULL; x->capsorted = 0;
-    free(x->arena); x->arena = NULL; x->caparena = 0;
-    free(x->pend); x->pend = NULL; x->cappend = 0;
-    free(x->gitems); x->gitems = NULL; x->capgitems = 0;
+    hb_hop_release(&x->hop);
+    hb_blocks_release(&x->bk);
+    hb_gather_release(&x->gat);
 }
 
 /* Free every mini-batch slot and the hop scratch: a spilled round's
@@ -241,10 +229,8 @@ static int hb_fit(hb_exec *x, int with_features, gnn_err *e)
 int hb_sample_round(hb_exec *x, int64_t g, gnn_err *e)
 {
     plan *p = x->p;
-    int64_t epoch = g / p->batches_per_epoch;
-    int64_t first = g % p->batches_per_epoch;
-    int64_t n = GNN_MIN(x->h_next, p->batches_per_epoch - first);
-    n = GNN_MIN(n, p->total_batches - g);
+    int64_t epoch, first;
+    int64_t n = plan_round(p, g, x->h_next, &epoch, &first);
     double t0 = hb_now();
     if (hb_alloc_batches(x, (int)n, e)) return e->rc;
     const uint32_t *order = seeds_order(&x->seeds, epoch);
@@ -259,6 +245,7 @@ int hb_sample_round(hb_exec *x, int64_t g, gnn_err *e)
         b->nseeds = hi - lo;
         memset(b->nsn, 0, sizeof b->nsn);
         memset(b->nse, 0, sizeof b->nse);
+        if (p->link) continue;   /* hb_link_seed_round starts it */
         /* sized for the seeds; assembly grows it once per hop as needed */
         if (hb_nmap_reset(&b->map, (size_t)p->batch, b->nodes, b->map.n))
             return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
@@ -273,6 +260,10 @@ int hb_sample_round(hb_exec *x, int64_t g, gnn_err *e)
     }
     x->nb = (int)n;
     x->cur = 0;
+    if (p->link) {
+        int rc = hb_link_seed_round(x, order, e);
+        if (rc) return rc;
+    }
     x->st.seeds.seconds += hb_now() - t0;
     for (int h = 0; h < p->nhops && x->nb; h++) {
         int rc = hb_run_hop(x, h, e);
@@ -322,10 +313,7 @@ static int build_hyperbatch(hb_exec *x, gnn_err *e)
     size_t sum = hb_work_bytes(x);
     for (int i = 0; i < x->nb; i++) sum += hb_batch_bytes(&x->hb[i]);
     double per = (double)sum / (double)x->nb;
-    /* belady holds two hyperbatches at once */
-    if (p->cache_policy == FC_BELADY) per *= 2;
-    int64_t h = (int64_t)((double)p->staged_bytes / (per * 1.1));
-    x->h_next = GNN_MAX(1, GNN_MIN(h, p->hyperbatch_cap));
+    x->h_next = plan_hyperbatch_fit(p, per * 1.1);
     if ((uint64_t)x->nb > x->st.max_hyperbatch)
         x->st.max_hyperbatch = (uint64_t)x->nb;
     x->st.hyperbatches++;
@@ -339,35 +327,38 @@ int hb_open(gnndb *db, plan *p, hb_exec **out, gnn_err *e)
     if (!x) return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
     x->db = db;
     x->p = p;
-    x->cont_cap = blk_graph_cont_capacity(p->graph.block_size);
+    x->cont_cap = blk_graph_cont_capacity_flags(p->graph.block_size,
+                                                p->eids ? BLK_FLAG_EIDS : 0);
     x->h_next = p->hyperbatch;
-    x->emit = &x->rounds[0];
-    x->build = &x->rounds[1];
+    x->sp.emit = &x->sp.rounds[0];
+    x->sp.build = &x->sp.rounds[1];
     int rc = GNNDB_OK;
 
     if (p->into && (rc = hb_prepare_into(p->into, e))) goto fail;
     if ((rc = io_open(p->io, (unsigned)p->io_depth, &x->io, e))) goto fail;
 
-    if ((rc = db_open_graph(db, &p->graph, 1, &x->gf, e))) goto fail;
+    if ((rc = db_open_graph(db, &p->topo, 1, &x->gf, e))) goto fail;
     if ((rc = bp_open(p->graph_frames, p->graph.block_size, x->io, &x->gpool,
                       e)))
         goto fail;
     bp_set_max_coalesce(x->gpool, (unsigned)p->coalesce);
-    x->ggran.mode = p->read_granularity;
-    x->ggran.pr = &p->profile;
-    if ((rc = db_load_graph_index(db, &p->graph, &x->idx_first, &x->idx_block,
+    x->hop.ggran.mode = p->read_granularity;
+    x->hop.ggran.pr = &p->profile;
+    if ((rc = db_load_graph_index(db, &p->topo, &x->idx_first, &x->idx_block,
                                   &x->nidx, e)))
         goto fail;
     x->pool = wpool_new(p->threads);
-    x->workers = calloc((size_t)GNN_MAX(1, p->threads), sizeof *x->workers);
-    if (!x->pool || !x->workers) {
+    x->hop.workers = calloc((size_t)GNN_MAX(1, p->threads),
+                            sizeof *x->hop.workers);
+    if (!x->pool || !x->hop.workers) {
         rc = gnn_seterr(e, GNNDB_NOMEM, "cannot start %d worker threads",
                         p->threads);
         goto fail;
     }
     if ((rc = hb_gather_open(x, e))) goto fail;
     if (p->spill && (rc = hbs_open(x, e))) goto fail;
-    x->s_next = p->spill ? (int64_t)GNN_MAX(1, p->spill_subround) : p->hyperbatch;
+    x->sp.s_next = p->spill ? (int64_t)GNN_MAX(1, p->spill_subround)
+                            : p->hyperbatch;
     if ((rc = load_seeds(x, e))) goto fail;
     if ((rc = hb_transfer_open(x, e))) goto fail;
     *out = x;
@@ -394,8 +385,8 @@ int hb_next(hb_exec *x, const gnndb_batch_view **view, gnn_err *e)
     int rc = hb_emit(x, b, view, e);
     if (rc) return rc;
     /* start copying the next batch while the caller trains on this one */
-    if (x->xf && x->cur < x->nb)
-        xfer_prefetch(x->xf, &x->hb[x->cur].view, NULL);
+    if (x->tr.xf && x->cur < x->nb)
+        xfer_prefetch(x->tr.xf, &x->hb[x->cur].view, NULL);
     x->est.batches++;
     return GNNDB_BATCH;
 }
@@ -421,7 +412,7 @@ static void opstats_add(hb_opstats *a, const hb_opstats *b)
 ** area's counters. */
 const hb_stats *hb_get_stats(hb_exec *x)
 {
-    if (!x->bg_running) x->snap = x->st;
+    if (!x->bg.running) x->snap = x->st;
     hb_stats *v = &x->view;
     *v = x->snap;
     v->batches += x->est.batches;
@@ -431,9 +422,9 @@ const hb_stats *hb_get_stats(hb_exec *x)
     v->overlapped += x->est.overlapped;
     opstats_add(&v->transfer, &x->est.transfer);
     opstats_add(&v->spill, &x->est.spill);
-    if (x->spill) {
+    if (x->sp.area) {
         spill_stats s;
-        spill_get_stats(x->spill, &s);
+        spill_get_stats(x->sp.area, &s);
         v->spill_written = s.bytes_written;
         v->spill_read = s.bytes_read;
         v->spill_peak = s.peak_bytes;
@@ -455,27 +446,14 @@ void hb_close(hb_exec *x)
     hb_gather_close(x);
     hbs_close(x);
     if (x->gpool) bp_close(x->gpool);
-    gran_free(&x->ggran);
     if (x->gf) blkf_close(x->gf);
     if (x->io) io_close(x->io);
     free(x->idx_first);
     free(x->idx_block);
     seeds_free(&x->seeds);
-    free(x->items);
-    free(x->blockof);
-    free(x->sorted);
-    free(x->bstart);
-    free(x->ublocks);
-    free(x->arena);
-    free(x->pend);
-    free(x->objs);
-    free(x->bitem);
-    if (x->workers)
-        for (int w = 0; w < GNN_MAX(1, x->p->threads); w++) {
-            free(x->workers[w].pos);
-            free(x->workers[w].pend);
-        }
-    free(x->workers);
+    hb_link_close(x);
+    hb_hop_free(&x->hop, GNN_MAX(1, x->p->threads));
+    hb_blocks_free(&x->bk);
     wpool_free(x->pool);
     free(x);
 }

@@ -16,6 +16,7 @@
 #include "exec.h"
 #include "io.h"
 #include "seeds.h"
+#include "plan.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -114,7 +115,7 @@ static int load_seeds(scan_exec *x, const ast_stmt *s, gnn_err *e)
 {
     cat_split sp = {0};
     if (s->seeds_kind == AST_SEEDS_SPLIT &&
-        cat_split_get(x->db->cat, x->g.id, s->seeds_split, &sp, e))
+        seeds_split_get(x->db, &x->g, s->seeds_split, "SCAN: ", &sp, e))
         return e->rc;
     int rc = seeds_load(x->db, &x->g, s->seeds_kind, sp.token, s->seed_ids,
                         s->n_seed_ids, "SCAN: ", &x->seeds, e);
@@ -198,9 +199,8 @@ int scan_open(gnndb *db, const ast_stmt *s, scan_exec **out, gnn_err *e)
     }
     if (!rc) rc = load_seeds(x, s, e);
     if (!rc) {
-        x->bpe = (x->seeds.n + x->batch - 1) / x->batch;
-        x->total = x->bpe * x->epochs;
-        if (x->limit >= 0 && x->limit < x->total) x->total = x->limit;
+        plan_batch_counts(x->seeds.n, x->batch, x->epochs, x->limit, &x->bpe,
+                          &x->total);
         rc = open_io(x, e);
     }
     if (rc) {

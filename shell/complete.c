@@ -96,6 +96,8 @@ static void describe_cb(void *arg, gnndb_stmt *st)
     const char *k = gnndb_column_text(st, 0);
     if (k && !strncmp(k, "features.", 9)) add(&nm->tables, k + 9);
     if (k && !strncmp(k, "split.", 6)) add(&nm->tables, k + 6);
+    if (k && !strncmp(k, "edge_split.", 11) && !strchr(k + 11, '.'))
+        add(&nm->tables, k + 11);
 }
 
 /* The names in the open database. SHOW GRAPHS names each graph's feature

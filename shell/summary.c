@@ -128,12 +128,20 @@ static void report(FILE *f, shell_props *ps, const char *graph)
     if (has_prefix(ps, "label.class.")) chart(f, ps, "label.class.", "class ");
 
     fputs("\nsplits:", f);
-    if (!has_prefix(ps, "split.")) fputs(" none", f);
+    if (!has_prefix(ps, "split.") && !has_prefix(ps, "edge_split."))
+        fputs(" none", f);
     fputc('\n', f);
     for (int i = 0; i < ps->n; i++)
         if (!strncmp(ps->p[i].key, "split.", 6)) {
             fprintf(f, "  %-12s %s seeds\n", ps->p[i].key + 6,
                     commas(ps->p[i].num, a, sizeof a));
+            ps->p[i].used = 1;
+        }
+    for (int i = 0; i < ps->n; i++)
+        if (!strncmp(ps->p[i].key, "edge_split.", 11)) {
+            if (!strchr(ps->p[i].key + 11, '.'))
+                fprintf(f, "  %-12s %s edges\n", ps->p[i].key + 11,
+                        commas(ps->p[i].num, a, sizeof a));
             ps->p[i].used = 1;
         }
 

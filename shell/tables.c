@@ -20,6 +20,7 @@ static const kind kinds[] = {
     {"labels", "labels"},
     {"split.", "splits"},
     {"pack.", "packs"},
+    {"edge_split.", "edge splits"},
 };
 #define NKINDS (int)(sizeof kinds / sizeof kinds[0])
 
@@ -29,7 +30,9 @@ static const char *object_name(const kind *k, const shell_prop *p)
     size_t n = strlen(k->prefix);
     if (k->prefix[n - 1] != '.')
         return strcmp(p->key, k->prefix) ? NULL : "labels";
-    return strncmp(p->key, k->prefix, n) ? NULL : p->key + n;
+    if (strncmp(p->key, k->prefix, n)) return NULL;
+    /* edge_split.NAME.seed is a property of split NAME, not an object */
+    return strchr(p->key + n, '.') ? NULL : p->key + n;
 }
 
 /* Whether an object is shown: every object of a graph whose name matches
@@ -165,9 +168,11 @@ static void create_object(FILE *f, const char *graph, int k, const char *o,
     }
     case 1: fprintf(f, "-- IMPORT LABELS INTO %s FROM '?'", graph); break;
     case 2: fprintf(f, "-- CREATE SPLIT %s ON %s FROM '?'", o, graph); break;
-    default: fprintf(f, "-- SAMPLE ... FROM %s INTO PACK %s", graph, o); break;
+    case 3: fprintf(f, "-- SAMPLE ... FROM %s INTO PACK %s", graph, o); break;
+    default: fprintf(f, "-- CREATE EDGE SPLIT %s ON %s FROM '?'", o, graph);
     }
-    fprintf(f, ";  -- %s%s; %s unknown\n", value, k == 2 ? " seeds" : "",
+    fprintf(f, ";  -- %s%s; %s unknown\n", value,
+            k == 2 ? " seeds" : k == 4 ? " edges" : "",
             k == 3 ? "its SAMPLE" : "source");
 }
 

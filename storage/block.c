@@ -207,6 +207,7 @@ size_t blk_dtype_size(uint32_t dtype)
     case BLK_DTYPE_F16: return 2;
     case BLK_DTYPE_I8:  return 1;
     case BLK_DTYPE_I64: return 8;
+    case BLK_DTYPE_U32: return 4;
     default:            return 0;
     }
 }
@@ -218,6 +219,7 @@ const char *blk_dtype_name(uint32_t dtype)
     case BLK_DTYPE_F16: return "float16";
     case BLK_DTYPE_I8:  return "int8";
     case BLK_DTYPE_I64: return "int64";
+    case BLK_DTYPE_U32: return "uint32";
     default:            return "unknown";
     }
 }
@@ -226,10 +228,15 @@ const char *blk_dtype_name(uint32_t dtype)
 ** then nothing but neighbours. */
 uint32_t blk_graph_cont_capacity(uint32_t block_size)
 {
+    return blk_graph_cont_capacity_flags(block_size, 0);
+}
+
+uint32_t blk_graph_cont_capacity_flags(uint32_t block_size, uint32_t flags)
+{
     size_t fixed = blk_data_offset(block_size) + sizeof(uint32_t) +
                    sizeof(blk_node);
     if (block_size <= fixed) return 0;
-    return (uint32_t)((block_size - fixed) / sizeof(uint32_t));
+    return (uint32_t)((block_size - fixed) / blk_graph_entry_size(flags));
 }
 
 uint32_t blk_feature_rows_per_block(uint32_t block_size, uint32_t dim,
@@ -365,7 +372,7 @@ static int verify_graph(const blk_header *h, const char *path,
     if (table_end > h->used)
         return CORRUPT("offset table of %u objects overruns %u used bytes",
                        h->count, h->used);
-    uint64_t prev_end = table_end;
+    uint64_t prev_end = table_end, es = blk_graph_entry_size(h->flags);
     for (uint32_t k = 0; k < h->count; k++) {
         uint64_t o = off[k];
         if (o % 4 != 0 || o < prev_end || o + sizeof(blk_node) > h->used)
@@ -373,7 +380,7 @@ static int verify_graph(const blk_header *h, const char *path,
                            (unsigned long long)o);
         blk_node nd;
         memcpy(&nd, base + o, sizeof nd);
-        uint64_t end = o + sizeof nd + (uint64_t)nd.n * sizeof(uint32_t);
+        uint64_t end = o + sizeof nd + (uint64_t)nd.n * es;
         if (end > h->used)
             return CORRUPT("object %u (%u neighbours) overruns %u used bytes",
                            k, nd.n, h->used);
@@ -541,7 +548,8 @@ int blk_graph_object_fits(const void *block, uint32_t k)
     if (!blk_graph_object_span(block, k, &o, &end)) return 0;
     blk_node nd;
     memcpy(&nd, (const uint8_t *)block + o, sizeof nd);
-    return o + sizeof nd + (uint64_t)nd.n * sizeof(uint32_t) <= end;
+    uint32_t es = blk_graph_entry_size(((const blk_header *)block)->flags);
+    return o + sizeof nd + (uint64_t)nd.n * es <= end;
 }
 
 const blk_node *blk_graph_find(const void *block, uint64_t node)

@@ -25,6 +25,17 @@
 ** b + 1 + (i - n0) / cap at position (i - n0) % cap of that block's first
 ** object. Object k of a block is node first_node + k.
 **
+** An edge-id graph (a file of its own beside the plain one) has the same
+** blocks with BLK_FLAG_EIDS set in every header, and objects that carry
+** each neighbour's edge id after the neighbours:
+**
+**   obj = { uint32 node, degree, start, n } then n uint32 neighbour ids
+**         then n uint32 edge ids (eid[j]: the input edge nbr[j] -> node)
+**
+** so a continuation block holds half as many entries
+** (blk_graph_cont_capacity_flags). The offset table, the index and the
+** order of the lists are those of the plain graph.
+**
 ** Feature blocks (BLK_KIND_FEATURE) hold `count` whole rows starting at row
 ** first_node, each of dim elements of the stored dtype, packed after the
 ** header. A label table is a feature table of dtype int64 and dim 1. */
@@ -41,6 +52,7 @@
 #define BLK_KIND_FEATURE 2
 #define BLK_KIND_PACK    3
 #define BLK_FLAG_CONT_FIRST 0x1      /* first object continues a node */
+#define BLK_FLAG_EIDS    0x2         /* objects carry edge ids (above) */
 #define BLK_MIN_SIZE     4096u
 #define BLK_MAX_SIZE     (16u << 20)
 #define BLK_DEFAULT_SIZE (1u << 20)
@@ -52,6 +64,7 @@
 #define BLK_DTYPE_F16 2
 #define BLK_DTYPE_I8  3
 #define BLK_DTYPE_I64 4
+#define BLK_DTYPE_U32 5   /* the edge table: (src, dst) per input edge */
 
 typedef struct blk_header {
     uint32_t magic;
@@ -114,6 +127,15 @@ const char *blk_dtype_name(uint32_t dtype);
 
 /* Neighbours a continuation block holds when the node fills it. */
 uint32_t blk_graph_cont_capacity(uint32_t block_size);
+/* The same for blocks of header flags `flags`: half as many with
+** BLK_FLAG_EIDS (each entry is a neighbour and an edge id). */
+uint32_t blk_graph_cont_capacity_flags(uint32_t block_size, uint32_t flags);
+/* Bytes of one list entry in blocks of header flags `flags`: 4, or 8 with
+** BLK_FLAG_EIDS. */
+static inline uint32_t blk_graph_entry_size(uint32_t flags)
+{
+    return flags & BLK_FLAG_EIDS ? 8u : 4u;
+}
 
 /* Rows of `dim` elements of `dtype` a feature block holds (0: a row does not
 ** fit in one block). */
@@ -167,6 +189,13 @@ static inline const uint32_t *blk_node_nbrs(const blk_node *o)
     return (const uint32_t *)(o + 1);
 }
 
+/* The edge ids of an object of a block flagged BLK_FLAG_EIDS: eid[j] is
+** the input edge of neighbour j (nbrs[j] -> node). */
+static inline const uint32_t *blk_node_eids(const blk_node *o)
+{
+    return (const uint32_t *)(o + 1) + o->n;
+}
+
 /* Row i (0-based within the block) of a verified feature block. */
 const void *blk_feature_row(const void *block, uint32_t i);
 
@@ -189,5 +218,15 @@ int blk_graph_packer_add(blk_graph_packer *p, uint64_t node,
 int blk_graph_packer_finish(blk_graph_packer *p, uint64_t *nblocks,
                             gnn_err *e);
 void blk_graph_packer_free(blk_graph_packer *p);
+
+/* A packer of an edge-id graph: every block flagged BLK_FLAG_EIDS, nodes
+** added with blk_graph_packer_add_eids (eids[j] the edge id of nbrs[j]);
+** finish and free as above. */
+int blk_graph_packer_new_eids(uint32_t block_size, uint64_t token,
+                              blk_emit_fn emit, blk_index_fn index_entry,
+                              void *arg, blk_graph_packer **out, gnn_err *e);
+int blk_graph_packer_add_eids(blk_graph_packer *p, uint64_t node,
+                              const uint32_t *nbrs, const uint32_t *eids,
+                              uint32_t degree, gnn_err *e);
 
 #endif

@@ -1,5 +1,7 @@
 /* graphpack.c — packing node objects into graph blocks: offsets, objects,
-** lists continued across blocks, index entries, sealing. */
+** lists continued across blocks, index entries, sealing; for the plain
+** graph and for the edge-id graph (BLK_FLAG_EIDS: each object's edge ids
+** after its neighbours). */
 #include "block.h"
 
 #include <stdlib.h>
@@ -27,11 +29,14 @@ struct blk_graph_packer {
     uint64_t first_start; /* ... the first one */
     uint64_t block_no;    /* number of the current block */
     uint64_t next_node;   /* the node the next add must give */
+    uint32_t base_flags;  /* BLK_FLAG_EIDS for an edge-id graph, else 0 */
+    uint32_t es;          /* bytes of one list entry: 4, or 8 with eids */
 };
 
-int blk_graph_packer_new(uint32_t block_size, uint64_t token, blk_emit_fn emit,
-                         blk_index_fn index_entry, void *arg,
-                         blk_graph_packer **out, gnn_err *e)
+static int packer_new(uint32_t block_size, uint32_t base_flags,
+                      uint64_t token, blk_emit_fn emit,
+                      blk_index_fn index_entry, void *arg,
+                      blk_graph_packer **out, gnn_err *e)
 {
     *out = NULL;
     if (!blk_size_valid(block_size))
@@ -44,6 +49,9 @@ int blk_graph_packer_new(uint32_t block_size, uint64_t token, blk_emit_fn emit,
     p->emit = emit;
     p->index_entry = index_entry;
     p->arg = arg;
+    p->base_flags = base_flags;
+    p->flags = base_flags;
+    p->es = blk_graph_entry_size(base_flags);
     p->block = gnn_alloc_aligned(block_size);
     p->objs = malloc(block_size);
     p->offs = malloc(block_size / OBJ_MIN * sizeof(uint32_t) + 4);
@@ -53,6 +61,21 @@ int blk_graph_packer_new(uint32_t block_size, uint64_t token, blk_emit_fn emit,
     }
     *out = p;
     return GNNDB_OK;
+}
+
+int blk_graph_packer_new(uint32_t block_size, uint64_t token, blk_emit_fn emit,
+                         blk_index_fn index_entry, void *arg,
+                         blk_graph_packer **out, gnn_err *e)
+{
+    return packer_new(block_size, 0, token, emit, index_entry, arg, out, e);
+}
+
+int blk_graph_packer_new_eids(uint32_t block_size, uint64_t token,
+                              blk_emit_fn emit, blk_index_fn index_entry,
+                              void *arg, blk_graph_packer **out, gnn_err *e)
+{
+    return packer_new(block_size, BLK_FLAG_EIDS, token, emit, index_entry,
+                      arg, out, e);
 }
 
 static size_t space_left(const blk_graph_packer *p)
@@ -86,15 +109,17 @@ static int flush(blk_graph_packer *p, gnn_err *e)
     p->block_no++;
     p->count = 0;
     p->objbytes = 0;
-    p->flags = 0;
+    p->flags = p->base_flags;
     p->has_start = 0;
     return GNNDB_OK;
 }
 
-/* Append an object of `node` holding nbrs[start, start+n) to the current
-** block, which has room for it. */
+/* Append an object of `node` holding nbrs[start, start+n) (and then
+** eids[start, start+n) in an edge-id graph) to the current block, which
+** has room for it. */
 static void put(blk_graph_packer *p, uint64_t node, const uint32_t *nbrs,
-                uint32_t degree, uint32_t start, uint32_t n)
+                const uint32_t *eids, uint32_t degree, uint32_t start,
+                uint32_t n)
 {
     if (p->count == 0) {
         p->first_node = node;
@@ -107,13 +132,16 @@ static void put(blk_graph_packer *p, uint64_t node, const uint32_t *nbrs,
     blk_node o = {(uint32_t)node, degree, start, n};
     p->offs[p->count++] = (uint32_t)p->objbytes;
     memcpy(p->objs + p->objbytes, &o, sizeof o);
-    if (n) memcpy(p->objs + p->objbytes + sizeof o, nbrs + start,
-                  (size_t)n * sizeof(uint32_t));
-    p->objbytes += sizeof o + (size_t)n * sizeof(uint32_t);
+    uint8_t *at = p->objs + p->objbytes + sizeof o;
+    if (n) memcpy(at, nbrs + start, (size_t)n * sizeof(uint32_t));
+    if (n && eids)
+        memcpy(at + (size_t)n * sizeof(uint32_t), eids + start,
+               (size_t)n * sizeof(uint32_t));
+    p->objbytes += sizeof o + (size_t)n * p->es;
 }
 
-int blk_graph_packer_add(blk_graph_packer *p, uint64_t node,
-                         const uint32_t *nbrs, uint32_t degree, gnn_err *e)
+static int add(blk_graph_packer *p, uint64_t node, const uint32_t *nbrs,
+               const uint32_t *eids, uint32_t degree, gnn_err *e)
 {
     if (node != p->next_node)
         return gnn_seterr(e, GNNDB_INTERNAL, "graph packer: node %llu added "
@@ -126,24 +154,44 @@ int blk_graph_packer_add(blk_graph_packer *p, uint64_t node,
     int rc;
     /* A node with neighbours needs room for at least one of them where it
     ** starts: an empty first part would give its continuation start 0 too. */
-    size_t need = OBJ_MIN + (degree ? sizeof(uint32_t) : 0);
+    size_t need = OBJ_MIN + (degree ? p->es : 0);
     if (space_left(p) < need && (rc = flush(p, e)) != 0) return rc;
     /* The first part goes where the block has room; the rest fills whole
     ** continuation blocks, the last of which takes the following nodes. */
     uint32_t n0 = (uint32_t)GNN_MIN((uint64_t)degree,
-                                    (space_left(p) - OBJ_MIN) /
-                                        sizeof(uint32_t));
-    put(p, node, nbrs, degree, 0, n0);
+                                    (space_left(p) - OBJ_MIN) / p->es);
+    put(p, node, nbrs, eids, degree, 0, n0);
     uint32_t at = n0;
-    uint32_t cap = blk_graph_cont_capacity(p->bs);
+    uint32_t cap = blk_graph_cont_capacity_flags(p->bs, p->base_flags);
     while (at < degree) {
         if ((rc = flush(p, e)) != 0) return rc;
         uint32_t n = GNN_MIN(degree - at, cap);
-        put(p, node, nbrs, degree, at, n);
+        put(p, node, nbrs, eids, degree, at, n);
         at += n;
     }
     p->next_node = node + 1;
     return GNNDB_OK;
+}
+
+int blk_graph_packer_add(blk_graph_packer *p, uint64_t node,
+                         const uint32_t *nbrs, uint32_t degree, gnn_err *e)
+{
+    if (p->base_flags & BLK_FLAG_EIDS)
+        return gnn_seterr(e, GNNDB_INTERNAL, "graph packer: node %llu added "
+                          "without edge ids to an edge-id graph",
+                          (unsigned long long)node);
+    return add(p, node, nbrs, NULL, degree, e);
+}
+
+int blk_graph_packer_add_eids(blk_graph_packer *p, uint64_t node,
+                              const uint32_t *nbrs, const uint32_t *eids,
+                              uint32_t degree, gnn_err *e)
+{
+    if (!(p->base_flags & BLK_FLAG_EIDS))
+        return gnn_seterr(e, GNNDB_INTERNAL, "graph packer: edge ids added "
+                          "to a plain graph (node %llu)",
+                          (unsigned long long)node);
+    return add(p, node, nbrs, eids, degree, e);
 }
 
 int blk_graph_packer_finish(blk_graph_packer *p, uint64_t *nblocks,

@@ -35,6 +35,13 @@ typedef struct imp_graph_opts {
     int reorder;         /* IMP_REORDER_* */
     uint32_t block_size;
     uint64_t token;
+    /* Edge ids (all or none of these): the edge-id graph, published as
+    ** eid_name under eid_token, and the edge table, edges_name under
+    ** edges_token. eid_name NULL: neither is built. */
+    const char *eid_name;
+    uint64_t eid_token;
+    const char *edges_name;
+    uint64_t edges_token;
 } imp_graph_opts;
 
 typedef struct imp_graph_result {
@@ -55,6 +62,16 @@ typedef struct imp_graph_result {
     ** last non-empty bucket (at least 1). */
     int64_t deg_hist[64];
     int nbuckets;
+    /* With edge ids (opts.eid_name set): */
+    int64_t input_edges;      /* edges of the input file: the id range */
+    uint64_t eid_nblocks;     /* the edge-id graph: blocks, checksums ... */
+    uint32_t *eid_checksums;
+    uint64_t *eid_idx_first;  /* ... and index entries */
+    uint64_t *eid_idx_block;
+    size_t eid_n_idx;
+    uint64_t edges_nblocks;   /* the edge table: input_edges rows of dim 2 */
+    uint32_t edges_rows_per_block;
+    uint32_t *edges_checksums;
 } imp_graph_result;
 
 /* Build `dir`/`name` (a graph block file, published by rename) from the
@@ -69,7 +86,19 @@ typedef struct imp_graph_result {
 ** distinct keys. Memory: O(nodes) arrays plus about ctl->mem_budget; one
 ** node's list must fit in memory (4 bytes per neighbour). Scratch files go
 ** to ctl->tmpdir (default `dir`), are unlinked when created and so never
-** outlive the call. */
+** outlive the call.
+**
+** With o->eid_name, edge ids too: input edge i is row i of the file
+** (0-based, before anything is dropped); both stored directions of an
+** undirected edge carry its id; of duplicates (DROP DUPLICATES) the one
+** kept carries the lowest id. The edge-id graph (BLK_FLAG_EIDS blocks, the
+** same lists in the same order, each neighbour with its edge id) goes to
+** `dir`/eid_name, and the edge table (feature blocks of BLK_DTYPE_U32, dim
+** 2: row i the internal (src, dst) of input edge i as written, or
+** (UINT32_MAX, UINT32_MAX) when it was dropped) to `dir`/edges_name. An
+** input of more than UINT32_MAX - 1 edges is refused. Memory stays as
+** above: the lists' buckets take 16 bytes per edge instead of 4, and the
+** dropped ids are marked in windows of a bitmap within the budget. */
 int imp_graph(const char *src, const char *dir, const char *name,
               const imp_graph_opts *o, const imp_ctl *ctl,
               imp_graph_result *res, gnn_err *e);
@@ -89,6 +118,8 @@ typedef struct imp_feat_opts {
     uint32_t block_size;
     uint64_t token;
     int64_t nodes;         /* rows the file must have */
+    int edges;             /* the rows are input edges (edge features):
+                              messages say so */
     const int64_t *i2r;    /* internal id -> file row; NULL = identity */
     const char *graph;     /* the graph's name, for messages (may be NULL) */
 } imp_feat_opts;

@@ -530,11 +530,17 @@ static int check_store(uint32_t bs, uint32_t dtype, gnn_err *e)
     return GNNDB_OK;
 }
 
-/* A table has one row per node of its graph, when the caller knows them. */
+/* A table has one row per node of its graph (per input edge for edge
+** features), when the caller knows them. */
 static int check_rows(const feat_out *f, gnn_err *e)
 {
     const imp_feat_opts *o = f->o;
     if (o->nodes < 0 || f->s->rows == o->nodes) return GNNDB_OK;
+    if (o->edges)
+        return gnn_seterr(e, GNNDB_RANGE, "%s has %lld rows; graph %s has "
+                          "%lld input edges", f->fname,
+                          (long long)f->s->rows, o->graph ? o->graph : "?",
+                          (long long)o->nodes);
     if (o->graph)
         return gnn_seterr(e, GNNDB_RANGE, "%s has %lld rows but graph %s "
                           "has %lld nodes", f->fname, (long long)f->s->rows,

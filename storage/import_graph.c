@@ -259,8 +259,8 @@ static int order_bfs(graph_ctx *g, int fd, uint32_t *order)
         while (head < tail) {
             uint32_t v = order[head++];
             if (head % CHECK_EVERY == 0 && (rc = interrupted(g))) goto out;
-            uint64_t bno = idx_block_of(g->idx_first, g->idx_block, g->n_idx,
-                                        v);
+            uint64_t bno = idx_block_of(g->out.idx_first, g->out.idx_block,
+                                        g->out.n_idx, v);
             const uint8_t *blk = cache_get(&c, bno, e);
             if (!blk) { rc = e ? e->rc : GNNDB_IOERR; goto out; }
             const blk_node *ob = blk_graph_find(blk, v);
@@ -300,10 +300,10 @@ static int reorder(graph_ctx *g)
     if (!order) return nomem(g);
     if (g->o->reorder == IMP_REORDER_BFS) {
         if ((rc = xs_file_open(&pre, g->tmpdir, 0, e))) goto out;
-        g->scratch_fd = pre.fd;
+        g->out.scratch_fd = pre.fd;
     }
     rc = graph_build(g);
-    g->scratch_fd = -1;
+    g->out.scratch_fd = -1;
     if (rc) goto out;
     rc = g->o->reorder == IMP_REORDER_BFS ? order_bfs(g, pre.fd, order)
                                           : order_degree(g, order);
@@ -326,13 +326,23 @@ static int fill_result(graph_ctx *g, imp_graph_result *res)
     uint64_t n = g->n;
     res->nodes = (int64_t)n;
     res->edges = (int64_t)g->edges;
-    res->nblocks = g->nsums;
-    res->checksums = g->sums;
-    g->sums = NULL;
-    res->idx_first = g->idx_first;
-    res->idx_block = g->idx_block;
-    res->n_idx = g->n_idx;
-    g->idx_first = g->idx_block = NULL;
+    res->nblocks = g->out.nsums;
+    res->checksums = g->out.sums;
+    res->idx_first = g->out.idx_first;
+    res->idx_block = g->out.idx_block;
+    res->n_idx = g->out.n_idx;
+    g->out.sums = NULL;
+    g->out.idx_first = g->out.idx_block = NULL;
+    if (g->eids) {
+        res->input_edges = (int64_t)g->npairs;
+        res->eid_nblocks = g->eout.nsums;
+        res->eid_checksums = g->eout.sums;
+        res->eid_idx_first = g->eout.idx_first;
+        res->eid_idx_block = g->eout.idx_block;
+        res->eid_n_idx = g->eout.n_idx;
+        g->eout.sums = NULL;
+        g->eout.idx_first = g->eout.idx_block = NULL;
+    }
 
     if (g->keys || g->perm) {
         int64_t *i2e = malloc((n ? n : 1) * sizeof *i2e);
@@ -382,54 +392,103 @@ static int fill_result(graph_ctx *g, imp_graph_result *res)
     return GNNDB_OK;
 }
 
+static int publish(blk_writer **w, gnn_err *e)
+{
+    blk_writer *x = *w;
+    *w = NULL;
+    return blkw_finish(x, e);
+}
+
+static void unlink_in(const char *dir, const char *name)
+{
+    if (!name) return;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    unlink(path);
+}
+
+/* The last build into the files it publishes: the graph and, with edge
+** ids, the edge-id graph and the edge table. On failure none is left. */
+static int build_files(graph_ctx *g, const char *dir, const char *name,
+                       imp_graph_result *res)
+{
+    const imp_graph_opts *o = g->o;
+    gnn_err *e = g->e;
+    int rc = blkw_create(dir, name, g->bs, &g->out.w, e);
+    if (!rc && g->eids &&
+        !(rc = blkw_create(dir, o->eid_name, g->bs, &g->eout.w, e)))
+        rc = xs_file_open(&g->dropped, g->tmpdir, IO_BUF, e);
+    if (!rc) rc = graph_build(g);
+    if (!rc) rc = publish(&g->out.w, e);
+    if (!rc && g->eids && !(rc = publish(&g->eout.w, e)))
+        rc = edge_table_build(g, dir, &res->edges_checksums,
+                              &res->edges_nblocks,
+                              &res->edges_rows_per_block);
+    if (!rc) rc = fill_result(g, res);
+    if (rc) {
+        blkw_abort(g->out.w);
+        blkw_abort(g->eout.w);
+        g->out.w = g->eout.w = NULL;
+        unlink_in(dir, name);
+        if (g->eids) {
+            unlink_in(dir, o->eid_name);
+            unlink_in(dir, o->edges_name);
+        }
+    }
+    return rc;
+}
+
+/* Edge ids are 32-bit, UINT32_MAX marking a dropped edge. */
+static int check_input_edges(graph_ctx *g)
+{
+    if (!g->eids || g->npairs <= (uint64_t)UINT32_MAX - 1) return GNNDB_OK;
+    return gnn_seterr(g->e, GNNDB_RANGE, "%s: %llu edges; edge ids are 32-bit, "
+                      "so a graph with edge ids has at most %u input edges "
+                      "(CREATE GRAPH ... WITHOUT EDGE IDS builds it without "
+                      "them)", g->src, (unsigned long long)g->npairs,
+                      UINT32_MAX - 1);
+}
+
 int imp_graph(const char *src, const char *dir, const char *name,
               const imp_graph_opts *o, const imp_ctl *ctl,
               imp_graph_result *res, gnn_err *e)
 {
     memset(res, 0, sizeof *res);
-    graph_ctx g = {.src = src, .o = o, .ctl = ctl, .e = e, .scratch_fd = -1};
-    g.pairs.fd = -1;
+    graph_ctx g = {.src = src, .o = o, .ctl = ctl, .e = e};
+    g.pairs.fd = g.dropped.fd = -1;
     g.tmpdir = ctl && ctl->tmpdir ? ctl->tmpdir : dir;
     g.budget = ctl && ctl->mem_budget ? ctl->mem_budget : DEFAULT_BUDGET;
     g.budget = GNN_MAX(g.budget, (size_t)1 << 20);
     g.bs = o->block_size ? o->block_size : BLK_DEFAULT_SIZE;
+    g.out = (graph_out){.scratch_fd = -1, .bs = g.bs, .e = e};
+    g.eout = g.out;
     if (!blk_size_valid(g.bs))
         return gnn_seterr(e, GNNDB_RANGE, "invalid block size %u (a power of "
                           "two from 4 KiB to 16 MiB)", g.bs);
     if (o->reorder < IMP_REORDER_NONE || o->reorder > IMP_REORDER_BFS)
         return gnn_seterr(e, GNNDB_MISUSE, "unknown reorder mode %d",
                           o->reorder);
+    int want_eids = o->eid_name != NULL;
     int rc = parse_edges(&g);
+    g.eids = want_eids;
+    if (!rc) rc = check_input_edges(&g);
+    g.eids = 0;   /* a reorder's pre-build has no use for them */
     if (!rc && o->map_ids) rc = count_mapped(&g);
     if (!rc && o->reorder != IMP_REORDER_NONE) rc = reorder(&g);
-    if (!rc) rc = blkw_create(dir, name, g.bs, &g.w, e);
-    if (!rc) rc = graph_build(&g);
-    int published = 0;
-    if (!rc) {
-        blk_writer *w = g.w;
-        g.w = NULL;
-        rc = blkw_finish(w, e);
-        published = rc == GNNDB_OK;
-    }
-    if (!rc) rc = fill_result(&g, res);
+    g.eids = want_eids;
+    if (!rc) rc = build_files(&g, dir, name, res);
     if (rc) {
-        if (g.w) blkw_abort(g.w);
-        if (published) { /* the result could not be filled: take it back */
-            char path[4096];
-            snprintf(path, sizeof path, "%s/%s", dir, name);
-            unlink(path);
-        }
         imp_graph_result_free(res);
         memset(res, 0, sizeof *res);
     }
     xs_file_close(&g.pairs);
+    xs_file_close(&g.dropped);
     free(g.keys);
     free(g.raw);
     free(g.perm);
     free(g.deg);
-    free(g.sums);
-    free(g.idx_first);
-    free(g.idx_block);
+    graph_out_free(&g.out);
+    graph_out_free(&g.eout);
     return rc;
 }
 
@@ -441,7 +500,12 @@ void imp_graph_result_free(imp_graph_result *res)
     free(res->idx_block);
     free(res->i2e);
     free(res->i2r);
-    res->checksums = NULL;
+    free(res->eid_checksums);
+    free(res->eid_idx_first);
+    free(res->eid_idx_block);
+    free(res->edges_checksums);
+    res->checksums = res->eid_checksums = res->edges_checksums = NULL;
     res->idx_first = res->idx_block = NULL;
+    res->eid_idx_first = res->eid_idx_block = NULL;
     res->i2e = res->i2r = NULL;
 }

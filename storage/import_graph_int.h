@@ -14,6 +14,19 @@
 /* Parsing checks interruption and reports progress this often (edges). */
 #define CHECK_EVERY 65536
 
+/* Where the blocks of one graph file go (graph_build.c's callbacks): the
+** file, or a scratch file; their checksums and index entries kept. */
+typedef struct graph_out {
+    blk_writer *w;        /* the published file, or NULL */
+    int scratch_fd;       /* or a scratch file (the BFS pre-build), or -1 */
+    uint32_t bs;
+    gnn_err *e;
+    uint32_t *sums;
+    uint64_t nsums, sums_cap;
+    uint64_t *idx_first, *idx_block;
+    size_t n_idx, idx_cap;
+} graph_out;
+
 typedef struct graph_ctx {
     const char *src;
     const imp_graph_opts *o;
@@ -34,12 +47,11 @@ typedef struct graph_ctx {
     /* outputs of one build */
     uint32_t *deg;        /* per internal id: final in-degree */
     uint64_t edges;
-    uint32_t *sums;
-    uint64_t nsums, sums_cap;
-    uint64_t *idx_first, *idx_block;
-    size_t n_idx, idx_cap;
-    blk_writer *w;        /* the published file, or NULL */
-    int scratch_fd;       /* or a scratch file (the BFS pre-build), or -1 */
+    graph_out out;        /* the plain graph */
+    /* edge ids: set for the last build only (not for a reorder's) */
+    int eids;
+    graph_out eout;       /* the edge-id graph */
+    xs_file dropped;      /* u32 ids of edges dropped as duplicates */
 } graph_ctx;
 
 static inline int interrupted(graph_ctx *g)
@@ -81,8 +93,28 @@ static inline uint32_t rank_of(const graph_ctx *g, int64_t key)
 
 /* One build of the graph with the current permutation (graph_build.c):
 ** every node 0..n-1 gets its object, in order. Fills g->deg, g->edges, the
-** checksums and the index entries; blocks go to g->w or g->scratch_fd when
-** set. */
+** checksums and the index entries; blocks go to g->out.w or
+** g->out.scratch_fd when set. With g->eids the edge-id graph too, into
+** g->eout, and the ids of duplicates dropped into g->dropped. */
 int graph_build(graph_ctx *g);
+void graph_out_free(graph_out *o);   /* the arrays; not the writer */
+
+/* The internal ids (current order) of a parsed pair of keys. */
+static inline void pair_ids(const graph_ctx *g, const int64_t pr[2],
+                            uint32_t *u, uint32_t *v)
+{
+    *u = rank_of(g, pr[0]);
+    *v = rank_of(g, pr[1]);
+    if (g->perm) {
+        *u = g->perm[*u];
+        *v = g->perm[*v];
+    }
+}
+
+/* The edge table from the parsed pairs and g->dropped (import_edges.c),
+** published as `dir`/g->o->edges_name; its checksums into *sums (nblocks,
+** malloc'd). */
+int edge_table_build(graph_ctx *g, const char *dir, uint32_t **sums,
+                     uint64_t *nblocks, uint32_t *rows_per_block);
 
 #endif

@@ -666,6 +666,23 @@ int idx_load_split(idx_txn *t, uint64_t token, uint32_t **members,
     return GNNDB_OK;
 }
 
+/* ---- edge split members ------------------------------------------------ */
+
+int idx_put_edge_split(idx_txn *t, uint64_t token, const uint64_t *ids,
+                       uint64_t n, gnn_err *e)
+{
+    return put_chunks(t, 'T', token, ids, n, sizeof *ids, e);
+}
+
+int idx_load_edge_split(idx_txn *t, uint64_t token, uint64_t n,
+                        uint64_t **ids, gnn_err *e)
+{
+    void *a;
+    int rc = load_chunks(t, 'T', token, n, sizeof **ids, &a, e);
+    *ids = rc ? NULL : a;
+    return rc;
+}
+
 /* ---- whole tokens -------------------------------------------------------- */
 
 int idx_drop(idx_txn *t, uint64_t token, gnn_err *e)

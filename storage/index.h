@@ -8,6 +8,8 @@
 **   'R' token chunk       -> int64[<=4096] internal id -> input file row
 **   'E' token key         -> internal id   external key -> internal id
 **   'S' token chunk       -> uint32[<=4096] members of a split, ascending
+**   'T' token chunk       -> uint64[<=4096] edge ids of an edge split,
+**                            ascending
 **
 ** Integers in keys are big-endian (signed ones with the sign bit flipped)
 ** so that LMDB's byte order is numeric order. */
@@ -97,6 +99,14 @@ int idx_put_split(idx_txn *t, uint64_t token, const uint32_t *members,
                   uint64_t n, gnn_err *e);
 int idx_load_split(idx_txn *t, uint64_t token, uint32_t **members,
                    uint64_t *n, gnn_err *e);
+
+/* Edge split members: input edge ids, ascending. The catalog keeps their
+** count, so the load reads exactly n of them (GNNDB_CORRUPT when a chunk
+** is missing or short); *ids is malloc'd, the caller frees it. */
+int idx_put_edge_split(idx_txn *t, uint64_t token, const uint64_t *ids,
+                       uint64_t n, gnn_err *e);
+int idx_load_edge_split(idx_txn *t, uint64_t token, uint64_t n,
+                        uint64_t **ids, gnn_err *e);
 
 /* Delete every key of `token`. */
 int idx_drop(idx_txn *t, uint64_t token, gnn_err *e);

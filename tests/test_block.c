@@ -275,6 +275,80 @@ static void test_continuation_blocks_verify(void **state)
 }
 
 static void assert_corrupt(const uint8_t *blk, uint32_t bs, uint16_t kind,
+                           uint64_t no, const char *words);
+
+/* The packer of an edge-id graph: every block flagged, each object's ids
+** after its neighbours, a long list continued in blocks of half the
+** capacity, objects that verify and fit; the plain packer fed the same
+** lists lays out the same nodes with twice the room. */
+typedef struct packed {
+    uint8_t *blocks;      /* every block emitted, back to back */
+    uint64_t n;
+    uint32_t bs;
+} packed;
+
+static int keep_block(void *arg, const void *block, uint64_t no,
+                      uint32_t crc, gnn_err *e)
+{
+    packed *p = arg;
+    p->blocks = realloc(p->blocks, (size_t)(p->n + 1) * p->bs);
+    memcpy(p->blocks + (size_t)p->n * p->bs, block, p->bs);
+    p->n++;
+    return GNNDB_OK;
+}
+
+static void test_eid_packer_layout(void **state)
+{
+    uint32_t bs = 4096, deg[4] = {3, 1500, 0, 7};
+    uint32_t nb[1500], id[1500];
+    packed p = {NULL, 0, bs};
+    blk_graph_packer *pk;
+    gnn_err e = {0};
+    assert_int_equal(blk_graph_packer_new_eids(bs, TOKEN, keep_block, NULL, &p,
+                                               &pk, &e), GNNDB_OK);
+    assert_int_equal(blk_graph_packer_add(pk, 0, nb, 1, &e), GNNDB_INTERNAL);
+    for (uint32_t v = 0; v < 4; v++) {
+        for (uint32_t j = 0; j < deg[v]; j++) {
+            nb[j] = nbr_of(v, j);
+            id[j] = v * 10000 + j;
+        }
+        assert_int_equal(blk_graph_packer_add_eids(pk, v, nb, id, deg[v], &e),
+                         GNNDB_OK);
+    }
+    assert_int_equal(blk_graph_packer_finish(pk, NULL, &e), GNNDB_OK);
+    blk_graph_packer_free(pk);
+    uint32_t cap = blk_graph_cont_capacity_flags(bs, BLK_FLAG_EIDS);
+    assert_int_equal(cap, blk_graph_cont_capacity(bs) / 2);
+    assert_true(p.n >= 1500 / cap);   /* more blocks than a plain list needs */
+    uint32_t seen[4] = {0};
+    for (uint64_t b = 0; b < p.n; b++) {
+        uint8_t *blk = p.blocks + b * bs;
+        const blk_header *h = (const blk_header *)blk;
+        assert_int_equal(verify(blk, bs, BLK_KIND_GRAPH, b, &e), GNNDB_OK);
+        assert_true(h->flags & BLK_FLAG_EIDS);
+        for (uint32_t k = 0; k < h->count; k++) {
+            const blk_node *o = blk_graph_object(blk, k);
+            assert_true(blk_graph_object_fits(blk, k));
+            for (uint32_t j = 0; j < o->n; j++) {
+                assert_int_equal(blk_node_nbrs(o)[j], nbr_of(o->node,
+                                                             o->start + j));
+                assert_int_equal(blk_node_eids(o)[j],
+                                 o->node * 10000 + o->start + j);
+            }
+            seen[o->node] += o->n;
+        }
+    }
+    for (uint32_t v = 0; v < 4; v++) assert_int_equal(seen[v], deg[v]);
+    /* an object whose ids would run past the used bytes is caught */
+    uint8_t *blk = p.blocks + (p.n - 1) * bs;
+    blk_header *h = (blk_header *)blk;
+    blk_seal(blk, bs, BLK_KIND_GRAPH, p.n - 1, h->first_node, TOKEN, h->count,
+             h->used - 4, h->flags, 0, 0);
+    assert_corrupt(blk, bs, BLK_KIND_GRAPH, p.n - 1, "overruns");
+    free(p.blocks);
+}
+
+static void assert_corrupt(const uint8_t *blk, uint32_t bs, uint16_t kind,
                            uint64_t no, const char *words)
 {
     gnn_err e;
@@ -464,6 +538,7 @@ int main(void)
         cmocka_unit_test(test_seal_verify_round_trip_every_block_size),
         cmocka_unit_test(test_graph_objects_found_by_node),
         cmocka_unit_test(test_continuation_blocks_verify),
+        cmocka_unit_test(test_eid_packer_layout),
         cmocka_unit_test(test_flipped_byte_is_corrupt_naming_file_and_block),
         cmocka_unit_test(test_wrong_block_no_token_kind_or_size_detected),
         cmocka_unit_test(test_bad_graph_layout_detected),

@@ -182,7 +182,7 @@ static void test_new_catalog_has_schema_and_version(void **state)
     /* format_version, and schema_version: the last migration applied */
     assert_int_equal(raw_int(f->path, "SELECT count(*) FROM meta"), 2);
     assert_int_equal(raw_int(f->path, "SELECT value FROM meta WHERE key = "
-                                      "'schema_version'"), 3);
+                                      "'schema_version'"), 4);
 }
 
 /* ---- graphs -------------------------------------------------------------- */
@@ -805,6 +805,24 @@ static void test_packs_insert_get_batches_delete(void **state)
     assert_int_equal(raw_int(f->path, "SELECT count(*) FROM pack_batches"), 0);
 }
 
+/* The catalog of a format-2 library: graphs without the edge-id columns
+** (migration 4 undone). */
+static void make_format2(const char *path)
+{
+    assert_int_equal(raw_exec(path, "ALTER TABLE graphs DROP COLUMN has_eids;"
+                                    "ALTER TABLE graphs DROP COLUMN eid_file;"
+                                    "ALTER TABLE graphs DROP COLUMN eid_token;"
+                                    "ALTER TABLE graphs DROP COLUMN eid_blocks;"
+                                    "ALTER TABLE graphs DROP COLUMN "
+                                    "input_edges;"
+                                    "ALTER TABLE splits DROP COLUMN seed;"
+                                    "ALTER TABLE splits DROP COLUMN kind;"
+                                    "UPDATE meta SET value = 2 "
+                                    "WHERE key = 'format_version';"
+                                    "UPDATE meta SET value = 3 WHERE key = "
+                                    "'schema_version';"), SQLITE_OK);
+}
+
 /* A catalog made before packs existed: a writable open adds the tables, a
 ** read-only one sees no packs. */
 static void test_packs_tables_added_to_an_older_catalog(void **state)
@@ -814,6 +832,7 @@ static void test_packs_tables_added_to_an_older_catalog(void **state)
     cat_close(f->c);
     f->c = NULL;
     /* schema version 2: the catalog of a library before packs */
+    make_format2(f->path);
     assert_int_equal(raw_exec(f->path, "DROP TABLE pack_batches; "
                                        "DROP TABLE packs; UPDATE meta SET "
                                        "value = 2 WHERE key = "
@@ -834,7 +853,56 @@ static void test_packs_tables_added_to_an_older_catalog(void **state)
                                       "WHERE name IN ('packs', "
                                       "'pack_batches')"), 2);
     assert_int_equal(raw_int(f->path, "SELECT value FROM meta WHERE key = "
-                                      "'schema_version'"), 3);
+                                      "'schema_version'"), 4);
+}
+
+/* A format-2 catalog: read-only, it reads as it is (graphs without edge
+** ids, format 2 kept); writable, it is migrated to format 3, its graphs
+** still without edge ids, and a graph with them can be added. */
+static void test_format2_catalog_read_as_is_or_migrated(void **state)
+{
+    fixture *f = *state;
+    gnn_err e = {0};
+    cat_graph g = make_graph("old", 77), got;
+    assert_int_equal(cat_graph_insert(f->c, &g, &e), GNNDB_OK);
+    cat_close(f->c);
+    f->c = NULL;
+    make_format2(f->path);
+    cat_db *ro;
+    int64_t v = 0;
+    assert_int_equal(cat_open(f->path, 1, &ro, &e), GNNDB_OK);
+    assert_int_equal(cat_format_version(ro, &v, &e), GNNDB_OK);
+    assert_int_equal(v, 2);
+    memset(&got, 0x55, sizeof got);
+    assert_int_equal(cat_graph_get(ro, "old", &got, &e), GNNDB_OK);
+    assert_int_equal(got.has_eids, 0);
+    assert_int_equal(got.input_edges, 0);
+    assert_int_equal(cat_graph_need_eids(&got, "IMPORT EDGE FEATURES", &e),
+                     GNNDB_NOTFOUND);
+    assert_non_null(strstr(e.msg, "graph old has none"));
+    char **names;
+    size_t n;
+    assert_int_equal(cat_files(ro, &names, &n, &e), GNNDB_OK);
+    free(names[0]);
+    free(names);
+    cat_close(ro);
+    assert_int_equal(cat_open(f->path, 0, &f->c, &e), GNNDB_OK);
+    assert_int_equal(cat_format_version(f->c, &v, &e), GNNDB_OK);
+    assert_int_equal(v, 3);
+    assert_int_equal(cat_graph_get(f->c, "old", &got, &e), GNNDB_OK);
+    assert_int_equal(got.has_eids, 0);
+    cat_graph h = make_graph("new", 78);
+    h.has_eids = 1;
+    snprintf(h.eid_file, sizeof h.eid_file, "g-eids.blk");
+    h.eid_token = 0xfedcba9876543210ull;
+    h.eid_blocks = 4;
+    h.input_edges = 1234;
+    assert_int_equal(cat_graph_insert(f->c, &h, &e), GNNDB_OK);
+    assert_int_equal(cat_graph_get(f->c, "new", &got, &e), GNNDB_OK);
+    assert_true(got.has_eids && got.eid_token == h.eid_token);
+    assert_string_equal(got.eid_file, "g-eids.blk");
+    assert_int_equal(got.input_edges, 1234);
+    assert_int_equal(cat_graph_need_eids(&got, "x", &e), GNNDB_OK);
 }
 
 int main(void)
@@ -856,6 +924,7 @@ int main(void)
         T(test_rollback_discards_changes),
         T(test_second_writer_is_busy),
         T(test_newer_format_is_version_mismatch),
+        T(test_format2_catalog_read_as_is_or_migrated),
         T(test_garbage_file_is_corrupt),
         T(test_foreign_sqlite_db_is_not_a_catalog),
         T(test_readonly_open),

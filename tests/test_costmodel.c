@@ -355,12 +355,23 @@ static void test_profile_stored(void **state)
     assert_int_equal(cat_profile_put(c, &pr, &e), GNNDB_READONLY);
     cat_close(c);
 
-    /* a catalog of schema version 1 (no disk_profile, no schema_version):
-    ** read-only it has no profile; a writable open migrates it */
+    /* a catalog of schema version 1 (no disk_profile, no schema_version,
+    ** no edge-id or split-kind columns: format 2): read-only it has no profile; a
+    ** writable open migrates it */
     sqlite3 *db;
     assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
     assert_int_equal(sqlite3_exec(db, "DROP TABLE disk_profile; DELETE FROM "
-                                  "meta WHERE key = 'schema_version'",
+                                  "meta WHERE key = 'schema_version';"
+                                  "ALTER TABLE graphs DROP COLUMN has_eids;"
+                                  "ALTER TABLE graphs DROP COLUMN eid_file;"
+                                  "ALTER TABLE graphs DROP COLUMN eid_token;"
+                                  "ALTER TABLE graphs DROP COLUMN eid_blocks;"
+                                  "ALTER TABLE graphs DROP COLUMN "
+                                  "input_edges;"
+                                  "ALTER TABLE splits DROP COLUMN seed;"
+                                  "ALTER TABLE splits DROP COLUMN kind;"
+                                  "UPDATE meta SET value = 2 "
+                                  "WHERE key = 'format_version'",
                                   NULL, NULL, NULL), SQLITE_OK);
     sqlite3_close(db);
     assert_int_equal(cat_open(path, 1, &c, &e), GNNDB_OK);
@@ -379,7 +390,7 @@ static void test_profile_stored(void **state)
                                         "= 'schema_version'", -1, &st, NULL),
                      SQLITE_OK);
     assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    assert_int_equal(sqlite3_column_int(st, 0), 3);
+    assert_int_equal(sqlite3_column_int(st, 0), 4);
     sqlite3_finalize(st);
     sqlite3_close(db);
     tu_rmrf(dir);

@@ -17,13 +17,21 @@ newfile() {
         echo "$before" | grep -qx "$f" || echo "$f"
     done
 }
-GFILE=$(newfile "CREATE GRAPH cora FROM '$D/edges.tsv';")
+# the graph's own files: its blocks, its edge-id graph and its edge table
+"$GNNDB" "$BASE" "CREATE GRAPH cora FROM '$D/edges.tsv';" || fail "setup: CREATE GRAPH"
+cat_file() {   # cat_file SQL: one file name from the catalog
+    /usr/bin/python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute(sys.argv[2]).fetchone()[0])' \
+        "$BASE/catalog.db" "$1"
+}
+GFILE=$(cat_file "SELECT file FROM graphs")
+EFILE=$(cat_file "SELECT eid_file FROM graphs")
+TFILE=$(cat_file "SELECT file FROM tables WHERE name = '__edges'")
 FFILE=$(newfile "IMPORT FEATURES feat INTO cora FROM '$D/features.npy';")
 LFILE=$(newfile "IMPORT LABELS INTO cora FROM '$D/labels.npy';")
 # a second, small feature table: a SAMPLE without FEATURES then gathers none
 SFILE=$(newfile "IMPORT FEATURES small INTO cora FROM '$D/labels.npy';")
 "$GNNDB" "$BASE" "CREATE SPLIT train ON cora FROM '$D/train_idx.npy';" || fail setup
-for f in "$GFILE" "$FFILE" "$LFILE" "$SFILE"; do
+for f in "$GFILE" "$EFILE" "$TFILE" "$FFILE" "$LFILE" "$SFILE"; do
     [ -f "$BASE/$f" ] || fail "setup: block file '$f' not found"
 done
 "$GNNDB" -csv "$BASE" "CHECK;" | grep -q '^ok,' || fail "CHECK of the fresh database"
@@ -84,6 +92,14 @@ for off in 20 5000 $((BS - 100)); do
     expect_fail "graph block byte $off" "$ALL" "block 0 of .*$GFILE"
     expect_check "graph block byte $off" "^$GFILE,.*block 0"
 done
+
+# the edge-id graph and the edge table: node sampling does not read them,
+# CHECK names the damaged block
+fresh; flip "$DB/$EFILE" 5000
+[ "$("$GNNDB" -csv -noheader "$DB" "$TOPO")" = "$REF_TOPO" ] || fail "a damaged edge-id graph changed a node SAMPLE"
+expect_check "edge-id graph block" "^$EFILE,.*block 0"
+fresh; flip "$DB/$TFILE" 5000
+expect_check "edge table block" "^$TFILE,.*block 0"
 
 # a graph block read in pages: the damaged page (an object's) is named
 fresh; flip "$DB/$GFILE" 5000
@@ -174,7 +190,7 @@ expect_fail "catalog.db deleted" "DESCRIBE cora;" "catalog.db"
 expect_fail "catalog.db deleted" "CHECK;" "catalog.db"
 expect_fail "catalog.db deleted (read-only)" "SHOW GRAPHS;" "catalog.db" -readonly
 [ ! -e "$DB/catalog.db" ] || fail "catalog.db deleted: an open created a new one"
-for f in "$GFILE" "$FFILE" "$LFILE" "$SFILE"; do
+for f in "$GFILE" "$EFILE" "$TFILE" "$FFILE" "$LFILE" "$SFILE"; do
     [ -f "$DB/$f" ] || fail "catalog.db deleted: block file $f was removed"
 done
 echo "ok: catalog.db deleted: every block file is still there"

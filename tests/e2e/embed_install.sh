@@ -85,7 +85,7 @@ grep -q none.gnndb err.txt || fail "the error does not name the database"
 LD_LIBRARY_PATH=$PREFIX/lib ./dyn/query_rows -readonly "$DB" \
     "SHOW GRAPHS; PRAGMA format_version;" > rows.txt 2>&1 || { cat rows.txt; fail query_rows; }
 grep -q "cora" rows.txt || fail "query_rows: no graph row"
-grep -q "value=2" rows.txt || fail "query_rows: format_version: $(cat rows.txt)"
+grep -q "value=3" rows.txt || fail "query_rows: format_version: $(cat rows.txt)"
 LD_LIBRARY_PATH=$PREFIX/lib ./static/query_rows -readonly "$DB" \
     "DROP GRAPH cora;" > rows.txt 2>&1 && fail "a write on a read-only handle"
 grep -qi "read-only" rows.txt || fail "query_rows: $(cat rows.txt)"

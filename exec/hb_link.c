@@ -1,0 +1,180 @@
+/* hb_link.c — the executor's side of an edge-seeded SAMPLE: loading the
+** seed edges (their ids order the epochs as node ids do, so SHUFFLE,
+** PARTITION and the hyperbatch need nothing new), starting each mini-batch
+** from its positives' and negatives' endpoints, and finishing its link
+** fields. The rules themselves are link.c's. */
+#include "exec_int.h"
+#include "edge_split.h"
+#include "edge_table.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* EXCLUDE SPLIT: a bit per input edge of every excluded split. */
+static int load_excluded(hb_exec *x, gnn_err *e)
+{
+    plan *p = x->p;
+    if (!p->nexclude) return GNNDB_OK;
+    uint64_t nbits = (uint64_t)p->graph.input_edges;
+    x->link.excluded = calloc(nbits / 64 + 1, 8);
+    if (!x->link.excluded)
+        return gnn_seterr(e, GNNDB_NOMEM, "out of memory for EXCLUDE SPLIT");
+    for (size_t i = 0; i < p->nexclude; i++) {
+        uint64_t *ids;
+        size_t n;
+        int rc = edge_split_load(x->db, &p->graph, p->exclude[i].name, &ids,
+                                 &n, e);
+        if (rc) return rc;
+        for (size_t k = 0; k < n; k++)
+            if (ids[k] < nbits) x->link.excluded[ids[k] >> 6] |= 1ull << (ids[k] & 63);
+        free(ids);
+    }
+    x->link.spec.excluded = x->link.excluded;
+    x->link.spec.nexcluded = nbits;
+    return GNNDB_OK;
+}
+
+/* The seed edges: ids (as the seed set orders them) and endpoints. */
+static int load_edges(hb_exec *x, gnn_err *e)
+{
+    plan *p = x->p;
+    lk_seeds *sd = &x->link.seeds;
+    uint64_t *ids;
+    size_t n;
+    int rc = edge_split_load(x->db, &p->graph, p->edge_split.name, &ids, &n,
+                             e);
+    if (rc) return rc;
+    sd->eid = malloc((n + 1) * 4);
+    sd->src = malloc((n + 1) * 4);
+    sd->dst = malloc((n + 1) * 4);
+    x->seeds.ids = malloc((n + 1) * 4);
+    if (!sd->eid || !sd->src || !sd->dst || !x->seeds.ids) {
+        free(ids);
+        return gnn_seterr(e, GNNDB_NOMEM, "out of memory loading %zu seed "
+                          "edges", n);
+    }
+    rc = edt_endpoints(x->db, &p->graph, ids, n, sd->src, sd->dst, e);
+    for (size_t i = 0; i < n && !rc; i++) {
+        if (sd->src[i] == UINT32_MAX || ids[i] >= UINT32_MAX)
+            rc = gnn_seterr(e, GNNDB_CORRUPT, "edge split %s names edge %llu, "
+                            "which graph %s does not store",
+                            p->edge_split.name, (unsigned long long)ids[i],
+                            p->graph.name);
+        sd->eid[i] = x->seeds.ids[i] = (uint32_t)ids[i];
+    }
+    free(ids);
+    sd->n = n;
+    x->seeds.n = (int64_t)n;
+    return rc;
+}
+
+int hb_link_open(hb_exec *x, gnn_err *e)
+{
+    plan *p = x->p;
+    lk_spec *sp = &x->link.spec;
+    sp->mode = p->neg_mode;
+    sp->k = p->negative;
+    sp->strict = p->neg_strict;
+    sp->exclude_seeds = p->exclude_seeds;
+    sp->seed = p->seed;
+    sp->nodes = (uint32_t)p->graph.nodes;
+    if (sp->k && p->graph.nodes < 1)
+        return gnn_seterr(e, GNNDB_RANGE, "graph %s has no nodes to draw "
+                          "negatives from", p->graph.name);
+    int rc = load_edges(x, e);
+    if (!rc) rc = load_excluded(x, e);
+    return rc;
+}
+
+void hb_link_close(hb_exec *x)
+{
+    lk_seeds_free(&x->link.seeds);
+    free(x->link.excluded);
+    x->link.excluded = NULL;
+}
+
+/* STRICT over the round's mini-batches: redraw negatives that are edges. */
+static int strict_round(hb_exec *x, gnn_err *e)
+{
+    lk_batch **bs = malloc(((size_t)x->nb + 1) * sizeof *bs);
+    int64_t *ep = malloc(((size_t)x->nb + 1) * 16);
+    int rc = GNNDB_OK;
+    if (!bs || !ep) {
+        rc = gnn_seterr(e, GNNDB_NOMEM, "out of memory checking negatives");
+    } else {
+        int64_t *bn = ep + x->nb;
+        for (int i = 0; i < x->nb; i++) {
+            bs[i] = &x->hb[i].lk;
+            ep[i] = x->hb[i].epoch;
+            bn[i] = x->hb[i].batch;
+        }
+        lk_graph g = {x->gpool, x->gf, x->idx_first, x->idx_block, x->nidx,
+                      (uint64_t)x->p->topo.graph_blocks};
+        rc = lk_strict(&x->link.spec, &g, bs, ep, bn, (size_t)x->nb, e);
+    }
+    free(bs);
+    free(ep);
+    return rc;
+}
+
+int hb_link_seed_round(hb_exec *x, const uint32_t *order, gnn_err *e)
+{
+    plan *p = x->p;
+    int rc;
+    for (int i = 0; i < x->nb; i++) {
+        hb_batch *b = &x->hb[i];
+        int64_t lo = b->batch * p->batch;
+        int64_t hi = GNN_MIN(lo + p->batch, p->nseeds);
+        if ((rc = lk_batch_fill(&x->link.spec, &x->link.seeds, order, lo, hi,
+                                b->epoch, b->batch, &b->lk, e)))
+            return rc;
+    }
+    if (x->link.spec.strict && x->link.spec.k && (rc = strict_round(x, e)))
+        return rc;
+    for (int i = 0; i < x->nb; i++) {
+        hb_batch *b = &x->hb[i];
+        if ((rc = lk_endpoints(&b->lk, e))) return rc;
+        if (hb_nmap_reset(&b->map, b->lk.nends, b->nodes, b->map.n))
+            return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
+        /* the endpoints ascending: each one's local index is its rank,
+        ** which lk_finish relies on */
+        for (size_t k = 0; k < b->lk.nends; k++) {
+            uint32_t local;
+            if (hb_add_node(b, b->lk.ends[k], &local))
+                return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
+        }
+        b->nsn[0] = (int64_t)b->nn;
+        b->nseeds = (int64_t)b->nn;
+    }
+    return GNNDB_OK;
+}
+
+int hb_link_finish(hb_exec *x, hb_batch *b, gnn_err *e)
+{
+    const plan *p = x->p;
+    gnndb_batch_view *v = &b->view;
+    if (p->eids) {
+        if (hb_grow((void **)&b->e_id, &b->cap_out_eid, b->ne + 1,
+                    sizeof *b->e_id))
+            return gnn_seterr(e, GNNDB_NOMEM, "out of memory finishing "
+                              "batches");
+        for (size_t k = 0; k < b->ne; k++) b->e_id[k] = b->eid[k];
+        v->e_id = b->e_id;
+    }
+    if (!p->link) return GNNDB_OK;
+    lk_batch *l = &b->lk;
+    int rc = lk_finish(&x->link.spec, l, e);
+    if (rc) return rc;
+    if (p->neg_mode == AST_NEG_TRIPLET) {
+        v->num_pos = (int64_t)l->npos;
+        v->num_neg = p->negative;
+        v->src_index = l->src_index;
+        v->dst_pos_index = l->dst_pos_index;
+        v->dst_neg_index = l->dst_neg_index;
+    } else {
+        v->num_label_edges = (int64_t)(l->npos + l->nneg);
+        v->edge_label_index = l->label_index;
+        v->edge_label = l->label;
+    }
+    return GNNDB_OK;
+}
