@@ -86,4 +86,8 @@ def build_link_db(cora, tmp):
             "IMPORT FEATURES feat INTO dir FROM %s;" % c("features.npy") +
             "IMPORT EDGE FEATURES w INTO dir FROM %s;" % f("efd.npy") +
             "CREATE EDGE SPLITS dtrain, dtest ON dir RANDOM 0.9, 0.1 SEED 3;")
+        info = dict(conn.execute("DESCRIBE und;"))
+    # the edge splits' sizes, as DESCRIBE reports them
+    d.split_size = {k[len("edge_split."):]: int(v) for k, v in info.items()
+                    if k.startswith("edge_split.") and k.count(".") == 1}
     return d

@@ -28,9 +28,17 @@ def label_pairs(b):
     return b.n_id[b.src_index], b.n_id[b.dst_pos_index]
 
 
+def num_pos(b):
+    """B, the batch's seed edges: num_pos with TRIPLET; the engine leaves
+    num_pos and num_neg 0 in a binary batch, whose edge_label counts them."""
+    if b.edge_label is not None:
+        return int((b.edge_label == 1).sum())
+    return b.num_pos
+
+
 def positives(b):
     s, d = label_pairs(b)
-    k = b.num_pos
+    k = num_pos(b)
     return s[:k], d[:k]
 
 
@@ -50,7 +58,10 @@ def check_common(link, b, k):
         assert a.shape == shape and a.dtype == dtype, name
     assert b.x.shape == (n, link.cora.x.shape[1]) and b.x.dtype == np.float32
     np.testing.assert_array_equal(b.x, link.cora.x[b.n_id])
-    assert b.num_neg == k
+    if b.src_index is not None:
+        assert b.num_neg == k
+    else:
+        assert b.num_label_edges == (k + 1) * num_pos(b)
     # n_id starts with the distinct endpoints of every labelled pair,
     # ascending (user id = internal id here); hops follow as node sampling
     # orders them.
@@ -77,7 +88,7 @@ def test_binary_batch_fields(link):
     seen = []
     for b in bs:
         check_common(link, b, 2)
-        B = b.num_pos
+        B = num_pos(b)
         L = 3 * B
         assert b.num_label_edges == L
         assert b.edge_label_index.shape == (2, L)
@@ -102,13 +113,19 @@ def test_binary_batch_fields(link):
     # one epoch: each training edge once, none of valid's or test's
     seen = np.concatenate(seen)
     assert len(bs) == -(-len(seen) // 256)
-    assert abs(len(seen) - 0.85 * len(link.pairs)) <= 1
+    assert len(seen) == link.split_size["train"]
     assert len(seen) == len(np.unique(seen))
     other = np.concatenate([
         np.concatenate([link.und_ids(*positives(b)) for b in run(
             link, "SAMPLE 1 FROM und EDGES %s BATCH 512 NEGATIVE 1 SEED 1;"
             % s)]) for s in ("valid", "test")])
     assert len(np.intersect1d(seen, other)) == 0
+    assert len(other) == link.split_size["valid"] + link.split_size["test"]
+    # RANDOM draws each edge's split, so the sizes are near the fractions
+    # (within 4 standard deviations) and cover every edge
+    for name, f in (("train", 0.85), ("valid", 0.05), ("test", 0.10)):
+        sd = (len(link.pairs) * f * (1 - f)) ** 0.5
+        assert abs(link.split_size[name] - f * len(link.pairs)) < 4 * sd
     assert len(seen) + len(other) == len(link.pairs)
 
 
@@ -186,7 +203,7 @@ def test_negatives_are_uniform(link, mode):
     srcs, dsts = [], []
     for b in run(link, sql):
         s, d = label_pairs(b)
-        B = b.num_pos
+        B = num_pos(b)
         assert b.num_label_edges == 11 * B
         srcs.append(s[B:])
         dsts.append(d[B:])
@@ -214,7 +231,7 @@ def test_triplet(link, k):
             assert a.dtype == np.int64
         s, d = b.n_id[b.src_index], b.n_id[b.dst_pos_index]
         assert (link.und_ids(s, d) >= 0).all()
-    assert abs(sum(b.num_pos for b in bs) - 0.85 * len(link.pairs)) <= 1
+    assert sum(b.num_pos for b in bs) == link.split_size["train"]
 
 
 @pytest.mark.parametrize("graph", ["und", "dir"])
@@ -224,7 +241,8 @@ def test_edge_features_are_the_rows_of_e_id(link, graph):
     sql = ("SAMPLE 10,10 FROM %s EDGES %s BATCH 300 NEGATIVE 1 EXCLUDE SEEDS "
            "EDGE FEATURES w SHUFFLE SEED 6;" % (graph, split))
     for b in run(link, sql):
-        assert b.x is None
+        # x: the graph's only feature table, the default
+        np.testing.assert_array_equal(b.x, link.cora.x[b.n_id])
         assert b.edge_attr_dim == EDGE_DIM
         assert b.edge_attr.shape == (b.num_edges, EDGE_DIM)
         assert b.edge_attr.dtype == np.float32
