@@ -560,6 +560,8 @@ static int plan_pools(gnndb *db, plan *p, gnn_err *e)
     int64_t fbs = p->has_feat ? p->feat.block_size : 0;
     if (p->has_labels && (int64_t)p->labels.block_size > fbs)
         fbs = p->labels.block_size;
+    if (p->has_efeat && (int64_t)p->efeat.block_size > fbs)
+        fbs = p->efeat.block_size;
     int64_t share = GNN_MIN(p->memory_limit / 8, (int64_t)64 << 20);
     p->graph_frames = (size_t)GNN_MAX(4, share / gbs);
     p->graph_frames = (size_t)GNN_MIN((int64_t)p->graph_frames,
@@ -567,7 +569,8 @@ static int plan_pools(gnndb *db, plan *p, gnn_err *e)
     p->graph_pool_bytes = (int64_t)p->graph_frames * gbs;
     if (fbs) {
         int64_t fblocks = (p->has_feat ? p->feat.nblocks : 0) +
-                          (p->has_labels ? p->labels.nblocks : 0);
+                          (p->has_labels ? p->labels.nblocks : 0) +
+                          (p->has_efeat ? p->efeat.nblocks : 0);
         p->feat_frames = (size_t)GNN_MAX(4, share / fbs);
         p->feat_frames = (size_t)GNN_MIN((int64_t)p->feat_frames,
                                          GNN_MAX(4, fblocks));

@@ -229,7 +229,7 @@ struct hb_exec {
     io_backend *io;
     bp_pool *gpool;          /* graph blocks */
     bp_pool *fpool;          /* feature and label blocks */
-    blk_file *gf, *ff, *lf;
+    blk_file *gf, *ff, *lf, *ef;  /* graph, features, labels, edge features */
     uint64_t *idx_first, *idx_block;
     size_t nidx;
     uint32_t cont_cap;
@@ -323,6 +323,9 @@ void hb_gather_close(hb_exec *x);
 /* Copy the feature rows of every node and the labels of every seed of the
 ** hyperbatch into each mini-batch's x and y. */
 int hb_gather(hb_exec *x, gnn_err *e);
+/* Copy the EDGE FEATURES row of every sampled edge of the hyperbatch
+** into its mini-batch's edge_attr (gather_edges.c), block by block. */
+int hb_gather_edges(hb_exec *x, gnn_err *e);
 /* One feature row of table t, as stored, into float32 dst: float16 rows
 ** widened, float32 copied; with `stream`, as gnn_copy_stream (the caller
 ** then calls gnn_copy_stream_done). The row cache keeps rows as stored. */

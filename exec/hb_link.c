@@ -161,6 +161,10 @@ int hb_link_finish(hb_exec *x, hb_batch *b, gnn_err *e)
         for (size_t k = 0; k < b->ne; k++) b->e_id[k] = b->eid[k];
         v->e_id = b->e_id;
     }
+    if (p->has_efeat) {
+        v->edge_attr = b->edge_attr;
+        v->edge_attr_dim = p->efeat.dim;
+    }
     if (!p->link) return GNNDB_OK;
     lk_batch *l = &b->lk;
     int rc = lk_finish(&x->link.spec, l, e);
