@@ -81,6 +81,12 @@ DATA=$ROOT/bench/data/s$SCALE-e$EF-d$DIM
 mkdir -p "$DATA"
 log() { echo "== $*" >&2; }
 
+# a database from before edge ids (no link row possible) is imported again
+if [ -f "$DATA/done" ] &&
+   ! "$B/gnndb" "$DATA/g.gnndb" "DESCRIBE g;" 2>/dev/null | grep -q '^edge_ids|1$'; then
+    log "$DATA/g.gnndb predates edge ids: importing it again"
+    rm -f "$DATA/done"
+fi
 if [ ! -f "$DATA/done" ]; then
     log "generating R-MAT scale $SCALE, edge factor $EF, dim $DIM into $DATA"
     "$B/bench/gen" --scale $SCALE --edge-factor $EF --seed 1 \
@@ -143,6 +149,20 @@ drop_caches
 H1=$("$B/bench/bench_sample" "$DB" "PRAGMA memory_limit='$LIMIT'; $SQL HYPERBATCH 1 LIMIT $NB_1;") || exit 1
 log "gnndb in-memory work, one thread"
 ONE=$("$B/bench/bench_sample" "$DB" "PRAGMA memory_limit='$LIMIT'; PRAGMA threads = 1; $SQL LIMIT $NB_HB;") || exit 1
+
+# The link row: edge-seeded batches (SAMPLE ... EDGES) of 1024 seed edges,
+# one negative each, their seed edges excluded from the neighbourhoods, at
+# the planner's H under the same memory_limit, two whole rounds of it. The
+# seed edges: a random thousandth of the graph's edges (an edge split).
+"$B/gnndb" "$DB" "DROP SPLIT lp_train ON g;" > /dev/null 2>&1
+"$B/gnndb" "$DB" "CREATE EDGE SPLITS lp_train ON g RANDOM 0.001 SEED 1;" > /dev/null || exit 1
+LSQL="SAMPLE 10,10,10 FROM g FEATURES feat EDGES lp_train BATCH 1024 NEGATIVE 1 EXCLUDE SEEDS SHUFFLE SEED 1"
+H_LINK=$("$B/gnndb" "$DB" "PRAGMA memory_limit='$LIMIT'; EXPLAIN $LSQL;" |
+    sed -n 's/^HYPERBATCH \([0-9]*\).*/\1/p' | head -1)
+NB_LINK=$((2 * ${H_LINK:-8}))
+log "gnndb link batches, the planner's HYPERBATCH $H_LINK ($NB_LINK mini-batches, memory_limit $LIMIT)"
+drop_caches
+LK=$("$B/bench/bench_sample" "$DB" "PRAGMA memory_limit='$LIMIT'; $LSQL LIMIT $NB_LINK;") || exit 1
 
 # Packs (offline sampling, as DiskGNN): the same $NB_HB mini-batches stored
 # with INTO PACK (time and size on disk), then streamed back with SCAN PACK
@@ -219,6 +239,7 @@ printf "%-28s %10s %14s %14s %12s %10s\n" configuration batches/s "sampled edges
 row "gnndb planner's H=$(field "$HB" hyperbatch)" "$HB"
 row "gnndb HYPERBATCH 1" "$H1"
 row "gnndb SCAN PACK" "$PK"
+row "gnndb link H=$(field "$LK" hyperbatch)" "$LK"
 row "mmap baseline" "$MM"
 printf "%-28s %10s %14s %14s %12s %10s\n" "fio seq O_DIRECT 1 MiB" "" "" "" "" "$FIO"
 echo "every system at this budget, each in a cgroup of $LIMIT (bench/sweep.py):"
@@ -235,6 +256,7 @@ echo "$CACHE"
 echo "$PK_BUILD $PK_BYTES $(field "$PK" batches_per_s) $(field "$HB" batches_per_s)" | awk '{
     printf "PACK build_s=%s bytes=%s pack_batches_per_s=%s online_batches_per_s=%s speedup=%.2f\n",
         $1, $2, $3, $4, ($4 > 0) ? $3 / $4 : 0 }'
+echo "LINK batches_per_s=$(field "$LK" batches_per_s) hyperbatch=$(field "$LK" hyperbatch) batches=$(field "$LK" batches) node_batches_per_s=$(field "$HB" batches_per_s) (SAMPLE 10,10,10 EDGES, BATCH 1024 seed edges, NEGATIVE 1, EXCLUDE SEEDS)"
 awk -v hbb="$(field "$HB" bytes_read)" -v hbn="$(field "$HB" batches)" \
     -v h1b="$(field "$H1" bytes_read)" -v h1n="$(field "$H1" batches)" \
     -v hbs="$(field "$HB" seconds)" -v hbw="$(field "$HB" spill_written)" \

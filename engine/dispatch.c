@@ -130,13 +130,18 @@ static void report_progress(gnndb_stmt *st, int64_t total)
 static const char *const sample_cols[] = {
     "epoch", "batch", "seeds", "nodes", "edges", "feature_bytes", "digest",
     NULL};
+/* A link batch's row adds its labelled pairs: seed edges and negatives. */
+static const char *const link_cols[] = {
+    "epoch", "batch", "seeds", "nodes", "edges", "feature_bytes",
+    "positives", "negatives", "digest", NULL};
 
 /* The batch just handed out as the statement's one row, for gnndb_exec and
-** the column accessors. Returns GNNDB_BATCH. */
+** the shell. */
 static int batch_row(gnndb_stmt *st, const gnndb_batch_view *v, gnn_err *e)
 {
+    int link = v->edge_label_index || v->src_index;
     rs_free(st->rs);
-    st->rs = rs_new(7, sample_cols);
+    st->rs = link ? rs_new(9, link_cols) : rs_new(7, sample_cols);
     if (!st->rs || rs_row(st->rs)) goto nomem;
     rs_int(st->rs, v->epoch);
     rs_int(st->rs, v->batch);
@@ -144,6 +149,16 @@ static int batch_row(gnndb_stmt *st, const gnndb_batch_view *v, gnn_err *e)
     rs_int(st->rs, v->num_nodes);
     rs_int(st->rs, v->num_edges);
     rs_int(st->rs, v->num_nodes * v->x_dim * 4);
+    if (link && v->src_index) {
+        rs_int(st->rs, v->num_pos);
+        rs_int(st->rs, v->num_pos * v->num_neg);
+    } else if (link) {
+        int64_t pos = 0;
+        for (int64_t i = 0; i < v->num_label_edges; i++)
+            pos += v->edge_label[i] > 0.5f;
+        rs_int(st->rs, pos);
+        rs_int(st->rs, v->num_label_edges - pos);
+    }
     if (rs_textf(st->rs, "%016" PRIx64, v->digest)) goto nomem;
     st->row = 1;
     return GNNDB_BATCH;

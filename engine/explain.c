@@ -332,9 +332,41 @@ static int hop_lines(const plan *p, const hb_stats *st, const cm_est *est,
     return err;
 }
 
+/* An edge-seeded SAMPLE's leaf: its seed edges, negatives and what it
+** excludes, and the endpoints its hops start from. */
+static int link_lines(const plan *p, int d, rowset *rs)
+{
+    static const char *const modes[] = {"source kept, destination drawn",
+                                        "both ends drawn (PAIRS)",
+                                        "TRIPLET, destinations drawn"};
+    char ex[300] = "";
+    size_t o = 0;
+    if (p->exclude_seeds)
+        o += (size_t)snprintf(ex + o, sizeof ex - o, "; excludes its seeds");
+    for (size_t i = 0; i < p->nexclude && o < sizeof ex; i++)
+        o += (size_t)snprintf(ex + o, sizeof ex - o, "%s%s",
+                              i ? ", " : "; excludes split ",
+                              p->exclude[i].name);
+    int err = line(rs, d, "-> scan edges %s: %" PRId64 " seed edges, BATCH %"
+                   PRId64 ", %s order%s", p->edge_split.name, p->nseeds,
+                   p->batch, p->shuffle ? "shuffled" : "ascending", ex);
+    if (p->negative)
+        err |= line(rs, d + 1, "negatives: %" PRId64 " per seed edge, %s%s",
+                    p->negative, modes[p->neg_mode],
+                    p->neg_strict ? ", STRICT (none is an edge)" : "");
+    err |= line(rs, d + 1, "endpoints: at most %" PRId64 " per mini-batch, "
+                "the hops' seeds", plan_seed_nodes(p));
+    if (p->part_count > 1)
+        err |= line(rs, d + 1, "partition %" PRId64 " of %" PRId64
+                    ": this rank's share of %" PRId64 " seed edges per "
+                    "epoch", p->part_rank, p->part_count, p->nseeds_all);
+    return err;
+}
+
 /* The scan of the seeds at depth d, the leaf of the tree. */
 static int scan_lines(const plan *p, int d, rowset *rs)
 {
+    if (p->link) return link_lines(p, d, rs);
     int err = 0;
     const char *src = p->seeds_kind == AST_SEEDS_SPLIT ? "split"
                       : p->seeds_kind == AST_SEEDS_LIST ? "list" : "all nodes";

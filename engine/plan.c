@@ -186,7 +186,9 @@ static double reads_per_batch(const plan *p, double s, double h)
 ** read back: its rows, sorted (4 bytes a node), and its seeds' labels. */
 static double spill_record_bytes(const plan *p, double nodes)
 {
-    return nodes * 4.0 + (double)p->batch * 16.0;
+    double link = p->link ? (double)p->batch * (1.0 + (double)p->negative) * 24.0
+                          : 0.0;
+    return nodes * 4.0 + (double)p->batch * 16.0 + link;
 }
 
 static double spill_round(const plan *p, double nodes, double g, double *s,
@@ -219,8 +221,9 @@ static void plan_spill(gnndb *db, plan *p, int64_t cap, int64_t fit)
     nodes = fmin(nodes * 1.1, (double)p->nodes_bound);
     edges = fmin(edges * 1.1, (double)p->edges_bound);
     double rowbytes = (double)plan_x_row_bytes(p);
-    p->run_bytes_est = nodes * (16.0 + rowbytes) + edges * 16.0;
-    p->spill_topo_est = nodes * 8.0 + edges * 16.0;
+    double eb = (double)(p->eids ? 24 : 16);
+    p->run_bytes_est = nodes * (16.0 + rowbytes) + edges * eb;
+    p->spill_topo_est = nodes * 8.0 + edges * eb;
     p->hyperbatch_inmem = fit;
     p->cost_inmem = reads_per_batch(p, (double)fit, (double)fit);
     double staged = (double)p->staged_bytes;
@@ -257,9 +260,9 @@ static void plan_spill(gnndb *db, plan *p, int64_t cap, int64_t fit)
                (db->pragma.spill == GNN_SPILL_AUTO && p->has_feat &&
                 fit < cap && g > fit &&
                 (p->hyperbatch_asked > fit || p->cost_spill < p->cost_inmem));
-    /* a spilled run holds a node batch's arrays only: batches carrying
-    ** edge ids or link labels stay in memory */
-    if (p->eids) want = 0;
+    /* a spilled run holds n_id, edge_index, e_id and node rows: batches
+    ** with EDGE FEATURES stay in memory */
+    if (p->has_efeat) want = 0;
     /* a run read back must fit: the mini-batch handed out is held whole */
     if (!want || p->run_bytes_est > staged - (double)g * (double)p->batch * 16)
         return;
@@ -560,6 +563,8 @@ static int plan_pools(gnndb *db, plan *p, gnn_err *e)
     int64_t fbs = p->has_feat ? p->feat.block_size : 0;
     if (p->has_labels && (int64_t)p->labels.block_size > fbs)
         fbs = p->labels.block_size;
+    if (p->has_efeat && (int64_t)p->efeat.block_size > fbs)
+        fbs = p->efeat.block_size;
     int64_t share = GNN_MIN(p->memory_limit / 8, (int64_t)64 << 20);
     p->graph_frames = (size_t)GNN_MAX(4, share / gbs);
     p->graph_frames = (size_t)GNN_MIN((int64_t)p->graph_frames,
@@ -567,7 +572,8 @@ static int plan_pools(gnndb *db, plan *p, gnn_err *e)
     p->graph_pool_bytes = (int64_t)p->graph_frames * gbs;
     if (fbs) {
         int64_t fblocks = (p->has_feat ? p->feat.nblocks : 0) +
-                          (p->has_labels ? p->labels.nblocks : 0);
+                          (p->has_labels ? p->labels.nblocks : 0) +
+                          (p->has_efeat ? p->efeat.nblocks : 0);
         p->feat_frames = (size_t)GNN_MAX(4, share / fbs);
         p->feat_frames = (size_t)GNN_MIN((int64_t)p->feat_frames,
                                          GNN_MAX(4, fblocks));

@@ -88,6 +88,8 @@ typedef struct hb_sbatch {   /* a spilled mini-batch (hb_spill.c) */
     uint32_t *srows;         /* its nodes by row, ascending (until gathered) */
     uint64_t *yrows;         /* its seeds: (row << 32 | local), ascending */
     int64_t *y;              /* their labels, local order */
+    int64_t *lk_words;       /* a link batch's label arrays (lk_finish) */
+    size_t npos, nneg;
     struct spill_run *run;   /* topology, then rows as blocks arrived */
 } hb_sbatch;
 
@@ -229,7 +231,7 @@ struct hb_exec {
     io_backend *io;
     bp_pool *gpool;          /* graph blocks */
     bp_pool *fpool;          /* feature and label blocks */
-    blk_file *gf, *ff, *lf;
+    blk_file *gf, *ff, *lf, *ef;  /* graph, features, labels, edge features */
     uint64_t *idx_first, *idx_block;
     size_t nidx;
     uint32_t cont_cap;
@@ -323,6 +325,9 @@ void hb_gather_close(hb_exec *x);
 /* Copy the feature rows of every node and the labels of every seed of the
 ** hyperbatch into each mini-batch's x and y. */
 int hb_gather(hb_exec *x, gnn_err *e);
+/* Copy the EDGE FEATURES row of every sampled edge of the hyperbatch
+** into its mini-batch's edge_attr (gather_edges.c), block by block. */
+int hb_gather_edges(hb_exec *x, gnn_err *e);
 /* One feature row of table t, as stored, into float32 dst: float16 rows
 ** widened, float32 copied; with `stream`, as gnn_copy_stream (the caller
 ** then calls gnn_copy_stream_done). The row cache keeps rows as stored. */
@@ -359,10 +364,20 @@ void hbs_close(hb_exec *x);
 ** the spill area, as x->sp.build, within staged_bytes less x->bg.reserve. */
 int hbs_build(hb_exec *x, gnn_err *e);
 /* Where a run's sections start, for a mini-batch of nn nodes, ne edges:
-** n_id (8 bytes a node), edge_index (16 an edge), the local index of each
-** node by row and the rows themselves (4 each), then the feature rows. */
-static inline size_t hbs_off_perm(size_t nn, size_t ne) { return nn * 8 + ne * 16; }
-static inline size_t hbs_off_rows(size_t nn, size_t ne) { return nn * 16 + ne * 16; }
+** n_id (8 bytes a node), edge_index (16 an edge), e_id when the batches
+** carry edge ids (8 an edge: `eb` is 24 then, else 16), the local index
+** of each node by row and the rows themselves (4 each), then the feature
+** rows. */
+static inline size_t hbs_off_perm(size_t nn, size_t ne, size_t eb)
+{
+    return nn * 8 + ne * eb;
+}
+static inline size_t hbs_off_rows(size_t nn, size_t ne, size_t eb)
+{
+    return nn * 16 + ne * eb;
+}
+/* Bytes an edge takes in a run of plan p. */
+static inline size_t hbs_edge_bytes(const plan *p) { return p->eids ? 24 : 16; }
 /* The first i with a[i] >= key in ascending a[0..n). */
 size_t hbs_lower_u32(const uint32_t *a, size_t n, uint64_t key);
 /* Free a round's records and runs. */
@@ -391,6 +406,10 @@ int hb_link_open(hb_exec *x, gnn_err *e);
 void hb_link_close(hb_exec *x);
 int hb_link_seed_round(hb_exec *x, const uint32_t *order, gnn_err *e);
 int hb_link_finish(hb_exec *x, hb_batch *b, gnn_err *e);
+/* Point v's link fields at label arrays laid out as lk_finish lays them
+** in `words`, for npos seed edges and nneg negatives. */
+void hb_link_view(const plan *p, gnndb_batch_view *v, int64_t *words,
+                  size_t npos, size_t nneg);
 
 /* 1 when `dir` is empty, 0 when not, -errno on failure. */
 int hb_dir_empty(const char *dir);

@@ -216,6 +216,10 @@ int hb_gather_open(hb_exec *x, gnn_err *e)
         if ((rc = db_open_table(x->db, &p->labels, 3, &x->lf, e))) return rc;
         if (p->labels.block_size > frame) frame = p->labels.block_size;
     }
+    if (p->has_efeat) {
+        if ((rc = db_open_table(x->db, &p->efeat, 4, &x->ef, e))) return rc;
+        if (p->efeat.block_size > frame) frame = p->efeat.block_size;
+    }
     if (!frame) return GNNDB_OK;
     x->gat.fgran.mode = p->read_granularity;
     x->gat.fgran.pr = &p->profile;
@@ -263,6 +267,8 @@ void hb_gather_close(hb_exec *x)
     if (x->fpool) bp_close(x->fpool);
     if (x->ff) blkf_close(x->ff);
     if (x->lf) blkf_close(x->lf);
+    if (x->ef) blkf_close(x->ef);
+    x->ef = NULL;
     free(gs->gitems);
     gran_free(&gs->fgran);
     x->fpool = NULL;
@@ -490,5 +496,5 @@ int hb_gather(hb_exec *x, gnn_err *e)
     if (p->has_labels && (rc = gather_table(x, &p->labels, x->lf, 1,
                                             &x->st.gather, e)))
         return rc;
-    return GNNDB_OK;
+    return p->has_efeat ? hb_gather_edges(x, e) : GNNDB_OK;
 }

@@ -161,20 +161,30 @@ int hb_link_finish(hb_exec *x, hb_batch *b, gnn_err *e)
         for (size_t k = 0; k < b->ne; k++) b->e_id[k] = b->eid[k];
         v->e_id = b->e_id;
     }
+    if (p->has_efeat) {
+        v->edge_attr = b->edge_attr;
+        v->edge_attr_dim = p->efeat.dim;
+    }
     if (!p->link) return GNNDB_OK;
     lk_batch *l = &b->lk;
     int rc = lk_finish(&x->link.spec, l, e);
-    if (rc) return rc;
+    if (!rc) hb_link_view(p, v, l->label_index, l->npos, l->nneg);
+    return rc;
+}
+
+void hb_link_view(const plan *p, gnndb_batch_view *v, int64_t *words,
+                  size_t npos, size_t nneg)
+{
     if (p->neg_mode == AST_NEG_TRIPLET) {
-        v->num_pos = (int64_t)l->npos;
+        v->num_pos = (int64_t)npos;
         v->num_neg = p->negative;
-        v->src_index = l->src_index;
-        v->dst_pos_index = l->dst_pos_index;
-        v->dst_neg_index = l->dst_neg_index;
+        v->src_index = words;
+        v->dst_pos_index = words + npos;
+        v->dst_neg_index = words + 2 * npos;
     } else {
-        v->num_label_edges = (int64_t)(l->npos + l->nneg);
-        v->edge_label_index = l->label_index;
-        v->edge_label = l->label;
+        size_t L = npos + nneg;
+        v->num_label_edges = (int64_t)L;
+        v->edge_label_index = words;
+        v->edge_label = (const float *)(words + 2 * L);
     }
-    return GNNDB_OK;
 }

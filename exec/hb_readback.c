@@ -76,7 +76,7 @@ static int arrival_order(hb_exec *x, hb_sbatch *s, const unsigned char *buf,
 {
     hb_readback *rb = &x->rb;
     size_t nn = s->nn;
-    const uint32_t *perm = (const uint32_t *)(buf + hbs_off_perm(nn, s->ne));
+    const uint32_t *perm = (const uint32_t *)(buf + hbs_off_perm(nn, s->ne, hbs_edge_bytes(x->p)));
     const uint32_t *srows = perm + nn;
     size_t words = nn / 64 + 1;
     if (hb_grow((void **)&rb->ord, &rb->capord, nn + 1, sizeof *rb->ord) ||
@@ -108,7 +108,7 @@ static int order_in_place(hb_exec *x, hb_sbatch *s, unsigned char *buf,
 {
     hb_readback *rb = &x->rb;
     size_t nn = s->nn, rowbytes = plan_x_row_bytes(x->p);
-    unsigned char *rows = buf + hbs_off_rows(nn, s->ne);
+    unsigned char *rows = buf + hbs_off_rows(nn, s->ne, hbs_edge_bytes(x->p));
     if (hb_grow((void **)&rb->rowtmp, &rb->caprowtmp, 2 * rowbytes + 1, 1))
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory reading back");
     unsigned char *held = rb->rowtmp, *swap = rb->rowtmp + rowbytes;
@@ -154,8 +154,8 @@ static void order_into(hb_exec *x, hb_sbatch *s, const unsigned char *src,
                        unsigned char *dst)
 {
     size_t nn = s->nn, rowbytes = plan_x_row_bytes(x->p);
-    memcpy(dst, src, hbs_off_rows(nn, s->ne));
-    order_job j = {x, src + hbs_off_rows(nn, s->ne), dst + hbs_off_rows(nn, s->ne),
+    memcpy(dst, src, hbs_off_rows(nn, s->ne, hbs_edge_bytes(x->p)));
+    order_job j = {x, src + hbs_off_rows(nn, s->ne, hbs_edge_bytes(x->p)), dst + hbs_off_rows(nn, s->ne, hbs_edge_bytes(x->p)),
                    nn, rowbytes};
     size_t tasks = (nn + ORDER_TASK_ROWS - 1) / ORDER_TASK_ROWS;
     /* the worker pool is the build thread's while one runs */
@@ -194,7 +194,10 @@ static void fill_view(hb_exec *x, hb_sbatch *s, unsigned char *buf)
     memcpy(b->nsn, s->nsn, sizeof b->nsn);
     memcpy(b->nse, s->nse, sizeof b->nse);
     hb_fill_view(p, b, (int64_t *)buf, (int64_t *)(buf + s->nn * 8),
-                 (float *)(buf + hbs_off_rows(s->nn, s->ne)), s->y);
+                 (float *)(buf + hbs_off_rows(s->nn, s->ne,
+                                              hbs_edge_bytes(p))), s->y);
+    if (p->eids) b->view.e_id = (const int64_t *)(buf + s->nn * 8 + s->ne * 16);
+    if (p->link) hb_link_view(p, &b->view, s->lk_words, s->npos, s->nneg);
 }
 
 int hbs_next(hb_exec *x, const gnndb_batch_view **view, gnn_err *e)

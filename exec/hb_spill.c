@@ -38,6 +38,7 @@ static void sbatch_release(hb_sbatch *s)
     free(s->srows);
     free(s->yrows);
     free(s->y);
+    free(s->lk_words);
     spill_run_free(s->run);
     memset(s, 0, sizeof *s);
 }
@@ -75,7 +76,8 @@ size_t hbs_records_bytes(const hb_exec *x, const hb_round *r)
     size_t sum = 0;
     for (int i = 0; i < r->nsb; i++)
         sum += (r->sb[i].srows ? r->sb[i].nn * 4 : 0) +
-               (size_t)r->sb[i].nseeds * 16 + sizeof(hb_sbatch);
+               (size_t)r->sb[i].nseeds * 16 + sizeof(hb_sbatch) +
+               (r->sb[i].npos + r->sb[i].nneg) * 24;
     sum += (size_t)(r->nsb + SPILL_WRITE_DEPTH) * x->p->spill_wbuf;
     return sum + (size_t)x->p->spill_topo_est;
 }
@@ -104,6 +106,20 @@ static void sort_task(void *arg, size_t i, int w)
     for (size_t q = 0; q < b->nn; q++)
         k[q] = ((uint64_t)b->nodes[q] << 32) | q;
     gnn_sort_u64(k, b->nn);
+}
+
+/* A link batch's label arrays stay in its record (a few words a seed
+** edge), laid out as lk_finish left them. */
+static int keep_link_labels(const hb_batch *b, hb_sbatch *s, gnn_err *e)
+{
+    size_t words = 3 * (b->lk.npos + b->lk.nneg) + 1;
+    s->lk_words = malloc(words * sizeof *s->lk_words);
+    if (!s->lk_words)
+        return gnn_seterr(e, GNNDB_NOMEM, "out of memory spilling");
+    memcpy(s->lk_words, b->lk.label_index, words * sizeof *s->lk_words);
+    s->npos = b->lk.npos;
+    s->nneg = b->lk.nneg;
+    return GNNDB_OK;
 }
 
 /* The record and run of finished batch b (keys: its nodes sorted). */
@@ -136,6 +152,9 @@ static int spill_topology(hb_exec *x, hb_batch *b, uint64_t *k,
     int rc = spill_run_new(x->sp.area, x->p->spill_wbuf, &s->run, e);
     if (!rc) rc = spill_run_append(s->run, b->n_id, b->nn * 8, e);
     if (!rc) rc = spill_run_append(s->run, b->edge_index, b->ne * 16, e);
+    if (!rc && x->p->eids)
+        rc = spill_run_append(s->run, b->e_id, b->ne * 8, e);
+    if (!rc && x->p->link) rc = keep_link_labels(b, s, e);
     if (!rc) rc = spill_run_append(s->run, perm, b->nn * 4, e);
     if (!rc) rc = spill_run_append(s->run, s->srows, b->nn * 4, e);
     return rc;
@@ -168,9 +187,11 @@ static int spill_subround(hb_exec *x, gnn_err *e)
         r->nsb++;
         free(b->n_id);
         free(b->edge_index);
+        free(b->e_id);
         b->n_id = NULL;
         b->edge_index = NULL;
-        b->cap_out_nodes = b->cap_out_edges = 0;
+        b->e_id = NULL;
+        b->cap_out_nodes = b->cap_out_edges = b->cap_out_eid = 0;
     }
     x->st.spill.seconds += hb_now() - t0;
     free(tmp);

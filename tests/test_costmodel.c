@@ -56,6 +56,7 @@ static void make_plan(plan *p, int64_t nodes, double gblocks, double fblocks,
     p->read_granularity = GNN_GRAN_BLOCK;
     p->threads = 2;
     cat_profile_defaults(&p->profile);
+    p->topo = p->graph;  /* the hops read the graph itself (plan_link) */
 }
 
 /* ---- the reference: a pool simulated block by block ---------------------- */
