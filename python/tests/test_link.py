@@ -3,8 +3,8 @@ gnndb.torch, checked against cora's raw files with numpy: the fields' shapes
 and dtypes, positives that are edges of their split, EXCLUDE SEEDS and
 EXCLUDE SPLIT against the sampled edges' endpoints read back from the edge
 file by e_id, negatives drawn uniformly (chi-square) and, with STRICT, never
-edges, TRIPLET's arrays, EDGE FEATURES rows, batches that HYPERBATCH does
-not change, and the engine's digest recomputed from the arrays. The
+edges, TRIPLET's arrays, EDGE FEATURES rows, batches that neither HYPERBATCH
+nor spilling changes, and the engine's digest recomputed from the arrays. The
 database (graphs `und` and `dir`) is linkdb.py's."""
 import numpy as np
 import pytest
@@ -15,9 +15,12 @@ from conftest import run_example
 from linkdb import EDGE_DIM
 
 
-def run(link, sql):
-    """Every batch of `sql` on the link database, copied."""
+def run(link, sql, pragmas=None):
+    """Every batch of `sql` on the link database, copied (after the
+    statements `pragmas`, when given)."""
     with gnndb.connect(link.path, readonly=True) as conn:
+        if pragmas:
+            conn.execute(pragmas)
         return [b.copy() for b in conn.sample(sql)]
 
 
@@ -248,6 +251,26 @@ def test_link_batches_do_not_depend_on_hyperbatch(link):
     a = [(b.batch, b.digest) for b in run(link, sql + " HYPERBATCH 1;")]
     b = [(b.batch, b.digest) for b in run(link, sql + " HYPERBATCH 8;")]
     assert a == b and len(a) > 8
+
+
+def test_spilled_link_batches_are_the_same(link):
+    sql = ("SAMPLE 10,5 FROM und EDGES train FEATURES feat BATCH 128 "
+           "NEGATIVE 1 TRIPLET EXCLUDE SEEDS SHUFFLE SEED 13 HYPERBATCH 8;")
+    mem = run(link, sql, "PRAGMA spill = 'off'; PRAGMA threads = 2;")
+    with gnndb.connect(link.path, readonly=True) as conn:
+        conn.execute("PRAGMA spill = 'on'; PRAGMA threads = 2;")
+        spilled, written = [], 0
+        with conn.sample(sql) as it:
+            for b in it:            # (the status goes once the run ends)
+                spilled.append(b.copy())
+                written = it.status(gnndb.STATUS_SPILL_WRITTEN)
+    assert written > 0
+    assert len(mem) == len(spilled) > 8
+    for a, b in zip(mem, spilled):
+        assert a.digest == b.digest == digest(b)
+        for k in ("n_id", "e_id", "edge_index", "x", "src_index",
+                  "dst_pos_index", "dst_neg_index"):
+            np.testing.assert_array_equal(getattr(a, k), getattr(b, k))
 
 
 @pytest.mark.parametrize("k", [1, 3])
