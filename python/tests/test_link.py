@@ -368,3 +368,16 @@ def test_train_link_reaches_auc_085(cora):
     lines = [l for l in out.splitlines() if l.startswith("test AUC ")]
     assert len(lines) == 1, out
     assert float(lines[0].split()[2]) >= 0.85, out
+
+
+def test_train_link_fixed_seed_is_deterministic(cora):
+    pytest.importorskip("torch")
+
+    def lines(out):
+        return [l for l in out.splitlines() if l.startswith(("epoch ",
+                                                              "test AUC"))]
+    a, _ = run_example("train_link.py", cora, "--pyg", "no", "--epochs", "2",
+                       "--seed", "3")
+    b, _ = run_example("train_link.py", cora, "--pyg", "no", "--epochs", "2",
+                       "--seed", "3")
+    assert len(lines(a)) == 3 and lines(a) == lines(b), a + "\n----\n" + b
