@@ -233,6 +233,10 @@ GNNDB_API double gnndb_column_double(gnndb_stmt *stmt, int i);
 **   (NEGATIVE k TRIPLET instead of the two above:)
 **   src_index[num_pos], dst_pos_index[num_pos]  each positive's endpoints
 **   dst_neg_index[num_pos*num_neg]  k negative destinations per positive
+**
+** Under TO DEVICE the link fields stay in host memory (they are small:
+** a few words a seed edge, and e_id and edge_attr a row an edge); only
+** n_id, edge_index, x and y are copied to the device.
 */
 typedef struct gnndb_batch_view {
     int64_t epoch;
