@@ -570,14 +570,14 @@ static void typo_on_line_two_names_line_column_and_expected(void **state)
                  "near line 2, column 14: syntax error at 'BATCHES'; expected "
                  "one of SEEDS, FEATURES, BATCH, HYPERBATCH, SHUFFLE, SEED, "
                  "EPOCHS, WITH, LIMIT, INTO, TO, PARTITION, EDGE, EDGES, "
-                 "NEGATIVE, STRICT, EXCLUDE, ';'");
+                 "NEGATIVE, STRICT, EXCLUDE, '.', ';'");
     expect_error("SAMPEL 10 FROM g BATCH 1", GNNDB_SYNTAX,
                  "near line 1, column 1: syntax error at 'SAMPEL'; expected "
                  "one of CREATE, IMPORT, SHOW, DESCRIBE, DROP, CHECK, PRAGMA, "
                  "EXPLAIN, SAMPLE, PROPAGATE, SCAN");
     expect_error("DROP TABLE x", GNNDB_SYNTAX,
                  "near line 1, column 6: syntax error at 'TABLE'; expected one "
-                 "of FEATURES, GRAPH, SPLIT, PACK");
+                 "of FEATURES, GRAPH, SPLIT, PACK, RELATION");
     expect_error("SAMPLE 10 FROM;", GNNDB_SYNTAX,
                  "near line 1, column 15: syntax error at ';'; expected name");
     expect_error("SHOW GRAPHS now", GNNDB_SYNTAX,
@@ -586,7 +586,7 @@ static void typo_on_line_two_names_line_column_and_expected(void **state)
                  "near line 1, column 21: syntax error at 'e'; expected string");
     expect_error("SAMPLE 10.5 FROM g BATCH 1", GNNDB_SYNTAX,
                  "near line 1, column 8: syntax error at '10.5'; expected "
-                 "integer");
+                 "one of integer, '{', '['");
     expect_error("DESCRIBE sample", GNNDB_SYNTAX, NULL); /* a keyword */
 }
 
@@ -599,8 +599,9 @@ static void incomplete_statement_names_what_was_expected(void **state)
     expect_error("SAMPLE 10 FROM g SEEDS (1, 2", GNNDB_SYNTAX,
                  "line 1, column 29: incomplete statement; expected one of "
                  "',', ')'");
-    expect_error("CREATE GRAPH g\n  -- the path is missing\n", GNNDB_SYNTAX,
-                 "line 1, column 15: incomplete statement; expected FROM");
+    expect_error("CREATE GRAPH g FROM\n  -- the path is missing\n",
+                 GNNDB_SYNTAX,
+                 "line 1, column 20: incomplete statement; expected string");
     expect_error("PRAGMA x =", GNNDB_SYNTAX,
                  "line 1, column 11: incomplete statement; expected one of "
                  "name, integer, number, string");
