@@ -581,62 +581,133 @@ out:
     return ddl_disk_full_words(db, rc, e);
 }
 
+/* ---- drops ------------------------------------------------------------ */
+
+static int doom_file(ddl_doomed *d, const char *file, gnn_err *e)
+{
+    if (!file[0]) return GNNDB_OK;   /* a typed graph has no file */
+    if (d->nf == d->capf) {
+        size_t cap = d->capf ? d->capf * 2 : 16;
+        void *p = realloc(d->files, cap * sizeof *d->files);
+        if (!p) return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
+        d->files = p;
+        d->capf = cap;
+    }
+    snprintf(d->files[d->nf++], CAT_NAME_MAX, "%s", file);
+    return GNNDB_OK;
+}
+
+static int doom_token(ddl_doomed *d, uint64_t token, gnn_err *e)
+{
+    if (d->nt == d->capt) {
+        size_t cap = d->capt ? d->capt * 2 : 16;
+        uint64_t *p = realloc(d->tokens, cap * sizeof *p);
+        if (!p) return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
+        d->tokens = p;
+        d->capt = cap;
+    }
+    d->tokens[d->nt++] = token;
+    return GNNDB_OK;
+}
+
+/* The tables', splits' and packs' files and tokens of graph id. */
+static int doom_objects(gnndb *db, int64_t id, ddl_doomed *d, gnn_err *e)
+{
+    cat_table *ts = NULL;
+    cat_split *ss = NULL;
+    cat_pack *ps = NULL;
+    size_t nt = 0, ns = 0, np = 0;
+    int rc;
+    if (!(rc = cat_table_list(db->cat, id, &ts, &nt, e)) &&
+        !(rc = cat_split_list(db->cat, id, &ss, &ns, e)))
+        rc = cat_pack_list(db->cat, id, &ps, &np, e);
+    for (size_t i = 0; !rc && i < nt; i++) rc = doom_file(d, ts[i].file, e);
+    for (size_t i = 0; !rc && i < ns; i++) rc = doom_token(d, ss[i].token, e);
+    for (size_t i = 0; !rc && i < np; i++) rc = doom_file(d, ps[i].file, e);
+    free(ts);
+    free(ss);
+    free(ps);
+    return rc;
+}
+
+int ddl_doomed_graph(gnndb *db, const cat_graph *g, ddl_doomed *d,
+                     gnn_err *e)
+{
+    int rc;
+    if ((rc = doom_file(d, g->file, e)) || (rc = doom_token(d, g->token, e)))
+        return rc;
+    if (g->has_eids && ((rc = doom_file(d, g->eid_file, e)) ||
+                        (rc = doom_token(d, g->eid_token, e))))
+        return rc;
+    if ((rc = doom_objects(db, g->id, d, e))) return rc;
+    cat_graph *kids = NULL;
+    size_t n = 0;
+    rc = cat_graph_children(db->cat, g->id, &kids, &n, e);
+    for (size_t i = 0; !rc && i < n; i++)
+        rc = ddl_doomed_graph(db, &kids[i], d, e);
+    free(kids);
+    return rc;
+}
+
+void ddl_doomed_remove(gnndb *db, ddl_doomed *d)
+{
+    for (size_t i = 0; i < d->nf; i++) ddl_unlink(db, d->files[i]);
+    for (size_t i = 0; i < d->nt; i++) ddl_drop_token(db, d->tokens[i]);
+    ddl_doomed_free(d);
+}
+
+void ddl_doomed_free(ddl_doomed *d)
+{
+    free(d->files);
+    free(d->tokens);
+    memset(d, 0, sizeof *d);
+}
+
+/* The table or split a DROP FEATURES / DROP SPLIT names: its file or
+** token into d, its row id into *id. */
+static int drop_target(gnndb *db, const ast_stmt *s, const cat_graph *g,
+                       int64_t *id, ddl_doomed *d, gnn_err *e)
+{
+    int rc;
+    if (s->kind == AST_DROP_FEATURES) {
+        cat_table t;
+        if ((rc = cat_table_get(db->cat, g->id, s->name, &t, e))) return rc;
+        if (t.kind == CAT_TABLE_EDGES)
+            return gnn_seterr(e, GNNDB_MISUSE, "%s is the edge table of "
+                              "graph %s: it goes with DROP GRAPH %s", s->name,
+                              g->name, g->name);
+        *id = t.id;
+        return doom_file(d, t.file, e);
+    }
+    cat_split sp;
+    if ((rc = cat_split_get(db->cat, g->id, s->name, &sp, e))) return rc;
+    *id = sp.id;
+    return doom_token(d, sp.token, e);
+}
+
 int ddl_drop(gnndb *db, const ast_stmt *s, gnn_err *e)
 {
     int rc = db_write_lock(db);
     if (rc) return gnn_seterr(e, rc, "%s", db->err.msg);
     const char *gname = s->kind == AST_DROP_GRAPH ? s->name : s->graph;
     cat_graph g;
-    cat_table *ts = NULL;
-    cat_split *ss = NULL;
-    cat_pack *ps = NULL;
-    size_t nt = 0, ns = 0, np = 0;
+    ddl_doomed d;
+    memset(&d, 0, sizeof d);
+    int64_t id = 0;
     if ((rc = cat_graph_get(db->cat, gname, &g, e))) goto out;
-    if (s->kind == AST_DROP_GRAPH) {
-        if ((rc = cat_table_list(db->cat, g.id, &ts, &nt, e)) ||
-            (rc = cat_split_list(db->cat, g.id, &ss, &ns, e)) ||
-            (rc = cat_pack_list(db->cat, g.id, &ps, &np, e)))
-            goto out;
-    } else if (s->kind == AST_DROP_FEATURES) {
-        ts = calloc(1, sizeof *ts);
-        if (!ts) { rc = gnn_seterr(e, GNNDB_NOMEM, "out of memory"); goto out; }
-        if ((rc = cat_table_get(db->cat, g.id, s->name, ts, e))) goto out;
-        nt = 1;
-        if (ts[0].kind == CAT_TABLE_EDGES) {
-            rc = gnn_seterr(e, GNNDB_MISUSE, "%s is the edge table of graph "
-                            "%s: it goes with DROP GRAPH %s", s->name, g.name,
-                            g.name);
-            goto out;
-        }
-    } else {
-        ss = calloc(1, sizeof *ss);
-        if (!ss) { rc = gnn_seterr(e, GNNDB_NOMEM, "out of memory"); goto out; }
-        if ((rc = cat_split_get(db->cat, g.id, s->name, ss, e))) goto out;
-        ns = 1;
-    }
-    if ((rc = cat_begin(db->cat, e))) goto out;
+    if (s->kind == AST_DROP_GRAPH) rc = ddl_doomed_graph(db, &g, &d, e);
+    else rc = drop_target(db, s, &g, &id, &d, e);
+    if (rc || (rc = cat_begin(db->cat, e))) goto out;
     if (s->kind == AST_DROP_GRAPH) rc = cat_graph_delete(db->cat, g.id, e);
-    else if (s->kind == AST_DROP_FEATURES) rc = cat_table_delete(db->cat, ts[0].id, e);
-    else rc = cat_split_delete(db->cat, ss[0].id, e);
+    else if (s->kind == AST_DROP_FEATURES) rc = cat_table_delete(db->cat, id, e);
+    else rc = cat_split_delete(db->cat, id, e);
     if (!rc) rc = cat_commit(db->cat, e);
     if (rc) { cat_rollback(db->cat); goto out; }
     /* committed: what follows only frees space; a crash here leaves
     ** orphans that the next writable open removes */
-    if (s->kind == AST_DROP_GRAPH) {
-        ddl_unlink(db, g.file);
-        ddl_drop_token(db, g.token);
-        if (g.has_eids) {
-            ddl_unlink(db, g.eid_file);
-            ddl_drop_token(db, g.eid_token);
-        }
-    }
-    for (size_t i = 0; i < nt; i++) ddl_unlink(db, ts[i].file);
-    for (size_t i = 0; i < ns; i++) ddl_drop_token(db, ss[i].token);
-    for (size_t i = 0; i < np; i++) ddl_unlink(db, ps[i].file);
+    ddl_doomed_remove(db, &d);
 out:
-    free(ps);
-    free(ts);
-    free(ss);
+    ddl_doomed_free(&d);
     db_write_unlock(db);
     return ddl_disk_full_words(db, rc, e);
 }
