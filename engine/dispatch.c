@@ -408,7 +408,7 @@ static const stmt_ops typed_ops = {.prepare = prepare_typed};
 
 const stmt_ops *stmt_ops_of(const ast_stmt *s)
 {
-    if (ast_is_typed(s)) return &typed_ops;
+    if (ast_is_typed(s) && s->kind != AST_SAMPLE) return &typed_ops;
     if (s->kind == AST_SAMPLE && s->explain == 1) return &explain_ops;
     if (s->kind == AST_SAMPLE && s->explain == 2) return &analyze_ops;
     if (s->kind == AST_SAMPLE && s->pack) return &pack_build_ops;

@@ -59,7 +59,9 @@ int hb_finish_batch(hb_exec *x, hb_batch *b, idx_txn *t, uint64_t **tmp,
         b->edge_index[b->ne + k] = b->edst[k];
     }
     hb_fill_view(p, b, b->n_id, b->edge_index, b->x, b->y);
-    return hb_link_finish(x, b, e);
+    int rc = hb_link_finish(x, b, e);
+    if (!rc && p->typed) rc = hb_typed_finish(x, b, e);
+    return rc;
 }
 
 int hb_finish_batches(hb_exec *x, gnn_err *e)
@@ -207,6 +209,29 @@ static int dg_sections(const gnndb_batch_view *v, const void **sec,
     return n;
 }
 
+static uint64_t dg_section(uint64_t h, const void *data, size_t len)
+{
+    uint64_t sum = len ? section_sum(data, len, 0, SIZE_MAX) : 0;
+    return fmix(h ^ sum ^ ((uint64_t)len * DG_K2));
+}
+
+/* A typed batch goes on, per type, with its n_id, x and y, then per
+** relation with its edge_index. */
+static uint64_t dg_typed(const gnndb_batch_view *v, uint64_t h)
+{
+    for (int32_t t = 0; t < v->num_node_types; t++) {
+        const gnndb_type_view *tv = &v->types[t];
+        size_t n = (size_t)tv->num_nodes;
+        h = dg_section(h, tv->n_id, n * 8);
+        h = dg_section(h, tv->x, tv->x ? n * (size_t)tv->x_dim * 4 : 0);
+        h = dg_section(h, tv->y, tv->y ? (size_t)tv->num_seeds * 8 : 0);
+    }
+    for (int32_t r = 0; r < v->num_relations; r++)
+        h = dg_section(h, v->rels[r].edge_index,
+                       (size_t)v->rels[r].num_edges * 16);
+    return h;
+}
+
 uint64_t batch_digest_pool(const gnndb_batch_view *v, struct wpool *pool)
 {
     dg_job j;
@@ -232,7 +257,7 @@ uint64_t batch_digest_pool(const gnndb_batch_view *v, struct wpool *pool)
             sum = section_sum(sec[s], len[s], 0, SIZE_MAX);
         h = fmix(h ^ sum ^ ((uint64_t)len[s] * DG_K2));
     }
-    return h;
+    return dg_typed(v, h);
 }
 
 uint64_t batch_digest(const gnndb_batch_view *v)
