@@ -687,6 +687,15 @@ int plan_build(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
 {
     memset(p, 0, sizeof *p);
     if (cat_graph_get(db->cat, s->graph, &p->graph, e)) return e->rc;
+    /* the typed executor comes next: until then nothing samples a typed
+    ** graph as if it were one topology */
+    if (p->graph.kind == CAT_GRAPH_TYPED)
+        return gnn_seterr(e, GNNDB_MISUSE, "typed sampling of graph %s is "
+                          "not available yet", s->graph);
+    if (s->typed || s->seeds_type)
+        return gnn_seterr(e, GNNDB_MISUSE, "graph %s has no node types or "
+                          "relations: sample it with fanouts (SAMPLE 10,5) "
+                          "and SEEDS split", s->graph);
     int rc;
     if ((rc = plan_features(db, s, p, e)) || (rc = plan_labels(db, p, e)) ||
         (rc = plan_link(db, s, p, e)) || (rc = plan_seeds(db, s, p, e)) || (rc = plan_clauses(db, s, p, e)) ||
