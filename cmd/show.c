@@ -250,15 +250,15 @@ int show_describe(gnndb *db, const char *graph, const char *part,
                           "DESCRIBE %s.%s names none", graph, graph, part);
     rowset *rs = rs_new(2, cols);
     if (!rs) return OOM(e);
-    if (part) {
-        rc = show_typed(db, &g, part, rs, e);
-        goto out;
-    }
     cat_table *ts = NULL;
     cat_split *ss = NULL;
     cat_pack *ps = NULL;
     size_t nt = 0, ns = 0, np = 0;
     int oom = 0;
+    if (part) {
+        rc = show_typed(db, &g, part, rs, e);
+        goto out;
+    }
     if ((rc = graph_props(db, &g, rs, &oom, e)) ||
         (rc = cat_table_list(db->cat, g.id, &ts, &nt, e)) ||
         (rc = cat_split_list(db->cat, g.id, &ss, &ns, e)) ||

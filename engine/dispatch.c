@@ -412,22 +412,8 @@ static const stmt_ops pack_build_ops = {
     .writes = always};
 static const stmt_ops unknown_ops = {.run = run_unknown};
 
-/* The language of heterogeneous graphs comes before their execution: a
-** statement that uses it is refused when prepared, rather than run as if
-** its types and relations were not there (an IMPORT INTO g.t would fill
-** the whole graph). The kinds' entries replace this as they are built. */
-static int prepare_typed(gnndb_stmt *st, gnn_err *e)
-{
-    return gnn_seterr(e, GNNDB_ERROR, "line %d, column %d: heterogeneous "
-                      "graphs (node types, relations, g.t names, typed "
-                      "fanouts) parse but do not run yet",
-                      st->ast->line, st->ast->col);
-}
-static const stmt_ops typed_ops = {.prepare = prepare_typed};
-
 const stmt_ops *stmt_ops_of(const ast_stmt *s)
 {
-    if (ast_is_typed(s)) return &typed_ops;
     if (s->kind == AST_SAMPLE && s->explain == 1) return &explain_ops;
     if (s->kind == AST_SAMPLE && s->explain == 2) return &analyze_ops;
     if (s->kind == AST_SAMPLE && s->pack) return &pack_build_ops;
