@@ -167,6 +167,11 @@ int catx_eids_schema(cat_db *c, gnn_err *e)
 int cat_graph_need_eids(const cat_graph *g, const char *what, gnn_err *e)
 {
     if (g->has_eids) return GNNDB_OK;
+    if (g->kind == CAT_GRAPH_TYPED)
+        return gnn_seterr(e, GNNDB_MISUSE, "%s on graph %s is not available "
+                          "yet: it is a graph of node types and relations, "
+                          "whose edge ids are each relation's", what,
+                          g->name);
     return gnn_seterr(e, GNNDB_NOTFOUND, "%s needs edge ids, and graph %s has "
                       "none (it was created WITHOUT EDGE IDS, or by a gnndb "
                       "of format 2): DROP it and CREATE GRAPH %s again",

@@ -107,6 +107,7 @@ int ddl_type_view(gnndb *db, const char *graph, const char *type,
                   cat_graph *g, cat_node_type *t, cat_graph *view,
                   gnn_err *e)
 {
+    memset(t, 0, sizeof *t);
     int rc = cat_graph_get(db->cat, graph, g, e);
     if (rc) return rc;
     if (!type) {
@@ -196,7 +197,7 @@ static void rel_opts(const ddl_rel_spec *r, const cat_graph *g, ddl_rel *x)
 {
     x->d.o = r->o;
     x->d.o.undirected = r->undirected;
-    x->d.o.block_size = g->block_size;
+    if (!x->d.o.block_size) x->d.o.block_size = g->block_size;
     x->d.no_edge_ids = r->no_edge_ids;
 }
 
@@ -273,4 +274,41 @@ int ddl_drop_relation(gnndb *db, const char *graph, const char *name,
     ddl_doomed_free(&d);
     db_write_unlock(db);
     return ddl_disk_full_words(db, rc, e);
+}
+
+/* ---- the statements ------------------------------------------------------ */
+
+int ddl_create_nodes_stmt(gnndb *db, const ast_stmt *s, gnn_err *e)
+{
+    return ddl_create_nodes(db, s->graph, s->name, s->count, e);
+}
+
+int ddl_create_relation_stmt(gnndb *db, const ast_stmt *s, gnn_err *e)
+{
+    ddl_rel_spec r;
+    memset(&r, 0, sizeof r);
+    r.graph = s->graph;
+    r.name = s->name;
+    r.src_type = s->src_type;
+    r.dst_type = s->dst_type;
+    r.path = s->path;
+    r.with_reverse = s->with_reverse;
+    r.rev = s->reverse_name;
+    r.undirected = s->undirected;
+    r.no_edge_ids = s->no_edge_ids;
+    edge_opts eo;
+    ddl_edge_opts(db, s, &eo);
+    r.o.format = eo.format;
+    r.o.text = eo;
+    r.o.key = s->key;
+    r.o.drop_duplicates = s->drop_duplicates;
+    r.o.drop_self_loops = s->drop_self_loops;
+    int rc = ddl_check_block_size(s->block_size, &r.o.block_size, e);
+    if (!s->block_size) r.o.block_size = 0;   /* the graph's */
+    return rc ? rc : ddl_create_relation(db, &r, e);
+}
+
+int ddl_drop_relation_stmt(gnndb *db, const ast_stmt *s, gnn_err *e)
+{
+    return ddl_drop_relation(db, s->graph, s->name, e);
 }

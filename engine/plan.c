@@ -704,9 +704,10 @@ int plan_build(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
     if (cat_graph_get(db->cat, s->graph, &p->graph, e)) return e->rc;
     int rc;
     if (p->graph.kind == CAT_GRAPH_TYPED) rc = plan_typed(db, s, p, e);
-    else if (s->typed)
-        rc = gnn_seterr(e, GNNDB_ERROR, "graph %s has no node types: its "
-                        "fanouts are a list, e.g. SAMPLE 10, 5", p->graph.name);
+    else if (s->typed || s->seeds_type)
+        rc = gnn_seterr(e, GNNDB_MISUSE, "graph %s has no node types or "
+                        "relations: sample it with fanouts (SAMPLE 10,5) "
+                        "and SEEDS split", s->graph);
     else if ((rc = plan_features(db, s, p, e)) ||
              (rc = plan_labels(db, p, e)) || (rc = plan_link(db, s, p, e)))
         return rc;
