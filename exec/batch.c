@@ -329,6 +329,26 @@ int batch_write_npy(const gnndb_batch_view *v, const char *dir, gnn_err *e)
               v->edge_label_index);
     if (v->edge_label)
         WRITE("edge_label", NPY_F32, 1, v->num_label_edges, 1, v->edge_label);
+    for (int32_t t = 0; t < v->num_node_types; t++) {
+        const gnndb_type_view *tv = &v->types[t];
+        char nm[200];
+        snprintf(nm, sizeof nm, "%.120s.n_id", tv->name);
+        WRITE(nm, NPY_I64, 1, tv->num_nodes, 1, tv->n_id);
+        snprintf(nm, sizeof nm, "%.120s.num_sampled_nodes", tv->name);
+        WRITE(nm, NPY_I64, 1, v->num_hops + 1, 1, tv->num_sampled_nodes);
+        snprintf(nm, sizeof nm, "%.120s.x", tv->name);
+        if (tv->x) WRITE(nm, NPY_F32, 2, tv->num_nodes, tv->x_dim, tv->x);
+        snprintf(nm, sizeof nm, "%.120s.y", tv->name);
+        if (tv->y) WRITE(nm, NPY_I64, 1, tv->num_seeds, 1, tv->y);
+    }
+    for (int32_t r = 0; r < v->num_relations; r++) {
+        const gnndb_rel_view *rv = &v->rels[r];
+        char nm[200];
+        snprintf(nm, sizeof nm, "%.120s.edge_index", rv->name);
+        WRITE(nm, NPY_I64, 2, 2, rv->num_edges, rv->edge_index);
+        snprintf(nm, sizeof nm, "%.120s.num_sampled_edges", rv->name);
+        WRITE(nm, NPY_I64, 1, v->num_hops, 1, rv->num_sampled_edges);
+    }
     if (v->src_index) {
         WRITE("src_index", NPY_I64, 1, v->num_pos, 1, v->src_index);
         WRITE("dst_pos_index", NPY_I64, 1, v->num_pos, 1, v->dst_pos_index);
