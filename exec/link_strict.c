@@ -180,10 +180,10 @@ int lk_strict(const lk_spec *sp, const lk_graph *g, lk_batch *const *b,
             lk_batch *bb = b[pn[q].bi];
             if (attempt > LK_MAX_ATTEMPTS) {
                 rc = gnn_seterr(e, GNNDB_RANGE, "STRICT: no negative found "
-                                "for a seed edge from node %u after %d draws;"
-                                " the graph is too dense there for STRICT "
-                                "negatives", bb->nsrc[pn[q].i],
-                                LK_MAX_ATTEMPTS);
+                                "from node %u in %d draws (the first and %d "
+                                "redraws); the graph is too dense there for "
+                                "STRICT negatives", bb->nsrc[pn[q].i],
+                                LK_MAX_ATTEMPTS + 1, LK_MAX_ATTEMPTS);
                 break;
             }
             lk_redraw(sp, epochs[pn[q].bi], batches[pn[q].bi], bb, pn[q].i,
