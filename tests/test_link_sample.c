@@ -211,6 +211,8 @@ typedef struct ref {
     const int8_t *split_of;
     int64_t *ids, nids;        /* the split's edge ids ascending */
     int64_t *order, order_epoch;
+    const float *feat;         /* graph f's feature rows, or NULL */
+    int64_t fdim;
     char *mark;                /* scratch: the batch's seed edges */
     int64_t *where;            /* scratch: node -> local index, or -1 */
 } ref;
@@ -278,6 +280,9 @@ typedef struct rb {
     float *label;
     int64_t nsn[4], nse[3];
     int failed;                    /* STRICT ran out of draws */
+    unsigned max_try;              /* the latest draw a negative needs */
+    float *x;                      /* n_id's feature rows (graph f) */
+    int64_t xbytes;
     uint64_t digest;
 } rb;
 
@@ -299,6 +304,7 @@ static void rb_free(rb *b)
 {
     free(b->nsrc); free(b->ndst); free(b->n_id); free(b->esrc);
     free(b->edst); free(b->e_id); free(b->ei); free(b->lab); free(b->label);
+    free(b->x);
 }
 
 /* Negative i's draw number `attempt`. */
@@ -315,7 +321,9 @@ static void ref_draw(const ref *r, rb *b, int64_t i, unsigned attempt)
 }
 
 /* The positives of the batch and their negatives, redrawn under STRICT
-** while they are edges: draws 0..64, then the statement fails. */
+** while they are edges: draws 0..64, then the statement fails. How many a
+** negative would need is counted on past 64 (max_try, up to 999), so that
+** a test can pick a failure right at the limit. */
 static void ref_seed_edges(ref *r, rb *b)
 {
     const int64_t *order = ref_order(r, b->epoch);
@@ -329,13 +337,14 @@ static void ref_seed_edges(ref *r, rb *b)
         b->pdst[i] = r->g->rd[b->pid[i]];
     }
     b->nneg = b->npos * r->q->k;
-    for (int64_t i = 0; i < b->nneg; i++)
-        for (unsigned a = 0;; a++) {
-            ref_draw(r, b, i, a);
-            if (!r->q->strict || !is_edge(r->g, b->nsrc[i], b->ndst[i]))
-                break;
-            if (a == 64) { b->failed = 1; return; }
-        }
+    for (int64_t i = 0; i < b->nneg; i++) {
+        unsigned a = 0;
+        for (ref_draw(r, b, i, 0); r->q->strict && a < 999 &&
+             is_edge(r->g, b->nsrc[i], b->ndst[i]);)
+            ref_draw(r, b, i, ++a);
+        if (a > b->max_try) b->max_try = a;
+    }
+    b->failed = b->max_try > 64;
 }
 
 /* The distinct endpoints, ascending: the batch's first nodes. */
@@ -444,15 +453,15 @@ static uint64_t dg_add(uint64_t h, const void *data, size_t len)
 }
 
 /* n_id, edge_index, x, y, e_id, edge_attr, edge_label_index, edge_label,
-** src_index, dst_pos_index, dst_neg_index (no features here: x, y and
-** edge_attr are empty). */
+** src_index, dst_pos_index, dst_neg_index (a link batch has no y; no
+** EDGE FEATURES here: edge_attr is empty). */
 static uint64_t ref_digest(const rb *b, int triplet)
 {
     size_t B = (size_t)b->npos, E = (size_t)b->ne, L = (size_t)b->L;
     uint64_t h = 0x6a09e667f3bcc908ull;
     h = dg_add(h, b->n_id, (size_t)b->nn * 8);
     h = dg_add(h, b->ei, E * 16);
-    h = dg_add(h, NULL, 0);
+    h = dg_add(h, b->x, (size_t)b->xbytes);
     h = dg_add(h, NULL, 0);
     h = dg_add(h, b->e_id, E * 8);
     h = dg_add(h, NULL, 0);
@@ -470,6 +479,7 @@ static void ref_batch(ref *r, int64_t epoch, int64_t batch, rb *b)
     b->batch = batch;
     b->npos = b->nneg = b->nn = b->ne = b->L = 0;
     b->failed = 0;
+    b->max_try = 0;
     memset(b->nsn, 0, sizeof b->nsn);
     memset(b->nse, 0, sizeof b->nse);
     ref_seed_edges(r, b);
@@ -485,6 +495,13 @@ static void ref_batch(ref *r, int64_t epoch, int64_t batch, rb *b)
     memcpy(b->ei + b->ne, b->edst, (size_t)b->ne * 8);
     ref_labels(r, b);
     for (int64_t i = 0; i < b->nn; i++) r->where[b->n_id[i]] = -1;
+    b->xbytes = r->feat ? b->nn * r->fdim * 4 : 0;
+    if (r->feat) {
+        b->x = realloc(b->x, (size_t)b->xbytes + 4);
+        for (int64_t i = 0; i < b->nn; i++)
+            memcpy(b->x + i * r->fdim, r->feat + b->n_id[i] * r->fdim,
+                   (size_t)r->fdim * 4);
+    }
     b->digest = ref_digest(b, r->q->mode == M_TRIPLET);
 }
 
@@ -494,8 +511,13 @@ typedef struct fx {
     char *dir;
     char db[1024];
     gnndb *h;
-    rgraph u, d;           /* graph u (UNDIRECTED, 4KB blocks), graph d */
+    rgraph u, d;           /* graph u (UNDIRECTED, 4KB blocks), graph d;
+                           ** graph f is u's edges with FEATURES feat */
+    float *feat;           /* cora's features, 1433 a row */
     int8_t *split_of;      /* train 0, valid 1, test 2, none -1 */
+    rgraph s;              /* graph s (strict_allows_64_redraws...) */
+    int8_t *s_split;       /* all of its edges in train */
+    int64_t spilled;       /* bytes the last run_against_ref spilled */
 } fx;
 
 static void exec_ok(gnndb *db, const char *sql)
@@ -520,10 +542,18 @@ static int setup(void **state)
              "CREATE EDGE SPLITS train, valid, test ON u RANDOM 0.85, 0.05, "
              "0.10 SEED 7;"
              "CREATE EDGE SPLITS train, valid, test ON d RANDOM 0.85, 0.05, "
-             "0.10 SEED 7;", edges, edges);
+             "0.10 SEED 7;"
+             "CREATE GRAPH f FROM '%s' UNDIRECTED;"
+             "IMPORT FEATURES feat INTO f FROM '%s';"
+             "CREATE EDGE SPLITS train, valid, test ON f RANDOM 0.85, 0.05, "
+             "0.10 SEED 7;", edges, edges, edges,
+             tu_data(1, "cora/features.npy"));
     exec_ok(f->h, sql);
     f->u = load_graph(edges, 1);
     f->d = load_graph(edges, 0);
+    size_t fb;
+    f->feat = tu_load_npy(tu_data(1, "cora/features.npy"), &fb);
+    assert_int_equal(fb, (size_t)f->u.n * 1433 * 4);
     static const double frac[] = {0.85, 0.05, 0.10};
     f->split_of = draw_splits(f->u.m, 7, frac, 3);
     *state = f;
@@ -539,13 +569,22 @@ static int teardown(void **state)
     free_graph(&f->u);
     free_graph(&f->d);
     free(f->split_of);
+    free(f->feat);
+    if (f->s_split) {
+        free_graph(&f->s);
+        free(f->s_split);
+    }
     free(f);
     return 0;
 }
 
 static const rgraph *graph_of(const fx *f, const lq *q)
 {
-    return !strcmp(q->graph, "u") ? &f->u : &f->d;
+    switch (q->graph[0]) {
+    case 'd': return &f->d;
+    case 's': return &f->s;
+    default: return &f->u;  /* u, and f: the same edges with features */
+    }
 }
 
 /* ---------- the engine against the reference ---------- */
@@ -555,8 +594,13 @@ static void check_batch(const gnndb_batch_view *v, const rb *b, int triplet)
     assert_int_equal(v->num_seeds, b->nsn[0]);
     assert_int_equal(v->num_nodes, b->nn);
     assert_int_equal(v->num_edges, b->ne);
-    assert_null(v->x);
     assert_null(v->y);
+    if (b->xbytes) {
+        assert_int_equal(v->x_dim, 1433);
+        assert_memory_equal(v->x, b->x, (size_t)b->xbytes);
+    } else {
+        assert_null(v->x);
+    }
     assert_memory_equal(v->n_id, b->n_id, (size_t)b->nn * 8);
     assert_memory_equal(v->num_sampled_nodes, b->nsn,
                         (size_t)(v->num_hops + 1) * 8);
@@ -590,7 +634,12 @@ static int64_t run_against_ref(fx *f, const char *pre, const lq *q)
     lq_sql(q, sql, sizeof sql);
     if (pre) exec_ok(f->h, pre);
     ref r;
-    ref_init(&r, graph_of(f, q), q, f->split_of);
+    ref_init(&r, graph_of(f, q), q, q->graph[0] == 's' ? f->s_split
+                                                        : f->split_of);
+    if (q->graph[0] == 'f') {
+        r.feat = f->feat;
+        r.fdim = 1433;
+    }
     rb b;
     rb_alloc(&b);
     gnndb_stmt *st;
@@ -610,6 +659,7 @@ static int64_t run_against_ref(fx *f, const char *pre, const lq *q)
     int64_t want = q->epochs * ref_batches_per_epoch(&r);
     assert_int_equal(n, want < q->limit ? want : q->limit);
     int64_t H = gnndb_stmt_status(st, GNNDB_STATUS_HYPERBATCH);
+    f->spilled = gnndb_stmt_status(st, GNNDB_STATUS_SPILL_WRITTEN);
     print_message("%s: %d batches match (hyperbatch %" PRId64 ")\n", sql, n,
                   H);
     gnndb_finalize(st);
@@ -697,6 +747,28 @@ static void hyperbatch_and_memory_limit_match_reference(void **state)
     run_against_ref(f, "PRAGMA memory_limit = '" LK_SMALL_LIMIT "';", &q);
     exec_ok(f->h, "PRAGMA memory_limit = '1GB'; PRAGMA threads = 1;"
                   "PRAGMA io = 'auto';");
+}
+
+/* Link batches spill as node batches do: every hyperbatch through the
+** spill area, read back as the reference has them, feature rows
+** included. (Graph f: a spilled SAMPLE of a graph without features hands
+** out batches that the next run's read ahead overwrites.) */
+static void spilled_batches_match_reference(void **state)
+{
+    fx *f = *state;
+    char pre[1200];
+    snprintf(pre, sizeof pre, "PRAGMA spill = 'on'; PRAGMA temp_dir = '%s';",
+             f->dir);
+    lq q = {.graph = "f", .hops = 2, .fan = {10, 5}, .split = 0, .B = 64,
+            .k = 2, .strict = 1, .exclude_seeds = 1, .excl_mask = 4,
+            .shuffle = 1, .seed = 31, .epochs = 2, .limit = 50,
+            .hyperbatch = 8};
+    run_against_ref(f, pre, &q);
+    assert_true(f->spilled > 0);
+    q.mode = M_TRIPLET;
+    run_against_ref(f, NULL, &q);
+    assert_true(f->spilled > 0);
+    exec_ok(f->h, "PRAGMA spill = 'auto'; PRAGMA temp_dir = '';");
 }
 
 /* ---------- direct checks ---------- */
@@ -916,6 +988,60 @@ static void strict_on_complete_graph_fails_cleanly(void **state)
     exec_ok(f->h, "DROP GRAPH k;");
 }
 
+/* A graph s of 10 nodes where node 0 reaches every node but 9 (itself
+** included), and 9 -> 1: a negative from 0 is an edge 9 times in 10, so
+** some need many redraws. */
+static void make_dense_graph(fx *f)
+{
+    char path[1100], sql[1400], text[256];
+    size_t o = 0;
+    for (int t = 0; t < 9; t++)
+        o += (size_t)snprintf(text + o, sizeof text - o, "0\t%d\n", t);
+    o += (size_t)snprintf(text + o, sizeof text - o, "9\t1\n");
+    snprintf(path, sizeof path, "%s/dense.tsv", f->dir);
+    assert_int_equal(tu_write_file(path, text, o), 0);
+    snprintf(sql, sizeof sql, "CREATE GRAPH s FROM '%s';"
+             "CREATE EDGE SPLITS train ON s RANDOM 1.0 SEED 1;", path);
+    exec_ok(f->h, sql);
+    f->s = load_graph(path, 0);
+    f->s_split = calloc((size_t)f->s.m + 1, 1);
+}
+
+/* STRICT takes draws 0..64 of a negative (64 redraws): a SEED whose worst
+** negative needs draw 64 runs and matches the reference, one whose worst
+** needs draw 65 fails with GNNDB_RANGE. */
+static void strict_allows_64_redraws_and_no_more(void **state)
+{
+    fx *f = *state;
+    make_dense_graph(f);
+    lq q = {.graph = "s", .hops = 1, .fan = {2}, .split = 0, .B = 16,
+            .k = 100, .strict = 1, .epochs = 1, .limit = 10};
+    ref r;
+    rb b;
+    rb_alloc(&b);
+    uint64_t ok = 0, bad = 0;
+    for (uint64_t seed = 1; seed < 5000 && (!ok || !bad); seed++) {
+        q.seed = seed;
+        ref_init(&r, &f->s, &q, f->s_split);
+        ref_batch(&r, 0, 0, &b);
+        if (b.max_try == 65 && !bad) bad = seed;
+        if (!b.failed && b.max_try == 64 && !ok) ok = seed;
+        ref_free(&r);
+    }
+    rb_free(&b);
+    assert_true(ok && bad);
+    q.seed = ok;
+    run_against_ref(f, NULL, &q);
+    char sql[512];
+    q.seed = bad;
+    lq_sql(&q, sql, sizeof sql);
+    gnndb_stmt *st;
+    assert_int_equal(gnndb_prepare(f->h, sql, -1, &st, NULL), GNNDB_OK);
+    assert_int_equal(gnndb_step(st), GNNDB_RANGE);
+    print_message("%s -> %s\n", sql, gnndb_errmsg(f->h));
+    gnndb_finalize(st);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -924,9 +1050,11 @@ int main(void)
         cmocka_unit_test(triplet_matches_reference),
         cmocka_unit_test(exclude_split_matches_reference),
         cmocka_unit_test(hyperbatch_and_memory_limit_match_reference),
+        cmocka_unit_test(spilled_batches_match_reference),
         cmocka_unit_test(exclude_seeds_never_samples_a_seed_edge),
         cmocka_unit_test(strict_never_returns_an_edge),
         cmocka_unit_test(strict_on_complete_graph_fails_cleanly),
+        cmocka_unit_test(strict_allows_64_redraws_and_no_more),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
