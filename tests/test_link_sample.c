@@ -146,7 +146,8 @@ static int64_t ref_choose(uint64_t key, int64_t d, int fanout, int replace,
     if (replace) {
         if (d == 0) return 0;
         for (int i = 0; i < fanout; i++)
-            out[i] = (int64_t)rng_below(rng_draw(key, (uint64_t)i), (uint64_t)d);
+            out[i] = (int64_t)rng_below(rng_draw(key, (uint64_t)i),
+                                        (uint64_t)d);
         return fanout;
     }
     int64_t n = 0;
@@ -828,7 +829,8 @@ static int64_t seed_edges_sampled(const gnndb_batch_view *v,
         assert_true(pid[np++] >= 0);
     }
     for (int64_t j = 0; j < E; j++) {
-        int64_t s = v->n_id[v->edge_index[j]], t = v->n_id[v->edge_index[E + j]];
+        int64_t s = v->n_id[v->edge_index[j]];
+        int64_t t = v->n_id[v->edge_index[E + j]];
         int64_t id = v->e_id[j];
         assert_true(id == row_id(k, s, t) ||
                     (undirected && id == row_id(k, t, s)));
@@ -872,7 +874,8 @@ static int64_t edge_negatives(fx *f, const char *sql, const rowkeys *k,
                               int undirected, int64_t *total)
 {
     gnndb_stmt *st;
-    if (gnndb_prepare(f->h, sql, -1, &st, NULL)) fail_msg("%s", gnndb_errmsg(f->h));
+    if (gnndb_prepare(f->h, sql, -1, &st, NULL))
+        fail_msg("%s", gnndb_errmsg(f->h));
     int rc;
     int64_t hits = 0;
     *total = 0;
@@ -890,7 +893,8 @@ static int64_t edge_negatives(fx *f, const char *sql, const rowkeys *k,
             } else {
                 continue;
             }
-            hits += row_id(k, a, b) >= 0 || (undirected && row_id(k, b, a) >= 0);
+            hits += row_id(k, a, b) >= 0 ||
+                    (undirected && row_id(k, b, a) >= 0);
             (*total)++;
         }
     }
