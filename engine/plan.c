@@ -441,9 +441,14 @@ static int plan_exclude(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
             if (!strcmp(s->exclude_splits[i], s->exclude_splits[j]))
                 return gnn_seterr(e, GNNDB_ERROR, "EXCLUDE SPLIT names %s "
                                   "twice", s->exclude_splits[i]);
-        if (edge_split_get(db, &p->graph, s->exclude_splits[i],
-                           &p->exclude[i], e))
-            return e->rc;
+        int rc = edge_split_get(db, &p->graph, s->exclude_splits[i],
+                                &p->exclude[i], e);
+        if (rc == GNNDB_ERROR)  /* a node split: its advice is SEEDS */
+            return gnn_seterr(e, rc, "EXCLUDE SPLIT %s: '%s' is a node split "
+                              "of graph '%s'; EXCLUDE SPLIT takes edge splits",
+                              s->exclude_splits[i], s->exclude_splits[i],
+                              p->graph.name);
+        if (rc) return rc;
     }
     p->nexclude = s->n_exclude_splits;
     return GNNDB_OK;
