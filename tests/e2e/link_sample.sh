@@ -80,7 +80,7 @@ expect_error "SAMPLE 2 FROM cora EDGES tr BATCH 4 NEGATIVE -1;" \
 expect_error "SAMPLE 2 FROM cora EDGES train BATCH 4;" \
     "'train' is a node split of graph 'cora', not an edge split"
 expect_error "SAMPLE 2 FROM cora EDGES tr BATCH 4 EXCLUDE SPLIT train;" \
-    "'train' is a node split of graph 'cora', not an edge split"
+    "'train' is a node split of graph 'cora'; EXCLUDE SPLIT takes edge splits"
 expect_error "SAMPLE 2 FROM cora EDGES tr BATCH 4 EXCLUDE SPLIT nosuch;" \
     "no such split: nosuch"
 expect_error "SAMPLE 2 FROM cora EDGES tr BATCH 4 EDGE FEATURES feat;" \
