@@ -94,10 +94,7 @@ static void estimate_hops(plan *p)
 ** counts (what EXPLAIN and the plan's memory estimate from). */
 static void bound_batch(plan *p)
 {
-    if (p->typed) {
-        plan_typed_estimate(p);
-        return;
-    }
+    if (p->typed) plan_typed_estimate(p);
     double n = (double)p->graph.nodes;
     double maxd = (double)(p->graph.max_degree > 0 ? p->graph.max_degree : 1);
     double seeds = fmin((double)plan_seed_nodes(p), n);
@@ -580,8 +577,9 @@ static void feature_files(const plan *p, int64_t *bs, int64_t *blocks)
 
 static int plan_pools(gnndb *db, plan *p, gnn_err *e)
 {
-    if (cat_degree_hist_get(db->cat, p->graph.id, p->deg_hist, 64,
-                            &p->nbuckets, e))
+    /* a typed graph's histogram is its relations' (plan_typed) */
+    if (!p->typed && cat_degree_hist_get(db->cat, p->graph.id, p->deg_hist,
+                                         64, &p->nbuckets, e))
         return e->rc;
     bound_batch(p);
     p->memory_limit = db->pragma.memory_limit;

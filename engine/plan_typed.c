@@ -90,6 +90,18 @@ static int load_types(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
     return GNNDB_OK;
 }
 
+/* Relation r's in-degree histogram into the graph's: the sum of its
+** relations' (a node's in-degree in each counts apart). */
+static int add_hist(gnndb *db, plan *p, plan_rel *r, gnn_err *e)
+{
+    int64_t h[64];
+    int nb = 0;
+    if (cat_degree_hist_get(db->cat, r->topo.id, h, 64, &nb, e)) return e->rc;
+    for (int k = 1; k < nb; k++) p->deg_hist[k] += h[k];
+    if (nb > p->nbuckets) p->nbuckets = nb;
+    return GNNDB_OK;
+}
+
 static int load_rels(gnndb *db, plan *p, gnn_err *e)
 {
     cat_relation *rs = NULL;
@@ -106,6 +118,7 @@ static int load_rels(gnndb *db, plan *p, gnn_err *e)
         r->dst = rs[i].dst_type;
         rc = cat_relation_graph_name(p->graph.name, r->name, gname, e);
         if (!rc) rc = cat_graph_get(db->cat, gname, &r->topo, e);
+
     }
     free(rs);
     return rc;
@@ -188,6 +201,8 @@ int plan_typed(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
     if ((rc = load_types(db, s, p, e)) || (rc = load_rels(db, p, e)) ||
         (rc = load_fanouts(s, p, e)) || (rc = load_seed_type(db, s, p, e)))
         return rc;
+    for (int r = 0; r < p->nrels; r++)
+        if ((rc = add_hist(db, p, &p->rels[r], e))) return rc;
     if (p->ntypes > 64)
         return gnn_seterr(e, GNNDB_RANGE, "graph %s has %d node types; a "
                           "typed SAMPLE takes at most 64", p->graph.name,
@@ -215,43 +230,27 @@ int plan_typed(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
     return GNNDB_OK;
 }
 
-/* Expected edges and new nodes per hop: each sampled relation draws
-** min(fanout, its mean in-degree) from every frontier node of its target
-** type, new nodes counted at most once per draw and never beyond the
-** type's count. */
+/* The estimates of a typed plan come from plan.c's model of one graph:
+** its histogram is the relations' summed (add_hist), and its fanout at a
+** hop is the most edges one node can take in it, over the types (the sum
+** of the fanouts of the relations into the type; -1 when one takes all).
+** A warning goes to EXPLAIN's note when a hop samples a relation whose
+** targets no earlier hop reaches. */
 void plan_typed_estimate(plan *p)
 {
-    double front[64] = {0}, seen[64] = {0};
-    front[p->seed_type] = seen[p->seed_type] = (double)p->batch;
-    p->nodes_est[0] = (double)p->batch;
-    double nodes_bound, edges_bound = 0;
     for (int h = 0; h < p->nhops; h++) {
-        double next[64] = {0}, edges = 0, fresh = 0;
-        for (int r = 0; r < p->nrels; r++) {
-            const plan_rel *rl = &p->rels[r];
-            int f = rl->fanout[h];
-            if (!f) continue;
-            double cnt = fmax(1.0, (double)p->types[rl->dst].count);
-            double mean = (double)rl->topo.edges / cnt;
-            double d = f < 0 ? mean : fmin((double)f, mean);
-            double er = front[rl->dst] * d;
-            edges += er;
-            double maxd = (double)GNN_MAX(1, rl->topo.max_degree);
-            edges_bound += front[rl->dst] * (f < 0 ? maxd : fmin(f, maxd));
-            next[rl->src] += er;
-        }
+        int most = 0, all = 0;
         for (int t = 0; t < p->ntypes; t++) {
-            double room = fmax(0.0, (double)p->types[t].count - seen[t]);
-            next[t] = fmin(next[t], room);
-            seen[t] += next[t];
-            fresh += next[t];
+            int sum = 0;
+            for (int r = 0; r < p->nrels; r++) {
+                int f = p->rels[r].fanout[h];
+                if (p->rels[r].dst != t || !f) continue;
+                if (f < 0) all = 1;
+                else sum += f;
+            }
+            most = GNN_MAX(most, sum);
         }
-        memcpy(front, next, sizeof front);
-        p->edges_est[h] = edges;
-        p->nodes_est[h + 1] = fresh;
+        p->fanouts[h] = all ? -1 : GNN_MAX(1, GNN_MIN(most, 1000));
     }
-    nodes_bound = (double)p->batch + edges_bound * 1.25;
-    p->nodes_bound = (int64_t)fmin(nodes_bound, (double)p->graph.nodes);
-    p->edges_bound = (int64_t)fmin(edges_bound * 1.25 + 16, 9e18);
     note_unreached(p);
 }
