@@ -12,6 +12,7 @@ struct cat_db {
     int readonly;
     int has_packs;   /* the packs tables exist (catalog/packs.c) */
     int has_eids;    /* graphs has the edge-id columns (format 3) */
+    int has_types;   /* node types and relations exist (migration 5) */
     char path[1024]; /* named in every message */
 };
 
@@ -53,6 +54,18 @@ int catx_writable(cat_db *c, gnn_err *e);
 int catx_eids_schema(cat_db *c, gnn_err *e);
 /* The edge-id columns of graphs, migration 4 of catalog.c. */
 extern const char catx_schema_eids[];
+
+/* Note whether the typed-graph schema exists (hetero.c): a writable open
+** has added it (migration 5); a read-only catalog without it has no typed
+** graphs, and its tables and splits read as homogeneous (node_type -1). */
+int catx_types_schema(cat_db *c, gnn_err *e);
+/* Node types and relations, migration 5 of catalog.c. */
+extern const char catx_schema_types[];
+/* Before graph `graph_id` is deleted: its relations' graphs rows (with
+** all that hangs off them), its node types and relation rows; and, when it
+** is a relation itself, its relation row, its edges taken off its typed
+** graph's. */
+int catx_types_drop_graph(cat_db *c, int64_t graph_id, gnn_err *e);
 
 /* Note whether the packs tables exist: a writable open has added them
 ** (migration 3); a read-only catalog without them has no packs. */

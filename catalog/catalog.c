@@ -87,6 +87,10 @@ static const char *const migrations[] = {
     ** 3, since a format-2 gnndb would misread what hangs off them (an edge
     ** split would read as an empty node split) */
     catx_schema_eids,
+    /* 5: typed graphs: node types, relations, the node type of a table or
+    ** split (catalog/hetero.c). format_version stays 3: no released
+    ** reader of format 3 predates it */
+    catx_schema_types,
 };
 #define SCHEMA_VERSION (1 + (int)(sizeof migrations / sizeof migrations[0]))
 
@@ -369,7 +373,8 @@ static int open_conn(cat_db *c, gnn_err *e)
     } else if (!c->readonly && (rc = migrate(c, e))) {
         return rc;
     }
-    if ((rc = catx_eids_schema(c, e))) return rc;
+    if ((rc = catx_eids_schema(c, e)) || (rc = catx_types_schema(c, e)))
+        return rc;
     return catx_packs_schema(c, e);
 }
 

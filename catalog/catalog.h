@@ -40,7 +40,18 @@ typedef struct cat_graph {
     uint64_t eid_token;
     int64_t eid_blocks;
     int64_t input_edges;     /* edges of the input file: ids [0, this) */
+    /* Typed graphs (catalog/hetero.c): CAT_GRAPH_TYPED for a graph of node
+    ** types and relations (no topology file of its own: file ""; nodes the
+    ** sum of its types', edges of its relations'), CAT_GRAPH_RELATION for
+    ** one relation's topology (named "<graph>.<relation>", parent_id the
+    ** typed graph's id), CAT_GRAPH_PLAIN (0) for every other graph. */
+    int kind;
+    int64_t parent_id;       /* a relation's typed graph; 0 otherwise */
 } cat_graph;
+
+#define CAT_GRAPH_PLAIN    0
+#define CAT_GRAPH_TYPED    1
+#define CAT_GRAPH_RELATION 2
 
 #define CAT_TABLE_FEATURES      1
 #define CAT_TABLE_LABELS        2
@@ -65,6 +76,8 @@ typedef struct cat_table {
     int64_t nblocks;
     int64_t nclasses;         /* labels: max label + 1 */
     char source[CAT_PATH_MAX];
+    int has_type;             /* 0: a homogeneous graph's (zeroed rows) */
+    int node_type;            /* else its node type's type_no */
 } cat_table;
 
 /* A split is a set of nodes (seeds of a node-level SAMPLE) or of input edge
@@ -82,6 +95,9 @@ typedef struct cat_split {
     int kind;                 /* CAT_SPLIT_* */
     int has_seed;             /* drawn by CREATE EDGE SPLITS ... RANDOM */
     uint64_t seed;            /* the SEED it drew with (given or drawn) */
+    int has_type;             /* 0: a homogeneous graph's (zeroed rows) */
+    int node_type;            /* else its node type's type_no (members are
+                                 ids local to the type) */
 } cat_split;
 
 /* Open `path` (created with the schema when !readonly and missing). Fails
@@ -103,6 +119,13 @@ int cat_graph_insert(cat_db *c, cat_graph *g, gnn_err *e);
 int cat_graph_get(cat_db *c, const char *name, cat_graph *g, gnn_err *e);
 int cat_graph_list(cat_db *c, cat_graph **out, size_t *n, gnn_err *e);
 int cat_graph_delete(cat_db *c, int64_t graph_id, gnn_err *e);
+/* The graph of row `id` (a relation's too: cat_graph_get finds it by its
+** name "<graph>.<relation>" as well). */
+int cat_graph_get_id(cat_db *c, int64_t id, cat_graph *g, gnn_err *e);
+/* The graphs rows whose parent is graph `parent_id` (a typed graph's
+** relations), by id. cat_graph_list lists only top-level graphs. */
+int cat_graph_children(cat_db *c, int64_t parent_id, cat_graph **out,
+                       size_t *n, gnn_err *e);
 
 /* GNNDB_OK when graph g has edge ids; otherwise GNNDB_NOTFOUND with words
 ** naming the graph and `what` needs them (a statement, "IMPORT EDGE
@@ -127,6 +150,63 @@ int cat_split_get(cat_db *c, int64_t graph_id, const char *name,
 int cat_split_list(cat_db *c, int64_t graph_id, cat_split **out, size_t *n,
                    gnn_err *e);
 int cat_split_delete(cat_db *c, int64_t split_id, gnn_err *e);
+
+/* ---- typed graphs (catalog/hetero.c) ------------------------------------
+** A typed graph has ONE global node id space: node type t owns the ids
+** [first, first + count), types laid out in creation order (type_no 0, 1,
+** ...). Each relation (src_type, name, dst_type) has its own topology over
+** the global ids: a graphs row of kind CAT_GRAPH_RELATION named
+** "<graph>.<name>", opened with db_open_graph like any graph. Node type and
+** relation names share one namespace per graph. The tables and splits of
+** a node type hang off the typed graph with node_type set, under the
+** stored name "<type>.<name>" (cat_type_object_name): a name the grammar's
+** identifiers cannot take, so each type has its own feature, label
+** ("<type>.__labels") and split names. */
+typedef struct cat_node_type {
+    int64_t graph_id;
+    int type_no;
+    char name[CAT_NAME_MAX];
+    int64_t first;            /* global id of its first node */
+    int64_t count;
+} cat_node_type;
+
+typedef struct cat_relation {
+    int64_t graph_id;         /* the relation's own graphs row (topology) */
+    int64_t parent_id;        /* the typed graph */
+    char name[CAT_NAME_MAX];
+    int src_type, dst_type;   /* type_no of its sources and targets */
+    char reverse_of[CAT_NAME_MAX]; /* "" unless WITH REVERSE built it */
+} cat_relation;
+
+/* Add node type t->name of count t->count to typed graph t->graph_id: sets
+** t->type_no and t->first (after the last type) and adds the count to the
+** graph's nodes. GNNDB_EXISTS when the name is a type or relation of the
+** graph; GNNDB_MISUSE when the graph is not typed or already has a
+** relation (whose files cover the node count they were built with). */
+int cat_type_insert(cat_db *c, cat_node_type *t, gnn_err *e);
+int cat_type_get(cat_db *c, int64_t graph_id, const char *name,
+                 cat_node_type *t, gnn_err *e);
+/* The types of a graph by type_no (empty for a graph that is not typed). */
+int cat_type_list(cat_db *c, int64_t graph_id, cat_node_type **out,
+                  size_t *n, gnn_err *e);
+/* Record relation r (its graphs row, r->graph_id, already inserted with
+** kind CAT_GRAPH_RELATION), adding `edges` to the typed graph's edges.
+** GNNDB_EXISTS when the name is a type or relation of the graph. */
+int cat_relation_insert(cat_db *c, const cat_relation *r, int64_t edges,
+                        gnn_err *e);
+int cat_relation_get(cat_db *c, int64_t parent_id, const char *name,
+                     cat_relation *r, gnn_err *e);
+/* The relations of typed graph parent_id, in creation order. */
+int cat_relation_list(cat_db *c, int64_t parent_id, cat_relation **out,
+                      size_t *n, gnn_err *e);
+/* "<graph>.<relation>", the name of a relation's graphs row; GNNDB_RANGE
+** when it does not fit. */
+int cat_relation_graph_name(const char *graph, const char *rel,
+                            char out[CAT_NAME_MAX], gnn_err *e);
+/* "<type>.<name>", the stored name of a type's table or split (labels:
+** name "__labels"); GNNDB_RANGE when it does not fit. */
+int cat_type_object_name(const char *type, const char *name,
+                         char out[CAT_NAME_MAX], gnn_err *e);
 
 /* Per-block CRC32C of a block file, by file name. */
 int cat_checksums_put(cat_db *c, const char *file, const uint32_t *sums,

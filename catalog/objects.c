@@ -167,6 +167,11 @@ int catx_eids_schema(cat_db *c, gnn_err *e)
 int cat_graph_need_eids(const cat_graph *g, const char *what, gnn_err *e)
 {
     if (g->has_eids) return GNNDB_OK;
+    if (g->kind == CAT_GRAPH_TYPED)
+        return gnn_seterr(e, GNNDB_MISUSE, "%s on graph %s is not available "
+                          "yet: it is a graph of node types and relations, "
+                          "whose edge ids are each relation's", what,
+                          g->name);
     return gnn_seterr(e, GNNDB_NOTFOUND, "%s needs edge ids, and graph %s has "
                       "none (it was created WITHOUT EDGE IDS, or by a gnndb "
                       "of format 2): DROP it and CREATE GRAPH %s again",
@@ -177,11 +182,19 @@ int cat_graph_need_eids(const cat_graph *g, const char *what, gnn_err *e)
     "id, name, token, file, nodes, edges, directed, block_size, node_order, " \
     "graph_blocks, has_map, max_degree, min_degree, median_degree, "         \
     "mean_degree, source"
-/* with the edge-id columns (format 3), or zeros in their place (a
-** read-only format-2 catalog) */
-#define GRAPH_COLS GRAPH_COLS0 ", has_eids, eid_file, eid_token, eid_blocks, " \
-                   "input_edges"
-#define GRAPH_COLS_V2 GRAPH_COLS0 ", 0, '', 0, 0, 0"
+
+/* "SELECT <the columns graph_row reads> FROM graphs WHERE <where>" into sql:
+** the edge-id columns (format 3) and the typed-graph ones (migration 5), or
+** zeros in their place in a read-only catalog older than them. */
+static const char *graph_select(cat_db *c, const char *where, char *sql,
+                                size_t cap)
+{
+    snprintf(sql, cap, "SELECT " GRAPH_COLS0 ", %s, %s FROM graphs WHERE %s",
+             c->has_eids ? "has_eids, eid_file, eid_token, eid_blocks, "
+                           "input_edges" : "0, '', 0, 0, 0",
+             c->has_types ? "kind, coalesce(parent_id, 0)" : "0, 0", where);
+    return sql;
+}
 
 static void graph_row(sqlite3_stmt *st, void *dst)
 {
@@ -207,6 +220,8 @@ static void graph_row(sqlite3_stmt *st, void *dst)
     g->eid_token = tok_in(st, 18);
     g->eid_blocks = sqlite3_column_int64(st, 19);
     g->input_edges = sqlite3_column_int64(st, 20);
+    g->kind = sqlite3_column_int(st, 21);
+    g->parent_id = sqlite3_column_int64(st, 22);
 }
 
 int cat_graph_insert(cat_db *c, cat_graph *g, gnn_err *e)
@@ -224,10 +239,11 @@ int cat_graph_insert(cat_db *c, cat_graph *g, gnn_err *e)
                               "edges, directed, block_size, node_order, "
                               "graph_blocks, has_map, max_degree, min_degree, "
                               "median_degree, mean_degree, source, has_eids, "
-                              "eid_file, eid_token, eid_blocks, input_edges) "
+                              "eid_file, eid_token, eid_blocks, input_edges, "
+                              "kind, parent_id) "
                               "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
                               "?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, "
-                              "?19, ?20)", &st, e)))
+                              "?19, ?20, ?21, ?22)", &st, e)))
         return rc;
     sqlite3_bind_text(st, 1, g->name, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 2, tok_out(g->token));
@@ -251,6 +267,8 @@ int cat_graph_insert(cat_db *c, cat_graph *g, gnn_err *e)
         sqlite3_bind_int64(st, 19, g->eid_blocks);
         sqlite3_bind_int64(st, 20, g->input_edges);
     }
+    sqlite3_bind_int(st, 21, g->kind);
+    if (g->parent_id) sqlite3_bind_int64(st, 22, g->parent_id);
     int s = sqlite3_step(st);
     sqlite3_finalize(st);
     if ((s & 0xff) == SQLITE_CONSTRAINT)
@@ -261,32 +279,65 @@ int cat_graph_insert(cat_db *c, cat_graph *g, gnn_err *e)
     return GNNDB_OK;
 }
 
-int cat_graph_get(cat_db *c, const char *name, cat_graph *g, gnn_err *e)
+/* The one graph `sql` (?1 = i1, ?2 = s2) selects; *found says whether. */
+static int graph_one(cat_db *c, const char *sql, int64_t i1, const char *s2,
+                     cat_graph *g, int *found, gnn_err *e)
 {
     void *a;
     size_t n;
-    int rc = catx_query_rows(c, c->has_eids ? "SELECT " GRAPH_COLS " FROM "
-                                              "graphs WHERE name = ?2"
-                                            : "SELECT " GRAPH_COLS_V2 " FROM "
-                                              "graphs WHERE name = ?2",
-                        0, name, graph_row, sizeof *g, &a, &n,
-                        "reading a graph", e);
+    int rc = catx_query_rows(c, sql, i1, s2, graph_row, sizeof *g, &a, &n,
+                             "reading a graph", e);
     if (rc) return rc;
     if (n) memcpy(g, a, sizeof *g);
     free(a);
-    if (!n) return gnn_seterr(e, GNNDB_NOTFOUND, "no such graph: %s", name);
+    *found = n > 0;
     return GNNDB_OK;
+}
+
+int cat_graph_get(cat_db *c, const char *name, cat_graph *g, gnn_err *e)
+{
+    char sql[512];
+    int found;
+    int rc = graph_one(c, graph_select(c, "name = ?2", sql, sizeof sql), 0,
+                       name, g, &found, e);
+    if (!rc && !found)
+        return gnn_seterr(e, GNNDB_NOTFOUND, "no such graph: %s", name);
+    return rc;
+}
+
+int cat_graph_get_id(cat_db *c, int64_t id, cat_graph *g, gnn_err *e)
+{
+    char sql[512];
+    int found;
+    int rc = graph_one(c, graph_select(c, "id = ?1", sql, sizeof sql), id,
+                       NULL, g, &found, e);
+    if (!rc && !found)
+        return gnn_seterr(e, GNNDB_NOTFOUND, "no such graph: id %" PRId64,
+                          id);
+    return rc;
 }
 
 int cat_graph_list(cat_db *c, cat_graph **out, size_t *n, gnn_err *e)
 {
+    char sql[512];
     void *a;
-    int rc = catx_query_rows(c, c->has_eids ? "SELECT " GRAPH_COLS " FROM "
-                                              "graphs ORDER BY name"
-                                            : "SELECT " GRAPH_COLS_V2 " FROM "
-                                              "graphs ORDER BY name",
-                        0, NULL, graph_row, sizeof **out, &a, n,
-                        "listing graphs", e);
+    graph_select(c, c->has_types ? "kind != 2 ORDER BY name"
+                                 : "1 ORDER BY name", sql, sizeof sql);
+    int rc = catx_query_rows(c, sql, 0, NULL, graph_row, sizeof **out, &a, n,
+                             "listing graphs", e);
+    *out = rc ? NULL : a;
+    return rc;
+}
+
+int cat_graph_children(cat_db *c, int64_t parent_id, cat_graph **out,
+                       size_t *n, gnn_err *e)
+{
+    char sql[512];
+    void *a;
+    graph_select(c, c->has_types ? "parent_id = ?1 ORDER BY id"
+                                 : "?1 AND 0", sql, sizeof sql);
+    int rc = catx_query_rows(c, sql, parent_id, NULL, graph_row,
+                             sizeof **out, &a, n, "listing relations", e);
     *out = rc ? NULL : a;
     return rc;
 }
@@ -310,6 +361,7 @@ int cat_graph_delete(cat_db *c, int64_t graph_id, gnn_err *e)
     int rc = catx_writable(c, e);
     if (rc || (rc = catx_sp_begin(c, e))) return rc;
     rc = catx_packs_drop_graph(c, graph_id, e);
+    if (!rc) rc = catx_types_drop_graph(c, graph_id, e);
     if (!rc) rc = delete_all(c, sqls, graph_id, &changed, e);
     if (!rc && !changed)
         rc = gnn_seterr(e, GNNDB_NOTFOUND, "no such graph: id %" PRId64,
@@ -322,6 +374,16 @@ int cat_graph_delete(cat_db *c, int64_t graph_id, gnn_err *e)
 #define TABLE_COLS                                                          \
     "id, graph_id, name, kind, token, file, rows, dim, dtype, block_size, " \
     "rows_per_block, nblocks, nclasses, source"
+
+/* "SELECT <what table_row reads> FROM tables WHERE <where>": node_type
+** (migration 5), or NULL (homogeneous) in a read-only catalog older. */
+static const char *table_select(cat_db *c, const char *where, char *sql,
+                                size_t cap)
+{
+    snprintf(sql, cap, "SELECT " TABLE_COLS ", %s FROM tables WHERE %s",
+             c->has_types ? "node_type" : "NULL", where);
+    return sql;
+}
 
 static void table_row(sqlite3_stmt *st, void *dst)
 {
@@ -340,6 +402,8 @@ static void table_row(sqlite3_stmt *st, void *dst)
     t->nblocks = sqlite3_column_int64(st, 11);
     t->nclasses = sqlite3_column_int64(st, 12);
     catx_text(t->source, sizeof t->source, st, 13);
+    t->has_type = sqlite3_column_type(st, 14) != SQLITE_NULL;
+    t->node_type = t->has_type ? sqlite3_column_int(st, 14) : 0;
 }
 
 static int is_labels(const char *name) { return strcmp(name, "__labels") == 0; }
@@ -361,9 +425,10 @@ int cat_table_insert(cat_db *c, cat_table *t, gnn_err *e)
     sqlite3_stmt *st;
     if ((rc = catx_prepare(c, "INSERT INTO tables(graph_id, name, kind, token,"
                               " file, rows, dim, dtype, block_size, "
-                              "rows_per_block, nblocks, nclasses, source) "
+                              "rows_per_block, nblocks, nclasses, source, "
+                              "node_type) "
                               "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
-                              "?10, ?11, ?12, ?13)", &st, e)))
+                              "?10, ?11, ?12, ?13, ?14)", &st, e)))
         return rc;
     sqlite3_bind_int64(st, 1, t->graph_id);
     sqlite3_bind_text(st, 2, t->name, -1, SQLITE_STATIC);
@@ -378,6 +443,7 @@ int cat_table_insert(cat_db *c, cat_table *t, gnn_err *e)
     sqlite3_bind_int64(st, 11, t->nblocks);
     sqlite3_bind_int64(st, 12, t->nclasses);
     sqlite3_bind_text(st, 13, t->source, -1, SQLITE_STATIC);
+    if (t->has_type) sqlite3_bind_int(st, 14, t->node_type);
     if ((rc = catx_run(c, st, "adding a table", e))) return rc;
     t->id = sqlite3_last_insert_rowid(c->db);
     return GNNDB_OK;
@@ -386,12 +452,11 @@ int cat_table_insert(cat_db *c, cat_table *t, gnn_err *e)
 int cat_table_get(cat_db *c, int64_t graph_id, const char *name,
                   cat_table *t, gnn_err *e)
 {
-    char gname[CAT_NAME_MAX];
+    char gname[CAT_NAME_MAX], sql[512];
     int found;
-    int rc = get_in_graph(c, "SELECT " TABLE_COLS " FROM tables WHERE "
-                             "graph_id = ?1 AND name = ?2", graph_id, name,
-                          table_row, sizeof *t, t, &found, gname,
-                          "reading a table", e);
+    table_select(c, "graph_id = ?1 AND name = ?2", sql, sizeof sql);
+    int rc = get_in_graph(c, sql, graph_id, name, table_row, sizeof *t, t,
+                          &found, gname, "reading a table", e);
     if (rc || found) return rc;
     if (is_labels(name))
         return gnn_seterr(e, GNNDB_NOTFOUND, "graph %s has no labels", gname);
@@ -403,10 +468,10 @@ int cat_table_list(cat_db *c, int64_t graph_id, cat_table **out, size_t *n,
                    gnn_err *e)
 {
     void *a;
-    int rc = catx_query_rows(c, "SELECT " TABLE_COLS " FROM tables "
-                           "WHERE graph_id = ?1 ORDER BY name",
-                        graph_id, NULL, table_row, sizeof **out, &a, n,
-                        "listing tables", e);
+    char sql[512];
+    table_select(c, "graph_id = ?1 ORDER BY name", sql, sizeof sql);
+    int rc = catx_query_rows(c, sql, graph_id, NULL, table_row, sizeof **out,
+                             &a, n, "listing tables", e);
     *out = rc ? NULL : a;
     return rc;
 }
@@ -433,8 +498,10 @@ int cat_table_delete(cat_db *c, int64_t table_id, gnn_err *e)
 ** open migrates it) has node splits without a seed. */
 static const char *split_cols(cat_db *c)
 {
-    return c->has_eids ? "id, graph_id, name, token, count, kind, seed"
-                             : "id, graph_id, name, token, count, 0, NULL";
+    if (c->has_types)
+        return "id, graph_id, name, token, count, kind, seed, node_type";
+    return c->has_eids ? "id, graph_id, name, token, count, kind, seed, NULL"
+                       : "id, graph_id, name, token, count, 0, NULL, NULL";
 }
 
 static void split_row(sqlite3_stmt *st, void *dst)
@@ -448,6 +515,8 @@ static void split_row(sqlite3_stmt *st, void *dst)
     s->kind = sqlite3_column_int(st, 5);
     s->has_seed = sqlite3_column_type(st, 6) != SQLITE_NULL;
     s->seed = tok_in(st, 6);
+    s->has_type = sqlite3_column_type(st, 7) != SQLITE_NULL;
+    s->node_type = s->has_type ? sqlite3_column_int(st, 7) : 0;
 }
 
 /* Bind what cat_split_insert stores ('?1'..'?6'); an edge split needs the
@@ -456,7 +525,8 @@ static int split_insert_stmt(cat_db *c, const cat_split *s,
                              sqlite3_stmt **st, gnn_err *e)
 {
     int rc = catx_prepare(c, "INSERT INTO splits(graph_id, name, token, count,"
-                             " kind, seed) VALUES(?1, ?2, ?3, ?4, ?5, ?6)",
+                             " kind, seed, node_type) VALUES(?1, ?2, ?3, ?4, "
+                             "?5, ?6, ?7)",
                           st, e);
     if (rc) return rc;
     sqlite3_bind_int64(*st, 1, s->graph_id);
@@ -466,6 +536,7 @@ static int split_insert_stmt(cat_db *c, const cat_split *s,
     sqlite3_bind_int(*st, 5, s->kind);
     if (s->has_seed) sqlite3_bind_int64(*st, 6, tok_out(s->seed));
     else sqlite3_bind_null(*st, 6);
+    if (s->has_type) sqlite3_bind_int(*st, 7, s->node_type);
     return GNNDB_OK;
 }
 

@@ -207,8 +207,23 @@ out:
     return rc;
 }
 
+static int check_graph(ck *c, const cat_graph *g, gnn_err *e);
+
+/* A typed graph: its relations' topologies (graphs of their own) and the
+** tables of its node types; it has no file of its own. */
+static int check_typed(ck *c, const cat_graph *g, gnn_err *e)
+{
+    cat_graph *kids = NULL;
+    size_t n = 0;
+    int rc = cat_graph_children(c->db->cat, g->id, &kids, &n, e);
+    for (size_t i = 0; !rc && i < n; i++) rc = check_graph(c, &kids[i], e);
+    free(kids);
+    return rc ? rc : check_tables(c, g, e);
+}
+
 static int check_graph(ck *c, const cat_graph *g, gnn_err *e)
 {
+    if (g->kind == CAT_GRAPH_TYPED) return check_typed(c, g, e);
     int64_t before = c->problems;
     int rc = check_file(c, g->file, g->block_size, BLK_KIND_GRAPH, g->token,
                         g->graph_blocks, e);

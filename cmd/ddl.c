@@ -6,6 +6,7 @@
 ** next writable open removes (db_cleanup_orphans), so a reader sees the old
 ** state or the new one, never a half table. */
 #include "ddl.h"
+#include "ddl_hetero.h"
 #include "block.h"
 #include "edgelist.h"
 #include "import.h"
@@ -265,6 +266,7 @@ void ddl_graph_free(ddl_graph *d)
 
 int ddl_create_graph(gnndb *db, const ast_stmt *s, gnn_err *e)
 {
+    if (!s->path) return ddl_create_typed_graph(db, s->name, s->block_size, e);
     int rc = db_write_lock(db);
     if (rc) return gnn_seterr(e, rc, "%s", db->err.msg);
     ddl_graph d;
@@ -412,28 +414,51 @@ int ddl_check_new_table(gnndb *db, const cat_graph *g, const char *name,
     return GNNDB_OK;
 }
 
+/* The stored name of the table or split `name` of statement s: "type.name"
+** on a node type (g.t), else name itself. */
+static int object_name(const ast_stmt *s, const char *name,
+                       char out[CAT_NAME_MAX], gnn_err *e)
+{
+    if (s->node_type) return cat_type_object_name(s->node_type, name, out, e);
+    if (strlen(name) >= CAT_NAME_MAX)
+        return gnn_seterr(e, GNNDB_RANGE, "name too long: %s", name);
+    snprintf(out, CAT_NAME_MAX, "%s", name);
+    return GNNDB_OK;
+}
+
+/* The node-id -> file-row map of a graph made with mapped ids. */
+static int load_i2r(gnndb *db, const cat_graph *g, int64_t **i2r, gnn_err *e)
+{
+    *i2r = NULL;
+    if (!g->has_map) return GNNDB_OK;
+    idx_txn *it;
+    int rc = idx_begin(db->idx, 0, &it, e);
+    if (rc) return rc;
+    rc = idx_load_array(it, 'R', g->token, (uint64_t)g->nodes, i2r, e);
+    idx_abort(it);
+    return rc;
+}
+
 int ddl_import(gnndb *db, const ast_stmt *s, int labels, gnn_err *e)
 {
     int rc = db_write_lock(db);
     if (rc) return gnn_seterr(e, rc, "%s", db->err.msg);
-    const char *name = labels ? "__labels" : s->name;
-    cat_graph g;
+    char name[CAT_NAME_MAX];
+    cat_graph g, view;
+    cat_node_type t;
     int64_t *i2r = NULL;
     ddl_table d;
     memset(&d, 0, sizeof d);
     d.o.labels = labels;
-    if ((rc = cat_graph_get(db->cat, s->graph, &g, e)) ||
-        (rc = ddl_check_new_table(db, &g, name, labels, e)) ||
-        (rc = ddl_table_opts(s, &d.o, e)))
+    if ((rc = object_name(s, labels ? "__labels" : s->name, name, e)) ||
+        (rc = ddl_type_view(db, s->graph, s->node_type, &g, &t, &view, e)) ||
+        (rc = ddl_check_new_table(db, &view, name, labels, e)) ||
+        (rc = ddl_table_opts(s, &d.o, e)) ||
+        (rc = load_i2r(db, &view, &i2r, e)) ||
+        (rc = ddl_table_build(db, &view, i2r, name, s->path, &d, e)))
         goto out;
-    if (g.has_map) {
-        idx_txn *it;
-        if ((rc = idx_begin(db->idx, 0, &it, e))) goto out;
-        rc = idx_load_array(it, 'R', g.token, (uint64_t)g.nodes, &i2r, e);
-        idx_abort(it);
-        if (rc) goto out;
-    }
-    if ((rc = ddl_table_build(db, &g, i2r, name, s->path, &d, e))) goto out;
+    d.t.has_type = s->node_type != NULL;
+    d.t.node_type = t.type_no;
     if ((rc = cat_begin(db->cat, e)) == GNNDB_OK) {
         if ((rc = ddl_table_insert(db, g.id, &d, e)) ||
             (rc = cat_commit(db->cat, e)))
@@ -531,42 +556,59 @@ void ddl_split_free(ddl_split *d)
     d->m = NULL;
 }
 
+/* RANDOM fraction [SEED s]: each node joins with probability `fraction`,
+** by a draw that depends only on (seed, node): reproducible, O(1) memory
+** per node. */
+static int random_members(const ast_stmt *s, int64_t nodes, uint32_t **out,
+                          size_t *n, gnn_err *e)
+{
+    uint64_t seed = s->has_seed ? s->seed : db_new_token();
+    uint64_t key = rng_key(seed, 0, 0, UINT64_MAX - 1, 0);
+    uint32_t *m = malloc(((size_t)nodes + 1) * sizeof *m);
+    if (!m) return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
+    *n = 0;
+    for (int64_t v = 0; v < nodes; v++)
+        if (rng_unit(rng_draw(key, (uint64_t)v)) < s->fraction)
+            m[(*n)++] = (uint32_t)v;
+    *out = m;
+    return GNNDB_OK;
+}
+
+static int check_new_split(gnndb *db, const cat_graph *g, const char *name,
+                           const char *shown, gnn_err *e)
+{
+    cat_split sp;
+    gnn_err e2 = {0};
+    if (cat_split_get(db->cat, g->id, name, &sp, &e2) == GNNDB_OK)
+        return gnn_seterr(e, GNNDB_EXISTS, "split '%s' already exists in "
+                          "graph '%s'", shown, g->name);
+    if (e2.rc != GNNDB_NOTFOUND) return gnn_seterr(e, e2.rc, "%s", e2.msg);
+    return GNNDB_OK;
+}
+
 int ddl_create_split(gnndb *db, const ast_stmt *s, gnn_err *e)
 {
     int rc = db_write_lock(db);
     if (rc) return gnn_seterr(e, rc, "%s", db->err.msg);
-    cat_graph g;
-    cat_split sp;
+    char name[CAT_NAME_MAX];
+    cat_graph g, view;
+    cat_node_type t;
     ddl_split d;
     memset(&d, 0, sizeof d);
     uint32_t *m = NULL;
     size_t n = 0;
-    gnn_err e2 = {0};
-    if ((rc = cat_graph_get(db->cat, s->graph, &g, e))) goto out;
-    if (cat_split_get(db->cat, g.id, s->name, &sp, &e2) == GNNDB_OK) {
-        rc = gnn_seterr(e, GNNDB_EXISTS,
-                        "split '%s' already exists in graph '%s'", s->name,
-                        s->graph);
+    if ((rc = object_name(s, s->name, name, e)) ||
+        (rc = ddl_type_view(db, s->graph, s->node_type, &g, &t, &view, e)) ||
+        (rc = check_new_split(db, &g, name, s->name, e)))
         goto out;
-    } else if (e2.rc != GNNDB_NOTFOUND) {
-        rc = gnn_seterr(e, e2.rc, "%s", e2.msg);
-        goto out;
-    }
-    if (s->split_random) {
-        /* each node joins with probability `fraction`, by a draw that
-        ** depends only on (seed, node): reproducible, O(1) memory per node */
-        uint64_t seed = s->has_seed ? s->seed : db_new_token();
-        uint64_t key = rng_key(seed, 0, 0, UINT64_MAX - 1, 0);
-        m = malloc(((size_t)g.nodes + 1) * sizeof *m);
-        if (!m) { rc = gnn_seterr(e, GNNDB_NOMEM, "out of memory"); goto out; }
-        for (int64_t v = 0; v < g.nodes; v++)
-            if (rng_unit(rng_draw(key, (uint64_t)v)) < s->fraction)
-                m[n++] = (uint32_t)v;
-    } else if ((rc = ddl_split_members(db, &g, s->path, s->key, &m, &n, e))) {
-        goto out;
-    }
-    ddl_split_build(s->name, m, n, &d);
+    rc = s->split_random
+             ? random_members(s, view.nodes, &m, &n, e)
+             : ddl_split_members(db, &view, s->path, s->key, &m, &n, e);
+    if (rc) goto out;
+    ddl_split_build(name, m, n, &d);
     m = NULL;
+    d.sp.has_type = s->node_type != NULL;
+    d.sp.node_type = t.type_no;
     if ((rc = ddl_split_index(db, &d, e))) goto out;
     if ((rc = cat_begin(db->cat, e)) == GNNDB_OK) {
         if ((rc = ddl_split_insert(db, g.id, &d, e)) ||
@@ -581,62 +623,139 @@ out:
     return ddl_disk_full_words(db, rc, e);
 }
 
+/* ---- drops ------------------------------------------------------------ */
+
+static int doom_file(ddl_doomed *d, const char *file, gnn_err *e)
+{
+    if (!file[0]) return GNNDB_OK;   /* a typed graph has no file */
+    if (d->nf == d->capf) {
+        size_t cap = d->capf ? d->capf * 2 : 16;
+        void *p = realloc(d->files, cap * sizeof *d->files);
+        if (!p) return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
+        d->files = p;
+        d->capf = cap;
+    }
+    snprintf(d->files[d->nf++], CAT_NAME_MAX, "%s", file);
+    return GNNDB_OK;
+}
+
+static int doom_token(ddl_doomed *d, uint64_t token, gnn_err *e)
+{
+    if (d->nt == d->capt) {
+        size_t cap = d->capt ? d->capt * 2 : 16;
+        uint64_t *p = realloc(d->tokens, cap * sizeof *p);
+        if (!p) return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
+        d->tokens = p;
+        d->capt = cap;
+    }
+    d->tokens[d->nt++] = token;
+    return GNNDB_OK;
+}
+
+/* The tables', splits' and packs' files and tokens of graph id. */
+static int doom_objects(gnndb *db, int64_t id, ddl_doomed *d, gnn_err *e)
+{
+    cat_table *ts = NULL;
+    cat_split *ss = NULL;
+    cat_pack *ps = NULL;
+    size_t nt = 0, ns = 0, np = 0;
+    int rc;
+    if (!(rc = cat_table_list(db->cat, id, &ts, &nt, e)) &&
+        !(rc = cat_split_list(db->cat, id, &ss, &ns, e)))
+        rc = cat_pack_list(db->cat, id, &ps, &np, e);
+    for (size_t i = 0; !rc && i < nt; i++) rc = doom_file(d, ts[i].file, e);
+    for (size_t i = 0; !rc && i < ns; i++) rc = doom_token(d, ss[i].token, e);
+    for (size_t i = 0; !rc && i < np; i++) rc = doom_file(d, ps[i].file, e);
+    free(ts);
+    free(ss);
+    free(ps);
+    return rc;
+}
+
+int ddl_doomed_graph(gnndb *db, const cat_graph *g, ddl_doomed *d,
+                     gnn_err *e)
+{
+    int rc;
+    if ((rc = doom_file(d, g->file, e)) || (rc = doom_token(d, g->token, e)))
+        return rc;
+    if (g->has_eids && ((rc = doom_file(d, g->eid_file, e)) ||
+                        (rc = doom_token(d, g->eid_token, e))))
+        return rc;
+    if ((rc = doom_objects(db, g->id, d, e))) return rc;
+    cat_graph *kids = NULL;
+    size_t n = 0;
+    rc = cat_graph_children(db->cat, g->id, &kids, &n, e);
+    for (size_t i = 0; !rc && i < n; i++)
+        rc = ddl_doomed_graph(db, &kids[i], d, e);
+    free(kids);
+    return rc;
+}
+
+void ddl_doomed_remove(gnndb *db, ddl_doomed *d)
+{
+    for (size_t i = 0; i < d->nf; i++) ddl_unlink(db, d->files[i]);
+    for (size_t i = 0; i < d->nt; i++) ddl_drop_token(db, d->tokens[i]);
+    ddl_doomed_free(d);
+}
+
+void ddl_doomed_free(ddl_doomed *d)
+{
+    free(d->files);
+    free(d->tokens);
+    memset(d, 0, sizeof *d);
+}
+
+/* The table or split a DROP FEATURES / DROP SPLIT names: its file or
+** token into d, its row id into *id. */
+static int drop_target(gnndb *db, const ast_stmt *s, const cat_graph *g,
+                       int64_t *id, ddl_doomed *d, gnn_err *e)
+{
+    char name[CAT_NAME_MAX];
+    cat_node_type ty;
+    int rc = object_name(s, s->name, name, e);
+    if (rc) return rc;
+    if (s->node_type && (rc = cat_type_get(db->cat, g->id, s->node_type, &ty,
+                                           e)))
+        return rc;
+    if (s->kind == AST_DROP_FEATURES) {
+        cat_table t;
+        if ((rc = cat_table_get(db->cat, g->id, name, &t, e))) return rc;
+        if (t.kind == CAT_TABLE_EDGES)
+            return gnn_seterr(e, GNNDB_MISUSE, "%s is the edge table of "
+                              "graph %s: it goes with DROP GRAPH %s", s->name,
+                              g->name, g->name);
+        *id = t.id;
+        return doom_file(d, t.file, e);
+    }
+    cat_split sp;
+    if ((rc = cat_split_get(db->cat, g->id, name, &sp, e))) return rc;
+    *id = sp.id;
+    return doom_token(d, sp.token, e);
+}
+
 int ddl_drop(gnndb *db, const ast_stmt *s, gnn_err *e)
 {
     int rc = db_write_lock(db);
     if (rc) return gnn_seterr(e, rc, "%s", db->err.msg);
     const char *gname = s->kind == AST_DROP_GRAPH ? s->name : s->graph;
     cat_graph g;
-    cat_table *ts = NULL;
-    cat_split *ss = NULL;
-    cat_pack *ps = NULL;
-    size_t nt = 0, ns = 0, np = 0;
+    ddl_doomed d;
+    memset(&d, 0, sizeof d);
+    int64_t id = 0;
     if ((rc = cat_graph_get(db->cat, gname, &g, e))) goto out;
-    if (s->kind == AST_DROP_GRAPH) {
-        if ((rc = cat_table_list(db->cat, g.id, &ts, &nt, e)) ||
-            (rc = cat_split_list(db->cat, g.id, &ss, &ns, e)) ||
-            (rc = cat_pack_list(db->cat, g.id, &ps, &np, e)))
-            goto out;
-    } else if (s->kind == AST_DROP_FEATURES) {
-        ts = calloc(1, sizeof *ts);
-        if (!ts) { rc = gnn_seterr(e, GNNDB_NOMEM, "out of memory"); goto out; }
-        if ((rc = cat_table_get(db->cat, g.id, s->name, ts, e))) goto out;
-        nt = 1;
-        if (ts[0].kind == CAT_TABLE_EDGES) {
-            rc = gnn_seterr(e, GNNDB_MISUSE, "%s is the edge table of graph "
-                            "%s: it goes with DROP GRAPH %s", s->name, g.name,
-                            g.name);
-            goto out;
-        }
-    } else {
-        ss = calloc(1, sizeof *ss);
-        if (!ss) { rc = gnn_seterr(e, GNNDB_NOMEM, "out of memory"); goto out; }
-        if ((rc = cat_split_get(db->cat, g.id, s->name, ss, e))) goto out;
-        ns = 1;
-    }
-    if ((rc = cat_begin(db->cat, e))) goto out;
+    if (s->kind == AST_DROP_GRAPH) rc = ddl_doomed_graph(db, &g, &d, e);
+    else rc = drop_target(db, s, &g, &id, &d, e);
+    if (rc || (rc = cat_begin(db->cat, e))) goto out;
     if (s->kind == AST_DROP_GRAPH) rc = cat_graph_delete(db->cat, g.id, e);
-    else if (s->kind == AST_DROP_FEATURES) rc = cat_table_delete(db->cat, ts[0].id, e);
-    else rc = cat_split_delete(db->cat, ss[0].id, e);
+    else if (s->kind == AST_DROP_FEATURES) rc = cat_table_delete(db->cat, id, e);
+    else rc = cat_split_delete(db->cat, id, e);
     if (!rc) rc = cat_commit(db->cat, e);
     if (rc) { cat_rollback(db->cat); goto out; }
     /* committed: what follows only frees space; a crash here leaves
     ** orphans that the next writable open removes */
-    if (s->kind == AST_DROP_GRAPH) {
-        ddl_unlink(db, g.file);
-        ddl_drop_token(db, g.token);
-        if (g.has_eids) {
-            ddl_unlink(db, g.eid_file);
-            ddl_drop_token(db, g.eid_token);
-        }
-    }
-    for (size_t i = 0; i < nt; i++) ddl_unlink(db, ts[i].file);
-    for (size_t i = 0; i < ns; i++) ddl_drop_token(db, ss[i].token);
-    for (size_t i = 0; i < np; i++) ddl_unlink(db, ps[i].file);
+    ddl_doomed_remove(db, &d);
 out:
-    free(ps);
-    free(ts);
-    free(ss);
+    ddl_doomed_free(&d);
     db_write_unlock(db);
     return ddl_disk_full_words(db, rc, e);
 }

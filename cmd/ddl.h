@@ -94,6 +94,22 @@ int ddl_split_insert(gnndb *db, int64_t graph_id, ddl_split *d, gnn_err *e);
 void ddl_split_undo(gnndb *db, ddl_split *d);
 void ddl_split_free(ddl_split *d);   /* after the commit */
 
+/* The files and index tokens a drop frees once its catalog rows are
+** gone: gathered before the commit, removed after it (best effort: the
+** next writable open removes what a crash leaves). */
+typedef struct ddl_doomed {
+    char (*files)[CAT_NAME_MAX];
+    size_t nf, capf;
+    uint64_t *tokens;
+    size_t nt, capt;
+} ddl_doomed;
+/* Graph g's: its topology, edge-id graph, tables, splits, packs, and its
+** relations' (a typed graph's) with theirs. */
+int ddl_doomed_graph(gnndb *db, const cat_graph *g, ddl_doomed *d,
+                     gnn_err *e);
+void ddl_doomed_remove(gnndb *db, ddl_doomed *d);  /* then frees d */
+void ddl_doomed_free(ddl_doomed *d);
+
 /* Remove file `file` of the database directory (best effort). */
 void ddl_unlink(gnndb *db, const char *file);
 

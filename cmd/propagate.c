@@ -478,6 +478,10 @@ static int check_names(prop *p, uint32_t *out_bs, uint32_t *out_rpb,
     gnn_err e2 = {0};
     int rc;
     if ((rc = cat_graph_get(p->db->cat, s->graph, &p->g, e))) return rc;
+    if (p->g.kind == CAT_GRAPH_TYPED)
+        return gnn_seterr(e, GNNDB_MISUSE, "PROPAGATE over graph %s is not "
+                          "available yet: it is a graph of node types and "
+                          "relations", s->graph);
     if (cat_table_get(p->db->cat, p->g.id, s->name, &p->src, &e2) ||
         p->src.kind != CAT_TABLE_FEATURES) {
         if (e2.rc && e2.rc != GNNDB_NOTFOUND)

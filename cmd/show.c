@@ -111,6 +111,11 @@ static int graph_props(gnndb *db, const cat_graph *g, rowset *rs, int *oom,
         *oom |= rs_prop_int(rs, "input_edges", g->input_edges);
         *oom |= rs_prop_int(rs, "eid_blocks", g->eid_blocks);
     }
+    if (g->kind == CAT_GRAPH_TYPED) {
+        /* its degrees are its relations' (DESCRIBE graph.relation) */
+        *oom |= rs_prop_text(rs, "kind", "typed");
+        return GNNDB_OK;
+    }
     *oom |= rs_prop_int(rs, "degree.min", g->min_degree);
     *oom |= rs_prop_int(rs, "degree.median", g->median_degree);
     snprintf(buf, sizeof buf, "%.2f", g->mean_degree);
@@ -139,7 +144,8 @@ static int table_props(gnndb *db, const cat_table *ts, size_t nt, rowset *rs,
     char buf[256];
     for (size_t i = 0; i < nt; i++) {
         int edge = ts[i].kind == CAT_TABLE_EDGE_FEATURES;
-        if (ts[i].kind != CAT_TABLE_FEATURES && !edge) continue;
+        if ((ts[i].kind != CAT_TABLE_FEATURES && !edge) || ts[i].has_type)
+            continue;
         char key[200], val[64];
         snprintf(key, sizeof key, "%s.%s", edge ? "edge_features" : "features",
                  ts[i].name);
@@ -148,7 +154,7 @@ static int table_props(gnndb *db, const cat_table *ts, size_t nt, rowset *rs,
         *oom |= rs_prop_text(rs, key, val);
     }
     for (size_t i = 0; i < nt; i++) {
-        if (ts[i].kind != CAT_TABLE_LABELS) continue;
+        if (ts[i].kind != CAT_TABLE_LABELS || ts[i].has_type) continue;
         snprintf(buf, sizeof buf, "%" PRId64 " classes", ts[i].nclasses);
         *oom |= rs_prop_text(rs, "labels", buf);
         int64_t *counts = NULL;
@@ -188,8 +194,10 @@ static int file_props(gnndb *db, const cat_graph *g, const cat_table *ts,
 {
     char buf[256];
     int oom = 0;
-    snprintf(buf, sizeof buf, "file.%s", g->file);
-    oom |= rs_prop_int(rs, buf, file_size(db->dir, g->file));
+    if (g->file[0]) {
+        snprintf(buf, sizeof buf, "file.%s", g->file);
+        oom |= rs_prop_int(rs, buf, file_size(db->dir, g->file));
+    }
     if (g->has_eids) {
         snprintf(buf, sizeof buf, "file.%s", g->eid_file);
         oom |= rs_prop_int(rs, buf, file_size(db->dir, g->eid_file));
@@ -214,6 +222,7 @@ static int split_props(const cat_split *ss, size_t ns, rowset *rs)
     char buf[256];
     int oom = 0;
     for (size_t i = 0; i < ns; i++) {
+        if (ss[i].has_type) continue;   /* under its type's rows */
         int edge = ss[i].kind == CAT_SPLIT_EDGE;
         snprintf(buf, sizeof buf, "%s.%s", edge ? "edge_split" : "split",
                  ss[i].name);
@@ -229,12 +238,16 @@ static int split_props(const cat_split *ss, size_t ns, rowset *rs)
 
 /* DESCRIBE graph: (property, value) rows, in *out (the caller frees them
 ** with rs_free) when it returns GNNDB_OK. */
-int show_describe(gnndb *db, const char *graph, rowset **out, gnn_err *e)
+int show_describe(gnndb *db, const char *graph, const char *part,
+                  rowset **out, gnn_err *e)
 {
     static const char *const cols[] = {"property", "value", NULL};
     cat_graph g;
     int rc = cat_graph_get(db->cat, graph, &g, e);
     if (rc) return rc;
+    if (part && g.kind != CAT_GRAPH_TYPED)
+        return gnn_seterr(e, GNNDB_NOTFOUND, "graph %s has no node types: "
+                          "DESCRIBE %s.%s names none", graph, graph, part);
     rowset *rs = rs_new(2, cols);
     if (!rs) return OOM(e);
     cat_table *ts = NULL;
@@ -242,12 +255,18 @@ int show_describe(gnndb *db, const char *graph, rowset **out, gnn_err *e)
     cat_pack *ps = NULL;
     size_t nt = 0, ns = 0, np = 0;
     int oom = 0;
+    if (part) {
+        rc = show_typed(db, &g, part, rs, e);
+        goto out;
+    }
     if ((rc = graph_props(db, &g, rs, &oom, e)) ||
         (rc = cat_table_list(db->cat, g.id, &ts, &nt, e)) ||
         (rc = cat_split_list(db->cat, g.id, &ss, &ns, e)) ||
         (rc = table_props(db, ts, nt, rs, &oom, e)))
         goto out;
     oom |= split_props(ss, ns, rs);
+    if (g.kind == CAT_GRAPH_TYPED && (rc = show_typed(db, &g, NULL, rs, e)))
+        goto out;
     if ((rc = cat_pack_list(db->cat, g.id, &ps, &np, e))) goto out;
     oom |= pack_props(ps, np, rs);
     oom |= file_props(db, &g, ts, nt, ps, np, rs);

@@ -17,6 +17,21 @@ static int run_create_graph(gnndb_stmt *st, gnn_err *e)
     return ddl_create_graph(st->db, st->ast, e);
 }
 
+static int run_create_nodes(gnndb_stmt *st, gnn_err *e)
+{
+    return ddl_create_nodes_stmt(st->db, st->ast, e);
+}
+
+static int run_create_relation(gnndb_stmt *st, gnn_err *e)
+{
+    return ddl_create_relation_stmt(st->db, st->ast, e);
+}
+
+static int run_drop_relation(gnndb_stmt *st, gnn_err *e)
+{
+    return ddl_drop_relation_stmt(st->db, st->ast, e);
+}
+
 static int run_import_features(gnndb_stmt *st, gnn_err *e)
 {
     return ddl_import(st->db, st->ast, 0, e);
@@ -75,7 +90,8 @@ static int run_show_graphs(gnndb_stmt *st, gnn_err *e)
 
 static int run_describe(gnndb_stmt *st, gnn_err *e)
 {
-    return show_describe(st->db, st->ast->name, &st->rs, e);
+    return show_describe(st->db, st->ast->name, st->ast->node_type, &st->rs,
+                         e);
 }
 
 static int run_pragma(gnndb_stmt *st, gnn_err *e)
@@ -356,6 +372,9 @@ static void finalize_scan_pack(gnndb_stmt *st) { pk_scan_close(st->pk); }
 ** left; the slot of SAMPLE is its plain form. */
 static const stmt_ops kinds[] = {
     [AST_CREATE_GRAPH] = {.run = run_create_graph, .writes = always},
+    [AST_CREATE_NODES] = {.run = run_create_nodes, .writes = always},
+    [AST_CREATE_RELATION] = {.run = run_create_relation, .writes = always},
+    [AST_DROP_RELATION] = {.run = run_drop_relation, .writes = always},
     [AST_IMPORT_FEATURES] = {.run = run_import_features, .writes = always},
     [AST_IMPORT_LABELS] = {.run = run_import_labels, .writes = always},
     [AST_CREATE_SPLIT] = {.run = run_create_split, .writes = always},

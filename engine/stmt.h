@@ -66,8 +66,20 @@ int ddl_create_graph(gnndb *db, const ast_stmt *s, gnn_err *e);
 int ddl_import(gnndb *db, const ast_stmt *s, int labels, gnn_err *e);
 int ddl_create_split(gnndb *db, const ast_stmt *s, gnn_err *e);
 int ddl_drop(gnndb *db, const ast_stmt *s, gnn_err *e);
+/* Typed graphs (cmd/ddl_hetero.c): CREATE NODES, CREATE RELATION, DROP
+** RELATION. */
+int ddl_create_nodes_stmt(gnndb *db, const ast_stmt *s, gnn_err *e);
+int ddl_create_relation_stmt(gnndb *db, const ast_stmt *s, gnn_err *e);
+int ddl_drop_relation_stmt(gnndb *db, const ast_stmt *s, gnn_err *e);
 int show_graphs(gnndb *db, rowset **out, gnn_err *e);
-int show_describe(gnndb *db, const char *graph, rowset **out, gnn_err *e);
+/* DESCRIBE graph [.part]: part a node type or relation of a typed graph
+** (NULL: the whole graph). */
+int show_describe(gnndb *db, const char *graph, const char *part,
+                  rowset **out, gnn_err *e);
+/* The rows of typed graph g's node types and relations (part: only that
+** type or relation's; GNNDB_NOTFOUND when it names neither). */
+int show_typed(gnndb *db, const cat_graph *g, const char *part, rowset *rs,
+               gnn_err *e);
 int pragma_run(gnndb *db, const ast_stmt *s, rowset **out, gnn_err *e);
 int check_run(gnndb *db, const ast_stmt *s, rowset **out, gnn_err *e);
 int propagate_run(gnndb *db, const ast_stmt *s, gnn_err *e);

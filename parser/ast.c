@@ -41,5 +41,20 @@ void ast_free(ast_stmt *s)
     for (size_t i = 0; i < s->n_exclude_splits; i++)
         free(s->exclude_splits[i]);
     free(s->edge_features);
+    free(s->node_type);
+    free(s->src_type);
+    free(s->dst_type);
+    free(s->reverse_name);
+    free(s->seeds_type);
+    for (int h = 0; h < AST_MAX_HOPS; h++)
+        for (int r = 0; r < AST_MAX_RELS; r++) free(s->rels[h][r].rel);
     free(s);
+}
+
+int ast_is_typed(const ast_stmt *s)
+{
+    return s->kind == AST_CREATE_NODES || s->kind == AST_CREATE_RELATION ||
+           s->kind == AST_DROP_RELATION ||
+           (s->kind == AST_CREATE_GRAPH && !s->path) || s->node_type ||
+           s->typed || s->seeds_type;
 }

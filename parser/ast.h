@@ -26,10 +26,13 @@ typedef enum ast_kind {
     AST_IMPORT_OGB,      /* IMPORT OGB 'dir' AS g */
     AST_CREATE_EDGE_SPLIT,   /* CREATE EDGE SPLIT s ON g FROM 'pairs' */
     AST_CREATE_EDGE_SPLITS,  /* CREATE EDGE SPLITS a, b ON g RANDOM f, f */
-    AST_IMPORT_EDGE_FEATURES /* IMPORT EDGE FEATURES w INTO g FROM 'f' */
+    AST_IMPORT_EDGE_FEATURES, /* IMPORT EDGE FEATURES w INTO g FROM 'f' */
+    AST_CREATE_NODES,    /* CREATE NODES t IN g COUNT n */
+    AST_CREATE_RELATION, /* CREATE RELATION r IN g FROM s TO d FROM 'f' */
+    AST_DROP_RELATION    /* DROP RELATION r ON g */
 } ast_kind;
 
-#define AST_LAST_KIND AST_IMPORT_EDGE_FEATURES
+#define AST_LAST_KIND AST_DROP_RELATION
 
 #define AST_MAX_HOPS 8
 
@@ -65,6 +68,18 @@ typedef enum ast_kind {
 #define AST_MAX_NEGATIVE 1000
 #define AST_MAX_EDGE_SPLITS 16 /* names in CREATE EDGE SPLITS, EXCLUDE SPLIT */
 
+/* Heterogeneous graphs. A typed graph has one global node id space; each
+** node type owns a contiguous range [offset, offset + count) of it, in the
+** order of its CREATE NODES; a homogeneous graph is the case of one type
+** and one relation. */
+#define AST_MAX_RELS 32       /* relations in one hop of a typed SAMPLE */
+
+/* One relation's fanout in one hop of a typed SAMPLE. */
+typedef struct ast_rel_fanout {
+    char *rel;                /* the relation's name, as written */
+    int fanout;               /* 1..1000, or -1: every neighbour */
+} ast_rel_fanout;
+
 typedef struct ast_stmt {
     ast_kind kind;
     int explain;            /* 0, 1 = EXPLAIN, 2 = EXPLAIN ANALYZE */
@@ -73,8 +88,30 @@ typedef struct ast_stmt {
     char *name;             /* graph (CREATE GRAPH/DESCRIBE/DROP), table,
                                split, or pragma name (lower case; NULL
                                for a bare PRAGMA: every setting) */
-    char *graph;            /* INTO g / ON g / FROM g (SAMPLE) / CHECK g */
-    char *path;             /* FROM 'path' */
+    char *graph;            /* INTO g / ON g / FROM g (SAMPLE) / CHECK g;
+                               DESCRIBE g puts g in name */
+    char *path;             /* FROM 'path'; NULL for CREATE GRAPH g with no
+                               FROM: an empty typed graph, filled by CREATE
+                               NODES and CREATE RELATION */
+    /* The node type of a qualified name g.t: INTO g.t (IMPORT FEATURES,
+    ** IMPORT LABELS), ON g.t (CREATE SPLIT, DROP FEATURES, DROP SPLIT),
+    ** DESCRIBE g.t. graph (name for DESCRIBE) holds g; NULL when the name
+    ** is not qualified (the whole graph, as before types). */
+    char *node_type;
+
+    /* CREATE NODES t IN g COUNT n: name = t, graph = g */
+    int64_t count;          /* n, at least 1; 0 for other statements */
+
+    /* CREATE RELATION r IN g FROM s TO d FROM 'edges' [WITH REVERSE [AS v]]
+    ** and the options of CREATE GRAPH below that apply to one edge file
+    ** (FORMAT, UNDIRECTED, HEADER, COLUMNS, KEY, DROP DUPLICATES, DROP
+    ** SELF LOOPS, BLOCK SIZE): name = r, graph = g, path = 'edges'. The
+    ** file's ids are local to each type (0..count-1 of s and of d). */
+    char *src_type;         /* s: the type of each edge's source */
+    char *dst_type;         /* d: the type of its destination */
+    int with_reverse;       /* WITH REVERSE: also the relation d -> s */
+    char *reverse_name;     /* AS v; NULL when not given: the reverse is
+                               then named rev_r (rev_ and r's name) */
 
     /* CREATE GRAPH */
     int format;             /* AST_FMT_* */
@@ -120,9 +157,19 @@ typedef struct ast_stmt {
 
     /* SAMPLE */
     int nhops;
-    int fanouts[AST_MAX_HOPS];  /* 1..1000 or -1 (all) */
+    int fanouts[AST_MAX_HOPS];  /* 1..1000 or -1 (all); 0 when typed */
+    /* Typed fanouts: SAMPLE {r: f, ...} [* k] or SAMPLE [{...}, {...}].
+    ** typed = 1; hop h < nhops samples rels[h][0 .. n_rels[h]) (each
+    ** relation once in a hop, n_rels[h] in 1..AST_MAX_RELS) and no other
+    ** relation; fanouts[] is unused. "* k" repeats the map k times (each
+    ** hop owns its own copies of the names). */
+    int typed;
+    ast_rel_fanout rels[AST_MAX_HOPS][AST_MAX_RELS];
+    int n_rels[AST_MAX_HOPS];
     int seeds_kind;             /* AST_SEEDS_* */
-    char *seeds_split;
+    char *seeds_split;          /* SEEDS s, SEEDS t.s: the split s */
+    char *seeds_type;           /* SEEDS t.s, SEEDS t.ALL: the node type t
+                                   (seeds_kind SPLIT or ALL); else NULL */
     int64_t *seed_ids;          /* SEEDS (1,2,3) */
     size_t n_seed_ids;
     char *features;             /* FEATURES t, or NULL */
@@ -164,5 +211,11 @@ typedef struct ast_stmt {
 
 ast_stmt *ast_new(ast_kind kind);
 void ast_free(ast_stmt *s);
+
+/* 1 when the statement uses a form of heterogeneous graphs: CREATE NODES,
+** CREATE RELATION, DROP RELATION, CREATE GRAPH with no FROM, a qualified
+** name g.t, typed fanouts or SEEDS t.s. The engine runs none of them yet
+** and refuses them all through this one test. */
+int ast_is_typed(const ast_stmt *s);
 
 #endif

@@ -1,7 +1,7 @@
 /* build.c — the grammar's actions: fill the statement of the parse context,
 ** checking ranges, duplicate clauses and option words as they come, so that
 ** an error names the line and column of the word at fault. */
-#include "build.h"
+#include "build_int.h"
 #include "grammar.h"
 
 #include <ctype.h>
@@ -32,11 +32,11 @@ static const char *const clause_names[CL_COUNT] = {
     [CL_NEGATIVE] = "NEGATIVE", [CL_STRICT] = "STRICT",
     [CL_EXCLUDE_SEEDS] = "EXCLUDE SEEDS", [CL_EXCLUDE_SPLIT] = "EXCLUDE SPLIT",
     [CL_EDGE_FEATURES] = "EDGE FEATURES",
+    [CL_NODE_COUNT] = "COUNT", [CL_REVERSE] = "WITH REVERSE",
 };
 
 /* Record the first error, prefixed with the place of token `at`. */
-__attribute__((format(printf, 4, 5)))
-static void fail(parse_ctx *p, int rc, const gtok *at, const char *fmt, ...)
+void bld_fail(parse_ctx *p, int rc, const gtok *at, const char *fmt, ...)
 {
     char words[GNN_ERRMSG_MAX];
     va_list ap;
@@ -48,7 +48,7 @@ static void fail(parse_ctx *p, int rc, const gtok *at, const char *fmt, ...)
                        words);
 }
 
-static void nomem(parse_ctx *p)
+void bld_nomem(parse_ctx *p)
 {
     if (!p->rc) p->rc = gnn_seterr(p->e, GNNDB_NOMEM, "out of memory");
 }
@@ -65,7 +65,7 @@ static char *tok_dup(parse_ctx *p, const gtok *t)
     }
     char *s = malloc(n + 1), *o = s;
     if (!s) {
-        nomem(p);
+        bld_nomem(p);
         return NULL;
     }
     for (size_t i = 0; i < n; i++) {
@@ -77,7 +77,7 @@ static char *tok_dup(parse_ctx *p, const gtok *t)
 }
 
 /* Replace *slot with the token's value. */
-static void set_str(parse_ctx *p, char **slot, const gtok *t)
+void bld_set_str(parse_ctx *p, char **slot, const gtok *t)
 {
     char *s = tok_dup(p, t);
     if (!s) return;
@@ -91,14 +91,15 @@ static void lower(char *s)
 }
 
 /* The first time clause c comes: 1; the second: an error and 0. */
-static int once(parse_ctx *p, const gtok *kw, int c)
+int bld_once(parse_ctx *p, const gtok *kw, int c)
 {
     if (p->rc) return 0;
     if (p->seen & (1ull << c)) {
-        fail(p, GNNDB_SYNTAX, kw, "%s given twice", clause_names[c]);
+        bld_fail(p, GNNDB_SYNTAX, kw, "%s given twice", clause_names[c]);
         return 0;
     }
     p->seen |= 1ull << c;
+    p->clause_at[c] = *kw;
     return 1;
 }
 
@@ -114,7 +115,7 @@ static int tok_magnitude(parse_ctx *p, const gtok *t, uint64_t *mag, int *neg)
         unsigned d = (unsigned)(t->z[i] - '0');
         if (v > (UINT64_MAX - d) / 10) {
             char q[64];
-            fail(p, GNNDB_RANGE, t, "number too large: %s",
+            bld_fail(p, GNNDB_RANGE, t, "number too large: %s",
                  tok_quote(t, q, sizeof q));
             return 0;
         }
@@ -125,14 +126,14 @@ static int tok_magnitude(parse_ctx *p, const gtok *t, uint64_t *mag, int *neg)
 }
 
 /* An integer token as int64_t, or an error "number too large". */
-static int tok_int64(parse_ctx *p, const gtok *t, int64_t *out)
+int bld_int64(parse_ctx *p, const gtok *t, int64_t *out)
 {
     uint64_t m;
     int neg;
     if (!tok_magnitude(p, t, &m, &neg)) return 0;
     if (m > (uint64_t)INT64_MAX + (neg ? 1u : 0u)) {
         char q[64];
-        fail(p, GNNDB_RANGE, t, "number too large: %s",
+        bld_fail(p, GNNDB_RANGE, t, "number too large: %s",
              tok_quote(t, q, sizeof q));
         return 0;
     }
@@ -146,8 +147,8 @@ void build_create_graph(parse_ctx *p, const gtok *name, const gtok *path)
 {
     if (p->rc) return;
     p->s->kind = AST_CREATE_GRAPH;
-    set_str(p, &p->s->name, name);
-    set_str(p, &p->s->path, path);
+    bld_set_str(p, &p->s->name, name);
+    if (path) bld_set_str(p, &p->s->path, path);  /* none: an empty typed graph */
 }
 
 void build_import(parse_ctx *p, const gtok *name, const gtok *graph,
@@ -155,9 +156,9 @@ void build_import(parse_ctx *p, const gtok *name, const gtok *graph,
 {
     if (p->rc) return;
     p->s->kind = name ? AST_IMPORT_FEATURES : AST_IMPORT_LABELS;
-    if (name) set_str(p, &p->s->name, name);
-    set_str(p, &p->s->graph, graph);
-    set_str(p, &p->s->path, path);
+    if (name) bld_set_str(p, &p->s->name, name);
+    bld_set_str(p, &p->s->graph, graph);
+    bld_set_str(p, &p->s->path, path);
 }
 
 /* A RANDOM fraction: greater than 0, at most 1; 0 after an error. */
@@ -169,7 +170,7 @@ static double tok_fraction(parse_ctx *p, const gtok *t)
     free(text);
     if (f > 0.0 && f <= 1.0) return f;
     char q[64];
-    fail(p, GNNDB_RANGE, t,
+    bld_fail(p, GNNDB_RANGE, t,
          "RANDOM fraction %s is out of range (greater than 0, at most 1)",
          tok_quote(t, q, sizeof q));
     return 0.0;
@@ -180,10 +181,10 @@ void build_split(parse_ctx *p, const gtok *name, const gtok *graph,
 {
     if (p->rc) return;
     p->s->kind = AST_CREATE_SPLIT;
-    set_str(p, &p->s->name, name);
-    set_str(p, &p->s->graph, graph);
+    bld_set_str(p, &p->s->name, name);
+    bld_set_str(p, &p->s->graph, graph);
     if (path) {
-        set_str(p, &p->s->path, path);
+        bld_set_str(p, &p->s->path, path);
         return;
     }
     p->s->split_random = 1;
@@ -197,9 +198,9 @@ void build_import_edge_features(parse_ctx *p, const gtok *name,
 {
     if (p->rc) return;
     p->s->kind = AST_IMPORT_EDGE_FEATURES;
-    set_str(p, &p->s->name, name);
-    set_str(p, &p->s->graph, graph);
-    set_str(p, &p->s->path, path);
+    bld_set_str(p, &p->s->name, name);
+    bld_set_str(p, &p->s->graph, graph);
+    bld_set_str(p, &p->s->path, path);
 }
 
 void build_edge_split(parse_ctx *p, const gtok *name, const gtok *graph,
@@ -207,9 +208,9 @@ void build_edge_split(parse_ctx *p, const gtok *name, const gtok *graph,
 {
     if (p->rc) return;
     p->s->kind = AST_CREATE_EDGE_SPLIT;
-    set_str(p, &p->s->name, name);
-    set_str(p, &p->s->graph, graph);
-    set_str(p, &p->s->path, path);
+    bld_set_str(p, &p->s->name, name);
+    bld_set_str(p, &p->s->graph, graph);
+    bld_set_str(p, &p->s->path, path);
 }
 
 /* Names and fractions pair up, and the fractions leave no edge in two
@@ -219,9 +220,9 @@ void build_edge_splits(parse_ctx *p, const gtok *graph)
     if (p->rc) return;
     ast_stmt *s = p->s;
     s->kind = AST_CREATE_EDGE_SPLITS;
-    set_str(p, &s->graph, graph);
+    bld_set_str(p, &s->graph, graph);
     if (s->n_split_names != s->n_split_fractions) {
-        fail(p, GNNDB_SYNTAX, graph, "CREATE EDGE SPLITS names %zu split%s "
+        bld_fail(p, GNNDB_SYNTAX, graph, "CREATE EDGE SPLITS names %zu split%s "
              "but gives %zu fraction%s; give one fraction per split",
              s->n_split_names, s->n_split_names == 1 ? "" : "s",
              s->n_split_fractions, s->n_split_fractions == 1 ? "" : "s");
@@ -231,7 +232,7 @@ void build_edge_splits(parse_ctx *p, const gtok *graph)
     for (size_t i = 0; i < s->n_split_fractions; i++)
         sum += s->split_fractions[i];
     if (sum > 1.0 + 1e-9)
-        fail(p, GNNDB_RANGE, graph, "CREATE EDGE SPLITS: the fractions sum "
+        bld_fail(p, GNNDB_RANGE, graph, "CREATE EDGE SPLITS: the fractions sum "
              "to %g; they must sum to at most 1 (an edge is in one split)",
              sum);
 }
@@ -241,7 +242,7 @@ void build_split_name(parse_ctx *p, const gtok *name)
     if (p->rc) return;
     ast_stmt *s = p->s;
     if (s->n_split_names == AST_MAX_EDGE_SPLITS) {
-        fail(p, GNNDB_RANGE, name, "CREATE EDGE SPLITS takes at most %d "
+        bld_fail(p, GNNDB_RANGE, name, "CREATE EDGE SPLITS takes at most %d "
              "names", AST_MAX_EDGE_SPLITS);
         return;
     }
@@ -249,11 +250,11 @@ void build_split_name(parse_ctx *p, const gtok *name)
         if (strlen(s->split_names[i]) == name->n &&
             strncmp(s->split_names[i], name->z, name->n) == 0) {
             char q[64];
-            fail(p, GNNDB_SYNTAX, name, "split %s is named twice",
+            bld_fail(p, GNNDB_SYNTAX, name, "split %s is named twice",
                  tok_quote(name, q, sizeof q));
             return;
         }
-    set_str(p, &s->split_names[s->n_split_names], name);
+    bld_set_str(p, &s->split_names[s->n_split_names], name);
     if (!p->rc) s->n_split_names++;
 }
 
@@ -262,7 +263,7 @@ void build_split_fraction(parse_ctx *p, const gtok *f)
     if (p->rc) return;
     ast_stmt *s = p->s;
     if (s->n_split_fractions == AST_MAX_EDGE_SPLITS) {
-        fail(p, GNNDB_RANGE, f, "CREATE EDGE SPLITS takes at most %d "
+        bld_fail(p, GNNDB_RANGE, f, "CREATE EDGE SPLITS takes at most %d "
              "fractions", AST_MAX_EDGE_SPLITS);
         return;
     }
@@ -273,9 +274,9 @@ void build_split_fraction(parse_ctx *p, const gtok *f)
 void build_negative(parse_ctx *p, const gtok *kw, const gtok *k, int mode)
 {
     int64_t v;
-    if (!once(p, kw, CL_NEGATIVE) || !tok_int64(p, k, &v)) return;
+    if (!bld_once(p, kw, CL_NEGATIVE) || !bld_int64(p, k, &v)) return;
     if (v < 1 || v > AST_MAX_NEGATIVE) {
-        fail(p, GNNDB_RANGE, k, "NEGATIVE %" PRId64 " is out of range "
+        bld_fail(p, GNNDB_RANGE, k, "NEGATIVE %" PRId64 " is out of range "
              "(1..%d negatives per seed edge)", v, AST_MAX_NEGATIVE);
         return;
     }
@@ -288,11 +289,11 @@ void build_exclude_split(parse_ctx *p, const gtok *name)
     if (p->rc) return;
     ast_stmt *s = p->s;
     if (s->n_exclude_splits == AST_MAX_EDGE_SPLITS) {
-        fail(p, GNNDB_RANGE, name, "EXCLUDE SPLIT takes at most %d names",
+        bld_fail(p, GNNDB_RANGE, name, "EXCLUDE SPLIT takes at most %d names",
              AST_MAX_EDGE_SPLITS);
         return;
     }
-    set_str(p, &s->exclude_splits[s->n_exclude_splits], name);
+    bld_set_str(p, &s->exclude_splits[s->n_exclude_splits], name);
     if (!p->rc) s->n_exclude_splits++;
 }
 
@@ -301,8 +302,8 @@ void build_simple(parse_ctx *p, ast_kind kind, const gtok *name,
 {
     if (p->rc) return;
     p->s->kind = kind;
-    if (name) set_str(p, &p->s->name, name);
-    if (graph) set_str(p, &p->s->graph, graph);
+    if (name) bld_set_str(p, &p->s->name, name);
+    if (graph) bld_set_str(p, &p->s->graph, graph);
 }
 
 void build_pragma(parse_ctx *p, const gtok *name)
@@ -310,7 +311,7 @@ void build_pragma(parse_ctx *p, const gtok *name)
     if (p->rc) return;
     p->s->kind = AST_PRAGMA;
     if (name) {
-        set_str(p, &p->s->name, name);
+        bld_set_str(p, &p->s->name, name);
         lower(p->s->name);  /* pragma names are case-insensitive */
     }
 }
@@ -328,7 +329,7 @@ void build_pragma_value(parse_ctx *p, const gtok *v, const gtok *unit)
     char *t = realloc(s, n + unit->n + 1);
     if (!t) {
         free(s);
-        nomem(p);
+        bld_nomem(p);
         return;
     }
     memcpy(t + n, unit->z, unit->n);
@@ -346,7 +347,7 @@ void build_sample(parse_ctx *p, const gtok *kw, const gtok *graph)
 {
     if (p->rc) return;
     p->s->kind = AST_SAMPLE;
-    set_str(p, &p->s->graph, graph);
+    bld_set_str(p, &p->s->graph, graph);
     p->sample_kw = *kw;
 }
 
@@ -358,16 +359,16 @@ static void finish_link_clauses(parse_ctx *p)
                                      CL_EXCLUDE_SEEDS};
     if (p->seen & (1ull << CL_EDGES)) {
         if (p->seen & (1ull << CL_SEEDS))
-            fail(p, GNNDB_SYNTAX, &p->sample_kw, "SAMPLE takes SEEDS (nodes) "
+            bld_fail(p, GNNDB_SYNTAX, &p->sample_kw, "SAMPLE takes SEEDS (nodes) "
                  "or EDGES (edges) as its seeds, not both");
         else if ((p->seen & (1ull << CL_STRICT)) && !p->s->negative)
-            fail(p, GNNDB_SYNTAX, &p->sample_kw, "STRICT applies to "
+            bld_fail(p, GNNDB_SYNTAX, &p->sample_kw, "STRICT applies to "
                  "negatives: give NEGATIVE k with it");
         return;
     }
     for (size_t i = 0; i < sizeof need_edges / sizeof need_edges[0]; i++)
         if (p->seen & (1ull << need_edges[i])) {
-            fail(p, GNNDB_SYNTAX, &p->sample_kw, "%s needs edge seeds "
+            bld_fail(p, GNNDB_SYNTAX, &p->sample_kw, "%s needs edge seeds "
                  "(EDGES split); this SAMPLE is seeded by nodes",
                  clause_names[need_edges[i]]);
             return;
@@ -380,14 +381,14 @@ void build_finish(parse_ctx *p)
 {
     if (p->rc) return;
     if (p->s->kind == AST_SAMPLE && !(p->seen & (1ull << CL_BATCH)))
-        fail(p, GNNDB_SYNTAX, &p->sample_kw, "SAMPLE needs a BATCH clause");
+        bld_fail(p, GNNDB_SYNTAX, &p->sample_kw, "SAMPLE needs a BATCH clause");
     else if (p->s->kind == AST_SCAN && !(p->seen & (1ull << CL_BATCH)))
-        fail(p, GNNDB_SYNTAX, &p->sample_kw, "SCAN needs a BATCH clause");
+        bld_fail(p, GNNDB_SYNTAX, &p->sample_kw, "SCAN needs a BATCH clause");
     else if (p->s->kind == AST_SAMPLE && p->s->pack && p->s->into)
-        fail(p, GNNDB_SYNTAX, &p->sample_kw,
+        bld_fail(p, GNNDB_SYNTAX, &p->sample_kw,
              "INTO PACK and INTO 'dir' cannot be given together");
     else if (p->s->kind == AST_SAMPLE && p->s->pack && p->s->device)
-        fail(p, GNNDB_SYNTAX, &p->sample_kw,
+        bld_fail(p, GNNDB_SYNTAX, &p->sample_kw,
              "INTO PACK stores batches in the database; TO DEVICE belongs "
              "to SCAN PACK");
     else if (p->s->kind == AST_SAMPLE)
@@ -400,17 +401,17 @@ void build_ogb(parse_ctx *p, const gtok *dir, const gtok *name)
 {
     if (p->rc) return;
     p->s->kind = AST_IMPORT_OGB;
-    set_str(p, &p->s->path, dir);
-    set_str(p, &p->s->name, name);
+    bld_set_str(p, &p->s->path, dir);
+    bld_set_str(p, &p->s->name, name);
 }
 
 /* COLUMNS takes two positions or two names, not one of each. */
 void build_columns(parse_ctx *p, const gtok *kw, const gtok *a,
                    const gtok *b)
 {
-    if (!once(p, kw, CL_COLUMNS)) return;
+    if (!bld_once(p, kw, CL_COLUMNS)) return;
     if ((a->type == TK_INTEGER) != (b->type == TK_INTEGER)) {
-        fail(p, GNNDB_SYNTAX, b, "COLUMNS takes two positions or two names, "
+        bld_fail(p, GNNDB_SYNTAX, b, "COLUMNS takes two positions or two names, "
              "not one of each");
         return;
     }
@@ -418,14 +419,14 @@ void build_columns(parse_ctx *p, const gtok *kw, const gtok *a,
     ast_stmt *s = p->s;
     for (int w = 0; w < 2 && !p->rc; w++) {
         if (a->type != TK_INTEGER) {
-            set_str(p, &s->col_name[w], t[w]);
+            bld_set_str(p, &s->col_name[w], t[w]);
             if (s->col_name[w] && (!s->col_name[w][0] ||
                                    strlen(s->col_name[w]) >= 64))
-                fail(p, GNNDB_RANGE, t[w], "a column name must have 1 to 63 "
+                bld_fail(p, GNNDB_RANGE, t[w], "a column name must have 1 to 63 "
                      "characters");
-        } else if (tok_int64(p, t[w], &s->col_pos[w]) &&
+        } else if (bld_int64(p, t[w], &s->col_pos[w]) &&
                    (s->col_pos[w] < 0 || s->col_pos[w] > 1000)) {
-            fail(p, GNNDB_RANGE, t[w], "column %" PRId64 " is out of range "
+            bld_fail(p, GNNDB_RANGE, t[w], "column %" PRId64 " is out of range "
                  "(0..1000, counted from 0)", s->col_pos[w]);
         }
     }
@@ -438,44 +439,52 @@ void build_scan_pack(parse_ctx *p, const gtok *kw, const gtok *name)
 {
     if (p->rc) return;
     p->s->kind = AST_SCAN_PACK;
-    set_str(p, &p->s->name, name);
+    bld_set_str(p, &p->s->name, name);
     p->sample_kw = *kw;
+}
+
+/* A fanout token: 1..1000, or -1 for every neighbour; 0 after an error. */
+int bld_fanout(parse_ctx *p, const gtok *f)
+{
+    int64_t v;
+    if (!bld_int64(p, f, &v)) return 0;
+    if (v == -1 || (v >= 1 && v <= 1000)) return (int)v;
+    bld_fail(p, GNNDB_RANGE, f, "fanout %" PRId64 " is out of range "
+         "(1..1000, or -1 for all neighbours)", v);
+    return 0;
 }
 
 void build_fanout(parse_ctx *p, const gtok *f)
 {
-    int64_t v;
-    if (p->rc || !tok_int64(p, f, &v)) return;
+    if (p->rc) return;
     if (p->s->nhops >= AST_MAX_HOPS) {
-        fail(p, GNNDB_RANGE, f, "too many hops: at most %d fanouts",
-             AST_MAX_HOPS);
+        int64_t v;  /* a number too large is named first, as before */
+        if (bld_int64(p, f, &v))
+            bld_fail(p, GNNDB_RANGE, f, "too many hops: at most %d fanouts",
+                 AST_MAX_HOPS);
         return;
     }
-    if (v != -1 && (v < 1 || v > 1000)) {
-        fail(p, GNNDB_RANGE, f, "fanout %" PRId64 " is out of range "
-             "(1..1000, or -1 for all neighbours)", v);
-        return;
-    }
-    p->s->fanouts[p->s->nhops++] = (int)v;
+    int v = bld_fanout(p, f);
+    if (!p->rc) p->s->fanouts[p->s->nhops++] = v;
 }
 
 void build_seeds(parse_ctx *p, const gtok *kw, int kind, const gtok *split)
 {
-    if (!once(p, kw, CL_SEEDS)) return;
+    if (!bld_once(p, kw, CL_SEEDS)) return;
     p->s->seeds_kind = kind;
-    if (split) set_str(p, &p->s->seeds_split, split);
+    if (split) bld_set_str(p, &p->s->seeds_split, split);
 }
 
 void build_seed_id(parse_ctx *p, const gtok *x)
 {
     int64_t v;
-    if (p->rc || !tok_int64(p, x, &v)) return;
+    if (p->rc || !bld_int64(p, x, &v)) return;
     ast_stmt *s = p->s;
     if (s->n_seed_ids == p->seed_cap) {
         size_t cap = p->seed_cap ? p->seed_cap * 2 : 16;
         int64_t *ids = realloc(s->seed_ids, cap * sizeof *ids);
         if (!ids) {
-            nomem(p);
+            bld_nomem(p);
             return;
         }
         s->seed_ids = ids;
@@ -488,7 +497,7 @@ void build_seed_id(parse_ctx *p, const gtok *x)
 
 void build_flag(parse_ctx *p, const gtok *kw, int clause)
 {
-    if (!once(p, kw, clause)) return;
+    if (!bld_once(p, kw, clause)) return;
     ast_stmt *s = p->s;
     switch (clause) {
     case CL_UNDIRECTED: s->undirected = 1; break;
@@ -508,10 +517,10 @@ void build_flag(parse_ctx *p, const gtok *kw, int clause)
 void build_int(parse_ctx *p, const gtok *kw, int clause, const gtok *n)
 {
     int64_t v;
-    if (!once(p, kw, clause) || !tok_int64(p, n, &v)) return;
+    if (!bld_once(p, kw, clause) || !bld_int64(p, n, &v)) return;
     int64_t min = clause == CL_LIMIT || clause == CL_EPOCH ? 0 : 1;
     if (v < min) {
-        fail(p, GNNDB_RANGE, n, "%s %" PRId64 " is out of range (at least %"
+        bld_fail(p, GNNDB_RANGE, n, "%s %" PRId64 " is out of range (at least %"
              PRId64 ")", clause_names[clause], v, min);
         return;
     }
@@ -533,16 +542,16 @@ void build_partition(parse_ctx *p, const gtok *kw, const gtok *rank,
                      const gtok *count)
 {
     int64_t k, n;
-    if (!once(p, kw, CL_PARTITION) || !tok_int64(p, rank, &k) ||
-        !tok_int64(p, count, &n))
+    if (!bld_once(p, kw, CL_PARTITION) || !bld_int64(p, rank, &k) ||
+        !bld_int64(p, count, &n))
         return;
     if (n < 1 || n > 1000000) {
-        fail(p, GNNDB_RANGE, count, "PARTITION count %" PRId64 " is out of "
+        bld_fail(p, GNNDB_RANGE, count, "PARTITION count %" PRId64 " is out of "
              "range (1..1000000)", n);
         return;
     }
     if (k < 0 || k >= n) {
-        fail(p, GNNDB_RANGE, rank, "PARTITION %" PRId64 " OF %" PRId64
+        bld_fail(p, GNNDB_RANGE, rank, "PARTITION %" PRId64 " OF %" PRId64
              ": the rank must be 0..%" PRId64, k, n, n - 1);
         return;
     }
@@ -556,10 +565,10 @@ void build_seed(parse_ctx *p, const gtok *kw, const gtok *n)
 {
     uint64_t m;
     int neg;
-    if (!once(p, kw, CL_SEED) || !tok_magnitude(p, n, &m, &neg)) return;
+    if (!bld_once(p, kw, CL_SEED) || !tok_magnitude(p, n, &m, &neg)) return;
     if (neg && m > (uint64_t)INT64_MAX + 1u) {
         char q[64];
-        fail(p, GNNDB_RANGE, n, "number too large: %s",
+        bld_fail(p, GNNDB_RANGE, n, "number too large: %s",
              tok_quote(n, q, sizeof q));
         return;
     }
@@ -569,7 +578,7 @@ void build_seed(parse_ctx *p, const gtok *kw, const gtok *n)
 
 void build_name(parse_ctx *p, const gtok *kw, int clause, const gtok *v)
 {
-    if (!once(p, kw, clause)) return;
+    if (!bld_once(p, kw, clause)) return;
     char **slot = clause == CL_FEATURES ? &p->s->features
                 : clause == CL_INTO     ? &p->s->into
                 : clause == CL_PACK     ? &p->s->pack
@@ -578,7 +587,7 @@ void build_name(parse_ctx *p, const gtok *kw, int clause, const gtok *v)
                 : clause == CL_EDGES    ? &p->s->edge_seeds
                 : clause == CL_EDGE_FEATURES ? &p->s->edge_features
                                         : &p->s->device;
-    set_str(p, slot, v);
+    bld_set_str(p, slot, v);
 }
 
 /* Index of word `v` (case-insensitive) in the NULL-terminated `words`, or
@@ -595,7 +604,7 @@ static int pick_word(parse_ctx *p, const gtok *kw, const gtok *v,
         o += (size_t)snprintf(list + o, sizeof list - o, "%s%s",
                               i == 0 ? "" : words[i + 1] ? ", " : " or ",
                               words[i]);
-    fail(p, GNNDB_SYNTAX, v, "unknown %s %s; expected %s", what,
+    bld_fail(p, GNNDB_SYNTAX, v, "unknown %s %s; expected %s", what,
          tok_quote(v, q, sizeof q), list);
     (void)kw;
     return -1;
@@ -607,7 +616,7 @@ void build_format(parse_ctx *p, const gtok *kw, const gtok *v, int features)
     static const int graph_fmts[] = {AST_FMT_TSV, AST_FMT_CSV, AST_FMT_BIN};
     static const char *const feat_words[] = {"npy", "csv", "bin", NULL};
     static const int feat_fmts[] = {AST_FMT_NPY, AST_FMT_CSV, AST_FMT_BIN};
-    if (!once(p, kw, CL_FORMAT)) return;
+    if (!bld_once(p, kw, CL_FORMAT)) return;
     int i = pick_word(p, kw, v, "FORMAT", features ? feat_words : graph_words);
     if (i >= 0) p->s->format = features ? feat_fmts[i] : graph_fmts[i];
 }
@@ -617,7 +626,7 @@ void build_reorder(parse_ctx *p, const gtok *kw, const gtok *v)
     static const char *const words[] = {"none", "degree", "bfs", NULL};
     static const int orders[] = {AST_REORDER_NONE, AST_REORDER_DEGREE,
                                  AST_REORDER_BFS};
-    if (!once(p, kw, CL_REORDER)) return;
+    if (!bld_once(p, kw, CL_REORDER)) return;
     int i = pick_word(p, kw, v, "REORDER", words);
     if (i >= 0) p->s->reorder = orders[i];
 }
@@ -626,13 +635,13 @@ void build_dtype(parse_ctx *p, const gtok *kw, int clause, const gtok *v)
 {
     static const char *const types[] = {"float32", "float64", "int64", NULL};
     static const char *const stores[] = {"float32", "float16", "int8", NULL};
-    if (!once(p, kw, clause)) return;
+    if (!bld_once(p, kw, clause)) return;
     const char *const *words = clause == CL_TYPE ? types : stores;
     int i = pick_word(p, kw, v, clause_names[clause], words);
     if (i < 0) return;
     char *s = strdup(words[i]);
     if (!s) {
-        nomem(p);
+        bld_nomem(p);
         return;
     }
     char **slot = clause == CL_TYPE ? &p->s->dtype : &p->s->store;
@@ -659,7 +668,7 @@ void build_block_size(parse_ctx *p, const gtok *kw, const gtok *n,
     const int64_t lo = 4 << 10, hi = 16 << 20;
     int64_t v, mult = 1;
     char q[64];
-    if (!once(p, kw, CL_BLOCK_SIZE)) return;
+    if (!bld_once(p, kw, CL_BLOCK_SIZE)) return;
     if (n->type == TK_STRING) {
         /* '64KB': digits, optional spaces, optional unit */
         gtok num = *n, u = *n;
@@ -674,15 +683,15 @@ void build_block_size(parse_ctx *p, const gtok *kw, const gtok *n,
         u.n = end - i;
         while (u.n > 0 && u.z[u.n - 1] == ' ') u.n--;
         if (num.n == 0 || (u.n > 0 && !(mult = unit_bytes(u.z, u.n)))) {
-            fail(p, GNNDB_SYNTAX, n, "BLOCK SIZE %s is not a size such as "
+            bld_fail(p, GNNDB_SYNTAX, n, "BLOCK SIZE %s is not a size such as "
                  "'64KB' or '1MB'", tok_quote(n, q, sizeof q));
             return;
         }
-        if (!tok_int64(p, &num, &v)) return;
+        if (!bld_int64(p, &num, &v)) return;
     } else {
-        if (!tok_int64(p, n, &v)) return;
+        if (!bld_int64(p, n, &v)) return;
         if (unit && !(mult = unit_bytes(unit->z, unit->n))) {
-            fail(p, GNNDB_SYNTAX, unit, "unknown size unit %s; expected KB "
+            bld_fail(p, GNNDB_SYNTAX, unit, "unknown size unit %s; expected KB "
                  "or MB", tok_quote(unit, q, sizeof q));
             return;
         }
@@ -694,7 +703,7 @@ void build_block_size(parse_ctx *p, const gtok *kw, const gtok *n,
         if (n->type == TK_STRING) tok_quote(n, text, sizeof text);
         else snprintf(text, sizeof text, "%" PRId64 "%.*s", v,
                       unit ? (int)GNN_MIN(unit->n, 8) : 0, unit ? unit->z : "");
-        fail(p, GNNDB_RANGE, n, "BLOCK SIZE %s is out of range (a power of "
+        bld_fail(p, GNNDB_RANGE, n, "BLOCK SIZE %s is out of range (a power of "
              "two from 4KB to 16MB)", text);
         return;
     }
@@ -708,17 +717,17 @@ void build_propagate(parse_ctx *p, const gtok *kw, const gtok *feat,
 {
     int64_t k;
     (void)kw;
-    if (p->rc || !tok_int64(p, hops, &k)) return;
+    if (p->rc || !bld_int64(p, hops, &k)) return;
     if (k < 1 || k > AST_MAX_PROP_HOPS) {
-        fail(p, GNNDB_RANGE, hops, "HOPS %" PRId64 " is out of range (1..%d)",
+        bld_fail(p, GNNDB_RANGE, hops, "HOPS %" PRId64 " is out of range (1..%d)",
              k, AST_MAX_PROP_HOPS);
         return;
     }
     p->s->kind = AST_PROPAGATE;
     p->s->hops = k;
-    set_str(p, &p->s->name, feat);
-    set_str(p, &p->s->graph, graph);
-    set_str(p, &p->s->target, out);
+    bld_set_str(p, &p->s->name, feat);
+    bld_set_str(p, &p->s->graph, graph);
+    bld_set_str(p, &p->s->target, out);
 }
 
 void build_normalize(parse_ctx *p, const gtok *kw, const gtok *v)
@@ -734,13 +743,13 @@ void build_scan(parse_ctx *p, const gtok *kw, const gtok *table)
 {
     if (p->rc) return;
     p->s->kind = AST_SCAN;
-    set_str(p, &p->s->name, table);
+    bld_set_str(p, &p->s->name, table);
     p->sample_kw = *kw;
 }
 
 void build_scan_graph(parse_ctx *p, const gtok *graph)
 {
-    if (!p->rc) set_str(p, &p->s->graph, graph);
+    if (!p->rc) bld_set_str(p, &p->s->graph, graph);
 }
 
 /* ---- errors from the parser ------------------------------------------ */

@@ -18,6 +18,7 @@ enum {
     CL_HEADER, CL_COLUMNS, CL_KEY, CL_SPLIT,
     CL_NO_EDGE_IDS, CL_EDGES, CL_NEGATIVE, CL_STRICT, CL_EXCLUDE_SEEDS,
     CL_EXCLUDE_SPLIT, CL_EDGE_FEATURES,
+    CL_NODE_COUNT, CL_REVERSE,
     CL_COUNT
 };
 
@@ -30,6 +31,7 @@ typedef struct parse_ctx {
     uint64_t seen;        /* 1 << CL_* for each clause given */
     size_t seed_cap;      /* capacity of s->seed_ids */
     gtok sample_kw;       /* where SAMPLE is, for "needs a BATCH clause" */
+    gtok clause_at[CL_COUNT]; /* each given clause's first keyword */
 } parse_ctx;
 
 void build_create_graph(parse_ctx *p, const gtok *name, const gtok *path);
@@ -96,6 +98,25 @@ void build_split_name(parse_ctx *p, const gtok *name);
 void build_split_fraction(parse_ctx *p, const gtok *f);
 void build_negative(parse_ctx *p, const gtok *kw, const gtok *k, int mode);
 void build_exclude_split(parse_ctx *p, const gtok *name);
+
+/* Heterogeneous graphs: the type of a qualified name g.t (its graph is the
+** statement's own argument); CREATE NODES t IN g COUNT n; CREATE RELATION
+** r IN g FROM s TO d FROM 'path' and its WITH REVERSE [AS v]; in SAMPLE,
+** a relation map opened by '{' (one hop), one "rel: fanout" of it, an
+** empty map (an error at its '}'), "* k" after the first map, and SEEDS
+** t.s (split s of type t) or SEEDS t.ALL (split NULL). */
+void build_node_type(parse_ctx *p, const gtok *type);
+void build_create_nodes(parse_ctx *p, const gtok *type, const gtok *graph,
+                        const gtok *kw, const gtok *count);
+void build_relation(parse_ctx *p, const gtok *name, const gtok *graph,
+                    const gtok *src, const gtok *dst, const gtok *path);
+void build_reverse(parse_ctx *p, const gtok *kw, const gtok *name);
+void build_hop(parse_ctx *p, const gtok *lbrace);
+void build_rel_fanout(parse_ctx *p, const gtok *rel, const gtok *f);
+void build_empty_hop(parse_ctx *p, const gtok *rbrace);
+void build_hop_repeat(parse_ctx *p, const gtok *k);
+void build_typed_seeds(parse_ctx *p, const gtok *kw, const gtok *type,
+                       const gtok *split);
 
 /* After the grammar accepted: the checks that need the whole statement. */
 void build_finish(parse_ctx *p);

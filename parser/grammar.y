@@ -55,9 +55,15 @@ int gnnParseCheck(void *parser, int major, const gtok *t, parse_ctx *ctx);
 ** follow, it must read as the start of WITHOUT EDGE IDS. */
 %fallback ID EDGE EDGES NEGATIVE PAIRS TRIPLET STRICT EXCLUDE SPLITS.
 
+/* Heterogeneous graphs: their words fall back to names as well. */
+%token RELATION COUNT REVERSE IN.
+%token DOT LBRACE RBRACE LBRACKET RBRACKET COLON STAR.
+%fallback ID RELATION COUNT REVERSE IN.
+
 /* ---- CREATE GRAPH ---------------------------------------------------- */
 cmd ::= CREATE GRAPH ID(N) FROM STRING(P) graph_opts.
                                     { build_create_graph(pctx, &N, &P); }
+cmd ::= CREATE GRAPH ID(N).         { build_create_graph(pctx, &N, NULL); }
 graph_opts ::= .
 graph_opts ::= graph_opts graph_opt.
 graph_opt ::= FORMAT(K) ID(V).      { build_format(pctx, &K, &V, 0); }
@@ -87,9 +93,9 @@ block_size ::= BLOCK(K) SIZE STRING(S).
                                     { build_block_size(pctx, &K, &S, NULL); }
 
 /* ---- IMPORT FEATURES / LABELS ----------------------------------------- */
-cmd ::= IMPORT FEATURES ID(N) INTO ID(G) FROM STRING(P) feat_opts.
+cmd ::= IMPORT FEATURES ID(N) INTO qname(G) FROM STRING(P) feat_opts.
                                     { build_import(pctx, &N, &G, &P); }
-cmd ::= IMPORT LABELS INTO ID(G) FROM STRING(P) label_opts.
+cmd ::= IMPORT LABELS INTO qname(G) FROM STRING(P) label_opts.
                                     { build_import(pctx, NULL, &G, &P); }
 feat_opts ::= .
 feat_opts ::= feat_opts feat_opt.
@@ -118,11 +124,11 @@ ogb_opt ::= SPLIT(K) STRING(V).     { build_name(pctx, &K, CL_SPLIT, &V); }
 ogb_opt ::= block_size.
 
 /* ---- CREATE SPLIT ----------------------------------------------------- */
-cmd ::= CREATE SPLIT ID(N) ON ID(G) FROM STRING(P) split_key.
+cmd ::= CREATE SPLIT ID(N) ON qname(G) FROM STRING(P) split_key.
                                     { build_split(pctx, &N, &G, &P, NULL); }
 split_key ::= .
 split_key ::= npz_key.
-cmd ::= CREATE SPLIT ID(N) ON ID(G) RANDOM fraction(F) split_seed.
+cmd ::= CREATE SPLIT ID(N) ON qname(G) RANDOM fraction(F) split_seed.
                                     { build_split(pctx, &N, &G, NULL, &F); }
 %type fraction {gtok}
 fraction(A) ::= FLOAT(X).           { A = X; }
@@ -151,13 +157,41 @@ split_fractions ::= split_fractions COMMA fraction(F).
 
 /* ---- catalog statements ----------------------------------------------- */
 cmd ::= SHOW GRAPHS.                { build_simple(pctx, AST_SHOW_GRAPHS, NULL, NULL); }
-cmd ::= DESCRIBE ID(G).             { build_simple(pctx, AST_DESCRIBE, &G, NULL); }
+cmd ::= DESCRIBE qname(G).          { build_simple(pctx, AST_DESCRIBE, &G, NULL); }
 cmd ::= DROP GRAPH ID(G).           { build_simple(pctx, AST_DROP_GRAPH, &G, NULL); }
-cmd ::= DROP FEATURES ID(T) ON ID(G).
+cmd ::= DROP FEATURES ID(T) ON qname(G).
                                     { build_simple(pctx, AST_DROP_FEATURES, &T, &G); }
-cmd ::= DROP SPLIT ID(S) ON ID(G).  { build_simple(pctx, AST_DROP_SPLIT, &S, &G); }
+cmd ::= DROP SPLIT ID(S) ON qname(G).
+                                    { build_simple(pctx, AST_DROP_SPLIT, &S, &G); }
+cmd ::= DROP RELATION ID(R) ON ID(G).
+                                    { build_simple(pctx, AST_DROP_RELATION, &R, &G); }
 cmd ::= CHECK.                      { build_simple(pctx, AST_CHECK, NULL, NULL); }
 cmd ::= CHECK ID(G).                { build_simple(pctx, AST_CHECK, NULL, &G); }
+
+/* ---- heterogeneous graphs: node types, relations, qualified names ----- */
+/* graph or graph.type: the action sets node_type, the value is the graph */
+%type qname {gtok}
+qname(A) ::= ID(G).                 { A = G; }
+qname(A) ::= ID(G) DOT ID(T).       { A = G; build_node_type(pctx, &T); }
+
+cmd ::= CREATE NODES ID(T) IN ID(G) COUNT(K) INTEGER(N).
+                                    { build_create_nodes(pctx, &T, &G, &K, &N); }
+cmd ::= CREATE RELATION ID(R) IN ID(G) FROM ID(S) TO ID(D) FROM STRING(P)
+        rel_opts.                   { build_relation(pctx, &R, &G, &S, &D, &P); }
+rel_opts ::= .
+rel_opts ::= rel_opts rel_opt.
+rel_opt ::= WITH(K) REVERSE.        { build_reverse(pctx, &K, NULL); }
+rel_opt ::= WITH(K) REVERSE AS ID(V).
+                                    { build_reverse(pctx, &K, &V); }
+rel_opt ::= FORMAT(K) ID(V).        { build_format(pctx, &K, &V, 0); }
+rel_opt ::= UNDIRECTED(K).          { build_flag(pctx, &K, CL_UNDIRECTED); }
+rel_opt ::= DROP(K) DUPLICATES.     { build_flag(pctx, &K, CL_DROP_DUPLICATES); }
+rel_opt ::= DROP(K) SELF LOOPS.     { build_flag(pctx, &K, CL_DROP_SELF_LOOPS); }
+rel_opt ::= block_size.
+rel_opt ::= HEADER(K).              { build_flag(pctx, &K, CL_HEADER); }
+rel_opt ::= COLUMNS(K) LP column(A) COMMA column(B) RP.
+                                    { build_columns(pctx, &K, &A, &B); }
+rel_opt ::= npz_key.
 
 /* ---- PRAGMA ----------------------------------------------------------- */
 cmd ::= PRAGMA.                     { build_pragma(pctx, NULL); }
@@ -178,14 +212,34 @@ cmd ::= EXPLAIN ANALYZE sample.     { build_explain(pctx, 2); }
 
 sample ::= SAMPLE(K) fanouts FROM ID(G) sample_clauses.
                                     { build_sample(pctx, &K, &G); }
-fanouts ::= INTEGER(F).             { build_fanout(pctx, &F); }
-fanouts ::= fanouts COMMA INTEGER(F).
+fanouts ::= hop_fanouts.
+hop_fanouts ::= INTEGER(F).         { build_fanout(pctx, &F); }
+hop_fanouts ::= hop_fanouts COMMA INTEGER(F).
                                     { build_fanout(pctx, &F); }
+
+/* typed fanouts: {rel: f, ...} for one hop, {...} * k for k hops alike,
+** [{...}, {...}] hop by hop */
+fanouts ::= rel_map.
+fanouts ::= rel_map STAR INTEGER(K). { build_hop_repeat(pctx, &K); }
+fanouts ::= LBRACKET rel_maps RBRACKET.
+rel_maps ::= rel_map.
+rel_maps ::= rel_maps COMMA rel_map.
+rel_map ::= hop_open rel_fanouts RBRACE.
+rel_map ::= hop_open RBRACE(E).     { build_empty_hop(pctx, &E); }
+hop_open ::= LBRACE(K).             { build_hop(pctx, &K); }
+rel_fanouts ::= rel_fanout.
+rel_fanouts ::= rel_fanouts COMMA rel_fanout.
+rel_fanout ::= ID(R) COLON INTEGER(F).
+                                    { build_rel_fanout(pctx, &R, &F); }
 
 sample_clauses ::= .
 sample_clauses ::= sample_clauses sample_clause.
 sample_clause ::= SEEDS(K) ID(S).   { build_seeds(pctx, &K, AST_SEEDS_SPLIT, &S); }
 sample_clause ::= SEEDS(K) ALL.     { build_seeds(pctx, &K, AST_SEEDS_ALL, NULL); }
+sample_clause ::= SEEDS(K) ID(T) DOT ID(S).
+                                    { build_typed_seeds(pctx, &K, &T, &S); }
+sample_clause ::= SEEDS(K) ID(T) DOT ALL.
+                                    { build_typed_seeds(pctx, &K, &T, NULL); }
 sample_clause ::= seeds_list seed_ids RP.
 seeds_list ::= SEEDS(K) LP.         { build_seeds(pctx, &K, AST_SEEDS_LIST, NULL); }
 seed_ids ::= INTEGER(X).            { build_seed_id(pctx, &X); }

@@ -20,7 +20,8 @@
     X(PROPAGATE) X(OVER) X(HOPS) X(NORMALIZE) X(CHUNK) \
     X(HEADER) X(COLUMNS) X(KEY) X(OGB) X(AS) \
     X(EDGE) X(EDGES) X(WITHOUT) X(NEGATIVE) X(PAIRS) X(TRIPLET) X(STRICT) \
-    X(EXCLUDE) X(SPLITS)
+    X(EXCLUDE) X(SPLITS) \
+    X(RELATION) X(COUNT) X(REVERSE) X(IN)
 
 #define KW_ENTRY(k) {#k, sizeof #k - 1, TK_##k},
 static const struct keyword {
@@ -166,6 +167,12 @@ int lex_next(lexer *lx, gtok *t, gnn_err *e)
     case '(': t->type = TK_LP; break;
     case ')': t->type = TK_RP; break;
     case '=': t->type = TK_EQ; break;
+    case '{': t->type = TK_LBRACE; break;
+    case '}': t->type = TK_RBRACE; break;
+    case '[': t->type = TK_LBRACKET; break;
+    case ']': t->type = TK_RBRACKET; break;
+    case ':': t->type = TK_COLON; break;
+    case '*': t->type = TK_STAR; break;
     case '\'':
         for (;;) {
             int d = peek(lx, n);
@@ -186,6 +193,8 @@ int lex_next(lexer *lx, gtok *t, gnn_err *e)
             int is_float;
             n = number_len(lx, &is_float);
             t->type = is_float ? TK_FLOAT : TK_INTEGER;
+        } else if (c == '.') {
+            t->type = TK_DOT;  /* not before a digit (.5): graph.type */
         } else if (is_alpha(c)) {
             while (is_alpha(peek(lx, n)) || is_digit(peek(lx, n))) n++;
             t->type = TK_ID;
@@ -226,6 +235,13 @@ const char *tok_expected_name(int type)
     case TK_LP: return "'('";
     case TK_RP: return "')'";
     case TK_EQ: return "'='";
+    case TK_DOT: return "'.'";
+    case TK_LBRACE: return "'{'";
+    case TK_RBRACE: return "'}'";
+    case TK_LBRACKET: return "'['";
+    case TK_RBRACKET: return "']'";
+    case TK_COLON: return "':'";
+    case TK_STAR: return "'*'";
     default: return "?";
     }
 }

@@ -42,7 +42,21 @@ typedef struct imp_graph_opts {
     uint64_t eid_token;
     const char *edges_name;
     uint64_t edges_token;
+    /* A relation of a typed graph (rel set): the file's sources are ids
+    ** local to node type rel->src (ids [0, src_count)), its targets local
+    ** to rel->dst; each is checked against its type's count and moved to
+    ** the graph's global ids by adding the type's first id. With reverse
+    ** each edge is stored as target -> source (WITH REVERSE's twin). nodes
+    ** is the typed graph's total; map_ids and reorder must be off. */
+    const struct imp_rel *rel;
 } imp_graph_opts;
+
+typedef struct imp_rel {
+    const char *src, *dst;     /* the node types' names, for messages */
+    int64_t src_first, src_count;
+    int64_t dst_first, dst_count;
+    int reverse;
+} imp_rel;
 
 typedef struct imp_graph_result {
     int64_t nodes;

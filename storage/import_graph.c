@@ -77,6 +77,27 @@ static int check_id(graph_ctx *g, edge_reader *r, int which, int64_t id,
     return GNNDB_OK;
 }
 
+/* A relation's edge (o->rel): each end checked against its node type's
+** count, then moved to the global ids (and turned round for a reverse). */
+static int rel_ids(graph_ctx *g, edge_reader *r, int64_t *s, int64_t *d)
+{
+    const imp_rel *t = g->o->rel;
+    for (int w = 0; w < 2; w++) {
+        int64_t id = w ? *d : *s, n = w ? t->dst_count : t->src_count;
+        if (id >= 0 && id < n) continue;
+        char at[600];
+        edge_where(r, w, at, sizeof at);
+        return gnn_seterr(g->e, GNNDB_RANGE, "%s: node id %lld is not a "
+                          "node of type %s (%lld nodes: ids 0 to %lld)", at,
+                          (long long)id, w ? t->dst : t->src, (long long)n,
+                          (long long)n - 1);
+    }
+    int64_t u = *s + t->src_first, v = *d + t->dst_first;
+    *s = t->reverse ? v : u;
+    *d = t->reverse ? u : v;
+    return GNNDB_OK;
+}
+
 /* One parsed edge: its ids checked and counted in the raw degrees, or,
 ** with mapped ids, its keys handed to the sorter that will rank them; then
 ** the pair spilled as parsed. */
@@ -85,6 +106,7 @@ static int take_edge(graph_ctx *g, edge_reader *r, xs_sorter *ks, int64_t s,
 {
     gnn_err *e = g->e;
     int rc;
+    if (g->o->rel && (rc = rel_ids(g, r, &s, &d))) return rc;
     if (!g->o->map_ids) {
         if ((rc = check_id(g, r, 0, s, maxid)) ||
             (rc = check_id(g, r, 1, d, maxid)) ||
@@ -468,6 +490,9 @@ int imp_graph(const char *src, const char *dir, const char *name,
     if (o->reorder < IMP_REORDER_NONE || o->reorder > IMP_REORDER_BFS)
         return gnn_seterr(e, GNNDB_MISUSE, "unknown reorder mode %d",
                           o->reorder);
+    if (o->rel && (o->map_ids || o->reorder != IMP_REORDER_NONE))
+        return gnn_seterr(e, GNNDB_MISUSE, "%s: a relation's node ids are "
+                          "its node types' (no MAP IDS, no REORDER)", src);
     int want_eids = o->eid_name != NULL;
     int rc = parse_edges(&g);
     g.eids = want_eids;

@@ -363,6 +363,12 @@ static void test_profile_stored(void **state)
     assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
     assert_int_equal(sqlite3_exec(db, "DROP TABLE disk_profile; DELETE FROM "
                                   "meta WHERE key = 'schema_version';"
+                                  "DROP TABLE node_types;"
+                                  "DROP TABLE relations;"
+                                  "ALTER TABLE graphs DROP COLUMN kind;"
+                                  "ALTER TABLE graphs DROP COLUMN parent_id;"
+                                  "ALTER TABLE tables DROP COLUMN node_type;"
+                                  "ALTER TABLE splits DROP COLUMN node_type;"
                                   "ALTER TABLE graphs DROP COLUMN has_eids;"
                                   "ALTER TABLE graphs DROP COLUMN eid_file;"
                                   "ALTER TABLE graphs DROP COLUMN eid_token;"
@@ -391,7 +397,7 @@ static void test_profile_stored(void **state)
                                         "= 'schema_version'", -1, &st, NULL),
                      SQLITE_OK);
     assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    assert_int_equal(sqlite3_column_int(st, 0), 4);
+    assert_int_equal(sqlite3_column_int(st, 0), 5);
     sqlite3_finalize(st);
     sqlite3_close(db);
     tu_rmrf(dir);

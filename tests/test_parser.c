@@ -570,14 +570,14 @@ static void typo_on_line_two_names_line_column_and_expected(void **state)
                  "near line 2, column 14: syntax error at 'BATCHES'; expected "
                  "one of SEEDS, FEATURES, BATCH, HYPERBATCH, SHUFFLE, SEED, "
                  "EPOCHS, WITH, LIMIT, INTO, TO, PARTITION, EDGE, EDGES, "
-                 "NEGATIVE, STRICT, EXCLUDE, ';'");
+                 "NEGATIVE, STRICT, EXCLUDE, '.', ';'");
     expect_error("SAMPEL 10 FROM g BATCH 1", GNNDB_SYNTAX,
                  "near line 1, column 1: syntax error at 'SAMPEL'; expected "
                  "one of CREATE, IMPORT, SHOW, DESCRIBE, DROP, CHECK, PRAGMA, "
                  "EXPLAIN, SAMPLE, PROPAGATE, SCAN");
     expect_error("DROP TABLE x", GNNDB_SYNTAX,
                  "near line 1, column 6: syntax error at 'TABLE'; expected one "
-                 "of FEATURES, GRAPH, SPLIT, PACK");
+                 "of FEATURES, GRAPH, SPLIT, PACK, RELATION");
     expect_error("SAMPLE 10 FROM;", GNNDB_SYNTAX,
                  "near line 1, column 15: syntax error at ';'; expected name");
     expect_error("SHOW GRAPHS now", GNNDB_SYNTAX,
@@ -586,7 +586,7 @@ static void typo_on_line_two_names_line_column_and_expected(void **state)
                  "near line 1, column 21: syntax error at 'e'; expected string");
     expect_error("SAMPLE 10.5 FROM g BATCH 1", GNNDB_SYNTAX,
                  "near line 1, column 8: syntax error at '10.5'; expected "
-                 "integer");
+                 "one of integer, '{', '['");
     expect_error("DESCRIBE sample", GNNDB_SYNTAX, NULL); /* a keyword */
 }
 
@@ -599,8 +599,9 @@ static void incomplete_statement_names_what_was_expected(void **state)
     expect_error("SAMPLE 10 FROM g SEEDS (1, 2", GNNDB_SYNTAX,
                  "line 1, column 29: incomplete statement; expected one of "
                  "',', ')'");
-    expect_error("CREATE GRAPH g\n  -- the path is missing\n", GNNDB_SYNTAX,
-                 "line 1, column 15: incomplete statement; expected FROM");
+    expect_error("CREATE GRAPH g FROM\n  -- the path is missing\n",
+                 GNNDB_SYNTAX,
+                 "line 1, column 20: incomplete statement; expected string");
     expect_error("PRAGMA x =", GNNDB_SYNTAX,
                  "line 1, column 11: incomplete statement; expected one of "
                  "name, integer, number, string");
@@ -1061,6 +1062,323 @@ static void link_errors(void **state)
                       "SEEDS");
 }
 
+/* ---- heterogeneous graphs -------------------------------------------- */
+
+static void hetero_graph_nodes_and_relations(void **state)
+{
+    (void)state;
+    ast_stmt *s = parse_ok("CREATE GRAPH mag;");
+    assert_int_equal(s->kind, AST_CREATE_GRAPH);
+    assert_string_equal(s->name, "mag");
+    assert_null(s->path);
+    assert_true(ast_is_typed(s));
+    ast_free(s);
+    s = parse_ok("CREATE GRAPH g FROM 'e.tsv'");  /* as before */
+    assert_false(ast_is_typed(s));
+    ast_free(s);
+
+    s = parse_ok("CREATE NODES paper IN mag COUNT 736389");
+    assert_int_equal(s->kind, AST_CREATE_NODES);
+    assert_string_equal(s->name, "paper");
+    assert_string_equal(s->graph, "mag");
+    assert_int_equal(s->count, 736389);
+    ast_free(s);
+
+    s = parse_ok("CREATE RELATION writes IN mag FROM author TO paper FROM "
+                 "'writes.csv.gz' WITH REVERSE AS written_by FORMAT csv "
+                 "HEADER COLUMNS (a, b) DROP DUPLICATES DROP SELF LOOPS "
+                 "BLOCK SIZE 64KB");
+    assert_int_equal(s->kind, AST_CREATE_RELATION);
+    assert_string_equal(s->name, "writes");
+    assert_string_equal(s->graph, "mag");
+    assert_string_equal(s->src_type, "author");
+    assert_string_equal(s->dst_type, "paper");
+    assert_string_equal(s->path, "writes.csv.gz");
+    assert_int_equal(s->with_reverse, 1);
+    assert_string_equal(s->reverse_name, "written_by");
+    assert_int_equal(s->format, AST_FMT_CSV);
+    assert_int_equal(s->header, 1);
+    assert_int_equal(s->columns, AST_COLS_NAME);
+    assert_string_equal(s->col_name[1], "b");
+    assert_int_equal(s->drop_duplicates, 1);
+    assert_int_equal(s->drop_self_loops, 1);
+    assert_int_equal(s->block_size, 64 * 1024);
+    assert_int_equal(s->undirected, 0);
+    ast_free(s);
+
+    s = parse_ok("CREATE RELATION writes IN mag FROM author TO paper FROM "
+                 "'w.npz' KEY 'edge_index' WITH REVERSE");
+    assert_int_equal(s->with_reverse, 1);
+    assert_null(s->reverse_name);       /* the engine names it rev_writes */
+    assert_string_equal(s->key, "edge_index");
+    ast_free(s);
+    s = parse_ok("CREATE RELATION cites IN mag FROM paper TO paper FROM "
+                 "'c.tsv' UNDIRECTED");
+    assert_int_equal(s->undirected, 1);
+    assert_int_equal(s->with_reverse, 0);
+    ast_free(s);
+
+    s = parse_ok("DROP RELATION writes ON mag");
+    assert_int_equal(s->kind, AST_DROP_RELATION);
+    assert_string_equal(s->name, "writes");
+    assert_string_equal(s->graph, "mag");
+    ast_free(s);
+}
+
+static void hetero_qualified_names(void **state)
+{
+    (void)state;
+    ast_stmt *s = parse_ok("IMPORT FEATURES feat INTO mag.paper FROM 'x.npy' "
+                           "STORE float16");
+    assert_int_equal(s->kind, AST_IMPORT_FEATURES);
+    assert_string_equal(s->name, "feat");
+    assert_string_equal(s->graph, "mag");
+    assert_string_equal(s->node_type, "paper");
+    assert_string_equal(s->store, "float16");
+    ast_free(s);
+    s = parse_ok("IMPORT LABELS INTO mag . paper FROM 'y.npy'");
+    assert_int_equal(s->kind, AST_IMPORT_LABELS);
+    assert_string_equal(s->graph, "mag");
+    assert_string_equal(s->node_type, "paper");
+    ast_free(s);
+    s = parse_ok("CREATE SPLIT train ON mag.paper FROM 'train.npy'");
+    assert_int_equal(s->kind, AST_CREATE_SPLIT);
+    assert_string_equal(s->node_type, "paper");
+    assert_string_equal(s->path, "train.npy");
+    ast_free(s);
+    s = parse_ok("CREATE SPLIT r ON mag.paper RANDOM 0.5 SEED 3");
+    assert_string_equal(s->node_type, "paper");
+    assert_int_equal(s->split_random, 1);
+    ast_free(s);
+    s = parse_ok("DROP FEATURES feat ON mag.paper");
+    assert_int_equal(s->kind, AST_DROP_FEATURES);
+    assert_string_equal(s->name, "feat");
+    assert_string_equal(s->graph, "mag");
+    assert_string_equal(s->node_type, "paper");
+    ast_free(s);
+    s = parse_ok("DROP SPLIT train ON mag.paper");
+    assert_int_equal(s->kind, AST_DROP_SPLIT);
+    assert_string_equal(s->node_type, "paper");
+    ast_free(s);
+    s = parse_ok("DESCRIBE mag.paper");
+    assert_int_equal(s->kind, AST_DESCRIBE);
+    assert_string_equal(s->name, "mag");
+    assert_string_equal(s->node_type, "paper");
+    ast_free(s);
+    s = parse_ok("DESCRIBE mag");               /* unqualified: as before */
+    assert_null(s->node_type);
+    assert_false(ast_is_typed(s));
+    ast_free(s);
+    /* numbers keep their '.': 0.5, .5 and 1e-3 are one token each */
+    s = parse_ok("CREATE SPLIT r ON g RANDOM .5");
+    assert_true(s->fraction == 0.5);
+    assert_null(s->node_type);
+    ast_free(s);
+}
+
+static void hetero_typed_fanouts_and_seeds(void **state)
+{
+    (void)state;
+    ast_stmt *s = parse_ok("SAMPLE {cites: 10, writes: 5, rev_writes: -1} * 2 "
+                           "FROM mag SEEDS paper.train BATCH 1024 SHUFFLE");
+    assert_int_equal(s->kind, AST_SAMPLE);
+    assert_int_equal(s->typed, 1);
+    assert_int_equal(s->nhops, 2);
+    for (int h = 0; h < 2; h++) {
+        assert_int_equal(s->n_rels[h], 3);
+        assert_string_equal(s->rels[h][0].rel, "cites");
+        assert_int_equal(s->rels[h][0].fanout, 10);
+        assert_string_equal(s->rels[h][2].rel, "rev_writes");
+        assert_int_equal(s->rels[h][2].fanout, -1);
+    }
+    assert_ptr_not_equal(s->rels[0][0].rel, s->rels[1][0].rel); /* owned */
+    assert_int_equal(s->n_rels[2], 0);
+    assert_int_equal(s->seeds_kind, AST_SEEDS_SPLIT);
+    assert_string_equal(s->seeds_type, "paper");
+    assert_string_equal(s->seeds_split, "train");
+    assert_int_equal(s->batch, 1024);
+    ast_free(s);
+
+    s = parse_ok("SAMPLE [{cites: 10, writes: 5}, {cites: 5}] FROM mag "
+                 "SEEDS paper.ALL BATCH 8");
+    assert_int_equal(s->typed, 1);
+    assert_int_equal(s->nhops, 2);
+    assert_int_equal(s->n_rels[0], 2);
+    assert_int_equal(s->n_rels[1], 1);
+    assert_string_equal(s->rels[1][0].rel, "cites");
+    assert_int_equal(s->rels[1][0].fanout, 5);
+    assert_int_equal(s->seeds_kind, AST_SEEDS_ALL);
+    assert_string_equal(s->seeds_type, "paper");
+    assert_null(s->seeds_split);
+    ast_free(s);
+
+    s = parse_ok("SAMPLE {cites: 1000} FROM mag BATCH 1");  /* one hop */
+    assert_int_equal(s->nhops, 1);
+    assert_int_equal(s->rels[0][0].fanout, 1000);
+    ast_free(s);
+    s = parse_ok("SAMPLE {a: 1} * 8 FROM g BATCH 1");
+    assert_int_equal(s->nhops, 8);
+    assert_string_equal(s->rels[7][0].rel, "a");
+    ast_free(s);
+
+    /* as before: untyped fanouts, SEEDS s is a split of the whole graph */
+    s = parse_ok("SAMPLE 10, 5 FROM g SEEDS paper BATCH 4");
+    assert_int_equal(s->typed, 0);
+    assert_int_equal(s->seeds_kind, AST_SEEDS_SPLIT);
+    assert_string_equal(s->seeds_split, "paper");
+    assert_null(s->seeds_type);
+    assert_false(ast_is_typed(s));
+    ast_free(s);
+}
+
+static void hetero_words_remain_names(void **state)
+{
+    (void)state;
+    ast_stmt *s = parse_ok("CREATE NODES in IN count COUNT 3");
+    assert_string_equal(s->name, "in");
+    assert_string_equal(s->graph, "count");
+    ast_free(s);
+    s = parse_ok("CREATE RELATION relation IN reverse FROM in TO count FROM "
+                 "'e' WITH REVERSE AS reverse");
+    assert_string_equal(s->name, "relation");
+    assert_string_equal(s->graph, "reverse");
+    assert_string_equal(s->src_type, "in");
+    assert_string_equal(s->dst_type, "count");
+    assert_string_equal(s->reverse_name, "reverse");
+    ast_free(s);
+    s = parse_ok("SAMPLE {relation: 2, reverse: 3} FROM count SEEDS in.count "
+                 "FEATURES relation BATCH 4");
+    assert_string_equal(s->rels[0][0].rel, "relation");
+    assert_string_equal(s->graph, "count");
+    assert_string_equal(s->seeds_type, "in");
+    assert_string_equal(s->seeds_split, "count");
+    assert_string_equal(s->features, "relation");
+    ast_free(s);
+    s = parse_ok("DESCRIBE relation.in");
+    assert_string_equal(s->name, "relation");
+    assert_string_equal(s->node_type, "in");
+    ast_free(s);
+}
+
+static void hetero_errors(void **state)
+{
+    (void)state;
+    expect_error("CREATE NODES paper IN mag COUNT 0", GNNDB_RANGE,
+                 "line 1, column 33: COUNT 0 is out of range (at least 1 "
+                 "node)");
+    expect_error("CREATE NODES paper IN mag", GNNDB_SYNTAX,
+                 "line 1, column 26: incomplete statement; expected COUNT");
+    expect_error("CREATE NODES paper IN mag COUNT 99999999999999999999",
+                 GNNDB_RANGE, "line 1, column 33: number too large: "
+                 "'99999999999999999999'");
+    expect_error("CREATE RELATION w IN g FROM a TO b FROM 'e' UNDIRECTED",
+                 GNNDB_SYNTAX, "line 1, column 45: UNDIRECTED needs one node "
+                 "type at both ends (FROM a TO b); give WITH REVERSE for a "
+                 "relation back");
+    expect_error("CREATE RELATION w IN g FROM a TO a FROM 'e' UNDIRECTED "
+                 "WITH REVERSE", GNNDB_SYNTAX, "line 1, column 56: "
+                 "UNDIRECTED and WITH REVERSE cannot be given together: "
+                 "UNDIRECTED adds the reverse edges to the relation itself");
+    expect_error("CREATE RELATION w IN g FROM a TO b FROM 'e' WITH REVERSE "
+                 "AS w", GNNDB_SYNTAX, "line 1, column 45: WITH REVERSE AS "
+                 "'w' names the relation itself; give the reverse its own "
+                 "name");
+    expect_error("CREATE RELATION w IN g FROM a TO b FROM 'e' WITH REVERSE "
+                 "WITH REVERSE AS v", GNNDB_SYNTAX,
+                 "line 1, column 58: WITH REVERSE given twice");
+    expect_error("CREATE RELATION w IN g FROM a TO b FROM e", GNNDB_SYNTAX,
+                 "near line 1, column 41: syntax error at 'e'; expected "
+                 "string");
+    expect_error("CREATE RELATION w IN g FROM 'e'", GNNDB_SYNTAX,
+                 "near line 1, column 29: syntax error at 'e'; expected "
+                 "name");
+    expect_error("CREATE RELATION w IN g FROM a TO b FROM 'e' WITH "
+                 "REPLACEMENT", GNNDB_SYNTAX, "near line 1, column 50: syntax "
+                 "error at 'REPLACEMENT'; expected REVERSE");
+    expect_error("CREATE RELATION w IN g FROM a TO b FROM 'e' MAP IDS",
+                 GNNDB_SYNTAX, NULL);
+    expect_error("DROP RELATION w", GNNDB_SYNTAX,
+                 "line 1, column 16: incomplete statement; expected ON");
+    expect_error("DROP RELATION w ON mag.paper", GNNDB_SYNTAX,
+                 "near line 1, column 23: syntax error at '.'; expected ';'");
+    expect_error("DESCRIBE mag.", GNNDB_SYNTAX,
+                 "line 1, column 14: incomplete statement; expected name");
+    expect_error("DESCRIBE mag.paper.x", GNNDB_SYNTAX,
+                 "near line 1, column 19: syntax error at '.'; expected ';'");
+    expect_error("DESCRIBE mag.5", GNNDB_SYNTAX,
+                 "near line 1, column 13: syntax error at '.5'; expected one "
+                 "of '.', ';'");
+}
+
+static void hetero_sample_errors(void **state)
+{
+    (void)state;
+    expect_error("SAMPLE {cites: 10, writes: 5, cites: 2} FROM mag BATCH 4",
+                 GNNDB_SYNTAX, "line 1, column 31: relation 'cites' is named "
+                 "twice in hop 1");
+    expect_error("SAMPLE [{a: 1}, {b: 2, b: 3}] FROM mag BATCH 4",
+                 GNNDB_SYNTAX, "line 1, column 24: relation 'b' is named "
+                 "twice in hop 2");
+    expect_error("SAMPLE {} FROM mag BATCH 4", GNNDB_SYNTAX,
+                 "line 1, column 9: hop 1 samples no relation: an empty map "
+                 "{} is no hop; name its relations as {rel: fanout, ...}");
+    expect_error("SAMPLE [{a: 1}, {}] FROM mag BATCH 4", GNNDB_SYNTAX,
+                 "line 1, column 18: hop 2 samples no relation: an empty map "
+                 "{} is no hop; name its relations as {rel: fanout, ...}");
+    expect_error("SAMPLE {a: 1} * 9 FROM mag BATCH 4", GNNDB_RANGE,
+                 "line 1, column 17: * 9 is out of range (1..8 hops)");
+    expect_error("SAMPLE {a: 1} * 0 FROM mag BATCH 4", GNNDB_RANGE,
+                 "line 1, column 17: * 0 is out of range (1..8 hops)");
+    expect_error("SAMPLE {a: 0} FROM mag BATCH 4", GNNDB_RANGE,
+                 "line 1, column 12: fanout 0 is out of range (1..1000, or "
+                 "-1 for all neighbours)");
+    expect_error("SAMPLE {a: 1001} FROM mag BATCH 4", GNNDB_RANGE,
+                 "line 1, column 12: fanout 1001 is out of range (1..1000, or "
+                 "-1 for all neighbours)");
+    expect_error("SAMPLE [{a:1},{a:1},{a:1},{a:1},{a:1},{a:1},{a:1},{a:1},"
+                 "{a:1}] FROM g BATCH 1", GNNDB_RANGE,
+                 "line 1, column 57: too many hops: at most 8 relation maps");
+    char sql[1024];
+    size_t o = (size_t)snprintf(sql, sizeof sql, "SAMPLE {");
+    for (int i = 0; i <= AST_MAX_RELS; i++)
+        o += (size_t)snprintf(sql + o, sizeof sql - o, "%sr%d: 1",
+                              i ? ", " : "", i);
+    snprintf(sql + o, sizeof sql - o, "} FROM g BATCH 1");
+    expect_error(sql, GNNDB_RANGE, "line 1, column 255: too many relations "
+                 "in hop 1: at most 32");
+    sql[o] = 0;  /* 32 relations parse */
+    {
+        char *cut = strrchr(sql, ',');
+        snprintf(cut, sizeof sql - (size_t)(cut - sql), "} FROM g BATCH 1");
+        ast_stmt *s = parse_ok(sql);
+        assert_int_equal(s->n_rels[0], AST_MAX_RELS);
+        ast_free(s);
+    }
+    expect_error("SAMPLE {a 1} FROM g BATCH 1", GNNDB_SYNTAX,
+                 "near line 1, column 11: syntax error at '1'; expected ':'");
+    expect_error("SAMPLE {a: 1} * 2, 3 FROM g BATCH 1", GNNDB_SYNTAX,
+                 "near line 1, column 18: syntax error at ','; expected "
+                 "FROM");
+    expect_error("SAMPLE [{a: 1}] * 2 FROM g BATCH 1", GNNDB_SYNTAX,
+                 "near line 1, column 17: syntax error at '*'; expected "
+                 "FROM");
+    expect_error("SAMPLE 10, {a: 1} FROM g BATCH 1", GNNDB_SYNTAX,
+                 "near line 1, column 12: syntax error at '{'; expected "
+                 "integer");
+    expect_error("SAMPLE {a: 1} FROM g SEEDS paper.", GNNDB_SYNTAX,
+                 "line 1, column 34: incomplete statement; expected one of "
+                 "ALL, name");
+    expect_error("SAMPLE {a: 1} FROM g SEEDS p.s SEEDS q.ALL BATCH 1",
+                 GNNDB_SYNTAX, "line 1, column 32: SEEDS given twice");
+    expect_error("SAMPLE {a: 1} FROM g SEEDS ALL.p BATCH 1", GNNDB_SYNTAX,
+                 "near line 1, column 31: syntax error at '.'; expected one "
+                 "of SEEDS, FEATURES, BATCH, HYPERBATCH, SHUFFLE, SEED, "
+                 "EPOCHS, WITH, LIMIT, INTO, TO, PARTITION, EDGE, EDGES, "
+                 "NEGATIVE, STRICT, EXCLUDE, ';'");
+    expect_error("SAMPLE {a: 1} FROM g SEEDS p.s", GNNDB_SYNTAX,
+                 "line 1, column 1: SAMPLE needs a BATCH clause");
+}
+
 /* ---- random input ----------------------------------------------------- */
 
 static uint64_t rng_next(uint64_t *x)
@@ -1088,6 +1406,11 @@ static const char *const corpus[] = {
     "10 INTO 'dir' TO DEVICE 'cuda:0';",
     "-- comment\n/* block */ SAMPLE 5 FROM g SEEDS ALL BATCH 1;",
     "SAMPLE 25,10 FROM g SEEDS train BATCH 64 TO DEVICE host",
+    "CREATE GRAPH mag; CREATE NODES paper IN mag COUNT 10; CREATE RELATION "
+    "cites IN mag FROM paper TO paper FROM 'c.csv' WITH REVERSE AS r;",
+    "IMPORT FEATURES f INTO mag.paper FROM 'x.npy'; DESCRIBE mag.paper;",
+    "SAMPLE [{cites: 10, writes: -1}, {cites: 5}] FROM mag SEEDS paper.train "
+    "BATCH 8; SAMPLE {a: 1} * 3 FROM g SEEDS t.ALL BATCH 2;",
 };
 
 static const char *const snippets[] = {
@@ -1095,6 +1418,7 @@ static const char *const snippets[] = {
     "99999999999999999999999999", "-9223372036854775809", "1e999", "0", "-1",
     "SAMPLE", "BATCH", "SEEDS", "FROM", "EXPLAIN", "BLOCK SIZE", "KB", "\0",
     "\xff", "\xc3\xa9", " ", "1,1,1,1,1,1,1,1,1,1", "BATCH 1", "x",
+    "{", "}", "[", "]", ":", "*", ".", "x.y", "{a: 1}", "* 9",
 };
 
 /* One mutated copy of a corpus entry (or random bytes) into buf. */
@@ -1183,10 +1507,13 @@ static void random_and_mutated_input_never_crashes(void **state)
                     assert_int_equal(used, n - off);
                 } else {
                     assert_true(s->kind >= AST_CREATE_GRAPH &&
-                                s->kind <= AST_CHECK);
+                                s->kind <= AST_LAST_KIND);
                     if (s->kind == AST_SAMPLE) {
                         assert_true(s->nhops >= 1 && s->nhops <= AST_MAX_HOPS);
                         assert_true(s->batch >= 1);
+                        for (int h = 0; s->typed && h < s->nhops; h++)
+                            assert_true(s->n_rels[h] >= 1 &&
+                                        s->n_rels[h] <= AST_MAX_RELS);
                     }
                     ast_free(s);
                 }
@@ -1248,6 +1575,12 @@ int main(void)
         cmocka_unit_test(pack_errors),
         cmocka_unit_test(link_statements),
         cmocka_unit_test(link_errors),
+        cmocka_unit_test(hetero_graph_nodes_and_relations),
+        cmocka_unit_test(hetero_qualified_names),
+        cmocka_unit_test(hetero_typed_fanouts_and_seeds),
+        cmocka_unit_test(hetero_words_remain_names),
+        cmocka_unit_test(hetero_errors),
+        cmocka_unit_test(hetero_sample_errors),
         cmocka_unit_test(keyword_table_lists_the_language),
         cmocka_unit_test(random_and_mutated_input_never_crashes),
     };

@@ -48,6 +48,12 @@ setv 3
 /usr/bin/python3 - "$DB/catalog.db" <<'PY' || fail "making a format 2 catalog"
 import sqlite3, sys
 c = sqlite3.connect(sys.argv[1])
+# node types and relations (migration 5) came after edge ids
+c.execute("DROP TABLE node_types")
+c.execute("DROP TABLE relations")
+for t, col in (("graphs", "kind"), ("graphs", "parent_id"),
+               ("tables", "node_type"), ("splits", "node_type")):
+    c.execute("ALTER TABLE %s DROP COLUMN %s" % (t, col))
 for col in ("has_eids", "eid_file", "eid_token", "eid_blocks", "input_edges"):
     c.execute("ALTER TABLE graphs DROP COLUMN " + col)
 for col in ("kind", "seed"):   # edge splits came with edge ids

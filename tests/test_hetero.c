@@ -1,0 +1,369 @@
+/* test_hetero.c — typed graphs against a brute force: node types own
+** consecutive ranges of one global id space; each relation's lists, read
+** back from its own block files, are the in-lists of its edge file moved
+** by the types' first ids (WITH REVERSE's turned round, UNDIRECTED's both
+** ways); every bad input is refused in words and leaves DESCRIBE and the
+** directory as they were; the tiny OGB-MAG directory imports whole. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "block.h"
+#include "blockfile.h"
+#include "db.h"
+#include "util.h"
+
+#define PAPERS  300
+#define AUTHORS 200
+#define INSTS   7
+#define WRITES  4000
+#define CITES   1500
+#define HUB     11      /* a paper of many authors: continued lists */
+
+static uint32_t ws[WRITES], wd[WRITES], cs[CITES], cd[CITES];
+
+static uint64_t rnd(uint64_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+static void write_pairs(const char *path, const uint32_t *a,
+                        const uint32_t *b, int n)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    for (int i = 0; i < n; i++) fprintf(f, "%u,%u\n", a[i], b[i]);
+    fclose(f);
+}
+
+/* writes: author -> paper (a hub paper); cites: paper -> paper (loops). */
+static void make_edges(const char *dir)
+{
+    uint64_t s = 0x2545f4914f6cdd1dull;
+    for (int i = 0; i < WRITES; i++) {
+        ws[i] = (uint32_t)(rnd(&s) % AUTHORS);
+        wd[i] = rnd(&s) % 5 == 0 ? HUB : (uint32_t)(rnd(&s) % PAPERS);
+    }
+    for (int i = 0; i < CITES; i++) {
+        cs[i] = (uint32_t)(rnd(&s) % PAPERS);
+        cd[i] = rnd(&s) % 50 == 0 ? cs[i] : (uint32_t)(rnd(&s) % PAPERS);
+    }
+    char p[1024];
+    snprintf(p, sizeof p, "%s/writes.csv", dir);
+    write_pairs(p, ws, wd, WRITES);
+    snprintf(p, sizeof p, "%s/cites.csv", dir);
+    write_pairs(p, cs, cd, CITES);
+}
+
+static void exec_ok(tu_db *d, const char *sql)
+{
+    if (gnndb_exec(d->h, sql, NULL, NULL) != GNNDB_OK)
+        fail_msg("%s: %s", sql, gnndb_errmsg(d->h));
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Every (target << 32 | source) of a relation's topology, sorted. */
+static uint64_t *read_lists(gnndb *db, const cat_graph *g, size_t *n)
+{
+    gnn_err e = {0};
+    blk_file *f;
+    assert_int_equal(db_open_graph(db, g, 0, &f, &e), GNNDB_OK);
+    uint8_t *buf = gnn_alloc_aligned(g->block_size);
+    uint64_t *r = malloc((size_t)(g->edges + 1) * sizeof *r);
+    size_t k = 0;
+    for (uint64_t b = 0; b < f->nblocks; b++) {
+        assert_int_equal(blkf_read(f, b, buf, &e), GNNDB_OK);
+        const blk_header *h = (const blk_header *)buf;
+        for (uint32_t j = 0; j < h->count; j++) {
+            const blk_node *o = blk_graph_object(buf, j);
+            for (uint32_t q = 0; q < o->n; q++) {
+                assert_true(k < (size_t)g->edges);
+                r[k++] = (uint64_t)o->node << 32 | blk_node_nbrs(o)[q];
+            }
+        }
+    }
+    assert_int_equal(k, (size_t)g->edges);
+    gnn_free_aligned(buf);
+    blkf_close(f);
+    qsort(r, k, sizeof *r, cmp_u64);
+    *n = k;
+    return r;
+}
+
+/* The brute force: edge i is src[i] + fs -> dst[i] + fd, stored in the
+** list of its target; reverse turns it round; undirected adds the other
+** direction of every edge that is not a loop. */
+static uint64_t *expect(const uint32_t *src, const uint32_t *dst, int n,
+                        uint64_t fs, uint64_t fd, int reverse,
+                        int undirected, size_t *k)
+{
+    uint64_t *r = malloc(2 * (size_t)n * sizeof *r);
+    *k = 0;
+    for (int i = 0; i < n; i++) {
+        uint64_t u = src[i] + fs, v = dst[i] + fd;
+        r[(*k)++] = reverse ? u << 32 | v : v << 32 | u;
+        if (undirected && u != v) r[(*k)++] = u << 32 | v;
+    }
+    qsort(r, *k, sizeof *r, cmp_u64);
+    return r;
+}
+
+static void check_relation(tu_db *d, const cat_graph *mag, const char *name,
+                           const uint64_t *want, size_t nwant)
+{
+    gnn_err e = {0};
+    cat_relation r;
+    cat_graph g;
+    assert_int_equal(cat_relation_get(d->h->cat, mag->id, name, &r, &e),
+                     GNNDB_OK);
+    assert_int_equal(cat_graph_get_id(d->h->cat, r.graph_id, &g, &e),
+                     GNNDB_OK);
+    assert_int_equal(g.kind, CAT_GRAPH_RELATION);
+    assert_int_equal(g.parent_id, mag->id);
+    assert_int_equal(g.nodes, mag->nodes);
+    size_t n;
+    uint64_t *got = read_lists(d->h, &g, &n);
+    assert_int_equal(n, nwant);
+    for (size_t i = 0; i < n; i++)
+        if (got[i] != want[i])
+            fail_msg("%s: entry %zu is %llx -> %llx, expected %llx -> %llx",
+                     name, i, (unsigned long long)(got[i] & 0xffffffff),
+                     (unsigned long long)(got[i] >> 32),
+                     (unsigned long long)(want[i] & 0xffffffff),
+                     (unsigned long long)(want[i] >> 32));
+    free(got);
+}
+
+/* mag: paper, author, institution; writes WITH REVERSE, cites
+** UNDIRECTED; small blocks so the hub's list is continued. */
+static void make_mag(tu_db *d)
+{
+    char sql[4096];
+    make_edges(d->dir);
+    snprintf(sql, sizeof sql,
+             "CREATE GRAPH mag;"
+             "CREATE NODES paper IN mag COUNT %d;"
+             "CREATE NODES author IN mag COUNT %d;"
+             "CREATE NODES institution IN mag COUNT %d;"
+             "CREATE RELATION writes IN mag FROM author TO paper "
+             "FROM '%s/writes.csv' BLOCK SIZE 4096 WITH REVERSE AS "
+             "written_by;"
+             "CREATE RELATION cites IN mag FROM paper TO paper "
+             "FROM '%s/cites.csv' UNDIRECTED BLOCK SIZE 4096;",
+             PAPERS, AUTHORS, INSTS, d->dir, d->dir);
+    exec_ok(d, sql);
+}
+
+static void test_types_and_relations_match_brute_force(void **state)
+{
+    tu_db d;
+    assert_int_equal(tu_db_open(&d, "hetero"), GNNDB_OK);
+    make_mag(&d);
+    gnn_err e = {0};
+    cat_graph mag;
+    assert_int_equal(cat_graph_get(d.h->cat, "mag", &mag, &e), GNNDB_OK);
+    assert_int_equal(mag.kind, CAT_GRAPH_TYPED);
+    assert_int_equal(mag.nodes, PAPERS + AUTHORS + INSTS);
+    cat_node_type *ty;
+    size_t nt;
+    assert_int_equal(cat_type_list(d.h->cat, mag.id, &ty, &nt, &e), GNNDB_OK);
+    assert_int_equal(nt, 3);
+    const int64_t first[3] = {0, PAPERS, PAPERS + AUTHORS};
+    const int64_t count[3] = {PAPERS, AUTHORS, INSTS};
+    for (int t = 0; t < 3; t++) {
+        assert_int_equal(ty[t].type_no, t);
+        assert_int_equal(ty[t].first, first[t]);
+        assert_int_equal(ty[t].count, count[t]);
+    }
+    free(ty);
+    size_t n;
+    uint64_t *w = expect(ws, wd, WRITES, PAPERS, 0, 0, 0, &n);
+    check_relation(&d, &mag, "writes", w, n);
+    free(w);
+    w = expect(ws, wd, WRITES, PAPERS, 0, 1, 0, &n);
+    check_relation(&d, &mag, "written_by", w, n);
+    free(w);
+    w = expect(cs, cd, CITES, 0, 0, 0, 1, &n);
+    check_relation(&d, &mag, "cites", w, n);
+    free(w);
+    size_t ncites = n;
+    cat_relation r;
+    assert_int_equal(cat_relation_get(d.h->cat, mag.id, "written_by", &r, &e),
+                     GNNDB_OK);
+    assert_string_equal(r.reverse_of, "writes");
+    assert_int_equal(r.src_type, 0);   /* paper -> author */
+    assert_int_equal(r.dst_type, 1);
+    /* SHOW GRAPHS lists the typed graph alone: edges the relations' sum */
+    cat_graph *gs;
+    assert_int_equal(cat_graph_list(d.h->cat, &gs, &n, &e), GNNDB_OK);
+    assert_int_equal(n, 1);
+    assert_int_equal(gs[0].edges, 2 * WRITES + (int64_t)ncites);
+    free(gs);
+    tu_db_close(&d);
+}
+
+/* DESCRIBE mag as one string of "property=value;" */
+static int collect(void *arg, int ncol, char **v, char **names)
+{
+    char *s = arg;
+    size_t l = strlen(s);
+    snprintf(s + l, 65536 - l, "%s=%s;", v[0], ncol > 1 && v[1] ? v[1] : "");
+    return 0;
+}
+
+static char *describe(tu_db *d)
+{
+    char *s = calloc(1, 65536);
+    assert_int_equal(gnndb_exec(d->h, "DESCRIBE mag;", collect, s), GNNDB_OK);
+    return s;
+}
+
+static int count_files(const char *dir)
+{
+    DIR *dp = opendir(dir);
+    int n = 0;
+    struct dirent *de;
+    while ((de = readdir(dp))) n += strstr(de->d_name, ".blk") != NULL;
+    closedir(dp);
+    return n;
+}
+
+/* sql fails with code rc, its words hold each of `words` (NULL-ended), and
+** DESCRIBE and the block files are as they were. */
+static void refused(tu_db *d, const char *sql, int rc, const char *const *w)
+{
+    char *before = describe(d);
+    int nf = count_files(d->path);
+    int got = gnndb_exec(d->h, sql, NULL, NULL);
+    if (got != rc)
+        fail_msg("%s: code %d, expected %d (%s)", sql, got, rc,
+                 gnndb_errmsg(d->h));
+    for (int i = 0; w[i]; i++)
+        if (!strstr(gnndb_errmsg(d->h), w[i]))
+            fail_msg("%s: '%s' lacks '%s'", sql, gnndb_errmsg(d->h), w[i]);
+    char *after = describe(d);
+    assert_string_equal(before, after);
+    assert_int_equal(count_files(d->path), nf);
+    free(before);
+    free(after);
+}
+
+static void test_bad_inputs_are_refused_and_change_nothing(void **state)
+{
+    tu_db d;
+    assert_int_equal(tu_db_open(&d, "hetero-bad"), GNNDB_OK);
+    make_mag(&d);
+    char p[1024], sql[4096];
+    snprintf(p, sizeof p, "%s/bad.csv", d.dir);
+    assert_int_equal(tu_write_file(p, "1,2\n3,300\n", 10), 0);
+    snprintf(sql, sizeof sql, "CREATE RELATION bad IN mag FROM author TO "
+             "paper FROM '%s' WITH REVERSE;", p);
+    refused(&d, sql, GNNDB_RANGE, (const char *const[]){
+        "bad.csv:2", "300", "paper", "300 nodes", NULL});
+    snprintf(sql, sizeof sql, "CREATE RELATION bad IN mag FROM author TO "
+             "venue FROM '%s';", p);
+    refused(&d, sql, GNNDB_NOTFOUND, (const char *const[]){
+        "no node type venue", NULL});
+    snprintf(sql, sizeof sql, "CREATE RELATION writes IN mag FROM author TO "
+             "paper FROM '%s';", p);
+    refused(&d, sql, GNNDB_EXISTS, (const char *const[]){
+        "already has a relation named writes", NULL});
+    snprintf(sql, sizeof sql, "CREATE RELATION paper IN mag FROM author TO "
+             "paper FROM '%s';", p);
+    refused(&d, sql, GNNDB_EXISTS, (const char *const[]){
+        "already has a node type named paper", NULL});
+    snprintf(sql, sizeof sql, "CREATE RELATION x IN mag FROM author TO "
+             "paper FROM '%s' WITH REVERSE AS cites;", p);
+    refused(&d, sql, GNNDB_EXISTS, (const char *const[]){"cites", NULL});
+    refused(&d, "CREATE NODES venue IN mag COUNT 5;", GNNDB_MISUSE,
+            (const char *const[]){"already has relations", "writes",
+                                  "before the first relation", NULL});
+    refused(&d, "CREATE NODES paper IN mag COUNT 5;", GNNDB_EXISTS,
+            (const char *const[]){"node type named paper", NULL});
+    float x[(PAPERS - 1) * 2] = {0};
+    snprintf(p, sizeof p, "%s/x.npy", d.dir);
+    assert_int_equal(tu_write_npy(p, "<f4", x, PAPERS - 1, 2, 4), 0);
+    snprintf(sql, sizeof sql, "IMPORT FEATURES feat INTO mag.paper FROM "
+             "'%s';", p);
+    refused(&d, sql, GNNDB_RANGE, (const char *const[]){
+        "299 rows", "mag.paper", "300 nodes", NULL});
+    snprintf(sql, sizeof sql, "IMPORT FEATURES feat INTO mag FROM '%s';", p);
+    refused(&d, sql, GNNDB_MISUSE, (const char *const[]){
+        "has node types", NULL});
+    refused(&d, "SAMPLE 2 FROM mag BATCH 4;", GNNDB_MISUSE,
+            (const char *const[]){"typed sampling of graph mag is not "
+                                  "available yet", NULL});
+    tu_db_close(&d);
+}
+
+/* Features, labels and splits of a type: its count of rows, local ids. */
+static void test_type_tables_and_splits(void **state)
+{
+    tu_db d;
+    assert_int_equal(tu_db_open(&d, "hetero-tab"), GNNDB_OK);
+    make_mag(&d);
+    static float x[AUTHORS * 3];
+    for (int i = 0; i < AUTHORS * 3; i++) x[i] = (float)i;
+    char p[1024], q[1024], sql[4096];
+    snprintf(p, sizeof p, "%s/xa.npy", d.dir);
+    assert_int_equal(tu_write_npy(p, "<f4", x, AUTHORS, 3, 4), 0);
+    snprintf(q, sizeof q, "%s/ids.txt", d.dir);
+    assert_int_equal(tu_write_file(q, "3\n199\n5\n", 8), 0);
+    snprintf(sql, sizeof sql, "IMPORT FEATURES feat INTO mag.author FROM '%s';"
+             "CREATE SPLIT train ON mag.author FROM '%s';", p, q);
+    exec_ok(&d, sql);
+    gnn_err e = {0};
+    cat_graph mag;
+    cat_table t;
+    cat_split s;
+    assert_int_equal(cat_graph_get(d.h->cat, "mag", &mag, &e), GNNDB_OK);
+    assert_int_equal(cat_table_get(d.h->cat, mag.id, "author.feat", &t, &e),
+                     GNNDB_OK);
+    assert_int_equal(t.rows, AUTHORS);
+    assert_true(t.has_type);
+    assert_int_equal(t.node_type, 1);
+    assert_int_equal(cat_split_get(d.h->cat, mag.id, "author.train", &s, &e),
+                     GNNDB_OK);
+    assert_int_equal(s.count, 3);
+    assert_int_equal(s.node_type, 1);
+    /* an id beyond the type's count is not a member */
+    assert_int_equal(tu_write_file(q, "200\n", 4), 0);
+    snprintf(sql, sizeof sql, "CREATE SPLIT t2 ON mag.author FROM '%s';", q);
+    refused(&d, sql, GNNDB_NOTFOUND, (const char *const[]){
+        "200", "mag.author", "200 nodes", NULL});
+    char *desc = describe(&d);
+    assert_non_null(strstr(desc, "type.author.features.feat=3 x float32;"));
+    assert_non_null(strstr(desc, "type.author.split.train=3;"));
+    assert_non_null(strstr(desc, "relation.written_by.reverse_of=writes;"));
+    free(desc);
+    exec_ok(&d, "DROP FEATURES feat ON mag.author; DROP SPLIT train ON "
+                "mag.author; DROP RELATION cites ON mag; CHECK;");
+    exec_ok(&d, "DROP GRAPH mag;");
+    assert_int_equal(count_files(d.path), 0);
+    tu_db_close(&d);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_types_and_relations_match_brute_force),
+        cmocka_unit_test(test_bad_inputs_are_refused_and_change_nothing),
+        cmocka_unit_test(test_type_tables_and_splits),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
