@@ -52,6 +52,7 @@ typedef struct imp_graph_opts {
 } imp_graph_opts;
 
 typedef struct imp_rel {
+    const char *name;          /* the relation's, for messages */
     const char *src, *dst;     /* the node types' names, for messages */
     int64_t src_first, src_count;
     int64_t dst_first, dst_count;
