@@ -164,6 +164,48 @@ log "gnndb link batches, the planner's HYPERBATCH $H_LINK ($NB_LINK mini-batches
 drop_caches
 LK=$("$B/bench/bench_sample" "$DB" "PRAGMA memory_limit='$LIMIT'; $LSQL LIMIT $NB_LINK;") || exit 1
 
+# The typed row: the same edges and rows cut into three node types (paper,
+# author, field by id range: random samples, since bench/gen permutes ids)
+# and nine relations by their endpoints' types (bench/typed_data.py); each
+# node samples up to 5, 3 and 2 in-neighbours from the paper, author and
+# field relations into its type (10 a hop, as the node row), three hops,
+# seeds every paper; two rounds of the planner's H, memory_limit as above.
+TDIR=$DATA/typed
+TDB=$TDIR/t.gnndb
+if [ ! -f "$TDIR/done" ]; then
+    log "typed graph: three node types and nine relations from $DATA"
+    rm -rf "$TDIR" && mkdir -p "$TDIR"
+    /usr/bin/python3 "$ROOT/bench/typed_data.py" --edges "$DATA/edges.bin" \
+        --features "$DATA/feat.npy" --scale $SCALE --out "$TDIR" > "$TDIR/counts" || exit 1
+    TSQL="CREATE GRAPH t;"
+    while read -r name count; do
+        TSQL="$TSQL CREATE NODES $name IN t COUNT $count;"
+    done < "$TDIR/counts"
+    for a in paper author field; do
+        for b in paper author field; do
+            TSQL="$TSQL CREATE RELATION ${a}_$b IN t FROM $a TO $b FROM '$TDIR/${a}_$b.bin' FORMAT bin;"
+        done
+        TSQL="$TSQL IMPORT FEATURES feat INTO t.$a FROM '$TDIR/$a.npy';"
+    done
+    t0=$(date +%s.%N)
+    "$B/gnndb" "$TDB" "$TSQL" >&2 || exit 1
+    t1=$(date +%s.%N)
+    echo "$t0 $t1" | awk '{printf "%.1f\n", $2 - $1}' > "$TDIR/import_seconds"
+    rm -f "$TDIR"/*.bin "$TDIR"/*.npy
+    touch "$TDIR/done"
+fi
+TMAP=""
+for b in paper author field; do
+    TMAP="$TMAP${TMAP:+, }paper_$b: 5, author_$b: 3, field_$b: 2"
+done
+TQ="SAMPLE {$TMAP} * 3 FROM t SEEDS paper.ALL BATCH 1024 SHUFFLE SEED 1"
+H_TYPED=$("$B/gnndb" "$TDB" "PRAGMA memory_limit='$LIMIT'; EXPLAIN $TQ;" |
+    sed -n 's/^HYPERBATCH \([0-9]*\).*/\1/p' | head -1)
+NB_TYPED=$((2 * ${H_TYPED:-8}))
+log "gnndb typed batches, the planner's HYPERBATCH $H_TYPED ($NB_TYPED mini-batches, memory_limit $LIMIT)"
+drop_caches
+TY=$("$B/bench/bench_sample" "$TDB" "PRAGMA memory_limit='$LIMIT'; $TQ LIMIT $NB_TYPED;") || exit 1
+
 # Packs (offline sampling, as DiskGNN): the same $NB_HB mini-batches stored
 # with INTO PACK (time and size on disk), then streamed back with SCAN PACK
 # from a cold cache; compared with the HYPERBATCH 1024 row, which sampled
@@ -240,6 +282,7 @@ row "gnndb planner's H=$(field "$HB" hyperbatch)" "$HB"
 row "gnndb HYPERBATCH 1" "$H1"
 row "gnndb SCAN PACK" "$PK"
 row "gnndb link H=$(field "$LK" hyperbatch)" "$LK"
+row "gnndb typed H=$(field "$TY" hyperbatch)" "$TY"
 row "mmap baseline" "$MM"
 printf "%-28s %10s %14s %14s %12s %10s\n" "fio seq O_DIRECT 1 MiB" "" "" "" "" "$FIO"
 echo "every system at this budget, each in a cgroup of $LIMIT (bench/sweep.py):"
@@ -256,6 +299,7 @@ echo "$CACHE"
 echo "$PK_BUILD $PK_BYTES $(field "$PK" batches_per_s) $(field "$HB" batches_per_s)" | awk '{
     printf "PACK build_s=%s bytes=%s pack_batches_per_s=%s online_batches_per_s=%s speedup=%.2f\n",
         $1, $2, $3, $4, ($4 > 0) ? $3 / $4 : 0 }'
+echo "TYPED batches_per_s=$(field "$TY" batches_per_s) hyperbatch=$(field "$TY" hyperbatch) batches=$(field "$TY" batches) import_s=$(cat "$TDIR/import_seconds") (3 node types, 9 relations, SAMPLE {5,3,2 per relation into a type} * 3, BATCH 1024 papers)"
 echo "LINK batches_per_s=$(field "$LK" batches_per_s) hyperbatch=$(field "$LK" hyperbatch) batches=$(field "$LK" batches) node_batches_per_s=$(field "$HB" batches_per_s) (SAMPLE 10,10,10 EDGES, BATCH 1024 seed edges, NEGATIVE 1, EXCLUDE SEEDS)"
 awk -v hbb="$(field "$HB" bytes_read)" -v hbn="$(field "$HB" batches)" \
     -v h1b="$(field "$H1" bytes_read)" -v h1n="$(field "$H1" batches)" \

@@ -94,6 +94,7 @@ static void estimate_hops(plan *p)
 ** counts (what EXPLAIN and the plan's memory estimate from). */
 static void bound_batch(plan *p)
 {
+    if (p->typed) plan_typed_estimate(p);
     double n = (double)p->graph.nodes;
     double maxd = (double)(p->graph.max_degree > 0 ? p->graph.max_degree : 1);
     double seeds = fmin((double)plan_seed_nodes(p), n);
@@ -262,7 +263,7 @@ static void plan_spill(gnndb *db, plan *p, int64_t cap, int64_t fit)
                 (p->hyperbatch_asked > fit || p->cost_spill < p->cost_inmem));
     /* a spilled run holds n_id, edge_index, e_id and node rows: batches
     ** with EDGE FEATURES stay in memory */
-    if (p->has_efeat) want = 0;
+    if (p->has_efeat || p->typed) want = 0;
     /* a run read back must fit: the mini-batch handed out is held whole */
     if (!want || p->run_bytes_est > staged - (double)g * (double)p->batch * 16)
         return;
@@ -437,9 +438,14 @@ static int plan_exclude(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
             if (!strcmp(s->exclude_splits[i], s->exclude_splits[j]))
                 return gnn_seterr(e, GNNDB_ERROR, "EXCLUDE SPLIT names %s "
                                   "twice", s->exclude_splits[i]);
-        if (edge_split_get(db, &p->graph, s->exclude_splits[i],
-                           &p->exclude[i], e))
-            return e->rc;
+        int rc = edge_split_get(db, &p->graph, s->exclude_splits[i],
+                                &p->exclude[i], e);
+        if (rc == GNNDB_ERROR)  /* a node split: its advice is SEEDS */
+            return gnn_seterr(e, rc, "EXCLUDE SPLIT %s: '%s' is a node split "
+                              "of graph '%s'; EXCLUDE SPLIT takes edge splits",
+                              s->exclude_splits[i], s->exclude_splits[i],
+                              p->graph.name);
+        if (rc) return rc;
     }
     p->nexclude = s->n_exclude_splits;
     return GNNDB_OK;
@@ -551,29 +557,41 @@ static int plan_clauses(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
 ** A hyperbatch visits each block once, so a pool only needs frames
 ** enough to keep reads in flight; staged mini-batches are what let H,
 ** and with it the saving in reads, grow. */
+/* The largest block and the blocks in all of the tables gather reads:
+** features, labels, edge features, or each type's. */
+static void feature_files(const plan *p, int64_t *bs, int64_t *blocks)
+{
+    const cat_table *t[3 + 2 * 64];
+    int n = 0;
+    if (p->has_feat) t[n++] = &p->feat;
+    if (p->has_labels) t[n++] = &p->labels;
+    if (p->has_efeat) t[n++] = &p->efeat;
+    for (int i = 0; p->typed && i < p->ntypes && i < 64; i++)
+        if (p->types[i].has_feat) t[n++] = &p->types[i].feat;
+    *bs = *blocks = 0;
+    for (int i = 0; i < n; i++) {
+        *bs = GNN_MAX(*bs, (int64_t)t[i]->block_size);
+        *blocks += t[i]->nblocks;
+    }
+}
+
 static int plan_pools(gnndb *db, plan *p, gnn_err *e)
 {
-    if (cat_degree_hist_get(db->cat, p->graph.id, p->deg_hist, 64,
-                            &p->nbuckets, e))
+    /* a typed graph's histogram is its relations' (plan_typed) */
+    if (!p->typed && cat_degree_hist_get(db->cat, p->graph.id, p->deg_hist,
+                                         64, &p->nbuckets, e))
         return e->rc;
     bound_batch(p);
     p->memory_limit = db->pragma.memory_limit;
     p->per_batch_bytes = per_batch_bytes(p);
-    int64_t gbs = p->graph.block_size;
-    int64_t fbs = p->has_feat ? p->feat.block_size : 0;
-    if (p->has_labels && (int64_t)p->labels.block_size > fbs)
-        fbs = p->labels.block_size;
-    if (p->has_efeat && (int64_t)p->efeat.block_size > fbs)
-        fbs = p->efeat.block_size;
+    int64_t gbs = p->topo.block_size, fbs, fblocks;
+    feature_files(p, &fbs, &fblocks);
     int64_t share = GNN_MIN(p->memory_limit / 8, (int64_t)64 << 20);
     p->graph_frames = (size_t)GNN_MAX(4, share / gbs);
     p->graph_frames = (size_t)GNN_MIN((int64_t)p->graph_frames,
                                       GNN_MAX(4, p->topo.graph_blocks));
     p->graph_pool_bytes = (int64_t)p->graph_frames * gbs;
     if (fbs) {
-        int64_t fblocks = (p->has_feat ? p->feat.nblocks : 0) +
-                          (p->has_labels ? p->labels.nblocks : 0) +
-                          (p->has_efeat ? p->efeat.nblocks : 0);
         p->feat_frames = (size_t)GNN_MAX(4, share / fbs);
         p->feat_frames = (size_t)GNN_MIN((int64_t)p->feat_frames,
                                          GNN_MAX(4, fblocks));
@@ -687,19 +705,19 @@ int plan_build(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
 {
     memset(p, 0, sizeof *p);
     if (cat_graph_get(db->cat, s->graph, &p->graph, e)) return e->rc;
-    /* the typed executor comes next: until then nothing samples a typed
-    ** graph as if it were one topology */
-    if (p->graph.kind == CAT_GRAPH_TYPED)
-        return gnn_seterr(e, GNNDB_MISUSE, "typed sampling of graph %s is "
-                          "not available yet", s->graph);
-    if (s->typed || s->seeds_type)
-        return gnn_seterr(e, GNNDB_MISUSE, "graph %s has no node types or "
-                          "relations: sample it with fanouts (SAMPLE 10,5) "
-                          "and SEEDS split", s->graph);
     int rc;
-    if ((rc = plan_features(db, s, p, e)) || (rc = plan_labels(db, p, e)) ||
-        (rc = plan_link(db, s, p, e)) || (rc = plan_seeds(db, s, p, e)) || (rc = plan_clauses(db, s, p, e)) ||
-        (rc = plan_pools(db, p, e)) || (rc = plan_hyperbatch(db, p, e)))
+    if (p->graph.kind == CAT_GRAPH_TYPED) rc = plan_typed(db, s, p, e);
+    else if (s->typed || s->seeds_type)
+        rc = gnn_seterr(e, GNNDB_MISUSE, "graph %s has no node types or "
+                        "relations: sample it with fanouts (SAMPLE 10,5) "
+                        "and SEEDS split", s->graph);
+    else if ((rc = plan_features(db, s, p, e)) ||
+             (rc = plan_labels(db, p, e)) || (rc = plan_link(db, s, p, e)))
+        return rc;
+    else
+        rc = plan_seeds(db, s, p, e);
+    if (rc || (rc = plan_clauses(db, s, p, e)) || (rc = plan_pools(db, p, e)) ||
+        (rc = plan_hyperbatch(db, p, e)))
         return rc;
     plan_blocks_est(p);
     return plan_profile(db, p, e);
@@ -709,6 +727,10 @@ void plan_free(plan *p)
 {
     free(p->seed_list);
     free(p->into);
+    free(p->types);
+    free(p->rels);
     p->seed_list = NULL;
     p->into = NULL;
+    p->types = NULL;
+    p->rels = NULL;
 }

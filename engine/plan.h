@@ -9,8 +9,32 @@
 #include "db.h"
 #include "../parser/ast.h"
 
+/* A typed SAMPLE's node types and relations (plan_typed): the global id
+** range of each type, the tables it gathers from, and each relation's
+** topology and fanout per hop (0: not sampled at that hop). */
+typedef struct plan_type {
+    char name[CAT_NAME_MAX];
+    int64_t first, count;      /* global ids [first, first + count) */
+    int has_feat, has_labels;
+    cat_table feat, labels;    /* rows are ids local to the type */
+} plan_type;
+
+typedef struct plan_rel {
+    char name[CAT_NAME_MAX];
+    int src, dst;              /* type indices: sources, targets */
+    cat_graph topo;            /* its topology, over the global ids */
+    int fanout[AST_MAX_HOPS];  /* 1..1000, -1 all, 0 not sampled */
+} plan_rel;
+
 typedef struct plan {
     cat_graph graph;
+    /* a typed graph: types and relations (malloc'd), the seeds' type */
+    int typed;
+    int ntypes, nrels;
+    plan_type *types;
+    plan_rel *rels;
+    int seed_type;
+    int64_t typed_xdim;        /* the widest of the types' feature rows */
     /* the topology the hops read: the graph's blocks, or, when the batches
     ** carry edge ids (eids), its edge-id graph (file, token, blocks) */
     cat_graph topo;
@@ -120,6 +144,7 @@ typedef struct plan {
 ** table stores). */
 static inline int64_t plan_x_dim(const plan *p)
 {
+    if (p->typed) return p->typed_xdim;
     return p->has_feat ? p->feat.dim : 0;
 }
 static inline size_t plan_x_row_bytes(const plan *p)
@@ -143,6 +168,11 @@ static inline int64_t plan_seed_nodes(const plan *p)
                                                 : 2 + p->negative;
     return p->batch * ends;
 }
+
+/* A SAMPLE of a typed graph (plan_typed.c): its types, relations, fanout
+** maps and seeds' type; and the expected mini-batch, hop by hop. */
+int plan_typed(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e);
+void plan_typed_estimate(plan *p);
 
 /* Resolve names and memory for a SAMPLE. On failure the words are in *e. */
 int plan_build(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e);

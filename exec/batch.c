@@ -59,7 +59,9 @@ int hb_finish_batch(hb_exec *x, hb_batch *b, idx_txn *t, uint64_t **tmp,
         b->edge_index[b->ne + k] = b->edst[k];
     }
     hb_fill_view(p, b, b->n_id, b->edge_index, b->x, b->y);
-    return hb_link_finish(x, b, e);
+    int rc = hb_link_finish(x, b, e);
+    if (!rc && p->typed) rc = hb_typed_finish(x, b, e);
+    return rc;
 }
 
 int hb_finish_batches(hb_exec *x, gnn_err *e)
@@ -207,6 +209,29 @@ static int dg_sections(const gnndb_batch_view *v, const void **sec,
     return n;
 }
 
+static uint64_t dg_section(uint64_t h, const void *data, size_t len)
+{
+    uint64_t sum = len ? section_sum(data, len, 0, SIZE_MAX) : 0;
+    return fmix(h ^ sum ^ ((uint64_t)len * DG_K2));
+}
+
+/* A typed batch goes on, per type, with its n_id, x and y, then per
+** relation with its edge_index. */
+static uint64_t dg_typed(const gnndb_batch_view *v, uint64_t h)
+{
+    for (int32_t t = 0; t < v->num_node_types; t++) {
+        const gnndb_type_view *tv = &v->types[t];
+        size_t n = (size_t)tv->num_nodes;
+        h = dg_section(h, tv->n_id, n * 8);
+        h = dg_section(h, tv->x, tv->x ? n * (size_t)tv->x_dim * 4 : 0);
+        h = dg_section(h, tv->y, tv->y ? (size_t)tv->num_seeds * 8 : 0);
+    }
+    for (int32_t r = 0; r < v->num_relations; r++)
+        h = dg_section(h, v->rels[r].edge_index,
+                       (size_t)v->rels[r].num_edges * 16);
+    return h;
+}
+
 uint64_t batch_digest_pool(const gnndb_batch_view *v, struct wpool *pool)
 {
     dg_job j;
@@ -232,7 +257,7 @@ uint64_t batch_digest_pool(const gnndb_batch_view *v, struct wpool *pool)
             sum = section_sum(sec[s], len[s], 0, SIZE_MAX);
         h = fmix(h ^ sum ^ ((uint64_t)len[s] * DG_K2));
     }
-    return h;
+    return dg_typed(v, h);
 }
 
 uint64_t batch_digest(const gnndb_batch_view *v)
@@ -304,6 +329,26 @@ int batch_write_npy(const gnndb_batch_view *v, const char *dir, gnn_err *e)
               v->edge_label_index);
     if (v->edge_label)
         WRITE("edge_label", NPY_F32, 1, v->num_label_edges, 1, v->edge_label);
+    for (int32_t t = 0; t < v->num_node_types; t++) {
+        const gnndb_type_view *tv = &v->types[t];
+        char nm[200];
+        snprintf(nm, sizeof nm, "%.120s.n_id", tv->name);
+        WRITE(nm, NPY_I64, 1, tv->num_nodes, 1, tv->n_id);
+        snprintf(nm, sizeof nm, "%.120s.num_sampled_nodes", tv->name);
+        WRITE(nm, NPY_I64, 1, v->num_hops + 1, 1, tv->num_sampled_nodes);
+        snprintf(nm, sizeof nm, "%.120s.x", tv->name);
+        if (tv->x) WRITE(nm, NPY_F32, 2, tv->num_nodes, tv->x_dim, tv->x);
+        snprintf(nm, sizeof nm, "%.120s.y", tv->name);
+        if (tv->y) WRITE(nm, NPY_I64, 1, tv->num_seeds, 1, tv->y);
+    }
+    for (int32_t r = 0; r < v->num_relations; r++) {
+        const gnndb_rel_view *rv = &v->rels[r];
+        char nm[200];
+        snprintf(nm, sizeof nm, "%.120s.edge_index", rv->name);
+        WRITE(nm, NPY_I64, 2, 2, rv->num_edges, rv->edge_index);
+        snprintf(nm, sizeof nm, "%.120s.num_sampled_edges", rv->name);
+        WRITE(nm, NPY_I64, 1, v->num_hops, 1, rv->num_sampled_edges);
+    }
     if (v->src_index) {
         WRITE("src_index", NPY_I64, 1, v->num_pos, 1, v->src_index);
         WRITE("dst_pos_index", NPY_I64, 1, v->num_pos, 1, v->dst_pos_index);

@@ -41,6 +41,9 @@ typedef struct hb_batch {
     size_t ne, cape, capdst;
     uint32_t *eid;           /* each edge's input id (plan eids), as esrc */
     size_t capeid;
+    uint16_t *etype;         /* a typed batch: each edge's relation */
+    size_t capetype;
+    size_t hop_end;          /* the frontier's end while a hop samples */
     lk_batch lk;             /* a link batch's seed edges and negatives */
     int64_t nsn[AST_MAX_HOPS + 1];
     int64_t nse[AST_MAX_HOPS];
@@ -53,6 +56,16 @@ typedef struct hb_batch {
     float *edge_attr;
     size_t cap_out_nodes, cap_out_edges, cap_out_x, cap_out_y;
     size_t cap_out_eid, cap_out_eattr;
+    /* a typed batch (hb_typed.c): each node's rank in its type, the
+    ** per-type and per-relation outputs, and their views */
+    uint32_t *trank;
+    size_t captrank;
+    int64_t *t_out;
+    size_t cap_t_out;
+    float *t_x;
+    size_t cap_t_x;
+    gnndb_type_view *tviews;
+    gnndb_rel_view *rviews;
     gnndb_batch_view view;
 } hb_batch;
 
@@ -136,6 +149,7 @@ typedef struct hb_blocks {
 ** beside the arena, indexed by the same slots (hb_item.res_off). */
 typedef struct hb_hop_state {
     int index;               /* the hop being sampled */
+    int rel;                 /* a typed hop: the relation being sampled */
     hb_item *items;
     size_t nitems, capitems;
     uint32_t *arena;         /* chosen neighbours, per item from res_off */
@@ -218,6 +232,16 @@ typedef struct hb_link {
     uint64_t *excluded;
 } hb_link;
 
+/* A typed graph's relations (hb_typed.c): each one's topology file and
+** block index; the hop samples through whichever hb_typed_use chose. */
+typedef struct hb_rel_topo {
+    blk_file *f;
+    uint64_t *idx_first, *idx_block;
+    size_t nidx;
+    uint32_t cont_cap;
+    uint64_t nblocks;
+} hb_rel_topo;
+
 typedef struct hb_transfer { /* to a device (batch.c) */
     xfer *xf;                /* NULL for host */
     gnndb_batch_view view;
@@ -235,6 +259,9 @@ struct hb_exec {
     uint64_t *idx_first, *idx_block;
     size_t nidx;
     uint32_t cont_cap;
+    uint64_t gblocks;        /* blocks of gf (a typed hop's relation's) */
+    hb_rel_topo *rt;         /* a typed graph's relations, p->nrels */
+    blk_file **tf;           /* its types' feature files, p->ntypes */
     struct wpool *pool;
 
     seed_set seeds;          /* and each epoch's order (this partition's
@@ -410,6 +437,26 @@ int hb_link_finish(hb_exec *x, hb_batch *b, gnn_err *e);
 ** in `words`, for npos seed edges and nneg negatives. */
 void hb_link_view(const plan *p, gnndb_batch_view *v, int64_t *words,
                   size_t npos, size_t nneg);
+
+/* A typed SAMPLE (hb_typed.c): open and close the relations' topology;
+** load the seeds (global ids of the seeds' type); sample hop `hop` of
+** x->hb relation by relation; gather each type's rows and the seeds'
+** labels; finish b's per-type and per-relation outputs and views. */
+int hb_typed_open(hb_exec *x, gnn_err *e);
+void hb_typed_close(hb_exec *x);
+int hb_typed_seeds(hb_exec *x, gnn_err *e);
+int hb_typed_hop(hb_exec *x, int hop, gnn_err *e);
+int hb_typed_gather(hb_exec *x, gnn_err *e);
+int hb_typed_finish(hb_exec *x, hb_batch *b, gnn_err *e);
+/* Each node's rank within its type and the types' node counts in b's
+** views (allocated once a slot). */
+int hb_typed_layout(const plan *p, hb_batch *b, gnn_err *e);
+void hb_typed_batch_free(hb_batch *b);
+size_t hb_typed_batch_bytes(const hb_batch *b);
+/* One pass of a hop over the frontier [frontier_lo, hop_end) of each
+** mini-batch (hop.c): for a typed hop only the nodes of the relation's
+** target type, through x->gf; edges appended, tagged with h->rel. */
+int hb_hop_pass(hb_exec *x, int hop, gnn_err *e);
 
 /* 1 when `dir` is empty, 0 when not, -errno on failure. */
 int hb_dir_empty(const char *dir);

@@ -220,6 +220,9 @@ int hb_gather_open(hb_exec *x, gnn_err *e)
         if ((rc = db_open_table(x->db, &p->efeat, 4, &x->ef, e))) return rc;
         if (p->efeat.block_size > frame) frame = p->efeat.block_size;
     }
+    for (int t = 0; p->typed && t < p->ntypes; t++)
+        if (p->types[t].has_feat && p->types[t].feat.block_size > frame)
+            frame = p->types[t].feat.block_size;
     if (!frame) return GNNDB_OK;
     x->gat.fgran.mode = p->read_granularity;
     x->gat.fgran.pr = &p->profile;
@@ -473,6 +476,7 @@ static int gather_table(hb_exec *x, const cat_table *t, blk_file *f,
 int hb_gather(hb_exec *x, gnn_err *e)
 {
     plan *p = x->p;
+    if (p->typed) return hb_typed_gather(x, e);
     for (int i = 0; i < x->nb; i++) {
         hb_batch *b = &x->hb[i];
         size_t had = b->cap_out_x;

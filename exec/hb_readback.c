@@ -170,9 +170,22 @@ static void order_into(hb_exec *x, hb_sbatch *s, const unsigned char *src,
 static int put_in_order(hb_exec *x, hb_sbatch *s, int two, size_t size,
                         unsigned char **out, gnn_err *e)
 {
-    unsigned char *buf = x->rb.rbuf[0];
+    hb_readback *rb = &x->rb;
+    unsigned char *buf = rb->rbuf[0];
     *out = buf;
-    if (!x->p->has_feat) return GNNDB_OK;
+    if (!x->p->has_feat) {
+        /* nothing to order: with two buffers the one read becomes the one
+        ** handed out, so that the next run can be read ahead into the
+        ** other */
+        if (two) {
+            size_t c = rb->caprbuf[0];
+            rb->rbuf[0] = rb->rbuf[1];
+            rb->caprbuf[0] = rb->caprbuf[1];
+            rb->rbuf[1] = buf;
+            rb->caprbuf[1] = c;
+        }
+        return GNNDB_OK;
+    }
     int rc = arrival_order(x, s, buf, e);
     if (rc || !two) return rc ? rc : order_in_place(x, s, buf, e);
     if ((rc = rbuf_ready(&x->rb, 1, size, e))) return rc;

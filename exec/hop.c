@@ -232,6 +232,22 @@ static int corrupt_node(hb_exec *x, uint64_t no, uint32_t node, gnn_err *e)
                       "index says", (unsigned long long)no, x->gf->path, node);
 }
 
+/* The fanout of the hop (of its relation, when typed) and the hop number
+** its choices are keyed by: a typed graph's relations draw apart. */
+static int hop_fanout(const hb_exec *x)
+{
+    const hb_hop_state *h = &x->hop;
+    return x->p->typed ? x->p->rels[h->rel].fanout[h->index]
+                       : x->p->fanouts[h->index];
+}
+
+static uint64_t hop_key_hop(const hb_exec *x)
+{
+    const hb_hop_state *h = &x->hop;
+    return (uint64_t)h->index +
+           (x->p->typed ? (uint64_t)h->rel * AST_MAX_HOPS : 0);
+}
+
 /* Record a neighbour that lies in a continuation block: position q of
 ** item it's list (q >= o->n), for arena slot i of the item. */
 static int pend_add(hb_exec *x, hb_worker *wk, const hb_item *it,
@@ -256,7 +272,7 @@ static void hop_task(void *arg, size_t task, int w)
     hb_hop_state *h = &x->hop;
     const hb_blocks *bk = &x->bk;
     hb_worker *wk = &h->workers[w];
-    int fanout = x->p->fanouts[h->index];
+    int fanout = hop_fanout(x);
     size_t lo = bk->vis_lo + task * HB_CHUNK;
     size_t hi = GNN_MIN(lo + HB_CHUNK, bk->vis_hi);
     for (size_t k = lo; k < hi && !wk->oom; k++) {
@@ -264,8 +280,7 @@ static void hop_task(void *arg, size_t task, int w)
         const blk_node *o = h->objs[k - bk->vis_lo];
         hb_batch *b = &x->hb[it->bi];
         uint64_t key = rng_key(x->p->seed, (uint64_t)b->epoch,
-                               (uint64_t)b->batch, (uint64_t)h->index,
-                               it->node);
+                               (uint64_t)b->batch, hop_key_hop(x), it->node);
         uint32_t n = sample_choose(key, o->degree, fanout, x->p->replace,
                                    wk->pos, wk->scratch);
         it->res_n = n;
@@ -296,7 +311,7 @@ static int hop_reserve(hb_exec *x, uint64_t no, const void *data, size_t lo,
                        size_t hi, uint32_t *most, gnn_err *e)
 {
     hb_hop_state *h = &x->hop;
-    int fanout = x->p->fanouts[h->index];
+    int fanout = hop_fanout(x);
     size_t need = h->narena;
     *most = 0;
     for (size_t k = lo; k < hi; k++) {
@@ -405,6 +420,12 @@ static int reserve_edges(const plan *p, hb_batch *b, size_t more)
         b->eid = d;
         b->capeid = b->cape;
     }
+    if (p->typed && b->cape > b->capetype) {
+        uint16_t *d = realloc(b->etype, b->cape * sizeof *d);
+        if (!d) return -1;
+        b->etype = d;
+        b->capetype = b->cape;
+    }
     return 0;
 }
 
@@ -436,31 +457,42 @@ static void assemble_task(void *arg, size_t i, int w)
             esrc[ne] = local;
             edst[ne] = it->pos;
             if (eres) b->eid[ne] = eres[j];
+            if (x->p->typed) b->etype[ne] = (uint16_t)h->rel;
             ne++;
         }
     }
     b->ne = ne;
+    if (x->p->typed) return;  /* hb_typed_hop counts the whole hop */
     b->frontier_lo = before_nn;
     b->nsn[h->index + 1] = (int64_t)(b->nn - before_nn);
     b->nse[h->index] = (int64_t)(ne - before_ne);
 }
 
 /* The hop's items, in (batch, frontier position) order, each with the
-** graph block that holds the start of its node's object. */
+** graph block that holds the start of its node's object: the frontier
+** [frontier_lo, hop_end) of each mini-batch, for a typed hop only the
+** nodes of its relation's target type. */
 static int hop_items(hb_exec *x, gnn_err *e)
 {
     hb_hop_state *h = &x->hop;
     hb_blocks *bk = &x->bk;
+    uint64_t tlo = 0, thi = UINT64_MAX;
+    if (x->p->typed) {
+        const plan_type *t = &x->p->types[x->p->rels[h->rel].dst];
+        tlo = (uint64_t)t->first;
+        thi = tlo + (uint64_t)t->count;
+    }
     h->nitems = 0;
     for (int i = 0; i < x->nb; i++) {
         hb_batch *b = &x->hb[i];
-        size_t lo = b->frontier_lo, hi = b->nn;
+        size_t lo = b->frontier_lo, hi = b->hop_end;
         if (hb_grow((void **)&h->items, &h->capitems, h->nitems + (hi - lo),
                     sizeof *h->items) ||
             hb_grow((void **)&bk->blockof, &bk->capblockof,
                     h->nitems + (hi - lo), sizeof *bk->blockof))
             return gnn_seterr(e, GNNDB_NOMEM, "out of memory sampling");
         for (size_t q = lo; q < hi; q++) {
+            if (b->nodes[q] < tlo || b->nodes[q] >= thi) continue;
             hb_item *it = &h->items[h->nitems];
             it->node = b->nodes[q];
             it->bi = (uint32_t)i;
@@ -478,7 +510,7 @@ static int hop_continuations(hb_exec *x, gnn_err *e)
 {
     hb_hop_state *h = &x->hop;
     hb_blocks *bk = &x->bk;
-    uint64_t nblocks = (uint64_t)x->p->topo.graph_blocks;
+    uint64_t nblocks = x->gblocks;
     if (hb_grow((void **)&bk->blockof, &bk->capblockof, h->npend,
                 sizeof *bk->blockof))
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory sampling");
@@ -512,7 +544,7 @@ static int hop_assemble(hb_exec *x, gnn_err *e)
     return GNNDB_OK;
 }
 
-int hb_run_hop(hb_exec *x, int hop, gnn_err *e)
+int hb_hop_pass(hb_exec *x, int hop, gnn_err *e)
 {
     double t0 = hb_now();
     hb_hop_state *h = &x->hop;
@@ -522,7 +554,7 @@ int hb_run_hop(hb_exec *x, int hop, gnn_err *e)
     if (rc) return rc;
     h->narena = 0;
     h->npend = 0;
-    rc = hb_bucket(&x->bk, h->nitems, (uint64_t)x->p->topo.graph_blocks, e);
+    rc = hb_bucket(&x->bk, h->nitems, x->gblocks, e);
     gran_ops ops;
     hb_hop_ops(x, hop_visit, &ops);
     if (!rc)
@@ -534,13 +566,21 @@ int hb_run_hop(hb_exec *x, int hop, gnn_err *e)
     if (rc) return rc;
 
     double ta = hb_now();
+    size_t ne0 = 0, ne1 = 0;
+    for (int i = 0; i < x->nb; i++) ne0 += x->hb[i].ne;
     if ((rc = hop_assemble(x, e))) return rc;
-    uint64_t edges = 0;
-    for (int i = 0; i < x->nb; i++) edges += (uint64_t)x->hb[i].nse[hop];
+    for (int i = 0; i < x->nb; i++) ne1 += x->hb[i].ne;
     o->cpu_seconds += hb_now() - ta;
     stats_add(o, &before, bp_get_stats(x->gpool));
     o->items += h->nitems;
-    o->edges += edges;
+    o->edges += ne1 - ne0;
     o->seconds += hb_now() - t0;
     return GNNDB_OK;
+}
+
+int hb_run_hop(hb_exec *x, int hop, gnn_err *e)
+{
+    if (x->p->typed) return hb_typed_hop(x, hop, e);
+    for (int i = 0; i < x->nb; i++) x->hb[i].hop_end = x->hb[i].nn;
+    return hb_hop_pass(x, hop, e);
 }

@@ -52,10 +52,11 @@ int hb_grow(void **p, size_t *cap, size_t need, size_t elem)
 static int load_seeds(hb_exec *x, gnn_err *e)
 {
     plan *p = x->p;
-    int rc = p->link ? hb_link_open(x, e)
-                     : seeds_load(x->db, &p->graph, p->seeds_kind,
-                                  p->split.token, p->seed_list,
-                                  p->n_seed_list, "", &x->seeds, e);
+    int rc = p->link    ? hb_link_open(x, e)
+             : p->typed ? hb_typed_seeds(x, e)
+                        : seeds_load(x->db, &p->graph, p->seeds_kind,
+                                     p->split.token, p->seed_list,
+                                     p->n_seed_list, "", &x->seeds, e);
     if (rc) return rc;
     /* the plan counted the seeds from the catalog; trust what was loaded */
     plan_set_seed_count(p, x->seeds.n);
@@ -90,6 +91,7 @@ static void batch_free(hb_batch *b)
     free(b->e_id);
     free(b->edge_attr);
     lk_batch_free(&b->lk);
+    hb_typed_batch_free(b);
 }
 
 size_t hb_batch_bytes(const hb_batch *b)
@@ -98,7 +100,7 @@ size_t hb_batch_bytes(const hb_batch *b)
            b->cap_out_nodes * 8 + b->cap_out_edges * 8 + b->cap_out_x * 4 +
            b->cap_out_y * 8 + b->capeid * 4 + b->cap_out_eid * 8 +
            b->cap_out_eattr * 4 + b->lk.cap_pos * 12 + b->lk.cap_neg * 9 +
-           b->lk.cap_ends * 4 + b->lk.cap_out * 8;
+           b->lk.cap_ends * 4 + b->lk.cap_out * 8 + hb_typed_batch_bytes(b);
 }
 
 size_t hb_work_bytes(const hb_exec *x)
@@ -337,16 +339,21 @@ int hb_open(gnndb *db, plan *p, hb_exec **out, gnn_err *e)
     if (p->into && (rc = hb_prepare_into(p->into, e))) goto fail;
     if ((rc = io_open(p->io, (unsigned)p->io_depth, &x->io, e))) goto fail;
 
-    if ((rc = db_open_graph(db, &p->topo, 1, &x->gf, e))) goto fail;
-    if ((rc = bp_open(p->graph_frames, p->graph.block_size, x->io, &x->gpool,
+    if (p->typed) {
+        if ((rc = hb_typed_open(x, e))) goto fail;
+    } else {
+        if ((rc = db_open_graph(db, &p->topo, 1, &x->gf, e)) ||
+            (rc = db_load_graph_index(db, &p->topo, &x->idx_first,
+                                      &x->idx_block, &x->nidx, e)))
+            goto fail;
+        x->gblocks = (uint64_t)p->topo.graph_blocks;
+    }
+    if ((rc = bp_open(p->graph_frames, p->topo.block_size, x->io, &x->gpool,
                       e)))
         goto fail;
     bp_set_max_coalesce(x->gpool, (unsigned)p->coalesce);
     x->hop.ggran.mode = p->read_granularity;
     x->hop.ggran.pr = &p->profile;
-    if ((rc = db_load_graph_index(db, &p->topo, &x->idx_first, &x->idx_block,
-                                  &x->nidx, e)))
-        goto fail;
     x->pool = wpool_new(p->threads);
     x->hop.workers = calloc((size_t)GNN_MAX(1, p->threads),
                             sizeof *x->hop.workers);
@@ -446,6 +453,7 @@ void hb_close(hb_exec *x)
     hb_gather_close(x);
     hbs_close(x);
     if (x->gpool) bp_close(x->gpool);
+    hb_typed_close(x);
     if (x->gf) blkf_close(x->gf);
     if (x->io) io_close(x->io);
     free(x->idx_first);

@@ -96,7 +96,8 @@ int lk_edges_exist(const lk_graph *g, const uint32_t *u, const uint32_t *v,
 
 /* STRICT over the mini-batches b[0..nb) (epoch and batch numbers in
 ** epochs[], batches[]): redraw every negative that is an edge until none
-** is, or fail with GNNDB_RANGE after LK_MAX_ATTEMPTS draws of one. */
+** is, or fail with GNNDB_RANGE when one is still an edge after
+** LK_MAX_ATTEMPTS redraws (attempts 0..LK_MAX_ATTEMPTS). */
 int lk_strict(const lk_spec *sp, const lk_graph *g, lk_batch *const *b,
               const int64_t *epochs, const int64_t *batches, size_t nb,
               gnn_err *e);

@@ -13,7 +13,7 @@ typedef struct q_job {       /* one lk_edges_exist call */
     const uint32_t *u, *v;
     uint8_t *hit;
     uint64_t *key;           /* (start block << 32 | query), ascending */
-    size_t n, at;            /* queries; the next key to visit */
+    size_t n;                /* queries */
     uint32_t *more;          /* queries whose lists go on past their block */
     size_t nmore;
 } q_job;
@@ -37,14 +37,29 @@ static int corrupt(const lk_graph *g, uint64_t no, uint32_t node, gnn_err *e)
                       g->f->path, node);
 }
 
+/* The first of j's keys whose block is `no` (or j->n). */
+static size_t first_key(const q_job *j, uint64_t no)
+{
+    size_t lo = 0, hi = j->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (j->key[mid] >> 32 < no) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
 /* Look each query of block `no` up in its node's first object; a list
 ** that goes on past the block, with u beyond what this block holds, is
-** finished by finish_long. */
+** finished by finish_long. bp_fetch visits the blocks in the pool first,
+** then the others as their reads complete: not in ascending order, so
+** each block finds its own keys. */
 static int visit_start(void *arg, uint64_t no, const void *data, gnn_err *e)
 {
     q_job *j = arg;
-    for (; j->at < j->n && j->key[j->at] >> 32 == no; j->at++) {
-        uint32_t q = (uint32_t)j->key[j->at];
+    for (size_t k = first_key(j, no); k < j->n && j->key[k] >> 32 == no;
+         k++) {
+        uint32_t q = (uint32_t)j->key[k];
         const blk_node *o = blk_graph_find(data, j->v[q]);
         if (!o || o->start != 0) return corrupt(j->g, no, j->v[q], e);
         const uint32_t *nb = blk_node_nbrs(o);
@@ -165,10 +180,10 @@ int lk_strict(const lk_spec *sp, const lk_graph *g, lk_batch *const *b,
             lk_batch *bb = b[pn[q].bi];
             if (attempt > LK_MAX_ATTEMPTS) {
                 rc = gnn_seterr(e, GNNDB_RANGE, "STRICT: no negative found "
-                                "for a seed edge from node %u after %d draws;"
-                                " the graph is too dense there for STRICT "
-                                "negatives", bb->nsrc[pn[q].i],
-                                LK_MAX_ATTEMPTS);
+                                "from node %u in %d draws (the first and %d "
+                                "redraws); the graph is too dense there for "
+                                "STRICT negatives", bb->nsrc[pn[q].i],
+                                LK_MAX_ATTEMPTS + 1, LK_MAX_ATTEMPTS);
                 break;
             }
             lk_redraw(sp, epochs[pn[q].bi], batches[pn[q].bi], bb, pn[q].i,

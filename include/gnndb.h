@@ -233,7 +233,35 @@ GNNDB_API double gnndb_column_double(gnndb_stmt *stmt, int i);
 **   (NEGATIVE k TRIPLET instead of the two above:)
 **   src_index[num_pos], dst_pos_index[num_pos]  each positive's endpoints
 **   dst_neg_index[num_pos*num_neg]  k negative destinations per positive
+**
+** Under TO DEVICE the link fields stay in host memory (they are small:
+** a few words a seed edge, and e_id and edge_attr a row an edge); only
+** n_id, edge_index, x and y are copied to the device.
 */
+/* A typed batch (a SAMPLE of a typed graph) per node type and per
+** relation, as PyG's HeteroData holds it: ids local to the type, local
+** indices into the type's n_id. */
+typedef struct gnndb_type_view {
+    const char *name;
+    int64_t num_nodes;
+    const int64_t *n_id;              /* ids local to the type */
+    const int64_t *num_sampled_nodes; /* [num_hops+1]: seeds, then each hop */
+    const float *x;                   /* num_nodes x x_dim, or NULL */
+    int64_t x_dim;
+    const int64_t *y;                 /* the seeds' type: labels of its seeds */
+    int64_t num_seeds;                /* the seeds' type: BATCH or fewer */
+} gnndb_type_view;
+
+typedef struct gnndb_rel_view {
+    const char *name;
+    int32_t src_type, dst_type;       /* indices into types[] */
+    int64_t num_edges;
+    const int64_t *edge_index;        /* 2 x num_edges: source indices into
+                                      ** the src type's n_id, then targets
+                                      ** into the dst type's */
+    const int64_t *num_sampled_edges; /* [num_hops] */
+} gnndb_rel_view;
+
 typedef struct gnndb_batch_view {
     int64_t epoch;
     int64_t batch;
@@ -263,6 +291,13 @@ typedef struct gnndb_batch_view {
     const int64_t *src_index;
     const int64_t *dst_pos_index;
     const int64_t *dst_neg_index;
+    /* typed batches: n_id and edge_index above hold global ids and
+    ** indices over all types, x and y are NULL, and these hold the same
+    ** per type and per relation (0 and NULL in other batches) */
+    int32_t num_node_types;
+    int32_t num_relations;
+    const gnndb_type_view *types;
+    const gnndb_rel_view *rels;
 } gnndb_batch_view;
 
 /* The current mini-batch of a SAMPLE or SCAN statement, or NULL when the

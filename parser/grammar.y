@@ -50,8 +50,10 @@ int gnnParseCheck(void *parser, int major, const gtok *t, parse_ctx *ctx);
 %token EDGE EDGES WITHOUT NEGATIVE PAIRS TRIPLET STRICT EXCLUDE SPLITS.
 
 /* The words link prediction added stay usable as names (a table called
-** "edges" from before them still parses) wherever a name is expected. */
-%fallback ID EDGE EDGES WITHOUT NEGATIVE PAIRS TRIPLET STRICT EXCLUDE SPLITS.
+** "edges" from before them still parses) wherever a name is expected.
+** WITHOUT is not among them: after BLOCK SIZE n, where a unit name may
+** follow, it must read as the start of WITHOUT EDGE IDS. */
+%fallback ID EDGE EDGES NEGATIVE PAIRS TRIPLET STRICT EXCLUDE SPLITS.
 
 /* Heterogeneous graphs: their words fall back to names as well. */
 %token RELATION COUNT REVERSE IN.

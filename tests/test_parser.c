@@ -967,6 +967,10 @@ static void link_statements(void **state)
     assert_int_equal(s->no_edge_ids, 1);
     assert_int_equal(s->undirected, 1);
     ast_free(s);
+    s = parse_ok("CREATE GRAPH g FROM 'e.csv' BLOCK SIZE 4096 WITHOUT EDGE IDS");
+    assert_int_equal(s->no_edge_ids, 1);
+    assert_int_equal(s->block_size, 4096);
+    ast_free(s);
 
     s = parse_ok("CREATE EDGE SPLIT train ON g FROM 'p.tsv' FORMAT tsv HEADER "
                  "COLUMNS (src, dst)");

@@ -1,0 +1,256 @@
+/* plan_typed.c — planning a SAMPLE of a typed graph: its node types (the
+** global id range of each, the feature table and labels it gathers from),
+** its relations (each one's topology and fanout per hop), the seeds' type
+** and split, and the expected size of a mini-batch, hop by hop and
+** relation by relation. */
+#include "plan.h"
+#include "seeds.h"
+#include "block.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The index of type `name`, or -1. */
+static int type_index(const plan *p, const char *name)
+{
+    for (int i = 0; i < p->ntypes; i++)
+        if (!strcmp(p->types[i].name, name)) return i;
+    return -1;
+}
+
+/* A type's table `name` (node features, or "__labels"): 1 found, 0 not. */
+static int type_table(gnndb *db, const plan *p, const plan_type *t,
+                      const char *name, cat_table *out, gnn_err *e)
+{
+    char stored[CAT_NAME_MAX];
+    gnn_err e2 = {0};
+    if (cat_type_object_name(t->name, name, stored, e)) return -e->rc;
+    int rc = cat_table_get(db->cat, p->graph.id, stored, out, &e2);
+    if (rc == GNNDB_NOTFOUND) return 0;
+    if (rc) return -gnn_seterr(e, rc, "%s", e2.msg);
+    return 1;
+}
+
+/* The feature table of type t: FEATURES name where the type has it, else
+** the type's only node feature table; and its labels. */
+static int type_tables(gnndb *db, const ast_stmt *s, plan *p, plan_type *t,
+                       gnn_err *e)
+{
+    int rc = 0;
+    if (s->features) {
+        rc = type_table(db, p, t, s->features, &t->feat, e);
+    } else {
+        cat_table *ts = NULL;
+        size_t nt = 0, nf = 0;
+        char prefix[CAT_NAME_MAX + 2];
+        snprintf(prefix, sizeof prefix, "%s.", t->name);
+        if (cat_table_list(db->cat, p->graph.id, &ts, &nt, e)) return e->rc;
+        for (size_t i = 0; i < nt; i++)
+            if (ts[i].kind == CAT_TABLE_FEATURES && ts[i].has_type &&
+                !strncmp(ts[i].name, prefix, strlen(prefix))) {
+                t->feat = ts[i];
+                nf++;
+            }
+        free(ts);
+        rc = nf == 1;
+    }
+    if (rc < 0) return e->rc;
+    t->has_feat = rc > 0 && t->feat.kind == CAT_TABLE_FEATURES &&
+                  (t->feat.dtype == BLK_DTYPE_F32 ||
+                   t->feat.dtype == BLK_DTYPE_F16);
+    rc = type_table(db, p, t, "__labels", &t->labels, e);
+    if (rc < 0) return e->rc;
+    t->has_labels = rc;
+    return GNNDB_OK;
+}
+
+static int load_types(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
+{
+    cat_node_type *ts = NULL;
+    size_t n = 0;
+    if (cat_type_list(db->cat, p->graph.id, &ts, &n, e)) return e->rc;
+    p->types = calloc(n + 1, sizeof *p->types);
+    if (!p->types) {
+        free(ts);
+        return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
+    }
+    p->ntypes = (int)n;
+    for (size_t i = 0; i < n; i++) {
+        plan_type *t = &p->types[i];
+        snprintf(t->name, sizeof t->name, "%s", ts[i].name);
+        t->first = ts[i].first;
+        t->count = ts[i].count;
+    }
+    free(ts);
+    for (int i = 0; i < p->ntypes; i++)
+        if (type_tables(db, s, p, &p->types[i], e)) return e->rc;
+    return GNNDB_OK;
+}
+
+/* Relation r's in-degree histogram into the graph's: the sum of its
+** relations' (a node's in-degree in each counts apart). */
+static int add_hist(gnndb *db, plan *p, plan_rel *r, gnn_err *e)
+{
+    int64_t h[64];
+    int nb = 0;
+    if (cat_degree_hist_get(db->cat, r->topo.id, h, 64, &nb, e)) return e->rc;
+    for (int k = 1; k < nb; k++) p->deg_hist[k] += h[k];
+    if (nb > p->nbuckets) p->nbuckets = nb;
+    return GNNDB_OK;
+}
+
+static int load_rels(gnndb *db, plan *p, gnn_err *e)
+{
+    cat_relation *rs = NULL;
+    size_t n = 0;
+    if (cat_relation_list(db->cat, p->graph.id, &rs, &n, e)) return e->rc;
+    p->rels = calloc(n + 1, sizeof *p->rels);
+    int rc = p->rels ? GNNDB_OK : gnn_seterr(e, GNNDB_NOMEM, "out of memory");
+    p->nrels = p->rels ? (int)n : 0;
+    for (size_t i = 0; i < n && !rc; i++) {
+        plan_rel *r = &p->rels[i];
+        char gname[CAT_NAME_MAX];
+        snprintf(r->name, sizeof r->name, "%s", rs[i].name);
+        r->src = rs[i].src_type;
+        r->dst = rs[i].dst_type;
+        rc = cat_relation_graph_name(p->graph.name, r->name, gname, e);
+        if (!rc) rc = cat_graph_get(db->cat, gname, &r->topo, e);
+
+    }
+    free(rs);
+    return rc;
+}
+
+/* The fanout maps: each names relations of the graph. */
+static int load_fanouts(const ast_stmt *s, plan *p, gnn_err *e)
+{
+    for (int h = 0; h < s->nhops; h++)
+        for (int k = 0; k < s->n_rels[h]; k++) {
+            const char *name = s->rels[h][k].rel;
+            int r = -1;
+            for (int i = 0; i < p->nrels && r < 0; i++)
+                if (!strcmp(p->rels[i].name, name)) r = i;
+            if (r < 0)
+                return gnn_seterr(e, GNNDB_NOTFOUND, "hop %d samples "
+                                  "relation %s, which graph %s does not "
+                                  "have", h + 1, name, p->graph.name);
+            p->rels[r].fanout[h] = s->rels[h][k].fanout;
+        }
+    return GNNDB_OK;
+}
+
+/* SEEDS t.split or SEEDS t.ALL: the seeds' type, and their count. */
+static int load_seed_type(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
+{
+    if (!s->seeds_type)
+        return gnn_seterr(e, GNNDB_ERROR, "a SAMPLE of typed graph %s needs "
+                          "SEEDS type.split or SEEDS type.ALL", p->graph.name);
+    p->seed_type = type_index(p, s->seeds_type);
+    if (p->seed_type < 0)
+        return gnn_seterr(e, GNNDB_NOTFOUND, "graph %s has no node type %s",
+                          p->graph.name, s->seeds_type);
+    p->seeds_kind = s->seeds_kind;
+    if (s->seeds_kind != AST_SEEDS_SPLIT) {
+        p->nseeds = p->types[p->seed_type].count;
+        return GNNDB_OK;
+    }
+    char stored[CAT_NAME_MAX];
+    if (cat_type_object_name(s->seeds_type, s->seeds_split, stored, e) ||
+        seeds_split_get(db, &p->graph, stored, "", &p->split, e))
+        return e->rc;
+    p->nseeds = p->split.count;
+    return GNNDB_OK;
+}
+
+/* What the seeds' type leaves unreached: a relation sampled at hop h
+** whose targets no earlier hop reached samples nothing (EXPLAIN's note). */
+static void note_unreached(plan *p)
+{
+    uint64_t reached = 1ull << p->seed_type, next;
+    for (int h = 0; h < p->nhops; h++) {
+        next = reached;
+        for (int r = 0; r < p->nrels; r++) {
+            if (!p->rels[r].fanout[h]) continue;
+            if (!(reached >> p->rels[r].dst & 1)) {
+                snprintf(p->note, sizeof p->note, "warning: hop %d samples "
+                         "relation %.60s, whose targets (%.60s) no earlier "
+                         "hop reaches", h + 1, p->rels[r].name,
+                         p->types[p->rels[r].dst].name);
+                return;
+            }
+            next |= 1ull << p->rels[r].src;
+        }
+        reached = next;
+    }
+}
+
+int plan_typed(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
+{
+    if (!s->typed)
+        return gnn_seterr(e, GNNDB_ERROR, "graph %s is typed: give each hop "
+                          "a map of relation fanouts, e.g. SAMPLE {r: 10} * 2",
+                          p->graph.name);
+    if (s->edge_seeds || s->edge_features)
+        return gnn_seterr(e, GNNDB_ERROR, "EDGES and EDGE FEATURES on typed "
+                          "graph %s are not available yet", p->graph.name);
+    p->typed = 1;
+    int rc;
+    if ((rc = load_types(db, s, p, e)) || (rc = load_rels(db, p, e)) ||
+        (rc = load_fanouts(s, p, e)) || (rc = load_seed_type(db, s, p, e)))
+        return rc;
+    for (int r = 0; r < p->nrels; r++)
+        if ((rc = add_hist(db, p, &p->rels[r], e))) return rc;
+    if (p->ntypes > 64)
+        return gnn_seterr(e, GNNDB_RANGE, "graph %s has %d node types; a "
+                          "typed SAMPLE takes at most 64", p->graph.name,
+                          p->ntypes);
+    p->nseeds_all = p->nseeds;
+    plan_type *st = &p->types[p->seed_type];
+    p->has_labels = st->has_labels;
+    if (p->has_labels) p->labels = st->labels;
+    for (int i = 0; i < p->ntypes; i++)
+        if (p->types[i].has_feat && p->types[i].feat.dim > p->typed_xdim)
+            p->typed_xdim = p->types[i].feat.dim;
+    /* the first relation stands for the topology in what reads one (the
+    ** pools' block size); the blocks of all of them are summed */
+    p->topo = p->graph;
+    p->topo.graph_blocks = 0;
+    for (int r = 0; r < p->nrels; r++) {
+        p->topo.graph_blocks += p->rels[r].topo.graph_blocks;
+        if (p->rels[r].topo.block_size > p->topo.block_size)
+            p->topo.block_size = p->rels[r].topo.block_size;
+    }
+    if (s->part_count > 0) {
+        p->part_rank = s->part_rank;
+        p->part_count = s->part_count;
+    }
+    return GNNDB_OK;
+}
+
+/* The estimates of a typed plan come from plan.c's model of one graph:
+** its histogram is the relations' summed (add_hist), and its fanout at a
+** hop is the most edges one node can take in it, over the types (the sum
+** of the fanouts of the relations into the type; -1 when one takes all).
+** A warning goes to EXPLAIN's note when a hop samples a relation whose
+** targets no earlier hop reaches. */
+void plan_typed_estimate(plan *p)
+{
+    for (int h = 0; h < p->nhops; h++) {
+        int most = 0, all = 0;
+        for (int t = 0; t < p->ntypes; t++) {
+            int sum = 0;
+            for (int r = 0; r < p->nrels; r++) {
+                int f = p->rels[r].fanout[h];
+                if (p->rels[r].dst != t || !f) continue;
+                if (f < 0) all = 1;
+                else sum += f;
+            }
+            most = GNN_MAX(most, sum);
+        }
+        p->fanouts[h] = all ? -1 : GNN_MAX(1, GNN_MIN(most, 1000));
+    }
+    note_unreached(p);
+}

@@ -1,0 +1,243 @@
+/* hb_typed.c — the executor's side of a typed SAMPLE. A typed graph keeps
+** one global id space (type t owns [first, first + count)), so a typed
+** mini-batch is a homogeneous one whose hops go relation by relation: for
+** each relation sampled at hop h, the hop machinery (hop.c) runs over the
+** frontier nodes of the relation's target type through the relation's own
+** topology, and tags the edges it appends with the relation. At the end
+** each node gets its rank within its type, and the outputs are cut per
+** type (n_id local to the type, x from the type's table, y on the seeds'
+** type) and per relation (edge_index into the two types' n_id). */
+#include "exec_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Feature files of the types: buffer-pool file ids from here up. */
+#define TYPED_FILE_ID 64
+
+static void use_relation(hb_exec *x, int r)
+{
+    hb_rel_topo *t = &x->rt[r];
+    x->gf = t->f;
+    x->idx_first = t->idx_first;
+    x->idx_block = t->idx_block;
+    x->nidx = t->nidx;
+    x->cont_cap = t->cont_cap;
+    x->gblocks = t->nblocks;
+}
+
+int hb_typed_open(hb_exec *x, gnn_err *e)
+{
+    plan *p = x->p;
+    x->rt = calloc((size_t)p->nrels + 1, sizeof *x->rt);
+    if (!x->rt) return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
+    for (int r = 0; r < p->nrels; r++) {
+        hb_rel_topo *t = &x->rt[r];
+        const cat_graph *g = &p->rels[r].topo;
+        int rc = db_open_graph(x->db, g, 16 + r, &t->f, e);
+        if (!rc) rc = db_load_graph_index(x->db, g, &t->idx_first,
+                                          &t->idx_block, &t->nidx, e);
+        if (rc) return rc;
+        t->cont_cap = blk_graph_cont_capacity(g->block_size);
+        t->nblocks = (uint64_t)g->graph_blocks;
+    }
+    x->tf = calloc((size_t)p->ntypes + 1, sizeof *x->tf);
+    if (!x->tf) return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
+    for (int t = 0; t < p->ntypes; t++)
+        if (p->types[t].has_feat) {
+            int rc = db_open_table(x->db, &p->types[t].feat,
+                                   TYPED_FILE_ID + t, &x->tf[t], e);
+            if (rc) return rc;
+        }
+    if (p->nrels) use_relation(x, 0);
+    return GNNDB_OK;
+}
+
+void hb_typed_close(hb_exec *x)
+{
+    if (!x->rt) return;
+    for (int r = 0; r < x->p->nrels; r++) {
+        if (x->rt[r].f) blkf_close(x->rt[r].f);
+        free(x->rt[r].idx_first);
+        free(x->rt[r].idx_block);
+    }
+    free(x->rt);
+    x->rt = NULL;
+    for (int t = 0; x->tf && t < x->p->ntypes; t++)
+        if (x->tf[t]) blkf_close(x->tf[t]);
+    free(x->tf);
+    x->tf = NULL;
+    /* they were the relations' */
+    x->gf = NULL;
+    x->idx_first = x->idx_block = NULL;
+}
+
+int hb_typed_seeds(hb_exec *x, gnn_err *e)
+{
+    plan *p = x->p;
+    const plan_type *t = &p->types[p->seed_type];
+    seed_set *s = &x->seeds;
+    if (p->seeds_kind == AST_SEEDS_SPLIT) {
+        int rc = seeds_load(x->db, &p->graph, AST_SEEDS_SPLIT, p->split.token,
+                            NULL, 0, "", s, e);
+        if (rc) return rc;
+        for (int64_t i = 0; i < s->n; i++) {
+            if (s->ids[i] >= (uint64_t)t->count)
+                return gnn_seterr(e, GNNDB_CORRUPT, "split %s names node %u "
+                                  "beyond type %s's %lld", p->split.name,
+                                  s->ids[i], t->name, (long long)t->count);
+            s->ids[i] += (uint32_t)t->first;
+        }
+        return GNNDB_OK;
+    }
+    s->n = t->count;
+    if (!(s->ids = malloc(((size_t)s->n + 1) * sizeof *s->ids)))
+        return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
+    for (int64_t i = 0; i < s->n; i++) s->ids[i] = (uint32_t)(t->first + i);
+    return GNNDB_OK;
+}
+
+int hb_typed_hop(hb_exec *x, int hop, gnn_err *e)
+{
+    const plan *p = x->p;
+    for (int i = 0; i < x->nb; i++) x->hb[i].hop_end = x->hb[i].nn;
+    for (int r = 0; r < p->nrels; r++) {
+        if (!p->rels[r].fanout[hop]) continue;
+        use_relation(x, r);
+        x->hop.rel = r;
+        int rc = hb_hop_pass(x, hop, e);
+        if (rc) return rc;
+    }
+    for (int i = 0; i < x->nb; i++) {
+        hb_batch *b = &x->hb[i];
+        size_t before = 0;
+        for (int h = 0; h < hop; h++) before += (size_t)b->nse[h];
+        b->nsn[hop + 1] = (int64_t)(b->nn - b->hop_end);
+        b->nse[hop] = (int64_t)(b->ne - before);
+        b->frontier_lo = b->hop_end;
+    }
+    return GNNDB_OK;
+}
+
+/* The type of global id g (types are in ascending ranges). */
+static int type_of(const plan *p, uint64_t g)
+{
+    int lo = 0, hi = p->ntypes - 1;
+    while (lo < hi) {
+        int mid = (lo + hi + 1) / 2;
+        if ((uint64_t)p->types[mid].first <= g) lo = mid;
+        else hi = mid - 1;
+    }
+    return lo;
+}
+
+int hb_typed_layout(const plan *p, hb_batch *b, gnn_err *e)
+{
+    if (!b->tviews) b->tviews = calloc((size_t)p->ntypes + 1, sizeof *b->tviews);
+    if (!b->rviews) b->rviews = calloc((size_t)p->nrels + 1, sizeof *b->rviews);
+    if (!b->tviews || !b->rviews ||
+        hb_grow((void **)&b->trank, &b->captrank, b->nn + 1, sizeof *b->trank))
+        return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
+    for (int t = 0; t < p->ntypes; t++) b->tviews[t].num_nodes = 0;
+    for (size_t q = 0; q < b->nn; q++)
+        b->trank[q] = (uint32_t)b->tviews[type_of(p, b->nodes[q])].num_nodes++;
+    return GNNDB_OK;
+}
+
+/* Per type: n_id local to the type and the nodes first reached at each
+** hop; the layout of t_out: the types' n_id (nn in all), their per-hop
+** counts, the relations' edge_index (2 ne in all), their per-hop counts. */
+static void finish_types(const plan *p, hb_batch *b, int64_t *out)
+{
+    int64_t *nid = out, *nsn = out + b->nn;
+    size_t off = 0, H = (size_t)p->nhops + 1;
+    for (int t = 0; t < p->ntypes; t++) {
+        gnndb_type_view *v = &b->tviews[t];
+        v->name = p->types[t].name;
+        v->n_id = nid + off;
+        v->num_sampled_nodes = nsn + (size_t)t * H;
+        memset(nsn + (size_t)t * H, 0, H * sizeof *nsn);
+        off += (size_t)v->num_nodes;
+        v->y = NULL;
+        v->num_seeds = 0;
+    }
+    size_t q = 0;
+    for (size_t h = 0; h < H; h++)
+        for (int64_t k = 0; k < b->nsn[h]; k++, q++) {
+            int t = type_of(p, b->nodes[q]);
+            ((int64_t *)(uintptr_t)b->tviews[t].n_id)[b->trank[q]] =
+                (int64_t)(b->nodes[q] - (uint64_t)p->types[t].first);
+            nsn[(size_t)t * H + h]++;
+        }
+    gnndb_type_view *sv = &b->tviews[p->seed_type];
+    sv->num_seeds = b->nseeds;
+    sv->y = p->has_labels ? b->y : NULL;
+}
+
+/* Per relation: edge_index (source ranks in its source type, then target
+** ranks in its target type) and the edges of each hop. */
+static void finish_rels(const plan *p, hb_batch *b, int64_t *out)
+{
+    int64_t *ei = out, *nse = out + 2 * b->ne;
+    size_t H = (size_t)p->nhops, off = 0;
+    size_t *cnt = (size_t *)calloc((size_t)p->nrels + 1, sizeof *cnt);
+    for (size_t k = 0; cnt && k < b->ne; k++) cnt[b->etype[k]]++;
+    for (int r = 0; r < p->nrels; r++) {
+        gnndb_rel_view *v = &b->rviews[r];
+        v->name = p->rels[r].name;
+        v->src_type = p->rels[r].src;
+        v->dst_type = p->rels[r].dst;
+        v->num_edges = cnt ? (int64_t)cnt[r] : 0;
+        v->edge_index = ei + 2 * off;
+        v->num_sampled_edges = nse + (size_t)r * H;
+        memset(nse + (size_t)r * H, 0, H * sizeof *nse);
+        off += (size_t)v->num_edges;
+        if (cnt) cnt[r] = 0;
+    }
+    size_t k = 0;
+    for (size_t h = 0; cnt && h < H; h++)
+        for (int64_t j = 0; j < b->nse[h]; j++, k++) {
+            int r = b->etype[k];
+            gnndb_rel_view *v = &b->rviews[r];
+            int64_t *e2 = (int64_t *)(uintptr_t)v->edge_index;
+            e2[cnt[r]] = b->trank[b->esrc[k]];
+            e2[v->num_edges + (int64_t)cnt[r]] = b->trank[b->edst[k]];
+            cnt[r]++;
+            nse[(size_t)r * H + h]++;
+        }
+    free(cnt);
+}
+
+int hb_typed_finish(hb_exec *x, hb_batch *b, gnn_err *e)
+{
+    const plan *p = x->p;
+    size_t words = b->nn + (size_t)p->ntypes * ((size_t)p->nhops + 1) +
+                   2 * b->ne + (size_t)p->nrels * (size_t)p->nhops + 1;
+    if (hb_grow((void **)&b->t_out, &b->cap_t_out, words, sizeof *b->t_out))
+        return gnn_seterr(e, GNNDB_NOMEM, "out of memory finishing batches");
+    finish_types(p, b, b->t_out);
+    finish_rels(p, b, b->t_out + b->nn +
+                          (size_t)p->ntypes * ((size_t)p->nhops + 1));
+    gnndb_batch_view *v = &b->view;
+    v->num_node_types = p->ntypes;
+    v->num_relations = p->nrels;
+    v->types = b->tviews;
+    v->rels = b->rviews;
+    return GNNDB_OK;
+}
+
+void hb_typed_batch_free(hb_batch *b)
+{
+    free(b->etype);
+    free(b->trank);
+    free(b->t_out);
+    free(b->t_x);
+    free(b->tviews);
+    free(b->rviews);
+}
+
+size_t hb_typed_batch_bytes(const hb_batch *b)
+{
+    return b->capetype * 2 + b->captrank * 4 + b->cap_t_out * 8 +
+           b->cap_t_x * 4;
+}
