@@ -69,7 +69,7 @@ expect_error "CREATE NODES venue IN mag COUNT 4;" \
     "graph mag already has relations (writes, rev_writes, cites): node types are added before the first relation"
 expect_error "CREATE SPLIT t2 ON mag.author FROM 'bad_ids.txt';" \
     "bad_ids.txt: entry 1: node 5 is not in graph mag.author (5 nodes)"
-expect_error "SAMPLE 2 FROM mag BATCH 2;" "typed sampling of graph mag is not available yet"
+expect_error "SAMPLE 2 FROM mag BATCH 2;" "graph mag is typed: give each hop a map of relation fanouts"
 expect_error "DESCRIBE mag.venue;" "graph mag has no node type or relation named venue"
 expect_error "DROP RELATION venue ON mag;" "graph mag has no relation venue"
 
