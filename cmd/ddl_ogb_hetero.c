@@ -1,6 +1,8 @@
 /* ddl_ogb_hetero.c — IMPORT OGB 'dir' AS name of a heterogeneous dataset
 ** (ogbn-mag): typed graph `name` with the dataset's node types, one
-** relation per triplet (its type-local edge ids moved to the global ids),
+** relation per triplet (its type-local edge ids moved to the global ids;
+** with UNDIRECTED, as PyG's ToUndirected, a relation within one type gets
+** its reverse edges and one between two types a reverse rev_<r>),
 ** for each type its features (feat), years (year: node_year as a
 ** one-column table), labels and the split's train, valid and test, all
 ** published by one catalog transaction: a failure at any step leaves the
@@ -14,6 +16,10 @@
 #include <string.h>
 
 static const char *const split_names[3] = {"train", "valid", "test"};
+
+/* Relation i of the dataset is rels[i]; with UNDIRECTED, the reverse of
+** one between two types is rels[nrels + i] (PyG's ToUndirected). */
+#define REL_SLOTS(j) (2 * (j)->h.nrels)
 
 /* Per node type: features, years, labels, then the three splits. */
 #define TABLES_PER_TYPE 3
@@ -31,7 +37,7 @@ static int alloc_job(hjob *j, gnn_err *e)
 {
     int nt = j->h.ntypes;
     j->types = calloc((size_t)nt, sizeof *j->types);
-    j->rels = calloc((size_t)j->h.nrels, sizeof *j->rels);
+    j->rels = calloc((size_t)REL_SLOTS(j), sizeof *j->rels);
     j->tabs = calloc((size_t)nt * TABLES_PER_TYPE, sizeof *j->tabs);
     j->splits = calloc((size_t)nt * 3, sizeof *j->splits);
     if (!j->types || !j->rels || !j->tabs || !j->splits)
@@ -69,22 +75,38 @@ static int check_edge_count(gnndb *db, const ogb_hetero_rel *r,
     return rc;
 }
 
+/* Relation r of the dataset (reverse: turned round, named rev_<r>) into x. */
+static int build_rel(gnndb *db, const ast_stmt *s, hjob *j,
+                     const ogb_hetero_rel *r, int reverse, ddl_rel *x,
+                     gnn_err *e)
+{
+    char name[CAT_NAME_MAX];
+    snprintf(name, sizeof name, "%s%s", reverse ? "rev_" : "", r->name);
+    x->d.o.format = EDGE_FMT_CSV;
+    x->d.o.text.header = EDGE_HEADER_NO;
+    x->d.o.block_size = j->g.block_size;
+    /* UNDIRECTED: a relation within one type gets its reverses itself */
+    x->d.o.undirected = s->undirected && r->src == r->dst;
+    x->d.no_edge_ids = s->no_edge_ids;
+    int rc = ddl_rel_build(db, &j->g, &j->types[r->src], &j->types[r->dst],
+                           name, r->edges, reverse, x, e);
+    if (!rc && !reverse) rc = check_edge_count(db, r, x, e);
+    if (!rc) rc = ddl_graph_index(db, &x->d, e);
+    if (!rc && reverse)
+        snprintf(x->r.reverse_of, sizeof x->r.reverse_of, "%s", r->name);
+    return rc;
+}
+
 static int build_rels(gnndb *db, const ast_stmt *s, hjob *j, gnn_err *e)
 {
-    for (int i = 0; i < j->h.nrels; i++) {
+    int rc = GNNDB_OK;
+    for (int i = 0; !rc && i < j->h.nrels; i++) {
         const ogb_hetero_rel *r = &j->h.rels[i];
-        ddl_rel *x = &j->rels[i];
-        x->d.o.format = EDGE_FMT_CSV;
-        x->d.o.text.header = EDGE_HEADER_NO;
-        x->d.o.block_size = j->g.block_size;
-        x->d.no_edge_ids = s->no_edge_ids;
-        int rc = ddl_rel_build(db, &j->g, &j->types[r->src],
-                               &j->types[r->dst], r->name, r->edges, 0, x, e);
-        if (rc || (rc = check_edge_count(db, r, x, e)) ||
-            (rc = ddl_graph_index(db, &x->d, e)))
-            return rc;
+        rc = build_rel(db, s, j, r, 0, &j->rels[i], e);
+        if (!rc && s->undirected && r->src != r->dst)
+            rc = build_rel(db, s, j, r, 1, &j->rels[j->h.nrels + i], e);
     }
-    return GNNDB_OK;
+    return rc;
 }
 
 /* Table `what` (feat, year or __labels) of type t from `path`. */
@@ -161,8 +183,8 @@ static int insert_all(gnndb *db, hjob *j, gnn_err *e)
         rc = cat_type_insert(db->cat, &ty, e);
     }
     j->g.nodes = nodes;
-    for (int i = 0; !rc && i < j->h.nrels; i++)
-        rc = ddl_rel_insert(db, j->g.id, &j->rels[i], e);
+    for (int i = 0; !rc && i < REL_SLOTS(j); i++)
+        if (j->rels[i].d.built) rc = ddl_rel_insert(db, j->g.id, &j->rels[i], e);
     for (int i = 0; !rc && i < j->h.ntypes * TABLES_PER_TYPE; i++)
         if (j->tabs[i].built) rc = ddl_table_insert(db, j->g.id, &j->tabs[i], e);
     for (int i = 0; !rc && i < j->h.ntypes * 3; i++)
@@ -175,7 +197,7 @@ static int insert_all(gnndb *db, hjob *j, gnn_err *e)
 /* Undo (rc != 0) or only free what was built. */
 static void finish(gnndb *db, hjob *j, int rc)
 {
-    for (int i = 0; j->rels && i < j->h.nrels; i++) {
+    for (int i = 0; j->rels && i < REL_SLOTS(j); i++) {
         if (rc) ddl_graph_undo(db, &j->rels[i].d);
         else ddl_graph_free(&j->rels[i].d);
     }

@@ -431,6 +431,36 @@ static void test_ogb_mag_tiny_imports_whole(void **state)
     tu_db_close(&d);
 }
 
+/* UNDIRECTED, as PyG's ToUndirected: cites (paper to paper) holds both
+** directions, writes gains rev_writes (paper -> author). */
+static void test_ogb_mag_tiny_undirected(void **state)
+{
+    tu_db d;
+    assert_int_equal(tu_db_open(&d, "hetero-ogb-u"), GNNDB_OK);
+    exec_ok(&d, "IMPORT OGB '" MAG "' AS mag UNDIRECTED;");
+    gnn_err e = {0};
+    cat_graph mag;
+    assert_int_equal(cat_graph_get(d.h->cat, "mag", &mag, &e), GNNDB_OK);
+    int n = read_gz_pairs(MAG "/" WRITES_CSV, ws, wd, WRITES);
+    size_t k;
+    uint64_t *w = expect(ws, wd, n, 0, 58, 1, 0, &k);
+    check_relation(&d, &mag, "rev_writes", w, k);
+    free(w);
+    n = read_gz_pairs(MAG "/raw/relations/paper___cites___paper/edge.csv.gz",
+                      cs, cd, CITES);
+    assert_int_equal(n, 70);
+    w = expect(cs, cd, n, 58, 58, 0, 1, &k);
+    check_relation(&d, &mag, "cites", w, k);
+    free(w);
+    cat_relation r;
+    assert_int_equal(cat_relation_get(d.h->cat, mag.id, "rev_has_topic", &r,
+                                      &e), GNNDB_OK);
+    assert_string_equal(r.reverse_of, "has_topic");
+    assert_int_equal(cat_relation_get(d.h->cat, mag.id, "rev_cites", &r, &e),
+                     GNNDB_NOTFOUND);
+    tu_db_close(&d);
+}
+
 static void gz_put(const char *path, const char *text)
 {
     gzFile f = gzopen(path, "wb");
@@ -490,6 +520,7 @@ int main(void)
         cmocka_unit_test(test_bad_inputs_are_refused_and_change_nothing),
         cmocka_unit_test(test_type_tables_and_splits),
         cmocka_unit_test(test_ogb_mag_tiny_imports_whole),
+        cmocka_unit_test(test_ogb_mag_tiny_undirected),
         cmocka_unit_test(test_ogb_bad_dataset_leaves_nothing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
