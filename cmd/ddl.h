@@ -116,8 +116,10 @@ void ddl_unlink(gnndb *db, const char *file);
 /* IMPORT EDGE FEATURES w INTO g FROM 'f' (ddl_edges.c). */
 int ddl_import_edge_features(gnndb *db, const ast_stmt *s, gnn_err *e);
 
-/* IMPORT OGB 'dir' AS name (ddl_ogb.c). */
+/* IMPORT OGB 'dir' AS name (ddl_ogb.c); a heterogeneous dataset
+** (ddl_ogb_hetero.c, under the caller's write lock) as a typed graph. */
 int ddl_import_ogb(gnndb *db, const ast_stmt *s, gnn_err *e);
+int ddl_import_ogb_hetero(gnndb *db, const ast_stmt *s, gnn_err *e);
 
 /* CREATE EDGE SPLIT s ON g FROM 'pairs' and CREATE EDGE SPLITS a, b ON g
 ** RANDOM fa, fb [SEED s] (ddl_edge_split.c). */

@@ -134,7 +134,7 @@ int ddl_rel_build(gnndb *db, const cat_graph *g, const cat_node_type *src,
     char full[CAT_NAME_MAX];
     int rc = cat_relation_graph_name(g->name, name, full, e);
     if (rc) return rc;
-    x->t = (imp_rel){src->name, dst->name, src->first, src->count,
+    x->t = (imp_rel){name, src->name, dst->name, src->first, src->count,
                      dst->first, dst->count, reverse};
     x->d.o.rel = &x->t;
     x->d.o.nodes = g->nodes;

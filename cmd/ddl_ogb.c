@@ -78,6 +78,11 @@ int ddl_import_ogb(gnndb *db, const ast_stmt *s, gnn_err *e)
 {
     int rc = db_write_lock(db);
     if (rc) return gnn_seterr(e, rc, "%s", db->err.msg);
+    if (ogb_is_hetero(s->path)) {
+        rc = ddl_import_ogb_hetero(db, s, e);
+        db_write_unlock(db);
+        return ddl_disk_full_words(db, rc, e);
+    }
     ogb_job *j = calloc(1, sizeof *j);
     if (!j) {
         db_write_unlock(db);

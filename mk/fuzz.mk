@@ -13,7 +13,7 @@
 
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 30
-FUZZ_TARGETS ?= parser npy edgelist block gz npz header ogb
+FUZZ_TARGETS ?= parser npy edgelist block gz npz header ogb ogb_hetero
 FUZZ_B       := $(B)/fuzz
 FUZZ_FLAGS   := -g -O1 -std=gnu11 -D_GNU_SOURCE -pthread \
                 -fsanitize=fuzzer,address,undefined \
@@ -34,7 +34,9 @@ FUZZ_SRC_ogb      := storage/import_ogb.c storage/import_graph.c \
                      storage/import_features.c storage/edgelist.c \
                      storage/gz.c storage/array.c storage/npz.c storage/npy.c \
                      storage/extsort.c storage/block.c storage/blockfile.c \
-                     storage/graphpack.c storage/graph_build.c common/err.c common/sort.c
+                     storage/graphpack.c storage/graph_build.c \
+                     storage/import_edges.c common/err.c common/sort.c
+FUZZ_SRC_ogb_hetero := $(FUZZ_SRC_ogb) storage/import_ogb_hetero.c
 FUZZ_SRC_parser   := $(wildcard parser/*.c) $(B)/gen/grammar.c common/err.c
 
 FUZZ_BIN := $(patsubst %,$(FUZZ_B)/fuzz_%,$(FUZZ_TARGETS))
@@ -48,7 +50,7 @@ $(FUZZ_B)/fuzz_$(1): tests/fuzz/fuzz_$(1).c $(FUZZ_SRC_$(1)) $(B)/gen/grammar.h
 	@mkdir -p $(FUZZ_B)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -Wno-unused-variable -o $$@ $$< $(FUZZ_SRC_$(1)) -lz
 endef
-$(foreach t,parser npy edgelist block gz npz header ogb,$(eval $(call FUZZ_RULE,$(t))))
+$(foreach t,parser npy edgelist block gz npz header ogb ogb_hetero,$(eval $(call FUZZ_RULE,$(t))))
 
 # Each target in turn (2 cores are shared; one fuzzer at a time). The
 # "stat::" lines of -print_final_stats give the executions run.

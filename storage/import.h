@@ -52,6 +52,7 @@ typedef struct imp_graph_opts {
 } imp_graph_opts;
 
 typedef struct imp_rel {
+    const char *name;          /* the relation's, for messages */
     const char *src, *dst;     /* the node types' names, for messages */
     int64_t src_first, src_count;
     int64_t dst_first, dst_count;
@@ -204,5 +205,49 @@ typedef struct ogb_dataset {
 ** missing or wrong; `tmpdir` takes scratch copies. */
 int ogb_open(const char *dir, const char *split, const char *tmpdir,
              ogb_dataset *d, gnn_err *e);
+/* split/<name> of dataset `dir`: `split` when given, else the only one
+** there (GNNDB_MISUSE naming them when there are several). */
+int ogb_pick_split(const char *dir, const char *split, char *name,
+                   size_t cap, gnn_err *e);
+
+/* ---- OGB heterogeneous node-property datasets (import_ogb_hetero.c) ---- */
+
+#define OGB_MAX_TYPES 64
+#define OGB_MAX_RELS  64
+
+typedef struct ogb_hetero_type {
+    char name[100];
+    int64_t count;
+    char feat[OGB_PATH_MAX];      /* node-feat.csv.gz, or "" */
+    char year[OGB_PATH_MAX];      /* node_year.csv.gz, or "" */
+    char label[OGB_PATH_MAX];     /* node-label.csv.gz, or "" */
+    int has_split;
+    char split[3][OGB_PATH_MAX];  /* train, valid, test when has_split */
+} ogb_hetero_type;
+
+typedef struct ogb_hetero_rel {
+    char name[100];
+    int src, dst;                 /* indexes into types */
+    char edges[OGB_PATH_MAX];     /* headerless src,dst of local ids */
+    char num_edges[OGB_PATH_MAX]; /* its edge count, or "" */
+} ogb_hetero_rel;
+
+typedef struct ogb_hetero {
+    ogb_hetero_type *types;       /* in the order of num-node-dict */
+    int ntypes;
+    ogb_hetero_rel *rels;         /* in the order of the triplet list */
+    int nrels;
+    char split_name[256];
+} ogb_hetero;
+
+/* 1 when `dir` holds a heterogeneous dataset (raw/num-node-dict.csv.gz). */
+int ogb_is_hetero(const char *dir);
+/* Read the dictionaries of the heterogeneous dataset in `dir` (node types
+** and counts, relations, which types have labels and split `split`; NULL:
+** the only one) and find every file the import reads; errors name the
+** file, row and column. ogb_hetero_free after success. */
+int ogb_hetero_open(const char *dir, const char *split, ogb_hetero *h,
+                    gnn_err *e);
+void ogb_hetero_free(ogb_hetero *h);
 
 #endif

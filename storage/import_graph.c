@@ -87,10 +87,10 @@ static int rel_ids(graph_ctx *g, edge_reader *r, int64_t *s, int64_t *d)
         if (id >= 0 && id < n) continue;
         char at[600];
         edge_where(r, w, at, sizeof at);
-        return gnn_seterr(g->e, GNNDB_RANGE, "%s: node id %lld is not a "
-                          "node of type %s (%lld nodes: ids 0 to %lld)", at,
-                          (long long)id, w ? t->dst : t->src, (long long)n,
-                          (long long)n - 1);
+        return gnn_seterr(g->e, GNNDB_RANGE, "%s: relation %s: node id %lld "
+                          "is not a node of type %s (%lld nodes: ids 0 to "
+                          "%lld)", at, t->name, (long long)id,
+                          w ? t->dst : t->src, (long long)n, (long long)n - 1);
     }
     int64_t u = *s + t->src_first, v = *d + t->dst_first;
     *s = t->reverse ? v : u;

@@ -140,14 +140,13 @@ static int csv_layout(const char *dir, const char *tmpdir, ogb_dataset *d,
     return GNNDB_OK;
 }
 
-/* split/<name>: the one named, or the only one there. */
-static int pick_split(const char *dir, const char *split, ogb_dataset *d,
-                      gnn_err *e)
+int ogb_pick_split(const char *dir, const char *split, char *name,
+                   size_t cap, gnn_err *e)
 {
     char sd[OGB_PATH_MAX], list[512] = "";
     snprintf(sd, sizeof sd, "%s/split", dir);
     if (split) {
-        snprintf(d->split_name, sizeof d->split_name, "%s", split);
+        snprintf(name, cap, "%s", split);
         return GNNDB_OK;
     }
     DIR *dp = opendir(sd);
@@ -163,8 +162,7 @@ static int pick_split(const char *dir, const char *split, ogb_dataset *d,
         snprintf(p, sizeof p, "%s/%s", sd, de->d_name);
         if (de->d_name[0] == '.' || stat(p, &st) || !S_ISDIR(st.st_mode))
             continue;
-        if (n++ == 0)
-            snprintf(d->split_name, sizeof d->split_name, "%s", de->d_name);
+        if (n++ == 0) snprintf(name, cap, "%s", de->d_name);
         size_t l = strlen(list);
         snprintf(list + l, sizeof list - l, "%s'%s'", l ? ", " : "",
                  de->d_name);
@@ -215,7 +213,8 @@ int ogb_open(const char *dir, const char *split, const char *tmpdir,
                           "dataset (neither raw/data.npz nor "
                           "raw/edge.csv.gz)", dir);
     }
-    if (!rc) rc = pick_split(dir, split, d, e);
+    if (!rc) rc = ogb_pick_split(dir, split, d->split_name,
+                                 sizeof d->split_name, e);
     if (!rc) rc = split_files(dir, d, e);
     d->inverse_edges = is_inverse_edge_set(dir);
     return rc;

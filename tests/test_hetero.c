@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <zlib.h>
+
 #include "block.h"
 #include "blockfile.h"
 #include "db.h"
@@ -358,12 +360,168 @@ static void test_type_tables_and_splits(void **state)
     tu_db_close(&d);
 }
 
+#define MAG "tests/data/ogb/ogbn_mag_tiny"
+#define WRITES_CSV "raw/relations/author___writes___paper/edge.csv.gz"
+
+/* The pairs of a gzip'd CSV of src,dst lines. */
+static int read_gz_pairs(const char *path, uint32_t *a, uint32_t *b, int max)
+{
+    gzFile f = gzopen(path, "rb");
+    assert_non_null(f);
+    char line[128];
+    int n = 0;
+    while (n < max && gzgets(f, line, sizeof line))
+        if (sscanf(line, "%u,%u", &a[n], &b[n]) == 2) n++;
+    gzclose(f);
+    return n;
+}
+
+static void test_ogb_mag_tiny_imports_whole(void **state)
+{
+    tu_db d;
+    assert_int_equal(tu_db_open(&d, "hetero-ogb"), GNNDB_OK);
+    exec_ok(&d, "IMPORT OGB '" MAG "' AS mag;");
+    gnn_err e = {0};
+    cat_graph mag;
+    assert_int_equal(cat_graph_get(d.h->cat, "mag", &mag, &e), GNNDB_OK);
+    assert_int_equal(mag.nodes, 40 + 12 + 6 + 30);
+    assert_int_equal(mag.edges, 45 + 90 + 70 + 60);
+    cat_node_type *ty;
+    size_t nt;
+    assert_int_equal(cat_type_list(d.h->cat, mag.id, &ty, &nt, &e), GNNDB_OK);
+    assert_int_equal(nt, 4);
+    assert_string_equal(ty[0].name, "author");
+    assert_string_equal(ty[3].name, "paper");
+    assert_int_equal(ty[3].first, 58);
+    assert_int_equal(ty[3].count, 30);
+    free(ty);
+    /* writes: author (first 0) -> paper (first 58), as in the file */
+    int n = read_gz_pairs(MAG "/" WRITES_CSV, ws, wd, WRITES);
+    assert_int_equal(n, 90);
+    size_t k;
+    uint64_t *w = expect(ws, wd, n, 0, 58, 0, 0, &k);
+    check_relation(&d, &mag, "writes", w, k);
+    free(w);
+    cat_table t;
+    assert_int_equal(cat_table_get(d.h->cat, mag.id, "paper.feat", &t, &e),
+                     GNNDB_OK);
+    assert_int_equal(t.rows, 30);
+    assert_int_equal(t.dim, 8);
+    assert_int_equal(cat_table_get(d.h->cat, mag.id, "paper.__labels", &t,
+                                   &e), GNNDB_OK);
+    assert_int_equal(t.nclasses, 4);
+    assert_int_equal(cat_table_get(d.h->cat, mag.id, "paper.year", &t, &e),
+                     GNNDB_OK);
+    const char *sn[3] = {"paper.train", "paper.valid", "paper.test"};
+    const int64_t sc[3] = {18, 6, 6};
+    for (int i = 0; i < 3; i++) {
+        cat_split sp;
+        assert_int_equal(cat_split_get(d.h->cat, mag.id, sn[i], &sp, &e),
+                         GNNDB_OK);
+        assert_int_equal(sp.count, sc[i]);
+        assert_true(sp.has_type);
+        assert_int_equal(sp.node_type, 3);
+    }
+    char *desc = describe(&d);
+    assert_non_null(strstr(desc, "type.paper.count=30;"));
+    assert_non_null(strstr(desc, "relation.has_topic.dst=field_of_study;"));
+    assert_non_null(strstr(desc, "type.paper.split.train=18;"));
+    free(desc);
+    exec_ok(&d, "CHECK mag;");
+    tu_db_close(&d);
+}
+
+/* UNDIRECTED, as PyG's ToUndirected: cites (paper to paper) holds both
+** directions, writes gains rev_writes (paper -> author). */
+static void test_ogb_mag_tiny_undirected(void **state)
+{
+    tu_db d;
+    assert_int_equal(tu_db_open(&d, "hetero-ogb-u"), GNNDB_OK);
+    exec_ok(&d, "IMPORT OGB '" MAG "' AS mag UNDIRECTED;");
+    gnn_err e = {0};
+    cat_graph mag;
+    assert_int_equal(cat_graph_get(d.h->cat, "mag", &mag, &e), GNNDB_OK);
+    int n = read_gz_pairs(MAG "/" WRITES_CSV, ws, wd, WRITES);
+    size_t k;
+    uint64_t *w = expect(ws, wd, n, 0, 58, 1, 0, &k);
+    check_relation(&d, &mag, "rev_writes", w, k);
+    free(w);
+    n = read_gz_pairs(MAG "/raw/relations/paper___cites___paper/edge.csv.gz",
+                      cs, cd, CITES);
+    assert_int_equal(n, 70);
+    w = expect(cs, cd, n, 58, 58, 0, 1, &k);
+    check_relation(&d, &mag, "cites", w, k);
+    free(w);
+    cat_relation r;
+    assert_int_equal(cat_relation_get(d.h->cat, mag.id, "rev_has_topic", &r,
+                                      &e), GNNDB_OK);
+    assert_string_equal(r.reverse_of, "has_topic");
+    assert_int_equal(cat_relation_get(d.h->cat, mag.id, "rev_cites", &r, &e),
+                     GNNDB_NOTFOUND);
+    tu_db_close(&d);
+}
+
+static void gz_put(const char *path, const char *text)
+{
+    gzFile f = gzopen(path, "wb");
+    assert_non_null(f);
+    gzputs(f, text);
+    gzclose(f);
+}
+
+/* A copy of the tiny dataset with one file replaced; IMPORT OGB fails
+** with `words` and leaves no graph and no file. */
+static void bad_copy(tu_db *d, const char *rel, const char *text,
+                     const char *w1, const char *w2)
+{
+    char cmd[4096], sql[4096], path[2048];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s/m' && cp -r " MAG " '%s/m'",
+             d->dir, d->dir);
+    assert_int_equal(system(cmd), 0);
+    snprintf(path, sizeof path, "%s/m/%s", d->dir, rel);
+    gz_put(path, text);
+    snprintf(sql, sizeof sql, "IMPORT OGB '%s/m' AS mag;", d->dir);
+    assert_int_not_equal(gnndb_exec(d->h, sql, NULL, NULL), GNNDB_OK);
+    const char *msg = gnndb_errmsg(d->h);
+    if (!strstr(msg, w1) || (w2 && !strstr(msg, w2)))
+        fail_msg("%s: '%s' lacks '%s' or '%s'", rel, msg, w1, w2 ? w2 : "");
+    gnn_err e = {0};
+    cat_graph g;
+    assert_int_equal(cat_graph_get(d->h->cat, "mag", &g, &e), GNNDB_NOTFOUND);
+    assert_int_equal(cat_graph_get(d->h->cat, "mag.writes", &g, &e),
+                     GNNDB_NOTFOUND);
+    assert_int_equal(count_files(d->path), 0);
+}
+
+static void test_ogb_bad_dataset_leaves_nothing(void **state)
+{
+    tu_db d;
+    assert_int_equal(tu_db_open(&d, "hetero-ogb-bad"), GNNDB_OK);
+    bad_copy(&d, WRITES_CSV, "0,1\n3,30\n", "edge.csv.gz:2:3: relation "
+             "writes: node id 30", "type paper (30 nodes");
+    bad_copy(&d, "raw/num-node-dict.csv.gz",
+             "author,field_of_study,institution,paper\n40,12,x,30\n",
+             "num-node-dict.csv.gz", "'x' is not a node count");
+    bad_copy(&d, "raw/triplet-type-list.csv.gz",
+             "author,writes,venue\n", "row 1", "'venue'");
+    bad_copy(&d, "raw/node-feat/paper/node-feat.csv.gz", "1,2\n3,4\n",
+             "2 rows", "mag.paper");
+    bad_copy(&d, "split/time/paper/valid.csv.gz", "30\n", "30",
+             "mag.paper");
+    bad_copy(&d, "raw/relations/paper___cites___paper/num-edge-list.csv.gz",
+             "71\n", "71 edges", "cites");
+    tu_db_close(&d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_types_and_relations_match_brute_force),
         cmocka_unit_test(test_bad_inputs_are_refused_and_change_nothing),
         cmocka_unit_test(test_type_tables_and_splits),
+        cmocka_unit_test(test_ogb_mag_tiny_imports_whole),
+        cmocka_unit_test(test_ogb_mag_tiny_undirected),
+        cmocka_unit_test(test_ogb_bad_dataset_leaves_nothing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
