@@ -62,6 +62,25 @@ const char *gnndb_column_text(gnndb_stmt *stmt, int i);
 int64_t gnndb_column_int64(gnndb_stmt *stmt, int i);
 double gnndb_column_double(gnndb_stmt *stmt, int i);
 
+typedef struct gnndb_type_view {
+    const char *name;
+    int64_t num_nodes;
+    const int64_t *n_id;
+    const int64_t *num_sampled_nodes;
+    const float *x;
+    int64_t x_dim;
+    const int64_t *y;
+    int64_t num_seeds;
+} gnndb_type_view;
+
+typedef struct gnndb_rel_view {
+    const char *name;
+    int32_t src_type, dst_type;
+    int64_t num_edges;
+    const int64_t *edge_index;
+    const int64_t *num_sampled_edges;
+} gnndb_rel_view;
+
 typedef struct gnndb_batch_view {
     int64_t epoch;
     int64_t batch;
@@ -91,6 +110,11 @@ typedef struct gnndb_batch_view {
     const int64_t *src_index;
     const int64_t *dst_pos_index;
     const int64_t *dst_neg_index;
+    /* typed batches */
+    int32_t num_node_types;
+    int32_t num_relations;
+    const gnndb_type_view *types;
+    const gnndb_rel_view *rels;
 } gnndb_batch_view;
 
 const gnndb_batch_view *gnndb_batch(gnndb_stmt *stmt);

@@ -61,10 +61,16 @@ def header_struct(name):
     fields = []
     for decl in body.split(";"):
         decl = " ".join(decl.split())
-        if decl:
-            m = re.match(r"(.*?)\s*(\**)(\w+)$", decl)
-            fields.append(((m.group(1) + " " + m.group(2)).strip(),
-                           m.group(3)))
+        if not decl:
+            continue
+        # "int32_t src_type, dst_type": one type, several names
+        m = re.match(r"(.*?)\s*(\**)(\w+)((?:\s*,\s*\**\w+)*)$", decl)
+        names = [m.group(2) + m.group(3)] + \
+            [n.strip() for n in m.group(4).split(",") if n.strip()]
+        for n in names:
+            stars = len(n) - len(n.lstrip("*"))
+            fields.append(((m.group(1) + " " + "*" * stars).strip(),
+                           n.lstrip("*")))
     return fields
 
 
@@ -79,5 +85,17 @@ def test_batch_view_layout_matches_the_header():
     assert ours == want
     assert ffi.offsetof("gnndb_batch_view", "e_id") == \
         ffi.offsetof("gnndb_batch_view", "digest") + 8
-    assert ffi.sizeof("gnndb_batch_view") == \
+    assert ffi.offsetof("gnndb_batch_view", "num_node_types") == \
         ffi.offsetof("gnndb_batch_view", "dst_neg_index") + 8
+    assert ffi.sizeof("gnndb_batch_view") == \
+        ffi.offsetof("gnndb_batch_view", "rels") + 8
+
+
+@pytest.mark.parametrize("name", ["gnndb_type_view", "gnndb_rel_view"])
+def test_typed_views_layout_matches_the_header(name):
+    # types[] and rels[] are arrays of these: a wrong size shifts every
+    # element after the first.
+    ffi = _ffi.ffi
+    ours = [(n, f.type) for n, f in ffi.typeof(name).fields]
+    want = [(n, ffi.typeof(t)) for t, n in header_struct(name)]
+    assert ours == want
