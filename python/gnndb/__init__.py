@@ -598,6 +598,10 @@ class Batch:
             pass
         ptr, shape, dtype = self._spec(name)
         if isinstance(name, tuple):
+            if self.device_type == 1:
+                raise Error(MISUSE, "a typed batch on %s: the binding reads "
+                            "types and rels of host batches only"
+                            % self.device)
             # A typed batch's parts: only x and y may be absent.
             arr = _host_view(ptr, shape, dtype, optional=name[2] in ("x", "y"))
         elif self.device_type != 1 or name not in self._ON_DEVICE:
