@@ -38,7 +38,8 @@ class TypedFiles:
                   for t, d in DIMS.items()}
         self.y = rng.integers(0, CLASSES, P).astype(np.int64)
         perm = rng.permutation(P)
-        self.split = {"train": np.sort(perm[:200]), "test": np.sort(perm[200:])}
+        self.split = {"train": np.sort(perm[:200]),
+                      "test": np.sort(perm[200:])}
         self.files = {}
         for r in ("cites", "writes", "tags"):
             self._save(r + ".tsv", self.rels[r][2])

@@ -17,7 +17,7 @@ import pytest
 import gnndb
 from batch_digest import digest
 from conftest import REPO
-from heterodb import CLASSES, COUNTS, DIMS, FANOUT, SQL
+from heterodb import CLASSES, COUNTS, DIMS, SQL
 
 torch = pytest.importorskip("torch")
 from gnndb.torch import (EdgeTypeFields, HeteroBatch, NodeTypeFields,  # noqa
