@@ -360,6 +360,20 @@ def test_torch_link_batch(link):
         assert t.dst_neg_index.shape == t.src_index.shape   # PyG's [B]
 
 
+def test_torch_node_batch_with_edge_features(link):
+    pytest.importorskip("torch")
+    from gnndb.torch import NeighborBatch, loader
+    sql = ("SAMPLE 10,10 FROM und SEEDS ntrain FEATURES feat BATCH 64 "
+           "EDGE FEATURES w SHUFFLE SEED 1;")
+    for t in loader(link.path, sql, pyg=False):
+        assert isinstance(t, NeighborBatch) and "e_id" in t
+        np.testing.assert_array_equal(t.edge_attr.numpy(),
+                                      link.ef[t.e_id.numpy()])
+    t = next(iter(loader(link.path, sql.replace("EDGE FEATURES w ", ""),
+                         pyg=False)))
+    assert t.e_id is None and "edge_attr" not in t
+
+
 # -- the example ---------------------------------------------------------
 
 def test_train_link_reaches_auc_085(cora):

@@ -11,6 +11,51 @@
 
 #define CHECK(c) do { if (!(c)) abort(); } while (0)
 
+/* Heterogeneous graphs: each hop of typed fanouts names 1..AST_MAX_RELS
+** live relations once each, with fanouts in range, and no hop past nhops
+** holds any; the statements of types carry what their kind needs. */
+static void check_typed(const ast_stmt *s, volatile size_t *sum)
+{
+    CHECK(s->typed == 0 || (s->typed == 1 && s->kind == AST_SAMPLE));
+    for (int h = 0; h < AST_MAX_HOPS; h++) {
+        int n = s->n_rels[h];
+        CHECK(n >= 0 && n <= AST_MAX_RELS);
+        CHECK(s->typed && h < s->nhops ? n >= 1 : n == 0);
+        for (int i = 0; i < n; i++) {
+            const ast_rel_fanout *r = &s->rels[h][i];
+            CHECK(r->rel && (r->fanout == -1 ||
+                             (r->fanout >= 1 && r->fanout <= 1000)));
+            *sum += strlen(r->rel);
+            for (int j = 0; j < i; j++) CHECK(strcmp(r->rel, s->rels[h][j].rel));
+        }
+        for (int i = n; i < AST_MAX_RELS; i++) CHECK(!s->rels[h][i].rel);
+    }
+    if (s->seeds_type)
+        CHECK(s->kind == AST_SAMPLE && (s->seeds_kind == AST_SEEDS_ALL ||
+                                        (s->seeds_kind == AST_SEEDS_SPLIT &&
+                                         s->seeds_split)));
+    if (s->kind == AST_CREATE_NODES)
+        CHECK(s->name && s->graph && s->count >= 1 && !s->node_type);
+    else
+        CHECK(s->count == 0);
+    if (s->kind == AST_CREATE_RELATION) {
+        CHECK(s->name && s->graph && s->src_type && s->dst_type && s->path);
+        CHECK(!(s->undirected && s->with_reverse));
+        CHECK(!s->undirected || !strcmp(s->src_type, s->dst_type));
+        CHECK(!s->reverse_name ||
+              (s->with_reverse && strcmp(s->reverse_name, s->name)));
+    } else {
+        CHECK(!s->src_type && !s->dst_type && !s->reverse_name &&
+              !s->with_reverse);
+    }
+    if (s->kind == AST_DROP_RELATION) CHECK(s->name && s->graph);
+    if (s->kind == AST_CREATE_GRAPH) CHECK(s->name);
+    if (s->node_type)
+        CHECK(s->kind == AST_IMPORT_FEATURES || s->kind == AST_IMPORT_LABELS ||
+              s->kind == AST_CREATE_SPLIT || s->kind == AST_DROP_FEATURES ||
+              s->kind == AST_DROP_SPLIT || s->kind == AST_DESCRIBE);
+}
+
 static void check_ast(const ast_stmt *s)
 {
     CHECK(s->kind >= AST_CREATE_GRAPH && s->kind <= AST_LAST_KIND);
@@ -22,7 +67,8 @@ static void check_ast(const ast_stmt *s)
                           s->value, s->seeds_split, s->features, s->into,
                           s->device, s->target, s->pack, s->key, s->split,
                           s->col_name[0], s->col_name[1], s->edge_seeds,
-                          s->edge_features};
+                          s->edge_features, s->node_type, s->src_type,
+                          s->dst_type, s->reverse_name, s->seeds_type};
     for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
         if (strs[i]) sum += strlen(strs[i]);   /* ASan: each a live string */
     for (size_t i = 0; i < s->n_seed_ids; i++) sum += (size_t)s->seed_ids[i];
@@ -45,8 +91,10 @@ static void check_ast(const ast_stmt *s)
     if (s->negative) CHECK(s->negative >= 1 && s->negative <= AST_MAX_NEGATIVE);
     if (s->neg_strict || s->exclude_seeds || s->negative)
         CHECK(s->kind == AST_SAMPLE && s->edge_seeds);
-    for (int h = 0; h < s->nhops; h++)
-        CHECK(s->fanouts[h] == -1 || s->fanouts[h] >= 1);
+    check_typed(s, &sum);
+    for (int h = 0; !s->typed && h < s->nhops; h++)
+        CHECK(s->fanouts[h] == -1 || (s->fanouts[h] >= 1 &&
+                                      s->fanouts[h] <= 1000));
     if (s->kind == AST_SAMPLE) CHECK(s->nhops >= 1);
     if (s->kind == AST_PROPAGATE)
         CHECK(s->hops >= 1 && s->hops <= AST_MAX_PROP_HOPS && s->target &&

@@ -1,0 +1,16 @@
+CREATE GRAPH mag;
+CREATE NODES paper IN mag COUNT 736389;
+CREATE NODES author IN mag COUNT 1134649;
+CREATE RELATION cites IN mag FROM paper TO paper FROM 'cites.csv.gz' UNDIRECTED FORMAT csv;
+CREATE RELATION writes IN mag FROM author TO paper FROM 'writes.csv.gz' WITH REVERSE AS written_by HEADER COLUMNS (a, b) DROP DUPLICATES DROP SELF LOOPS BLOCK SIZE 64KB;
+CREATE RELATION w2 IN mag FROM author TO paper FROM 'w.npz' KEY 'edge_index' WITH REVERSE;
+IMPORT FEATURES feat INTO mag.paper FROM 'x.npy' STORE float16;
+IMPORT LABELS INTO mag.paper FROM 'y.npy';
+CREATE SPLIT train ON mag.paper FROM 'train.npy';
+CREATE SPLIT r ON mag.paper RANDOM 0.5 SEED 3;
+DESCRIBE mag.paper;
+SAMPLE {cites: 10, writes: 5, written_by: -1} * 2 FROM mag SEEDS paper.train FEATURES feat BATCH 1024 SHUFFLE;
+SAMPLE [{cites: 10, writes: 5}, {cites: 5}] FROM mag SEEDS paper.ALL BATCH 8;
+DROP FEATURES feat ON mag.paper;
+DROP SPLIT train ON mag.paper;
+DROP RELATION writes ON mag;
