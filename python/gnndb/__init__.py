@@ -27,8 +27,8 @@ from . import _ffi
 from ._ffi import ffi, load as _load, lib_path
 
 __all__ = ["connect", "Connection", "BatchIterator", "Batch", "BatchCopy",
-           "Result", "Error", "libversion", "ffi", "lib_path",
-           "from_pyg", "from_dgl", "from_arrays"]
+           "NodeTypeBatch", "RelationBatch", "Result", "Error", "libversion",
+           "ffi", "lib_path", "from_pyg", "from_dgl", "from_arrays"]
 __version__ = "0.1.0"
 
 # Result codes, column types and gnndb_stmt_status ops (gnndb.NOTFOUND,
@@ -466,7 +466,21 @@ class Batch:
     Scalars: batch_size (= num_seeds; in a link batch the distinct
     endpoints), epoch, batch, digest, num_nodes, num_edges, num_hops, x_dim,
     device, and edge_attr_dim, num_label_edges, num_pos, num_neg (0 in a node
-    batch), is_link.
+    batch), is_link, is_typed.
+
+    A typed batch (SAMPLE {rel: k, ...} FROM a typed graph SEEDS type.split)
+    keeps n_id and edge_index over all types (global ids) with x None, and
+    holds the same per type and per relation, as PyG's hetero NeighborLoader
+    gives them:
+      types    {type name: NodeTypeBatch}, in the graph's order, each with
+               n_id (ids local to the type, seeds first), x (or None),
+               num_sampled_nodes [num_hops + 1], num_nodes, x_dim, and on the
+               seeds' type y (the seeds' labels) and num_seeds (0 elsewhere)
+      rels     {relation name: RelationBatch}, each with src and dst (type
+               names), edge_type (src, name, dst), edge_index [2, num_edges]
+               (sources index the src type's n_id, targets the dst type's),
+               num_sampled_edges [num_hops], num_edges
+    Both are empty in other batches; seed_type names the seeds' type.
 
     The arrays are valid only until the iterator advances; afterwards reading
     them through the Batch raises gnndb.Error. Keep `copy()` if you need them
@@ -484,7 +498,8 @@ class Batch:
     # The scalars copy() keeps.
     _SCALARS = ("epoch", "batch", "batch_size", "num_nodes", "num_edges",
                 "num_hops", "x_dim", "digest", "edge_attr_dim",
-                "num_label_edges", "num_pos", "num_neg", "is_link")
+                "num_label_edges", "num_pos", "num_neg", "is_link",
+                "is_typed", "seed_type")
 
     def __init__(self, it, gen, view):
         self._it = it
@@ -509,6 +524,10 @@ class Batch:
         self.is_link = (view.edge_label_index != ffi.NULL or
                         view.src_index != ffi.NULL)
         self._cache = {}
+        self.is_typed = view.num_node_types > 0
+        self.types, self.rels = _typed_parts(self, view)
+        self.seed_type = next((t.name for t in self.types.values()
+                               if t.num_seeds > 0), None)
 
     @property
     def device(self):
@@ -536,8 +555,11 @@ class Batch:
         return self._view
 
     def _spec(self, name):
-        """(pointer, shape, numpy dtype) of an array, pointer NULL if none."""
+        """(pointer, shape, numpy dtype) of an array, pointer NULL if none;
+        ("type", i, field) and ("rel", i, field) name a typed batch's."""
         v = self._view
+        if isinstance(name, tuple):
+            return _typed_spec(v, self.num_hops, *name)
         n, e = self.num_nodes, self.num_edges
         if name == "n_id":
             return v.n_id, (n,), np.int64
@@ -575,7 +597,14 @@ class Batch:
         except KeyError:
             pass
         ptr, shape, dtype = self._spec(name)
-        if self.device_type != 1 or name not in self._ON_DEVICE:
+        if isinstance(name, tuple):
+            if self.device_type == 1:
+                raise Error(MISUSE, "a typed batch on %s: the binding reads "
+                            "types and rels of host batches only"
+                            % self.device)
+            # A typed batch's parts: only x and y may be absent.
+            arr = _host_view(ptr, shape, dtype, optional=name[2] in ("x", "y"))
+        elif self.device_type != 1 or name not in self._ON_DEVICE:
             arr = _host_view(ptr, shape, dtype,
                              optional=name in self._OPTIONAL)
         else:
@@ -625,7 +654,9 @@ class Batch:
         for name in self._ARRAYS:
             a = self._array(name)
             arrays[name] = None if a is None else a.copy()
-        return BatchCopy(arrays, self._scalars())
+        return BatchCopy(arrays, self._scalars(),
+                         {k: t.copy() for k, t in self.types.items()},
+                         {k: r.copy() for k, r in self.rels.items()})
 
     def _scalars(self):
         return {k: getattr(self, k) for k in self._SCALARS}
@@ -657,13 +688,16 @@ def _host_view(ptr, shape, dtype, optional=False):
 
 class BatchCopy:
     """An owning copy of a Batch: the same fields, as writable numpy arrays
-    that stay valid after the iterator has moved on."""
+    that stay valid after the iterator has moved on (a typed batch's types
+    and rels too)."""
 
-    def __init__(self, arrays, scalars):
+    def __init__(self, arrays, scalars, types=None, rels=None):
         for k, v in arrays.items():
             setattr(self, k, v)
         for k, v in scalars.items():
             setattr(self, k, v)
+        self.types = dict(types or {})
+        self.rels = dict(rels or {})
         self.num_seeds = self.batch_size
         self.device = "cpu"
         self.valid = True
@@ -672,13 +706,125 @@ class BatchCopy:
         arrays = {k: (None if getattr(self, k) is None
                       else getattr(self, k).copy()) for k in Batch._ARRAYS}
         scalars = {k: getattr(self, k) for k in Batch._SCALARS}
-        return BatchCopy(arrays, scalars)
+        return BatchCopy(arrays, scalars,
+                         {k: t.copy() for k, t in self.types.items()},
+                         {k: r.copy() for k, r in self.rels.items()})
 
     def __repr__(self):
         return ("<gnndb.BatchCopy epoch=%d batch=%d batch_size=%d "
                 "num_nodes=%d num_edges=%d>" % (
                     self.epoch, self.batch, self.batch_size, self.num_nodes,
                     self.num_edges))
+
+
+class _Part:
+    """One node type or relation of a typed batch: scalars as attributes,
+    and arrays read either through the live Batch (valid until the
+    iterator advances, like the Batch's own) or from owned copies."""
+
+    _ARRAYS = ()
+    _SCALARS = ()
+
+    def __init__(self, scalars, batch=None, key=None, arrays=None):
+        for k in self._SCALARS:
+            setattr(self, k, scalars[k])
+        self._batch = batch         # live: arrays come from batch._array
+        self._key = key             # ("type" or "rel", index)
+        self._arrays = arrays       # a copy: {name: ndarray or None}
+
+    def __getattr__(self, name):
+        if name in type(self)._ARRAYS:
+            if self._arrays is not None:
+                return self._arrays[name]
+            return self._batch._array(self._key + (name,))
+        raise AttributeError(name)
+
+    def copy(self):
+        """An owning copy, valid forever."""
+        arrays = {}
+        for k in self._ARRAYS:
+            a = getattr(self, k)
+            arrays[k] = None if a is None else a.copy()
+        return type(self)({k: getattr(self, k) for k in self._SCALARS},
+                          arrays=arrays)
+
+    def __repr__(self):
+        return "<gnndb.%s %s>" % (type(self).__name__, " ".join(
+            "%s=%s" % (k, getattr(self, k)) for k in self._SCALARS))
+
+
+class NodeTypeBatch(_Part):
+    """A node type's part of a typed batch: n_id (int64, ids local to the
+    type, seeds first, then each hop's new nodes), num_sampled_nodes (int64
+    [num_hops + 1]), x (float32 [num_nodes, x_dim], None when the type has
+    no features), y (int64 [num_seeds], the seeds' labels, None but on the
+    seeds' type)."""
+
+    _ARRAYS = ("n_id", "num_sampled_nodes", "x", "y")
+    _SCALARS = ("name", "index", "num_nodes", "x_dim", "num_seeds")
+
+    @property
+    def batch_size(self):
+        return self.num_seeds
+
+
+class RelationBatch(_Part):
+    """A relation's part of a typed batch: edge_index (int64 [2,
+    num_edges]: sources index the src type's n_id, targets the dst type's)
+    and num_sampled_edges (int64 [num_hops])."""
+
+    _ARRAYS = ("edge_index", "num_sampled_edges")
+    _SCALARS = ("name", "index", "src", "dst", "num_edges")
+
+    @property
+    def edge_type(self):
+        """(src type, relation, dst type), PyG's key of an edge type."""
+        return (self.src, self.name, self.dst)
+
+
+def _typed_parts(batch, view):
+    """({type: NodeTypeBatch}, {relation: RelationBatch}) of a batch view;
+    both empty for an untyped batch."""
+    types, rels = {}, {}
+    names = []
+    for i in range(view.num_node_types):
+        tv = view.types[i]
+        names.append(_str(tv.name))
+        types[names[-1]] = NodeTypeBatch(
+            {"name": names[-1], "index": i, "num_nodes": int(tv.num_nodes),
+             "x_dim": int(tv.x_dim), "num_seeds": int(tv.num_seeds)},
+            batch=batch, key=("type", i))
+    for i in range(view.num_relations):
+        rv = view.rels[i]
+        name = _str(rv.name)
+        rels[name] = RelationBatch(
+            {"name": name, "index": i, "src": names[rv.src_type],
+             "dst": names[rv.dst_type], "num_edges": int(rv.num_edges)},
+            batch=batch, key=("rel", i))
+    return types, rels
+
+
+def _typed_spec(v, num_hops, kind, i, field):
+    """(pointer, shape, dtype) of a typed batch's per-type or per-relation
+    array, as Batch._spec gives the batch's own."""
+    if kind == "type":
+        tv = v.types[i]
+        n = int(tv.num_nodes)
+        if field == "n_id":
+            return tv.n_id, (n,), np.int64
+        if field == "num_sampled_nodes":
+            return tv.num_sampled_nodes, (num_hops + 1,), np.int64
+        if field == "x":
+            return tv.x, (n, int(tv.x_dim)), np.float32
+        if field == "y":
+            return tv.y, (int(tv.num_seeds),), np.int64
+    elif kind == "rel":
+        rv = v.rels[i]
+        if field == "edge_index":
+            return rv.edge_index, (2, int(rv.num_edges)), np.int64
+        if field == "num_sampled_edges":
+            return rv.num_sampled_edges, (num_hops,), np.int64
+    raise KeyError((kind, i, field))
 
 
 # Last: interop uses the names above.

@@ -12,7 +12,8 @@ A batch comes in one of two forms, chosen by the `pyg` argument of loader()
 and GnnDataset:
 
   pyg=None   (default) a torch_geometric.data.Data when PyG is installed,
-             else a NeighborBatch (a LinkBatch for SAMPLE ... EDGES);
+             else a NeighborBatch (a LinkBatch for SAMPLE ... EDGES, a
+             HeteroBatch for a typed SAMPLE);
   pyg=True   always a Data (gnndb.Error if torch_geometric cannot be
              imported);
   pyg=False  always a NeighborBatch or LinkBatch (plain tensors; PyG is
@@ -21,6 +22,11 @@ and GnnDataset:
 A link batch (SAMPLE ... EDGES split NEGATIVE k) carries the fields of PyG's
 LinkNeighborLoader: edge_label_index and edge_label, or with TRIPLET
 src_index, dst_pos_index and dst_neg_index.
+
+A typed batch (SAMPLE {rel: k, ...} FROM a typed graph) becomes a
+torch_geometric.data.HeteroData, or with pyg=False (or without PyG) a
+HeteroBatch: the fields of PyG's hetero NeighborLoader per node type and
+per edge type (src, relation, dst).
 
 torch_geometric is imported only when a Data is to be built, never when this
 module is imported.
@@ -37,8 +43,9 @@ import torch.utils.data
 
 import gnndb
 
-__all__ = ["NeighborBatch", "LinkBatch", "GnnDataset", "loader", "to_torch",
-           "to_pyg", "pyg_available"]
+__all__ = ["NeighborBatch", "LinkBatch", "HeteroBatch", "NodeTypeFields",
+           "EdgeTypeFields", "GnnDataset", "loader", "to_torch", "to_pyg",
+           "pyg_available"]
 
 
 class _Fields:
@@ -143,6 +150,123 @@ class LinkBatch(_Fields):
             "epoch", "batch", "digest")
 
 
+class NodeTypeFields(_Fields):
+    """A node type's part of a HeteroBatch, as PyG's hetero NeighborLoader
+    fills data[type]:
+
+      n_id               LongTensor [num_nodes]  ids local to the type,
+                         the seeds first (on the seeds' type)
+      x                  FloatTensor [num_nodes, x_dim], or None when the
+                         type has no features
+      num_sampled_nodes  list of int, per hop (hop 0: the seeds)
+      y, batch_size      on the seeds' type: LongTensor [batch_size], the
+                         seeds' labels, and their number; None elsewhere
+      input_id           on the seeds' type: the seeds' ids, n_id[:bs]"""
+
+    keys = ("n_id", "x", "y", "batch_size", "num_sampled_nodes", "input_id")
+
+
+class EdgeTypeFields(_Fields):
+    """An edge type's part of a HeteroBatch, as data[(src, rel, dst)]:
+
+      edge_index         LongTensor [2, num_edges]  sources index the src
+                         type's n_id, targets the dst type's
+      num_sampled_edges  list of int, per hop"""
+
+    keys = ("edge_index", "num_sampled_edges")
+
+    @property
+    def num_nodes(self):
+        raise AttributeError("an edge type has no nodes of its own")
+
+
+class HeteroBatch:
+    """One typed mini-batch in plain tensors, read as PyG's HeteroData is:
+    batch["paper"].x, batch["author", "writes", "paper"].edge_index (or
+    batch["writes"] when the relation's name is not also a type's), the
+    dictionaries x_dict, edge_index_dict, num_sampled_nodes_dict,
+    num_sampled_edges_dict that a to_hetero() model takes, node_types,
+    edge_types and metadata(); plus gnndb's seed_type (the seeds' type),
+    epoch, batch (its number in the epoch) and digest.
+
+      node_stores  {type: NodeTypeFields}, in the graph's order
+      edge_stores  {(src, rel, dst): EdgeTypeFields}"""
+
+    def __init__(self, node_stores, edge_stores, seed_type=None, epoch=0,
+                 batch=0, digest=0):
+        self.node_stores = dict(node_stores)
+        self.edge_stores = dict(edge_stores)
+        self.seed_type = seed_type
+        self.epoch = epoch
+        self.batch = batch
+        self.digest = digest
+
+    @property
+    def node_types(self):
+        return list(self.node_stores)
+
+    @property
+    def edge_types(self):
+        return list(self.edge_stores)
+
+    def metadata(self):
+        """(node_types, edge_types), what torch_geometric's to_hetero()
+        takes."""
+        return self.node_types, self.edge_types
+
+    def __getitem__(self, key):
+        if isinstance(key, tuple):
+            return self.edge_stores[key]
+        if key in self.node_stores:
+            return self.node_stores[key]
+        found = [k for k in self.edge_stores if k[1] == key]
+        if len(found) != 1:
+            raise KeyError(key)
+        return self.edge_stores[found[0]]
+
+    def _dict(self, stores, name):
+        return {k: getattr(v, name) for k, v in stores.items()
+                if getattr(v, name) is not None}
+
+    x_dict = property(lambda self: self._dict(self.node_stores, "x"))
+    n_id_dict = property(lambda self: self._dict(self.node_stores, "n_id"))
+    num_sampled_nodes_dict = property(
+        lambda self: self._dict(self.node_stores, "num_sampled_nodes"))
+    edge_index_dict = property(
+        lambda self: self._dict(self.edge_stores, "edge_index"))
+    num_sampled_edges_dict = property(
+        lambda self: self._dict(self.edge_stores, "num_sampled_edges"))
+
+    @property
+    def batch_size(self):
+        """The number of seeds (on seed_type)."""
+        return self.node_stores[self.seed_type].batch_size
+
+    @property
+    def y(self):
+        """The seeds' labels (on seed_type)."""
+        return self.node_stores[self.seed_type].y
+
+    def _map(self, fn):
+        return HeteroBatch(
+            {k: v._map(fn) for k, v in self.node_stores.items()},
+            {k: v._map(fn) for k, v in self.edge_stores.items()},
+            self.seed_type, self.epoch, self.batch, self.digest)
+
+    def to(self, device, non_blocking=False):
+        """The batch with every tensor moved to `device`."""
+        return self._map(lambda v: v.to(device, non_blocking=non_blocking))
+
+    def pin_memory(self):
+        return self._map(lambda v: v.pin_memory())
+
+    def __repr__(self):
+        parts = ["%s=%r" % (k, v) for k, v in self.node_stores.items()]
+        parts += ["(%s)=%r" % (", ".join(k), v)
+                  for k, v in self.edge_stores.items()]
+        return "HeteroBatch(%s)" % ", ".join(parts)
+
+
 def _tensor(a):
     # np.array(copy) gives a writable, owning array: torch.from_numpy then
     # shares that copy, never the engine's buffer.
@@ -158,9 +282,32 @@ def _cuda_tensor(b, name):
     return torch.as_tensor(d, device=b.device).clone()
 
 
+def _hetero_torch(b):
+    """The HeteroBatch of a typed gnndb Batch (or BatchCopy)."""
+    nodes, edges = {}, {}
+    for name, tb in b.types.items():
+        n_id = _tensor(tb.n_id)
+        seeds = name == b.seed_type
+        bs = int(tb.num_seeds) if seeds else None
+        nodes[name] = NodeTypeFields(
+            n_id=n_id, x=_tensor(tb.x), y=_tensor(tb.y) if seeds else None,
+            batch_size=bs,
+            num_sampled_nodes=[int(v) for v in tb.num_sampled_nodes],
+            input_id=n_id[:bs] if seeds else None)
+    for rb in b.rels.values():
+        edges[rb.edge_type] = EdgeTypeFields(
+            edge_index=_tensor(rb.edge_index),
+            num_sampled_edges=[int(v) for v in rb.num_sampled_edges])
+    return HeteroBatch(nodes, edges, b.seed_type, int(b.epoch), int(b.batch),
+                       int(b.digest))
+
+
 def to_torch(b):
     """A NeighborBatch of owning torch tensors from a gnndb Batch (or
-    BatchCopy). The source may be invalidated right after."""
+    BatchCopy); a LinkBatch from a link batch, a HeteroBatch from a typed
+    one. The source may be invalidated right after."""
+    if getattr(b, "is_typed", False):
+        return _hetero_torch(b)
     t = {}
     dev = getattr(b, "device", "cpu")
     for k in gnndb.Batch._ARRAYS:
@@ -196,16 +343,40 @@ def pyg_available():
     return importlib.util.find_spec("torch_geometric") is not None
 
 
-def _pyg_data_class():
-    """torch_geometric.data.Data, imported on first use."""
+def _pyg_data_class(name="Data"):
+    """torch_geometric.data.Data (or HeteroData), imported on first use."""
     try:
-        from torch_geometric.data import Data
+        import torch_geometric.data as pyg_data
     except ImportError as exc:
         raise gnndb.Error(
             gnndb.MISUSE, "PyG Data batches need torch_geometric, which "
             "cannot be imported (%s); install it (see docs/python.md) or "
             "pass pyg=False for plain tensors" % exc) from exc
-    return Data
+    return getattr(pyg_data, name)
+
+
+def _to_hetero_data(b):
+    """A torch_geometric.data.HeteroData from a HeteroBatch (see to_pyg)."""
+    data = _pyg_data_class("HeteroData")()
+    for name, nb in b.node_stores.items():
+        store = data[name]
+        store.n_id = nb.n_id
+        if nb.x is not None:
+            store.x = nb.x
+        else:                   # PyG counts nodes by x; without it, say so
+            store.num_nodes = int(nb.n_id.numel())
+        if nb.y is not None:
+            store.y = nb.y
+        if nb.batch_size is not None:
+            store.batch_size = int(nb.batch_size)
+        store.num_sampled_nodes = list(nb.num_sampled_nodes)
+    for key, eb in b.edge_stores.items():
+        data[key].edge_index = eb.edge_index
+        data[key].num_sampled_edges = list(eb.num_sampled_edges)
+    data.epoch = b.epoch
+    data.batch_no = b.batch
+    data.digest = b.digest
+    return data
 
 
 def to_pyg(b):
@@ -226,9 +397,18 @@ def to_pyg(b):
     means something else to PyG) and digest. y holds the seeds' labels only,
     as in a NeighborBatch (`y[:batch_size]` reads the same in both). There
     is no input_id: PyG's is the seeds' position in input_nodes, which a
-    SEEDS split does not have; the seeds' ids are n_id[:batch_size]."""
-    if not isinstance(b, _Fields):
+    SEEDS split does not have; the seeds' ids are n_id[:batch_size].
+
+    A typed batch (or HeteroBatch) becomes a HeteroData with what PyG's
+    hetero NeighborLoader puts there: per node type n_id (ids local to the
+    type), x (where the type has features; num_nodes otherwise) and
+    num_sampled_nodes, and on the seeds' type y (the seeds' labels) and
+    batch_size; per edge type (src, rel, dst) edge_index and
+    num_sampled_edges; and epoch, batch_no, digest."""
+    if not isinstance(b, (_Fields, HeteroBatch)):
         b = to_torch(b)
+    if isinstance(b, HeteroBatch):
+        return _to_hetero_data(b)
     Data = _pyg_data_class()
     if isinstance(b, LinkBatch):
         tensors = ("x", "edge_index", "n_id", "e_id", "edge_attr",

@@ -1,7 +1,8 @@
 """The digest of a batch (docs/format.md), recomputed with numpy from the
 batch's arrays: an independent check of the engine's gnndb_batch_view
 digest. A link batch, or any batch with e_id, hashes seven more sections
-after y."""
+after y; a typed batch goes on with each type's n_id, x and y, then each
+relation's edge_index."""
 import numpy as np
 
 K0 = 0x6a09e667f3bcc908
@@ -43,6 +44,11 @@ def digest(b):
     sections = [b.n_id, b.edge_index, b.x, b.y]
     if getattr(b, "e_id", None) is not None:
         sections += [getattr(b, k, None) for k in LINK_SECTIONS]
+    types = getattr(b, "types", None) or {}
+    for t in types.values():                # in the batch view's order
+        sections += [t.n_id, t.x, t.y]
+    for r in (getattr(b, "rels", None) or {}).values():
+        sections.append(r.edge_index)
     h = K0
     for arr in sections:
         s, n = section_sum(arr)

@@ -127,3 +127,10 @@ def link(cora, tmp_path_factory):
     """The link-prediction database and its files (linkdb.LinkData)."""
     from linkdb import build_link_db
     return build_link_db(cora, str(tmp_path_factory.mktemp("link")))
+
+
+@pytest.fixture(scope="session")
+def hetero(tmp_path_factory):
+    """The typed database and its files (heterodb.TypedFiles)."""
+    from heterodb import build_hetero_db
+    return build_hetero_db(str(tmp_path_factory.mktemp("hetero")))

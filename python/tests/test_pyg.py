@@ -259,3 +259,10 @@ def test_pyg_link_data(link):
         assert "edge_label_index" not in d and "y" not in d
         assert d.dst_neg_index.shape == (d.src_index.numel(), 2)
         d.validate(raise_on_error=True)
+
+
+# test_hetero.py's tests that need PyG, collected here too: `make
+# pytest-pyg` runs this file in build/pyg-venv, while test_hetero.py runs
+# under Debian's python3, where they skip.
+from test_hetero import (batches, test_pyg_hetero_data,  # noqa: E402,F401
+                         test_train_hetero_pyg_beats_the_mlp)
