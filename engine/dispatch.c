@@ -151,6 +151,15 @@ static const char *const link_cols[] = {
     "epoch", "batch", "seeds", "nodes", "edges", "feature_bytes",
     "positives", "negatives", "digest", NULL};
 
+/* The bytes of a batch's feature rows: its x, or every type's. */
+static int64_t feature_bytes(const gnndb_batch_view *v)
+{
+    int64_t n = v->num_nodes * v->x_dim * 4;
+    for (int32_t t = 0; t < v->num_node_types; t++)
+        n += v->types[t].num_nodes * v->types[t].x_dim * 4;
+    return n;
+}
+
 /* The batch just handed out as the statement's one row, for gnndb_exec and
 ** the shell. */
 static int batch_row(gnndb_stmt *st, const gnndb_batch_view *v, gnn_err *e)
@@ -164,7 +173,7 @@ static int batch_row(gnndb_stmt *st, const gnndb_batch_view *v, gnn_err *e)
     rs_int(st->rs, v->num_seeds);
     rs_int(st->rs, v->num_nodes);
     rs_int(st->rs, v->num_edges);
-    rs_int(st->rs, v->num_nodes * v->x_dim * 4);
+    rs_int(st->rs, feature_bytes(v));
     if (link && v->src_index) {
         rs_int(st->rs, v->num_pos);
         rs_int(st->rs, v->num_pos * v->num_neg);

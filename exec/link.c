@@ -109,10 +109,15 @@ int lk_endpoints(lk_batch *b, gnn_err *e)
     if (grow((void **)&b->ends, &b->cap_ends, n + 1, 4))
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
     uint32_t *a = b->ends;
-    memcpy(a, b->psrc, b->npos * 4);
-    memcpy(a + b->npos, b->pdst, b->npos * 4);
-    memcpy(a + 2 * b->npos, b->nsrc, b->nneg * 4);
-    memcpy(a + 2 * b->npos + b->nneg, b->ndst, b->nneg * 4);
+    /* without negatives their arrays may never have been allocated */
+    if (b->npos) {
+        memcpy(a, b->psrc, b->npos * 4);
+        memcpy(a + b->npos, b->pdst, b->npos * 4);
+    }
+    if (b->nneg) {
+        memcpy(a + 2 * b->npos, b->nsrc, b->nneg * 4);
+        memcpy(a + 2 * b->npos + b->nneg, b->ndst, b->nneg * 4);
+    }
     gnn_sort_u32(a, n);
     size_t m = 0;
     for (size_t i = 0; i < n; i++)
