@@ -190,7 +190,7 @@ static void note_unreached(plan *p)
 int plan_typed(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
 {
     if (!s->typed)
-        return gnn_seterr(e, GNNDB_ERROR, "graph %s is typed: give each hop "
+        return gnn_seterr(e, GNNDB_MISUSE, "graph %s is typed: give each hop "
                           "a map of relation fanouts, e.g. SAMPLE {r: 10} * 2",
                           p->graph.name);
     if (s->edge_seeds || s->edge_features)

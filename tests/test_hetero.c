@@ -306,8 +306,7 @@ static void test_bad_inputs_are_refused_and_change_nothing(void **state)
     refused(&d, sql, GNNDB_MISUSE, (const char *const[]){
         "has node types", NULL});
     refused(&d, "SAMPLE 2 FROM mag BATCH 4;", GNNDB_MISUSE,
-            (const char *const[]){"typed sampling of graph mag is not "
-                                  "available yet", NULL});
+            (const char *const[]){"graph mag is typed", "{r: 10}", NULL});
     tu_db_close(&d);
 }
 
