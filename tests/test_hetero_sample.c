@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -660,10 +661,114 @@ static void typed_batches_match_reference(void **state)
     }
 }
 
+/* ---------- uniformity per relation ---------- */
+
+static void make_split(fx *f, const char *type, const char *ids)
+{
+    char path[1200], sql[1400];
+    snprintf(path, sizeof path, "%s/hub_%s.txt", f->d.dir, type);
+    assert_int_equal(tu_write_file(path, ids, strlen(ids)), 0);
+    snprintf(sql, sizeof sql, "CREATE SPLIT hub ON mag.%s FROM '%s';", type,
+             path);
+    exec_ok(f->d.h, sql);
+}
+
+/* The neighbours relation `rel` drew for the hub (local id `hub`) over the
+** batches of sql: count[u] per source local id u. */
+static void count_draws(fx *f, const char *sql, const char *rel, int64_t hub,
+                        int fan, int64_t *count)
+{
+    gnndb_stmt *st;
+    if (gnndb_prepare(f->d.h, sql, -1, &st, NULL))
+        fail_msg("%s: %s", sql, gnndb_errmsg(f->d.h));
+    int r = rel_no(f, rel), rc;
+    while ((rc = gnndb_step(st)) == GNNDB_BATCH) {
+        const gnndb_batch_view *v = gnndb_batch(st);
+        const gnndb_rel_view *rv = &v->rels[r];
+        const gnndb_type_view *s = &v->types[rv->src_type];
+        const gnndb_type_view *d = &v->types[rv->dst_type];
+        int got = 0;
+        for (int64_t e = 0; e < rv->num_edges; e++) {
+            if (d->n_id[rv->edge_index[rv->num_edges + e]] != hub) continue;
+            count[s->n_id[rv->edge_index[e]]]++;
+            got++;
+        }
+        assert_int_equal(got, fan);
+    }
+    if (rc != GNNDB_DONE) fail_msg("%s: %s", sql, gnndb_errmsg(f->d.h));
+    gnndb_finalize(st);
+}
+
+/* Pearson's statistic of count[] against `draws` spread evenly over the
+** hub's in-list (each source once); fails 5 sd above its mean; and the
+** list's first and last 500 entries (different blocks) are drawn alike. */
+static void check_uniform(const fx *f, const char *name, int64_t hub,
+                          const int64_t *count, int64_t draws)
+{
+    const rel *r = &f->rels[rel_no(f, name)];
+    int64_t g = hub + tfirst[r->dst];
+    const int64_t *nb = r->nbr + r->off[g];
+    int64_t d = r->off[g + 1] - r->off[g];
+    assert_true(d > 1000);
+    double expect = (double)draws / (double)d, chi = 0;
+    int64_t first = 0, last = 0, sum = 0;
+    for (int64_t i = 0; i < d; i++) {
+        int64_t u = nb[i] - tfirst[r->src];
+        assert_true(i == 0 || nb[i] > nb[i - 1]);
+        double c = (double)count[u];
+        chi += (c - expect) * (c - expect) / expect;
+        sum += count[u];
+        if (i < 500) first += count[u];
+        if (i >= d - 500) last += count[u];
+    }
+    assert_int_equal(sum, draws);  /* nothing drawn off the list */
+    double dof = (double)(d - 1);
+    if (chi > dof + 5 * sqrt(2 * dof))
+        fail_msg("%s at %" PRId64 ": chi-square %.1f, dof %.0f", name, hub,
+                 chi, dof);
+    assert_true(fabs((double)first - (double)last) < 0.15 * (double)first);
+}
+
+/* Each relation's draws at its hub are uniform over the hub's in-list of
+** 1500 to 3000 sources spanning blocks: cites and writes at two papers,
+** written_by at an author, topic_of at a field; relations keyed apart
+** (the two papers' draws come from one statement). */
+static void relation_draws_are_uniform(void **state)
+{
+    fx *f = *state;
+    const int fan = 10, epochs = 3000;
+    char ids[32], sql[512];
+    snprintf(ids, sizeof ids, "%d\n%d\n", HUB_CITED, HUB_PAPER);
+    make_split(f, "paper", ids);
+    snprintf(ids, sizeof ids, "%d\n", HUB_AUTHOR);
+    make_split(f, "author", ids);
+    make_split(f, "field", "0\n");
+    int64_t *cited = calloc(P, 8), *wrote = calloc(A, 8), *c = calloc(P, 8);
+    snprintf(sql, sizeof sql, "SAMPLE {cites: %d, writes: %d} FROM mag SEEDS "
+             "paper.hub BATCH 2 SEED 17 EPOCHS %d;", fan, fan, epochs);
+    count_draws(f, sql, "cites", HUB_CITED, fan, cited);
+    count_draws(f, sql, "writes", HUB_PAPER, fan, wrote);
+    check_uniform(f, "cites", HUB_CITED, cited, (int64_t)fan * epochs);
+    check_uniform(f, "writes", HUB_PAPER, wrote, (int64_t)fan * epochs);
+    snprintf(sql, sizeof sql, "SAMPLE {written_by: %d} FROM mag SEEDS "
+             "author.hub BATCH 1 SEED 18 EPOCHS %d;", fan, epochs);
+    count_draws(f, sql, "written_by", HUB_AUTHOR, fan, c);
+    check_uniform(f, "written_by", HUB_AUTHOR, c, (int64_t)fan * epochs);
+    memset(c, 0, P * 8);
+    snprintf(sql, sizeof sql, "SAMPLE {topic_of: %d} FROM mag SEEDS "
+             "field.hub BATCH 1 SEED 19 EPOCHS %d;", fan, epochs);
+    count_draws(f, sql, "topic_of", 0, fan, c);
+    check_uniform(f, "topic_of", 0, c, (int64_t)fan * epochs);
+    free(cited);
+    free(wrote);
+    free(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(typed_batches_match_reference),
+        cmocka_unit_test(relation_draws_are_uniform),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
