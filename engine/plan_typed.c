@@ -214,15 +214,20 @@ int plan_typed(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
     for (int i = 0; i < p->ntypes; i++)
         if (p->types[i].has_feat && p->types[i].feat.dim > p->typed_xdim)
             p->typed_xdim = p->types[i].feat.dim;
-    /* the first relation stands for the topology in what reads one (the
-    ** pools' block size); the blocks of all of them are summed */
+    /* the relations stand for the topology in what reads one: the graph
+    ** pool's frames fit the largest of their blocks (not the typed graph's
+    ** own size, only their default: 1MB frames for 4KB blocks left a pool
+    ** of four frames), and the blocks of all of them are summed */
     p->topo = p->graph;
     p->topo.graph_blocks = 0;
+    p->topo.block_size = 0;
     for (int r = 0; r < p->nrels; r++) {
         p->topo.graph_blocks += p->rels[r].topo.graph_blocks;
         if (p->rels[r].topo.block_size > p->topo.block_size)
             p->topo.block_size = p->rels[r].topo.block_size;
     }
+    if (!p->topo.block_size) p->topo.block_size = p->graph.block_size;
+    p->graph.block_size = p->topo.block_size;
     if (s->part_count > 0) {
         p->part_rank = s->part_rank;
         p->part_count = s->part_count;
