@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <dirent.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -765,11 +766,141 @@ static void relation_draws_are_uniform(void **state)
     free(c);
 }
 
+/* ---------- bad inputs ---------- */
+
+/* the rows of a statement as one string, a line each */
+static int collect(void *arg, int ncol, char **v, char **names)
+{
+    char *s = arg;
+    size_t l = strlen(s);
+    for (int i = 0; i < ncol; i++)
+        l += (size_t)snprintf(s + l, 65536 - l, "%s%s", i ? "|" : "",
+                              v[i] ? v[i] : "");
+    snprintf(s + l, 65536 - l, "\n");
+    return 0;
+}
+
+static char *rows_of(gnndb *h, const char *sql)
+{
+    char *s = calloc(1, 65536);
+    if (gnndb_exec(h, sql, collect, s) != GNNDB_OK)
+        fail_msg("%s: %s", sql, gnndb_errmsg(h));
+    return s;
+}
+
+static int count_entries(const char *dir)
+{
+    DIR *dp = opendir(dir);
+    int n = 0;
+    struct dirent *de;
+    while ((de = readdir(dp))) n++;
+    closedir(dp);
+    return n;
+}
+
+/* sql fails with code rc, its words hold each of w (NULL-ended), and
+** DESCRIBE mag, SHOW GRAPHS and the directory are as they were (an INTO
+** directory is not made). */
+static void refused(fx *f, const char *sql, int rc, const char *const *w)
+{
+    char *before = rows_of(f->d.h, "DESCRIBE mag; SHOW GRAPHS;");
+    int nf = count_entries(f->d.dir);
+    int got = gnndb_exec(f->d.h, sql, NULL, NULL);
+    if (got != rc)
+        fail_msg("%s: code %d, expected %d (%s)", sql, got, rc,
+                 gnndb_errmsg(f->d.h));
+    for (int i = 0; w[i]; i++)
+        if (!strstr(gnndb_errmsg(f->d.h), w[i]))
+            fail_msg("%s: '%s' lacks '%s'", sql, gnndb_errmsg(f->d.h), w[i]);
+    char *after = rows_of(f->d.h, "DESCRIBE mag; SHOW GRAPHS;");
+    assert_string_equal(before, after);
+    assert_int_equal(count_entries(f->d.dir), nf);
+    free(before);
+    free(after);
+}
+
+static void bad_typed_samples_are_refused(void **state)
+{
+    fx *f = *state;
+    char sql[2048];
+    snprintf(sql, sizeof sql, "CREATE GRAPH plain FROM '%s/cites.csv';",
+             f->d.dir);
+    exec_ok(f->d.h, sql);
+    snprintf(sql, sizeof sql, "SAMPLE [{cites: 2}, {cites: 2, venue_of: 3}] "
+             "FROM mag SEEDS paper.train BATCH 8 INTO '%s/out';", f->d.dir);
+    refused(f, sql, GNNDB_NOTFOUND, (const char *const[]){
+        "hop 2", "relation venue_of", "graph mag does not have", NULL});
+    refused(f, "SAMPLE {cites: 2} FROM mag SEEDS venue.train BATCH 8;",
+            GNNDB_NOTFOUND, (const char *const[]){
+        "graph mag has no node type venue", NULL});
+    refused(f, "SAMPLE {cites: 2} FROM mag SEEDS author.train BATCH 8;",
+            GNNDB_NOTFOUND, (const char *const[]){"train", NULL});
+    refused(f, "SAMPLE {cites: 2} FROM mag SEEDS train BATCH 8;",
+            GNNDB_ERROR, (const char *const[]){"SEEDS type.split", NULL});
+    refused(f, "SAMPLE {cites: 2} FROM mag BATCH 8;", GNNDB_ERROR,
+            (const char *const[]){"SEEDS type.split", NULL});
+    refused(f, "SAMPLE {cites: 2} * 2 FROM plain BATCH 8;", GNNDB_MISUSE,
+            (const char *const[]){"graph plain has no node types",
+                                  "SAMPLE 10,5", NULL});
+    refused(f, "SAMPLE 5 FROM plain SEEDS paper.train BATCH 8;",
+            GNNDB_MISUSE, (const char *const[]){"plain", NULL});
+    snprintf(sql, sizeof sql, "SAMPLE 5, 5 FROM mag SEEDS paper.train BATCH 8 "
+             "INTO '%s/out';", f->d.dir);
+    refused(f, sql, GNNDB_MISUSE, (const char *const[]){
+        "graph mag is typed", "{r: 10}", NULL});
+    exec_ok(f->d.h, "DROP GRAPH plain;");
+}
+
+/* A relation whose targets no earlier hop reaches samples nothing: EXPLAIN
+** warns (there is no strict mode to make it an error), the SAMPLE runs,
+** and its edges of that relation are none. */
+static void unreached_relation_is_a_warning(void **state)
+{
+    fx *f = *state;
+    const char *q = "SAMPLE {cites: 2, topic_of: 3} * 2 FROM mag SEEDS "
+                    "paper.train BATCH 64 SEED 1;";
+    char sql[512];
+    snprintf(sql, sizeof sql, "EXPLAIN %s", q);
+    char *plan = rows_of(f->d.h, sql);
+    if (!strstr(plan, "warning: hop 1 samples relation topic_of, whose "
+                      "targets (field) no earlier hop reaches"))
+        fail_msg("no warning in\n%s", plan);
+    free(plan);
+    /* it stays when memory_limit lowers HYPERBATCH */
+    plan = rows_of(f->d.h, "PRAGMA memory_limit = '5MB'; EXPLAIN SAMPLE "
+                   "[{cites: 5, writes: 5}, {topic_of: 3}] FROM mag SEEDS "
+                   "paper.train BATCH 8 SEED 1;");
+    exec_ok(f->d.h, "PRAGMA memory_limit = '1GB';");
+    if (!strstr(plan, "reduced from") ||
+        !strstr(plan, "warning: hop 2 samples relation topic_of"))
+        fail_msg("lost the reduction or the warning in\n%s", plan);
+    free(plan);
+    /* reached at hop 1 by has_topic: no warning */
+    plan = rows_of(f->d.h, "EXPLAIN SAMPLE [{has_topic: 2}, {topic_of: 3}] "
+                   "FROM mag SEEDS paper.train BATCH 64 SEED 1;");
+    assert_null(strstr(plan, "warning"));
+    free(plan);
+    gnndb_stmt *st;
+    assert_int_equal(gnndb_prepare(f->d.h, q, -1, &st, NULL), GNNDB_OK);
+    int rc, n = 0, r = rel_no(f, "topic_of");
+    while ((rc = gnndb_step(st)) == GNNDB_BATCH) {
+        const gnndb_batch_view *v = gnndb_batch(st);
+        assert_int_equal(v->rels[r].num_edges, 0);
+        assert_int_equal(v->types[2].num_nodes, 0);
+        n++;
+    }
+    assert_int_equal(rc, GNNDB_DONE);
+    assert_int_equal(n, (NTRAIN + 63) / 64);
+    gnndb_finalize(st);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(typed_batches_match_reference),
         cmocka_unit_test(relation_draws_are_uniform),
+        cmocka_unit_test(bad_typed_samples_are_refused),
+        cmocka_unit_test(unreached_relation_is_a_warning),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
