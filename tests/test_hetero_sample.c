@@ -898,6 +898,45 @@ static void unreached_relation_is_a_warning(void **state)
     gnndb_finalize(st);
 }
 
+/* EXPLAIN of a typed plan names per hop the relations sampled into each
+** target type with their fanouts and source types, the types' feature
+** tables, and the seeds' type and split. */
+static void typed_explain_names_relations(void **state)
+{
+    fx *f = *state;
+    static const char *const want[] = {
+        "-> gather paper.feat (8 x float32), author.emb (5 x float32) "
+        "+ labels\n",
+        "-> sample hop 3: writes 2, has_topic all (paper <- author, field) "
+        "with replacement: est. ",
+        "-> sample hop 2: cites all (paper <- paper); written_by 2 (author "
+        "<- paper); topic_of 3 (field <- paper) with replacement: est. ",
+        "-> sample hop 1: cites 4, writes 3, has_topic 2 (paper <- paper, "
+        "author, field) with replacement: est. ",
+        "-> scan split paper.train: 600 seeds, BATCH 50, shuffled order\n",
+        NULL};
+    char *plan = rows_of(f->d.h, "EXPLAIN SAMPLE [{cites: 4, writes: 3, "
+                         "has_topic: 2}, {written_by: 2, cites: -1, topic_of: "
+                         "3}, {writes: 2, has_topic: -1}] FROM mag SEEDS "
+                         "paper.train BATCH 50 SHUFFLE SEED 21 WITH "
+                         "REPLACEMENT;");
+    for (int i = 0; want[i]; i++)
+        if (!strstr(plan, want[i]))
+            fail_msg("no '%s' in\n%s", want[i], plan);
+    assert_null(strstr(plan, "fanout"));
+    assert_null(strstr(plan, "warning"));
+    free(plan);
+    plan = rows_of(f->d.h, "EXPLAIN SAMPLE {written_by: 3} * 2 FROM mag "
+                   "SEEDS author.ALL BATCH 100 SEED 1;");
+    if (!strstr(plan, "-> scan all author nodes: 1500 seeds, BATCH 100, "
+                      "ascending order\n") ||
+        !strstr(plan, "-> sample hop 2: written_by 3 (author <- paper): ") ||
+        !strstr(plan, "-> gather paper.feat (8 x float32), author.emb (5 x "
+                      "float32)\n"))
+        fail_msg("author seeds:\n%s", plan);
+    free(plan);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -905,6 +944,7 @@ int main(void)
         cmocka_unit_test(relation_draws_are_uniform),
         cmocka_unit_test(bad_typed_samples_are_refused),
         cmocka_unit_test(unreached_relation_is_a_warning),
+        cmocka_unit_test(typed_explain_names_relations),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
