@@ -937,6 +937,48 @@ static void typed_explain_names_relations(void **state)
     free(plan);
 }
 
+/* A typed batch's row: the node batch's columns, feature_bytes the
+** types' x, then nodes per type and edges per relation as name=count. */
+static void typed_row_summarises_types(void **state)
+{
+    fx *f = *state;
+    gnndb_stmt *st;
+    const char *sql = "SAMPLE {cites: 5, writes: 3, written_by: 2, has_topic: "
+                      "2, topic_of: 4} * 2 FROM mag SEEDS paper.train BATCH "
+                      "64 SEED 9 LIMIT 3;";
+    assert_int_equal(gnndb_prepare(f->d.h, sql, -1, &st, NULL), GNNDB_OK);
+    static const char *const cols[] = {
+        "epoch", "batch", "seeds", "nodes", "edges", "feature_bytes", "types",
+        "relations", "digest"};
+    int rc;
+    while ((rc = gnndb_step(st)) == GNNDB_BATCH) {
+        const gnndb_batch_view *v = gnndb_batch(st);
+        assert_int_equal(gnndb_column_count(st), 9);
+        for (int i = 0; i < 9; i++)
+            assert_string_equal(gnndb_column_name(st, i), cols[i]);
+        assert_int_equal(gnndb_column_int64(st, 3), v->num_nodes);
+        assert_int_equal(gnndb_column_int64(st, 5),
+                         (v->types[0].num_nodes * PDIM +
+                          v->types[1].num_nodes * ADIM) * 4);
+        char want[512];
+        snprintf(want, sizeof want, "paper=%" PRId64 " author=%" PRId64
+                 " field=%" PRId64, v->types[0].num_nodes,
+                 v->types[1].num_nodes, v->types[2].num_nodes);
+        assert_string_equal(gnndb_column_text(st, 6), want);
+        size_t o = 0;
+        for (int r = 0; r < f->nrels; r++)
+            o += (size_t)snprintf(want + o, sizeof want - o, "%s%s=%" PRId64,
+                                  r ? " " : "", f->rels[r].name,
+                                  v->rels[r].num_edges);
+        assert_string_equal(gnndb_column_text(st, 7), want);
+        char dg[32];
+        snprintf(dg, sizeof dg, "%016" PRIx64, v->digest);
+        assert_string_equal(gnndb_column_text(st, 8), dg);
+    }
+    assert_int_equal(rc, GNNDB_DONE);
+    gnndb_finalize(st);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -945,6 +987,7 @@ int main(void)
         cmocka_unit_test(bad_typed_samples_are_refused),
         cmocka_unit_test(unreached_relation_is_a_warning),
         cmocka_unit_test(typed_explain_names_relations),
+        cmocka_unit_test(typed_row_summarises_types),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
