@@ -85,8 +85,15 @@ static int load_types(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
         t->count = ts[i].count;
     }
     free(ts);
-    for (int i = 0; i < p->ntypes; i++)
+    int found = 0;
+    for (int i = 0; i < p->ntypes; i++) {
         if (type_tables(db, s, p, &p->types[i], e)) return e->rc;
+        found |= p->types[i].has_feat;
+    }
+    /* FEATURES w gathers w of each type that has it: at least one must */
+    if (s->features && !found)
+        return gnn_seterr(e, GNNDB_NOTFOUND, "no node type of graph %s has "
+                          "a feature table %s", p->graph.name, s->features);
     return GNNDB_OK;
 }
 

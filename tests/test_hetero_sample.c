@@ -848,6 +848,9 @@ static void bad_typed_samples_are_refused(void **state)
             GNNDB_NOTFOUND, (const char *const[]){"train", NULL});
     refused(f, "SAMPLE {cites: 2} FROM mag SEEDS train BATCH 8;",
             GNNDB_ERROR, (const char *const[]){"SEEDS type.split", NULL});
+    refused(f, "SAMPLE {cites: 2} FROM mag SEEDS paper.train FEATURES "
+            "nosuch BATCH 8;", GNNDB_NOTFOUND, (const char *const[]){
+        "no node type of graph mag has a feature table nosuch", NULL});
     refused(f, "SAMPLE {cites: 2} FROM mag BATCH 8;", GNNDB_ERROR,
             (const char *const[]){"SEEDS type.split", NULL});
     refused(f, "SAMPLE {cites: 2} * 2 FROM plain BATCH 8;", GNNDB_MISUSE,
