@@ -989,6 +989,67 @@ static void typed_row_summarises_types(void **state)
     gnndb_finalize(st);
 }
 
+/* INTO 'dir' writes each type's and relation's arrays as .npy files equal
+** to the batch's view. */
+static void typed_into_writes_types_and_relations(void **state)
+{
+    fx *f = *state;
+    const char *q = "SAMPLE [{cites: 3, writes: 2, topic_of: 1}, {written_by: "
+                    "2}] FROM mag SEEDS paper.train BATCH 64 SEED 2 LIMIT 2";
+    char sql[1400], path[1400];
+    snprintf(sql, sizeof sql, "%s INTO '%s/into';", q, f->d.dir);
+    exec_ok(f->d.h, sql);
+    snprintf(sql, sizeof sql, "%s;", q);
+    gnndb_stmt *st;
+    assert_int_equal(gnndb_prepare(f->d.h, sql, -1, &st, NULL), GNNDB_OK);
+    int rc;
+    while ((rc = gnndb_step(st)) == GNNDB_BATCH) {
+        const gnndb_batch_view *v = gnndb_batch(st);
+        char dir[1300];
+        snprintf(dir, sizeof dir, "%s/into/epoch-0/batch-%06" PRId64,
+                 f->d.dir, v->batch);
+        size_t b;
+        for (int t = 0; t < NTYPES; t++) {
+            const gnndb_type_view *tv = &v->types[t];
+            snprintf(path, sizeof path, "%s/%s.n_id.npy", dir, tname[t]);
+            int64_t *nid = tu_load_npy(path, &b);
+            assert_non_null(nid);
+            assert_int_equal(b, (size_t)tv->num_nodes * 8);
+            if (b) assert_memory_equal(nid, tv->n_id, b);
+            free(nid);
+            snprintf(path, sizeof path, "%s/%s.x.npy", dir, tname[t]);
+            float *x = tu_load_npy(path, &b);
+            assert_true((x != NULL) == (tv->x != NULL));
+            if (x && b) assert_memory_equal(x, tv->x, b);
+            if (x) assert_int_equal(b, (size_t)(tv->num_nodes * tv->x_dim) * 4);
+            free(x);
+            snprintf(path, sizeof path, "%s/%s.y.npy", dir, tname[t]);
+            int64_t *y = tu_load_npy(path, &b);
+            assert_true((y != NULL) == (t == 0));
+            if (y) assert_memory_equal(y, tv->y, (size_t)tv->num_seeds * 8);
+            free(y);
+        }
+        for (int r = 0; r < f->nrels; r++) {
+            const gnndb_rel_view *rv = &v->rels[r];
+            snprintf(path, sizeof path, "%s/%s.edge_index.npy", dir,
+                     rv->name);
+            int64_t *ei = tu_load_npy(path, &b);
+            assert_non_null(ei);
+            assert_int_equal(b, (size_t)rv->num_edges * 16);
+            if (b) assert_memory_equal(ei, rv->edge_index, b);
+            free(ei);
+            snprintf(path, sizeof path, "%s/%s.num_sampled_edges.npy", dir,
+                     rv->name);
+            int64_t *ns = tu_load_npy(path, &b);
+            assert_non_null(ns);
+            assert_memory_equal(ns, rv->num_sampled_edges, 2 * 8);
+            free(ns);
+        }
+    }
+    assert_int_equal(rc, GNNDB_DONE);
+    gnndb_finalize(st);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -998,6 +1059,7 @@ int main(void)
         cmocka_unit_test(unreached_relation_is_a_warning),
         cmocka_unit_test(typed_explain_names_relations),
         cmocka_unit_test(typed_row_summarises_types),
+        cmocka_unit_test(typed_into_writes_types_and_relations),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
