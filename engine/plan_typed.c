@@ -229,9 +229,20 @@ int plan_typed(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
     p->topo.graph_blocks = 0;
     p->topo.block_size = 0;
     for (int r = 0; r < p->nrels; r++) {
-        p->topo.graph_blocks += p->rels[r].topo.graph_blocks;
-        if (p->rels[r].topo.block_size > p->topo.block_size)
-            p->topo.block_size = p->rels[r].topo.block_size;
+        const cat_graph *g = &p->rels[r].topo;
+        p->topo.graph_blocks += g->graph_blocks;
+        if (g->block_size > p->topo.block_size)
+            p->topo.block_size = g->block_size;
+    }
+    /* the bounds of a -1 fanout (plan.c) take the most neighbours one node
+    ** can have, its in-lists of every relation into its type together: the
+    ** typed graph's own row has no degrees (they were bounded by 1) */
+    p->graph.max_degree = 0;
+    for (int t = 0; t < p->ntypes; t++) {
+        int64_t sum = 0;
+        for (int r = 0; r < p->nrels; r++)
+            if (p->rels[r].dst == t) sum += p->rels[r].topo.max_degree;
+        p->graph.max_degree = GNN_MAX(p->graph.max_degree, sum);
     }
     if (!p->topo.block_size) p->topo.block_size = p->graph.block_size;
     p->graph.block_size = p->topo.block_size;
