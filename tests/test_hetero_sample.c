@@ -439,6 +439,7 @@ static void check_batch(const fx *f, const query *q, const refb *r,
     assert_int_equal(v->num_node_types, NTYPES);
     assert_int_equal(v->num_relations, f->nrels);
     assert_null(v->x);
+    assert_int_equal(v->x_dim, 0);
     assert_memory_equal(v->n_id, r->node, (size_t)r->nn * 8);
     assert_memory_equal(v->num_sampled_nodes, r->nsn, (size_t)(H + 1) * 8);
     assert_memory_equal(v->num_sampled_edges, r->nse, (size_t)H * 8);
@@ -651,7 +652,8 @@ static void typed_batches_match_reference(void **state)
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         const tcase *c = &cases[i];
         int64_t total = case_batches(c);
-        uint64_t *ref = calloc((size_t)total, 8), *got = calloc((size_t)total, 8);
+        uint64_t *ref = calloc((size_t)total, 8);
+        uint64_t *got = calloc((size_t)total, 8);
         char sql[1024];
         case_sql(c, "", sql, sizeof sql);
         int64_t h = run_case(f, c, "PRAGMA threads = 4;", sql, 1, NULL, ref);
