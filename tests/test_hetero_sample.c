@@ -293,6 +293,7 @@ typedef struct query {
     int64_t batch;
     int shuffle;
     uint64_t seed;
+    int64_t part_k, part_n; /* PARTITION k OF n; n 0: none */
 } query;
 
 typedef struct refb {
@@ -332,6 +333,12 @@ static int64_t ref_seeds(const fx *f, const query *q, int64_t epoch,
     for (int64_t i = 0; i < n; i++)
         all[i] = tfirst[q->seed_type] + (q->all ? i : f->train[i]);
     if (q->shuffle) order_seeds(all, n, q->seed, epoch);
+    if (q->part_n) {  /* positions [kN/n, (k+1)N/n) of the epoch's order */
+        int64_t a = q->part_k * n / q->part_n;
+        int64_t b = (q->part_k + 1) * n / q->part_n;
+        memmove(all, all + a, (size_t)(b - a) * sizeof *all);
+        n = b - a;
+    }
     int64_t lo = batch * q->batch;
     int64_t k = n - lo < q->batch ? n - lo : q->batch;
     memcpy(out, all + lo, (size_t)k * sizeof *out);
@@ -674,6 +681,46 @@ static void typed_batches_match_reference(void **state)
         free(got);
     }
     assert_true(lowered >= 3);
+}
+
+/* PARTITION k OF 3 of a shuffled typed SAMPLE: each rank's batches are
+** the reference's over its slice of each epoch's order, and the ranks'
+** seeds together are each epoch's seeds once. */
+static void typed_partitions_match_reference(void **state)
+{
+    fx *f = *state;
+    const tcase *c = &cases[1];
+    query q;
+    to_query(f, c, &q);
+    q.part_n = 3;
+    int *seen = calloc(2 * P, sizeof *seen);
+    for (q.part_k = 0; q.part_k < 3; q.part_k++) {
+        char sql[1024], extra[64];
+        snprintf(extra, sizeof extra, "PARTITION %" PRId64 " OF 3", q.part_k);
+        case_sql(c, extra, sql, sizeof sql);
+        gnndb_stmt *st;
+        if (gnndb_prepare(f->d.h, sql, -1, &st, NULL))
+            fail_msg("%s: %s", sql, gnndb_errmsg(f->d.h));
+        int rc;
+        while ((rc = gnndb_step(st)) == GNNDB_BATCH) {
+            const gnndb_batch_view *v = gnndb_batch(st);
+            refb r = ref_sample(f, &q, v->epoch, v->batch);
+            check_batch(f, &q, &r, v);
+            for (int64_t i = 0; i < r.ns; i++)
+                seen[v->epoch * P + r.node[i]]++;
+            ref_free(&r);
+        }
+        if (rc != GNNDB_DONE) fail_msg("%s: %s", sql, gnndb_errmsg(f->d.h));
+        gnndb_finalize(st);
+    }
+    for (int e = 0; e < 2; e++) {
+        int64_t n = 0;
+        for (int i = 0; i < NTRAIN; i++)
+            assert_int_equal(seen[e * P + f->train[i]], 1);
+        for (int p = 0; p < P; p++) n += seen[e * P + p];
+        assert_int_equal(n, NTRAIN);
+    }
+    free(seen);
 }
 
 /* ---------- uniformity per relation ---------- */
@@ -1056,6 +1103,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(typed_batches_match_reference),
+        cmocka_unit_test(typed_partitions_match_reference),
         cmocka_unit_test(relation_draws_are_uniform),
         cmocka_unit_test(bad_typed_samples_are_refused),
         cmocka_unit_test(unreached_relation_is_a_warning),
