@@ -142,17 +142,13 @@ static void build_rel(rel *r, const pairs *p, int reverse)
     r->off = calloc(N + 1, sizeof *r->off);
     r->nbr = malloc((p->n + 1) * sizeof *r->nbr);
     int64_t *fill = calloc(N, sizeof *fill);
-    for (int pass = 0; pass < 2; pass++)
-        for (size_t i = 0; i < p->n; i++) {
-            int64_t u = reverse ? p->d[i] : p->s[i];
-            int64_t v = reverse ? p->s[i] : p->d[i];
-            u += tfirst[r->src];
-            v += tfirst[r->dst];
-            if (!pass) r->off[v + 1]++;
-            else r->nbr[r->off[v] + fill[v]++] = u;
-        if (!pass && i + 1 == p->n)
-            for (int64_t k = 0; k < N; k++) r->off[k + 1] += r->off[k];
-        }
+    const uint32_t *src = reverse ? p->d : p->s, *dst = reverse ? p->s : p->d;
+    for (size_t i = 0; i < p->n; i++) r->off[dst[i] + tfirst[r->dst] + 1]++;
+    for (int64_t k = 0; k < N; k++) r->off[k + 1] += r->off[k];
+    for (size_t i = 0; i < p->n; i++) {
+        int64_t v = dst[i] + tfirst[r->dst];
+        r->nbr[r->off[v] + fill[v]++] = src[i] + tfirst[r->src];
+    }
     for (int64_t v = 0; v < N; v++)
         qsort(r->nbr + r->off[v], (size_t)(r->off[v + 1] - r->off[v]), 8,
               cmp_i64);
