@@ -276,12 +276,27 @@ static int head_lines(const plan *p, rowset *rs)
     return err;
 }
 
+/* A typed plan's feature tables, "paper.feat (8 x float32), ..."; 0 when
+** no type has one. */
+static int typed_tables(const plan *p, char *b, size_t n)
+{
+    size_t o = 0;
+    b[0] = 0;
+    for (int t = 0; t < p->ntypes; t++) {
+        const cat_table *f = &p->types[t].feat;
+        if (!p->types[t].has_feat || o >= n) continue;
+        o += (size_t)snprintf(b + o, n - o, "%s%s (%u x %s)", o ? ", " : "",
+                              f->name, f->dim, blk_dtype_name(f->dtype));
+    }
+    return o > 0;
+}
+
 /* The gather operator at depth d: its table, the estimate, whole blocks or
 ** pages, and after a run what it read and what the row cache spared. */
 static int gather_lines(const plan *p, const hb_stats *st, const cm_est *est,
                         int d, rowset *rs)
 {
-    char b1[32];
+    char b1[32], tabs[600];
     int err = 0;
     if (p->has_feat)
         err |= line(rs, d, "-> gather %s (%u x %s, %" PRId64 " blocks of %s, "
@@ -291,6 +306,9 @@ static int gather_lines(const plan *p, const hb_stats *st, const cm_est *est,
                     db_fmt_size(p->feat.block_size, b1, sizeof b1),
                     p->feat.rows_per_block, p->has_labels ? " + labels" : "",
                     p->feat_blocks_est_hb);
+    else if (p->typed && typed_tables(p, tabs, sizeof tabs))
+        err |= line(rs, d, "-> gather %s%s", tabs,
+                    p->has_labels ? " + labels" : "");
     else
         err |= line(rs, d, "-> gather%s", p->has_labels ? " labels" : " (no features)");
     if (p->has_feat || p->has_labels) err |= estimate(rs, d + 1, &est->gather);
@@ -310,6 +328,37 @@ static int gather_lines(const plan *p, const hb_stats *st, const cm_est *est,
     return err;
 }
 
+/* What hop h of a typed plan samples, by target type: "cites 10, writes 5
+** (paper <- paper, author); written_by all (author <- paper)", each
+** target's relations in catalog order and their source types once each. */
+static void typed_hop(const plan *p, int h, char *b, size_t n)
+{
+    size_t o = 0;
+    b[0] = 0;
+#define PUT(...) \
+    (o += (size_t)snprintf(b + o, o < n ? n - o : 0, __VA_ARGS__))
+    for (int t = 0; t < p->ntypes; t++) {
+        uint64_t srcs = 0;
+        int k = 0;
+        for (int r = 0; r < p->nrels; r++) {
+            const plan_rel *rl = &p->rels[r];
+            int f = rl->fanout[h];
+            if (rl->dst != t || !f) continue;
+            PUT("%s%s ", k++ ? ", " : o ? "; " : "", rl->name);
+            if (f < 0) PUT("all");
+            else PUT("%d", f);
+            srcs |= 1ull << rl->src;
+        }
+        if (!k) continue;
+        PUT(" (%s <-", p->types[t].name);
+        for (int u = 0, j = 0; u < p->ntypes && u < 64; u++)
+            if (srcs >> u & 1) PUT("%s %s", j++ ? "," : "", p->types[u].name);
+        PUT(")");
+    }
+    if (!o) PUT("nothing");
+#undef PUT
+}
+
 /* The sample operators, the last hop at depth d and each earlier one a
 ** level deeper, as each samples from the nodes the one before reached. */
 static int hop_lines(const plan *p, const hb_stats *st, const cm_est *est,
@@ -317,10 +366,14 @@ static int hop_lines(const plan *p, const hb_stats *st, const cm_est *est,
 {
     int err = 0;
     for (int h = p->nhops - 1; h >= 0; h--, d++) {
-        err |= line(rs, d, "-> sample hop %d fanout %d%s: est. %.0f edges, "
+        char what[700];
+        if (p->typed) typed_hop(p, h, what, sizeof what);
+        else snprintf(what, sizeof what, " fanout %d", p->fanouts[h]);
+        err |= line(rs, d, "-> sample hop %d%s%s%s: est. %.0f edges, "
                     "%.0f new nodes per mini-batch; %.0f of %" PRId64
                     " graph blocks per hyperbatch",
-                    h + 1, p->fanouts[h], p->replace ? " with replacement" : "",
+                    h + 1, p->typed ? ": " : "", what,
+                    p->replace ? " with replacement" : "",
                     p->edges_est[h], p->nodes_est[h + 1], p->blocks_est_hb[h],
                     p->topo.graph_blocks);
         err |= estimate(rs, d + 1, &est->hop[h]);
@@ -368,8 +421,12 @@ static int scan_lines(const plan *p, int d, rowset *rs)
 {
     if (p->link) return link_lines(p, d, rs);
     int err = 0;
+    char all[CAT_NAME_MAX + 16] = "all nodes";
+    if (p->typed)
+        snprintf(all, sizeof all, "all %s nodes",
+                 p->types[p->seed_type].name);
     const char *src = p->seeds_kind == AST_SEEDS_SPLIT ? "split"
-                      : p->seeds_kind == AST_SEEDS_LIST ? "list" : "all nodes";
+                      : p->seeds_kind == AST_SEEDS_LIST ? "list" : all;
     err |= line(rs, d, "-> scan %s%s%s: %" PRId64 " seeds, BATCH %" PRId64
                 ", %s order",
                 src, p->seeds_kind == AST_SEEDS_SPLIT ? " " : "",

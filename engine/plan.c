@@ -612,21 +612,26 @@ static void spill_drops_row_cache(plan *p)
     p->cache_bytes = p->cache_rows = 0;
 }
 
-/* What EXPLAIN says beside H (cap: what the query and one epoch allow). */
+/* What EXPLAIN says beside H (cap: what the query and one epoch allow),
+** before a note already there (a typed plan's warning, plan_typed.c). */
 static void plan_note(plan *p, int64_t cap)
 {
-    char b1[32];
+    char b1[32], why[160] = "", was[sizeof p->note];
     if (p->spill) {
-        snprintf(p->note, sizeof p->note,
+        snprintf(why, sizeof why,
                  "spilled: each mini-batch's rows wait in the spill area; "
                  "in memory_limit %s only %" PRId64 " would fit",
                  db_fmt_size(p->memory_limit, b1, sizeof b1),
                  p->hyperbatch_inmem);
     } else if (p->hyperbatch < cap) {
-        snprintf(p->note, sizeof p->note,
+        snprintf(why, sizeof why,
                  "reduced from %" PRId64 " to fit memory_limit %s",
                  cap, db_fmt_size(p->memory_limit, b1, sizeof b1));
     }
+    if (!why[0]) return;
+    memcpy(was, p->note, sizeof was);
+    snprintf(p->note, sizeof p->note, "%s%s%.*s", why, was[0] ? "; " : "",
+             (int)(sizeof p->note - strlen(why) - 3), was);
 }
 
 /* What the seeds and their epoch order hold for the whole run: a node id

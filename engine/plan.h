@@ -92,7 +92,7 @@ typedef struct plan {
     int64_t cache_bytes;       /* the row cache, data and bookkeeping */
     int64_t cache_rows;        /* rows it holds */
     int64_t cache_blocks;      /* hot_blocks: feature blocks it pins */
-    char note[256];            /* e.g. why HYPERBATCH was reduced */
+    char note[384];            /* e.g. why HYPERBATCH was reduced */
     /* spilling (hb_spill.c): whether each round of `hyperbatch` mini-batches
     ** goes through the spill area, its runs' write buffers, whether the next
     ** run is read ahead, and the costs the choice was made on (bytes of I/O

@@ -85,8 +85,15 @@ static int load_types(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
         t->count = ts[i].count;
     }
     free(ts);
-    for (int i = 0; i < p->ntypes; i++)
+    int found = 0;
+    for (int i = 0; i < p->ntypes; i++) {
         if (type_tables(db, s, p, &p->types[i], e)) return e->rc;
+        found |= p->types[i].has_feat;
+    }
+    /* FEATURES w gathers w of each type that has it: at least one must */
+    if (s->features && !found)
+        return gnn_seterr(e, GNNDB_NOTFOUND, "no node type of graph %s has "
+                          "a feature table %s", p->graph.name, s->features);
     return GNNDB_OK;
 }
 
@@ -190,7 +197,7 @@ static void note_unreached(plan *p)
 int plan_typed(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
 {
     if (!s->typed)
-        return gnn_seterr(e, GNNDB_ERROR, "graph %s is typed: give each hop "
+        return gnn_seterr(e, GNNDB_MISUSE, "graph %s is typed: give each hop "
                           "a map of relation fanouts, e.g. SAMPLE {r: 10} * 2",
                           p->graph.name);
     if (s->edge_seeds || s->edge_features)
@@ -214,15 +221,31 @@ int plan_typed(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
     for (int i = 0; i < p->ntypes; i++)
         if (p->types[i].has_feat && p->types[i].feat.dim > p->typed_xdim)
             p->typed_xdim = p->types[i].feat.dim;
-    /* the first relation stands for the topology in what reads one (the
-    ** pools' block size); the blocks of all of them are summed */
+    /* the relations stand for the topology in what reads one: the graph
+    ** pool's frames fit the largest of their blocks (not the typed graph's
+    ** own size, only their default: 1MB frames for 4KB blocks left a pool
+    ** of four frames), and the blocks of all of them are summed */
     p->topo = p->graph;
     p->topo.graph_blocks = 0;
+    p->topo.block_size = 0;
     for (int r = 0; r < p->nrels; r++) {
-        p->topo.graph_blocks += p->rels[r].topo.graph_blocks;
-        if (p->rels[r].topo.block_size > p->topo.block_size)
-            p->topo.block_size = p->rels[r].topo.block_size;
+        const cat_graph *g = &p->rels[r].topo;
+        p->topo.graph_blocks += g->graph_blocks;
+        if (g->block_size > p->topo.block_size)
+            p->topo.block_size = g->block_size;
     }
+    /* the bounds of a -1 fanout (plan.c) take the most neighbours one node
+    ** can have, its in-lists of every relation into its type together: the
+    ** typed graph's own row has no degrees (they were bounded by 1) */
+    p->graph.max_degree = 0;
+    for (int t = 0; t < p->ntypes; t++) {
+        int64_t sum = 0;
+        for (int r = 0; r < p->nrels; r++)
+            if (p->rels[r].dst == t) sum += p->rels[r].topo.max_degree;
+        p->graph.max_degree = GNN_MAX(p->graph.max_degree, sum);
+    }
+    if (!p->topo.block_size) p->topo.block_size = p->graph.block_size;
+    p->graph.block_size = p->topo.block_size;
     if (s->part_count > 0) {
         p->part_rank = s->part_rank;
         p->part_count = s->part_count;

@@ -30,7 +30,7 @@ void hb_fill_view(const plan *p, hb_batch *b, int64_t *n_id,
     v->num_sampled_edges = b->nse;
     v->edge_index = edge_index;
     v->x = p->has_feat ? xrows : NULL;
-    v->x_dim = p->has_feat ? plan_x_dim(p) : 0;  /* typed: per type */
+    v->x_dim = p->has_feat ? plan_x_dim(p) : 0; /* typed: x per type */
     v->y = p->has_labels ? y : NULL;
 }
 

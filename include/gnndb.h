@@ -292,9 +292,9 @@ typedef struct gnndb_batch_view {
     const int64_t *dst_pos_index;
     const int64_t *dst_neg_index;
     /* typed batches: n_id and edge_index above hold global ids and
-    ** indices over all types, x is NULL and x_dim 0 (each type has its
-    ** own), y the seeds' labels as in types[seed type].y; these hold the
-    ** same per type and per relation (0 and NULL in other batches) */
+    ** indices over all types, x is NULL (x_dim 0), y the seeds' labels
+    ** (their type's y), and these hold the same per type and per relation
+    ** (0 and NULL in other batches) */
     int32_t num_node_types;
     int32_t num_relations;
     const gnndb_type_view *types;

@@ -307,9 +307,8 @@ static void test_bad_inputs_are_refused_and_change_nothing(void **state)
     snprintf(sql, sizeof sql, "IMPORT FEATURES feat INTO mag FROM '%s';", p);
     refused(&d, sql, GNNDB_MISUSE, (const char *const[]){
         "has node types", NULL});
-    refused(&d, "SAMPLE 2 FROM mag BATCH 4;", GNNDB_ERROR,
-            (const char *const[]){"graph mag is typed", "map of relation "
-                                  "fanouts", NULL});
+    refused(&d, "SAMPLE 2 FROM mag BATCH 4;", GNNDB_MISUSE,
+            (const char *const[]){"graph mag is typed", "{r: 10}", NULL});
     tu_db_close(&d);
 }
 
