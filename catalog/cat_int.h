@@ -25,6 +25,9 @@ int catx_prepare(cat_db *c, const char *sql, sqlite3_stmt **st, gnn_err *e);
 int catx_exec(cat_db *c, const char *sql, gnn_err *e);
 /* Step a statement to its end (an INSERT, UPDATE or DELETE); finalizes it. */
 int catx_run(cat_db *c, sqlite3_stmt *st, const char *what, gnn_err *e);
+/* *yes = the count `sql` selects is above zero (a probe of the schema:
+** whether a table or column a migration adds is there). */
+int catx_count_nonzero(cat_db *c, const char *sql, int *yes, gnn_err *e);
 
 /* A savepoint around a change made of several statements, so that it is
 ** all-or-nothing whether or not the caller holds a transaction.

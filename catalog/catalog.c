@@ -151,6 +151,18 @@ int catx_exec(cat_db *c, const char *sql, gnn_err *e)
     return rc ? catx_err(c, rc, sql, e) : GNNDB_OK;
 }
 
+int catx_count_nonzero(cat_db *c, const char *sql, int *yes, gnn_err *e)
+{
+    sqlite3_stmt *st;
+    int rc = catx_prepare(c, sql, &st, e);
+    if (rc) return rc;
+    int s = sqlite3_step(st);
+    *yes = s == SQLITE_ROW && sqlite3_column_int(st, 0) > 0;
+    sqlite3_finalize(st);
+    if (s != SQLITE_ROW) return catx_err(c, s, "reading the schema", e);
+    return GNNDB_OK;
+}
+
 int catx_run(cat_db *c, sqlite3_stmt *st, const char *what, gnn_err *e)
 {
     int rc;

@@ -33,15 +33,9 @@ const char catx_schema_types[] =
 
 int catx_types_schema(cat_db *c, gnn_err *e)
 {
-    sqlite3_stmt *st;
-    int rc = catx_prepare(c, "SELECT count(*) FROM sqlite_master WHERE "
-                             "type = 'table' AND name = 'node_types'", &st, e);
-    if (rc) return rc;
-    int s = sqlite3_step(st);
-    c->has_types = s == SQLITE_ROW && sqlite3_column_int(st, 0) > 0;
-    sqlite3_finalize(st);
-    if (s != SQLITE_ROW) return catx_err(c, s, "reading the schema", e);
-    return GNNDB_OK;
+    return catx_count_nonzero(c, "SELECT count(*) FROM sqlite_master WHERE "
+                                 "type = 'table' AND name = 'node_types'",
+                              &c->has_types, e);
 }
 
 int cat_relation_graph_name(const char *graph, const char *rel,

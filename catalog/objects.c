@@ -153,15 +153,9 @@ const char catx_schema_eids[] =
 
 int catx_eids_schema(cat_db *c, gnn_err *e)
 {
-    sqlite3_stmt *st;
-    int rc = catx_prepare(c, "SELECT count(*) FROM pragma_table_info('graphs')"
-                             " WHERE name = 'has_eids'", &st, e);
-    if (rc) return rc;
-    int s = sqlite3_step(st);
-    c->has_eids = s == SQLITE_ROW && sqlite3_column_int(st, 0) > 0;
-    sqlite3_finalize(st);
-    if (s != SQLITE_ROW) return catx_err(c, s, "reading the schema", e);
-    return GNNDB_OK;
+    return catx_count_nonzero(c, "SELECT count(*) FROM pragma_table_info("
+                                 "'graphs') WHERE name = 'has_eids'",
+                              &c->has_eids, e);
 }
 
 int cat_graph_need_eids(const cat_graph *g, const char *what, gnn_err *e)

@@ -439,6 +439,20 @@ static int load_i2r(gnndb *db, const cat_graph *g, int64_t **i2r, gnn_err *e)
     return rc;
 }
 
+int ddl_table_publish(gnndb *db, int64_t graph_id, ddl_table *d, int rc,
+                      gnn_err *e)
+{
+    if (!rc && (rc = cat_begin(db->cat, e)) == GNNDB_OK) {
+        if ((rc = ddl_table_insert(db, graph_id, d, e)) ||
+            (rc = cat_commit(db->cat, e)))
+            cat_rollback(db->cat);
+    }
+    if (rc) ddl_table_undo(db, d);
+    else imp_feat_result_free(&d->r);
+    db_write_unlock(db);
+    return ddl_disk_full_words(db, rc, e);
+}
+
 int ddl_import(gnndb *db, const ast_stmt *s, int labels, gnn_err *e)
 {
     int rc = db_write_lock(db);
@@ -459,17 +473,9 @@ int ddl_import(gnndb *db, const ast_stmt *s, int labels, gnn_err *e)
         goto out;
     d.t.has_type = s->node_type != NULL;
     d.t.node_type = t.type_no;
-    if ((rc = cat_begin(db->cat, e)) == GNNDB_OK) {
-        if ((rc = ddl_table_insert(db, g.id, &d, e)) ||
-            (rc = cat_commit(db->cat, e)))
-            cat_rollback(db->cat);
-    }
 out:
-    if (rc) ddl_table_undo(db, &d);
-    else imp_feat_result_free(&d.r);
     free(i2r);
-    db_write_unlock(db);
-    return ddl_disk_full_words(db, rc, e);
+    return ddl_table_publish(db, rc ? 0 : g.id, &d, rc, e);
 }
 
 /* ---- splits ------------------------------------------------------------ */

@@ -80,6 +80,11 @@ int ddl_table_build(gnndb *db, const cat_graph *g, const int64_t *i2r,
                     gnn_err *e);
 int ddl_table_insert(gnndb *db, int64_t graph_id, ddl_table *d, gnn_err *e);
 void ddl_table_undo(gnndb *db, ddl_table *d);
+/* After building table d for graph graph_id (rc: how that went): insert
+** it in one transaction, or undo it; release the write lock; the words of
+** a full disk. Returns the statement's code. */
+int ddl_table_publish(gnndb *db, int64_t graph_id, ddl_table *d, int rc,
+                      gnn_err *e);
 
 /* The members of a split from a file of node ids (key: an .npz member),
 ** checked against g and mapped to internal ids. */

@@ -17,20 +17,11 @@ int ddl_import_edge_features(gnndb *db, const ast_stmt *s, gnn_err *e)
     ddl_table d;
     memset(&d, 0, sizeof d);
     d.o.edges = 1;
-    if ((rc = cat_graph_get(db->cat, s->graph, &g, e)) ||
-        (rc = cat_graph_need_eids(&g, "IMPORT EDGE FEATURES", e)) ||
-        (rc = ddl_check_new_table(db, &g, s->name, 0, e)) ||
-        (rc = ddl_table_opts(s, &d.o, e)) ||
-        (rc = ddl_table_build(db, &g, NULL, s->name, s->path, &d, e)))
-        goto out;
-    if ((rc = cat_begin(db->cat, e)) == GNNDB_OK) {
-        if ((rc = ddl_table_insert(db, g.id, &d, e)) ||
-            (rc = cat_commit(db->cat, e)))
-            cat_rollback(db->cat);
-    }
-out:
-    if (rc) ddl_table_undo(db, &d);
-    else imp_feat_result_free(&d.r);
-    db_write_unlock(db);
-    return ddl_disk_full_words(db, rc, e);
+    g.id = 0;
+    (void)((rc = cat_graph_get(db->cat, s->graph, &g, e)) ||
+           (rc = cat_graph_need_eids(&g, "IMPORT EDGE FEATURES", e)) ||
+           (rc = ddl_check_new_table(db, &g, s->name, 0, e)) ||
+           (rc = ddl_table_opts(s, &d.o, e)) ||
+           (rc = ddl_table_build(db, &g, NULL, s->name, s->path, &d, e)));
+    return ddl_table_publish(db, g.id, &d, rc, e);
 }

@@ -80,3 +80,14 @@ void gnn_sort_u32(uint32_t *a, size_t n)
     if (n >= RADIX_MIN && radix_u32(a, n, 32)) return;
     qsort(a, n, sizeof *a, gnn_cmp_u32);
 }
+
+size_t gnn_lower_u32(const uint32_t *a, size_t n, uint32_t key)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (a[mid] < key) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}

@@ -352,6 +352,11 @@ void hb_gather_close(hb_exec *x);
 /* Copy the feature rows of every node and the labels of every seed of the
 ** hyperbatch into each mini-batch's x and y. */
 int hb_gather(hb_exec *x, gnn_err *e);
+/* Visit once each block of table file f (nblocks in all) that the items
+** in x->gat.gitems need (their blocks in x->bk.blockof), with fn; the reads
+** count as gather's (gather_edges.c; the typed gather uses it too). */
+int hb_gather_fetch(hb_exec *x, blk_file *f, uint64_t nblocks, bp_visit_fn fn,
+                    void *arg, gnn_err *e);
 /* Copy the EDGE FEATURES row of every sampled edge of the hyperbatch
 ** into its mini-batch's edge_attr (gather_edges.c), block by block. */
 int hb_gather_edges(hb_exec *x, gnn_err *e);

@@ -67,13 +67,18 @@ static int edge_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
 
 int hb_gather_edges(hb_exec *x, gnn_err *e)
 {
-    const cat_table *t = &x->p->efeat;
     int rc = edge_items(x, e);
-    if (rc) return rc;
-    rc = hb_bucket(&x->bk, x->gat.ngitems, (uint64_t)t->nblocks, e);
+    return rc ? rc : hb_gather_fetch(x, x->ef, (uint64_t)x->p->efeat.nblocks,
+                                     edge_visit, x, e);
+}
+
+int hb_gather_fetch(hb_exec *x, blk_file *f, uint64_t nblocks, bp_visit_fn fn,
+                    void *arg, gnn_err *e)
+{
+    int rc = hb_bucket(&x->bk, x->gat.ngitems, nblocks, e);
     if (rc) return rc;
     bp_stats before = *bp_get_stats(x->fpool);
-    rc = bp_fetch(x->fpool, x->ef, x->bk.ublocks, x->bk.nub, edge_visit, x, e);
+    rc = bp_fetch(x->fpool, f, x->bk.ublocks, x->bk.nub, fn, arg, e);
     const bp_stats *after = bp_get_stats(x->fpool);
     x->st.gather.blocks_read += after->blocks_read - before.blocks_read;
     x->st.gather.bytes_read += after->bytes_read - before.bytes_read;

@@ -79,16 +79,9 @@ static int pass_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
 
 static int run_pass(tg_pass *g, gnn_err *e)
 {
-    hb_exec *x = g->x;
     int rc = pass_items(g, e);
-    if (!rc) rc = hb_bucket(&x->bk, x->gat.ngitems, (uint64_t)g->t->nblocks, e);
-    if (rc) return rc;
-    bp_stats before = *bp_get_stats(x->fpool);
-    rc = bp_fetch(x->fpool, g->f, x->bk.ublocks, x->bk.nub, pass_visit, g, e);
-    const bp_stats *after = bp_get_stats(x->fpool);
-    x->st.gather.blocks_read += after->blocks_read - before.blocks_read;
-    x->st.gather.bytes_read += after->bytes_read - before.bytes_read;
-    return rc;
+    return rc ? rc : hb_gather_fetch(g->x, g->f, (uint64_t)g->t->nblocks,
+                                     pass_visit, g, e);
 }
 
 /* Size b's x of every type with features, and its y. */

@@ -55,13 +55,8 @@ static int batch_reserve(lk_batch *b, size_t npos, size_t nneg)
 /* Index of `id` in ascending a[0..n), or n. */
 static size_t find_u32(const uint32_t *a, size_t n, uint32_t id)
 {
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (a[mid] < id) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo < n && a[lo] == id ? lo : n;
+    size_t at = gnn_lower_u32(a, n, id);
+    return at < n && a[at] == id ? at : n;
 }
 
 void lk_redraw(const lk_spec *sp, int64_t epoch, int64_t batch, lk_batch *b,

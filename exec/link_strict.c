@@ -21,13 +21,8 @@ typedef struct q_job {       /* one lk_edges_exist call */
 /* 1 when `u` is in ascending a[0..n). */
 static int has_u32(const uint32_t *a, size_t n, uint32_t u)
 {
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (a[mid] < u) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo < n && a[lo] == u;
+    size_t at = gnn_lower_u32(a, n, u);
+    return at < n && a[at] == u;
 }
 
 static int corrupt(const lk_graph *g, uint64_t no, uint32_t node, gnn_err *e)
