@@ -116,6 +116,13 @@ typedef struct hb_round {    /* a spilled round of mini-batches */
 
 #define HB_GI_CACHE UINT32_MAX
 
+/* Where a gather copies its rows in a mini-batch, at the item's `local`:
+** x, y (labels), edge_attr, or the x of one node type. */
+#define HB_TO_X      0
+#define HB_TO_Y      1
+#define HB_TO_EATTR  2
+#define HB_TO_TYPE_X 3
+
 /* Items handed to one parallel task: large enough to amortise the hand-off. */
 #define HB_CHUNK 512
 
@@ -174,7 +181,8 @@ typedef struct hb_gather_state {
     hb_gitem *gitems;
     size_t ngitems, capgitems;
     const void *table;       /* cat_table being gathered */
-    int labels;              /* copying labels into y, not rows into x */
+    int dest;                /* HB_TO_*: where its rows go */
+    int type;                /* HB_TO_TYPE_X: the node type */
     gran fgran;              /* feature and label blocks: whole or pages */
     struct fcache *fc;
     struct bcache *bc;
@@ -352,11 +360,13 @@ void hb_gather_close(hb_exec *x);
 /* Copy the feature rows of every node and the labels of every seed of the
 ** hyperbatch into each mini-batch's x and y. */
 int hb_gather(hb_exec *x, gnn_err *e);
-/* Visit once each block of table file f (nblocks in all) that the items
-** in x->gat.gitems need (their blocks in x->bk.blockof), with fn; the reads
-** count as gather's (gather_edges.c; the typed gather uses it too). */
-int hb_gather_fetch(hb_exec *x, blk_file *f, uint64_t nblocks, bp_visit_fn fn,
-                    void *arg, gnn_err *e);
+/* Copy the rows of table t (file f) that the items in x->gat.gitems name
+** (their blocks in x->bk.blockof) into `dest` (HB_TO_*; `type` for
+** HB_TO_TYPE_X) of each item's mini-batch: each block read once, whole or
+** in pages, rows copied in parallel; node features go through the caches.
+** The figures go to *o. */
+int hb_gather_items(hb_exec *x, const cat_table *t, blk_file *f, int dest,
+                    int type, hb_opstats *o, gnn_err *e);
 /* Copy the EDGE FEATURES row of every sampled edge of the hyperbatch
 ** into its mini-batch's edge_attr (gather_edges.c), block by block. */
 int hb_gather_edges(hb_exec *x, gnn_err *e);

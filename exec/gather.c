@@ -11,6 +11,7 @@
 #include "copy.h"
 
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -118,7 +119,7 @@ static int cache_pin_hot(hb_exec *x, gnn_err *e)
     if ((rc = hb_bucket(bk, n, (uint64_t)p->feat.nblocks, e)))
         goto out;
     gs->table = &p->feat;
-    gs->labels = 0;
+    gs->dest = HB_TO_X;
     rc = fill_cache(x, bk->ublocks, bk->nub, gather_visit, t0, e);
 out:
     free(d.key);
@@ -290,6 +291,16 @@ void hb_put_row(const cat_table *t, float *dst, const void *src, int stream)
         memcpy(dst, src, n * sizeof(float));
 }
 
+/* The float32 rows of dest in mini-batch b. */
+static float *dest_rows(const hb_gather_state *gs, hb_batch *b)
+{
+    switch (gs->dest) {
+    case HB_TO_EATTR: return b->edge_attr;
+    case HB_TO_TYPE_X: return (float *)(uintptr_t)b->tviews[gs->type].x;
+    default: return b->x;
+    }
+}
+
 /* Copy the rows of items [lo, hi) of the visited block (one task). */
 static void gather_task(void *arg, size_t task, int w)
 {
@@ -309,10 +320,11 @@ static void gather_task(void *arg, size_t task, int w)
             continue;
         }
         hb_batch *b = &x->hb[g->bi];
-        if (gs->labels)
+        if (gs->dest == HB_TO_Y)
             memcpy(&b->y[g->local], src, sizeof(int64_t));
         else
-            hb_put_row(t, &b->x[(size_t)g->local * t->dim], src, 0);
+            hb_put_row(t, dest_rows(gs, b) + (size_t)g->local * t->dim, src,
+                       0);
     }
 }
 
@@ -334,7 +346,7 @@ static int gather_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
                               (unsigned long long)no, t->name, g->row);
     }
     hb_run_block(x, no, data, lo, hi, gather_task, &x->st.gather.cpu_seconds);
-    x->st.gather.bytes_out += (hi - lo) * (gs->labels
+    x->st.gather.bytes_out += (hi - lo) * (gs->dest == HB_TO_Y
                                   ? sizeof(int64_t)
                                   : (size_t)t->dim * blk_dtype_size(t->dtype));
     return GNNDB_OK;
@@ -443,29 +455,46 @@ static int gather_table(hb_exec *x, const cat_table *t, blk_file *f,
             gs->ngitems++;
         }
     }
-    size_t accesses = gs->ngitems;
-    int rc = hb_bucket(bk, gs->ngitems, (uint64_t)t->nblocks, e);
-    if (rc) return rc;
-    gs->table = t;
-    gs->labels = labels;
-    if (!labels && gs->fc) {
+    o->seconds += hb_now() - t0;  /* listing the items is gather's too */
+    return hb_gather_items(x, t, f, labels ? HB_TO_Y : HB_TO_X, 0, o, e);
+}
+
+/* The caches hold node feature rows: what they spare of this gather. */
+static int gather_cached(hb_exec *x, const cat_table *t, size_t accesses,
+                         gnn_err *e)
+{
+    hb_gather_state *gs = &x->gat;
+    hb_blocks *bk = &x->bk;
+    int rc;
+    if (gs->fc) {
         size_t nub_all = bk->nub;
         if ((rc = cache_gather(x, t, e))) return rc;
         x->st.cache_blocks_saved += nub_all - bk->nub;
     }
-    if (!labels && gs->bc) {
-        /* rows copied from pinned blocks count as the cache's hits */
-        uint64_t hits = 0;
-        for (size_t i = 0; i < bk->nub; i++)
-            if (bc_get(gs->bc, bk->ublocks[i]))
-                hits += bk->bstart[bk->ublocks[i] + 1] -
-                        bk->bstart[bk->ublocks[i]];
-        x->st.cache_hits += hits;
-        x->st.cache_misses += accesses - hits;
-        if ((rc = hb_visit_pinned(x, bk->ublocks, &bk->nub, gather_visit, x,
-                                  e)))
-            return rc;
-    }
+    if (!gs->bc) return GNNDB_OK;
+    /* rows copied from pinned blocks count as the cache's hits */
+    uint64_t hits = 0;
+    for (size_t i = 0; i < bk->nub; i++)
+        if (bc_get(gs->bc, bk->ublocks[i]))
+            hits += bk->bstart[bk->ublocks[i] + 1] - bk->bstart[bk->ublocks[i]];
+    x->st.cache_hits += hits;
+    x->st.cache_misses += accesses - hits;
+    return hb_visit_pinned(x, bk->ublocks, &bk->nub, gather_visit, x, e);
+}
+
+int hb_gather_items(hb_exec *x, const cat_table *t, blk_file *f, int dest,
+                    int type, hb_opstats *o, gnn_err *e)
+{
+    hb_gather_state *gs = &x->gat;
+    hb_blocks *bk = &x->bk;
+    double t0 = hb_now();
+    size_t accesses = gs->ngitems;
+    int rc = hb_bucket(bk, gs->ngitems, (uint64_t)t->nblocks, e);
+    if (rc) return rc;
+    gs->table = t;
+    gs->dest = dest;
+    gs->type = type;
+    if (dest == HB_TO_X && (rc = gather_cached(x, t, accesses, e))) return rc;
     gran_ops ops = {gather_mark, NULL, NULL, gather_visit, x};
     rc = gran_fetch(&gs->fgran, x->fpool, f, bk->ublocks, bk->nub, &ops, o, e);
     o->items += accesses;
