@@ -209,10 +209,15 @@ static int dg_sections(const gnndb_batch_view *v, const void **sec,
     return n;
 }
 
+/* The digest so far with one section's sum of `len` bytes folded in. */
+static uint64_t dg_fold(uint64_t h, uint64_t sum, size_t len)
+{
+    return fmix(h ^ sum ^ ((uint64_t)len * DG_K2));
+}
+
 static uint64_t dg_section(uint64_t h, const void *data, size_t len)
 {
-    uint64_t sum = len ? section_sum(data, len, 0, SIZE_MAX) : 0;
-    return fmix(h ^ sum ^ ((uint64_t)len * DG_K2));
+    return dg_fold(h, len ? section_sum(data, len, 0, SIZE_MAX) : 0, len);
 }
 
 /* A typed batch goes on, per type, with its n_id, x and y, then per
@@ -235,27 +240,24 @@ static uint64_t dg_typed(const gnndb_batch_view *v, uint64_t h)
 uint64_t batch_digest_pool(const gnndb_batch_view *v, struct wpool *pool)
 {
     dg_job j;
-    const void *sec[DG_MAX_SECTIONS];
-    size_t len[DG_MAX_SECTIONS];
-    int ns = dg_sections(v, sec, len);
+    int ns = dg_sections(v, j.sec, j.len);
     size_t tasks = 0;
     for (int s = 0; s < ns; s++) {
-        j.sec[s] = sec[s];
-        j.len[s] = len[s];
         j.first[s] = tasks;
-        tasks += (len[s] / 8 + 1 + DG_CHUNK - 1) / DG_CHUNK;
+        tasks += (j.len[s] / 8 + 1 + DG_CHUNK - 1) / DG_CHUNK;
     }
     j.first[ns] = tasks;
     uint64_t h = DG_K0;
     if (tasks > 256) pool = NULL; /* huge batches: one pass per section */
     if (pool) wpool_run(pool, tasks, digest_task, &j);
     for (int s = 0; s < ns; s++) {
+        if (!pool || !j.len[s]) {
+            h = dg_section(h, j.sec[s], j.len[s]);
+            continue;
+        }
         uint64_t sum = 0;
-        if (len[s] && pool)
-            for (size_t t = j.first[s]; t < j.first[s + 1]; t++) sum += j.part[t];
-        else if (len[s])
-            sum = section_sum(sec[s], len[s], 0, SIZE_MAX);
-        h = fmix(h ^ sum ^ ((uint64_t)len[s] * DG_K2));
+        for (size_t t = j.first[s]; t < j.first[s + 1]; t++) sum += j.part[t];
+        h = dg_fold(h, sum, j.len[s]);
     }
     return dg_typed(v, h);
 }

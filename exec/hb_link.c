@@ -44,11 +44,12 @@ static int load_edges(hb_exec *x, gnn_err *e)
     int rc = edge_split_load(x->db, &p->graph, p->edge_split.name, &ids, &n,
                              e);
     if (rc) return rc;
-    sd->eid = malloc((n + 1) * 4);
     sd->src = malloc((n + 1) * 4);
     sd->dst = malloc((n + 1) * 4);
     x->seeds.ids = malloc((n + 1) * 4);
-    if (!sd->eid || !sd->src || !sd->dst || !x->seeds.ids) {
+    /* the seed set orders the ids; the endpoints are looked up by them */
+    sd->eid = x->seeds.ids;
+    if (!sd->src || !sd->dst || !x->seeds.ids) {
         free(ids);
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory loading %zu seed "
                           "edges", n);
@@ -60,7 +61,7 @@ static int load_edges(hb_exec *x, gnn_err *e)
                             "which graph %s does not store",
                             p->edge_split.name, (unsigned long long)ids[i],
                             p->graph.name);
-        sd->eid[i] = x->seeds.ids[i] = (uint32_t)ids[i];
+        x->seeds.ids[i] = (uint32_t)ids[i];
     }
     free(ids);
     sd->n = n;

@@ -198,7 +198,6 @@ void lk_batch_free(lk_batch *b)
 
 void lk_seeds_free(lk_seeds *sd)
 {
-    free(sd->eid);
     free(sd->src);
     free(sd->dst);
     memset(sd, 0, sizeof *sd);

@@ -32,7 +32,8 @@ typedef struct lk_spec {
 /* The seed edges of the statement, ascending by edge id, with their
 ** endpoints (internal ids). */
 typedef struct lk_seeds {
-    uint32_t *eid, *src, *dst;
+    const uint32_t *eid;     /* borrowed: the seed set's ids (hb_link.c) */
+    uint32_t *src, *dst;     /* owned: lk_seeds_free */
     size_t n;
 } lk_seeds;
 

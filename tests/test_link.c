@@ -18,11 +18,12 @@
 static void make_seeds(lk_seeds *sd, size_t n)
 {
     sd->n = n;
-    sd->eid = malloc(n * 4);
+    uint32_t *eid = malloc(n * 4);
+    sd->eid = eid;
     sd->src = malloc(n * 4);
     sd->dst = malloc(n * 4);
     for (size_t i = 0; i < n; i++) {
-        sd->eid[i] = (uint32_t)(10 + i);
+        eid[i] = (uint32_t)(10 + i);
         sd->src[i] = (uint32_t)((10 + i) % 7);
         sd->dst[i] = (uint32_t)((10 + i) % 11);
     }
@@ -65,6 +66,7 @@ static void negatives_are_uniform(void **state)
         if (mode == AST_NEG_PAIRS) assert_true(chi2(cs, NODES, total) < 72.05);
         lk_batch_free(&b);
     }
+    free((void *)sd.eid);
     lk_seeds_free(&sd);
 }
 
@@ -90,6 +92,7 @@ static void negatives_are_a_function_of_their_key(void **state)
     assert_int_equal(a.ndst[7], before);
     lk_batch_free(&a);
     lk_batch_free(&b);
+    free((void *)sd.eid);
     lk_seeds_free(&sd);
 }
 
@@ -131,6 +134,7 @@ static void labels_point_at_their_pairs(void **state)
         }
         lk_batch_free(&b);
     }
+    free((void *)sd.eid);
     lk_seeds_free(&sd);
 }
 
@@ -159,6 +163,7 @@ static void exclude_drops_seeds_and_split_edges(void **state)
     assert_int_equal(lk_batch_fill(&sp, &sd, bad, 0, 1, 0, 0, &b, &e),
                      GNNDB_CORRUPT);
     lk_batch_free(&b);
+    free((void *)sd.eid);
     lk_seeds_free(&sd);
 }
 
