@@ -22,6 +22,11 @@ done > complete.tsv
   CREATE GRAPH plain FROM '$D/edges.tsv' WITHOUT EDGE IDS;
   CREATE GRAPH k FROM '$PWD/complete.tsv';
   CREATE EDGE SPLITS every ON k RANDOM 1.0 SEED 1;" || fail "setup"
+# edge features stored as int8 (integer values): importable, not gathered
+/usr/bin/python3 -c "import numpy as np; np.save('ef8.npy', (np.arange(10556 * 2) % 200 - 100).reshape(-1, 2).astype(np.float32))" ||
+    fail "ef8.npy"
+"$GNNDB" "$DB" "IMPORT EDGE FEATURES w8 INTO cora FROM '$PWD/ef8.npy' STORE int8;" ||
+    fail "IMPORT EDGE FEATURES ... STORE int8"
 ntr=$("$GNNDB" -csv -noheader "$DB" "DESCRIBE cora;" | sed -n 's/^edge_split\.tr,//p')
 [ "$ntr" -gt 8000 ] || fail "edge split tr has '$ntr' edges"
 
@@ -81,6 +86,10 @@ expect_error "SAMPLE 2 FROM cora EDGES train BATCH 4;" \
     "'train' is a node split of graph 'cora', not an edge split"
 expect_error "SAMPLE 2 FROM cora EDGES tr BATCH 4 EXCLUDE SPLIT train;" \
     "'train' is a node split of graph 'cora'; EXCLUDE SPLIT takes edge splits"
+expect_error "SAMPLE 2 FROM cora EDGES tr BATCH 4 EXCLUDE SPLIT te, te;" \
+    "EXCLUDE SPLIT names te twice"
+expect_error "SAMPLE 2 FROM cora EDGES tr BATCH 4 EDGE FEATURES w8;" \
+    "edge feature table w8 is stored as int8; SAMPLE gathers float32 and float16 tables only"
 expect_error "SAMPLE 2 FROM cora EDGES tr BATCH 4 EXCLUDE SPLIT nosuch;" \
     "no such split: nosuch"
 expect_error "SAMPLE 2 FROM cora EDGES tr BATCH 4 EDGE FEATURES feat;" \
