@@ -156,6 +156,24 @@ static double sampling_bytes_est(const plan *p)
     return nodes * HB_SAMPLE_NODE_BYTES + edges * HB_SAMPLE_EDGE_BYTES + 4096;
 }
 
+/* The feature blocks a mini-batch's rows come from and their bytes: the
+** node features', or the types' together (a node's row is in its type's
+** table; spread over all of them is near enough for the estimate). */
+static void row_blocks(const plan *p, double *blocks, double *bytes)
+{
+    *blocks = *bytes = 0;
+    if (p->has_feat) {
+        *blocks = (double)p->feat.nblocks;
+        *bytes = *blocks * (double)p->feat.block_size;
+    }
+    for (int t = 0; p->typed && t < p->ntypes; t++)
+        if (p->types[t].has_feat) {
+            *blocks += (double)p->types[t].feat.nblocks;
+            *bytes += (double)p->types[t].feat.nblocks *
+                      (double)p->types[t].feat.block_size;
+        }
+}
+
 /* Bytes read per mini-batch when rounds of h mini-batches are sampled s at
 ** a time: each hop's frontier touches graph blocks (each start block once
 ** per sampling round), each node's row a feature block (once per round). */
@@ -169,11 +187,12 @@ static double reads_per_batch(const plan *p, double s, double h)
                  (double)p->graph.block_size / s;
         frontier = p->nodes_est[k + 1];
     }
-    if (p->has_feat) {
-        double fb = (double)GNN_MAX(1, p->feat.nblocks), nodes, edges;
+    double fb, fbytes;
+    row_blocks(p, &fb, &fbytes);
+    if (fb > 0) {
+        double nodes, edges;
         batch_size_est(p, &nodes, &edges);
-        bytes += fb * (1.0 - exp(-nodes * h / fb)) *
-                 (double)p->feat.block_size / h;
+        bytes += fb * (1.0 - exp(-nodes * h / fb)) * (fbytes / fb) / h;
     }
     return bytes;
 }
@@ -222,9 +241,12 @@ static void plan_spill(gnndb *db, plan *p, int64_t cap, int64_t fit)
     nodes = fmin(nodes * 1.1, (double)p->nodes_bound);
     edges = fmin(edges * 1.1, (double)p->edges_bound);
     double rowbytes = (double)plan_x_row_bytes(p);
-    double eb = (double)(p->eids ? 24 : 16);
-    p->run_bytes_est = nodes * (16.0 + rowbytes) + edges * eb;
-    p->spill_topo_est = nodes * 8.0 + edges * eb;
+    /* a typed batch's outputs per type and relation are as many again
+    ** (hb_typed_words), beside the global n_id and edge_index */
+    double eb = (double)(p->eids ? 24 : 16) + (p->typed ? 16.0 : 0.0);
+    double nb = p->typed ? 16.0 : 8.0;
+    p->run_bytes_est = nodes * (nb + 8.0 + rowbytes) + edges * eb;
+    p->spill_topo_est = nodes * nb + edges * eb;
     p->hyperbatch_inmem = fit;
     p->cost_inmem = reads_per_batch(p, (double)fit, (double)fit);
     double staged = (double)p->staged_bytes;
@@ -258,12 +280,12 @@ static void plan_spill(gnndb *db, plan *p, int64_t cap, int64_t fit)
     /* without rows to gather a round saves nothing: only the sampling
     ** sub-rounds read the graph, and they are no larger than in memory */
     int want = db->pragma.spill == GNN_SPILL_ON ||
-               (db->pragma.spill == GNN_SPILL_AUTO && p->has_feat &&
+               (db->pragma.spill == GNN_SPILL_AUTO && plan_x_dim(p) > 0 &&
                 fit < cap && g > fit &&
                 (p->hyperbatch_asked > fit || p->cost_spill < p->cost_inmem));
-    /* a spilled run holds n_id, edge_index, e_id and node rows: batches
-    ** with EDGE FEATURES stay in memory */
-    if (p->has_efeat || p->typed) want = 0;
+    /* a spilled run holds n_id, edge_index, e_id, a typed batch's outputs
+    ** and node rows: batches with EDGE FEATURES stay in memory */
+    if (p->has_efeat) want = 0;
     /* a run read back must fit: the mini-batch handed out is held whole */
     if (!want || p->run_bytes_est > staged - (double)g * (double)p->batch * 16)
         return;

@@ -106,12 +106,29 @@ typedef struct hb_sbatch {   /* a spilled mini-batch (hb_spill.c) */
     struct spill_run *run;   /* topology, then rows as blocks arrived */
 } hb_sbatch;
 
+/* A typed SAMPLE takes at most this many node types (plan_typed.c). */
+#define HB_MAX_TYPES 64
+
+/* One table whose rows a spilled round gathers into its runs: the node
+** features, or one node type's (hbs_sections). Its rows are the nodes with
+** ids in [base, end), row = id - base; each run holds the rows of its
+** sections one after another, in section order. */
+typedef struct hbs_section {
+    const cat_table *t;
+    blk_file *f;
+    uint64_t base, end;
+    size_t rowbytes;         /* an output row: float32 */
+    int pinned;              /* the hot-block cache may hold its blocks */
+} hbs_section;
+
 typedef struct hb_round {    /* a spilled round of mini-batches */
     hb_sbatch *sb;           /* a record per mini-batch, in batch order */
     int nsb;
     size_t capsb;
     uint32_t *arrival;       /* feature blocks in the order they arrived */
     size_t narrival, caparrival;
+    /* section k's blocks are arrival[sec_arrival[k] .. sec_arrival[k+1]) */
+    size_t sec_arrival[HB_MAX_TYPES + 1];
 } hb_round;
 
 #define HB_GI_CACHE UINT32_MAX
@@ -405,21 +422,28 @@ void hbs_close(hb_exec *x);
 /* Sample and gather the next round of p->hyperbatch mini-batches into
 ** the spill area, as x->sp.build, within staged_bytes less x->bg.reserve. */
 int hbs_build(hb_exec *x, gnn_err *e);
-/* Where a run's sections start, for a mini-batch of nn nodes, ne edges:
+/* Words of a typed batch's outputs (t_out) of nn nodes, ne edges: the
+** types' n_id (nn in all), their per-hop node counts, the relations'
+** edge_index (2 ne in all), their per-hop edge counts. */
+size_t hb_typed_words(const plan *p, size_t nn, size_t ne);
+/* Where a run's parts start, for a mini-batch of nn nodes, ne edges:
 ** n_id (8 bytes a node), edge_index (16 an edge), e_id when the batches
-** carry edge ids (8 an edge: `eb` is 24 then, else 16), the local index
-** of each node by row and the rows themselves (4 each), then the feature
-** rows. */
-static inline size_t hbs_off_perm(size_t nn, size_t ne, size_t eb)
+** carry edge ids (8 an edge), a typed batch's per-type and per-relation
+** outputs (hb_typed_words), the local index of each node by row (for a
+** typed batch its rank in its type) and the rows themselves (4 each),
+** then the feature rows of each section. */
+static inline size_t hbs_off_perm(const plan *p, size_t nn, size_t ne)
 {
-    return nn * 8 + ne * eb;
+    size_t typed = p->typed ? hb_typed_words(p, nn, ne) * 8 : 0;
+    return nn * 8 + ne * (p->eids ? 24 : 16) + typed;
 }
-static inline size_t hbs_off_rows(size_t nn, size_t ne, size_t eb)
+static inline size_t hbs_off_rows(const plan *p, size_t nn, size_t ne)
 {
-    return nn * 16 + ne * eb;
+    return hbs_off_perm(p, nn, ne) + nn * 8;
 }
-/* Bytes an edge takes in a run of plan p. */
-static inline size_t hbs_edge_bytes(const plan *p) { return p->eids ? 24 : 16; }
+/* The sections of plan p's spilled rows (at most HB_MAX_TYPES): their
+** count. */
+int hbs_sections(const hb_exec *x, hbs_section *out);
 /* The first i with a[i] >= key in ascending a[0..n). */
 size_t hbs_lower_u32(const uint32_t *a, size_t n, uint64_t key);
 /* Free a round's records and runs. */
@@ -466,6 +490,15 @@ int hb_typed_finish(hb_exec *x, hb_batch *b, gnn_err *e);
 /* Each node's rank within its type and the types' node counts in b's
 ** views (allocated once a slot). */
 int hb_typed_layout(const plan *p, hb_batch *b, gnn_err *e);
+/* Point b's type and relation views (allocated here once a slot) into
+** `out`, laid out as hb_typed_words says, whose counts are filled, and
+** into t_x (each type's rows, in type order; NULL: none yet); y on the
+** seeds' type. b->nn, b->ne, b->nseeds and b->y must be b's. A spilled
+** batch read back is bound in its read buffer this way. */
+int hb_typed_bind(const plan *p, hb_batch *b, int64_t *out, float *t_x,
+                  gnn_err *e);
+/* Point each type's x into t_x by the types' num_nodes (NULL: no rows). */
+void hb_typed_bind_x(const plan *p, hb_batch *b, float *t_x);
 void hb_typed_batch_free(hb_batch *b);
 size_t hb_typed_batch_bytes(const hb_batch *b);
 /* One pass of a hop over the frontier [frontier_lo, hop_end) of each

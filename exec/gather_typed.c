@@ -51,13 +51,7 @@ static int size_outputs(const plan *p, hb_batch *b, gnn_err *e)
         (p->has_labels && hb_grow((void **)&b->y, &b->cap_out_y,
                                   (size_t)b->nseeds + 1, sizeof *b->y)))
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory for x");
-    size_t off = 0;
-    for (int t = 0; t < p->ntypes; t++) {
-        gnndb_type_view *v = &b->tviews[t];
-        v->x = p->types[t].has_feat ? b->t_x + off : NULL;
-        v->x_dim = p->types[t].has_feat ? p->types[t].feat.dim : 0;
-        if (v->x) off += (size_t)v->num_nodes * (size_t)v->x_dim;
-    }
+    hb_typed_bind_x(p, b, b->t_x);
     return GNNDB_OK;
 }
 

@@ -61,6 +61,39 @@ static int start_read(hb_exec *x, int i, gnn_err *e)
     return rc;
 }
 
+/* One section's part of a record read back (hbs_section): its n nodes'
+** ids ascending with, for each, where its row goes (perm), its blocks in
+** the order they arrived, and where its rows start in the run. */
+typedef struct rb_part {
+    const uint32_t *perm, *srows;
+    size_t n, rowbytes, rows_off;
+    uint64_t base, rpb;
+    const uint32_t *arrival;
+    size_t narrival;
+} rb_part;
+
+/* The parts of record s read into buf, one per section; their count. */
+static int record_parts(hb_exec *x, const hb_sbatch *s, const unsigned char *buf,
+                        rb_part *out)
+{
+    hbs_section sec[HB_MAX_TYPES];
+    int n = hbs_sections(x, sec);
+    const hb_round *r = x->sp.emit;
+    const uint32_t *perm = (const uint32_t *)(buf + hbs_off_perm(x->p, s->nn, s->ne));
+    const uint32_t *srows = perm + s->nn;
+    size_t off = hbs_off_rows(x->p, s->nn, s->ne);
+    for (int k = 0; k < n; k++) {
+        size_t lo = hbs_lower_u32(srows, s->nn, sec[k].base);
+        size_t hi = hbs_lower_u32(srows, s->nn, sec[k].end);
+        out[k] = (rb_part){perm + lo, srows + lo, hi - lo, sec[k].rowbytes,
+                           off, sec[k].base, sec[k].t->rows_per_block,
+                           r->arrival + r->sec_arrival[k],
+                           r->sec_arrival[k + 1] - r->sec_arrival[k]};
+        off += (hi - lo) * sec[k].rowbytes;
+    }
+    return n;
+}
+
 static int bad_order(hb_exec *x, size_t k, size_t nn, gnn_err *e)
 {
     return gnn_seterr(e, GNNDB_CORRUPT, "spill area %s: a spilled mini-batch "
@@ -68,16 +101,13 @@ static int bad_order(hb_exec *x, size_t k, size_t nn, gnn_err *e)
                       spill_dir(x->sp.area), k, nn);
 }
 
-/* x->rb.ord[j] = the local index of the j-th row of record s read into buf:
-** the rows came block by block in x->sp.emit->arrival's order, each block's in
-** row order. Every local index must appear once. */
-static int arrival_order(hb_exec *x, hb_sbatch *s, const unsigned char *buf,
-                         gnn_err *e)
+/* x->rb.ord[j] = where the j-th row of part pt goes: the rows came block
+** by block in its arrival order, each block's in row order. Every place
+** must appear once. */
+static int arrival_order(hb_exec *x, const rb_part *pt, gnn_err *e)
 {
     hb_readback *rb = &x->rb;
-    size_t nn = s->nn;
-    const uint32_t *perm = (const uint32_t *)(buf + hbs_off_perm(nn, s->ne, hbs_edge_bytes(x->p)));
-    const uint32_t *srows = perm + nn;
+    size_t nn = pt->n;
     size_t words = nn / 64 + 1;
     if (hb_grow((void **)&rb->ord, &rb->capord, nn + 1, sizeof *rb->ord) ||
         hb_grow((void **)&rb->ordseen, &rb->capordseen, words,
@@ -85,13 +115,13 @@ static int arrival_order(hb_exec *x, hb_sbatch *s, const unsigned char *buf,
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory reading back");
     memset(rb->ordseen, 0, words * sizeof *rb->ordseen);
     size_t k = 0;
-    uint64_t rpb = x->p->feat.rows_per_block;
-    for (size_t a = 0; a < x->sp.emit->narrival; a++) {
-        uint64_t r0 = (uint64_t)x->sp.emit->arrival[a] * rpb;
-        size_t lo = hbs_lower_u32(srows, nn, r0), hi = hbs_lower_u32(srows, nn, r0 + rpb);
+    for (size_t a = 0; a < pt->narrival; a++) {
+        uint64_t r0 = pt->base + (uint64_t)pt->arrival[a] * pt->rpb;
+        size_t lo = hbs_lower_u32(pt->srows, nn, r0);
+        size_t hi = hbs_lower_u32(pt->srows, nn, r0 + pt->rpb);
         if (k + (hi - lo) > nn) return bad_order(x, k + (hi - lo), nn, e);
         for (size_t q = lo; q < hi; q++) {
-            uint32_t t = perm[q];
+            uint32_t t = pt->perm[q];
             if (t >= nn || (rb->ordseen[t / 64] >> (t % 64) & 1))
                 return bad_order(x, k, nn, e);
             rb->ordseen[t / 64] |= (uint64_t)1 << (t % 64);
@@ -101,14 +131,14 @@ static int arrival_order(hb_exec *x, hb_sbatch *s, const unsigned char *buf,
     return k == nn ? GNNDB_OK : bad_order(x, k, nn, e);
 }
 
-/* Put the rows in buf into local order in place: each cycle of the
+/* Put part pt's rows in buf into order in place: each cycle of the
 ** permutation x->rb.ord is walked once with one row held aside. */
-static int order_in_place(hb_exec *x, hb_sbatch *s, unsigned char *buf,
+static int order_in_place(hb_exec *x, const rb_part *pt, unsigned char *buf,
                           gnn_err *e)
 {
     hb_readback *rb = &x->rb;
-    size_t nn = s->nn, rowbytes = plan_x_row_bytes(x->p);
-    unsigned char *rows = buf + hbs_off_rows(nn, s->ne, hbs_edge_bytes(x->p));
+    size_t nn = pt->n, rowbytes = pt->rowbytes;
+    unsigned char *rows = buf + pt->rows_off;
     if (hb_grow((void **)&rb->rowtmp, &rb->caprowtmp, 2 * rowbytes + 1, 1))
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory reading back");
     unsigned char *held = rb->rowtmp, *swap = rb->rowtmp + rowbytes;
@@ -148,16 +178,14 @@ static void order_task(void *arg, size_t t, int w)
                j->src + q * j->rowbytes, j->rowbytes);
 }
 
-/* Copy record s from src (rows in arrival order) to dst with its rows in
-** local order, on the pool's threads. */
-static void order_into(hb_exec *x, hb_sbatch *s, const unsigned char *src,
+/* Copy part pt's rows from src (in arrival order) to dst in order, on the
+** pool's threads. */
+static void order_into(hb_exec *x, const rb_part *pt, const unsigned char *src,
                        unsigned char *dst)
 {
-    size_t nn = s->nn, rowbytes = plan_x_row_bytes(x->p);
-    memcpy(dst, src, hbs_off_rows(nn, s->ne, hbs_edge_bytes(x->p)));
-    order_job j = {x, src + hbs_off_rows(nn, s->ne, hbs_edge_bytes(x->p)), dst + hbs_off_rows(nn, s->ne, hbs_edge_bytes(x->p)),
-                   nn, rowbytes};
-    size_t tasks = (nn + ORDER_TASK_ROWS - 1) / ORDER_TASK_ROWS;
+    order_job j = {x, src + pt->rows_off, dst + pt->rows_off, pt->n,
+                   pt->rowbytes};
+    size_t tasks = (pt->n + ORDER_TASK_ROWS - 1) / ORDER_TASK_ROWS;
     /* the worker pool is the build thread's while one runs */
     if (x->bg.running)
         for (size_t t = 0; t < tasks; t++) order_task(&j, t, 0);
@@ -172,8 +200,10 @@ static int put_in_order(hb_exec *x, hb_sbatch *s, int two, size_t size,
 {
     hb_readback *rb = &x->rb;
     unsigned char *buf = rb->rbuf[0];
+    rb_part part[HB_MAX_TYPES];
+    int nparts = record_parts(x, s, buf, part), rc = GNNDB_OK;
     *out = buf;
-    if (!x->p->has_feat) {
+    if (!nparts) {
         /* nothing to order: with two buffers the one read becomes the one
         ** handed out, so that the next run can be read ahead into the
         ** other */
@@ -186,16 +216,22 @@ static int put_in_order(hb_exec *x, hb_sbatch *s, int two, size_t size,
         }
         return GNNDB_OK;
     }
-    int rc = arrival_order(x, s, buf, e);
-    if (rc || !two) return rc ? rc : order_in_place(x, s, buf, e);
-    if ((rc = rbuf_ready(&x->rb, 1, size, e))) return rc;
-    order_into(x, s, buf, x->rb.rbuf[1]);
-    *out = x->rb.rbuf[1];
-    return GNNDB_OK;
+    if (two) {
+        if ((rc = rbuf_ready(&x->rb, 1, size, e))) return rc;
+        *out = x->rb.rbuf[1];
+        memcpy(*out, buf, hbs_off_rows(x->p, s->nn, s->ne));
+    }
+    for (int k = 0; k < nparts && !rc; k++) {
+        if (!(rc = arrival_order(x, &part[k], e))) {
+            if (two) order_into(x, &part[k], buf, *out);
+            else rc = order_in_place(x, &part[k], buf, e);
+        }
+    }
+    return rc;
 }
 
 /* The view of record s read into buf. */
-static void fill_view(hb_exec *x, hb_sbatch *s, unsigned char *buf)
+static int fill_view(hb_exec *x, hb_sbatch *s, unsigned char *buf, gnn_err *e)
 {
     plan *p = x->p;
     hb_batch *b = &x->rb.sview;
@@ -204,13 +240,17 @@ static void fill_view(hb_exec *x, hb_sbatch *s, unsigned char *buf)
     b->nseeds = s->nseeds;
     b->nn = s->nn;
     b->ne = s->ne;
+    b->y = s->y;
     memcpy(b->nsn, s->nsn, sizeof b->nsn);
     memcpy(b->nse, s->nse, sizeof b->nse);
-    hb_fill_view(p, b, (int64_t *)buf, (int64_t *)(buf + s->nn * 8),
-                 (float *)(buf + hbs_off_rows(s->nn, s->ne,
-                                              hbs_edge_bytes(p))), s->y);
+    float *rows = (float *)(buf + hbs_off_rows(p, s->nn, s->ne));
+    hb_fill_view(p, b, (int64_t *)buf, (int64_t *)(buf + s->nn * 8), rows,
+                 s->y);
     if (p->eids) b->view.e_id = (const int64_t *)(buf + s->nn * 8 + s->ne * 16);
     if (p->link) hb_link_view(p, &b->view, s->lk_words, s->npos, s->nneg);
+    if (!p->typed) return GNNDB_OK;
+    int64_t *out = (int64_t *)(buf + s->nn * 8 + s->ne * (p->eids ? 24 : 16));
+    return hb_typed_bind(p, b, out, rows, e);
 }
 
 int hbs_next(hb_exec *x, const gnndb_batch_view **view, gnn_err *e)
@@ -234,10 +274,7 @@ int hbs_next(hb_exec *x, const gnndb_batch_view **view, gnn_err *e)
     unsigned char *buf = NULL;
     if (!rc) rc = put_in_order(x, s, two, size, &buf, e);
     x->est.spill.cpu_seconds += hb_now() - t0;
-    if (!rc) {
-        fill_view(x, s, buf);
-        rb->scur++;
-    }
+    if (!rc && !(rc = fill_view(x, s, buf, e))) rb->scur++;
     /* read the next run while the caller trains on this one, when both
     ** buffers fit beside what the round still holds */
     if (!rc && two && rb->scur < x->sp.emit->nsb &&
@@ -267,4 +304,6 @@ void hbs_readback_close(hb_exec *x)
     free(rb->ord);
     free(rb->rowtmp);
     free(rb->ordseen);
+    free(rb->sview.tviews);   /* a typed batch's views, bound per run */
+    free(rb->sview.rviews);
 }

@@ -139,22 +139,31 @@ static int spill_topology(hb_exec *x, hb_batch *b, uint64_t *k,
     s->y = malloc(((size_t)b->nseeds + 1) * sizeof *s->y);
     if (!s->srows || !s->yrows || !s->y)
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory spilling");
+    const plan *p = x->p;
     size_t ny = 0;
+    /* the seeds' label rows: a typed batch's are local to the seeds' type */
+    uint64_t ybase = p->typed ? (uint64_t)p->types[p->seed_type].first : 0;
     /* the keys become the order: perm[q] is the local index of the q-th
-    ** node by row (written over the keys' front, never ahead of reading) */
+    ** node by row, or its rank in its type in a typed batch, whose rows go
+    ** to its type's x (written over the keys' front, never ahead of
+    ** reading) */
     uint32_t *perm = (uint32_t *)k;
     for (size_t q = 0; q < b->nn; q++) {
-        uint64_t key = k[q];
+        uint64_t key = k[q], local = key & UINT32_MAX;
         s->srows[q] = (uint32_t)(key >> 32);
-        if ((key & UINT32_MAX) < (uint64_t)b->nseeds) s->yrows[ny++] = key;
-        perm[q] = (uint32_t)(key & UINT32_MAX);
+        if (local < (uint64_t)b->nseeds)
+            s->yrows[ny++] = key - (ybase << 32);
+        perm[q] = p->typed ? b->trank[local] : (uint32_t)local;
     }
-    int rc = spill_run_new(x->sp.area, x->p->spill_wbuf, &s->run, e);
+    int rc = spill_run_new(x->sp.area, p->spill_wbuf, &s->run, e);
     if (!rc) rc = spill_run_append(s->run, b->n_id, b->nn * 8, e);
     if (!rc) rc = spill_run_append(s->run, b->edge_index, b->ne * 16, e);
-    if (!rc && x->p->eids)
+    if (!rc && p->eids)
         rc = spill_run_append(s->run, b->e_id, b->ne * 8, e);
-    if (!rc && x->p->link) rc = keep_link_labels(b, s, e);
+    if (!rc && p->typed)
+        rc = spill_run_append(s->run, b->t_out,
+                              hb_typed_words(p, b->nn, b->ne) * 8, e);
+    if (!rc && p->link) rc = keep_link_labels(b, s, e);
     if (!rc) rc = spill_run_append(s->run, perm, b->nn * 4, e);
     if (!rc) rc = spill_run_append(s->run, s->srows, b->nn * 4, e);
     return rc;
@@ -188,10 +197,13 @@ static int spill_subround(hb_exec *x, gnn_err *e)
         free(b->n_id);
         free(b->edge_index);
         free(b->e_id);
+        free(b->t_out);
         b->n_id = NULL;
         b->edge_index = NULL;
         b->e_id = NULL;
+        b->t_out = NULL;
         b->cap_out_nodes = b->cap_out_edges = b->cap_out_eid = 0;
+        b->cap_t_out = 0;
     }
     x->st.spill.seconds += hb_now() - t0;
     free(tmp);
@@ -261,10 +273,29 @@ static size_t lower_u64(const uint64_t *a, size_t n, uint64_t key)
     return lo;
 }
 
+int hbs_sections(const hb_exec *x, hbs_section *out)
+{
+    const plan *p = x->p;
+    if (!p->typed) {
+        out[0] = (hbs_section){&p->feat, x->ff, 0, UINT64_MAX,
+                               plan_x_row_bytes(p), 1};
+        return p->has_feat;
+    }
+    int n = 0;
+    for (int t = 0; t < p->ntypes && n < HB_MAX_TYPES; t++) {
+        const plan_type *pt = &p->types[t];
+        if (!pt->has_feat) continue;
+        out[n++] = (hbs_section){&pt->feat, x->tf[t], (uint64_t)pt->first,
+                                 (uint64_t)(pt->first + pt->count),
+                                 (size_t)pt->feat.dim * sizeof(float), 0};
+    }
+    return n;
+}
+
 typedef struct sg_job {
     hb_exec *x;
+    const hbs_section *sec;  /* the table being gathered */
     const blk_header *h;
-    size_t rowbytes;         /* an output row: float32 */
     float *row;              /* one output row, for the serial path */
     size_t *lo, *hi;         /* per record: its rows in the block */
     unsigned char **dst;     /* per record: where they go */
@@ -277,9 +308,11 @@ static void sg_copy_task(void *arg, size_t i, int w)
     unsigned char *d = j->dst[i];
     if (!d) return;  /* none in this block, or appended serially */
     /* bound for the disk, not for this CPU's cache */
-    for (size_t q = j->lo[i]; q < j->hi[i]; q++, d += j->rowbytes)
-        hb_put_row(&j->x->p->feat, (float *)d,
-                   blk_feature_row(j->h, s->srows[q] - j->h->first_node), 1);
+    const hbs_section *sec = j->sec;
+    for (size_t q = j->lo[i]; q < j->hi[i]; q++, d += sec->rowbytes)
+        hb_put_row(sec->t, (float *)d,
+                   blk_feature_row(j->h, s->srows[q] - sec->base -
+                                             j->h->first_node), 1);
     gnn_copy_stream_done();
 }
 
@@ -288,31 +321,35 @@ static int sg_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
     sg_job *j = arg;
     hb_exec *x = j->x;
     hb_round *r = x->sp.build;
+    const hbs_section *sec = j->sec;
     if (hb_halted(x)) return gnn_seterr(e, GNNDB_INTERRUPT, "interrupted");
     const blk_header *h = data;
-    uint64_t r0 = no * (uint64_t)x->p->feat.rows_per_block;
+    uint64_t rpb = (uint64_t)sec->t->rows_per_block;
+    uint64_t r0 = sec->base + no * rpb;   /* as an id */
     r->arrival[r->narrival++] = (uint32_t)no;
     for (int i = 0; i < r->nsb; i++) {
         hb_sbatch *s = &r->sb[i];
         size_t lo = hbs_lower_u32(s->srows, s->nn, r0);
-        size_t hi = hbs_lower_u32(s->srows, s->nn, r0 + x->p->feat.rows_per_block);
+        size_t hi = hbs_lower_u32(s->srows, s->nn,
+                                  GNN_MIN(r0 + rpb, sec->end));
         j->lo[i] = lo;
         j->hi[i] = hi;
         j->dst[i] = NULL;
         if (lo == hi) continue;
-        if (s->srows[lo] < h->first_node ||
-            s->srows[hi - 1] - h->first_node >= h->count)
+        if (s->srows[lo] - sec->base < h->first_node ||
+            s->srows[hi - 1] - sec->base - h->first_node >= h->count)
             return gnn_seterr(e, GNNDB_CORRUPT, "corrupt block %llu of table "
-                              "%s: row %u missing", (unsigned long long)no,
-                              x->p->feat.name, s->srows[lo]);
-        size_t len = (hi - lo) * j->rowbytes;
+                              "%s: row %llu missing", (unsigned long long)no,
+                              sec->t->name, (unsigned long long)(s->srows[lo] -
+                                                                  sec->base));
+        size_t len = (hi - lo) * sec->rowbytes;
         if (len > x->p->spill_wbuf / 2) {
             /* more of one block than half its buffer: appended here,
             ** serially, in pieces the buffer takes */
             for (size_t q = lo; q < hi; q++) {
-                hb_put_row(&x->p->feat, j->row,
-                           blk_feature_row(h, s->srows[q] - h->first_node), 0);
-                int rc = spill_run_append(s->run, j->row, j->rowbytes, e);
+                hb_put_row(sec->t, j->row, blk_feature_row(
+                               h, s->srows[q] - sec->base - h->first_node), 0);
+                int rc = spill_run_append(s->run, j->row, sec->rowbytes, e);
                 if (rc) return rc;
             }
             x->st.gather.bytes_out += len;
@@ -327,16 +364,27 @@ static int sg_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
     x->st.gather.cpu_seconds += hb_now() - t0;
     for (int i = 0; i < r->nsb; i++) {
         if (!j->dst[i]) continue;
-        spill_run_commit(r->sb[i].run, (j->hi[i] - j->lo[i]) * j->rowbytes);
-        x->st.gather.bytes_out += (j->hi[i] - j->lo[i]) * j->rowbytes;
+        spill_run_commit(r->sb[i].run, (j->hi[i] - j->lo[i]) * sec->rowbytes);
+        x->st.gather.bytes_out += (j->hi[i] - j->lo[i]) * sec->rowbytes;
     }
     return GNNDB_OK;
 }
 
-/* The distinct blocks (of `rpb` rows) the records' sorted keys touch. */
-static int round_blocks(hb_exec *x, int labels, uint64_t rpb, uint64_t nblocks,
-                        gnn_err *e)
+/* Mark in need[] the blocks (of rpb rows) holding the rows of a record's
+** sorted ids in [base, end). */
+static void mark_blocks(const uint32_t *ids, size_t n, uint64_t base,
+                        uint64_t end, uint64_t rpb, unsigned char *need)
 {
+    for (size_t q = hbs_lower_u32(ids, n, base); q < n && ids[q] < end; q++)
+        need[(ids[q] - base) / rpb] = 1;
+}
+
+/* The distinct blocks of section sec (NULL: the labels) the round's
+** records need, listed ascending in x->bk.blockof; their count. */
+static int round_blocks(hb_exec *x, const hbs_section *sec, gnn_err *e)
+{
+    const cat_table *t = sec ? sec->t : &x->p->labels;
+    uint64_t rpb = t->rows_per_block, nblocks = (uint64_t)t->nblocks;
     if (hb_grow((void **)&x->bk.blockof, &x->bk.capblockof, nblocks + 1,
                 sizeof *x->bk.blockof))
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory gathering");
@@ -345,10 +393,10 @@ static int round_blocks(hb_exec *x, int labels, uint64_t rpb, uint64_t nblocks,
     const hb_round *r = x->sp.build;
     for (int i = 0; i < r->nsb; i++) {
         const hb_sbatch *s = &r->sb[i];
-        if (labels)
+        if (!sec)
             for (int64_t q = 0; q < s->nseeds; q++) need[(s->yrows[q] >> 32) / rpb] = 1;
         else
-            for (size_t q = 0; q < s->nn; q++) need[s->srows[q] / rpb] = 1;
+            mark_blocks(s->srows, s->nn, sec->base, sec->end, rpb, need);
     }
     size_t n = 0;
     for (uint64_t b = 0; b < nblocks; b++)
@@ -397,43 +445,58 @@ static int fetch_counted(hb_exec *x, blk_file *f, size_t n, bp_visit_fn fn,
     return rc;
 }
 
-/* Phase 2: features into the runs, labels into the records; runs sealed. */
+/* Section sec's rows into the runs, block by block. */
+static int gather_section(hb_exec *x, const hbs_section *sec, gnn_err *e)
+{
+    hb_round *r = x->sp.build;
+    int n = round_blocks(x, sec, e);
+    if (n < 0) return e->rc;
+    if (hb_grow((void **)&r->arrival, &r->caparrival,
+                r->narrival + (size_t)n + 1, sizeof *r->arrival))
+        return gnn_seterr(e, GNNDB_NOMEM, "out of memory gathering");
+    size_t ns = (size_t)r->nsb + 1;
+    sg_job j = {x, sec, NULL, malloc(sec->rowbytes + 1),
+                calloc(ns, sizeof(size_t)), calloc(ns, sizeof(size_t)),
+                calloc(ns, sizeof(void *))};
+    int rc = GNNDB_OK;
+    if (!j.row || !j.lo || !j.hi || !j.dst)
+        rc = gnn_seterr(e, GNNDB_NOMEM, "out of memory gathering");
+    size_t left = (size_t)n;
+    if (!rc && sec->pinned)
+        rc = hb_visit_pinned(x, x->bk.blockof, &left, sg_visit, &j, e);
+    if (!rc) rc = fetch_counted(x, sec->f, left, sg_visit, &j, e);
+    free(j.row);
+    free(j.lo);
+    free(j.hi);
+    free(j.dst);
+    for (int i = 0; i < r->nsb; i++) {
+        const hb_sbatch *s = &r->sb[i];
+        x->st.gather.items += hbs_lower_u32(s->srows, s->nn, sec->end) -
+                              hbs_lower_u32(s->srows, s->nn, sec->base);
+    }
+    return rc;
+}
+
+/* Phase 2: rows into the runs, section by section, labels into the
+** records; runs sealed. */
 static int spill_gather(hb_exec *x, gnn_err *e)
 {
     plan *p = x->p;
     hb_round *r = x->sp.build;
-    int rc = GNNDB_OK;
-    if (p->has_feat) {
-        int n = round_blocks(x, 0, p->feat.rows_per_block,
-                             (uint64_t)p->feat.nblocks, e);
-        if (n < 0) return e->rc;
-        if (hb_grow((void **)&r->arrival, &r->caparrival, (size_t)n + 1,
-                    sizeof *r->arrival))
-            return gnn_seterr(e, GNNDB_NOMEM, "out of memory gathering");
-        r->narrival = 0;
-        size_t ns = (size_t)r->nsb + 1;
-        sg_job j = {x, NULL, plan_x_row_bytes(p),
-                    malloc(plan_x_row_bytes(p)), calloc(ns, sizeof(size_t)),
-                    calloc(ns, sizeof(size_t)), calloc(ns, sizeof(void *))};
-        if (!j.row || !j.lo || !j.hi || !j.dst)
-            rc = gnn_seterr(e, GNNDB_NOMEM, "out of memory gathering");
-        size_t left = (size_t)n;
-        if (!rc) rc = hb_visit_pinned(x, x->bk.blockof, &left, sg_visit, &j, e);
-        if (!rc) rc = fetch_counted(x, x->ff, left, sg_visit, &j, e);
-        free(j.row);
-        free(j.lo);
-        free(j.hi);
-        free(j.dst);
-        for (int i = 0; i < r->nsb; i++) x->st.gather.items += r->sb[i].nn;
-        if (rc) return rc;
+    hbs_section sec[HB_MAX_TYPES];
+    int nsec = hbs_sections(x, sec), rc = GNNDB_OK;
+    r->narrival = 0;
+    r->sec_arrival[0] = 0;
+    for (int k = 0; k < nsec && !rc; k++) {
+        rc = gather_section(x, &sec[k], e);
+        r->sec_arrival[k + 1] = r->narrival;
     }
-    if (p->has_labels) {
-        int n = round_blocks(x, 1, p->labels.rows_per_block,
-                             (uint64_t)p->labels.nblocks, e);
-        if (n < 0) return e->rc;
-        if ((rc = fetch_counted(x, x->lf, (size_t)n, sg_label_visit, x, e)))
-            return rc;
+    if (!rc && p->has_labels) {
+        int n = round_blocks(x, NULL, e);
+        rc = n < 0 ? e->rc
+                   : fetch_counted(x, x->lf, (size_t)n, sg_label_visit, x, e);
     }
+    if (rc) return rc;
     double t0 = hb_now();
     for (int i = 0; i < r->nsb && !rc; i++) {
         rc = spill_run_seal(r->sb[i].run, e);

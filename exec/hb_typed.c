@@ -144,86 +144,127 @@ int hb_typed_layout(const plan *p, hb_batch *b, gnn_err *e)
     return GNNDB_OK;
 }
 
-/* Per type: n_id local to the type and the nodes first reached at each
-** hop; the layout of t_out: the types' n_id (nn in all), their per-hop
-** counts, the relations' edge_index (2 ne in all), their per-hop counts. */
-static void finish_types(const plan *p, hb_batch *b, int64_t *out)
+size_t hb_typed_words(const plan *p, size_t nn, size_t ne)
 {
-    int64_t *nid = out, *nsn = out + b->nn;
-    size_t off = 0, H = (size_t)p->nhops + 1;
+    return nn + (size_t)p->ntypes * ((size_t)p->nhops + 1) + 2 * ne +
+           (size_t)p->nrels * (size_t)p->nhops;
+}
+
+void hb_typed_bind_x(const plan *p, hb_batch *b, float *t_x)
+{
+    size_t off = 0;
+    for (int t = 0; t < p->ntypes; t++) {
+        gnndb_type_view *v = &b->tviews[t];
+        int has = p->types[t].has_feat && t_x;
+        v->x = has ? t_x + off : NULL;
+        v->x_dim = has ? p->types[t].feat.dim : 0;
+        if (has) off += (size_t)v->num_nodes * (size_t)v->x_dim;
+    }
+}
+
+static int64_t sum_counts(const int64_t *c, size_t n)
+{
+    int64_t s = 0;
+    for (size_t i = 0; i < n; i++) s += c[i];
+    return s;
+}
+
+int hb_typed_bind(const plan *p, hb_batch *b, int64_t *out, float *t_x,
+                  gnn_err *e)
+{
+    if (!b->tviews) b->tviews = calloc((size_t)p->ntypes + 1, sizeof *b->tviews);
+    if (!b->rviews) b->rviews = calloc((size_t)p->nrels + 1, sizeof *b->rviews);
+    if (!b->tviews || !b->rviews)
+        return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
+    size_t H = (size_t)p->nhops, off = 0;
+    int64_t *nsn = out + b->nn;
     for (int t = 0; t < p->ntypes; t++) {
         gnndb_type_view *v = &b->tviews[t];
         v->name = p->types[t].name;
-        v->n_id = nid + off;
-        v->num_sampled_nodes = nsn + (size_t)t * H;
-        memset(nsn + (size_t)t * H, 0, H * sizeof *nsn);
+        v->num_sampled_nodes = nsn + (size_t)t * (H + 1);
+        v->num_nodes = sum_counts(v->num_sampled_nodes, H + 1);
+        v->n_id = out + off;
         off += (size_t)v->num_nodes;
         v->y = NULL;
         v->num_seeds = 0;
     }
-    size_t q = 0;
-    for (size_t h = 0; h < H; h++)
-        for (int64_t k = 0; k < b->nsn[h]; k++, q++) {
-            int t = type_of(p, b->nodes[q]);
-            ((int64_t *)(uintptr_t)b->tviews[t].n_id)[b->trank[q]] =
-                (int64_t)(b->nodes[q] - (uint64_t)p->types[t].first);
-            nsn[(size_t)t * H + h]++;
-        }
+    hb_typed_bind_x(p, b, t_x);
     gnndb_type_view *sv = &b->tviews[p->seed_type];
     sv->num_seeds = b->nseeds;
     sv->y = p->has_labels ? b->y : NULL;
-}
-
-/* Per relation: edge_index (source ranks in its source type, then target
-** ranks in its target type) and the edges of each hop. */
-static void finish_rels(const plan *p, hb_batch *b, int64_t *out)
-{
-    int64_t *ei = out, *nse = out + 2 * b->ne;
-    size_t H = (size_t)p->nhops, off = 0;
-    size_t *cnt = (size_t *)calloc((size_t)p->nrels + 1, sizeof *cnt);
-    for (size_t k = 0; cnt && k < b->ne; k++) cnt[b->etype[k]]++;
+    int64_t *ei = nsn + (size_t)p->ntypes * (H + 1), *nse = ei + 2 * b->ne;
+    off = 0;
     for (int r = 0; r < p->nrels; r++) {
         gnndb_rel_view *v = &b->rviews[r];
         v->name = p->rels[r].name;
         v->src_type = p->rels[r].src;
         v->dst_type = p->rels[r].dst;
-        v->num_edges = cnt ? (int64_t)cnt[r] : 0;
-        v->edge_index = ei + 2 * off;
         v->num_sampled_edges = nse + (size_t)r * H;
-        memset(nse + (size_t)r * H, 0, H * sizeof *nse);
+        v->num_edges = sum_counts(v->num_sampled_edges, H);
+        v->edge_index = ei + 2 * off;
         off += (size_t)v->num_edges;
-        if (cnt) cnt[r] = 0;
     }
-    size_t k = 0;
-    for (size_t h = 0; cnt && h < H; h++)
-        for (int64_t j = 0; j < b->nse[h]; j++, k++) {
-            int r = b->etype[k];
-            gnndb_rel_view *v = &b->rviews[r];
-            int64_t *e2 = (int64_t *)(uintptr_t)v->edge_index;
-            e2[cnt[r]] = b->trank[b->esrc[k]];
-            e2[v->num_edges + (int64_t)cnt[r]] = b->trank[b->edst[k]];
-            cnt[r]++;
-            nse[(size_t)r * H + h]++;
-        }
+    gnndb_batch_view *bv = &b->view;
+    bv->num_node_types = p->ntypes;
+    bv->num_relations = p->nrels;
+    bv->types = b->tviews;
+    bv->rels = b->rviews;
+    return GNNDB_OK;
+}
+
+/* The counts hb_typed_bind reads: per type the nodes first reached at
+** each hop, per relation the edges each hop added. */
+static void count_outputs(const plan *p, const hb_batch *b, int64_t *out)
+{
+    size_t H = (size_t)p->nhops, q = 0, k = 0;
+    int64_t *nsn = out + b->nn;
+    int64_t *nse = nsn + (size_t)p->ntypes * (H + 1) + 2 * b->ne;
+    memset(nsn, 0, (size_t)p->ntypes * (H + 1) * sizeof *nsn);
+    memset(nse, 0, (size_t)p->nrels * H * sizeof *nse);
+    for (size_t h = 0; h <= H; h++)
+        for (int64_t j = 0; j < b->nsn[h]; j++, q++)
+            nsn[(size_t)type_of(p, b->nodes[q]) * (H + 1) + h]++;
+    for (size_t h = 0; h < H; h++)
+        for (int64_t j = 0; j < b->nse[h]; j++, k++)
+            nse[(size_t)b->etype[k] * H + h]++;
+}
+
+/* Fill the bound views: each type's n_id (local to the type, by rank),
+** each relation's edge_index (source ranks in its source type, then
+** target ranks in its target type), edges in the order they were added. */
+static int fill_outputs(const plan *p, hb_batch *b, gnn_err *e)
+{
+    for (size_t q = 0; q < b->nn; q++) {
+        int t = type_of(p, b->nodes[q]);
+        ((int64_t *)(uintptr_t)b->tviews[t].n_id)[b->trank[q]] =
+            (int64_t)(b->nodes[q] - (uint64_t)p->types[t].first);
+    }
+    size_t *cnt = calloc((size_t)p->nrels + 1, sizeof *cnt);
+    if (!cnt) return gnn_seterr(e, GNNDB_NOMEM, "out of memory finishing batches");
+    for (size_t k = 0; k < b->ne; k++) {
+        gnndb_rel_view *v = &b->rviews[b->etype[k]];
+        int64_t *e2 = (int64_t *)(uintptr_t)v->edge_index;
+        size_t c = cnt[b->etype[k]]++;
+        e2[c] = b->trank[b->esrc[k]];
+        e2[(size_t)v->num_edges + c] = b->trank[b->edst[k]];
+    }
     free(cnt);
+    return GNNDB_OK;
 }
 
 int hb_typed_finish(hb_exec *x, hb_batch *b, gnn_err *e)
 {
     const plan *p = x->p;
-    size_t words = b->nn + (size_t)p->ntypes * ((size_t)p->nhops + 1) +
-                   2 * b->ne + (size_t)p->nrels * (size_t)p->nhops + 1;
-    if (hb_grow((void **)&b->t_out, &b->cap_t_out, words, sizeof *b->t_out))
+    /* again after a gather (the same ranks): a spilled round finishes its
+    ** batches before anything is gathered */
+    int rc = hb_typed_layout(p, b, e);
+    if (rc) return rc;
+    if (hb_grow((void **)&b->t_out, &b->cap_t_out,
+                hb_typed_words(p, b->nn, b->ne) + 1, sizeof *b->t_out))
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory finishing batches");
-    finish_types(p, b, b->t_out);
-    finish_rels(p, b, b->t_out + b->nn +
-                          (size_t)p->ntypes * ((size_t)p->nhops + 1));
-    gnndb_batch_view *v = &b->view;
-    v->num_node_types = p->ntypes;
-    v->num_relations = p->nrels;
-    v->types = b->tviews;
-    v->rels = b->rviews;
-    return GNNDB_OK;
+    count_outputs(p, b, b->t_out);
+    rc = hb_typed_bind(p, b, b->t_out, b->t_x, e);
+    return rc ? rc : fill_outputs(p, b, e);
 }
 
 void hb_typed_batch_free(hb_batch *b)

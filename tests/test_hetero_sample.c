@@ -65,6 +65,7 @@ typedef struct fx {
     float *px, *ax;         /* paper and author features */
     int64_t *labels;        /* paper labels */
     int64_t train[NTRAIN];  /* local paper ids, ascending */
+    int64_t spilled;        /* bytes the last run_case spilled */
 } fx;
 
 static uint64_t rnd(uint64_t *s)
@@ -640,18 +641,41 @@ static int64_t run_case(fx *f, const tcase *c, const char *pre, const char *sql,
     if (rc != GNNDB_DONE) fail_msg("%s: %s", sql, gnndb_errmsg(f->d.h));
     assert_int_equal(n, total);
     int64_t hb = gnndb_stmt_status(st, GNNDB_STATUS_HYPERBATCH);
+    f->spilled = gnndb_stmt_status(st, GNNDB_STATUS_SPILL_WRITTEN);
     gnndb_finalize(st);
     return hb;
 }
 
+/* Spilled rounds (PRAGMA spill = 'on', HYPERBATCH 3 and 8) hand out the
+** reference's batches, array for array and digest for digest, through the
+** spill area; and under a memory limit that spills by itself. */
+static int spilled_case(fx *f, const tcase *c, const uint64_t *ref,
+                        uint64_t *got, int64_t total)
+{
+    char sql[1024];
+    const char *hb[] = {"HYPERBATCH 3", "HYPERBATCH 8"};
+    for (int k = 0; k < 2; k++) {
+        case_sql(c, hb[k], sql, sizeof sql);
+        run_case(f, c, "PRAGMA spill = 'on'; PRAGMA threads = 2;", sql, 1,
+                 NULL, got);
+        assert_true(f->spilled > 0);
+        assert_memory_equal(got, ref, (size_t)total * 8);
+    }
+    case_sql(c, "", sql, sizeof sql);
+    run_case(f, c, "PRAGMA spill = 'auto'; PRAGMA memory_limit = '6MB';",
+             sql, 0, ref, got);
+    exec_ok(f->d.h, "PRAGMA memory_limit = '1GB'; PRAGMA threads = 4;");
+    return f->spilled > 0;
+}
+
 /* Each statement's batches equal the reference's, array for array and
 ** digest for digest; and the same digests come with HYPERBATCH 1 and 3,
-** with one thread, reading 64KB blocks in pages through pread, and under
-** a memory limit that lowers HYPERBATCH. */
+** with one thread, reading 64KB blocks in pages through pread, under a
+** memory limit that lowers HYPERBATCH, and spilled (spilled_case). */
 static void typed_batches_match_reference(void **state)
 {
     fx *f = *state;
-    int lowered = 0;
+    int lowered = 0, spilled = 0;
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         const tcase *c = &cases[i];
         int64_t total = case_batches(c);
@@ -670,13 +694,16 @@ static void typed_batches_match_reference(void **state)
                  "'pread';", sql, 0, ref, got);
         exec_ok(f->d.h, "PRAGMA read_granularity = 'auto'; PRAGMA io = "
                         "'auto';");
-        lowered += run_case(f, c, "PRAGMA threads = 2; PRAGMA memory_limit = "
-                            "'6MB';", sql, 0, ref, got) < h;
+        lowered += run_case(f, c, "PRAGMA threads = 2; PRAGMA spill = 'off'; "
+                            "PRAGMA memory_limit = '6MB';", sql, 0, ref,
+                            got) < h;
         exec_ok(f->d.h, "PRAGMA memory_limit = '1GB'; PRAGMA threads = 4;");
+        spilled += spilled_case(f, c, ref, got, total);
         free(ref);
         free(got);
     }
     assert_true(lowered >= 3);
+    assert_true(spilled >= 2);
 }
 
 /* PARTITION k OF 3 of a shuffled typed SAMPLE: each rank's batches are
