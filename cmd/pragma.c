@@ -11,12 +11,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static const char *io_names[] = {"auto", "uring", "pread"};
 /* indexed by GNN_SPILL_* */
 static const char *const spill_names[] = {"auto", "on", "off", NULL};
 /* indexed by GNN_GRAN_* */
 static const char *const gran_names[] = {"auto", "block", "page", NULL};
+/* indexed by the setting: 0 off, 1 on */
+static const char *const onoff_names[] = {"off", "on", NULL};
 
 /* The index of v in a NULL-terminated list of names, or -1. */
 static int name_index(const char *const *names, const char *v)
@@ -112,6 +115,16 @@ static int set_pragma(gnndb *db, const char *name, const char *v, gnn_err *e)
                               "'%s': use 'auto', 'block' or 'page'",
                               v ? v : "");
         p->read_granularity = k;
+    } else if (!strcmp(name, "strict")) {
+        /* ON is a keyword and reaches here as the word; either case */
+        int k = -1;
+        for (int i = 0; v && onoff_names[i]; i++)
+            if (!strcasecmp(v, onoff_names[i])) k = i;
+        if (k < 0)
+            return gnn_seterr(e, GNNDB_RANGE, "PRAGMA strict = '%s': use "
+                              "'on' (a plan's warnings refuse the statement) "
+                              "or 'off'", v ? v : "");
+        p->strict = k;
     } else if (!strcmp(name, "format_version") || !strcmp(name, "stats")) {
         return gnn_seterr(e, GNNDB_READONLY, "PRAGMA %s is read-only", name);
     } else {
@@ -148,6 +161,7 @@ static int add_setting(gnndb *db, rowset *rs, const char *name)
     if (!strcmp(name, "spill")) return rs_text(rs, spill_names[p->spill]);
     if (!strcmp(name, "read_granularity"))
         return rs_text(rs, gran_names[p->read_granularity]);
+    if (!strcmp(name, "strict")) return rs_text(rs, onoff_names[p->strict]);
     if (!strcmp(name, "format_version")) return rs_int(rs, GNNDB_FORMAT_VERSION);
     return rs_null(rs);
 }
@@ -156,8 +170,8 @@ static const char *const settings[] = {"memory_limit", "io", "threads",
                                        "io_depth", "coalesce", "import_memory",
                                        "feature_cache", "cache_policy",
                                        "temp_dir", "spill_limit", "spill",
-                                       "read_granularity", "format_version",
-                                       NULL};
+                                       "read_granularity", "strict",
+                                       "format_version", NULL};
 
 static const char *const stat_names[GNN_NSTATUS] = {
     NULL, "seed", "seed_drawn", "batches", "total_batches", "blocks_read",
