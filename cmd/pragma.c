@@ -6,24 +6,70 @@
 #include "fcache.h"
 
 #include <math.h>
+#include <stddef.h>
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static const char *io_names[] = {"auto", "uring", "pread"};
 /* indexed by GNN_SPILL_* */
 static const char *const spill_names[] = {"auto", "on", "off", NULL};
 /* indexed by GNN_GRAN_* */
 static const char *const gran_names[] = {"auto", "block", "page", NULL};
+/* indexed by the setting: 0 off, 1 on */
+static const char *const onoff_names[] = {"off", "on", NULL};
 
-/* The index of v in a NULL-terminated list of names, or -1. */
+/* The index of v in a NULL-terminated list of names, or -1. Either case
+** matches: ON, a keyword, comes as it was typed. */
 static int name_index(const char *const *names, const char *v)
 {
     for (int i = 0; v && names[i]; i++)
-        if (!strcmp(v, names[i])) return i;
+        if (!strcasecmp(v, names[i])) return i;
     return -1;
+}
+
+/* The settings whose value is one of a few names, kept as its index: one
+** row each, read and written alike. */
+typedef struct choice {
+    const char *name;
+    const char *const *values;  /* by index, NULL-terminated */
+    size_t off;                 /* the int in gnn_pragmas */
+    const char *use;            /* what a refusal suggests */
+} choice;
+
+static const choice choices[] = {
+    {"spill", spill_names, offsetof(gnn_pragmas, spill),
+     "'auto', 'on' or 'off'"},
+    {"read_granularity", gran_names, offsetof(gnn_pragmas, read_granularity),
+     "'auto', 'block' or 'page'"},
+    {"strict", onoff_names, offsetof(gnn_pragmas, strict),
+     "'on' (a plan's warnings refuse the statement) or 'off'"},
+};
+
+static const choice *choice_of(const char *name)
+{
+    for (size_t i = 0; i < sizeof choices / sizeof choices[0]; i++)
+        if (!strcmp(name, choices[i].name)) return &choices[i];
+    return NULL;
+}
+
+static int *choice_field(gnn_pragmas *p, const choice *c)
+{
+    return (int *)((char *)p + c->off);
+}
+
+static int set_choice(gnn_pragmas *p, const choice *c, const char *v,
+                      gnn_err *e)
+{
+    int k = name_index(c->values, v);
+    if (k < 0)
+        return gnn_seterr(e, GNNDB_RANGE, "PRAGMA %s = '%s': use %s",
+                          c->name, v ? v : "", c->use);
+    *choice_field(p, c) = k;
+    return GNNDB_OK;
 }
 
 static int parse_int(const char *v, int64_t lo, int64_t hi, int64_t *out)
@@ -40,6 +86,8 @@ static int set_pragma(gnndb *db, const char *name, const char *v, gnn_err *e)
 {
     gnn_pragmas *p = &db->pragma;
     int64_t x;
+    const choice *c = choice_of(name);
+    if (c) return set_choice(p, c, v, e);
     if (!strcmp(name, "memory_limit") || !strcmp(name, "import_memory")) {
         x = db_parse_size(v);
         if (x < (1 << 20))
@@ -99,19 +147,6 @@ static int set_pragma(gnndb *db, const char *name, const char *v, gnn_err *e)
                               "least 1MB such as '8GB', or 0 for no limit but "
                               "the disk", v ? v : "");
         p->spill_limit = x;
-    } else if (!strcmp(name, "spill")) {
-        int k = name_index(spill_names, v);
-        if (k < 0)
-            return gnn_seterr(e, GNNDB_RANGE, "PRAGMA spill = '%s': use "
-                              "'auto', 'on' or 'off'", v ? v : "");
-        p->spill = k;
-    } else if (!strcmp(name, "read_granularity")) {
-        int k = name_index(gran_names, v);
-        if (k < 0)
-            return gnn_seterr(e, GNNDB_RANGE, "PRAGMA read_granularity = "
-                              "'%s': use 'auto', 'block' or 'page'",
-                              v ? v : "");
-        p->read_granularity = k;
     } else if (!strcmp(name, "format_version") || !strcmp(name, "stats")) {
         return gnn_seterr(e, GNNDB_READONLY, "PRAGMA %s is read-only", name);
     } else {
@@ -145,9 +180,8 @@ static int add_setting(gnndb *db, rowset *rs, const char *name)
         return p->spill_limit ? rs_text(rs, db_fmt_size(p->spill_limit, b,
                                                         sizeof b))
                               : rs_text(rs, "0");
-    if (!strcmp(name, "spill")) return rs_text(rs, spill_names[p->spill]);
-    if (!strcmp(name, "read_granularity"))
-        return rs_text(rs, gran_names[p->read_granularity]);
+    const choice *c = choice_of(name);
+    if (c) return rs_text(rs, c->values[*choice_field(p, c)]);
     if (!strcmp(name, "format_version")) return rs_int(rs, GNNDB_FORMAT_VERSION);
     return rs_null(rs);
 }
@@ -156,8 +190,8 @@ static const char *const settings[] = {"memory_limit", "io", "threads",
                                        "io_depth", "coalesce", "import_memory",
                                        "feature_cache", "cache_policy",
                                        "temp_dir", "spill_limit", "spill",
-                                       "read_granularity", "format_version",
-                                       NULL};
+                                       "read_granularity", "strict",
+                                       "format_version", NULL};
 
 static const char *const stat_names[GNN_NSTATUS] = {
     NULL, "seed", "seed_drawn", "batches", "total_batches", "blocks_read",

@@ -29,6 +29,7 @@ typedef struct gnn_pragmas {
     int64_t spill_limit;    /* bytes the spill area may hold; 0: the disk */
     int spill;              /* GNN_SPILL_*: when a hyperbatch may spill */
     int read_granularity;   /* GNN_GRAN_*: whole blocks or their pages */
+    int strict;             /* 1: a plan's warnings refuse the statement */
 } gnn_pragmas;
 
 #define GNN_GRAN_AUTO  0    /* per block, whichever the cost model prefers */

@@ -172,26 +172,66 @@ static int load_seed_type(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
     return GNNDB_OK;
 }
 
-/* What the seeds' type leaves unreached: a relation sampled at hop h
-** whose targets no earlier hop reached samples nothing (EXPLAIN's note). */
-static void note_unreached(plan *p)
+/* The hops (bit h for hop h + 1) at which relation `rel` is sampled while
+** no earlier hop reached its targets' type, so that it samples nothing
+** there. The seeds' type is reached before hop 1; a hop reaches the
+** sources of the relations it samples into a type already reached. */
+static unsigned unreached_hops(const plan *p, int nhops, int rel)
 {
     uint64_t reached = 1ull << p->seed_type, next;
-    for (int h = 0; h < p->nhops; h++) {
+    unsigned hops = 0;
+    for (int h = 0; h < nhops; h++) {
         next = reached;
         for (int r = 0; r < p->nrels; r++) {
             if (!p->rels[r].fanout[h]) continue;
-            if (!(reached >> p->rels[r].dst & 1)) {
-                snprintf(p->note, sizeof p->note, "warning: hop %d samples "
-                         "relation %.60s, whose targets (%.60s) no earlier "
-                         "hop reaches", h + 1, p->rels[r].name,
-                         p->types[p->rels[r].dst].name);
-                return;
-            }
-            next |= 1ull << p->rels[r].src;
+            if (reached >> p->rels[r].dst & 1) next |= 1ull << p->rels[r].src;
+            else if (r == rel) hops |= 1u << h;
         }
         reached = next;
     }
+    return hops;
+}
+
+/* A relation that samples nothing is EXPLAIN's warning (the note): the
+** first such hop, and the first such relation there in the graph's order.
+** Under PRAGMA strict it is taken for the mistake it almost always is, and
+** every form of the SAMPLE that would run is refused here, the one place;
+** plain EXPLAIN still explains the plan, its warning saying strict refuses
+** it. The refusal names every hop the relation must leave. */
+static int note_unreached(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
+{
+    int r = -1, first = AST_MAX_HOPS;
+    unsigned hops = 0;
+    for (int i = 0; i < p->nrels; i++) {
+        unsigned m = unreached_hops(p, s->nhops, i);
+        if (m && __builtin_ctz(m) < first) {
+            r = i;
+            hops = m;
+            first = __builtin_ctz(m);
+        }
+    }
+    if (r < 0) return GNNDB_OK;
+    const char *rel = p->rels[r].name, *dst = p->types[p->rels[r].dst].name;
+    if (db->pragma.strict && s->explain != 1) {
+        char list[4 * AST_MAX_HOPS] = "";
+        size_t n = 0;
+        for (int h = 0; h < s->nhops; h++)
+            if (hops >> h & 1)
+                n += (size_t)snprintf(list + n, sizeof list - n, "%s%d",
+                                      n ? ", " : "", h + 1);
+        return gnn_seterr(e, GNNDB_ERROR, "PRAGMA strict: hop %d samples "
+                          "relation %s, whose targets (%s) no earlier hop "
+                          "reaches, so it would sample nothing; drop %s from "
+                          "the map of hop%s %s (a list of maps, [{...}, "
+                          "{...}], lets hops differ) or set PRAGMA strict = "
+                          "off", first + 1, rel, dst, rel,
+                          hops & (hops - 1) ? "s" : "", list);
+    }
+    snprintf(p->note, sizeof p->note, "warning: hop %d samples relation "
+             "%.60s, whose targets (%.60s) no earlier hop reaches%s",
+             first + 1, rel, dst,
+             db->pragma.strict ? "; PRAGMA strict refuses to run it" : "");
+    return GNNDB_OK;
 }
 
 int plan_typed(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
@@ -214,6 +254,7 @@ int plan_typed(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
         return gnn_seterr(e, GNNDB_RANGE, "graph %s has %d node types; a "
                           "typed SAMPLE takes at most 64", p->graph.name,
                           p->ntypes);
+    if ((rc = note_unreached(db, s, p, e))) return rc;
     p->nseeds_all = p->nseeds;
     plan_type *st = &p->types[p->seed_type];
     p->has_labels = st->has_labels;
@@ -257,8 +298,8 @@ int plan_typed(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
 ** its histogram is the relations' summed (add_hist), and its fanout at a
 ** hop is the most edges one node can take in it, over the types (the sum
 ** of the fanouts of the relations into the type; -1 when one takes all).
-** A warning goes to EXPLAIN's note when a hop samples a relation whose
-** targets no earlier hop reaches. */
+** A relation whose targets no earlier hop reaches was noted by plan_typed
+** (note_unreached): it counts here all the same, as it did. */
 void plan_typed_estimate(plan *p)
 {
     for (int h = 0; h < p->nhops; h++) {
@@ -275,5 +316,4 @@ void plan_typed_estimate(plan *p)
         }
         p->fanouts[h] = all ? -1 : GNN_MAX(1, GNN_MIN(most, 1000));
     }
-    note_unreached(p);
 }

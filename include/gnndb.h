@@ -160,8 +160,10 @@ GNNDB_API const char *gnndb_errstr(int rc);
 ** whitespace and comments. When `tail` is not NULL it receives a pointer into
 ** `sql` just past the compiled statement. Names are checked against the
 ** catalog here: an unknown graph, table or split fails now. Returns GNNDB_OK,
-** GNNDB_SYNTAX, GNNDB_NOTFOUND, GNNDB_RANGE, GNNDB_NOMEM, or GNNDB_MISUSE
-** (a NULL argument, or another thread using the handle). */
+** GNNDB_SYNTAX, GNNDB_NOTFOUND, GNNDB_RANGE, GNNDB_NOMEM, GNNDB_ERROR (a
+** SAMPLE whose plan EXPLAIN would warn of, under PRAGMA strict = on, among
+** others), or GNNDB_MISUSE (a NULL argument, or another thread using the
+** handle). */
 GNNDB_API int gnndb_prepare(gnndb *db, const char *sql, int nbyte,
                             gnndb_stmt **pstmt, const char **tail);
 

@@ -204,6 +204,9 @@ pragma_value ::= FLOAT(V).          { build_pragma_value(pctx, &V, NULL); }
 pragma_value ::= FLOAT(V) ID(U).    { build_pragma_value(pctx, &V, &U); }
 pragma_value ::= ID(V).             { build_pragma_value(pctx, &V, NULL); }
 pragma_value ::= STRING(V).         { build_pragma_value(pctx, &V, NULL); }
+/* ON is a keyword (CREATE SPLIT s ON g), yet PRAGMA strict = on reads best
+** unquoted, as its 'off' does */
+pragma_value ::= ON(V).             { build_pragma_value(pctx, &V, NULL); }
 
 /* ---- SAMPLE ----------------------------------------------------------- */
 cmd ::= sample.

@@ -938,8 +938,8 @@ static void bad_typed_samples_are_refused(void **state)
 }
 
 /* A relation whose targets no earlier hop reaches samples nothing: EXPLAIN
-** warns (there is no strict mode to make it an error), the SAMPLE runs,
-** and its edges of that relation are none. */
+** warns (an error only under PRAGMA strict, below), the SAMPLE runs, and
+** its edges of that relation are none. */
 static void unreached_relation_is_a_warning(void **state)
 {
     fx *f = *state;
@@ -977,6 +977,50 @@ static void unreached_relation_is_a_warning(void **state)
     }
     assert_int_equal(rc, GNNDB_DONE);
     assert_int_equal(n, (NTRAIN + 63) / 64);
+    gnndb_finalize(st);
+}
+
+/* Under PRAGMA strict the same warning refuses, at prepare, every form of
+** the SAMPLE that would run, with GNNDB_ERROR, the relation, its hops and
+** the type never reached, the database as it was; plain EXPLAIN still
+** explains, the warning saying so beside a reduced HYPERBATCH's note; a
+** map without the warning runs; strict off, it runs again. */
+static void unreached_relation_is_an_error_under_strict(void **state)
+{
+    fx *f = *state;
+    const char *q = "SAMPLE {cites: 2, topic_of: 3} * 2 FROM mag SEEDS "
+                    "paper.train BATCH 64 SEED 1";
+    const char *const words[] = {
+        "PRAGMA strict", "hop 1 samples relation topic_of",
+        "targets (field) no earlier hop reaches", "drop topic_of from the map "
+        "of hops 1, 2", "PRAGMA strict = off", NULL};
+    char sql[1024];
+    exec_ok(f->d.h, "PRAGMA strict = on;");
+    snprintf(sql, sizeof sql, "%s INTO '%s/out';", q, f->d.dir);
+    refused(f, sql, GNNDB_ERROR, words);
+    snprintf(sql, sizeof sql, "EXPLAIN ANALYZE %s;", q);
+    refused(f, sql, GNNDB_ERROR, words);
+    gnndb_stmt *st = NULL;
+    snprintf(sql, sizeof sql, "%s;", q);
+    assert_int_equal(gnndb_prepare(f->d.h, sql, -1, &st, NULL), GNNDB_ERROR);
+    assert_null(st);
+    char *plan = rows_of(f->d.h, "PRAGMA memory_limit = '5MB'; EXPLAIN SAMPLE "
+                         "[{cites: 5, writes: 5}, {topic_of: 3}] FROM mag "
+                         "SEEDS paper.train BATCH 8 SEED 1;");
+    exec_ok(f->d.h, "PRAGMA memory_limit = '1GB';");
+    if (!strstr(plan, "reduced from") ||
+        !strstr(plan, "warning: hop 2 samples relation topic_of, whose "
+                      "targets (field) no earlier hop reaches; PRAGMA strict "
+                      "refuses to run it"))
+        fail_msg("lost the reduction or the warning in\n%s", plan);
+    free(plan);
+    assert_int_equal(gnndb_prepare(f->d.h, "SAMPLE [{has_topic: 2}, "
+                                   "{topic_of: 3}] FROM mag SEEDS paper.train "
+                                   "BATCH 64 SEED 1;", -1, &st, NULL),
+                     GNNDB_OK);
+    gnndb_finalize(st);
+    exec_ok(f->d.h, "PRAGMA strict = off;");
+    assert_int_equal(gnndb_prepare(f->d.h, sql, -1, &st, NULL), GNNDB_OK);
     gnndb_finalize(st);
 }
 
@@ -1130,6 +1174,7 @@ int main(void)
         cmocka_unit_test(relation_draws_are_uniform),
         cmocka_unit_test(bad_typed_samples_are_refused),
         cmocka_unit_test(unreached_relation_is_a_warning),
+        cmocka_unit_test(unreached_relation_is_an_error_under_strict),
         cmocka_unit_test(typed_explain_names_relations),
         cmocka_unit_test(typed_row_summarises_types),
         cmocka_unit_test(typed_into_writes_types_and_relations),

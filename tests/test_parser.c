@@ -282,6 +282,8 @@ static void pragma_forms(void **state)
         {"PRAGMA x = 0.5", "x", "0.5"},
         {"PRAGMA io = uring", "io", "uring"},
         {"PRAGMA io = 'uring'", "io", "uring"},
+        {"PRAGMA strict = on", "strict", "on"},  /* ON, a keyword */
+        {"PRAGMA strict = OFF", "strict", "OFF"},
         {"PRAGMA memory_limit = '2GB'", "memory_limit", "2GB"},
         {"PRAGMA memory_limit = 512MB", "memory_limit", "512MB"},
         {"PRAGMA memory_limit = 1.5GB", "memory_limit", "1.5GB"},
@@ -604,7 +606,7 @@ static void incomplete_statement_names_what_was_expected(void **state)
                  "line 1, column 20: incomplete statement; expected string");
     expect_error("PRAGMA x =", GNNDB_SYNTAX,
                  "line 1, column 11: incomplete statement; expected one of "
-                 "name, integer, number, string");
+                 "ON, name, integer, number, string");
 }
 
 static void range_errors_name_the_value(void **state)
@@ -1400,7 +1402,7 @@ static const char *const corpus[] = {
     "SHOW GRAPHS; DESCRIBE papers; DROP GRAPH papers; CHECK; CHECK g;",
     "DROP FEATURES t ON g; DROP SPLIT s ON g;",
     "PRAGMA memory_limit = '2GB'; PRAGMA io = uring; PRAGMA threads = 2; "
-    "PRAGMA;",
+    "PRAGMA; PRAGMA strict = on; PRAGMA strict;",
     "EXPLAIN ANALYZE SAMPLE 10,10,-1 FROM papers SEEDS (1,2,3) FEATURES feat "
     "BATCH 1024 HYPERBATCH 8 SHUFFLE SEED 42 EPOCHS 2 WITH REPLACEMENT LIMIT "
     "10 INTO 'dir' TO DEVICE 'cuda:0';",

@@ -4,7 +4,8 @@
 # fields), its row per mini-batch (the node batch's columns, then nodes per
 # type and edges per relation), the same digests under HYPERBATCH 1 and
 # PRAGMA threads = 1, EXPLAIN naming each hop's relations; a relation whose
-# targets are never reached is EXPLAIN's warning; each bad typed statement
+# targets are never reached is EXPLAIN's warning, and under PRAGMA strict
+# SAMPLE's error while EXPLAIN still explains; each bad typed statement
 # refused in one line with the database exactly as before.
 set -u
 fail() { echo "FAIL: $*"; exit 1; }
@@ -81,6 +82,18 @@ U="SAMPLE {cites: 5, about: 3} * 2 FROM mag SEEDS paper.train BATCH 32 SEED 4"
 "$GNNDB" -noheader -csv "$DB" "EXPLAIN $U;" | grep -q 'warning: hop 1 samples relation about, whose targets (field) no earlier hop reaches' ||
     fail "no warning for about"
 "$GNNDB" -csv "$DB" "$U;" | grep -q 'about=0,' || fail "$U"
+# strict is off unless asked; on, EXPLAIN still explains, saying so
+"$GNNDB" -csv -noheader "$DB" "PRAGMA strict;" | grep -qx 'strict,off' ||
+    fail "PRAGMA strict is not off by default"
+"$GNNDB" -noheader -csv "$DB" "PRAGMA strict = on; EXPLAIN $U;" > plan.txt ||
+    fail "EXPLAIN under strict"
+grep -q 'warning: hop 1 samples relation about, whose targets (field) no earlier hop reaches; PRAGMA strict refuses to run it' plan.txt ||
+    { cat plan.txt; fail "EXPLAIN under strict: no warning"; }
+grep -q -- '-> sample hop 2: cites 5 (paper <- paper); about 3 (field <- paper)' plan.txt ||
+    { cat plan.txt; fail "EXPLAIN under strict: no plan"; }
+# a map that samples only what it reaches runs under strict as it does without
+"$GNNDB" -header -csv "$DB" "PRAGMA strict = on; $Q;" | tail -n +3 | cut -d, -f9 > d3.txt
+cmp -s d1.txt d3.txt || { diff d1.txt d3.txt; fail "strict changed a clean SAMPLE"; }
 
 # bad typed statements: one line each, the database as it was
 snapshot() {
@@ -109,4 +122,14 @@ expect_error "SAMPLE {cites: 5} FROM mag EDGES tr BATCH 8;" \
     'EDGES and EDGE FEATURES on typed graph mag are not available yet'
 expect_error "SAMPLE 5, 5 FROM mag SEEDS paper.train BATCH 8 INTO '$PWD/out';" \
     'graph mag is typed: give each hop a map of relation fanouts'
+# PRAGMA strict: the warning refuses every form of SAMPLE that would run
+S="PRAGMA strict = on;"
+expect_error "$S $U INTO '$PWD/out';" \
+    "PRAGMA strict: hop 1 samples relation about, whose targets (field) no earlier hop reaches, so it would sample nothing; drop about from the map of hops 1, 2 (a list of maps, \[{...}, {...}\], lets hops differ) or set PRAGMA strict = off"
+expect_error "$S EXPLAIN ANALYZE $U;" 'PRAGMA strict: hop 1 samples relation about'
+expect_error "$S $U INTO PACK p;" 'PRAGMA strict: hop 1 samples relation about'
+# the same map repeated reaches authors at hop 2, but not at hop 1
+expect_error "$S SAMPLE {cites: 5, writes: 3, written_by: 2} * 2 FROM mag SEEDS paper.train BATCH 8;" \
+    'hop 1 samples relation written_by, whose targets (author) no earlier hop reaches.*from the map of hop 1 ('
+expect_error "PRAGMA strict = maybe;" "PRAGMA strict = 'maybe': use 'on' .* or 'off'"
 echo "ok"
