@@ -173,15 +173,19 @@ static int load_seed_type(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
 }
 
 /* The hops (bit h for hop h + 1) at which relation `rel` is sampled while
-** no earlier hop reached its targets' type, so that it samples nothing
-** there. The seeds' type is reached before hop 1; a hop reaches the
-** sources of the relations it samples into a type already reached. */
-static unsigned unreached_hops(const plan *p, int nhops, int rel)
+** the hop before reached no node of its targets' type, so that it samples
+** nothing there (a hop starts from the nodes the one before reached first:
+** the seeds at hop 1); *named: the hops whose map names it. A hop reaches
+** the sources of the relations it samples into its frontier's types. */
+static unsigned unreached_hops(const plan *p, int nhops, int rel,
+                               unsigned *named)
 {
     uint64_t reached = 1ull << p->seed_type, next;
     unsigned hops = 0;
+    *named = 0;
     for (int h = 0; h < nhops; h++) {
-        next = reached;
+        next = 0;
+        if (p->rels[rel].fanout[h]) *named |= 1u << h;
         for (int r = 0; r < p->nrels; r++) {
             if (!p->rels[r].fanout[h]) continue;
             if (reached >> p->rels[r].dst & 1) next |= 1ull << p->rels[r].src;
@@ -192,45 +196,59 @@ static unsigned unreached_hops(const plan *p, int nhops, int rel)
     return hops;
 }
 
-/* A relation that samples nothing is EXPLAIN's warning (the note): the
-** first such hop, and the first such relation there in the graph's order.
-** Under PRAGMA strict it is taken for the mistake it almost always is, and
-** every form of the SAMPLE that would run is refused here, the one place;
-** plain EXPLAIN still explains the plan, its warning saying strict refuses
-** it. The refusal names every hop the relation must leave. */
+/* A relation that samples nothing at a hop is EXPLAIN's warning (the
+** note): the first such hop, and the first such relation there in the
+** graph's order. One that samples nothing at every hop its maps name, whose
+** targets are never reached, is under PRAGMA strict taken for the mistake
+** it almost always is, and every form of the SAMPLE that would run is
+** refused here, the one place; plain EXPLAIN still explains the plan, its
+** warning saying strict refuses it. A map repeated over hops (`{...} * k`,
+** as PyG's num_neighbors) naming a relation that only later hops reach is
+** warned of, not refused. The refusal names every hop the relation must
+** leave. */
 static int note_unreached(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
 {
-    int r = -1, first = AST_MAX_HOPS;
-    unsigned hops = 0;
+    int r = -1, first = AST_MAX_HOPS, never = -1;
+    unsigned hops = 0, nhops = 0;
     for (int i = 0; i < p->nrels; i++) {
-        unsigned m = unreached_hops(p, s->nhops, i);
+        unsigned named, m = unreached_hops(p, s->nhops, i, &named);
         if (m && __builtin_ctz(m) < first) {
             r = i;
             hops = m;
             first = __builtin_ctz(m);
         }
+        if (m && m == named && never < 0) {
+            never = i;
+            nhops = m;
+        }
     }
     if (r < 0) return GNNDB_OK;
     const char *rel = p->rels[r].name, *dst = p->types[p->rels[r].dst].name;
-    if (db->pragma.strict && s->explain != 1) {
+    if (db->pragma.strict && never >= 0 && s->explain != 1) {
+        r = never;
+        hops = nhops;
+        first = __builtin_ctz(nhops);
+        rel = p->rels[r].name;
+        dst = p->types[p->rels[r].dst].name;
         char list[4 * AST_MAX_HOPS] = "";
         size_t n = 0;
         for (int h = 0; h < s->nhops; h++)
             if (hops >> h & 1)
                 n += (size_t)snprintf(list + n, sizeof list - n, "%s%d",
                                       n ? ", " : "", h + 1);
-        return gnn_seterr(e, GNNDB_ERROR, "PRAGMA strict: hop %d samples "
-                          "relation %s, whose targets (%s) no earlier hop "
-                          "reaches, so it would sample nothing; drop %s from "
-                          "the map of hop%s %s (a list of maps, [{...}, "
+        return gnn_seterr(e, GNNDB_ERROR, "PRAGMA strict: relation %s would "
+                          "sample nothing: its targets (%s) are never among "
+                          "the nodes a hop naming it starts from; drop %s "
+                          "from the map of hop%s %s (a list of maps, [{...}, "
                           "{...}], lets hops differ) or set PRAGMA strict = "
-                          "off", first + 1, rel, dst, rel,
-                          hops & (hops - 1) ? "s" : "", list);
+                          "off", rel, dst, rel, hops & (hops - 1) ? "s" : "",
+                          list);
     }
     snprintf(p->note, sizeof p->note, "warning: hop %d samples relation "
-             "%.60s, whose targets (%.60s) no earlier hop reaches%s",
-             first + 1, rel, dst,
-             db->pragma.strict ? "; PRAGMA strict refuses to run it" : "");
+             "%.60s, whose targets (%.60s) are not among the nodes it starts "
+             "from%s", first + 1, rel, dst,
+             db->pragma.strict && never >= 0
+                 ? "; PRAGMA strict refuses to run it" : "");
     return GNNDB_OK;
 }
 
@@ -298,7 +316,7 @@ int plan_typed(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
 ** its histogram is the relations' summed (add_hist), and its fanout at a
 ** hop is the most edges one node can take in it, over the types (the sum
 ** of the fanouts of the relations into the type; -1 when one takes all).
-** A relation whose targets no earlier hop reaches was noted by plan_typed
+** A relation whose targets a hop does not start from was noted by plan_typed
 ** (note_unreached): it counts here all the same, as it did. */
 void plan_typed_estimate(plan *p)
 {

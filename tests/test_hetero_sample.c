@@ -937,7 +937,8 @@ static void bad_typed_samples_are_refused(void **state)
     exec_ok(f->d.h, "DROP GRAPH plain;");
 }
 
-/* A relation whose targets no earlier hop reaches samples nothing: EXPLAIN
+/* A relation whose targets the hop before reached none of samples nothing
+** there: EXPLAIN
 ** warns (an error only under PRAGMA strict, below), the SAMPLE runs, and
 ** its edges of that relation are none. */
 static void unreached_relation_is_a_warning(void **state)
@@ -949,7 +950,8 @@ static void unreached_relation_is_a_warning(void **state)
     snprintf(sql, sizeof sql, "EXPLAIN %s", q);
     char *plan = rows_of(f->d.h, sql);
     if (!strstr(plan, "warning: hop 1 samples relation topic_of, whose "
-                      "targets (field) no earlier hop reaches"))
+                      "targets (field) are not among the nodes it starts "
+                      "from"))
         fail_msg("no warning in\n%s", plan);
     free(plan);
     /* it stays when memory_limit lowers HYPERBATCH */
@@ -991,9 +993,10 @@ static void unreached_relation_is_an_error_under_strict(void **state)
     const char *q = "SAMPLE {cites: 2, topic_of: 3} * 2 FROM mag SEEDS "
                     "paper.train BATCH 64 SEED 1";
     const char *const words[] = {
-        "PRAGMA strict", "hop 1 samples relation topic_of",
-        "targets (field) no earlier hop reaches", "drop topic_of from the map "
-        "of hops 1, 2", "PRAGMA strict = off", NULL};
+        "PRAGMA strict", "relation topic_of would sample nothing",
+        "targets (field) are never among the nodes a hop naming it starts "
+        "from", "drop topic_of from the map of hops 1, 2",
+        "PRAGMA strict = off", NULL};
     char sql[1024];
     exec_ok(f->d.h, "PRAGMA strict = on;");
     snprintf(sql, sizeof sql, "%s INTO '%s/out';", q, f->d.dir);
@@ -1010,8 +1013,8 @@ static void unreached_relation_is_an_error_under_strict(void **state)
     exec_ok(f->d.h, "PRAGMA memory_limit = '1GB';");
     if (!strstr(plan, "reduced from") ||
         !strstr(plan, "warning: hop 2 samples relation topic_of, whose "
-                      "targets (field) no earlier hop reaches; PRAGMA strict "
-                      "refuses to run it"))
+                      "targets (field) are not among the nodes it starts "
+                      "from; PRAGMA strict refuses to run it"))
         fail_msg("lost the reduction or the warning in\n%s", plan);
     free(plan);
     assert_int_equal(gnndb_prepare(f->d.h, "SAMPLE [{has_topic: 2}, "
