@@ -192,6 +192,7 @@ rel_opt ::= HEADER(K).              { build_flag(pctx, &K, CL_HEADER); }
 rel_opt ::= COLUMNS(K) LP column(A) COMMA column(B) RP.
                                     { build_columns(pctx, &K, &A, &B); }
 rel_opt ::= npz_key.
+rel_opt ::= WITHOUT(K) EDGE IDS.    { build_flag(pctx, &K, CL_NO_EDGE_IDS); }
 
 /* ---- PRAGMA ----------------------------------------------------------- */
 cmd ::= PRAGMA.                     { build_pragma(pctx, NULL); }

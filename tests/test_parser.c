@@ -1116,6 +1116,12 @@ static void hetero_graph_nodes_and_relations(void **state)
                  "'c.tsv' UNDIRECTED");
     assert_int_equal(s->undirected, 1);
     assert_int_equal(s->with_reverse, 0);
+    assert_int_equal(s->no_edge_ids, 0);
+    ast_free(s);
+    s = parse_ok("CREATE RELATION cites IN mag FROM paper TO paper FROM "
+                 "'c.tsv' WITHOUT EDGE IDS WITH REVERSE");
+    assert_int_equal(s->no_edge_ids, 1);
+    assert_int_equal(s->with_reverse, 1);
     ast_free(s);
 
     s = parse_ok("DROP RELATION writes ON mag");
