@@ -997,6 +997,15 @@ static void link_statements(void **state)
     assert_int_equal(s->kind, AST_IMPORT_EDGE_FEATURES);
     assert_string_equal(s->name, "w");
     assert_string_equal(s->store, "float16");
+    assert_null(s->node_type);
+    ast_free(s);
+
+    /* INTO g.r: relation r of typed graph g */
+    s = parse_ok("IMPORT EDGE FEATURES w INTO mag.writes FROM 'ef.csv' DIM 2");
+    assert_int_equal(s->kind, AST_IMPORT_EDGE_FEATURES);
+    assert_string_equal(s->graph, "mag");
+    assert_string_equal(s->node_type, "writes");
+    assert_int_equal(s->dim, 2);
     ast_free(s);
 
     s = parse_ok("SAMPLE 10, 5 FROM g EDGES train BATCH 64 NEGATIVE 3 TRIPLET "
