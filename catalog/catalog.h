@@ -129,7 +129,8 @@ int cat_graph_children(cat_db *c, int64_t parent_id, cat_graph **out,
 
 /* GNNDB_OK when graph g has edge ids; otherwise GNNDB_NOTFOUND with words
 ** naming the graph and `what` needs them (a statement, "IMPORT EDGE
-** FEATURES"), and saying to CREATE the graph again. The one check every
+** FEATURES"), and saying to CREATE the graph again (a relation's
+** topology: to DROP RELATION and CREATE it again). The one check every
 ** statement that needs edge ids makes. */
 int cat_graph_need_eids(const cat_graph *g, const char *what, gnn_err *e);
 
@@ -161,7 +162,8 @@ int cat_split_delete(cat_db *c, int64_t split_id, gnn_err *e);
 ** a node type hang off the typed graph with node_type set, under the
 ** stored name "<type>.<name>" (cat_type_object_name): a name the grammar's
 ** identifiers cannot take, so each type has its own feature, label
-** ("<type>.__labels") and split names. */
+** ("<type>.__labels") and split names. A relation's edge feature tables
+** hang off its own graphs row instead (cat_relation_edge_table). */
 typedef struct cat_node_type {
     int64_t graph_id;
     int type_no;
@@ -199,6 +201,30 @@ int cat_relation_get(cat_db *c, int64_t parent_id, const char *name,
 /* The relations of typed graph parent_id, in creation order. */
 int cat_relation_list(cat_db *c, int64_t parent_id, cat_relation **out,
                       size_t *n, gnn_err *e);
+/* The relation made from the same edge file as r, turned round: the one r
+** reverses (r->reverse_of) or the one WITH REVERSE built as r's reverse.
+** Their input edge i is one edge, so edge tables are shared between them.
+** GNNDB_NOTFOUND when r has none (an UNDIRECTED relation, one without
+** edge ids, or one whose partner was dropped and whose reverse_of now
+** names a relation made from another file). */
+int cat_relation_partner(cat_db *c, const cat_relation *r, cat_relation *p,
+                         gnn_err *e);
+/* Edge feature table `name` of relation `rel` of typed graph parent_id:
+** the one lookup of a relation's edge tables (IMPORT EDGE FEATURES' name
+** check, DROP FEATURES name ON g.r, and SAMPLE ... EDGE FEATURES on a
+** typed graph). IMPORT EDGE FEATURES INTO g.r stores a table on the
+** topology graph of r (its tables row's graph_id is r's graphs row); r
+** and its partner (cat_relation_partner) share input edges, so the table
+** is looked for on r, then on its partner. GNNDB_OK: *t is the table,
+** kind CAT_TABLE_EDGE_FEATURES, t->rows the relation's input_edges; row i
+** belongs to input edge i, the edge id r's edge-id graph holds beside a
+** neighbour (the same id in r and its partner); t->graph_id is the
+** relation graph that stores it (r's or its partner's); db_open_table
+** opens it from *t alone. GNNDB_NOTFOUND, with words
+** naming the table, the relation and the graph, when neither has it or
+** the graph has no relation rel; another code on a catalog error. */
+int cat_relation_edge_table(cat_db *c, int64_t parent_id, const char *rel,
+                            const char *name, cat_table *t, gnn_err *e);
 /* "<graph>.<relation>", the name of a relation's graphs row; GNNDB_RANGE
 ** when it does not fit. */
 int cat_relation_graph_name(const char *graph, const char *rel,

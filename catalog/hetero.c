@@ -309,6 +309,86 @@ int cat_relation_get(cat_db *c, int64_t parent_id, const char *name,
                       g.name, name);
 }
 
+/* ---- a relation's edge tables --------------------------------------------
+** An edge feature table of a relation is a tables row on the relation's
+** own topology graph (graph_id: its graphs row, which holds the edge ids
+** and input_edges the rows are counted against), so that DROP RELATION
+** and DROP GRAPH drop it with the topology, as they drop the edge table,
+** and the catalog needs no column to say which relation it belongs to. */
+
+/* Whether relations a and b were made from one edge file, so that input
+** edge i of one is input edge i of the other. reverse_of is a name, and it
+** outlives the relation it names (DROP RELATION leaves the reverse): a
+** relation made later under that name, from another file, is no partner.
+** So the two must also be turned round (types swapped), both have edge
+** ids, and agree on their source file and input edge count. */
+static int same_input(cat_db *c, const cat_relation *a,
+                      const cat_relation *b, int *same, gnn_err *e)
+{
+    cat_graph ga, gb;
+    int rc;
+    *same = 0;
+    if ((rc = cat_graph_get_id(c, a->graph_id, &ga, e)) ||
+        (rc = cat_graph_get_id(c, b->graph_id, &gb, e)))
+        return rc;
+    *same = a->src_type == b->dst_type && a->dst_type == b->src_type &&
+            ga.has_eids && gb.has_eids && ga.input_edges == gb.input_edges &&
+            strcmp(ga.source, gb.source) == 0;
+    return GNNDB_OK;
+}
+
+int cat_relation_partner(cat_db *c, const cat_relation *r, cat_relation *p,
+                         gnn_err *e)
+{
+    cat_relation *rs = NULL;
+    size_t n = 0;
+    int rc = cat_relation_list(c, r->parent_id, &rs, &n, e), same = 0;
+    for (size_t i = 0; !rc && !same && i < n; i++) {
+        int named = r->reverse_of[0] ? strcmp(rs[i].name, r->reverse_of) == 0
+                                     : strcmp(rs[i].reverse_of, r->name) == 0;
+        if (named && !(rc = same_input(c, r, &rs[i], &same, e)) && same)
+            *p = rs[i];
+    }
+    free(rs);
+    if (rc || same) return rc;
+    return gnn_seterr(e, GNNDB_NOTFOUND, "relation %s has no reverse made "
+                      "from its edge file", r->name);
+}
+
+/* Edge feature table `name` on topology graph graph_id, if there: *found. */
+static int edge_table_on(cat_db *c, int64_t graph_id, const char *name,
+                         cat_table *t, int *found, gnn_err *e)
+{
+    gnn_err e2 = {0};
+    int rc = cat_table_get(c, graph_id, name, t, &e2);
+    *found = rc == GNNDB_OK && t->kind == CAT_TABLE_EDGE_FEATURES;
+    if (rc == GNNDB_OK || rc == GNNDB_NOTFOUND) return GNNDB_OK;
+    return gnn_seterr(e, rc, "%s", e2.msg);
+}
+
+int cat_relation_edge_table(cat_db *c, int64_t parent_id, const char *rel,
+                            const char *name, cat_table *t, gnn_err *e)
+{
+    cat_relation r, p;
+    gnn_err e2 = {0};
+    int found = 0;
+    int rc = cat_relation_get(c, parent_id, rel, &r, e);
+    if (rc || (rc = edge_table_on(c, r.graph_id, name, t, &found, e)) ||
+        found)
+        return rc;
+    int paired = (rc = cat_relation_partner(c, &r, &p, &e2)) == GNNDB_OK;
+    if (rc && rc != GNNDB_NOTFOUND) return gnn_seterr(e, rc, "%s", e2.msg);
+    if (paired && ((rc = edge_table_on(c, p.graph_id, name, t, &found, e)) ||
+                   found))
+        return rc;
+    cat_graph g;
+    if ((rc = cat_graph_get_id(c, parent_id, &g, e))) return rc;
+    return gnn_seterr(e, GNNDB_NOTFOUND, "relation %s of graph %s has no edge "
+                      "feature table %s%s%s%s", rel, g.name, name,
+                      paired ? " (nor has " : "", paired ? p.name : "",
+                      paired ? ", its reverse)" : "");
+}
+
 int catx_types_drop_graph(cat_db *c, int64_t graph_id, gnn_err *e)
 {
     if (!c->has_types) return GNNDB_OK;

@@ -166,6 +166,13 @@ int cat_graph_need_eids(const cat_graph *g, const char *what, gnn_err *e)
                           "yet: it is a graph of node types and relations, "
                           "whose edge ids are each relation's", what,
                           g->name);
+    const char *dot = strchr(g->name, '.');
+    if (g->kind == CAT_GRAPH_RELATION && dot)
+        return gnn_seterr(e, GNNDB_NOTFOUND, "%s needs edge ids, and relation "
+                          "%s of graph %.*s has none (it was created WITHOUT "
+                          "EDGE IDS): DROP RELATION %s ON %.*s and CREATE it "
+                          "again", what, dot + 1, (int)(dot - g->name),
+                          g->name, dot + 1, (int)(dot - g->name), g->name);
     return gnn_seterr(e, GNNDB_NOTFOUND, "%s needs edge ids, and graph %s has "
                       "none (it was created WITHOUT EDGE IDS, or by a gnndb "
                       "of format 2): DROP it and CREATE GRAPH %s again",

@@ -118,7 +118,8 @@ void ddl_doomed_free(ddl_doomed *d);
 /* Remove file `file` of the database directory (best effort). */
 void ddl_unlink(gnndb *db, const char *file);
 
-/* IMPORT EDGE FEATURES w INTO g FROM 'f' (ddl_edges.c). */
+/* IMPORT EDGE FEATURES w INTO g FROM 'f', and INTO g.r for relation r of
+** a typed graph (ddl_edges.c). */
 int ddl_import_edge_features(gnndb *db, const ast_stmt *s, gnn_err *e);
 
 /* IMPORT OGB 'dir' AS name (ddl_ogb.c); a heterogeneous dataset

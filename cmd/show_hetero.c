@@ -1,7 +1,8 @@
 /* show_hetero.c — DESCRIBE of a typed graph: its node types (range of the
 ** global ids, feature tables, labels, splits) and its relations (source
-** and target types, edges, the relation a reverse was built from), as
-** (property, value) rows beside show.c's. */
+** and target types, edges, the relation a reverse was built from, the
+** edge feature tables it reads), as (property, value) rows beside
+** show.c's. */
 #include "stmt.h"
 #include "block.h"
 
@@ -51,7 +52,45 @@ static int type_rows(const cat_node_type *t, const cat_table *ts, size_t nt,
     return oom;
 }
 
-/* relation.R.src/dst/edges[/reverse_of]. */
+/* relation.R.edge_features.W (DIM x DTYPE) for each edge feature table
+** on topology graph graph_id: R's own, or with `owner` those of the
+** relation that shares its input edges, which R reads as its own. */
+static int edge_table_rows(gnndb *db, const char *rel, int64_t graph_id,
+                           const char *owner, rowset *rs, gnn_err *e)
+{
+    cat_table *ts = NULL;
+    size_t n = 0;
+    int rc = cat_table_list(db->cat, graph_id, &ts, &n, e), oom = 0;
+    for (size_t i = 0; !rc && i < n; i++) {
+        if (ts[i].kind != CAT_TABLE_EDGE_FEATURES) continue;
+        char key[400], val[300];
+        snprintf(key, sizeof key, "relation.%s.edge_features.%s", rel,
+                 ts[i].name);
+        snprintf(val, sizeof val, "%u x %s%s%s%s", ts[i].dim,
+                 blk_dtype_name(ts[i].dtype), owner ? " (imported into " : "",
+                 owner ? owner : "", owner ? ")" : "");
+        oom |= rs_prop_text(rs, key, val);
+    }
+    free(ts);
+    return !rc && oom ? OOM(e) : rc;
+}
+
+/* The edge tables relation r reads: its own, then its partner's. */
+static int relation_tables(gnndb *db, const cat_relation *r, rowset *rs,
+                           gnn_err *e)
+{
+    cat_relation p;
+    gnn_err e2 = {0};
+    int rc = edge_table_rows(db, r->name, r->graph_id, NULL, rs, e);
+    if (rc) return rc;
+    rc = cat_relation_partner(db->cat, r, &p, &e2);
+    if (rc == GNNDB_NOTFOUND) return GNNDB_OK;
+    if (rc) return gnn_seterr(e, rc, "%s", e2.msg);
+    return edge_table_rows(db, r->name, p.graph_id, p.name, rs, e);
+}
+
+/* relation.R.src/dst/edges/edge_ids[/input_edges][/reverse_of], then its
+** edge tables. */
 static int relation_rows(gnndb *db, const cat_relation *r,
                          const cat_node_type *ty, size_t nty, rowset *rs,
                          gnn_err *e)
@@ -71,11 +110,15 @@ static int relation_rows(gnndb *db, const cat_relation *r,
     oom |= rs_prop_int(rs, key, rg.edges);
     snprintf(key, sizeof key, "relation.%s.edge_ids", r->name);
     oom |= rs_prop_int(rs, key, rg.has_eids);
+    if (rg.has_eids) {   /* the rows an edge feature table must have */
+        snprintf(key, sizeof key, "relation.%s.input_edges", r->name);
+        oom |= rs_prop_int(rs, key, rg.input_edges);
+    }
     if (r->reverse_of[0]) {
         snprintf(key, sizeof key, "relation.%s.reverse_of", r->name);
         oom |= rs_prop_text(rs, key, r->reverse_of);
     }
-    return oom ? OOM(e) : GNNDB_OK;
+    return oom ? OOM(e) : relation_tables(db, r, rs, e);
 }
 
 int show_typed(gnndb *db, const cat_graph *g, const char *part, rowset *rs,

@@ -96,7 +96,10 @@ typedef struct ast_stmt {
     /* The node type of a qualified name g.t: INTO g.t (IMPORT FEATURES,
     ** IMPORT LABELS), ON g.t (CREATE SPLIT, DROP FEATURES, DROP SPLIT),
     ** DESCRIBE g.t. graph (name for DESCRIBE) holds g; NULL when the name
-    ** is not qualified (the whole graph, as before types). */
+    ** is not qualified (the whole graph, as before types). The part after
+    ** the dot may name a relation instead: always for IMPORT EDGE
+    ** FEATURES w INTO g.r, and for DESCRIBE g.r and DROP FEATURES w ON g.r
+    ** when g has a relation of that name (the statement finds out). */
     char *node_type;
 
     /* CREATE NODES t IN g COUNT n: name = t, graph = g */

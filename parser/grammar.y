@@ -111,7 +111,8 @@ format_type ::= FORMAT(K) ID(V).    { build_format(pctx, &K, &V, 1); }
 format_type ::= TYPE(K) ID(V).      { build_dtype(pctx, &K, CL_TYPE, &V); }
 
 /* ---- IMPORT EDGE FEATURES: a row per input edge ----------------------- */
-cmd ::= IMPORT EDGE FEATURES ID(N) INTO ID(G) FROM STRING(P) feat_opts.
+/* INTO g.r: relation r of typed graph g (qname puts r in node_type) */
+cmd ::= IMPORT EDGE FEATURES ID(N) INTO qname(G) FROM STRING(P) feat_opts.
                                     { build_import_edge_features(pctx, &N, &G, &P); }
 
 /* ---- IMPORT OGB: a graph, its features, labels and splits at once ------ */
@@ -192,6 +193,7 @@ rel_opt ::= HEADER(K).              { build_flag(pctx, &K, CL_HEADER); }
 rel_opt ::= COLUMNS(K) LP column(A) COMMA column(B) RP.
                                     { build_columns(pctx, &K, &A, &B); }
 rel_opt ::= npz_key.
+rel_opt ::= WITHOUT(K) EDGE IDS.    { build_flag(pctx, &K, CL_NO_EDGE_IDS); }
 
 /* ---- PRAGMA ----------------------------------------------------------- */
 cmd ::= PRAGMA.                     { build_pragma(pctx, NULL); }

@@ -1,5 +1,6 @@
 /* tables.c — .tables and .schema: the objects of the database, graph by
-** graph (feature tables, labels, splits, packs), as a list and as the
+** graph (feature tables, labels, splits, packs, edge splits, edge feature
+** tables, a typed graph's by relation), as a list and as the
 ** statements that would build them again. Both read SHOW GRAPHS and
 ** DESCRIBE only; what DESCRIBE does not tell (the source of a feature
 ** table, labels or a split, a pack's SAMPLE) is written as a comment. */
@@ -21,16 +22,36 @@ static const kind kinds[] = {
     {"split.", "splits"},
     {"pack.", "packs"},
     {"edge_split.", "edge splits"},
+    {"edge_features.", "edge features"},
+    {"relation.", "edge features"},  /* relation.R.edge_features.W */
 };
 #define NKINDS (int)(sizeof kinds / sizeof kinds[0])
+#define KIND_REL_EDGE 6
 
-/* The object's name when `p` is one of kind k, else NULL. */
-static const char *object_name(const kind *k, const shell_prop *p)
+/* A relation's edge table, relation.R.edge_features.W, as "R.W" in buf;
+** NULL for its other rows, and for the tables it reads from the reverse
+** that shares its input edges (listed under that relation). */
+static const char *rel_edge_table(const shell_prop *p, char *buf, size_t cap)
+{
+    const char *r = p->key + strlen("relation."), *mid = strchr(r, '.');
+    const char *tail = ".edge_features.";
+    if (!mid || strncmp(mid, tail, strlen(tail)) ||
+        strchr(mid + strlen(tail), '.') || strstr(p->value, "imported into"))
+        return NULL;
+    snprintf(buf, cap, "%.*s.%s", (int)(mid - r), r, mid + strlen(tail));
+    return buf;
+}
+
+/* The object's name when `p` is one of kind k, else NULL (buf: room for
+** a name made of two parts). */
+static const char *object_name(const kind *k, const shell_prop *p, char *buf,
+                               size_t cap)
 {
     size_t n = strlen(k->prefix);
     if (k->prefix[n - 1] != '.')
         return strcmp(p->key, k->prefix) ? NULL : "labels";
     if (strncmp(p->key, k->prefix, n)) return NULL;
+    if (k == &kinds[KIND_REL_EDGE]) return rel_edge_table(p, buf, cap);
     /* edge_split.NAME.seed is a property of split NAME, not an object */
     return strchr(p->key + n, '.') ? NULL : p->key + n;
 }
@@ -46,7 +67,9 @@ static int any_shown(shell_props *ps, const char *pat, int graph_matches)
 {
     for (int i = 0; i < ps->n; i++)
         for (int k = 0; k < NKINDS; k++) {
-            const char *o = object_name(&kinds[k], &ps->p[i]);
+            char buf[300];
+            const char *o = object_name(&kinds[k], &ps->p[i], buf,
+                                        sizeof buf);
             if (o && shown(pat, graph_matches, o)) return 1;
         }
     return graph_matches;
@@ -97,7 +120,9 @@ static void list_graph(shell *sh, const char *graph, shell_props *ps,
     for (int k = 0; k < NKINDS; k++) {
         int cnt = 0;
         for (int i = 0; i < ps->n; i++) {
-            const char *o = object_name(&kinds[k], &ps->p[i]);
+            char buf[300];
+            const char *o = object_name(&kinds[k], &ps->p[i], buf,
+                                        sizeof buf);
             if (!o || !shown(pat, gm, o)) continue;
             if (!cnt++) fprintf(f, "  %-9s ", kinds[k].title);
             else fputs(", ", f);
@@ -195,23 +220,34 @@ static void create_graph(FILE *f, const char *graph, shell_props *ps)
             e ? e->value : "?", known ? "" : "; source unknown");
 }
 
+/* " STORE t" when a table's "DIM x TYPE" is not of the default store. */
+static void put_store(FILE *f, const char *value)
+{
+    const char *x = strstr(value, " x ");
+    if (x && strcmp(x + 3, "float32") && strcmp(x + 3, "int64"))
+        fprintf(f, " STORE %s", x + 3);
+}
+
 /* The statement that makes object `o` of kind k, commented: DESCRIBE does
 ** not give its source. */
 static void create_object(FILE *f, const char *graph, int k, const char *o,
                           const char *value)
 {
+    const char *dot = strchr(o, '.');   /* a relation's table: "R.W" */
     switch (k) {
-    case 0: {
-        fprintf(f, "-- IMPORT FEATURES %s INTO %s FROM '?'", o, graph);
-        const char *x = strstr(value, " x ");
-        if (x && strcmp(x + 3, "float32") && strcmp(x + 3, "int64"))
-            fprintf(f, " STORE %s", x + 3);
-        break;
-    }
+    case 0: fprintf(f, "-- IMPORT FEATURES %s INTO %s FROM '?'", o, graph);
+            put_store(f, value); break;
     case 1: fprintf(f, "-- IMPORT LABELS INTO %s FROM '?'", graph); break;
     case 2: fprintf(f, "-- CREATE SPLIT %s ON %s FROM '?'", o, graph); break;
     case 3: fprintf(f, "-- SAMPLE ... FROM %s INTO PACK %s", graph, o); break;
-    default: fprintf(f, "-- CREATE EDGE SPLIT %s ON %s FROM '?'", o, graph);
+    case 4: fprintf(f, "-- CREATE EDGE SPLIT %s ON %s FROM '?'", o, graph);
+            break;
+    case 5: fprintf(f, "-- IMPORT EDGE FEATURES %s INTO %s FROM '?'", o,
+                    graph);
+            put_store(f, value); break;
+    default: fprintf(f, "-- IMPORT EDGE FEATURES %s INTO %s.%.*s FROM '?'",
+                     dot ? dot + 1 : o, graph, dot ? (int)(dot - o) : 0, o);
+             put_store(f, value);
     }
     fprintf(f, ";  -- %s%s; %s unknown\n", value,
             k == 2 ? " seeds" : k == 4 ? " edges" : "",
@@ -224,7 +260,9 @@ static void schema_graph(shell *sh, const char *graph, shell_props *ps,
     if (gm) create_graph(sh->out, graph, ps);
     for (int k = 0; k < NKINDS; k++)
         for (int i = 0; i < ps->n; i++) {
-            const char *o = object_name(&kinds[k], &ps->p[i]);
+            char buf[300];
+            const char *o = object_name(&kinds[k], &ps->p[i], buf,
+                                        sizeof buf);
             if (o && shown(pat, gm, o))
                 create_object(sh->out, graph, k, o, ps->p[i].value);
         }

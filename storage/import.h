@@ -135,6 +135,7 @@ typedef struct imp_feat_opts {
     int64_t nodes;         /* rows the file must have */
     int edges;             /* the rows are input edges (edge features):
                               messages say so */
+    int relation;          /* graph names a relation's topology (g.r) */
     const int64_t *i2r;    /* internal id -> file row; NULL = identity */
     const char *graph;     /* the graph's name, for messages (may be NULL) */
 } imp_feat_opts;

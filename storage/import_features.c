@@ -537,9 +537,10 @@ static int check_rows(const feat_out *f, gnn_err *e)
     const imp_feat_opts *o = f->o;
     if (o->nodes < 0 || f->s->rows == o->nodes) return GNNDB_OK;
     if (o->edges)
-        return gnn_seterr(e, GNNDB_RANGE, "%s has %lld rows; graph %s has "
-                          "%lld input edges", f->fname,
-                          (long long)f->s->rows, o->graph ? o->graph : "?",
+        return gnn_seterr(e, GNNDB_RANGE, "%s has %lld rows; %s %s has "
+                          "%lld input edges", f->fname, (long long)f->s->rows,
+                          o->relation ? "relation" : "graph",
+                          o->graph ? o->graph : "?",
                           (long long)o->nodes);
     if (o->graph)
         return gnn_seterr(e, GNNDB_RANGE, "%s has %lld rows but graph %s "

@@ -359,6 +359,109 @@ static void test_type_tables_and_splits(void **state)
     tu_db_close(&d);
 }
 
+/* Row `row` of table t (dim floats or two u32), read from its blocks. */
+static void table_row(tu_db *d, const cat_table *t, int64_t row, void *out,
+                      size_t bytes)
+{
+    gnn_err e = {0};
+    blk_file *f;
+    assert_int_equal(db_open_table(d->h, t, 0, &f, &e), GNNDB_OK);
+    uint8_t *buf = gnn_alloc_aligned(t->block_size);
+    uint64_t b = (uint64_t)(row / t->rows_per_block);
+    assert_int_equal(blkf_read(f, b, buf, &e), GNNDB_OK);
+    memcpy(out, blk_feature_row(buf, (uint32_t)(row % t->rows_per_block)),
+           bytes);
+    gnn_free_aligned(buf);
+    blkf_close(f);
+}
+
+/* The endpoints of input edge i in a relation's edge table. */
+static void edge_ends(tu_db *d, int64_t graph_id, int64_t i, uint32_t ends[2])
+{
+    gnn_err e = {0};
+    cat_table t;
+    assert_int_equal(cat_table_get(d->h->cat, graph_id, "__edges", &t, &e),
+                     GNNDB_OK);
+    table_row(d, &t, i, ends, 2 * sizeof *ends);
+}
+
+/* A table imported into written_by (WITH REVERSE of writes) is found from
+** both, on written_by's topology graph, row i for input edge i, which is
+** the same edge in both relations; cites (UNDIRECTED) has no partner; a
+** relation made again under the name writes from another file is none. */
+static void test_relation_edge_table_shared_with_reverse(void **state)
+{
+    tu_db d;
+    assert_int_equal(tu_db_open(&d, "hetero-reltab"), GNNDB_OK);
+    make_mag(&d);
+    static float w[WRITES * 2];
+    for (int i = 0; i < WRITES; i++) {
+        w[2 * i] = (float)i;
+        w[2 * i + 1] = (float)ws[i];
+    }
+    char p[1024], sql[4096];
+    snprintf(p, sizeof p, "%s/w.npy", d.dir);
+    assert_int_equal(tu_write_npy(p, "<f4", w, WRITES, 2, 4), 0);
+    snprintf(sql, sizeof sql, "IMPORT EDGE FEATURES w INTO mag.written_by "
+             "FROM '%s' BLOCK SIZE 4096;", p);
+    exec_ok(&d, sql);
+    gnn_err e = {0};
+    cat_graph mag;
+    cat_relation wr, wb, pr;
+    cat_table a, b;
+    cat_db *c = d.h->cat;
+    assert_int_equal(cat_graph_get(c, "mag", &mag, &e), GNNDB_OK);
+    assert_int_equal(cat_relation_get(c, mag.id, "writes", &wr, &e), 0);
+    assert_int_equal(cat_relation_get(c, mag.id, "written_by", &wb, &e), 0);
+    assert_int_equal(cat_relation_partner(c, &wr, &pr, &e), GNNDB_OK);
+    assert_string_equal(pr.name, "written_by");
+    assert_int_equal(cat_relation_partner(c, &wb, &pr, &e), GNNDB_OK);
+    assert_string_equal(pr.name, "writes");
+    assert_int_equal(cat_relation_edge_table(c, mag.id, "writes", "w", &a, &e),
+                     GNNDB_OK);
+    assert_int_equal(cat_relation_edge_table(c, mag.id, "written_by", "w", &b,
+                                             &e), GNNDB_OK);
+    assert_int_equal(a.id, b.id);
+    assert_int_equal(a.graph_id, wb.graph_id);
+    assert_int_equal(a.kind, CAT_TABLE_EDGE_FEATURES);
+    assert_int_equal(a.rows, WRITES);
+    /* row i is input edge i, and input edge i is one edge in both */
+    for (int64_t i = 0; i < WRITES; i += 397) {
+        float row[2];
+        uint32_t x[2], y[2];
+        table_row(&d, &a, i, row, sizeof row);
+        assert_true(row[0] == (float)i && row[1] == (float)ws[i]);
+        edge_ends(&d, wr.graph_id, i, x);
+        edge_ends(&d, wb.graph_id, i, y);
+        assert_true((x[0] == y[0] && x[1] == y[1]) ||
+                    (x[0] == y[1] && x[1] == y[0]));
+    }
+    cat_relation ci;
+    assert_int_equal(cat_relation_get(c, mag.id, "cites", &ci, &e), 0);
+    assert_int_equal(cat_relation_partner(c, &ci, &pr, &e), GNNDB_NOTFOUND);
+    assert_int_equal(cat_relation_edge_table(c, mag.id, "writes", "x", &a, &e),
+                     GNNDB_NOTFOUND);
+    assert_non_null(strstr(e.msg, "relation writes of graph mag has no edge "
+                                  "feature table x (nor has written_by"));
+    assert_int_equal(cat_relation_edge_table(c, mag.id, "cites", "w", &a, &e),
+                     GNNDB_NOTFOUND);
+    assert_int_equal(cat_relation_edge_table(c, mag.id, "venue", "w", &a, &e),
+                     GNNDB_NOTFOUND);
+    assert_non_null(strstr(e.msg, "no relation venue"));
+    /* writes again, from cites.csv: written_by's reverse_of is stale */
+    snprintf(sql, sizeof sql, "DROP RELATION writes ON mag; CREATE RELATION "
+             "writes IN mag FROM paper TO paper FROM '%s/cites.csv';", d.dir);
+    exec_ok(&d, sql);
+    assert_int_equal(cat_relation_partner(c, &wb, &pr, &e), GNNDB_NOTFOUND);
+    assert_int_equal(cat_relation_edge_table(c, mag.id, "writes", "w", &a, &e),
+                     GNNDB_NOTFOUND);
+    assert_int_equal(cat_relation_edge_table(c, mag.id, "written_by", "w", &a,
+                                             &e), GNNDB_OK);
+    exec_ok(&d, "CHECK mag; DROP GRAPH mag;");
+    assert_int_equal(count_files(d.path), 0);
+    tu_db_close(&d);
+}
+
 #define MAG "tests/data/ogb/ogbn_mag_tiny"
 #define WRITES_CSV "raw/relations/author___writes___paper/edge.csv.gz"
 
@@ -518,6 +621,7 @@ int main(void)
         cmocka_unit_test(test_types_and_relations_match_brute_force),
         cmocka_unit_test(test_bad_inputs_are_refused_and_change_nothing),
         cmocka_unit_test(test_type_tables_and_splits),
+        cmocka_unit_test(test_relation_edge_table_shared_with_reverse),
         cmocka_unit_test(test_ogb_mag_tiny_imports_whole),
         cmocka_unit_test(test_ogb_mag_tiny_undirected),
         cmocka_unit_test(test_ogb_bad_dataset_leaves_nothing),

@@ -999,6 +999,15 @@ static void link_statements(void **state)
     assert_int_equal(s->kind, AST_IMPORT_EDGE_FEATURES);
     assert_string_equal(s->name, "w");
     assert_string_equal(s->store, "float16");
+    assert_null(s->node_type);
+    ast_free(s);
+
+    /* INTO g.r: relation r of typed graph g */
+    s = parse_ok("IMPORT EDGE FEATURES w INTO mag.writes FROM 'ef.csv' DIM 2");
+    assert_int_equal(s->kind, AST_IMPORT_EDGE_FEATURES);
+    assert_string_equal(s->graph, "mag");
+    assert_string_equal(s->node_type, "writes");
+    assert_int_equal(s->dim, 2);
     ast_free(s);
 
     s = parse_ok("SAMPLE 10, 5 FROM g EDGES train BATCH 64 NEGATIVE 3 TRIPLET "
@@ -1118,6 +1127,12 @@ static void hetero_graph_nodes_and_relations(void **state)
                  "'c.tsv' UNDIRECTED");
     assert_int_equal(s->undirected, 1);
     assert_int_equal(s->with_reverse, 0);
+    assert_int_equal(s->no_edge_ids, 0);
+    ast_free(s);
+    s = parse_ok("CREATE RELATION cites IN mag FROM paper TO paper FROM "
+                 "'c.tsv' WITHOUT EDGE IDS WITH REVERSE");
+    assert_int_equal(s->no_edge_ids, 1);
+    assert_int_equal(s->with_reverse, 1);
     ast_free(s);
 
     s = parse_ok("DROP RELATION writes ON mag");
