@@ -276,8 +276,9 @@ static int head_lines(const plan *p, rowset *rs)
     return err;
 }
 
-/* A typed plan's feature tables, "paper.feat (8 x float32), ..."; 0 when
-** no type has one. */
+/* A typed plan's feature tables, "paper.feat (8 x float32), ...", then
+** its relations' edge feature tables, "edges of writes: w (4 x float32)";
+** 0 when it has none. */
 static int typed_tables(const plan *p, char *b, size_t n)
 {
     size_t o = 0;
@@ -288,6 +289,13 @@ static int typed_tables(const plan *p, char *b, size_t n)
         o += (size_t)snprintf(b + o, n - o, "%s%s (%u x %s)", o ? ", " : "",
                               f->name, f->dim, blk_dtype_name(f->dtype));
     }
+    for (int r = 0; p->typed_efeat && r < p->nrels; r++) {
+        const cat_table *f = &p->rels[r].efeat;
+        if (!p->rels[r].has_efeat || o >= n) continue;
+        o += (size_t)snprintf(b + o, n - o, "%sedges of %s: %s (%u x %s)",
+                              o ? ", " : "", p->rels[r].name, f->name, f->dim,
+                              blk_dtype_name(f->dtype));
+    }
     return o > 0;
 }
 
@@ -296,7 +304,7 @@ static int typed_tables(const plan *p, char *b, size_t n)
 static int gather_lines(const plan *p, const hb_stats *st, const cm_est *est,
                         int d, rowset *rs)
 {
-    char b1[32], tabs[600];
+    char b1[32], tabs[2048];
     int err = 0;
     if (p->has_feat)
         err |= line(rs, d, "-> gather %s (%u x %s, %" PRId64 " blocks of %s, "

@@ -118,6 +118,16 @@ static void bound_batch(plan *p)
 ** case (every drawn node new) is often ten times the truth, so the plan uses
 ** the expectation and the executor enforces the limit on what it actually
 ** holds, shrinking a hyperbatch that would not fit (hb_fit). */
+/* The widest edge_attr row of a batch (float32 words): EDGE FEATURES' table,
+** or the widest of a typed graph's relations'. */
+static int64_t eattr_dim(const plan *p)
+{
+    int64_t d = p->has_efeat ? p->efeat.dim : 0;
+    for (int r = 0; p->typed_efeat && r < p->nrels; r++)
+        if (p->rels[r].has_efeat) d = GNN_MAX(d, p->rels[r].efeat.dim);
+    return d;
+}
+
 static int64_t batch_bytes_est(const plan *p, int64_t dim)
 {
     double nodes = 0, edges = 0;
@@ -125,7 +135,9 @@ static int64_t batch_bytes_est(const plan *p, int64_t dim)
     for (int h = 0; h < p->nhops; h++) edges += p->edges_est[h];
     nodes = fmin(nodes * 1.25, (double)p->nodes_bound);
     edges = fmin(edges * 1.25, (double)p->edges_bound);
-    double b = nodes * (double)HB_NODE_BYTES(dim) + edges * HB_EDGE_BYTES +
+    double eb = HB_EDGE_BYTES + (p->eids ? 8.0 : 0.0) +
+                4.0 * (double)eattr_dim(p);
+    double b = nodes * (double)HB_NODE_BYTES(dim) + edges * eb +
                (double)p->batch * 8 + 4096;
     return b > 9e18 ? INT64_MAX : (int64_t)b;
 }
@@ -285,7 +297,7 @@ static void plan_spill(gnndb *db, plan *p, int64_t cap, int64_t fit)
                 (p->hyperbatch_asked > fit || p->cost_spill < p->cost_inmem));
     /* a spilled run holds n_id, edge_index, e_id, a typed batch's outputs
     ** and node rows: batches with EDGE FEATURES stay in memory */
-    if (p->has_efeat) want = 0;
+    if (p->has_efeat || p->typed_efeat) want = 0;
     /* a run read back must fit: the mini-batch handed out is held whole */
     if (!want || p->run_bytes_est > staged - (double)g * (double)p->batch * 16)
         return;
@@ -581,20 +593,22 @@ static int plan_clauses(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
 ** and with it the saving in reads, grow. */
 /* The largest block and the blocks in all of the tables gather reads:
 ** features, labels, edge features, or each type's. */
+static void add_file(const cat_table *t, int64_t *bs, int64_t *blocks)
+{
+    *bs = GNN_MAX(*bs, (int64_t)t->block_size);
+    *blocks += t->nblocks;
+}
+
 static void feature_files(const plan *p, int64_t *bs, int64_t *blocks)
 {
-    const cat_table *t[3 + 2 * 64];
-    int n = 0;
-    if (p->has_feat) t[n++] = &p->feat;
-    if (p->has_labels) t[n++] = &p->labels;
-    if (p->has_efeat) t[n++] = &p->efeat;
-    for (int i = 0; p->typed && i < p->ntypes && i < 64; i++)
-        if (p->types[i].has_feat) t[n++] = &p->types[i].feat;
     *bs = *blocks = 0;
-    for (int i = 0; i < n; i++) {
-        *bs = GNN_MAX(*bs, (int64_t)t[i]->block_size);
-        *blocks += t[i]->nblocks;
-    }
+    if (p->has_feat) add_file(&p->feat, bs, blocks);
+    if (p->has_labels) add_file(&p->labels, bs, blocks);
+    if (p->has_efeat) add_file(&p->efeat, bs, blocks);
+    for (int i = 0; p->typed && i < p->ntypes; i++)
+        if (p->types[i].has_feat) add_file(&p->types[i].feat, bs, blocks);
+    for (int r = 0; p->typed_efeat && r < p->nrels; r++)
+        if (p->rels[r].has_efeat) add_file(&p->rels[r].efeat, bs, blocks);
 }
 
 static int plan_pools(gnndb *db, plan *p, gnn_err *e)

@@ -24,6 +24,8 @@ typedef struct plan_rel {
     int src, dst;              /* type indices: sources, targets */
     cat_graph topo;            /* its topology, over the global ids */
     int fanout[AST_MAX_HOPS];  /* 1..1000, -1 all, 0 not sampled */
+    int has_efeat;             /* EDGE FEATURES w: the relation has w */
+    cat_table efeat;
 } plan_rel;
 
 typedef struct plan {
@@ -49,6 +51,8 @@ typedef struct plan {
     cat_split exclude[AST_MAX_EDGE_SPLITS]; /* EXCLUDE SPLIT a, b */
     size_t nexclude;
     int has_efeat;             /* EDGE FEATURES w */
+    int typed_efeat;           /* EDGE FEATURES w of a typed graph's
+                               ** relations (plan_rel), not p->efeat */
     cat_table efeat;
     int has_feat, has_labels;
     cat_table feat, labels;

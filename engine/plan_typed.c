@@ -252,15 +252,78 @@ static int note_unreached(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
     return GNNDB_OK;
 }
 
+/* Whether relation r is sampled at any of nhops hops. */
+static int rel_sampled(int nhops, const plan_rel *r)
+{
+    for (int h = 0; h < nhops; h++)
+        if (r->fanout[h]) return 1;
+    return 0;
+}
+
+/* Relation r's table w, where r or the reverse it shares input edges with
+** has one (*found 0 where neither does): gathered as float32. */
+static int rel_edge_table(gnndb *db, const plan *p, plan_rel *r,
+                          const char *w, int *found, gnn_err *e)
+{
+    gnn_err e2 = {0};
+    int rc = cat_relation_edge_table(db->cat, p->graph.id, r->name, w,
+                                     &r->efeat, &e2);
+    *found = rc == GNNDB_OK;
+    if (rc == GNNDB_NOTFOUND) return GNNDB_OK;
+    if (rc) return gnn_seterr(e, rc, "%s", e2.msg);
+    if (r->efeat.dtype != BLK_DTYPE_F32 && r->efeat.dtype != BLK_DTYPE_F16)
+        return gnn_seterr(e, GNNDB_ERROR, "edge feature table %s of relation "
+                          "%s is stored as %s; SAMPLE gathers float32 and "
+                          "float16 tables only", w, r->name,
+                          blk_dtype_name(r->efeat.dtype));
+    return GNNDB_OK;
+}
+
+/* EDGE FEATURES w on a typed graph: each relation the SAMPLE samples
+** reads its edge-id topology, so each edge carries its input id (e_id);
+** edge_attr comes from w where the relation has it, and at least one
+** sampled relation must. */
+static int typed_edge_features(gnndb *db, const ast_stmt *s, plan *p,
+                               gnn_err *e)
+{
+    if (!s->edge_features) return GNNDB_OK;
+    int any = 0;
+    for (int i = 0; i < p->nrels; i++) {
+        plan_rel *r = &p->rels[i];
+        if (!rel_sampled(s->nhops, r)) continue;
+        int found, rc;
+        char what[CAT_NAME_MAX + 64];
+        snprintf(what, sizeof what, "EDGE FEATURES (relation %s)", r->name);
+        if ((rc = cat_graph_need_eids(&r->topo, what, e)) ||
+            (rc = rel_edge_table(db, p, r, s->edge_features, &found, e)))
+            return rc;
+        snprintf(r->topo.file, sizeof r->topo.file, "%s", r->topo.eid_file);
+        r->topo.token = r->topo.eid_token;
+        r->topo.graph_blocks = r->topo.eid_blocks;
+        r->has_efeat = found;
+        any |= found;
+    }
+    if (!any)
+        return gnn_seterr(e, GNNDB_NOTFOUND, "no relation this SAMPLE of "
+                          "graph %s samples has an edge feature table %s "
+                          "(IMPORT EDGE FEATURES %s INTO %s.<relation>)",
+                          p->graph.name, s->edge_features, s->edge_features,
+                          p->graph.name);
+    p->eids = 1;
+    p->typed_efeat = 1;
+    return GNNDB_OK;
+}
+
 int plan_typed(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
 {
     if (!s->typed)
         return gnn_seterr(e, GNNDB_MISUSE, "graph %s is typed: give each hop "
                           "a map of relation fanouts, e.g. SAMPLE {r: 10} * 2",
                           p->graph.name);
-    if (s->edge_seeds || s->edge_features)
-        return gnn_seterr(e, GNNDB_ERROR, "EDGES and EDGE FEATURES on typed "
-                          "graph %s are not available yet", p->graph.name);
+    if (s->edge_seeds)
+        return gnn_seterr(e, GNNDB_ERROR, "EDGES on typed graph %s is not "
+                          "available yet (link batches are of one relation "
+                          "over one node type)", p->graph.name);
     p->typed = 1;
     int rc;
     if ((rc = load_types(db, s, p, e)) || (rc = load_rels(db, p, e)) ||
@@ -272,7 +335,9 @@ int plan_typed(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
         return gnn_seterr(e, GNNDB_RANGE, "graph %s has %d node types; a "
                           "typed SAMPLE takes at most 64", p->graph.name,
                           p->ntypes);
-    if ((rc = note_unreached(db, s, p, e))) return rc;
+    if ((rc = note_unreached(db, s, p, e)) ||
+        (rc = typed_edge_features(db, s, p, e)))
+        return rc;
     p->nseeds_all = p->nseeds;
     plan_type *st = &p->types[p->seed_type];
     p->has_labels = st->has_labels;

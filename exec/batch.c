@@ -221,7 +221,8 @@ static uint64_t dg_section(uint64_t h, const void *data, size_t len)
 }
 
 /* A typed batch goes on, per type, with its n_id, x and y, then per
-** relation with its edge_index. */
+** relation with its edge_index and, with EDGE FEATURES, its e_id and
+** edge_attr (absent: an empty section). */
 static uint64_t dg_typed(const gnndb_batch_view *v, uint64_t h)
 {
     for (int32_t t = 0; t < v->num_node_types; t++) {
@@ -231,9 +232,15 @@ static uint64_t dg_typed(const gnndb_batch_view *v, uint64_t h)
         h = dg_section(h, tv->x, tv->x ? n * (size_t)tv->x_dim * 4 : 0);
         h = dg_section(h, tv->y, tv->y ? (size_t)tv->num_seeds * 8 : 0);
     }
-    for (int32_t r = 0; r < v->num_relations; r++)
-        h = dg_section(h, v->rels[r].edge_index,
-                       (size_t)v->rels[r].num_edges * 16);
+    for (int32_t r = 0; r < v->num_relations; r++) {
+        const gnndb_rel_view *rv = &v->rels[r];
+        size_t n = (size_t)rv->num_edges;
+        h = dg_section(h, rv->edge_index, n * 16);
+        if (!rv->e_id) continue;
+        h = dg_section(h, rv->e_id, n * 8);
+        h = dg_section(h, rv->edge_attr,
+                       rv->edge_attr ? n * (size_t)rv->edge_attr_dim * 4 : 0);
+    }
     return h;
 }
 
@@ -350,6 +357,12 @@ int batch_write_npy(const gnndb_batch_view *v, const char *dir, gnn_err *e)
         WRITE(nm, NPY_I64, 2, 2, rv->num_edges, rv->edge_index);
         snprintf(nm, sizeof nm, "%.120s.num_sampled_edges", rv->name);
         WRITE(nm, NPY_I64, 1, v->num_hops, 1, rv->num_sampled_edges);
+        snprintf(nm, sizeof nm, "%.120s.e_id", rv->name);
+        if (rv->e_id) WRITE(nm, NPY_I64, 1, rv->num_edges, 1, rv->e_id);
+        snprintf(nm, sizeof nm, "%.120s.edge_attr", rv->name);
+        if (rv->edge_attr)
+            WRITE(nm, NPY_F32, 2, rv->num_edges, rv->edge_attr_dim,
+                  rv->edge_attr);
     }
     if (v->src_index) {
         WRITE("src_index", NPY_I64, 1, v->num_pos, 1, v->src_index);

@@ -64,6 +64,8 @@ typedef struct hb_batch {
     size_t cap_t_out;
     float *t_x;
     size_t cap_t_x;
+    float *t_eattr;          /* each relation's edge_attr, in order */
+    size_t cap_t_eattr;
     gnndb_type_view *tviews;
     gnndb_rel_view *rviews;
     gnndb_batch_view view;
@@ -134,11 +136,13 @@ typedef struct hb_round {    /* a spilled round of mini-batches */
 #define HB_GI_CACHE UINT32_MAX
 
 /* Where a gather copies its rows in a mini-batch, at the item's `local`:
-** x, y (labels), edge_attr, or the x of one node type. */
+** x, y (labels), edge_attr, the x of one node type, or the edge_attr of
+** one relation. */
 #define HB_TO_X      0
 #define HB_TO_Y      1
 #define HB_TO_EATTR  2
 #define HB_TO_TYPE_X 3
+#define HB_TO_REL_EATTR 4
 
 /* Items handed to one parallel task: large enough to amortise the hand-off. */
 #define HB_CHUNK 512
@@ -199,7 +203,8 @@ typedef struct hb_gather_state {
     size_t ngitems, capgitems;
     const void *table;       /* cat_table being gathered */
     int dest;                /* HB_TO_*: where its rows go */
-    int type;                /* HB_TO_TYPE_X: the node type */
+    int type;                /* HB_TO_TYPE_X: the node type;
+                             ** HB_TO_REL_EATTR: the relation */
     gran fgran;              /* feature and label blocks: whole or pages */
     struct fcache *fc;
     struct bcache *bc;
@@ -261,6 +266,7 @@ typedef struct hb_link {
 ** block index; the hop samples through whichever hb_typed_use chose. */
 typedef struct hb_rel_topo {
     blk_file *f;
+    blk_file *ef;            /* EDGE FEATURES: its table, where it has one */
     uint64_t *idx_first, *idx_block;
     size_t nidx;
     uint32_t cont_cap;
@@ -499,6 +505,9 @@ int hb_typed_bind(const plan *p, hb_batch *b, int64_t *out, float *t_x,
                   gnn_err *e);
 /* Point each type's x into t_x by the types' num_nodes (NULL: no rows). */
 void hb_typed_bind_x(const plan *p, hb_batch *b, float *t_x);
+/* Point each relation's edge_attr into t_eattr by the relations'
+** num_edges (NULL: none). */
+void hb_typed_bind_eattr(const plan *p, hb_batch *b, float *t_eattr);
 void hb_typed_batch_free(hb_batch *b);
 size_t hb_typed_batch_bytes(const hb_batch *b);
 /* One pass of a hop over the frontier [frontier_lo, hop_end) of each

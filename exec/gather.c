@@ -224,6 +224,9 @@ int hb_gather_open(hb_exec *x, gnn_err *e)
     for (int t = 0; p->typed && t < p->ntypes; t++)
         if (p->types[t].has_feat && p->types[t].feat.block_size > frame)
             frame = p->types[t].feat.block_size;
+    for (int r = 0; p->typed_efeat && r < p->nrels; r++)
+        if (p->rels[r].has_efeat && p->rels[r].efeat.block_size > frame)
+            frame = p->rels[r].efeat.block_size;
     if (!frame) return GNNDB_OK;
     x->gat.fgran.mode = p->read_granularity;
     x->gat.fgran.pr = &p->profile;
@@ -297,6 +300,8 @@ static float *dest_rows(const hb_gather_state *gs, hb_batch *b)
     switch (gs->dest) {
     case HB_TO_EATTR: return b->edge_attr;
     case HB_TO_TYPE_X: return (float *)(uintptr_t)b->tviews[gs->type].x;
+    case HB_TO_REL_EATTR:
+        return (float *)(uintptr_t)b->rviews[gs->type].edge_attr;
     default: return b->x;
     }
 }

@@ -55,6 +55,75 @@ static int size_outputs(const plan *p, hb_batch *b, gnn_err *e)
     return GNNDB_OK;
 }
 
+/* Size b's edge_attr of every relation with EDGE FEATURES, its edges
+** counted per relation into the relation views. */
+static int size_eattr(const plan *p, hb_batch *b, gnn_err *e)
+{
+    for (int r = 0; r < p->nrels; r++) b->rviews[r].num_edges = 0;
+    for (size_t k = 0; k < b->ne; k++) b->rviews[b->etype[k]].num_edges++;
+    size_t total = 0;
+    for (int r = 0; r < p->nrels; r++)
+        if (p->rels[r].has_efeat)
+            total += (size_t)b->rviews[r].num_edges * p->rels[r].efeat.dim;
+    if (hb_grow((void **)&b->t_eattr, &b->cap_t_eattr, total + 1,
+                sizeof *b->t_eattr))
+        return gnn_seterr(e, GNNDB_NOMEM, "out of memory for edge_attr");
+    hb_typed_bind_eattr(p, b, b->t_eattr);
+    return GNNDB_OK;
+}
+
+/* List the items of relation r's edge rows: each of its edges, going to
+** its place among r's edges, its row its edge id. */
+static int rel_items(hb_exec *x, int r, gnn_err *e)
+{
+    const cat_table *t = &x->p->rels[r].efeat;
+    hb_gather_state *gs = &x->gat;
+    hb_blocks *bk = &x->bk;
+    size_t n = 0;
+    for (int i = 0; i < x->nb; i++) n += x->hb[i].ne;
+    if (hb_grow((void **)&gs->gitems, &gs->capgitems, n + 1, sizeof *gs->gitems) ||
+        hb_grow((void **)&bk->blockof, &bk->capblockof, n + 1,
+                sizeof *bk->blockof))
+        return gnn_seterr(e, GNNDB_NOMEM, "out of memory gathering edges");
+    gs->ngitems = 0;
+    for (int i = 0; i < x->nb; i++) {
+        const hb_batch *b = &x->hb[i];
+        uint32_t c = 0;
+        for (size_t k = 0; k < b->ne; k++) {
+            if (b->etype[k] != r) continue;
+            if (b->eid[k] >= (uint64_t)t->rows)
+                return gnn_seterr(e, GNNDB_CORRUPT, "edge %u of relation %s "
+                                  "has no row in edge feature table %s "
+                                  "(%lld rows)", b->eid[k], x->p->rels[r].name,
+                                  t->name, (long long)t->rows);
+            hb_gitem *it = &gs->gitems[gs->ngitems];
+            it->bi = (uint32_t)i;
+            it->local = c++;
+            it->row = b->eid[k];
+            bk->blockof[gs->ngitems++] = it->row / t->rows_per_block;
+        }
+    }
+    return GNNDB_OK;
+}
+
+/* Each relation's EDGE FEATURES rows into its edge_attr. */
+static int gather_rel_edges(hb_exec *x, gnn_err *e)
+{
+    const plan *p = x->p;
+    for (int i = 0; i < x->nb; i++) {
+        int rc = size_eattr(p, &x->hb[i], e);
+        if (rc) return rc;
+    }
+    for (int r = 0; r < p->nrels; r++) {
+        if (!p->rels[r].has_efeat) continue;
+        int rc = rel_items(x, r, e);
+        if (!rc) rc = hb_gather_items(x, &p->rels[r].efeat, x->rt[r].ef,
+                                      HB_TO_REL_EATTR, r, &x->st.gather, e);
+        if (rc) return rc;
+    }
+    return GNNDB_OK;
+}
+
 int hb_typed_gather(hb_exec *x, gnn_err *e)
 {
     const plan *p = x->p;
@@ -69,6 +138,10 @@ int hb_typed_gather(hb_exec *x, gnn_err *e)
         int rc = type_items(x, t, ft, e);
         if (!rc) rc = hb_gather_items(x, ft, x->tf[t], HB_TO_TYPE_X, t,
                                       &x->st.gather, e);
+        if (rc) return rc;
+    }
+    if (p->typed_efeat) {
+        int rc = gather_rel_edges(x, e);
         if (rc) return rc;
     }
     if (!p->has_labels) return GNNDB_OK;

@@ -12,8 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Feature files of the types: buffer-pool file ids from here up. */
+/* Feature files of the types: buffer-pool file ids from here up; the
+** relations' edge feature tables after them. */
 #define TYPED_FILE_ID 64
+#define TYPED_EFEAT_ID (TYPED_FILE_ID + HB_MAX_TYPES)
 
 static void use_relation(hb_exec *x, int r)
 {
@@ -38,8 +40,14 @@ int hb_typed_open(hb_exec *x, gnn_err *e)
         if (!rc) rc = db_load_graph_index(x->db, g, &t->idx_first,
                                           &t->idx_block, &t->nidx, e);
         if (rc) return rc;
-        t->cont_cap = blk_graph_cont_capacity(g->block_size);
+        /* an edge-id topology's continuation blocks hold ids too */
+        t->cont_cap = blk_graph_cont_capacity_flags(
+            g->block_size, p->eids ? BLK_FLAG_EIDS : 0);
         t->nblocks = (uint64_t)g->graph_blocks;
+        if (p->rels[r].has_efeat &&
+            (rc = db_open_table(x->db, &p->rels[r].efeat, TYPED_EFEAT_ID + r,
+                                &t->ef, e)))
+            return rc;
     }
     x->tf = calloc((size_t)p->ntypes + 1, sizeof *x->tf);
     if (!x->tf) return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
@@ -58,6 +66,7 @@ void hb_typed_close(hb_exec *x)
     if (!x->rt) return;
     for (int r = 0; r < x->p->nrels; r++) {
         if (x->rt[r].f) blkf_close(x->rt[r].f);
+        if (x->rt[r].ef) blkf_close(x->rt[r].ef);
         free(x->rt[r].idx_first);
         free(x->rt[r].idx_block);
     }
@@ -147,7 +156,7 @@ int hb_typed_layout(const plan *p, hb_batch *b, gnn_err *e)
 size_t hb_typed_words(const plan *p, size_t nn, size_t ne)
 {
     return nn + (size_t)p->ntypes * ((size_t)p->nhops + 1) + 2 * ne +
-           (size_t)p->nrels * (size_t)p->nhops;
+           (size_t)p->nrels * (size_t)p->nhops + (p->eids ? ne : 0);
 }
 
 void hb_typed_bind_x(const plan *p, hb_batch *b, float *t_x)
@@ -159,6 +168,18 @@ void hb_typed_bind_x(const plan *p, hb_batch *b, float *t_x)
         v->x = has ? t_x + off : NULL;
         v->x_dim = has ? p->types[t].feat.dim : 0;
         if (has) off += (size_t)v->num_nodes * (size_t)v->x_dim;
+    }
+}
+
+void hb_typed_bind_eattr(const plan *p, hb_batch *b, float *t_eattr)
+{
+    size_t off = 0;
+    for (int r = 0; r < p->nrels; r++) {
+        gnndb_rel_view *v = &b->rviews[r];
+        int has = p->rels[r].has_efeat && t_eattr;
+        v->edge_attr = has ? t_eattr + off : NULL;
+        v->edge_attr_dim = has ? p->rels[r].efeat.dim : 0;
+        if (has) off += (size_t)v->num_edges * (size_t)v->edge_attr_dim;
     }
 }
 
@@ -193,6 +214,7 @@ int hb_typed_bind(const plan *p, hb_batch *b, int64_t *out, float *t_x,
     sv->num_seeds = b->nseeds;
     sv->y = p->has_labels ? b->y : NULL;
     int64_t *ei = nsn + (size_t)p->ntypes * (H + 1), *nse = ei + 2 * b->ne;
+    int64_t *eid = nse + (size_t)p->nrels * H;
     off = 0;
     for (int r = 0; r < p->nrels; r++) {
         gnndb_rel_view *v = &b->rviews[r];
@@ -202,8 +224,10 @@ int hb_typed_bind(const plan *p, hb_batch *b, int64_t *out, float *t_x,
         v->num_sampled_edges = nse + (size_t)r * H;
         v->num_edges = sum_counts(v->num_sampled_edges, H);
         v->edge_index = ei + 2 * off;
+        v->e_id = p->eids ? eid + off : NULL;
         off += (size_t)v->num_edges;
     }
+    hb_typed_bind_eattr(p, b, b->t_eattr);
     gnndb_batch_view *bv = &b->view;
     bv->num_node_types = p->ntypes;
     bv->num_relations = p->nrels;
@@ -247,6 +271,7 @@ static int fill_outputs(const plan *p, hb_batch *b, gnn_err *e)
         size_t c = cnt[b->etype[k]]++;
         e2[c] = b->trank[b->esrc[k]];
         e2[(size_t)v->num_edges + c] = b->trank[b->edst[k]];
+        if (v->e_id) ((int64_t *)(uintptr_t)v->e_id)[c] = b->eid[k];
     }
     free(cnt);
     return GNNDB_OK;
@@ -273,6 +298,7 @@ void hb_typed_batch_free(hb_batch *b)
     free(b->trank);
     free(b->t_out);
     free(b->t_x);
+    free(b->t_eattr);
     free(b->tviews);
     free(b->rviews);
 }
@@ -280,5 +306,5 @@ void hb_typed_batch_free(hb_batch *b)
 size_t hb_typed_batch_bytes(const hb_batch *b)
 {
     return b->capetype * 2 + b->captrank * 4 + b->cap_t_out * 8 +
-           b->cap_t_x * 4;
+           b->cap_t_x * 4 + b->cap_t_eattr * 4;
 }

@@ -262,6 +262,13 @@ typedef struct gnndb_rel_view {
                                       ** the src type's n_id, then targets
                                       ** into the dst type's */
     const int64_t *num_sampled_edges; /* [num_hops] */
+    /* with EDGE FEATURES w: each edge's input edge id (row i of the file
+    ** the relation was made from; a relation and its reverse share them),
+    ** and its row of w where the relation (or its reverse) has w; else
+    ** NULL, and edge_attr_dim 0 */
+    const int64_t *e_id;              /* [num_edges] */
+    const float *edge_attr;           /* num_edges x edge_attr_dim */
+    int64_t edge_attr_dim;
 } gnndb_rel_view;
 
 typedef struct gnndb_batch_view {

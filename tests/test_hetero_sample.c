@@ -1169,6 +1169,153 @@ static void typed_into_writes_types_and_relations(void **state)
     gnndb_finalize(st);
 }
 
+/* Rows of an edge feature file: relation base's input edge i gets
+** (i, s, d, i * 0.5) for writes (dim 4), (-i, s) for cites (dim 2). */
+static float *edge_rows(const pairs *p, int dim)
+{
+    float *w = malloc((p->n + 1) * (size_t)dim * sizeof *w);
+    for (size_t i = 0; i < p->n; i++) {
+        float *row = w + i * (size_t)dim;
+        row[0] = dim == 4 ? (float)i : -(float)i;
+        row[1] = (float)p->s[i];
+        if (dim == 4) {
+            row[2] = (float)p->d[i];
+            row[3] = (float)i * 0.5f;
+        }
+    }
+    return w;
+}
+
+/* Relation r's edges in batch v: each e_id is an input edge of its file
+** whose endpoints are the edge's (turned round for a reverse), and
+** edge_attr, where the relation has w, is that input edge's row. */
+static void check_rel_edges(const fx *f, const gnndb_batch_view *v, int r,
+                            const float *rows, int dim)
+{
+    const gnndb_rel_view *rv = &v->rels[r];
+    const rel *rl = &f->rels[r];
+    int rev = !strcmp(rl->name, "written_by") || !strcmp(rl->name, "topic_of");
+    const pairs *p = !strcmp(rl->name, "cites") ? &f->cites
+                     : strstr(rl->name, "topic") ? &f->topic : &f->writes;
+    assert_non_null(rv->e_id);
+    assert_int_equal(rv->edge_attr_dim, rows ? dim : 0);
+    if (!rows) assert_null(rv->edge_attr);
+    const int64_t *sn = v->types[rv->src_type].n_id;
+    const int64_t *dn = v->types[rv->dst_type].n_id;
+    for (int64_t k = 0; k < rv->num_edges; k++) {
+        int64_t e = rv->e_id[k];
+        assert_true(e >= 0 && (size_t)e < p->n);
+        uint32_t s = rev ? p->d[e] : p->s[e], d = rev ? p->s[e] : p->d[e];
+        assert_int_equal(sn[rv->edge_index[k]], s);
+        assert_int_equal(dn[rv->edge_index[rv->num_edges + k]], d);
+        if (rows)
+            assert_memory_equal(rv->edge_attr + k * dim, rows + e * dim,
+                                (size_t)dim * 4);
+    }
+}
+
+/* The batches of q with EDGE FEATURES w equal q's without it, type for
+** type and relation for relation, and add e_id and edge_attr (checked by
+** check_rel_edges); their digests (from pre's settings) go to got[]. */
+static int64_t run_edge_features(fx *f, const char *pre, const char *q,
+                                 const float *wrows, const float *crows,
+                                 uint64_t *got)
+{
+    char sql[1024];
+    gnndb_stmt *plain, *st;
+    snprintf(sql, sizeof sql, "%s;", q);
+    assert_int_equal(gnndb_prepare(f->d.h, sql, -1, &plain, NULL), GNNDB_OK);
+    if (pre) exec_ok(f->d.h, pre);
+    snprintf(sql, sizeof sql, "%s EDGE FEATURES w;", q);
+    if (gnndb_prepare(f->d.h, sql, -1, &st, NULL))
+        fail_msg("%s: %s", sql, gnndb_errmsg(f->d.h));
+    int64_t n = 0;
+    int rc;
+    while ((rc = gnndb_step(st)) == GNNDB_BATCH) {
+        assert_int_equal(gnndb_step(plain), GNNDB_BATCH);
+        const gnndb_batch_view *v = gnndb_batch(st), *u = gnndb_batch(plain);
+        for (int t = 0; t < NTYPES; t++) {
+            assert_int_equal(v->types[t].num_nodes, u->types[t].num_nodes);
+            assert_memory_equal(v->types[t].n_id, u->types[t].n_id,
+                                (size_t)u->types[t].num_nodes * 8 + 1);
+        }
+        for (int r = 0; r < f->nrels; r++) {
+            const gnndb_rel_view *a = &v->rels[r], *b = &u->rels[r];
+            assert_int_equal(a->num_edges, b->num_edges);
+            assert_memory_equal(a->edge_index, b->edge_index,
+                                (size_t)b->num_edges * 16 + 1);
+            assert_null(b->e_id);
+            const char *nm = f->rels[r].name;
+            int w = !strcmp(nm, "writes") || !strcmp(nm, "written_by");
+            check_rel_edges(f, v, r, w ? wrows : !strcmp(nm, "cites") ? crows
+                                                                      : NULL,
+                            w ? 4 : 2);
+        }
+        assert_true(v->digest != u->digest);
+        got[n++] = v->digest;
+    }
+    if (rc != GNNDB_DONE) fail_msg("%s (%s): %s", sql, pre ? pre : "",
+                                   gnndb_errmsg(f->d.h));
+    assert_int_equal(gnndb_step(plain), GNNDB_DONE);
+    gnndb_finalize(st);
+    gnndb_finalize(plain);
+    exec_ok(f->d.h, "PRAGMA threads = 4; PRAGMA memory_limit = '1GB'; "
+                    "PRAGMA read_granularity = 'auto'; PRAGMA io = 'auto';");
+    return n;
+}
+
+/* EDGE FEATURES w on the typed graph: w imported into writes (so its
+** reverse written_by has it too) and cites, not the topic relations,
+** which carry e_id without edge_attr. The same batches, digest for digest,
+** with HYPERBATCH 1, one thread, pages through pread and a small memory
+** limit; w missing from every sampled relation is refused. */
+static void typed_edge_features_are_their_edges_rows(void **state)
+{
+    fx *f = *state;
+    float *wrows = edge_rows(&f->writes, 4), *crows = edge_rows(&f->cites, 2);
+    char wp[1200], cp[1200], sql[4096];
+    snprintf(wp, sizeof wp, "%s/wrows.npy", f->d.dir);
+    snprintf(cp, sizeof cp, "%s/crows.npy", f->d.dir);
+    assert_int_equal(tu_write_npy(wp, "<f4", wrows, (int64_t)f->writes.n, 4,
+                                  4), 0);
+    assert_int_equal(tu_write_npy(cp, "<f4", crows, (int64_t)f->cites.n, 2,
+                                  4), 0);
+    snprintf(sql, sizeof sql, "IMPORT EDGE FEATURES w INTO mag.writes FROM "
+             "'%s'; IMPORT EDGE FEATURES w INTO mag.cites FROM '%s';", wp, cp);
+    exec_ok(f->d.h, sql);
+    const char *q = "SAMPLE {cites: 5, writes: 3, written_by: 2, has_topic: "
+                    "2, topic_of: 4} * 2 FROM mag SEEDS paper.train BATCH 64 "
+                    "SHUFFLE SEED 9";
+    uint64_t ref[64], got[64];
+    int64_t n = run_edge_features(f, NULL, q, wrows, crows, ref);
+    assert_int_equal(n, (NTRAIN + 63) / 64);
+    const char *pre[] = {"PRAGMA threads = 1;",
+                         "PRAGMA read_granularity = 'page'; PRAGMA io = "
+                         "'pread';",
+                         "PRAGMA threads = 2; PRAGMA memory_limit = '6MB';",
+                         "PRAGMA spill = 'on';"};
+    for (size_t k = 0; k < sizeof pre / sizeof *pre; k++) {
+        memset(got, 0, sizeof got);
+        assert_int_equal(run_edge_features(f, pre[k], q, wrows, crows, got),
+                         n);
+        assert_memory_equal(got, ref, (size_t)n * 8);
+    }
+    exec_ok(f->d.h, "PRAGMA spill = 'auto';");
+    char hq[1024];
+    snprintf(hq, sizeof hq, "%s HYPERBATCH 1", q);
+    assert_int_equal(run_edge_features(f, NULL, hq, wrows, crows, got), n);
+    assert_memory_equal(got, ref, (size_t)n * 8);
+    const char *const w1[] = {"no relation this SAMPLE of graph mag samples "
+                              "has an edge feature table nosuch", NULL};
+    refused(f, "SAMPLE {cites: 5} FROM mag SEEDS paper.train BATCH 8 EDGE "
+               "FEATURES nosuch;", GNNDB_NOTFOUND, w1);
+    const char *const w2[] = {"has an edge feature table w", NULL};
+    refused(f, "SAMPLE {has_topic: 5} FROM mag SEEDS paper.train BATCH 8 "
+               "EDGE FEATURES w;", GNNDB_NOTFOUND, w2);
+    free(wrows);
+    free(crows);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1181,6 +1328,7 @@ int main(void)
         cmocka_unit_test(typed_explain_names_relations),
         cmocka_unit_test(typed_row_summarises_types),
         cmocka_unit_test(typed_into_writes_types_and_relations),
+        cmocka_unit_test(typed_edge_features_are_their_edges_rows),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -79,6 +79,9 @@ typedef struct gnndb_rel_view {
     int64_t num_edges;
     const int64_t *edge_index;
     const int64_t *num_sampled_edges;
+    const int64_t *e_id;
+    const float *edge_attr;
+    int64_t edge_attr_dim;
 } gnndb_rel_view;
 
 typedef struct gnndb_batch_view {

@@ -119,7 +119,7 @@ expect_error "SAMPLE {cites: 5} FROM mag SEEDS train BATCH 8;" \
 expect_error "SAMPLE {cites: 5} * 2 FROM plain BATCH 8;" \
     'graph plain has no node types or relations'
 expect_error "SAMPLE {cites: 5} FROM mag EDGES tr BATCH 8;" \
-    'EDGES and EDGE FEATURES on typed graph mag are not available yet'
+    'EDGES on typed graph mag is not available yet'
 expect_error "SAMPLE 5, 5 FROM mag SEEDS paper.train BATCH 8 INTO '$PWD/out';" \
     'graph mag is typed: give each hop a map of relation fanouts'
 # PRAGMA strict: the warning refuses every form of SAMPLE that would run
