@@ -1,14 +1,17 @@
 # tests/e2e_expect_error.sh — sourced by the end-to-end scripts that feed
 # bad input (tests/e2e/bad_inputs.sh, propagate_errors.sh): it is not a test
 # itself, so it lives outside tests/e2e/. Needs $GNNDB, $DB (holding graph
-# cora) and fail().
+# $SNAP_GRAPH, cora unless set) and fail(); with $NO_INTO set, a failed
+# statement must not have made that path (a SAMPLE ... INTO's directory).
 
 # What a failed statement must leave alone: the files of the database, its
-# graphs, and everything DESCRIBE cora says (less the catalog's own size).
+# graphs, and everything DESCRIBE says of the graph (less the catalog's own
+# size).
 snapshot() {
     ( cd "$DB" && ls | grep -v -e '-wal$' -e '-shm$' | sort
       "$GNNDB" -csv "$DB" "SHOW GRAPHS;"
-      "$GNNDB" -csv "$DB" "DESCRIBE cora;" | grep -v '^file\.catalog' ) 2>&1
+      "$GNNDB" -csv "$DB" "DESCRIBE ${SNAP_GRAPH:-cora};" |
+          grep -v '^file\.catalog' ) 2>&1
 }
 
 # expect_error SQL PATTERN: fails with one line on stderr matching PATTERN,
@@ -20,5 +23,6 @@ expect_error() {
     grep -q -- "$2" err.txt || { cat err.txt; fail "message lacks '$2': $1"; }
     AFTER=$(snapshot)
     [ "$BEFORE" = "$AFTER" ] || { echo "$BEFORE" > b.txt; echo "$AFTER" > a.txt; diff b.txt a.txt; fail "database changed by: $1"; }
+    [ -z "${NO_INTO:-}" ] || [ ! -e "$NO_INTO" ] || fail "INTO made a directory: $1"
     echo "ok: $(cat err.txt)"
 }

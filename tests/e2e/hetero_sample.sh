@@ -96,20 +96,9 @@ grep -q -- '-> sample hop 2: cites 5 (paper <- paper); about 3 (field <- paper)'
 cmp -s d1.txt d3.txt || { diff d1.txt d3.txt; fail "strict changed a clean SAMPLE"; }
 
 # bad typed statements: one line each, the database as it was
-snapshot() {
-    ( cd "$DB" && ls | grep -v -e '-wal$' -e '-shm$' | sort
-      "$GNNDB" -csv "$DB" "SHOW GRAPHS;"
-      "$GNNDB" -csv "$DB" "DESCRIBE mag;" | grep -v '^file\.catalog' ) 2>&1
-}
+SNAP_GRAPH=mag NO_INTO=$PWD/out
+. "$OLDPWD/tests/e2e_expect_error.sh"
 BEFORE=$(snapshot)
-expect_error() {
-    "$GNNDB" "$DB" "$1" > out.txt 2> err.txt && fail "succeeded: $1"
-    [ "$(wc -l < err.txt)" -eq 1 ] || { cat err.txt; fail "not one line: $1"; }
-    grep -q -- "$2" err.txt || { cat err.txt; fail "message lacks '$2': $1"; }
-    [ "$BEFORE" = "$(snapshot)" ] || fail "database changed by: $1"
-    [ -e out ] && fail "INTO made a directory: $1"
-    echo "ok: $(cat err.txt)"
-}
 expect_error "SAMPLE {cites: 5, venue_of: 2} FROM mag SEEDS paper.train BATCH 8 INTO '$PWD/out';" \
     'hop 1 samples relation venue_of, which graph mag does not have'
 expect_error "SAMPLE {cites: 5} FROM mag SEEDS venue.train BATCH 8;" \

@@ -77,15 +77,9 @@ cmp -s d1.txt d3.txt || { diff d1.txt d3.txt; fail "a float16 table gathered dif
 digests "$Q;" > d4.txt
 cmp -s d1.txt d4.txt && fail "EDGE FEATURES left the digests unchanged"
 
-before=$("$GNNDB" -csv "$DB" "DESCRIBE mag; SHOW GRAPHS;")
-expect_error() {
-    out=$("$GNNDB" "$DB" "$1" 2>&1) && fail "accepted: $1"
-    [ "$(printf '%s\n' "$out" | grep -c .)" -eq 1 ] || fail "not one line: $out"
-    printf '%s\n' "$out" | grep -q -- "$2" || fail "'$out' lacks '$2'"
-    [ "$("$GNNDB" -csv "$DB" "DESCRIBE mag; SHOW GRAPHS;")" = "$before" ] ||
-        fail "database changed by: $1"
-    echo "ok: $out"
-}
+SNAP_GRAPH=mag
+. "$OLDPWD/tests/e2e_expect_error.sh"
+BEFORE=$(snapshot)
 expect_error "$Q EDGE FEATURES nosuch;" \
     'no relation this SAMPLE of graph mag samples has an edge feature table nosuch'
 expect_error "SAMPLE {writes: 3, cites: 2} FROM mag SEEDS paper.ALL BATCH 16 EDGE FEATURES w;" \
