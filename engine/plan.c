@@ -220,7 +220,10 @@ static double spill_record_bytes(const plan *p, double nodes)
 {
     double link = p->link ? (double)p->batch * (1.0 + (double)p->negative) * 24.0
                           : 0.0;
-    return nodes * 4.0 + (double)p->batch * 16.0 + link;
+    double n, edges = 0;
+    /* with edge rows, the edges' ids too, sorted */
+    if (p->has_efeat || p->typed_efeat) batch_size_est(p, &n, &edges);
+    return nodes * 4.0 + edges * 1.1 * 4.0 + (double)p->batch * 16.0 + link;
 }
 
 static double spill_round(const plan *p, double nodes, double g, double *s,
@@ -255,9 +258,13 @@ static void plan_spill(gnndb *db, plan *p, int64_t cap, int64_t fit)
     double rowbytes = (double)plan_x_row_bytes(p);
     /* a typed batch's outputs per type and relation are as many again
     ** (hb_typed_words), beside the global n_id and edge_index */
-    double eb = (double)(p->eids ? 24 : 16) + (p->typed ? 16.0 : 0.0);
+    double eb = (double)(p->eids ? 24 : 16) + (p->typed ? 16.0 : 0.0) +
+                (p->typed && p->eids ? 8.0 : 0.0);
     double nb = p->typed ? 16.0 : 8.0;
-    p->run_bytes_est = nodes * (nb + 8.0 + rowbytes) + edges * eb;
+    /* edge rows: each edge's place and id, and its row */
+    double erow = p->has_efeat || p->typed_efeat
+                      ? 8.0 + 4.0 * (double)eattr_dim(p) : 0.0;
+    p->run_bytes_est = nodes * (nb + 8.0 + rowbytes) + edges * (eb + erow);
     p->spill_topo_est = nodes * nb + edges * eb;
     p->hyperbatch_inmem = fit;
     p->cost_inmem = reads_per_batch(p, (double)fit, (double)fit);
@@ -292,12 +299,13 @@ static void plan_spill(gnndb *db, plan *p, int64_t cap, int64_t fit)
     /* without rows to gather a round saves nothing: only the sampling
     ** sub-rounds read the graph, and they are no larger than in memory */
     int want = db->pragma.spill == GNN_SPILL_ON ||
-               (db->pragma.spill == GNN_SPILL_AUTO && plan_x_dim(p) > 0 &&
+               (db->pragma.spill == GNN_SPILL_AUTO &&
+                plan_x_dim(p) + eattr_dim(p) > 0 &&
                 fit < cap && g > fit &&
                 (p->hyperbatch_asked > fit || p->cost_spill < p->cost_inmem));
-    /* a spilled run holds n_id, edge_index, e_id, a typed batch's outputs
-    ** and node rows: batches with EDGE FEATURES stay in memory */
-    if (p->has_efeat || p->typed_efeat) want = 0;
+    /* a spilled run holds n_id, edge_index, e_id, a typed batch's outputs,
+    ** node rows and edge rows, of at most PLAN_SPILL_SECTIONS tables */
+    if (plan_spill_sections(p) > PLAN_SPILL_SECTIONS) want = 0;
     /* a run read back must fit: the mini-batch handed out is held whole */
     if (!want || p->run_bytes_est > staged - (double)g * (double)p->batch * 16)
         return;

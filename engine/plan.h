@@ -155,6 +155,18 @@ static inline size_t plan_x_row_bytes(const plan *p)
 {
     return (size_t)plan_x_dim(p) * sizeof(float);
 }
+/* The tables whose rows a spilled round gathers into its runs (hb_spill.c's
+** sections): the node features or each type's, then EDGE FEATURES' table or
+** each relation's. A round spills at most PLAN_SPILL_SECTIONS of them. */
+#define PLAN_SPILL_SECTIONS 128
+static inline int plan_spill_sections(const plan *p)
+{
+    int n = p->has_feat + p->has_efeat;
+    for (int t = 0; p->typed && t < p->ntypes; t++) n += p->types[t].has_feat;
+    for (int r = 0; p->typed_efeat && r < p->nrels; r++)
+        n += p->rels[r].has_efeat;
+    return n;
+}
 /* What the runs of g spilled mini-batches take in the spill area: the
 ** plan's estimate of a run with a twentieth to spare. */
 static inline double plan_spill_bytes(const plan *p, double g)

@@ -101,6 +101,10 @@ typedef struct hb_sbatch {   /* a spilled mini-batch (hb_spill.c) */
     int64_t nsn[AST_MAX_HOPS + 1];
     int64_t nse[AST_MAX_HOPS];
     uint32_t *srows;         /* its nodes by row, ascending (until gathered) */
+    uint32_t *seids;         /* with edge rows: its edges' ids, ascending
+                             ** (a typed batch's relation by relation) */
+    size_t *esec;            /* typed: relation r's are seids[esec[r] ..
+                             ** esec[r + 1]) (p->nrels + 1 of them) */
     uint64_t *yrows;         /* its seeds: (row << 32 | local), ascending */
     int64_t *y;              /* their labels, local order */
     int64_t *lk_words;       /* a link batch's label arrays (lk_finish) */
@@ -111,16 +115,19 @@ typedef struct hb_sbatch {   /* a spilled mini-batch (hb_spill.c) */
 /* A typed SAMPLE takes at most this many node types (plan_typed.c). */
 #define HB_MAX_TYPES 64
 
-/* One table whose rows a spilled round gathers into its runs: the node
-** features, or one node type's (hbs_sections). Its rows are the nodes with
-** ids in [base, end), row = id - base; each run holds the rows of its
-** sections one after another, in section order. */
+/* One table whose rows a spilled round gathers into its runs
+** (hbs_sections): the node features or one node type's, whose rows are the
+** nodes with ids in [base, end), row = id - base; or EDGE FEATURES' table
+** or one relation's (`edges`), whose rows are its edges' ids. Each run holds
+** the rows of its sections one after another, in section order. */
 typedef struct hbs_section {
     const cat_table *t;
     blk_file *f;
     uint64_t base, end;
     size_t rowbytes;         /* an output row: float32 */
     int pinned;              /* the hot-block cache may hold its blocks */
+    int edges;               /* rows of edges: all of them, or relation rel's */
+    int rel;                 /* typed: the relation; -1 otherwise */
 } hbs_section;
 
 typedef struct hb_round {    /* a spilled round of mini-batches */
@@ -130,7 +137,7 @@ typedef struct hb_round {    /* a spilled round of mini-batches */
     uint32_t *arrival;       /* feature blocks in the order they arrived */
     size_t narrival, caparrival;
     /* section k's blocks are arrival[sec_arrival[k] .. sec_arrival[k+1]) */
-    size_t sec_arrival[HB_MAX_TYPES + 1];
+    size_t sec_arrival[PLAN_SPILL_SECTIONS + 1];
 } hb_round;
 
 #define HB_GI_CACHE UINT32_MAX
@@ -430,7 +437,8 @@ void hbs_close(hb_exec *x);
 int hbs_build(hb_exec *x, gnn_err *e);
 /* Words of a typed batch's outputs (t_out) of nn nodes, ne edges: the
 ** types' n_id (nn in all), their per-hop node counts, the relations'
-** edge_index (2 ne in all), their per-hop edge counts. */
+** edge_index (2 ne in all), their per-hop edge counts, and with edge ids
+** the relations' e_id (ne in all). */
 size_t hb_typed_words(const plan *p, size_t nn, size_t ne);
 /* Where a run's parts start, for a mini-batch of nn nodes, ne edges:
 ** n_id (8 bytes a node), edge_index (16 an edge), e_id when the batches
@@ -443,13 +451,27 @@ static inline size_t hbs_off_perm(const plan *p, size_t nn, size_t ne)
     size_t typed = p->typed ? hb_typed_words(p, nn, ne) * 8 : 0;
     return nn * 8 + ne * (p->eids ? 24 : 16) + typed;
 }
-static inline size_t hbs_off_rows(const plan *p, size_t nn, size_t ne)
+/* Batches with EDGE FEATURES: each edge's place (its local index, or in a
+** typed batch its rank in its relation) by id, then the ids ascending (4
+** each), after the nodes'. */
+static inline size_t hbs_off_eperm(const plan *p, size_t nn, size_t ne)
 {
     return hbs_off_perm(p, nn, ne) + nn * 8;
 }
-/* The sections of plan p's spilled rows (at most HB_MAX_TYPES): their
-** count. */
+static inline size_t hbs_off_rows(const plan *p, size_t nn, size_t ne)
+{
+    return hbs_off_eperm(p, nn, ne) +
+           (p->has_efeat || p->typed_efeat ? ne * 8 : 0);
+}
+/* The sections of plan p's spilled rows (at most PLAN_SPILL_SECTIONS):
+** their count. */
 int hbs_sections(const hb_exec *x, hbs_section *out);
+/* Record s's ids of section sec, ascending (its nodes in [base, end) of
+** srows, or its edges, or one relation's, of seids), *n of them, from
+** index *lo of the array they are in. */
+const uint32_t *hbs_section_ids(const hbs_section *sec, const hb_sbatch *s,
+                                const uint32_t *srows, const uint32_t *seids,
+                                size_t *lo, size_t *n);
 /* The first i with a[i] >= key in ascending a[0..n). */
 size_t hbs_lower_u32(const uint32_t *a, size_t n, uint64_t key);
 /* Free a round's records and runs. */

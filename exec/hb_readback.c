@@ -70,28 +70,43 @@ typedef struct rb_part {
     uint64_t base, rpb;
     const uint32_t *arrival;
     size_t narrival;
+    int edges;               /* rows of edges (after every node row) */
 } rb_part;
 
 /* The parts of record s read into buf, one per section; their count. */
 static int record_parts(hb_exec *x, const hb_sbatch *s, const unsigned char *buf,
                         rb_part *out)
 {
-    hbs_section sec[HB_MAX_TYPES];
+    const plan *p = x->p;
+    hbs_section sec[PLAN_SPILL_SECTIONS];
     int n = hbs_sections(x, sec);
     const hb_round *r = x->sp.emit;
-    const uint32_t *perm = (const uint32_t *)(buf + hbs_off_perm(x->p, s->nn, s->ne));
-    const uint32_t *srows = perm + s->nn;
-    size_t off = hbs_off_rows(x->p, s->nn, s->ne);
+    const uint32_t *perm = (const uint32_t *)(buf + hbs_off_perm(p, s->nn, s->ne));
+    const uint32_t *eperm = (const uint32_t *)(buf + hbs_off_eperm(p, s->nn, s->ne));
+    size_t off = hbs_off_rows(p, s->nn, s->ne);
     for (int k = 0; k < n; k++) {
-        size_t lo = hbs_lower_u32(srows, s->nn, sec[k].base);
-        size_t hi = hbs_lower_u32(srows, s->nn, sec[k].end);
-        out[k] = (rb_part){perm + lo, srows + lo, hi - lo, sec[k].rowbytes,
-                           off, sec[k].base, sec[k].t->rows_per_block,
+        size_t lo, m;
+        const uint32_t *pl = sec[k].edges ? eperm : perm;
+        const uint32_t *ids = hbs_section_ids(&sec[k], s, perm + s->nn,
+                                              eperm + s->ne, &lo, &m);
+        out[k] = (rb_part){pl + lo, ids, m, sec[k].rowbytes, off,
+                           sec[k].base, sec[k].t->rows_per_block,
                            r->arrival + r->sec_arrival[k],
-                           r->sec_arrival[k + 1] - r->sec_arrival[k]};
-        off += (hi - lo) * sec[k].rowbytes;
+                           r->sec_arrival[k + 1] - r->sec_arrival[k],
+                           sec[k].edges};
+        off += m * sec[k].rowbytes;
     }
     return n;
+}
+
+/* Where record s's edge rows start in buf (NULL without them). */
+static float *edge_rows(hb_exec *x, const hb_sbatch *s, unsigned char *buf)
+{
+    rb_part part[PLAN_SPILL_SECTIONS];
+    int n = record_parts(x, s, buf, part);
+    for (int k = 0; k < n; k++)
+        if (part[k].edges) return (float *)(buf + part[k].rows_off);
+    return NULL;
 }
 
 static int bad_order(hb_exec *x, size_t k, size_t nn, gnn_err *e)
@@ -200,7 +215,7 @@ static int put_in_order(hb_exec *x, hb_sbatch *s, int two, size_t size,
 {
     hb_readback *rb = &x->rb;
     unsigned char *buf = rb->rbuf[0];
-    rb_part part[HB_MAX_TYPES];
+    rb_part part[PLAN_SPILL_SECTIONS];
     int nparts = record_parts(x, s, buf, part), rc = GNNDB_OK;
     *out = buf;
     if (!nparts) {
@@ -247,9 +262,15 @@ static int fill_view(hb_exec *x, hb_sbatch *s, unsigned char *buf, gnn_err *e)
     hb_fill_view(p, b, (int64_t *)buf, (int64_t *)(buf + s->nn * 8), rows,
                  s->y);
     if (p->eids) b->view.e_id = (const int64_t *)(buf + s->nn * 8 + s->ne * 16);
+    if (p->has_efeat) {
+        b->view.edge_attr = edge_rows(x, s, buf);
+        b->view.edge_attr_dim = p->efeat.dim;
+    }
     if (p->link) hb_link_view(p, &b->view, s->lk_words, s->npos, s->nneg);
     if (!p->typed) return GNNDB_OK;
     int64_t *out = (int64_t *)(buf + s->nn * 8 + s->ne * (p->eids ? 24 : 16));
+    /* the read buffer's, not the slot's own (sview owns no arrays) */
+    b->t_eattr = p->typed_efeat ? edge_rows(x, s, buf) : NULL;
     return hb_typed_bind(p, b, out, rows, e);
 }
 

@@ -7,9 +7,11 @@
 **    allows (hb_fit), each finished and its topology (n_id, edge_index, the
 **    order of its nodes by row) appended to a run of its own; only the
 **    sorted rows and the seeds' labels stay in memory;
-** 2. gather: every feature block any of the G needs is read once; as each
-**    block arrives, each mini-batch's rows in it are appended to its run, so
-**    a run holds its rows by block in the order blocks arrived (recorded);
+** 2. gather: table by table (the node features or each type's, then the
+**    edge features or each relation's: hbs_sections), every block any of
+**    the G needs is read once; as each block arrives, each mini-batch's rows
+**    in it are appended to its run, so a run holds its rows by block in the
+**    order blocks arrived (recorded);
 ** 3. emit (hb_readback.c): runs are read back in order, the next one read
 **    ahead when memory allows, the rows put into local order, handed out.
 ** Phases 1 and 2 of the next round may run on a thread of their own while
@@ -36,6 +38,8 @@ int hbs_open(hb_exec *x, gnn_err *e)
 static void sbatch_release(hb_sbatch *s)
 {
     free(s->srows);
+    free(s->seids);
+    free(s->esec);
     free(s->yrows);
     free(s->y);
     free(s->lk_words);
@@ -76,6 +80,7 @@ size_t hbs_records_bytes(const hb_exec *x, const hb_round *r)
     size_t sum = 0;
     for (int i = 0; i < r->nsb; i++)
         sum += (r->sb[i].srows ? r->sb[i].nn * 4 : 0) +
+               (r->sb[i].seids ? r->sb[i].ne * 4 : 0) +
                (size_t)r->sb[i].nseeds * 16 + sizeof(hb_sbatch) +
                (r->sb[i].npos + r->sb[i].nneg) * 24;
     sum += (size_t)(r->nsb + SPILL_WRITE_DEPTH) * x->p->spill_wbuf;
@@ -122,6 +127,47 @@ static int keep_link_labels(const hb_batch *b, hb_sbatch *s, gnn_err *e)
     return GNNDB_OK;
 }
 
+/* A batch with edge rows: its edges by id, relation by relation in a
+** typed batch (esec[r] where relation r's start; one span otherwise), each
+** with its place (its local index, or its rank among its relation's edges,
+** as edge_attr lays them out); the ids kept in the record for the gather,
+** places and ids appended to the run for the read back. */
+static int spill_edge_order(hb_exec *x, const hb_batch *b, hb_sbatch *s,
+                            gnn_err *e)
+{
+    const plan *p = x->p;
+    size_t ne = b->ne, R = p->typed ? (size_t)p->nrels : 1;
+    uint64_t *k = malloc((ne + 1) * sizeof *k);
+    size_t *fill = calloc(R + 1, sizeof *fill);
+    s->seids = malloc((ne + 1) * sizeof *s->seids);
+    s->esec = calloc(R + 1, sizeof *s->esec);
+    int rc = GNNDB_OK;
+    if (!k || !fill || !s->seids || !s->esec)
+        rc = gnn_seterr(e, GNNDB_NOMEM, "out of memory spilling");
+    for (size_t q = 0; !rc && q < ne; q++)
+        s->esec[(p->typed ? b->etype[q] : 0) + 1]++;
+    for (size_t r = 0; !rc && r < R; r++) s->esec[r + 1] += s->esec[r];
+    for (size_t q = 0; !rc && q < ne; q++) {
+        size_t r = p->typed ? b->etype[q] : 0, rank = fill[r]++;
+        k[s->esec[r] + rank] = ((uint64_t)b->eid[q] << 32) |
+                               (p->typed ? rank : q);
+    }
+    for (size_t r = 0; !rc && r < R; r++)
+        gnn_sort_u64(k + s->esec[r], s->esec[r + 1] - s->esec[r]);
+    /* places written over the keys' front, never ahead of reading */
+    uint32_t *place = (uint32_t *)k;
+    for (size_t q = 0; !rc && q < ne; q++) {
+        uint64_t key = k[q];
+        s->seids[q] = (uint32_t)(key >> 32);
+        place[q] = (uint32_t)(key & UINT32_MAX);
+    }
+    if (!rc) rc = spill_run_append(s->run, place, ne * 4, e);
+    if (!rc) rc = spill_run_append(s->run, s->seids, ne * 4, e);
+    free(k);
+    free(fill);
+    return rc;
+}
+
 /* The record and run of finished batch b (keys: its nodes sorted). */
 static int spill_topology(hb_exec *x, hb_batch *b, uint64_t *k,
                           hb_sbatch *s, gnn_err *e)
@@ -166,6 +212,8 @@ static int spill_topology(hb_exec *x, hb_batch *b, uint64_t *k,
     if (!rc && p->link) rc = keep_link_labels(b, s, e);
     if (!rc) rc = spill_run_append(s->run, perm, b->nn * 4, e);
     if (!rc) rc = spill_run_append(s->run, s->srows, b->nn * 4, e);
+    if (!rc && (p->has_efeat || p->typed_efeat))
+        rc = spill_edge_order(x, b, s, e);
     return rc;
 }
 
@@ -276,20 +324,45 @@ static size_t lower_u64(const uint64_t *a, size_t n, uint64_t key)
 int hbs_sections(const hb_exec *x, hbs_section *out)
 {
     const plan *p = x->p;
-    if (!p->typed) {
-        out[0] = (hbs_section){&p->feat, x->ff, 0, UINT64_MAX,
-                               plan_x_row_bytes(p), 1};
-        return p->has_feat;
-    }
     int n = 0;
-    for (int t = 0; t < p->ntypes && n < HB_MAX_TYPES; t++) {
+    if (p->has_feat)
+        out[n++] = (hbs_section){&p->feat, x->ff, 0, UINT64_MAX,
+                                 plan_x_row_bytes(p), 1, 0, -1};
+    for (int t = 0; p->typed && t < p->ntypes; t++) {
         const plan_type *pt = &p->types[t];
-        if (!pt->has_feat) continue;
-        out[n++] = (hbs_section){&pt->feat, x->tf[t], (uint64_t)pt->first,
-                                 (uint64_t)(pt->first + pt->count),
-                                 (size_t)pt->feat.dim * sizeof(float), 0};
+        if (pt->has_feat && n < PLAN_SPILL_SECTIONS)
+            out[n++] = (hbs_section){&pt->feat, x->tf[t], (uint64_t)pt->first,
+                                     (uint64_t)(pt->first + pt->count),
+                                     (size_t)pt->feat.dim * sizeof(float), 0,
+                                     0, -1};
+    }
+    if (p->has_efeat)
+        out[n++] = (hbs_section){&p->efeat, x->ef, 0, UINT64_MAX,
+                                 (size_t)p->efeat.dim * sizeof(float), 0, 1,
+                                 -1};
+    for (int r = 0; p->typed_efeat && r < p->nrels; r++) {
+        const plan_rel *pr = &p->rels[r];
+        if (pr->has_efeat && n < PLAN_SPILL_SECTIONS)
+            out[n++] = (hbs_section){&pr->efeat, x->rt[r].ef, 0, UINT64_MAX,
+                                     (size_t)pr->efeat.dim * sizeof(float),
+                                     0, 1, r};
     }
     return n;
+}
+
+const uint32_t *hbs_section_ids(const hbs_section *sec, const hb_sbatch *s,
+                                const uint32_t *srows, const uint32_t *seids,
+                                size_t *lo, size_t *n)
+{
+    if (sec->edges) {
+        size_t r = sec->rel < 0 ? 0 : (size_t)sec->rel;
+        *lo = s->esec[r];
+        *n = s->esec[r + 1] - s->esec[r];
+        return seids + *lo;
+    }
+    *lo = hbs_lower_u32(srows, s->nn, sec->base);
+    *n = hbs_lower_u32(srows, s->nn, sec->end) - *lo;
+    return srows + *lo;
 }
 
 typedef struct sg_job {
@@ -297,6 +370,8 @@ typedef struct sg_job {
     const hbs_section *sec;  /* the table being gathered */
     const blk_header *h;
     float *row;              /* one output row, for the serial path */
+    const uint32_t **ids;    /* per record: its ids of the section */
+    size_t *nids;
     size_t *lo, *hi;         /* per record: its rows in the block */
     unsigned char **dst;     /* per record: where they go */
 } sg_job;
@@ -304,14 +379,14 @@ typedef struct sg_job {
 static void sg_copy_task(void *arg, size_t i, int w)
 {
     sg_job *j = arg;
-    const hb_sbatch *s = &j->x->sp.build->sb[i];
+    const uint32_t *ids = j->ids[i];
     unsigned char *d = j->dst[i];
     if (!d) return;  /* none in this block, or appended serially */
     /* bound for the disk, not for this CPU's cache */
     const hbs_section *sec = j->sec;
     for (size_t q = j->lo[i]; q < j->hi[i]; q++, d += sec->rowbytes)
         hb_put_row(sec->t, (float *)d,
-                   blk_feature_row(j->h, s->srows[q] - sec->base -
+                   blk_feature_row(j->h, ids[q] - sec->base -
                                              j->h->first_node), 1);
     gnn_copy_stream_done();
 }
@@ -329,26 +404,26 @@ static int sg_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
     r->arrival[r->narrival++] = (uint32_t)no;
     for (int i = 0; i < r->nsb; i++) {
         hb_sbatch *s = &r->sb[i];
-        size_t lo = hbs_lower_u32(s->srows, s->nn, r0);
-        size_t hi = hbs_lower_u32(s->srows, s->nn,
-                                  GNN_MIN(r0 + rpb, sec->end));
+        const uint32_t *ids = j->ids[i];
+        size_t lo = hbs_lower_u32(ids, j->nids[i], r0);
+        size_t hi = hbs_lower_u32(ids, j->nids[i], GNN_MIN(r0 + rpb, sec->end));
         j->lo[i] = lo;
         j->hi[i] = hi;
         j->dst[i] = NULL;
         if (lo == hi) continue;
-        if (s->srows[lo] - sec->base < h->first_node ||
-            s->srows[hi - 1] - sec->base - h->first_node >= h->count)
+        if (ids[lo] - sec->base < h->first_node ||
+            ids[hi - 1] - sec->base - h->first_node >= h->count)
             return gnn_seterr(e, GNNDB_CORRUPT, "corrupt block %llu of table "
                               "%s: row %llu missing", (unsigned long long)no,
-                              sec->t->name, (unsigned long long)(s->srows[lo] -
-                                                                  sec->base));
+                              sec->t->name,
+                              (unsigned long long)(ids[lo] - sec->base));
         size_t len = (hi - lo) * sec->rowbytes;
         if (len > x->p->spill_wbuf / 2) {
             /* more of one block than half its buffer: appended here,
             ** serially, in pieces the buffer takes */
             for (size_t q = lo; q < hi; q++) {
                 hb_put_row(sec->t, j->row, blk_feature_row(
-                               h, s->srows[q] - sec->base - h->first_node), 0);
+                               h, ids[q] - sec->base - h->first_node), 0);
                 int rc = spill_run_append(s->run, j->row, sec->rowbytes, e);
                 if (rc) return rc;
             }
@@ -395,8 +470,12 @@ static int round_blocks(hb_exec *x, const hbs_section *sec, gnn_err *e)
         const hb_sbatch *s = &r->sb[i];
         if (!sec)
             for (int64_t q = 0; q < s->nseeds; q++) need[(s->yrows[q] >> 32) / rpb] = 1;
-        else
-            mark_blocks(s->srows, s->nn, sec->base, sec->end, rpb, need);
+        else {
+            size_t lo, n;
+            const uint32_t *ids = hbs_section_ids(sec, s, s->srows, s->seids,
+                                                  &lo, &n);
+            mark_blocks(ids, n, sec->base, sec->end, rpb, need);
+        }
     }
     size_t n = 0;
     for (uint64_t b = 0; b < nblocks; b++)
@@ -456,24 +535,29 @@ static int gather_section(hb_exec *x, const hbs_section *sec, gnn_err *e)
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory gathering");
     size_t ns = (size_t)r->nsb + 1;
     sg_job j = {x, sec, NULL, malloc(sec->rowbytes + 1),
+                calloc(ns, sizeof(uint32_t *)), calloc(ns, sizeof(size_t)),
                 calloc(ns, sizeof(size_t)), calloc(ns, sizeof(size_t)),
                 calloc(ns, sizeof(void *))};
     int rc = GNNDB_OK;
-    if (!j.row || !j.lo || !j.hi || !j.dst)
+    if (!j.row || !j.ids || !j.nids || !j.lo || !j.hi || !j.dst)
         rc = gnn_seterr(e, GNNDB_NOMEM, "out of memory gathering");
+    for (int i = 0; !rc && i < r->nsb; i++) {
+        size_t lo;
+        const hb_sbatch *s = &r->sb[i];
+        j.ids[i] = hbs_section_ids(sec, s, s->srows, s->seids, &lo,
+                                   &j.nids[i]);
+        x->st.gather.items += j.nids[i];
+    }
     size_t left = (size_t)n;
     if (!rc && sec->pinned)
         rc = hb_visit_pinned(x, x->bk.blockof, &left, sg_visit, &j, e);
     if (!rc) rc = fetch_counted(x, sec->f, left, sg_visit, &j, e);
     free(j.row);
+    free(j.ids);
+    free(j.nids);
     free(j.lo);
     free(j.hi);
     free(j.dst);
-    for (int i = 0; i < r->nsb; i++) {
-        const hb_sbatch *s = &r->sb[i];
-        x->st.gather.items += hbs_lower_u32(s->srows, s->nn, sec->end) -
-                              hbs_lower_u32(s->srows, s->nn, sec->base);
-    }
     return rc;
 }
 
@@ -483,7 +567,7 @@ static int spill_gather(hb_exec *x, gnn_err *e)
 {
     plan *p = x->p;
     hb_round *r = x->sp.build;
-    hbs_section sec[HB_MAX_TYPES];
+    hbs_section sec[PLAN_SPILL_SECTIONS];
     int nsec = hbs_sections(x, sec), rc = GNNDB_OK;
     r->narrival = 0;
     r->sec_arrival[0] = 0;
@@ -501,7 +585,9 @@ static int spill_gather(hb_exec *x, gnn_err *e)
     for (int i = 0; i < r->nsb && !rc; i++) {
         rc = spill_run_seal(r->sb[i].run, e);
         free(r->sb[i].srows);   /* the run holds them for phase 3 */
+        free(r->sb[i].seids);
         r->sb[i].srows = NULL;
+        r->sb[i].seids = NULL;
     }
     x->st.spill.seconds += hb_now() - t0;
     return rc;

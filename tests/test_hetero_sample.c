@@ -1253,6 +1253,7 @@ static int64_t run_edge_features(fx *f, const char *pre, const char *q,
         }
         assert_true(v->digest != u->digest);
         got[n++] = v->digest;
+        f->spilled = gnndb_stmt_status(st, GNNDB_STATUS_SPILL_WRITTEN);
     }
     if (rc != GNNDB_DONE) fail_msg("%s (%s): %s", sql, pre ? pre : "",
                                    gnndb_errmsg(f->d.h));
@@ -1267,8 +1268,8 @@ static int64_t run_edge_features(fx *f, const char *pre, const char *q,
 /* EDGE FEATURES w on the typed graph: w imported into writes (so its
 ** reverse written_by has it too) and cites, not the topic relations,
 ** which carry e_id without edge_attr. The same batches, digest for digest,
-** with HYPERBATCH 1, one thread, pages through pread and a small memory
-** limit; w missing from every sampled relation is refused. */
+** with HYPERBATCH 1, one thread, pages through pread, a small memory limit
+** and spilled; w missing from every sampled relation is refused. */
 static void typed_edge_features_are_their_edges_rows(void **state)
 {
     fx *f = *state;
@@ -1300,6 +1301,8 @@ static void typed_edge_features_are_their_edges_rows(void **state)
                          n);
         assert_memory_equal(got, ref, (size_t)n * 8);
     }
+    /* spilled, the edge rows too (the last run, PRAGMA spill = 'on') */
+    assert_true(f->spilled > 0);
     exec_ok(f->d.h, "PRAGMA spill = 'auto';");
     char hq[1024];
     snprintf(hq, sizeof hq, "%s HYPERBATCH 1", q);

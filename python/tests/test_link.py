@@ -307,6 +307,31 @@ def test_edge_features_are_the_rows_of_e_id(link, graph):
         assert digest(b) == b.digest
 
 
+@pytest.mark.parametrize("sql", [
+    "SAMPLE 10,10 FROM und EDGES train BATCH 300 NEGATIVE 1 EXCLUDE SEEDS "
+    "EDGE FEATURES w SHUFFLE SEED 6",
+    "SAMPLE 10,10 FROM und SEEDS ntrain FEATURES feat BATCH 64 "
+    "EDGE FEATURES w SHUFFLE SEED 1"])
+def test_spilled_edge_features_are_the_same_batches(link, sql, tmp_path):
+    """Batches with EDGE FEATURES spill: their edge rows wait in the spill
+    area with the node rows and come back in their edges' order."""
+    want = run(link, sql + " HYPERBATCH 1;")
+    pragmas = ("PRAGMA spill = 'on'; PRAGMA temp_dir = '%s';" % tmp_path)
+    with gnndb.connect(link.path, readonly=True) as conn:
+        conn.execute(pragmas)
+        st = conn.sample(sql + " HYPERBATCH 5;")
+        got, spilled = [], 0
+        for b in st:
+            got.append(b.copy())
+            spilled = st.status(gnndb.STATUS_SPILL_WRITTEN)
+        assert spilled > 0
+    assert [b.digest for b in got] == [b.digest for b in want]
+    for b in got:
+        np.testing.assert_array_equal(b.edge_attr, link.ef[b.e_id])
+        np.testing.assert_array_equal(b.x, link.cora.x[b.n_id])
+        assert digest(b) == b.digest
+
+
 def test_node_batch_with_edge_features(link):
     sql = ("SAMPLE 10,10 FROM und SEEDS ntrain FEATURES feat BATCH 64 "
            "EDGE FEATURES w SHUFFLE SEED 1;")
