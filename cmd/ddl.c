@@ -711,26 +711,6 @@ void ddl_doomed_free(ddl_doomed *d)
     memset(d, 0, sizeof *d);
 }
 
-/* DROP FEATURES w ON g.r, r a relation of g (not a node type): the edge
-** table it finds from r (stored on r or on the reverse sharing it). 0
-** when g.r names no relation, and the statement is about a node type. */
-static int drop_edge_table(gnndb *db, const ast_stmt *s, const cat_graph *g,
-                           int64_t *id, ddl_doomed *d, int *done, gnn_err *e)
-{
-    cat_relation r;
-    cat_table t;
-    gnn_err e2 = {0};
-    *done = s->kind == AST_DROP_FEATURES && s->node_type &&
-            g->kind == CAT_GRAPH_TYPED &&
-            cat_relation_get(db->cat, g->id, s->node_type, &r, &e2) == 0;
-    if (!*done) return GNNDB_OK;
-    int rc = cat_relation_edge_table(db->cat, g->id, s->node_type, s->name,
-                                     &t, e);
-    if (rc) return rc;
-    *id = t.id;
-    return doom_file(d, t.file, e);
-}
-
 /* The table or split a DROP FEATURES / DROP SPLIT names: its file or
 ** token into d, its row id into *id. */
 static int drop_target(gnndb *db, const ast_stmt *s, const cat_graph *g,
@@ -738,9 +718,14 @@ static int drop_target(gnndb *db, const ast_stmt *s, const cat_graph *g,
 {
     char name[CAT_NAME_MAX];
     cat_node_type ty;
-    int done;
-    int rc = drop_edge_table(db, s, g, id, d, &done, e);
-    if (rc || done) return rc;
+    cat_table et;
+    int found;
+    int rc = ddl_drop_edge_table(db, s, g, &et, &found, e);
+    if (rc) return rc;
+    if (found) {   /* ON g.r: a relation's edge table */
+        *id = et.id;
+        return doom_file(d, et.file, e);
+    }
     if ((rc = object_name(s, s->name, name, e))) return rc;
     if (s->node_type && (rc = cat_type_get(db->cat, g->id, s->node_type, &ty,
                                            e)))

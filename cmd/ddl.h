@@ -121,6 +121,12 @@ void ddl_unlink(gnndb *db, const char *file);
 /* IMPORT EDGE FEATURES w INTO g FROM 'f', and INTO g.r for relation r of
 ** a typed graph (ddl_edges.c). */
 int ddl_import_edge_features(gnndb *db, const ast_stmt *s, gnn_err *e);
+/* DROP FEATURES w ON g.r when r is a relation of typed graph g (not a
+** node type): *found, and the edge table w found from r (stored on r or
+** on the reverse that shares it) into *t; GNNDB_NOTFOUND with words when
+** neither has it. *found 0 (GNNDB_OK) for every other DROP. */
+int ddl_drop_edge_table(gnndb *db, const ast_stmt *s, const cat_graph *g,
+                        cat_table *t, int *found, gnn_err *e);
 
 /* IMPORT OGB 'dir' AS name (ddl_ogb.c); a heterogeneous dataset
 ** (ddl_ogb_hetero.c, under the caller's write lock) as a typed graph. */

@@ -4,7 +4,8 @@
 ** feature table, as kind CAT_TABLE_EDGE_FEATURES. The graph must have edge
 ** ids. On a typed graph the table belongs to one relation, INTO g.r: it
 ** is stored on r's own topology graph (catalog/hetero.c says why), and
-** r's reverse shares it. Every refusal (no such graph or relation, no edge
+** r's reverse shares it; DROP FEATURES w ON g.r finds it here for
+** ddl.c's DROP. Every refusal (no such graph or relation, no edge
 ** ids, name taken, bad options, a missing file, a row count that is not
 ** the input edges) comes before anything is written, or undoes what was. */
 #include "ddl.h"
@@ -94,4 +95,17 @@ int ddl_import_edge_features(gnndb *db, const ast_stmt *s, gnn_err *e)
            (rc = ddl_table_opts(s, &d.o, e)) ||
            (rc = ddl_table_build(db, &into, NULL, s->name, s->path, &d, e)));
     return ddl_table_publish(db, into.id, &d, rc, e);
+}
+
+int ddl_drop_edge_table(gnndb *db, const ast_stmt *s, const cat_graph *g,
+                        cat_table *t, int *found, gnn_err *e)
+{
+    cat_relation r;
+    gnn_err e2 = {0};
+    *found = s->kind == AST_DROP_FEATURES && s->node_type &&
+             g->kind == CAT_GRAPH_TYPED &&
+             cat_relation_get(db->cat, g->id, s->node_type, &r, &e2) == 0;
+    if (!*found) return GNNDB_OK;
+    return cat_relation_edge_table(db->cat, g->id, s->node_type, s->name, t,
+                                   e);
 }

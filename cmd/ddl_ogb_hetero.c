@@ -4,9 +4,11 @@
 ** with UNDIRECTED, as PyG's ToUndirected, a relation within one type gets
 ** its reverse edges and one between two types a reverse rev_<r>),
 ** for each type its features (feat), years (year: node_year as a
-** one-column table), labels and the split's train, valid and test, all
-** published by one catalog transaction: a failure at any step leaves the
-** database as it was. */
+** one-column table), labels and the split's train, valid and test, for
+** each relation its edge tables where the dataset has them (feat of
+** edge-feat.csv.gz, reltype of edge_reltype.csv.gz; a reverse shares
+** them), all published by one catalog transaction: a failure at any step
+** leaves the database as it was. */
 #include "ddl_hetero.h"
 #include "block.h"
 
@@ -24,6 +26,12 @@ static const char *const split_names[3] = {"train", "valid", "test"};
 /* Per node type: features, years, labels, then the three splits. */
 #define TABLES_PER_TYPE 3
 
+/* Per relation of the dataset: its edge tables, by name. reltype's
+** integers are stored as float32 (exact below 2^24; OGB's are relation
+** numbers), the dtype SAMPLE gathers as edge_attr. */
+#define EDGE_TABLES 2
+static const char *const edge_table_names[EDGE_TABLES] = {"feat", "reltype"};
+
 typedef struct hjob {
     ogb_hetero h;
     cat_graph g;                  /* the typed graph's row */
@@ -31,6 +39,7 @@ typedef struct hjob {
     ddl_rel *rels;
     ddl_table *tabs;              /* TABLES_PER_TYPE a type */
     ddl_split *splits;            /* 3 a type */
+    ddl_table *etabs;             /* EDGE_TABLES a relation of the dataset */
 } hjob;
 
 static int alloc_job(hjob *j, gnn_err *e)
@@ -40,7 +49,8 @@ static int alloc_job(hjob *j, gnn_err *e)
     j->rels = calloc((size_t)REL_SLOTS(j), sizeof *j->rels);
     j->tabs = calloc((size_t)nt * TABLES_PER_TYPE, sizeof *j->tabs);
     j->splits = calloc((size_t)nt * 3, sizeof *j->splits);
-    if (!j->types || !j->rels || !j->tabs || !j->splits)
+    j->etabs = calloc((size_t)j->h.nrels * EDGE_TABLES, sizeof *j->etabs);
+    if (!j->types || !j->rels || !j->tabs || !j->splits || !j->etabs)
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
     int64_t first = 0;
     for (int t = 0; t < nt; t++) {
@@ -97,12 +107,40 @@ static int build_rel(gnndb *db, const ast_stmt *s, hjob *j,
     return rc;
 }
 
+/* The edge tables of relation i where the dataset has their files, on its
+** topology graph (a row per input edge: the edge file's rows, which
+** num-edge-list has been checked against); its reverse rev_<r> shares
+** them (cat_relation_edge_table). A relation without edge ids could not
+** hold them; IMPORT OGB always builds them. */
+static int build_edge_tables(gnndb *db, hjob *j, int i, gnn_err *e)
+{
+    const ogb_hetero_rel *r = &j->h.rels[i];
+    const cat_graph *rg = &j->rels[i].d.g;
+    const char *src[EDGE_TABLES] = {r->edge_feat, r->reltype};
+    int rc = GNNDB_OK;
+    for (int k = 0; !rc && rg->has_eids && k < EDGE_TABLES; k++) {
+        ddl_table *d = &j->etabs[i * EDGE_TABLES + k];
+        if (!src[k][0]) continue;
+        d->o.edges = 1;
+        d->o.relation = 1;
+        d->o.store_dtype = BLK_DTYPE_F32;
+        d->o.block_size = j->g.block_size;
+        rc = ddl_table_build(db, rg, NULL, edge_table_names[k], src[k], d, e);
+    }
+    if (!rc || strstr(e->msg, rg->name)) return rc;
+    /* every relation's files have the same names: say whose it was */
+    char msg[GNN_ERRMSG_MAX];
+    snprintf(msg, sizeof msg, "%s", e->msg);
+    return gnn_seterr(e, rc, "relation %s: %s", rg->name, msg);
+}
+
 static int build_rels(gnndb *db, const ast_stmt *s, hjob *j, gnn_err *e)
 {
     int rc = GNNDB_OK;
     for (int i = 0; !rc && i < j->h.nrels; i++) {
         const ogb_hetero_rel *r = &j->h.rels[i];
         rc = build_rel(db, s, j, r, 0, &j->rels[i], e);
+        if (!rc) rc = build_edge_tables(db, j, i, e);
         if (!rc && s->undirected && r->src != r->dst)
             rc = build_rel(db, s, j, r, 1, &j->rels[j->h.nrels + i], e);
     }
@@ -185,6 +223,10 @@ static int insert_all(gnndb *db, hjob *j, gnn_err *e)
     j->g.nodes = nodes;
     for (int i = 0; !rc && i < REL_SLOTS(j); i++)
         if (j->rels[i].d.built) rc = ddl_rel_insert(db, j->g.id, &j->rels[i], e);
+    for (int i = 0; !rc && i < j->h.nrels * EDGE_TABLES; i++)
+        if (j->etabs[i].built)
+            rc = ddl_table_insert(db, j->rels[i / EDGE_TABLES].d.g.id,
+                                  &j->etabs[i], e);
     for (int i = 0; !rc && i < j->h.ntypes * TABLES_PER_TYPE; i++)
         if (j->tabs[i].built) rc = ddl_table_insert(db, j->g.id, &j->tabs[i], e);
     for (int i = 0; !rc && i < j->h.ntypes * 3; i++)
@@ -209,10 +251,15 @@ static void finish(gnndb *db, hjob *j, int rc)
         if (rc) ddl_split_undo(db, &j->splits[i]);
         else ddl_split_free(&j->splits[i]);
     }
+    for (int i = 0; j->etabs && i < j->h.nrels * EDGE_TABLES; i++) {
+        if (rc) ddl_table_undo(db, &j->etabs[i]);
+        else imp_feat_result_free(&j->etabs[i].r);
+    }
     free(j->types);
     free(j->rels);
     free(j->tabs);
     free(j->splits);
+    free(j->etabs);
     ogb_hetero_free(&j->h);
 }
 

@@ -231,6 +231,9 @@ typedef struct ogb_hetero_rel {
     int src, dst;                 /* indexes into types */
     char edges[OGB_PATH_MAX];     /* headerless src,dst of local ids */
     char num_edges[OGB_PATH_MAX]; /* its edge count, or "" */
+    char edge_feat[OGB_PATH_MAX]; /* edge-feat.csv.gz: a row per edge, or "" */
+    char reltype[OGB_PATH_MAX];   /* edge_reltype.csv.gz: an integer per
+                                     edge, or "" */
 } ogb_hetero_rel;
 
 typedef struct ogb_hetero {

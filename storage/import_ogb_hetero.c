@@ -6,9 +6,11 @@
 ** node_year.csv.gz, raw/nodetype-has-label.csv.gz with
 ** raw/node-label/<type>/node-label.csv.gz, and
 ** split/<name>/nodetype-has-split.csv.gz with
-** split/<name>/<type>/{train,valid,test}.csv.gz. This file finds and
-** checks the files, reading the small dictionaries itself; the importers
-** read the rest. edge_reltype.csv.gz and edge-feat.csv.gz are not read. */
+** split/<name>/<type>/{train,valid,test}.csv.gz; where a relation's
+** directory has them, edge-feat.csv.gz (a row of floats per edge) and
+** edge_reltype.csv.gz (an integer per edge). This file finds and checks
+** the files, reading the small dictionaries itself; the importers read
+** the rest. */
 #include "import.h"
 #include "gz.h"
 
@@ -180,6 +182,34 @@ static int take_triplet(const ogb_hetero *h, const char *path, int row,
     return GNNDB_OK;
 }
 
+/* "dir/raw/relations/<src>___<rel>___<dst>/<file>" into out (OGB_PATH_MAX
+** bytes); 1 when the file is there. */
+static int rel_file(char *out, const char *dir, const ogb_hetero *h,
+                    const ogb_hetero_rel *r, const char *file)
+{
+    if (snprintf(out, OGB_PATH_MAX, "%s/raw/relations/%s___%s___%s/%s", dir,
+                 h->types[r->src].name, r->name, h->types[r->dst].name,
+                 file) >= OGB_PATH_MAX)
+        return 0;
+    return is_file(out);
+}
+
+/* The files of relation r: its edges (needed), the rest where present. */
+static int rel_files(const char *dir, const ogb_hetero *h, ogb_hetero_rel *r,
+                     gnn_err *e)
+{
+    if (!rel_file(r->edges, dir, h, r, "edge.csv.gz"))
+        return gnn_seterr(e, GNNDB_NOTFOUND, "%s: missing (the edges of "
+                          "relation %s)", r->edges, r->name);
+    if (!rel_file(r->num_edges, dir, h, r, "num-edge-list.csv.gz"))
+        r->num_edges[0] = 0;
+    if (!rel_file(r->edge_feat, dir, h, r, "edge-feat.csv.gz"))
+        r->edge_feat[0] = 0;
+    if (!rel_file(r->reltype, dir, h, r, "edge_reltype.csv.gz"))
+        r->reltype[0] = 0;
+    return GNNDB_OK;
+}
+
 /* The relations and the files of each. */
 static int read_triplets(const char *dir, ogb_hetero *h, gnn_err *e)
 {
@@ -200,16 +230,7 @@ static int read_triplets(const char *dir, ogb_hetero *h, gnn_err *e)
         ogb_hetero_rel *r = &h->rels[h->nrels];
         if ((rc = take_triplet(h, path, h->nrels + 1, line, r, e))) break;
         h->nrels++;
-        const char *s = h->types[r->src].name, *d = h->types[r->dst].name;
-        snprintf(r->edges, sizeof r->edges, "%s/raw/relations/%s___%s___%s/"
-                 "edge.csv.gz", dir, s, r->name, d);
-        snprintf(r->num_edges, sizeof r->num_edges, "%s/raw/relations/"
-                 "%s___%s___%s/num-edge-list.csv.gz", dir, s, r->name, d);
-        if (!is_file(r->edges))
-            rc = gnn_seterr(e, GNNDB_NOTFOUND, "%s: missing (the edges of "
-                            "relation %s)", r->edges, r->name);
-        else if (!is_file(r->num_edges))
-            r->num_edges[0] = 0;
+        rc = rel_files(dir, h, r, e);
     }
     free(buf);
     if (!rc && !h->nrels)

@@ -463,7 +463,8 @@ static void test_relation_edge_table_shared_with_reverse(void **state)
 }
 
 #define MAG "tests/data/ogb/ogbn_mag_tiny"
-#define WRITES_CSV "raw/relations/author___writes___paper/edge.csv.gz"
+#define WRITES_DIR "raw/relations/author___writes___paper/"
+#define WRITES_CSV WRITES_DIR "edge.csv.gz"
 
 /* The pairs of a gzip'd CSV of src,dst lines. */
 static int read_gz_pairs(const char *path, uint32_t *a, uint32_t *b, int max)
@@ -476,6 +477,62 @@ static int read_gz_pairs(const char *path, uint32_t *a, uint32_t *b, int max)
         if (sscanf(line, "%u,%u", &a[n], &b[n]) == 2) n++;
     gzclose(f);
     return n;
+}
+
+/* The first line of a gzip'd CSV of floats. */
+static int read_gz_floats(const char *path, float *v, int max)
+{
+    gzFile f = gzopen(path, "rb");
+    assert_non_null(f);
+    char line[512], *p = line;
+    int n = 0;
+    if (gzgets(f, line, sizeof line))
+        for (char *end; n < max; p = end + (*end == ',')) {
+            v[n] = strtof(p, &end);
+            if (end == p) break;
+            n++;
+        }
+    gzclose(f);
+    return n;
+}
+
+/* Each relation's edge tables: reltype (its number in the triplet list,
+** as a float32 column) for all, feat (3 floats from edge-feat.csv.gz) for
+** writes alone; found the same from a reverse (rev: "rev_"). */
+static void check_ogb_edge_tables(tu_db *d, const cat_graph *mag,
+                                  const char *rev)
+{
+    static const char *const rels[4] = {"affiliated_with", "writes",
+                                        "cites", "has_topic"};
+    static const int64_t counts[4] = {45, 90, 70, 60};
+    gnn_err e = {0};
+    cat_table t;
+    for (int i = 0; i < 4; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "%s%s", i == 2 ? "" : rev, rels[i]);
+        assert_int_equal(cat_relation_edge_table(d->h->cat, mag->id, name,
+                                                 "reltype", &t, &e), GNNDB_OK);
+        assert_int_equal(t.rows, counts[i]);
+        assert_int_equal(t.dim, 1);
+        assert_int_equal(t.dtype, BLK_DTYPE_F32);
+        float v;
+        table_row(d, &t, counts[i] - 1, &v, sizeof v);
+        assert_true(v == (float)i);
+        assert_int_equal(cat_relation_edge_table(d->h->cat, mag->id, name,
+                                                 "feat", &t, &e),
+                         i == 1 ? GNNDB_OK : GNNDB_NOTFOUND);
+    }
+    char name[64];
+    snprintf(name, sizeof name, "%swrites", rev);
+    assert_int_equal(cat_relation_edge_table(d->h->cat, mag->id, name, "feat",
+                                             &t, &e), GNNDB_OK);
+    assert_int_equal(t.rows, 90);
+    assert_int_equal(t.dim, 3);
+    float want[3], got[3];
+    assert_int_equal(read_gz_floats(MAG "/" WRITES_DIR "edge-feat.csv.gz",
+                                    want, 3), 3);
+    table_row(d, &t, 0, got, sizeof got);
+    assert_memory_equal(want, got, sizeof got);
 }
 
 static void test_ogb_mag_tiny_imports_whole(void **state)
@@ -528,8 +585,15 @@ static void test_ogb_mag_tiny_imports_whole(void **state)
     assert_non_null(strstr(desc, "type.paper.count=30;"));
     assert_non_null(strstr(desc, "relation.has_topic.dst=field_of_study;"));
     assert_non_null(strstr(desc, "type.paper.split.train=18;"));
+    assert_non_null(strstr(desc, "relation.writes.edge_features.feat=3 x "
+                                 "float32;"));
+    assert_non_null(strstr(desc, "relation.cites.edge_features.reltype=1 x "
+                                 "float32;"));
     free(desc);
+    check_ogb_edge_tables(&d, &mag, "");
     exec_ok(&d, "CHECK mag;");
+    exec_ok(&d, "DROP GRAPH mag;");
+    assert_int_equal(count_files(d.path), 0);
     tu_db_close(&d);
 }
 
@@ -560,6 +624,7 @@ static void test_ogb_mag_tiny_undirected(void **state)
     assert_string_equal(r.reverse_of, "has_topic");
     assert_int_equal(cat_relation_get(d.h->cat, mag.id, "rev_cites", &r, &e),
                      GNNDB_NOTFOUND);
+    check_ogb_edge_tables(&d, &mag, "rev_");
     tu_db_close(&d);
 }
 
@@ -612,6 +677,14 @@ static void test_ogb_bad_dataset_leaves_nothing(void **state)
              "mag.paper");
     bad_copy(&d, "raw/relations/paper___cites___paper/num-edge-list.csv.gz",
              "71\n", "71 edges", "cites");
+    bad_copy(&d, WRITES_DIR "edge-feat.csv.gz", "1,2,3\n4,5,6\n",
+             "edge-feat.csv.gz has 2 rows", "relation mag.writes has 90 "
+             "input edges");
+    bad_copy(&d, "raw/relations/paper___has_topic___field_of_study/"
+             "edge_reltype.csv.gz", "3\n3\n", "edge_reltype.csv.gz has 2 "
+             "rows", "relation mag.has_topic has 60 input edges");
+    bad_copy(&d, "raw/relations/paper___cites___paper/edge_reltype.csv.gz",
+             "2\nx\n", "relation mag.cites: edge_reltype.csv.gz:2", "'x'");
     tu_db_close(&d);
 }
 

@@ -2,10 +2,10 @@
 ** (ogbn-mag's layout): a small valid dataset is written afresh, then one
 ** of its files is replaced by the input's bytes (byte 0 chooses which).
 ** ogb_hetero_open and the importers it feeds (each relation's edges over
-** the global ids with its types' ranges, features, labels, the split's
-** three files) must then succeed or fail with words; every relation's ids
-** that an import accepts lie in its types' ranges. Nothing may crash, leak
-** or read out of bounds. */
+** the global ids with its types' ranges and its edge tables, features,
+** labels, the split's three files) must then succeed or fail with words;
+** every relation's ids that an import accepts lie in its types' ranges.
+** Nothing may crash, leak or read out of bounds. */
 #include "import.h"
 
 #include <stdint.h>
@@ -36,6 +36,9 @@ static const struct { const char *rel, *text; } files[] = {
     {"split/t/b/train.csv.gz", "0\n1\n"},
     {"split/t/b/valid.csv.gz", "2\n"},
     {"split/t/b/test.csv.gz", "3\n"},
+    /* last, so that the seeds' byte 0 still picks the file it picked */
+    {REL_A "edge-feat.csv.gz", "0.5,1\n2,3\n4,5\n"},
+    {REL_A "edge_reltype.csv.gz", "0\n0\n0\n"},
 };
 #define NFILES (sizeof files / sizeof files[0])
 
@@ -105,6 +108,29 @@ static void check(int rc, const gnn_err *e)
     if (rc != GNNDB_OK) CHECK(e->rc == rc && e->msg[0]);
 }
 
+/* A relation's edge tables, a row per input edge (`edges` of them). */
+static void import_edge_tables(const ogb_hetero_rel *r, int64_t edges,
+                               const imp_ctl *ctl)
+{
+    const char *src[2] = {r->edge_feat, r->reltype};
+    for (int k = 0; k < 2; k++) {
+        if (!src[k][0]) continue;
+        imp_feat_opts fo = {0};
+        fo.edges = 1;
+        fo.relation = 1;
+        fo.nodes = edges;
+        fo.graph = "h.r";
+        imp_feat_result fr;
+        gnn_err e = {0};
+        int rc = imp_features(src[k], out, "f.blk", &fo, ctl, &fr, &e);
+        check(rc, &e);
+        if (!rc) {
+            CHECK(fr.rows == edges);
+            imp_feat_result_free(&fr);
+        }
+    }
+}
+
 /* Each relation over the global ids, as IMPORT OGB builds it. */
 static void import_rels(const ogb_hetero *h, const int64_t *first,
                         int64_t total, const imp_ctl *ctl)
@@ -125,6 +151,8 @@ static void import_rels(const ogb_hetero *h, const int64_t *first,
         check(rc, &e);
         if (!rc) {
             CHECK(gr.nodes == total);
+            /* neither undirected nor deduplicated: an edge per input edge */
+            import_edge_tables(r, gr.edges, ctl);
             imp_graph_result_free(&gr);
         }
     }

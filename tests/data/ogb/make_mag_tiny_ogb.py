@@ -1,9 +1,13 @@
 """Write ogbn_mag_tiny/: a small heterogeneous OGB node-property dataset in
 the layout of ogbn-mag as its download unpacks and the ogb package reads it
 (ogb.io.read_graph_raw.read_csv_heterograph_raw, read_node_label_hetero,
-read_nodesplitidx_split_hetero): four node types, four relations, features,
-years and labels of papers, and the split 'time' on papers. Random but
-fixed (seed 23) and gzip'd with mtime 0, so a run writes the same bytes:
+read_nodesplitidx_split_hetero): four node types, four relations (each with
+edge_reltype.csv.gz, as ogbn-mag has, and writes with edge-feat.csv.gz, a
+row of EDGE_DIM floats per edge, which ogbn-mag lacks but the layout
+allows), features, years and labels of papers, and the split 'time' on
+papers. Random but fixed (seed 23; the edge features draw from a
+generator of their own, seed 24, so that adding them changed no other
+file) and gzip'd with mtime 0, so a run writes the same bytes:
 
     /usr/bin/python3 tests/data/ogb/make_mag_tiny_ogb.py tests/data/ogb
 
@@ -21,6 +25,7 @@ RELS = [("author", "affiliated_with", "institution", 45),
         ("paper", "cites", "paper", 70),
         ("paper", "has_topic", "field_of_study", 60)]
 DIM, CLASSES = 8, 4
+EDGE_FEAT_RELS, EDGE_DIM = ("writes",), 3
 
 
 def gz_write(path, text):
@@ -36,6 +41,7 @@ def rows(a, fmt):
 
 def main(out):
     rng = np.random.default_rng(23)
+    erng = np.random.default_rng(24)
     root = os.path.join(out, "ogbn_mag_tiny")
     shutil.rmtree(root, ignore_errors=True)
     raw = os.path.join(root, "raw")
@@ -52,6 +58,10 @@ def main(out):
         gz_write(os.path.join(sub, "edge.csv.gz"), rows(e, "%d,%d"))
         gz_write(os.path.join(sub, "num-edge-list.csv.gz"), "%d\n" % n)
         gz_write(os.path.join(sub, "edge_reltype.csv.gz"), "%d\n" % k * n)
+        if r in EDGE_FEAT_RELS:
+            w = erng.standard_normal((n, EDGE_DIM)).astype(np.float32)
+            gz_write(os.path.join(sub, "edge-feat.csv.gz"),
+                     rows(w, ",".join(["%.9g"] * EDGE_DIM)))
     p = TYPES["paper"]
     x = rng.standard_normal((p, DIM)).astype(np.float32)
     gz_write(os.path.join(raw, "node-feat", "paper", "node-feat.csv.gz"),
