@@ -469,9 +469,10 @@ class Batch:
     batch), is_link, is_typed.
 
     A typed batch (SAMPLE {rel: k, ...} FROM a typed graph SEEDS type.split)
-    keeps n_id and edge_index over all types (global ids) with x None, and
-    holds the same per type and per relation, as PyG's hetero NeighborLoader
-    gives them:
+    keeps n_id and edge_index over all types (global ids) with x None (and
+    with EDGE FEATURES e_id, every relation's in the order of edge_index,
+    with edge_attr None: its width differs by relation), and holds the same
+    per type and per relation, as PyG's hetero NeighborLoader gives them:
       types    {type name: NodeTypeBatch}, in the graph's order, each with
                n_id (ids local to the type, seeds first), x (or None),
                num_sampled_nodes [num_hops + 1], num_nodes, x_dim, and on the
@@ -479,7 +480,10 @@ class Batch:
       rels     {relation name: RelationBatch}, each with src and dst (type
                names), edge_type (src, name, dst), edge_index [2, num_edges]
                (sources index the src type's n_id, targets the dst type's),
-               num_sampled_edges [num_hops], num_edges
+               num_sampled_edges [num_hops], num_edges, and with EDGE
+               FEATURES e_id [num_edges] (input edges of the relation's
+               file) and edge_attr [num_edges, edge_attr_dim] (None where
+               the relation has no such table)
     Both are empty in other batches; seed_type names the seeds' type.
 
     The arrays are valid only until the iterator advances; afterwards reading
@@ -602,8 +606,8 @@ class Batch:
                 raise Error(MISUSE, "a typed batch on %s: the binding reads "
                             "types and rels of host batches only"
                             % self.device)
-            # A typed batch's parts: only x and y may be absent.
-            arr = _host_view(ptr, shape, dtype, optional=name[2] in ("x", "y"))
+            arr = _host_view(ptr, shape, dtype,
+                             optional=name[2] in _TYPED_OPTIONAL)
         elif self.device_type != 1 or name not in self._ON_DEVICE:
             arr = _host_view(ptr, shape, dtype,
                              optional=name in self._OPTIONAL)
@@ -771,10 +775,15 @@ class NodeTypeBatch(_Part):
 class RelationBatch(_Part):
     """A relation's part of a typed batch: edge_index (int64 [2,
     num_edges]: sources index the src type's n_id, targets the dst type's)
-    and num_sampled_edges (int64 [num_hops])."""
+    and num_sampled_edges (int64 [num_hops]). With EDGE FEATURES w, e_id
+    (int64 [num_edges]: each edge's row in the file the relation was made
+    from; a reverse relation's edges name the rows they turn round) and,
+    where the relation or its reverse has a table w, edge_attr (float32
+    [num_edges, edge_attr_dim], its rows of w); None otherwise, with
+    edge_attr_dim 0."""
 
-    _ARRAYS = ("edge_index", "num_sampled_edges")
-    _SCALARS = ("name", "index", "src", "dst", "num_edges")
+    _ARRAYS = ("edge_index", "num_sampled_edges", "e_id", "edge_attr")
+    _SCALARS = ("name", "index", "src", "dst", "num_edges", "edge_attr_dim")
 
     @property
     def edge_type(self):
@@ -799,9 +808,16 @@ def _typed_parts(batch, view):
         name = _str(rv.name)
         rels[name] = RelationBatch(
             {"name": name, "index": i, "src": names[rv.src_type],
-             "dst": names[rv.dst_type], "num_edges": int(rv.num_edges)},
+             "dst": names[rv.dst_type], "num_edges": int(rv.num_edges),
+             "edge_attr_dim": int(rv.edge_attr_dim)},
             batch=batch, key=("rel", i))
     return types, rels
+
+
+# The arrays of a typed batch's parts that may be absent (a NULL pointer
+# reads as None): a type's x and y, and a relation's edge arrays, which only
+# EDGE FEATURES fills.
+_TYPED_OPTIONAL = frozenset(("x", "y", "e_id", "edge_attr"))
 
 
 def _typed_spec(v, num_hops, kind, i, field):
@@ -824,6 +840,11 @@ def _typed_spec(v, num_hops, kind, i, field):
             return rv.edge_index, (2, int(rv.num_edges)), np.int64
         if field == "num_sampled_edges":
             return rv.num_sampled_edges, (num_hops,), np.int64
+        if field == "e_id":
+            return rv.e_id, (int(rv.num_edges),), np.int64
+        if field == "edge_attr":
+            return (rv.edge_attr, (int(rv.num_edges), int(rv.edge_attr_dim)),
+                    np.float32)
     raise KeyError((kind, i, field))
 
 

@@ -26,7 +26,8 @@ src_index, dst_pos_index and dst_neg_index.
 A typed batch (SAMPLE {rel: k, ...} FROM a typed graph) becomes a
 torch_geometric.data.HeteroData, or with pyg=False (or without PyG) a
 HeteroBatch: the fields of PyG's hetero NeighborLoader per node type and
-per edge type (src, relation, dst).
+per edge type (src, relation, dst), with EDGE FEATURES e_id and edge_attr
+on the edge types too.
 
 torch_geometric is imported only when a Data is to be built, never when this
 module is imported.
@@ -171,9 +172,14 @@ class EdgeTypeFields(_Fields):
 
       edge_index         LongTensor [2, num_edges]  sources index the src
                          type's n_id, targets the dst type's
-      num_sampled_edges  list of int, per hop"""
+      num_sampled_edges  list of int, per hop
+      e_id               with EDGE FEATURES: LongTensor [num_edges], each
+                         edge's row in the relation's input file; else None
+      edge_attr          with EDGE FEATURES w, where the relation (or its
+                         reverse) has table w: FloatTensor [num_edges,
+                         edge_attr_dim], its rows; else None"""
 
-    keys = ("edge_index", "num_sampled_edges")
+    keys = ("edge_index", "num_sampled_edges", "e_id", "edge_attr")
 
     @property
     def num_nodes(self):
@@ -184,8 +190,10 @@ class HeteroBatch:
     """One typed mini-batch in plain tensors, read as PyG's HeteroData is:
     batch["paper"].x, batch["author", "writes", "paper"].edge_index (or
     batch["writes"] when the relation's name is not also a type's), the
-    dictionaries x_dict, edge_index_dict, num_sampled_nodes_dict,
-    num_sampled_edges_dict that a to_hetero() model takes, node_types,
+    dictionaries x_dict, edge_index_dict, edge_attr_dict, e_id_dict,
+    num_sampled_nodes_dict, num_sampled_edges_dict that a to_hetero() model
+    takes (edge_attr_dict and e_id_dict only over the edge types that have
+    them, as HeteroData's collect() gives them), node_types,
     edge_types and metadata(); plus gnndb's seed_type (the seeds' type),
     epoch, batch (its number in the epoch) and digest.
 
@@ -234,6 +242,9 @@ class HeteroBatch:
         lambda self: self._dict(self.node_stores, "num_sampled_nodes"))
     edge_index_dict = property(
         lambda self: self._dict(self.edge_stores, "edge_index"))
+    edge_attr_dict = property(
+        lambda self: self._dict(self.edge_stores, "edge_attr"))
+    e_id_dict = property(lambda self: self._dict(self.edge_stores, "e_id"))
     num_sampled_edges_dict = property(
         lambda self: self._dict(self.edge_stores, "num_sampled_edges"))
 
@@ -297,7 +308,8 @@ def _hetero_torch(b):
     for rb in b.rels.values():
         edges[rb.edge_type] = EdgeTypeFields(
             edge_index=_tensor(rb.edge_index),
-            num_sampled_edges=[int(v) for v in rb.num_sampled_edges])
+            num_sampled_edges=[int(v) for v in rb.num_sampled_edges],
+            e_id=_tensor(rb.e_id), edge_attr=_tensor(rb.edge_attr))
     return HeteroBatch(nodes, edges, b.seed_type, int(b.epoch), int(b.batch),
                        int(b.digest))
 
@@ -371,8 +383,14 @@ def _to_hetero_data(b):
             store.batch_size = int(nb.batch_size)
         store.num_sampled_nodes = list(nb.num_sampled_nodes)
     for key, eb in b.edge_stores.items():
-        data[key].edge_index = eb.edge_index
-        data[key].num_sampled_edges = list(eb.num_sampled_edges)
+        store = data[key]
+        store.edge_index = eb.edge_index
+        store.num_sampled_edges = list(eb.num_sampled_edges)
+        # only where present: a None attribute would still be a key, and a
+        # model reading edge_attr_dict would see edge types without one
+        for k in ("e_id", "edge_attr"):
+            if eb[k] is not None:
+                store[k] = eb[k]
     data.epoch = b.epoch
     data.batch_no = b.batch
     data.digest = b.digest
@@ -404,7 +422,8 @@ def to_pyg(b):
     type), x (where the type has features; num_nodes otherwise) and
     num_sampled_nodes, and on the seeds' type y (the seeds' labels) and
     batch_size; per edge type (src, rel, dst) edge_index and
-    num_sampled_edges; and epoch, batch_no, digest."""
+    num_sampled_edges, and with EDGE FEATURES e_id and (where the relation
+    has the table) edge_attr; and epoch, batch_no, digest."""
     if not isinstance(b, (_Fields, HeteroBatch)):
         b = to_torch(b)
     if isinstance(b, HeteroBatch):

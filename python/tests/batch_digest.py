@@ -2,7 +2,8 @@
 batch's arrays: an independent check of the engine's gnndb_batch_view
 digest. A link batch, or any batch with e_id, hashes seven more sections
 after y; a typed batch goes on with each type's n_id, x and y, then each
-relation's edge_index."""
+relation's edge_index, followed (with EDGE FEATURES, when the relation's
+e_id is set) by its e_id and edge_attr."""
 import numpy as np
 
 K0 = 0x6a09e667f3bcc908
@@ -49,6 +50,10 @@ def digest(b):
         sections += [t.n_id, t.x, t.y]
     for r in (getattr(b, "rels", None) or {}).values():
         sections.append(r.edge_index)
+        # an absent edge_attr is an empty section, an absent e_id none at
+        # all: typed digests without EDGE FEATURES stay as they were
+        if getattr(r, "e_id", None) is not None:
+            sections += [r.e_id, r.edge_attr]
     h = K0
     for arr in sections:
         s, n = section_sum(arr)

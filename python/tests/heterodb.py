@@ -3,8 +3,10 @@
 and field (none), and the relations cites (paper -> paper), writes
 (author -> paper, WITH REVERSE: rev_writes, paper -> author) and tags
 (field -> paper), from random edge files of type-local ids (duplicates and
-self-loops left in); splits train and test on paper. The arrays are kept to
-check the batches against."""
+self-loops left in); splits train and test on paper; and edge feature table
+w on writes (which rev_writes shares), whose row i is (i, author, paper of
+input edge i, a random value), so a row names its edge. The arrays are kept
+to check the batches against."""
 import os
 
 import numpy as np
@@ -15,6 +17,7 @@ from conftest import quote
 COUNTS = {"paper": 300, "author": 200, "field": 20}
 DIMS = {"paper": 8, "author": 4}        # field has no features
 CLASSES = 5
+EDGE_DIM = 4                            # of w on writes
 FANOUT = "{cites: 5, writes: 3, rev_writes: 2, tags: 2} * 2"
 SQL = "SAMPLE %s FROM mag SEEDS paper.train BATCH 32" % FANOUT
 
@@ -48,6 +51,18 @@ class TypedFiles:
         self._save("labels.npy", self.y)
         for s, a in self.split.items():
             self._save(s + ".npy", a)
+        self.w = self._edge_rows(w)
+        self._save("w.npy", self.w)
+
+    @staticmethod
+    def _edge_rows(edges):
+        """Table w of `edges`: row i is (i, source, target, a random value),
+        exact in float32 for these small ids; its own generator leaves the
+        other arrays as they were."""
+        n = len(edges)
+        noise = np.random.default_rng(12).standard_normal(n)
+        return np.column_stack([np.arange(n), edges[:, 0], edges[:, 1],
+                                noise]).astype(np.float32)
 
     def _save(self, name, a):
         path = os.path.join(self.tmp, name)
@@ -85,6 +100,7 @@ def build_hetero_db(tmp):
             % f("tags.tsv"))
     sql += "".join("IMPORT FEATURES feat INTO mag.%s FROM %s;"
                    % (t, f(t + ".npy")) for t in DIMS)
+    sql += "IMPORT EDGE FEATURES w INTO mag.writes FROM %s;" % f("w.npy")
     sql += "IMPORT LABELS INTO mag.paper FROM %s;" % f("labels.npy")
     sql += "".join("CREATE SPLIT %s ON mag.paper FROM %s;" % (s, f(s + ".npy"))
                    for s in d.split)

@@ -6,7 +6,11 @@ ids, y the seeds' labels, per-hop counts that add up and keep to the
 fanouts, the global arrays the union of the typed ones, the engine's digest
 recomputed, HYPERBATCH 1 and the default giving the same batches,
 HeteroBatch and (with PyG) HeteroData, and examples/train_hetero.py beating
-an MLP. The database is heterodb.py's."""
+an MLP. With EDGE FEATURES w: every relation's e_id input edges of its file
+with the sampled endpoints, edge_attr their rows of w where the relation has
+it (None elsewhere), the global e_id in edge_index's order, the digest
+recomputed, and e_id / edge_attr on HeteroBatch's and HeteroData's edge
+types. The database is heterodb.py's."""
 import os
 import subprocess
 import sys
@@ -17,7 +21,7 @@ import pytest
 import gnndb
 from batch_digest import digest
 from conftest import REPO
-from heterodb import CLASSES, COUNTS, DIMS, SQL
+from heterodb import CLASSES, COUNTS, DIMS, EDGE_DIM, SQL
 
 torch = pytest.importorskip("torch")
 from gnndb.torch import (EdgeTypeFields, HeteroBatch, NodeTypeFields,  # noqa
@@ -276,6 +280,177 @@ def test_pyg_hetero_data(hetero, batches):
                                            r.num_sampled_edges]
         assert (d.epoch, d.batch_no, d.digest) == (b.epoch, b.batch,
                                                    b.digest)
+        d.validate(raise_on_error=True)
+
+
+# ---- EDGE FEATURES w: table w on writes, which rev_writes shares ----
+
+EF_SQL = SQL + " EDGE FEATURES w SHUFFLE SEED 3;"
+WITH_W = ("writes", "rev_writes")
+# The relation whose input file a relation's e_id indexes, and whether its
+# edges are that file's turned round.
+INPUT = {"cites": ("cites", False), "writes": ("writes", False),
+         "rev_writes": ("writes", True), "tags": ("tags", False)}
+
+
+@pytest.fixture(scope="module")
+def ef_batches(hetero):
+    return run(hetero, EF_SQL)
+
+
+def input_endpoints(hetero, name, e_id):
+    """(sources, targets) of input edges e_id of relation `name`, type-local
+    ids read from its file, turned round for a reverse relation."""
+    base, rev = INPUT[name]
+    e = hetero.rels[base][2]
+    assert (e_id >= 0).all() and (e_id < len(e)).all(), name
+    s, d = e[e_id, 0], e[e_id, 1]
+    return (d, s) if rev else (s, d)
+
+
+def test_edge_feature_arrays_shapes_and_dtypes(ef_batches, batches):
+    for b in ef_batches:
+        assert b.e_id.shape == (b.num_edges,) and b.edge_attr is None
+        for name, r in b.rels.items():
+            assert r.e_id.dtype == np.int64 and r.e_id.shape == \
+                (r.num_edges,)
+            if name in WITH_W:
+                assert r.edge_attr_dim == EDGE_DIM
+                assert r.edge_attr.dtype == np.float32
+                assert r.edge_attr.shape == (r.num_edges, EDGE_DIM)
+            else:       # sampled with edge ids, but no table w
+                assert r.edge_attr is None and r.edge_attr_dim == 0
+    for b in batches:   # no EDGE FEATURES: no edge arrays at all
+        assert b.e_id is None
+        for r in b.rels.values():
+            assert r.e_id is None and r.edge_attr is None
+            assert r.edge_attr_dim == 0
+
+
+def test_every_e_id_is_an_input_edge_with_the_sampled_endpoints(
+        hetero, ef_batches):
+    seen = dict.fromkeys(RELS, 0)
+    for b in ef_batches:
+        for name, r in b.rels.items():
+            src, dst = b.types[r.src], b.types[r.dst]
+            s, d = input_endpoints(hetero, name, r.e_id)
+            assert np.array_equal(src.n_id[r.edge_index[0]], s), name
+            assert np.array_equal(dst.n_id[r.edge_index[1]], d), name
+            seen[name] += r.num_edges
+    assert all(seen.values()), seen
+
+
+def test_edge_attr_is_the_row_of_its_e_id(hetero, ef_batches):
+    for b in ef_batches:
+        for name in WITH_W:
+            r = b.rels[name]
+            assert np.array_equal(r.edge_attr, hetero.w[r.e_id]), name
+            # w's row names its edge: (e_id, author, paper, noise)
+            assert np.array_equal(r.edge_attr[:, 0], r.e_id)
+            author = b.types["author"].n_id
+            a = r.edge_index[0] if name == "writes" else r.edge_index[1]
+            assert np.array_equal(r.edge_attr[:, 1], author[a]), name
+
+
+def global_type(hetero, ids):
+    """The type of each global node id, from the types' offsets."""
+    names = sorted(COUNTS, key=hetero.offset.get)
+    starts = np.array([hetero.offset[n] for n in names])
+    return np.array(names)[np.searchsorted(starts, ids, side="right") - 1]
+
+
+def test_global_e_id_follows_the_global_edge_index(hetero, ef_batches):
+    by_types = {ends: name for name, ends in RELS.items()}
+    off = hetero.offset
+    for b in ef_batches:
+        assert np.array_equal(np.sort(b.e_id), np.sort(np.concatenate(
+            [r.e_id for r in b.rels.values()])))
+        g = b.n_id[b.edge_index]
+        st, dt = global_type(hetero, g[0]), global_type(hetero, g[1])
+        for ends, name in by_types.items():   # one relation per type pair
+            k = (st == ends[0]) & (dt == ends[1])
+            s, d = input_endpoints(hetero, name, b.e_id[k])
+            assert np.array_equal(g[0, k], off[ends[0]] + s), name
+            assert np.array_equal(g[1, k], off[ends[1]] + d), name
+
+
+def test_edge_features_leave_the_sampled_nodes_and_edges_as_they_were(
+        ef_batches, batches):
+    assert [key(b)[1:] for b in ef_batches] == [key(b)[1:] for b in batches]
+
+
+def test_digest_is_recomputed_with_the_relations_edge_arrays(hetero,
+                                                             batches):
+    with gnndb.connect(hetero.path, readonly=True) as conn:
+        got = []
+        for b in conn.sample(EF_SQL):
+            assert digest(b) == b.digest
+            assert digest(b.copy()) == b.digest
+            got.append(b.digest)
+    assert len(got) == len(batches)
+    # e_id and edge_attr are in it: each digest differs from without them
+    assert all(a != b.digest for a, b in zip(got, batches))
+
+
+def test_relation_edge_arrays_copy_and_go_stale(hetero):
+    with gnndb.connect(hetero.path, readonly=True) as conn:
+        it = conn.sample(EF_SQL)
+        b = next(it)
+        r = b.rels["rev_writes"]
+        kept, whole = r.copy(), b.copy().rels["rev_writes"]
+        for k in (kept, whole):
+            assert np.array_equal(k.e_id, r.e_id)
+            assert np.array_equal(k.edge_attr, r.edge_attr)
+            assert k.edge_attr_dim == EDGE_DIM
+        assert b.copy().rels["cites"].edge_attr is None
+        next(it)
+        for name in ("e_id", "edge_attr"):
+            with pytest.raises(gnndb.Error):
+                getattr(r, name)
+        assert kept.e_id.shape == (kept.num_edges,)
+        it.close()
+
+
+def check_edge_tensors(store, r):
+    """Edge type store `store` (EdgeTypeFields or PyG's EdgeStorage) holds
+    relation batch `r`'s e_id and edge_attr as tensors, absent ones
+    absent."""
+    assert store.e_id.dtype == torch.int64
+    assert tuple(store.e_id.shape) == (r.num_edges,)
+    assert np.array_equal(store.e_id.numpy(), r.e_id)
+    if r.edge_attr is None:
+        assert "edge_attr" not in store
+        return
+    assert store.edge_attr.dtype == torch.float32
+    assert tuple(store.edge_attr.shape) == (r.num_edges, EDGE_DIM)
+    assert np.array_equal(store.edge_attr.numpy(), r.edge_attr)
+
+
+def test_plain_hetero_batches_carry_edge_features(hetero, ef_batches):
+    got = list(loader(hetero.path, EF_SQL, pyg=False))
+    assert len(got) == len(ef_batches)
+    for hb, b in zip(got, ef_batches):
+        check_hetero_batch(hb, b)
+        for r in b.rels.values():
+            check_edge_tensors(hb[r.edge_type], r)
+        assert set(hb.edge_attr_dict) == {b.rels[n].edge_type
+                                          for n in WITH_W}
+        assert set(hb.e_id_dict) == set(hb.edge_types)
+        assert hb.digest == b.digest
+
+
+def test_pyg_hetero_data_carries_edge_features(hetero, ef_batches):
+    pytest.importorskip("torch_geometric")
+    from torch_geometric.data import HeteroData
+    got = list(loader(hetero.path, EF_SQL, pyg=True))
+    assert len(got) == len(ef_batches)
+    for d, b in zip(got, ef_batches):
+        assert isinstance(d, HeteroData)
+        for r in b.rels.values():
+            check_edge_tensors(d[r.edge_type], r)
+        assert set(d.edge_attr_dict) == {b.rels[n].edge_type
+                                         for n in WITH_W}
+        assert d.digest == b.digest
         d.validate(raise_on_error=True)
 
 

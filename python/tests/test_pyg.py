@@ -264,5 +264,7 @@ def test_pyg_link_data(link):
 # test_hetero.py's tests that need PyG, collected here too: `make
 # pytest-pyg` runs this file in build/pyg-venv, while test_hetero.py runs
 # under Debian's python3, where they skip.
-from test_hetero import (batches, test_pyg_hetero_data,  # noqa: E402,F401
+from test_hetero import (batches, ef_batches,  # noqa: E402,F401
+                         test_pyg_hetero_data,
+                         test_pyg_hetero_data_carries_edge_features,
                          test_train_hetero_pyg_beats_the_mlp)
