@@ -1,17 +1,20 @@
 # tests/e2e_expect_error.sh — sourced by the end-to-end scripts that feed
 # bad input (tests/e2e/bad_inputs.sh, propagate_errors.sh): it is not a test
-# itself, so it lives outside tests/e2e/. Needs $GNNDB, $DB (holding graph
-# $SNAP_GRAPH, cora unless set) and fail(); with $NO_INTO set, a failed
+# itself, so it lives outside tests/e2e/. Needs $GNNDB, $DB (holding the
+# graphs $SNAP_GRAPHS, cora unless set) and fail(); with $SNAP_SCHEMA set,
+# the shell's .schema is compared too; with $NO_INTO set, a failed
 # statement must not have made that path (a SAMPLE ... INTO's directory).
 
 # What a failed statement must leave alone: the files of the database, its
-# graphs, and everything DESCRIBE says of the graph (less the catalog's own
+# graphs, and everything DESCRIBE says of each graph (less the catalog's own
 # size).
 snapshot() {
     ( cd "$DB" && ls | grep -v -e '-wal$' -e '-shm$' | sort
       "$GNNDB" -csv "$DB" "SHOW GRAPHS;"
-      "$GNNDB" -csv "$DB" "DESCRIBE ${SNAP_GRAPH:-cora};" |
-          grep -v '^file\.catalog' ) 2>&1
+      for g in ${SNAP_GRAPHS:-cora}; do
+          "$GNNDB" -csv "$DB" "DESCRIBE $g;" | grep -v '^file\.catalog'
+      done
+      [ -z "${SNAP_SCHEMA:-}" ] || "$GNNDB" "$DB" ".schema" ) 2>&1
 }
 
 # expect_error SQL PATTERN: fails with one line on stderr matching PATTERN,

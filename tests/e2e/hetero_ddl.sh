@@ -36,21 +36,9 @@ done
 "$GNNDB" "$DB" "CHECK;" | grep -q '^ok' || fail CHECK
 echo "ok: typed graph built"
 
-snapshot() {
-    ( cd "$DB" && ls | grep -v -e '-wal$' -e '-shm$' | sort
-      "$GNNDB" -csv "$DB" "SHOW GRAPHS;"
-      "$GNNDB" -csv "$DB" "DESCRIBE mag;" | grep -v '^file\.catalog' ) 2>&1
-}
+SNAP_GRAPHS=mag
+. "$OLDPWD/tests/e2e_expect_error.sh"
 BEFORE=$(snapshot)
-expect_error() {
-    out=$("$GNNDB" "$DB" "$1" 2>err.txt); rc=$?
-    [ $rc -ne 0 ] || fail "succeeded: $1"
-    [ "$(wc -l < err.txt)" -eq 1 ] || { cat err.txt; fail "not one line: $1"; }
-    grep -q -- "$2" err.txt || { cat err.txt; fail "message lacks '$2': $1"; }
-    AFTER=$(snapshot)
-    [ "$BEFORE" = "$AFTER" ] || { echo "$BEFORE" > b.txt; echo "$AFTER" > a.txt; diff b.txt a.txt; fail "database changed by: $1"; }
-    echo "ok: $(cat err.txt)"
-}
 expect_error "CREATE RELATION x IN mag FROM author TO venue FROM 'writes.csv';" \
     "graph mag has no node type venue"
 expect_error "CREATE RELATION x IN mag FROM author TO paper FROM 'bad_author.csv';" \

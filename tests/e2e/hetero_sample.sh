@@ -96,7 +96,7 @@ grep -q -- '-> sample hop 2: cites 5 (paper <- paper); about 3 (field <- paper)'
 cmp -s d1.txt d3.txt || { diff d1.txt d3.txt; fail "strict changed a clean SAMPLE"; }
 
 # bad typed statements: one line each, the database as it was
-SNAP_GRAPH=mag NO_INTO=$PWD/out
+SNAP_GRAPHS=mag NO_INTO=$PWD/out
 . "$OLDPWD/tests/e2e_expect_error.sh"
 BEFORE=$(snapshot)
 expect_error "SAMPLE {cites: 5, venue_of: 2} FROM mag SEEDS paper.train BATCH 8 INTO '$PWD/out';" \

@@ -54,23 +54,9 @@ echo "$d" | grep -q '^relation\.bare\.input_edges' && fail "bare has input_edges
 "$GNNDB" "$DB" "CHECK;" | grep -q '^ok' || fail CHECK
 echo "ok: edge tables of relations imported, listed under both directions"
 
-snapshot() {
-    ( cd "$DB" && ls | grep -v -e '-wal$' -e '-shm$' | sort
-      "$GNNDB" -csv "$DB" "SHOW GRAPHS;"
-      "$GNNDB" -csv "$DB" "DESCRIBE mag;" | grep -v '^file\.catalog'
-      "$GNNDB" -csv "$DB" "DESCRIBE plain;" | grep -v '^file\.catalog'
-      "$GNNDB" "$DB" ".schema" ) 2>&1
-}
+SNAP_GRAPHS="mag plain" SNAP_SCHEMA=1
+. "$OLDPWD/tests/e2e_expect_error.sh"
 BEFORE=$(snapshot)
-expect_error() {
-    out=$("$GNNDB" "$DB" "$1" 2>err.txt); rc=$?
-    [ $rc -ne 0 ] || fail "succeeded: $1"
-    [ "$(wc -l < err.txt)" -eq 1 ] || { cat err.txt; fail "not one line: $1"; }
-    grep -q -- "$2" err.txt || { cat err.txt; fail "message lacks '$2': $1"; }
-    AFTER=$(snapshot)
-    [ "$BEFORE" = "$AFTER" ] || { echo "$BEFORE" > b.txt; echo "$AFTER" > a.txt; diff b.txt a.txt; fail "database changed by: $1"; }
-    echo "ok: $(cat err.txt)"
-}
 expect_error "IMPORT EDGE FEATURES x INTO nosuch.writes FROM 'w4.csv';" \
     "no such graph: nosuch"
 expect_error "IMPORT EDGE FEATURES x INTO mag.venue FROM 'w4.csv';" \

@@ -77,7 +77,7 @@ cmp -s d1.txt d3.txt || { diff d1.txt d3.txt; fail "a float16 table gathered dif
 digests "$Q;" > d4.txt
 cmp -s d1.txt d4.txt && fail "EDGE FEATURES left the digests unchanged"
 
-SNAP_GRAPH=mag
+SNAP_GRAPHS=mag
 . "$OLDPWD/tests/e2e_expect_error.sh"
 BEFORE=$(snapshot)
 expect_error "$Q EDGE FEATURES nosuch;" \
