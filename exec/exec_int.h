@@ -269,8 +269,9 @@ typedef struct hb_link {
     uint64_t *excluded;
 } hb_link;
 
-/* A typed graph's relations (hb_typed.c): each one's topology file and
-** block index; the hop samples through whichever hb_typed_use chose. */
+/* A topology the hops read: the graph's (or its edge-id graph's), or one
+** relation's of a typed graph (hb_typed.c), with its block index; the hop
+** samples through whichever x->gtopo points at. */
 typedef struct hb_rel_topo {
     blk_file *f;
     blk_file *ef;            /* EDGE FEATURES: its table, where it has one */
@@ -279,6 +280,14 @@ typedef struct hb_rel_topo {
     uint32_t cont_cap;
     uint64_t nblocks;
 } hb_rel_topo;
+
+/* Open graph g's topology (with edge ids when the plan carries them) as
+** buffer-pool file `id` into *t: its file, block index, the neighbours a
+** continuation block holds, its blocks. hb_topo_close frees what it holds
+** (t->ef too) and zeroes it. */
+int hb_topo_open(hb_exec *x, const cat_graph *g, int id, hb_rel_topo *t,
+                 gnn_err *e);
+void hb_topo_close(hb_rel_topo *t);
 
 typedef struct hb_transfer { /* to a device (batch.c) */
     xfer *xf;                /* NULL for host */
@@ -293,11 +302,9 @@ struct hb_exec {
     io_backend *io;
     bp_pool *gpool;          /* graph blocks */
     bp_pool *fpool;          /* feature and label blocks */
-    blk_file *gf, *ff, *lf, *ef;  /* graph, features, labels, edge features */
-    uint64_t *idx_first, *idx_block;
-    size_t nidx;
-    uint32_t cont_cap;
-    uint64_t gblocks;        /* blocks of gf (a typed hop's relation's) */
+    blk_file *ff, *lf, *ef;  /* features, labels, edge features */
+    hb_rel_topo topo;        /* the graph's topology (not a typed graph's) */
+    const hb_rel_topo *gtopo; /* what the hop reads: &topo, or a relation's */
     hb_rel_topo *rt;         /* a typed graph's relations, p->nrels */
     blk_file **tf;           /* its types' feature files, p->ntypes */
     struct wpool *pool;
@@ -390,6 +397,19 @@ void hb_gather_close(hb_exec *x);
 /* Copy the feature rows of every node and the labels of every seed of the
 ** hyperbatch into each mini-batch's x and y. */
 int hb_gather(hb_exec *x, gnn_err *e);
+/* Room for n gather items (and their blocks), the list emptied; then each
+** item added with hb_gather_add: mini-batch bi (HB_GI_CACHE: the cache),
+** its place there, its row of a table of rpb rows a block. */
+int hb_gather_reserve(hb_exec *x, size_t n, gnn_err *e);
+static inline void hb_gather_add(hb_exec *x, uint32_t bi, uint32_t local,
+                                 uint32_t row, uint32_t rpb)
+{
+    hb_gitem *it = &x->gat.gitems[x->gat.ngitems];
+    it->bi = bi;
+    it->local = local;
+    it->row = row;
+    x->bk.blockof[x->gat.ngitems++] = row / rpb;
+}
 /* Copy the rows of table t (file f) that the items in x->gat.gitems name
 ** (their blocks in x->bk.blockof) into `dest` (HB_TO_*; `type` for
 ** HB_TO_TYPE_X) of each item's mini-batch: each block read once, whole or
@@ -534,7 +554,7 @@ void hb_typed_batch_free(hb_batch *b);
 size_t hb_typed_batch_bytes(const hb_batch *b);
 /* One pass of a hop over the frontier [frontier_lo, hop_end) of each
 ** mini-batch (hop.c): for a typed hop only the nodes of the relation's
-** target type, through x->gf; edges appended, tagged with h->rel. */
+** target type, through x->gtopo; edges appended, tagged with h->rel. */
 int hb_hop_pass(hb_exec *x, int hop, gnn_err *e);
 
 /* 1 when `dir` is empty, 0 when not, -errno on failure. */

@@ -26,7 +26,7 @@ static int read_graph_once(hb_exec *x, uint64_t *blocks, bp_visit_fn visit,
     size_t nblk = (size_t)x->p->topo.graph_blocks;
     for (size_t i = 0; i < nblk; i++) blocks[i] = i;
     bp_stats before = *bp_get_stats(x->gpool);
-    int rc = bp_fetch(x->gpool, x->gf, blocks, nblk, visit, arg, e);
+    int rc = bp_fetch(x->gpool, x->gtopo->f, blocks, nblk, visit, arg, e);
     if (rc) return rc;
     const bp_stats *after = bp_get_stats(x->gpool);
     x->st.hop[0].blocks_read += after->blocks_read - before.blocks_read;
@@ -66,7 +66,7 @@ static int degree_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
         if (o->node >= nodes)
             return gnn_seterr(e, GNNDB_CORRUPT, "corrupt block %llu of %s: "
                               "node %u out of range", (unsigned long long)no,
-                              d->x->gf->path, o->node);
+                              d->x->gtopo->f->path, o->node);
         d->key[o->node] = ((uint64_t)(UINT32_MAX - o->degree) << 32) | o->node;
     }
     return GNNDB_OK;
@@ -146,7 +146,7 @@ static int hot_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
         if (o->node >= (uint64_t)p->graph.nodes)
             return gnn_seterr(e, GNNDB_CORRUPT, "corrupt block %llu of %s: "
                               "node %u out of range", (unsigned long long)no,
-                              d->x->gf->path, o->node);
+                              d->x->gtopo->f->path, o->node);
         uint64_t b = o->node / p->feat.rows_per_block;
         if (b < (uint64_t)p->feat.nblocks) d->weight[b] += o->degree;
     }
@@ -505,6 +505,18 @@ int hb_gather_items(hb_exec *x, const cat_table *t, blk_file *f, int dest,
     o->items += accesses;
     o->seconds += hb_now() - t0;
     return rc;
+}
+
+int hb_gather_reserve(hb_exec *x, size_t n, gnn_err *e)
+{
+    if (hb_grow((void **)&x->gat.gitems, &x->gat.capgitems, n + 1,
+                sizeof *x->gat.gitems) ||
+        hb_grow((void **)&x->bk.blockof, &x->bk.capblockof, n + 1,
+                sizeof *x->bk.blockof))
+        return gnn_seterr(e, GNNDB_NOMEM, "out of memory listing %zu rows "
+                          "to gather", n);
+    x->gat.ngitems = 0;
+    return GNNDB_OK;
 }
 
 int hb_gather(hb_exec *x, gnn_err *e)

@@ -13,16 +13,10 @@
 static int edge_items(hb_exec *x, gnn_err *e)
 {
     const cat_table *t = &x->p->efeat;
-    hb_gather_state *gs = &x->gat;
-    hb_blocks *bk = &x->bk;
     size_t n = 0;
     for (int i = 0; i < x->nb; i++) n += x->hb[i].ne;
-    if (hb_grow((void **)&gs->gitems, &gs->capgitems, n + 1,
-                sizeof *gs->gitems) ||
-        hb_grow((void **)&bk->blockof, &bk->capblockof, n + 1,
-                sizeof *bk->blockof))
-        return gnn_seterr(e, GNNDB_NOMEM, "out of memory gathering edges");
-    gs->ngitems = 0;
+    int rc = hb_gather_reserve(x, n, e);
+    if (rc) return rc;
     for (int i = 0; i < x->nb; i++) {
         hb_batch *b = &x->hb[i];
         if (hb_grow((void **)&b->edge_attr, &b->cap_out_eattr,
@@ -33,11 +27,8 @@ static int edge_items(hb_exec *x, gnn_err *e)
                 return gnn_seterr(e, GNNDB_CORRUPT, "edge %u has no row in "
                                   "edge feature table %s (%lld rows)",
                                   b->eid[k], t->name, (long long)t->rows);
-            hb_gitem *g = &gs->gitems[gs->ngitems];
-            g->bi = (uint32_t)i;
-            g->local = (uint32_t)k;
-            g->row = b->eid[k];
-            bk->blockof[gs->ngitems++] = g->row / t->rows_per_block;
+            hb_gather_add(x, (uint32_t)i, (uint32_t)k, b->eid[k],
+                          t->rows_per_block);
         }
     }
     return GNNDB_OK;

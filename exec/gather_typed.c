@@ -16,25 +16,18 @@ static int type_items(hb_exec *x, int type, const cat_table *t, gnn_err *e)
     const plan *p = x->p;
     const plan_type *pt = &p->types[type < 0 ? p->seed_type : type];
     uint64_t first = (uint64_t)pt->first, end = first + (uint64_t)pt->count;
-    hb_gather_state *gs = &x->gat;
-    hb_blocks *bk = &x->bk;
     size_t n = 0;
     for (int i = 0; i < x->nb; i++) n += x->hb[i].nn;
-    if (hb_grow((void **)&gs->gitems, &gs->capgitems, n + 1, sizeof *gs->gitems) ||
-        hb_grow((void **)&bk->blockof, &bk->capblockof, n + 1,
-                sizeof *bk->blockof))
-        return gnn_seterr(e, GNNDB_NOMEM, "out of memory gathering rows");
-    gs->ngitems = 0;
+    int rc = hb_gather_reserve(x, n, e);
+    if (rc) return rc;
     for (int i = 0; i < x->nb; i++) {
         const hb_batch *b = &x->hb[i];
         size_t nq = type < 0 ? (size_t)b->nseeds : b->nn;
         for (size_t q = 0; q < nq; q++) {
             if (b->nodes[q] < first || b->nodes[q] >= end) continue;
-            hb_gitem *it = &gs->gitems[gs->ngitems];
-            it->bi = (uint32_t)i;
-            it->local = type < 0 ? (uint32_t)q : b->trank[q];
-            it->row = (uint32_t)(b->nodes[q] - first);
-            bk->blockof[gs->ngitems++] = it->row / t->rows_per_block;
+            hb_gather_add(x, (uint32_t)i,
+                          type < 0 ? (uint32_t)q : b->trank[q],
+                          (uint32_t)(b->nodes[q] - first), t->rows_per_block);
         }
     }
     return GNNDB_OK;
@@ -77,15 +70,10 @@ static int size_eattr(const plan *p, hb_batch *b, gnn_err *e)
 static int rel_items(hb_exec *x, int r, gnn_err *e)
 {
     const cat_table *t = &x->p->rels[r].efeat;
-    hb_gather_state *gs = &x->gat;
-    hb_blocks *bk = &x->bk;
     size_t n = 0;
     for (int i = 0; i < x->nb; i++) n += x->hb[i].ne;
-    if (hb_grow((void **)&gs->gitems, &gs->capgitems, n + 1, sizeof *gs->gitems) ||
-        hb_grow((void **)&bk->blockof, &bk->capblockof, n + 1,
-                sizeof *bk->blockof))
-        return gnn_seterr(e, GNNDB_NOMEM, "out of memory gathering edges");
-    gs->ngitems = 0;
+    int rc = hb_gather_reserve(x, n, e);
+    if (rc) return rc;
     for (int i = 0; i < x->nb; i++) {
         const hb_batch *b = &x->hb[i];
         uint32_t c = 0;
@@ -96,11 +84,7 @@ static int rel_items(hb_exec *x, int r, gnn_err *e)
                                   "has no row in edge feature table %s "
                                   "(%lld rows)", b->eid[k], x->p->rels[r].name,
                                   t->name, (long long)t->rows);
-            hb_gitem *it = &gs->gitems[gs->ngitems];
-            it->bi = (uint32_t)i;
-            it->local = c++;
-            it->row = b->eid[k];
-            bk->blockof[gs->ngitems++] = it->row / t->rows_per_block;
+            hb_gather_add(x, (uint32_t)i, c++, b->eid[k], t->rows_per_block);
         }
     }
     return GNNDB_OK;

@@ -109,8 +109,9 @@ static int strict_round(hb_exec *x, gnn_err *e)
             ep[i] = x->hb[i].epoch;
             bn[i] = x->hb[i].batch;
         }
-        lk_graph g = {x->gpool, x->gf, x->idx_first, x->idx_block, x->nidx,
-                      (uint64_t)x->p->topo.graph_blocks};
+        const hb_rel_topo *t = x->gtopo;
+        lk_graph g = {x->gpool, t->f, t->idx_first, t->idx_block, t->nidx,
+                      t->nblocks};
         rc = lk_strict(&x->link.spec, &g, bs, ep, bn, (size_t)x->nb, e);
     }
     free(bs);

@@ -74,15 +74,17 @@ typedef struct rb_part {
 } rb_part;
 
 /* The parts of record s read into buf, one per section; their count. */
-static int record_parts(hb_exec *x, const hb_sbatch *s, const unsigned char *buf,
-                        rb_part *out)
+static int record_parts(hb_exec *x, const hb_sbatch *s,
+                        const unsigned char *buf, rb_part *out)
 {
     const plan *p = x->p;
     hbs_section sec[PLAN_SPILL_SECTIONS];
     int n = hbs_sections(x, sec);
     const hb_round *r = x->sp.emit;
-    const uint32_t *perm = (const uint32_t *)(buf + hbs_off_perm(p, s->nn, s->ne));
-    const uint32_t *eperm = (const uint32_t *)(buf + hbs_off_eperm(p, s->nn, s->ne));
+    const uint32_t *perm =
+        (const uint32_t *)(buf + hbs_off_perm(p, s->nn, s->ne));
+    const uint32_t *eperm =
+        (const uint32_t *)(buf + hbs_off_eperm(p, s->nn, s->ne));
     size_t off = hbs_off_rows(p, s->nn, s->ne);
     for (int k = 0; k < n; k++) {
         size_t lo, m;

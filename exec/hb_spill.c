@@ -469,7 +469,8 @@ static int round_blocks(hb_exec *x, const hbs_section *sec, gnn_err *e)
     for (int i = 0; i < r->nsb; i++) {
         const hb_sbatch *s = &r->sb[i];
         if (!sec)
-            for (int64_t q = 0; q < s->nseeds; q++) need[(s->yrows[q] >> 32) / rpb] = 1;
+            for (int64_t q = 0; q < s->nseeds; q++)
+                need[(s->yrows[q] >> 32) / rpb] = 1;
         else {
             size_t lo, n;
             const uint32_t *ids = hbs_section_ids(sec, s, s->srows, s->seids,

@@ -17,17 +17,6 @@
 #define TYPED_FILE_ID 64
 #define TYPED_EFEAT_ID (TYPED_FILE_ID + HB_MAX_TYPES)
 
-static void use_relation(hb_exec *x, int r)
-{
-    hb_rel_topo *t = &x->rt[r];
-    x->gf = t->f;
-    x->idx_first = t->idx_first;
-    x->idx_block = t->idx_block;
-    x->nidx = t->nidx;
-    x->cont_cap = t->cont_cap;
-    x->gblocks = t->nblocks;
-}
-
 int hb_typed_open(hb_exec *x, gnn_err *e)
 {
     plan *p = x->p;
@@ -35,15 +24,8 @@ int hb_typed_open(hb_exec *x, gnn_err *e)
     if (!x->rt) return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
     for (int r = 0; r < p->nrels; r++) {
         hb_rel_topo *t = &x->rt[r];
-        const cat_graph *g = &p->rels[r].topo;
-        int rc = db_open_graph(x->db, g, 16 + r, &t->f, e);
-        if (!rc) rc = db_load_graph_index(x->db, g, &t->idx_first,
-                                          &t->idx_block, &t->nidx, e);
+        int rc = hb_topo_open(x, &p->rels[r].topo, 16 + r, t, e);
         if (rc) return rc;
-        /* an edge-id topology's continuation blocks hold ids too */
-        t->cont_cap = blk_graph_cont_capacity_flags(
-            g->block_size, p->eids ? BLK_FLAG_EIDS : 0);
-        t->nblocks = (uint64_t)g->graph_blocks;
         if (p->rels[r].has_efeat &&
             (rc = db_open_table(x->db, &p->rels[r].efeat, TYPED_EFEAT_ID + r,
                                 &t->ef, e)))
@@ -57,28 +39,21 @@ int hb_typed_open(hb_exec *x, gnn_err *e)
                                    TYPED_FILE_ID + t, &x->tf[t], e);
             if (rc) return rc;
         }
-    if (p->nrels) use_relation(x, 0);
+    x->gtopo = p->nrels ? &x->rt[0] : &x->topo;
     return GNNDB_OK;
 }
 
 void hb_typed_close(hb_exec *x)
 {
     if (!x->rt) return;
-    for (int r = 0; r < x->p->nrels; r++) {
-        if (x->rt[r].f) blkf_close(x->rt[r].f);
-        if (x->rt[r].ef) blkf_close(x->rt[r].ef);
-        free(x->rt[r].idx_first);
-        free(x->rt[r].idx_block);
-    }
+    for (int r = 0; r < x->p->nrels; r++) hb_topo_close(&x->rt[r]);
     free(x->rt);
     x->rt = NULL;
+    x->gtopo = &x->topo;   /* it pointed at a relation's */
     for (int t = 0; x->tf && t < x->p->ntypes; t++)
         if (x->tf[t]) blkf_close(x->tf[t]);
     free(x->tf);
     x->tf = NULL;
-    /* they were the relations' */
-    x->gf = NULL;
-    x->idx_first = x->idx_block = NULL;
 }
 
 int hb_typed_seeds(hb_exec *x, gnn_err *e)
@@ -112,7 +87,7 @@ int hb_typed_hop(hb_exec *x, int hop, gnn_err *e)
     for (int i = 0; i < x->nb; i++) x->hb[i].hop_end = x->hb[i].nn;
     for (int r = 0; r < p->nrels; r++) {
         if (!p->rels[r].fanout[hop]) continue;
-        use_relation(x, r);
+        x->gtopo = &x->rt[r];
         x->hop.rel = r;
         int rc = hb_hop_pass(x, hop, e);
         if (rc) return rc;
@@ -140,11 +115,19 @@ static int type_of(const plan *p, uint64_t g)
     return lo;
 }
 
+/* b's type and relation views, allocated once a slot; 0 without memory. */
+static int have_views(const plan *p, hb_batch *b)
+{
+    if (!b->tviews)
+        b->tviews = calloc((size_t)p->ntypes + 1, sizeof *b->tviews);
+    if (!b->rviews)
+        b->rviews = calloc((size_t)p->nrels + 1, sizeof *b->rviews);
+    return b->tviews && b->rviews;
+}
+
 int hb_typed_layout(const plan *p, hb_batch *b, gnn_err *e)
 {
-    if (!b->tviews) b->tviews = calloc((size_t)p->ntypes + 1, sizeof *b->tviews);
-    if (!b->rviews) b->rviews = calloc((size_t)p->nrels + 1, sizeof *b->rviews);
-    if (!b->tviews || !b->rviews ||
+    if (!have_views(p, b) ||
         hb_grow((void **)&b->trank, &b->captrank, b->nn + 1, sizeof *b->trank))
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
     for (int t = 0; t < p->ntypes; t++) b->tviews[t].num_nodes = 0;
@@ -193,10 +176,7 @@ static int64_t sum_counts(const int64_t *c, size_t n)
 int hb_typed_bind(const plan *p, hb_batch *b, int64_t *out, float *t_x,
                   gnn_err *e)
 {
-    if (!b->tviews) b->tviews = calloc((size_t)p->ntypes + 1, sizeof *b->tviews);
-    if (!b->rviews) b->rviews = calloc((size_t)p->nrels + 1, sizeof *b->rviews);
-    if (!b->tviews || !b->rviews)
-        return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
+    if (!have_views(p, b)) return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
     size_t H = (size_t)p->nhops, off = 0;
     int64_t *nsn = out + b->nn;
     for (int t = 0; t < p->ntypes; t++) {
@@ -264,7 +244,8 @@ static int fill_outputs(const plan *p, hb_batch *b, gnn_err *e)
             (int64_t)(b->nodes[q] - (uint64_t)p->types[t].first);
     }
     size_t *cnt = calloc((size_t)p->nrels + 1, sizeof *cnt);
-    if (!cnt) return gnn_seterr(e, GNNDB_NOMEM, "out of memory finishing batches");
+    if (!cnt)
+        return gnn_seterr(e, GNNDB_NOMEM, "out of memory finishing batches");
     for (size_t k = 0; k < b->ne; k++) {
         gnndb_rel_view *v = &b->rviews[b->etype[k]];
         int64_t *e2 = (int64_t *)(uintptr_t)v->edge_index;

@@ -222,14 +222,16 @@ void hb_hop_free(hb_hop_state *h, int nworkers)
 /* The block holding the start of `node`'s object. */
 static uint64_t start_block(const hb_exec *x, uint32_t node)
 {
-    return idx_block_of(x->idx_first, x->idx_block, x->nidx, node);
+    const hb_rel_topo *t = x->gtopo;
+    return idx_block_of(t->idx_first, t->idx_block, t->nidx, node);
 }
 
 static int corrupt_node(hb_exec *x, uint64_t no, uint32_t node, gnn_err *e)
 {
     return gnn_seterr(e, GNNDB_CORRUPT,
                       "corrupt block %llu of %s: node %u is not where the "
-                      "index says", (unsigned long long)no, x->gf->path, node);
+                      "index says", (unsigned long long)no,
+                      x->gtopo->f->path, node);
 }
 
 /* The fanout of the hop (of its relation, when typed) and the hop number
@@ -258,8 +260,8 @@ static int pend_add(hb_exec *x, hb_worker *wk, const hb_item *it,
         return -1;
     hb_pend *pd = &wk->pend[wk->npend++];
     uint32_t r = q - o->n;
-    pd->block = x->bk.vis_no + 1 + r / x->cont_cap;
-    pd->pos = r % x->cont_cap;
+    pd->block = x->bk.vis_no + 1 + r / x->gtopo->cont_cap;
+    pd->pos = r % x->gtopo->cont_cap;
     pd->slot = it->res_off + i;
     pd->node = it->node;
     return 0;
@@ -510,7 +512,7 @@ static int hop_continuations(hb_exec *x, gnn_err *e)
 {
     hb_hop_state *h = &x->hop;
     hb_blocks *bk = &x->bk;
-    uint64_t nblocks = x->gblocks;
+    uint64_t nblocks = x->gtopo->nblocks;
     if (hb_grow((void **)&bk->blockof, &bk->capblockof, h->npend,
                 sizeof *bk->blockof))
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory sampling");
@@ -521,7 +523,8 @@ static int hop_continuations(hb_exec *x, gnn_err *e)
     }
     int rc = hb_bucket(bk, h->npend, nblocks, e);
     if (!rc)
-        rc = bp_fetch(x->gpool, x->gf, bk->ublocks, bk->nub, pend_visit, x, e);
+        rc = bp_fetch(x->gpool, x->gtopo->f, bk->ublocks, bk->nub,
+                      pend_visit, x, e);
     return rc;
 }
 
@@ -554,12 +557,12 @@ int hb_hop_pass(hb_exec *x, int hop, gnn_err *e)
     if (rc) return rc;
     h->narena = 0;
     h->npend = 0;
-    rc = hb_bucket(&x->bk, h->nitems, x->gblocks, e);
+    rc = hb_bucket(&x->bk, h->nitems, x->gtopo->nblocks, e);
     gran_ops ops;
     hb_hop_ops(x, hop_visit, &ops);
     if (!rc)
-        rc = gran_fetch(&h->ggran, x->gpool, x->gf, x->bk.ublocks, x->bk.nub,
-                        &ops, o, e);
+        rc = gran_fetch(&h->ggran, x->gpool, x->gtopo->f, x->bk.ublocks,
+                        x->bk.nub, &ops, o, e);
     /* continuation blocks are read whole */
     bp_stats before = *bp_get_stats(x->gpool);
     if (!rc && h->npend) rc = hop_continuations(x, e);

@@ -11,7 +11,8 @@
 ** every block a hop buckets items into has one). */
 static uint64_t first_start(const hb_exec *x, uint64_t no)
 {
-    return idx_first_in(x->idx_first, x->idx_block, x->nidx, no);
+    const hb_rel_topo *t = x->gtopo;
+    return idx_first_in(t->idx_first, t->idx_block, t->nidx, no);
 }
 
 /* The entries off[k] and off[k+1] of each item's node: k is its distance
@@ -20,7 +21,7 @@ static uint64_t first_start(const hb_exec *x, uint64_t no)
 static void hop_mark(void *arg, size_t i, uint64_t no, uint8_t *map)
 {
     hb_exec *x = arg;
-    uint32_t bs = x->gf->block_size, ps = blk_page_size(bs);
+    uint32_t bs = x->gtopo->f->block_size, ps = blk_page_size(bs);
     uint32_t np = blk_npages(bs);
     uint64_t first = first_start(x, no), at = blk_data_offset(bs);
     for (size_t k = x->bk.bstart[no]; k < x->bk.bstart[no + 1]; k++) {
@@ -36,7 +37,7 @@ static int misplaced(const hb_exec *x, uint64_t no, uint64_t node, gnn_err *e)
 {
     return gnn_seterr(e, GNNDB_CORRUPT, "corrupt block %llu of %s: node "
                       "%llu is not where the index says",
-                      (unsigned long long)no, x->gf->path,
+                      (unsigned long long)no, x->gtopo->f->path,
                       (unsigned long long)node);
 }
 
@@ -71,8 +72,8 @@ static double hop_later(void *arg, size_t i, uint64_t no)
     const cat_graph *g = &x->p->graph;
     double obj = 20.0 + 4.0 * (double)g->edges / (double)GNN_MAX(1, g->nodes);
     double items = (double)(x->bk.bstart[no + 1] - x->bk.bstart[no]);
-    return items * cm_request_seconds(&x->p->profile,
-                                      obj + blk_page_size(x->gf->block_size));
+    uint32_t ps = blk_page_size(x->gtopo->f->block_size);
+    return items * cm_request_seconds(&x->p->profile, obj + ps);
 }
 
 void hb_hop_ops(hb_exec *x, bp_visit_fn visit, gran_ops *ops)

@@ -322,6 +322,28 @@ static int build_hyperbatch(hb_exec *x, gnn_err *e)
     return GNNDB_OK;
 }
 
+int hb_topo_open(hb_exec *x, const cat_graph *g, int id, hb_rel_topo *t,
+                 gnn_err *e)
+{
+    int rc = db_open_graph(x->db, g, id, &t->f, e);
+    if (!rc) rc = db_load_graph_index(x->db, g, &t->idx_first, &t->idx_block,
+                                      &t->nidx, e);
+    /* an edge-id topology's continuation blocks hold ids too */
+    t->cont_cap = blk_graph_cont_capacity_flags(
+        g->block_size, x->p->eids ? BLK_FLAG_EIDS : 0);
+    t->nblocks = (uint64_t)g->graph_blocks;
+    return rc;
+}
+
+void hb_topo_close(hb_rel_topo *t)
+{
+    if (t->f) blkf_close(t->f);
+    if (t->ef) blkf_close(t->ef);
+    free(t->idx_first);
+    free(t->idx_block);
+    memset(t, 0, sizeof *t);
+}
+
 int hb_open(gnndb *db, plan *p, hb_exec **out, gnn_err *e)
 {
     *out = NULL;
@@ -329,8 +351,6 @@ int hb_open(gnndb *db, plan *p, hb_exec **out, gnn_err *e)
     if (!x) return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
     x->db = db;
     x->p = p;
-    x->cont_cap = blk_graph_cont_capacity_flags(p->graph.block_size,
-                                                p->eids ? BLK_FLAG_EIDS : 0);
     x->h_next = p->hyperbatch;
     x->sp.emit = &x->sp.rounds[0];
     x->sp.build = &x->sp.rounds[1];
@@ -342,11 +362,8 @@ int hb_open(gnndb *db, plan *p, hb_exec **out, gnn_err *e)
     if (p->typed) {
         if ((rc = hb_typed_open(x, e))) goto fail;
     } else {
-        if ((rc = db_open_graph(db, &p->topo, 1, &x->gf, e)) ||
-            (rc = db_load_graph_index(db, &p->topo, &x->idx_first,
-                                      &x->idx_block, &x->nidx, e)))
-            goto fail;
-        x->gblocks = (uint64_t)p->topo.graph_blocks;
+        if ((rc = hb_topo_open(x, &p->topo, 1, &x->topo, e))) goto fail;
+        x->gtopo = &x->topo;
     }
     if ((rc = bp_open(p->graph_frames, p->topo.block_size, x->io, &x->gpool,
                       e)))
@@ -454,10 +471,8 @@ void hb_close(hb_exec *x)
     hbs_close(x);
     if (x->gpool) bp_close(x->gpool);
     hb_typed_close(x);
-    if (x->gf) blkf_close(x->gf);
+    hb_topo_close(&x->topo);
     if (x->io) io_close(x->io);
-    free(x->idx_first);
-    free(x->idx_block);
     seeds_free(&x->seeds);
     hb_link_close(x);
     hb_hop_free(&x->hop, GNN_MAX(1, x->p->threads));
