@@ -103,7 +103,9 @@ import os
 import sys
 import time
 
-SKIP_CODE = 3
+from dgl_common import (SKIP_CODE, drop_file_cache, import_peer, join_cgroup,
+                        pair_chunks, place, rss_anon)
+
 CHUNK_PAIRS = 1 << 18  # 4 MiB of int64 pairs a read
 
 
@@ -136,64 +138,27 @@ def parse_args():
     return a
 
 
-def rss_anon():
-    """Resident anonymous memory of this process, in bytes."""
-    try:
-        with open("/proc/self/status") as f:
-            for line in f:
-                if line.startswith("RssAnon:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    return 0
-
-
-def drop_file_cache(path):
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        try:
-            os.fdatasync(fd)
-        except OSError:
-            pass
-        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
-    finally:
-        os.close(fd)
-
-
 def load_edges(np, path, idtype, nodes):
     """Stream the (src, dst) int64 pairs into two arrays of idtype."""
-    size = os.path.getsize(path)
-    if size % 16:
-        raise SystemExit("dgl_baseline: %s: size %d is not a multiple of 16" % (path, size))
-    m = size // 16
+    m = os.path.getsize(path) // 16
     dt = np.int32 if idtype == "int32" else np.int64
     src = np.empty(m, dtype=dt)
     dst = np.empty(m, dtype=dt)
     hi = -1
-    with open(path, "rb") as f:
-        done = 0
-        while done < m:
-            k = min(CHUNK_PAIRS, m - done)
-            pairs = np.fromfile(f, dtype="<i8", count=2 * k)
-            if pairs.size != 2 * k:
-                raise SystemExit("dgl_baseline: %s: short read" % path)
-            pairs = pairs.reshape(k, 2)
-            if k:
-                lo = int(pairs.min())
-                if lo < 0:
-                    raise SystemExit("dgl_baseline: %s: negative node id" % path)
-                hi = max(hi, int(pairs.max()))
-                if dt is np.int32 and hi >= 2**31 - 1:
-                    # Too large for int32: start again with int64 ids.
-                    del src, dst, pairs
-                    return load_edges(np, path, "int64", nodes)
-            src[done:done + k] = pairs[:, 0]
-            dst[done:done + k] = pairs[:, 1]
-            done += k
-        try:
-            os.posix_fadvise(f.fileno(), 0, 0, os.POSIX_FADV_DONTNEED)
-        except OSError:
-            pass
+    done = 0
+    for pairs in pair_chunks(np, path, CHUNK_PAIRS, "dgl_baseline"):
+        k = len(pairs)
+        if k:
+            if int(pairs.min()) < 0:
+                raise SystemExit("dgl_baseline: %s: negative node id" % path)
+            hi = max(hi, int(pairs.max()))
+            if dt is np.int32 and hi >= 2**31 - 1:
+                # Too large for int32: start again with int64 ids.
+                del src, dst, pairs
+                return load_edges(np, path, "int64", nodes)
+        src[done:done + k] = pairs[:, 0]
+        dst[done:done + k] = pairs[:, 1]
+        done += k
     n = nodes if nodes else hi + 1
     if hi >= n:
         raise SystemExit("dgl_baseline: node id %d but --nodes %d" % (hi, n))
@@ -208,25 +173,10 @@ def load_csc(np, path, idtype, nodes):
     so that a node's in-neighbours keep their file order, as DGL's own
     COO -> CSC conversion keeps them.  Peak memory is indptr, indices and
     one chunk's temporaries, the CSC the C baseline holds."""
-    size = os.path.getsize(path)
-    if size % 16:
-        raise SystemExit("dgl_baseline: %s: size %d is not a multiple of 16" % (path, size))
-    m = size // 16
+    m = os.path.getsize(path) // 16
 
     def chunks():
-        with open(path, "rb") as f:
-            done = 0
-            while done < m:
-                k = min(CHUNK_PAIRS, m - done)
-                pairs = np.fromfile(f, dtype="<i8", count=2 * k)
-                if pairs.size != 2 * k:
-                    raise SystemExit("dgl_baseline: %s: short read" % path)
-                done += k
-                yield pairs.reshape(k, 2)
-            try:
-                os.posix_fadvise(f.fileno(), 0, 0, os.POSIX_FADV_DONTNEED)
-            except OSError:
-                pass
+        return pair_chunks(np, path, CHUNK_PAIRS, "dgl_baseline")
 
     deg = np.zeros(max(nodes, 1), dtype=np.int64)
     hi = -1
@@ -251,31 +201,17 @@ def load_csc(np, path, idtype, nodes):
     cursor = indptr[:-1].astype(np.int64)
     indices = np.empty(m, dtype=dt)
     for pairs in chunks():
-        d = pairs[:, 1]
-        order = np.argsort(d, kind="stable")
-        ds = d[order]
-        uniq, start, count = np.unique(ds, return_index=True, return_counts=True)
-        rank = np.arange(ds.size, dtype=np.int64) - np.repeat(start, count)
-        indices[cursor[ds] + rank] = pairs[order, 0]
-        cursor[uniq] += count
+        place(np, pairs, pairs[:, 1], cursor, indices)
     del cursor
     return indptr, indices, n, idtype
 
 
 def main():
     a = parse_args()
-    os.environ.setdefault("DGLBACKEND", "pytorch")
-    os.environ.setdefault("OMP_NUM_THREADS", str(a.threads))
-    try:
-        import mmap
-        import numpy as np
-        import torch
-        import dgl
-    except Exception as e:  # ImportError, or a shared library that fails to load
-        reason = ("%s: %s" % (type(e).__name__, e)).replace("\n", " ")
-        print("SKIP: dgl unavailable: %s" % reason)
+    peer = import_peer(a.threads)
+    if peer is None:
         return SKIP_CODE
-    torch.set_num_threads(a.threads)
+    mmap, np, torch, dgl = peer
 
     # The graph, in memory.
     t0 = time.perf_counter()
@@ -305,8 +241,7 @@ def main():
     t_load = time.perf_counter() - t0
     anon_load = rss_anon()
     if a.join_cgroup:
-        with open(os.path.join(a.join_cgroup, "cgroup.procs"), "w") as f:
-            f.write(str(os.getpid()))
+        join_cgroup(a.join_cgroup)
 
     # The features, mapped.
     if a.drop_cache:

@@ -127,7 +127,9 @@ import os
 import sys
 import time
 
-SKIP_CODE = 3
+from dgl_common import (SKIP_CODE, drop_file_cache, import_peer, join_cgroup,
+                        pair_chunks, place, rss_anon)
+
 CHUNK_PAIRS = 1 << 20  # 16 MiB of int64 pairs a read
 DEFAULT_FANOUTS = ",".join("%s_%s=%d" % (s, d, k) for d in ("paper", "author", "field")
                            for s, k in (("paper", 5), ("author", 3), ("field", 2)))
@@ -186,30 +188,6 @@ def parse_args():
     return a
 
 
-def rss_anon():
-    """Resident anonymous memory of this process, in bytes."""
-    try:
-        with open("/proc/self/status") as f:
-            for line in f:
-                if line.startswith("RssAnon:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    return 0
-
-
-def drop_file_cache(path):
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        try:
-            os.fdatasync(fd)
-        except OSError:
-            pass
-        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
-    finally:
-        os.close(fd)
-
-
 def row_count(np, path):
     """Rows and columns of a 2-D float32 .npy, from its header."""
     with open(path, "rb") as f:
@@ -221,28 +199,6 @@ def row_count(np, path):
     return shape[0]
 
 
-def pair_chunks(np, path):
-    """The (src, dst) int64 pairs of a relation file, CHUNK_PAIRS at a time;
-    the file is dropped from the page cache once read."""
-    size = os.path.getsize(path)
-    if size % 16:
-        raise SystemExit("dgl_hetero: %s: size %d is not a multiple of 16" % (path, size))
-    m = size // 16
-    with open(path, "rb") as f:
-        done = 0
-        while done < m:
-            k = min(CHUNK_PAIRS, m - done)
-            pairs = np.fromfile(f, dtype="<i8", count=2 * k)
-            if pairs.size != 2 * k:
-                raise SystemExit("dgl_hetero: %s: short read" % path)
-            done += k
-            yield pairs.reshape(k, 2)
-        try:
-            os.posix_fadvise(f.fileno(), 0, 0, os.POSIX_FADV_DONTNEED)
-        except OSError:
-            pass
-
-
 def check_ids(path, pairs, n_src, n_dst):
     if pairs.size == 0:
         return
@@ -252,27 +208,13 @@ def check_ids(path, pairs, n_src, n_dst):
         raise SystemExit("dgl_hetero: %s: a node id past its type's rows" % path)
 
 
-def place(np, pairs, dst, cursor, indices, src_off=0, types=None, type_id=0):
-    """Put a chunk's sources at the next free slots of their destinations (a
-    stable counting sort: a node's in-neighbours keep their file order)."""
-    order = np.argsort(dst, kind="stable")
-    ds = dst[order]
-    uniq, start, count = np.unique(ds, return_index=True, return_counts=True)
-    rank = np.arange(ds.size, dtype=np.int64) - np.repeat(start, count)
-    slot = cursor[ds] + rank
-    indices[slot] = pairs[order, 0] + src_off
-    if types is not None:
-        types[slot] = type_id
-    cursor[uniq] += count
-
-
 def relation_csc(np, path, n_src, n_dst):
     """One relation's CSC (indptr, indices), int32, without edge ids."""
     m = os.path.getsize(path) // 16
     if max(m, n_src, n_dst) >= 2**31 - 1:
         raise SystemExit("dgl_hetero: %s: too large for int32 ids" % path)
     deg = np.zeros(n_dst, dtype=np.int64)
-    for pairs in pair_chunks(np, path):
+    for pairs in pair_chunks(np, path, CHUNK_PAIRS, "dgl_hetero"):
         check_ids(path, pairs, n_src, n_dst)
         deg += np.bincount(pairs[:, 1], minlength=n_dst)
     indptr = np.zeros(n_dst + 1, dtype=np.int32)
@@ -280,7 +222,7 @@ def relation_csc(np, path, n_src, n_dst):
     del deg
     cursor = indptr[:-1].astype(np.int64)
     indices = np.empty(m, dtype=np.int32)
-    for pairs in pair_chunks(np, path):
+    for pairs in pair_chunks(np, path, CHUNK_PAIRS, "dgl_hetero"):
         place(np, pairs, pairs[:, 1], cursor, indices)
     return indptr, indices
 
@@ -296,7 +238,7 @@ def fused_csc(np, a, counts, offsets):
         raise SystemExit("dgl_hetero: too large for int32 ids and uint8 edge types")
     deg = np.zeros(n, dtype=np.int64)
     for (name, s, d, _), path in zip(a.rels, paths):
-        for pairs in pair_chunks(np, path):
+        for pairs in pair_chunks(np, path, CHUNK_PAIRS, "dgl_hetero"):
             check_ids(path, pairs, counts[s], counts[d])
             lo = offsets[a.type_list.index(d)]
             deg[lo:lo + counts[d]] += np.bincount(pairs[:, 1], minlength=counts[d])
@@ -308,7 +250,7 @@ def fused_csc(np, a, counts, offsets):
     types = np.empty(m, dtype=np.uint8)
     for t, ((name, s, d, _), path) in enumerate(zip(a.rels, paths)):
         so, do = offsets[a.type_list.index(s)], offsets[a.type_list.index(d)]
-        for pairs in pair_chunks(np, path):
+        for pairs in pair_chunks(np, path, CHUNK_PAIRS, "dgl_hetero"):
             place(np, pairs, pairs[:, 1] + do, cursor, indices, so, types, t)
     del cursor
     return indptr, indices, types, m
@@ -316,18 +258,10 @@ def fused_csc(np, a, counts, offsets):
 
 def main():
     a = parse_args()
-    os.environ.setdefault("DGLBACKEND", "pytorch")
-    os.environ.setdefault("OMP_NUM_THREADS", str(a.threads))
-    try:
-        import mmap
-        import numpy as np
-        import torch
-        import dgl
-    except Exception as e:  # ImportError, or a shared library that fails to load
-        reason = ("%s: %s" % (type(e).__name__, e)).replace("\n", " ")
-        print("SKIP: dgl unavailable: %s" % reason)
+    peer = import_peer(a.threads)
+    if peer is None:
         return SKIP_CODE
-    torch.set_num_threads(a.threads)
+    mmap, np, torch, dgl = peer
     feat_path = {t: os.path.join(a.dir, t + ".npy") for t in a.type_list}
     counts = {t: row_count(np, feat_path[t]) for t in a.type_list}
     offsets = [0]
@@ -364,8 +298,7 @@ def main():
     t_load = time.perf_counter() - t0
     anon_load = rss_anon()
     if a.join_cgroup:
-        with open(os.path.join(a.join_cgroup, "cgroup.procs"), "w") as f:
-            f.write(str(os.getpid()))
+        join_cgroup(a.join_cgroup)
 
     # The features, mapped, one map a type.
     feats = {}
