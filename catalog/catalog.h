@@ -133,6 +133,12 @@ int cat_graph_children(cat_db *c, int64_t parent_id, cat_graph **out,
 ** topology: to DROP RELATION and CREATE it again). The one check every
 ** statement that needs edge ids makes. */
 int cat_graph_need_eids(const cat_graph *g, const char *what, gnn_err *e);
+/* Graph g as its edge-id graph, into *out (which may be g): the same graph
+** read through the file, token and blocks of its edge-id topology, so that
+** whatever opens or indexes a topology reads each neighbour's edge id. Fails
+** as cat_graph_need_eids(g, what) does when g has none, *out untouched. */
+int cat_graph_eid_view(const cat_graph *g, const char *what, cat_graph *out,
+                       gnn_err *e);
 
 /* Tables of a graph (features and the label table). */
 int cat_table_insert(cat_db *c, cat_table *t, gnn_err *e);

@@ -179,6 +179,19 @@ int cat_graph_need_eids(const cat_graph *g, const char *what, gnn_err *e)
                       what, g->name, g->name);
 }
 
+int cat_graph_eid_view(const cat_graph *g, const char *what, cat_graph *out,
+                       gnn_err *e)
+{
+    int rc = cat_graph_need_eids(g, what, e);
+    if (rc) return rc;
+    cat_graph v = *g;
+    snprintf(v.file, sizeof v.file, "%s", g->eid_file);
+    v.token = g->eid_token;
+    v.graph_blocks = g->eid_blocks;
+    *out = v;
+    return GNNDB_OK;
+}
+
 #define GRAPH_COLS0                                                          \
     "id, name, token, file, nodes, edges, directed, block_size, node_order, " \
     "graph_blocks, has_map, max_degree, min_degree, median_degree, "         \

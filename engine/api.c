@@ -149,32 +149,35 @@ int db_open_eid_graph(gnndb *db, const cat_graph *g, int id, blk_file **f,
                      g->eid_token, g->eid_blocks, id, f, e);
 }
 
+/* The block index under `token` of a topology of graph g; `whose` starts
+** the words naming it ("graph ", "the edge-id graph of "). */
+static int load_index(gnndb *db, const cat_graph *g, uint64_t token,
+                      const char *whose, uint64_t **first_nodes,
+                      uint64_t **block_nos, size_t *n, gnn_err *e)
+{
+    idx_txn *t;
+    int rc = idx_begin(db->idx, 0, &t, e);
+    if (rc) return rc;
+    rc = idx_load_blocks(t, token, first_nodes, block_nos, n, e);
+    idx_abort(t);
+    if (!rc && *n == 0 && g->nodes > 0)
+        rc = gnn_seterr(e, GNNDB_CORRUPT, "index.mdb has no block index for "
+                        "%s%s", whose, g->name);
+    return rc;
+}
+
 int db_load_eid_index(gnndb *db, const cat_graph *g, uint64_t **first_nodes,
                       uint64_t **block_nos, size_t *n, gnn_err *e)
 {
     int rc = cat_graph_need_eids(g, "reading edge ids", e);
-    idx_txn *t;
-    if (rc || (rc = idx_begin(db->idx, 0, &t, e))) return rc;
-    rc = idx_load_blocks(t, g->eid_token, first_nodes, block_nos, n, e);
-    idx_abort(t);
-    if (!rc && *n == 0 && g->nodes > 0)
-        rc = gnn_seterr(e, GNNDB_CORRUPT, "index.mdb has no block index for "
-                        "the edge-id graph of %s", g->name);
-    return rc;
+    return rc ? rc : load_index(db, g, g->eid_token, "the edge-id graph of ",
+                                first_nodes, block_nos, n, e);
 }
 
 int db_load_graph_index(gnndb *db, const cat_graph *g, uint64_t **first_nodes,
                         uint64_t **block_nos, size_t *n, gnn_err *e)
 {
-    idx_txn *t;
-    int rc = idx_begin(db->idx, 0, &t, e);
-    if (rc) return rc;
-    rc = idx_load_blocks(t, g->token, first_nodes, block_nos, n, e);
-    idx_abort(t);
-    if (!rc && *n == 0 && g->nodes > 0)
-        rc = gnn_seterr(e, GNNDB_CORRUPT, "index.mdb has no block index for "
-                        "graph %s", g->name);
-    return rc;
+    return load_index(db, g, g->token, "graph ", first_nodes, block_nos, n, e);
 }
 
 uint64_t db_new_token(void)

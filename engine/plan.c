@@ -522,12 +522,10 @@ static int plan_link(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
     p->topo = p->graph;
     p->eids = s->edge_seeds || s->edge_features;
     if (!p->eids) return GNNDB_OK;
-    if (cat_graph_need_eids(&p->graph, s->edge_seeds ? "SAMPLE ... EDGES"
-                                                     : "EDGE FEATURES", e))
+    if (cat_graph_eid_view(&p->graph, s->edge_seeds ? "SAMPLE ... EDGES"
+                                                    : "EDGE FEATURES",
+                           &p->topo, e))
         return e->rc;
-    snprintf(p->topo.file, sizeof p->topo.file, "%s", p->graph.eid_file);
-    p->topo.token = p->graph.eid_token;
-    p->topo.graph_blocks = p->graph.eid_blocks;
     if (s->edge_seeds) {
         if (edge_split_get(db, &p->graph, s->edge_seeds, &p->edge_split, e))
             return e->rc;

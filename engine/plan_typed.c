@@ -294,12 +294,9 @@ static int typed_edge_features(gnndb *db, const ast_stmt *s, plan *p,
         int found, rc;
         char what[CAT_NAME_MAX + 64];
         snprintf(what, sizeof what, "EDGE FEATURES (relation %s)", r->name);
-        if ((rc = cat_graph_need_eids(&r->topo, what, e)) ||
+        if ((rc = cat_graph_eid_view(&r->topo, what, &r->topo, e)) ||
             (rc = rel_edge_table(db, p, r, s->edge_features, &found, e)))
             return rc;
-        snprintf(r->topo.file, sizeof r->topo.file, "%s", r->topo.eid_file);
-        r->topo.token = r->topo.eid_token;
-        r->topo.graph_blocks = r->topo.eid_blocks;
         r->has_efeat = found;
         any |= found;
     }
