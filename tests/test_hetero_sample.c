@@ -405,29 +405,7 @@ static void ref_free(refb *r)
     free(r->erel);
 }
 
-/* ---------- the digest, from docs/format.md ---------- */
-
-static uint64_t fmix(uint64_t z)
-{
-    z ^= z >> 33;
-    z *= 0xff51afd7ed558ccdull;
-    z ^= z >> 33;
-    z *= 0xc4ceb9fe1a85ec53ull;
-    z ^= z >> 33;
-    return z;
-}
-
-static uint64_t dg(uint64_t h, const void *data, size_t len)
-{
-    const unsigned char *b = data;
-    uint64_t s = 0;
-    for (size_t i = 0; 8 * i < len; i++) {
-        uint64_t w = 0;
-        memcpy(&w, b + 8 * i, len - 8 * i < 8 ? len - 8 * i : 8);
-        s += fmix(w ^ ((i + 1) * 0x9e3779b97f4a7c15ull));
-    }
-    return fmix(h ^ s ^ ((uint64_t)len * 0xc2b2ae3d27d4eb4full));
-}
+/* ---------- the digest, from docs/format.md (tu_digest_fold) ---------- */
 
 /* The reference batch's arrays checked against the view, and its digest:
 ** the global sections (n_id, edge_index, no x, the seeds' labels), then
@@ -457,11 +435,11 @@ static void check_batch(const fx *f, const query *q, const refb *r,
     int labelled = q->seed_type == 0;
     if (labelled) assert_memory_equal(v->y, y, (size_t)r->ns * 8);
     else assert_null(v->y);
-    uint64_t h = 0x6a09e667f3bcc908ull;
-    h = dg(h, r->node, (size_t)r->nn * 8);
-    h = dg(h, ei, (size_t)r->ne * 16);
-    h = dg(h, NULL, 0);
-    h = dg(h, y, labelled ? (size_t)r->ns * 8 : 0);
+    uint64_t h = TU_DIGEST_START;
+    h = tu_digest_fold(h, r->node, (size_t)r->nn * 8);
+    h = tu_digest_fold(h, ei, (size_t)r->ne * 16);
+    h = tu_digest_fold(h, NULL, 0);
+    h = tu_digest_fold(h, y, labelled ? (size_t)r->ns * 8 : 0);
     /* per type: ranks, local ids, per-hop counts, rows */
     int64_t *rank = malloc((size_t)r->nn * 8 + 8), cnt[NTYPES] = {0};
     int64_t *local = malloc((size_t)r->nn * 8 + 8);
@@ -480,7 +458,7 @@ static void check_batch(const fx *f, const query *q, const refb *r,
         assert_int_equal(tv->num_nodes, n);
         if (n) assert_memory_equal(tv->n_id, local, (size_t)n * 8);
         assert_memory_equal(tv->num_sampled_nodes, nsn, (size_t)(H + 1) * 8);
-        h = dg(h, local, (size_t)n * 8);
+        h = tu_digest_fold(h, local, (size_t)n * 8);
         int64_t dim = t == 0 ? PDIM : t == 1 ? ADIM : 0;
         const float *src = t == 0 ? f->px : f->ax;
         float *x = malloc((size_t)(n * dim + 1) * 4);
@@ -492,13 +470,13 @@ static void check_batch(const fx *f, const query *q, const refb *r,
         } else {
             assert_null(tv->x);
         }
-        h = dg(h, x, (size_t)(n * dim) * 4);
+        h = tu_digest_fold(h, x, (size_t)(n * dim) * 4);
         free(x);
         int has_y = labelled && t == q->seed_type;
         if (t == q->seed_type) assert_int_equal(tv->num_seeds, r->ns);
         if (has_y) assert_memory_equal(tv->y, y, (size_t)r->ns * 8);
         else assert_null(tv->y);
-        h = dg(h, y, has_y ? (size_t)r->ns * 8 : 0);
+        h = tu_digest_fold(h, y, has_y ? (size_t)r->ns * 8 : 0);
     }
     /* per relation: ranks into the two types' n_id, per-hop counts */
     for (int ri = 0; ri < f->nrels; ri++) {
@@ -520,7 +498,7 @@ static void check_batch(const fx *f, const query *q, const refb *r,
         assert_int_equal(rv->num_edges, m);
         if (m) assert_memory_equal(rv->edge_index, rei, (size_t)m * 16);
         assert_memory_equal(rv->num_sampled_edges, nse, (size_t)H * 8);
-        h = dg(h, rei, (size_t)m * 16);
+        h = tu_digest_fold(h, rei, (size_t)m * 16);
         free(rei);
     }
     assert_int_equal(v->digest, h);

@@ -134,34 +134,6 @@ static int8_t *draw_splits(int64_t m, uint64_t seed, const double *frac,
 
 /* ---------- the reference link sampler ---------- */
 
-/* Which positions of a list of d: all when d <= fanout (or fanout -1),
-** else Floyd's algorithm ascending; with replacement independent draws. */
-static int64_t ref_choose(uint64_t key, int64_t d, int fanout, int replace,
-                          int64_t *out)
-{
-    if (fanout < 0 || (!replace && d <= fanout)) {
-        for (int64_t i = 0; i < d; i++) out[i] = i;
-        return d;
-    }
-    if (replace) {
-        if (d == 0) return 0;
-        for (int i = 0; i < fanout; i++)
-            out[i] = (int64_t)rng_below(rng_draw(key, (uint64_t)i),
-                                        (uint64_t)d);
-        return fanout;
-    }
-    int64_t n = 0;
-    for (int64_t j = d - fanout, i = 0; j < d; j++, i++) {
-        int64_t t = (int64_t)rng_below(rng_draw(key, (uint64_t)i),
-                                       (uint64_t)j + 1);
-        int seen = 0;
-        for (int64_t k = 0; k < n && !seen; k++) seen = out[k] == t;
-        out[n++] = seen ? j : t;
-    }
-    qsort(out, (size_t)n, 8, cmp_i64);
-    return n;
-}
-
 enum { M_SOURCE, M_PAIRS, M_TRIPLET };
 static const char *const SPLITS[] = {"train", "valid", "test"};
 
@@ -386,7 +358,7 @@ static void ref_hop(ref *r, rb *b, int h, int64_t lo, int64_t hi)
         int64_t v = b->n_id[p], d = g->off[v + 1] - g->off[v];
         uint64_t key = rng_key(r->q->seed, (uint64_t)b->epoch,
                                (uint64_t)b->batch, (uint64_t)h, (uint64_t)v);
-        int64_t c = ref_choose(key, d, r->q->fan[h], r->q->replace, pos);
+        int64_t c = tu_ref_choose(key, d, r->q->fan[h], r->q->replace, pos);
         for (int64_t j = 0; j < c; j++) {
             int64_t at = g->off[v] + pos[j], u = g->src[at];
             if (ref_excluded(r, g->eid[at])) continue;
@@ -429,29 +401,7 @@ static void ref_labels(const ref *r, rb *b)
     }
 }
 
-/* ---------- the digest, from docs/format.md ---------- */
-
-static uint64_t fmix(uint64_t z)
-{
-    z ^= z >> 33;
-    z *= 0xff51afd7ed558ccdull;
-    z ^= z >> 33;
-    z *= 0xc4ceb9fe1a85ec53ull;
-    z ^= z >> 33;
-    return z;
-}
-
-static uint64_t dg_add(uint64_t h, const void *data, size_t len)
-{
-    const unsigned char *p = data;
-    uint64_t s = 0;
-    for (size_t i = 0; i * 8 < len; i++) {
-        uint64_t w = 0;
-        memcpy(&w, p + 8 * i, len - 8 * i < 8 ? len - 8 * i : 8);
-        s += fmix(w ^ ((i + 1) * 0x9e3779b97f4a7c15ull));
-    }
-    return fmix(h ^ s ^ ((uint64_t)len * 0xc2b2ae3d27d4eb4full));
-}
+/* ---------- the digest, from docs/format.md (tu_digest_fold) ---------- */
 
 /* n_id, edge_index, x, y, e_id, edge_attr, edge_label_index, edge_label,
 ** src_index, dst_pos_index, dst_neg_index (a link batch has no y; no
@@ -459,18 +409,18 @@ static uint64_t dg_add(uint64_t h, const void *data, size_t len)
 static uint64_t ref_digest(const rb *b, int triplet)
 {
     size_t B = (size_t)b->npos, E = (size_t)b->ne, L = (size_t)b->L;
-    uint64_t h = 0x6a09e667f3bcc908ull;
-    h = dg_add(h, b->n_id, (size_t)b->nn * 8);
-    h = dg_add(h, b->ei, E * 16);
-    h = dg_add(h, b->x, (size_t)b->xbytes);
-    h = dg_add(h, NULL, 0);
-    h = dg_add(h, b->e_id, E * 8);
-    h = dg_add(h, NULL, 0);
-    h = dg_add(h, b->lab, triplet ? 0 : 2 * L * 8);
-    h = dg_add(h, b->label, triplet ? 0 : L * 4);
-    h = dg_add(h, b->lab, triplet ? B * 8 : 0);
-    h = dg_add(h, b->lab + B, triplet ? B * 8 : 0);
-    return dg_add(h, b->lab + 2 * B, triplet ? (size_t)b->nneg * 8 : 0);
+    uint64_t h = TU_DIGEST_START;
+    h = tu_digest_fold(h, b->n_id, (size_t)b->nn * 8);
+    h = tu_digest_fold(h, b->ei, E * 16);
+    h = tu_digest_fold(h, b->x, (size_t)b->xbytes);
+    h = tu_digest_fold(h, NULL, 0);
+    h = tu_digest_fold(h, b->e_id, E * 8);
+    h = tu_digest_fold(h, NULL, 0);
+    h = tu_digest_fold(h, b->lab, triplet ? 0 : 2 * L * 8);
+    h = tu_digest_fold(h, b->label, triplet ? 0 : L * 4);
+    h = tu_digest_fold(h, b->lab, triplet ? B * 8 : 0);
+    h = tu_digest_fold(h, b->lab + B, triplet ? B * 8 : 0);
+    return tu_digest_fold(h, b->lab + 2 * B, triplet ? (size_t)b->nneg * 8 : 0);
 }
 
 /* Mini-batch (epoch, batch) of the statement, brute force. */

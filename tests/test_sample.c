@@ -92,32 +92,6 @@ static void *load_npy(const char *path, size_t *bytes)
 
 /* ---------- the reference sampler ---------- */
 
-static int64_t ref_choose(uint64_t key, int64_t d, int fanout, int replace,
-                          int64_t *out)
-{
-    if (fanout < 0 || (!replace && d <= fanout)) {
-        for (int64_t i = 0; i < d; i++) out[i] = i;
-        return d;
-    }
-    if (replace) {
-        if (d == 0) return 0;
-        for (int i = 0; i < fanout; i++)
-            out[i] = (int64_t)rng_below(rng_draw(key, (uint64_t)i), (uint64_t)d);
-        return fanout;
-    }
-    /* Floyd's algorithm with a linear membership test */
-    int64_t n = 0;
-    for (int64_t j = d - fanout, i = 0; j < d; j++, i++) {
-        int64_t t = (int64_t)rng_below(rng_draw(key, (uint64_t)i),
-                                       (uint64_t)j + 1);
-        int seen = 0;
-        for (int64_t k = 0; k < n && !seen; k++) seen = out[k] == t;
-        out[n++] = seen ? j : t;
-    }
-    qsort(out, (size_t)n, 8, cmp_i64);
-    return n;
-}
-
 typedef struct refbatch {
     int64_t nn, ne;
     int64_t *n_id;
@@ -149,7 +123,7 @@ static refbatch ref_batch(const csr *g, const int64_t *seeds, int64_t ns,
             int64_t d = g->off[v + 1] - g->off[v];
             uint64_t key = rng_key(seed, (uint64_t)epoch, (uint64_t)batch,
                                    (uint64_t)h, (uint64_t)v);
-            int64_t k = ref_choose(key, d, fan[h], replace, pos);
+            int64_t k = tu_ref_choose(key, d, fan[h], replace, pos);
             for (int64_t j = 0; j < k; j++) {
                 int64_t u = g->nbr[g->off[v] + pos[j]];
                 if (where[u] < 0) {

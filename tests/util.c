@@ -1,5 +1,6 @@
 /* util.c — helpers shared by the cmocka test programs. */
 #include "util.h"
+#include "../exec/rng.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -129,4 +130,60 @@ int tu_write_npy(const char *path, const char *descr, const void *data,
     int ok = fwrite(pre, 1, 10, f) == 10 && fwrite(hdr, 1, (size_t)n, f) ==
              (size_t)n && fwrite(data, 1, want, f) == want;
     return (fclose(f) == 0 && ok) ? 0 : -1;
+}
+
+/* MurmurHash3's 64-bit finaliser. */
+static uint64_t tu_fmix(uint64_t z)
+{
+    z ^= z >> 33;
+    z *= 0xff51afd7ed558ccdull;
+    z ^= z >> 33;
+    z *= 0xc4ceb9fe1a85ec53ull;
+    z ^= z >> 33;
+    return z;
+}
+
+uint64_t tu_digest_fold(uint64_t h, const void *data, size_t len)
+{
+    const unsigned char *b = data;
+    uint64_t s = 0;
+    for (size_t i = 0; 8 * i < len; i++) {
+        uint64_t w = 0;
+        memcpy(&w, b + 8 * i, len - 8 * i < 8 ? len - 8 * i : 8);
+        s += tu_fmix(w ^ ((i + 1) * 0x9e3779b97f4a7c15ull));
+    }
+    return tu_fmix(h ^ s ^ ((uint64_t)len * 0xc2b2ae3d27d4eb4full));
+}
+
+static int tu_cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+int64_t tu_ref_choose(uint64_t key, int64_t d, int fanout, int replace,
+                      int64_t *out)
+{
+    if (fanout < 0 || (!replace && d <= fanout)) {
+        for (int64_t i = 0; i < d; i++) out[i] = i;
+        return d;
+    }
+    if (replace) {
+        if (d == 0) return 0;
+        for (int i = 0; i < fanout; i++)
+            out[i] = (int64_t)rng_below(rng_draw(key, (uint64_t)i),
+                                        (uint64_t)d);
+        return fanout;
+    }
+    /* Floyd's algorithm with a linear membership test */
+    int64_t n = 0;
+    for (int64_t j = d - fanout, i = 0; j < d; j++, i++) {
+        int64_t t = (int64_t)rng_below(rng_draw(key, (uint64_t)i),
+                                       (uint64_t)j + 1);
+        int seen = 0;
+        for (int64_t k = 0; k < n && !seen; k++) seen = out[k] == t;
+        out[n++] = seen ? j : t;
+    }
+    qsort(out, (size_t)n, 8, tu_cmp_i64);
+    return n;
 }

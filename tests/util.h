@@ -43,4 +43,19 @@ void *tu_load_npy(const char *path, size_t *bytes);
 int tu_write_npy(const char *path, const char *descr, const void *data,
                  size_t rows, size_t cols, size_t elem);
 
+/* The batch digest as docs/format.md defines it, computed here apart from
+** the engine's (exec/batch.c) for the reference tests: start from
+** TU_DIGEST_START and fold each section's `len` bytes in turn (an absent
+** section: data NULL, len 0). */
+#define TU_DIGEST_START 0x6a09e667f3bcc908ull
+uint64_t tu_digest_fold(uint64_t h, const void *data, size_t len);
+
+/* The reference samplers' choice among a list of d neighbours under `key`
+** (the engine's rule, written apart from exec/sample.c): every position
+** when d <= fanout or fanout is -1, else fanout of them by Floyd's
+** algorithm, ascending; with replacement, fanout independent draws. The
+** positions go to out; their count. */
+int64_t tu_ref_choose(uint64_t key, int64_t d, int fanout, int replace,
+                      int64_t *out);
+
 #endif
