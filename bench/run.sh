@@ -107,6 +107,11 @@ FEATBLK=$(ls -S "$DB"/f-*.blk | head -1)
 
 field() { echo "$1" | tr ' ' '\n' | awk -F= -v k="$2" '$1 == k { print $2 }'; }
 drop_caches() { sync; echo 3 > /proc/sys/vm/drop_caches 2>/dev/null || true; }
+# planner_h DB SQL: the HYPERBATCH the plan of SQL has under memory_limit
+planner_h() {
+    "$B/gnndb" "$1" "PRAGMA memory_limit='$LIMIT'; EXPLAIN $2;" |
+        sed -n 's/^HYPERBATCH \([0-9]*\).*/\1/p' | head -1
+}
 
 # Run a command inside a cgroup v1 memory group of LIMIT_BYTES (page cache
 # included). Falls back to no limit, and says so, where there is none.
@@ -138,8 +143,7 @@ CRC=$("$B/bench/crc_bw" | tail -1)
 # each mini-batch's rows when that reads less), two whole rounds of it, so
 # that a round's reads of the graph and of every feature block are spread
 # over its H mini-batches as they are over an epoch
-H_PLAN=$("$B/gnndb" "$DB" "PRAGMA memory_limit='$LIMIT'; EXPLAIN $SQL;" |
-    sed -n 's/^HYPERBATCH \([0-9]*\).*/\1/p' | head -1)
+H_PLAN=$(planner_h "$DB" "$SQL")
 NB_PLAN=$((2 * ${H_PLAN:-$((NB_HB / 2))}))
 log "gnndb, the planner's HYPERBATCH $H_PLAN ($NB_PLAN mini-batches, memory_limit $LIMIT)"
 drop_caches
@@ -157,8 +161,7 @@ ONE=$("$B/bench/bench_sample" "$DB" "PRAGMA memory_limit='$LIMIT'; PRAGMA thread
 "$B/gnndb" "$DB" "DROP SPLIT lp_train ON g;" > /dev/null 2>&1
 "$B/gnndb" "$DB" "CREATE EDGE SPLITS lp_train ON g RANDOM 0.001 SEED 1;" > /dev/null || exit 1
 LSQL="SAMPLE 10,10,10 FROM g FEATURES feat EDGES lp_train BATCH 1024 NEGATIVE 1 EXCLUDE SEEDS SHUFFLE SEED 1"
-H_LINK=$("$B/gnndb" "$DB" "PRAGMA memory_limit='$LIMIT'; EXPLAIN $LSQL;" |
-    sed -n 's/^HYPERBATCH \([0-9]*\).*/\1/p' | head -1)
+H_LINK=$(planner_h "$DB" "$LSQL")
 NB_LINK=$((2 * ${H_LINK:-8}))
 log "gnndb link batches, the planner's HYPERBATCH $H_LINK ($NB_LINK mini-batches, memory_limit $LIMIT)"
 drop_caches
@@ -199,8 +202,7 @@ for b in paper author field; do
     TMAP="$TMAP${TMAP:+, }paper_$b: 5, author_$b: 3, field_$b: 2"
 done
 TQ="SAMPLE {$TMAP} * 3 FROM t SEEDS paper.ALL BATCH 1024 SHUFFLE SEED 1"
-H_TYPED=$("$B/gnndb" "$TDB" "PRAGMA memory_limit='$LIMIT'; EXPLAIN $TQ;" |
-    sed -n 's/^HYPERBATCH \([0-9]*\).*/\1/p' | head -1)
+H_TYPED=$(planner_h "$TDB" "$TQ")
 NB_TYPED=$((2 * ${H_TYPED:-8}))
 log "gnndb typed batches, the planner's HYPERBATCH $H_TYPED ($NB_TYPED mini-batches, memory_limit $LIMIT)"
 drop_caches
