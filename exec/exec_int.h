@@ -534,6 +534,8 @@ void hb_typed_close(hb_exec *x);
 int hb_typed_seeds(hb_exec *x, gnn_err *e);
 int hb_typed_hop(hb_exec *x, int hop, gnn_err *e);
 int hb_typed_gather(hb_exec *x, gnn_err *e);
+/* hb_typed_finish needs b laid out (hb_typed_layout) first: the gather
+** does it for an in-memory round, hb_spill.c for a spilled one. */
 int hb_typed_finish(hb_exec *x, hb_batch *b, gnn_err *e);
 /* Each node's rank within its type and the types' node counts in b's
 ** views (allocated once a slot). */

@@ -101,16 +101,6 @@ static int record_parts(hb_exec *x, const hb_sbatch *s,
     return n;
 }
 
-/* Where record s's edge rows start in buf (NULL without them). */
-static float *edge_rows(hb_exec *x, const hb_sbatch *s, unsigned char *buf)
-{
-    rb_part part[PLAN_SPILL_SECTIONS];
-    int n = record_parts(x, s, buf, part);
-    for (int k = 0; k < n; k++)
-        if (part[k].edges) return (float *)(buf + part[k].rows_off);
-    return NULL;
-}
-
 static int bad_order(hb_exec *x, size_t k, size_t nn, gnn_err *e)
 {
     return gnn_seterr(e, GNNDB_CORRUPT, "spill area %s: a spilled mini-batch "
@@ -211,15 +201,19 @@ static void order_into(hb_exec *x, const rb_part *pt, const unsigned char *src,
 }
 
 /* Record s (`size` bytes), read into rbuf[0], in local order: in rbuf[1]
-** with two buffers, else in place. Its buffer through *out. */
+** with two buffers, else in place. Its buffer through *out, and where its
+** edge rows start in it through *eoff (0: it has none). */
 static int put_in_order(hb_exec *x, hb_sbatch *s, int two, size_t size,
-                        unsigned char **out, gnn_err *e)
+                        unsigned char **out, size_t *eoff, gnn_err *e)
 {
     hb_readback *rb = &x->rb;
     unsigned char *buf = rb->rbuf[0];
     rb_part part[PLAN_SPILL_SECTIONS];
     int nparts = record_parts(x, s, buf, part), rc = GNNDB_OK;
     *out = buf;
+    *eoff = 0;
+    for (int k = nparts; k-- > 0;)
+        if (part[k].edges) *eoff = part[k].rows_off;
     if (!nparts) {
         /* nothing to order: with two buffers the one read becomes the one
         ** handed out, so that the next run can be read ahead into the
@@ -247,8 +241,9 @@ static int put_in_order(hb_exec *x, hb_sbatch *s, int two, size_t size,
     return rc;
 }
 
-/* The view of record s read into buf. */
-static int fill_view(hb_exec *x, hb_sbatch *s, unsigned char *buf, gnn_err *e)
+/* The view of record s read into buf, its edge rows at eoff (0: none). */
+static int fill_view(hb_exec *x, hb_sbatch *s, unsigned char *buf,
+                     size_t eoff, gnn_err *e)
 {
     plan *p = x->p;
     hb_batch *b = &x->rb.sview;
@@ -261,18 +256,19 @@ static int fill_view(hb_exec *x, hb_sbatch *s, unsigned char *buf, gnn_err *e)
     memcpy(b->nsn, s->nsn, sizeof b->nsn);
     memcpy(b->nse, s->nse, sizeof b->nse);
     float *rows = (float *)(buf + hbs_off_rows(p, s->nn, s->ne));
+    float *erows = eoff ? (float *)(buf + eoff) : NULL;
     hb_fill_view(p, b, (int64_t *)buf, (int64_t *)(buf + s->nn * 8), rows,
                  s->y);
     if (p->eids) b->view.e_id = (const int64_t *)(buf + s->nn * 8 + s->ne * 16);
     if (p->has_efeat) {
-        b->view.edge_attr = edge_rows(x, s, buf);
+        b->view.edge_attr = erows;
         b->view.edge_attr_dim = p->efeat.dim;
     }
     if (p->link) hb_link_view(p, &b->view, s->lk_words, s->npos, s->nneg);
     if (!p->typed) return GNNDB_OK;
     int64_t *out = (int64_t *)(buf + s->nn * 8 + s->ne * (p->eids ? 24 : 16));
     /* the read buffer's, not the slot's own (sview owns no arrays) */
-    b->t_eattr = p->typed_efeat ? edge_rows(x, s, buf) : NULL;
+    b->t_eattr = erows;
     return hb_typed_bind(p, b, out, rows, e);
 }
 
@@ -295,9 +291,10 @@ int hbs_next(hb_exec *x, const gnndb_batch_view **view, gnn_err *e)
     if (!rc) rc = spill_run_read_wait(s->run, e);
     double t0 = hb_now();
     unsigned char *buf = NULL;
-    if (!rc) rc = put_in_order(x, s, two, size, &buf, e);
+    size_t eoff = 0;
+    if (!rc) rc = put_in_order(x, s, two, size, &buf, &eoff, e);
     x->est.spill.cpu_seconds += hb_now() - t0;
-    if (!rc && !(rc = fill_view(x, s, buf, e))) rb->scur++;
+    if (!rc && !(rc = fill_view(x, s, buf, eoff, e))) rb->scur++;
     /* read the next run while the caller trains on this one, when both
     ** buffers fit beside what the round still holds */
     if (!rc && two && rb->scur < x->sp.emit->nsb &&

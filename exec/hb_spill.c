@@ -239,7 +239,10 @@ static int spill_subround(hb_exec *x, gnn_err *e)
     double t0 = hb_now();
     for (int i = 0; i < x->nb && !rc; i++) {
         hb_batch *b = &x->hb[i];
-        rc = hb_finish_batch(x, b, t, &tmp, &captmp, e);
+        /* a typed batch's ranks, which an in-memory round's gather lays
+        ** out, before it is finished: nothing is gathered yet */
+        if (x->p->typed) rc = hb_typed_layout(x->p, b, e);
+        if (!rc) rc = hb_finish_batch(x, b, t, &tmp, &captmp, e);
         if (!rc) rc = spill_topology(x, b, j.keys[i], &r->sb[r->nsb], e);
         r->nsb++;
         free(b->n_id);

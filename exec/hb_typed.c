@@ -261,10 +261,7 @@ static int fill_outputs(const plan *p, hb_batch *b, gnn_err *e)
 int hb_typed_finish(hb_exec *x, hb_batch *b, gnn_err *e)
 {
     const plan *p = x->p;
-    /* again after a gather (the same ranks): a spilled round finishes its
-    ** batches before anything is gathered */
-    int rc = hb_typed_layout(p, b, e);
-    if (rc) return rc;
+    int rc;
     if (hb_grow((void **)&b->t_out, &b->cap_t_out,
                 hb_typed_words(p, b->nn, b->ne) + 1, sizeof *b->t_out))
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory finishing batches");
