@@ -74,11 +74,15 @@ oom-killed when the oom_kill counter of the group's memory.oom_control rose
 (memory.failcnt, the times usage hit the limit, is recorded beside it: page
 cache reclaimed at the limit counts there too, so it is no kill); a run
 stopped at its time limit is a timeout; a gnndb run that exits refusing the
-budget in words naming memory_limit is refused.
+budget in words naming memory_limit is refused.  A DGL run that sampled
+more than 5% fewer edges a batch than the most any DGL run sampled at its
+point is set aside ("less work": the classic and graphbolt samplers sample
+within 1% of each other, but DGL 2.1's classic sampler with 2 threads and
+no workers sampled half the edges): it is not faster at the same work.
 
 One CSV row per run: label, budget_bytes, system, setup, memory_limit (gnndb:
 the PRAGMA, equal to the budget), batches_per_s, status, batches,
-peak_bytes (the group's memory.max_usage_in_bytes), maxrss_bytes (the
+sampled_edges, peak_bytes (the group's memory.max_usage_in_bytes), maxrss_bytes (the
 process's peak RSS: bench_sample's maxrss_kb, else wait4's ru_maxrss),
 rss_over_limit_mib (gnndb: maxrss_bytes minus memory_limit, in MiB),
 oom_kills, failcnt, hyperbatch, spill_bytes (written + read back), x_bytes,
@@ -120,6 +124,7 @@ SQL = "SAMPLE 10,10,10 FROM g FEATURES feat BATCH 1024 SHUFFLE SEED 1"
 # gnndb's two forms at every point: (setup, key in the SWEEP line, clause)
 FORMS = [("planner's H", "planner", ""), ("HYPERBATCH 1024", "hb1024", " HYPERBATCH 1024")]
 INMEM_FACTOR = 2  # a budget holding the features this many times over: in memory
+WORK_TOLERANCE = 0.05  # a DGL run sampling this much less than the most: set aside
 SAMPLERS = ("classic", "graphbolt")
 UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
 MIB = 1 << 20
@@ -444,7 +449,8 @@ def row_of(label, budget, system, setup, limit, run):
     return dict(label=label, budget_bytes=budget, system=system, setup=setup,
                 memory_limit="" if limit is None else limit,
                 batches_per_s=r.get("batches_per_s", ""), status=run["status"],
-                batches=r.get("batches", ""), peak_bytes=run["peak"],
+                batches=r.get("batches", ""), sampled_edges=r.get("sampled_edges", ""),
+                peak_bytes=run["peak"],
                 maxrss_bytes="" if run["maxrss"] is None else run["maxrss"],
                 rss_over_limit_mib=over,
                 oom_kills="" if run["oom_kills"] is None else run["oom_kills"],
@@ -453,6 +459,25 @@ def row_of(label, budget, system, setup, limit, run):
                 spill_bytes=spill_bytes(r) if "spill_written" in r else "",
                 x_bytes=r.get("x_bytes", r.get("bytes_x", "")),
                 seconds=r.get("seconds", ""))
+
+
+def check_work(rows):
+    """Set aside the DGL runs of a point that sampled more than
+    WORK_TOLERANCE fewer edges a batch than the most any DGL run sampled
+    there: with the same fanouts and seeds a set-up that samples less does
+    less work, so it is not faster (a sampler cannot take more than its
+    fanouts, so the most is the reference).  Returns those rows, their
+    status now saying why."""
+    work = [(r, int(r["sampled_edges"]) / int(r["batches"])) for r in rows
+            if r["system"].startswith("dgl") and r["status"] == "ok" and r["sampled_edges"]
+            and int(r["batches"] or 0) > 0]
+    most = max((w for _, w in work), default=0)
+    odd = []
+    for r, w in work:
+        if w < (1 - WORK_TOLERANCE) * most:
+            r["status"] = "less work (%.0f edges a batch, against %.0f)" % (w, most)
+            odd.append(r)
+    return odd
 
 
 def main():
@@ -476,6 +501,9 @@ def main():
                                                              peer_runs(a, data, budget, log)):
                 rows.append(row_of(label, budget, system, setup, limit, run))
                 print_row(rows[-1])
+            for r in check_work([r for r in rows if r["label"] == label and r["budget_bytes"] == budget]):
+                print("%-6s %10s  %-10s %-62s excluded: %s" % (
+                    label, fmt_size(budget), r["system"], r["setup"], r["status"]), flush=True)
     if not rows:
         sys.exit("sweep.py: no run (--only %s)" % ",".join(sorted(a.only)))
     with open(a.csv, "w", newline="") as f:
