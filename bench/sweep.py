@@ -80,13 +80,13 @@ point is set aside ("less work": the classic and graphbolt samplers sample
 within 1% of each other, but DGL 2.1's classic sampler with 2 threads and
 no workers sampled half the edges): it is not faster at the same work.
 
-One CSV row per run: label, budget_bytes, system, setup, memory_limit (gnndb:
-the PRAGMA, equal to the budget), batches_per_s, status, batches,
-sampled_edges, peak_bytes (the group's memory.max_usage_in_bytes), maxrss_bytes (the
-process's peak RSS: bench_sample's maxrss_kb, else wait4's ru_maxrss),
-rss_over_limit_mib (gnndb: maxrss_bytes minus memory_limit, in MiB),
-oom_kills, failcnt, hyperbatch, spill_bytes (written + read back), x_bytes,
-seconds.  The last stdout line is
+One CSV row per run: label, budget_bytes, system, setup, memory_limit
+(gnndb: the PRAGMA, equal to the budget), batches_per_s, status, batches,
+sampled_edges, peak_bytes (the group's memory.max_usage_in_bytes),
+maxrss_bytes (the process's peak RSS: bench_sample's maxrss_kb, else
+wait4's ru_maxrss), rss_over_limit_mib (gnndb: maxrss_bytes minus
+memory_limit, in MiB), oom_kills, failcnt, hyperbatch, spill_bytes
+(written + read back), x_bytes, seconds.  The last stdout line is
 
     SWEEP dgl_speedup_min=R at=LABEL:BUDGET
           dgl_speedup_min_planner=R at_planner=.. dgl_speedup_min_hb1024=R
@@ -255,16 +255,21 @@ def wait_rusage(p, timeout):
     included."""
     deadline = time.monotonic() + timeout
     timed_out = False
-    while True:
-        pid, status, ru = os.wait4(p.pid, os.WNOHANG)
-        if pid:
-            break
-        if time.monotonic() > deadline:
-            os.killpg(p.pid, signal.SIGKILL)
-            pid, status, ru = os.wait4(p.pid, 0)
-            timed_out = True
-            break
-        time.sleep(0.05)
+    try:
+        while True:
+            pid, status, ru = os.wait4(p.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.monotonic() > deadline:
+                os.killpg(p.pid, signal.SIGKILL)
+                pid, status, ru = os.wait4(p.pid, 0)
+                timed_out = True
+                break
+            time.sleep(0.05)
+    except BaseException:  # the sweep itself stopped: leave no run behind in a group
+        os.killpg(p.pid, signal.SIGKILL)
+        os.wait4(p.pid, 0)
+        raise
     p.returncode = os.waitstatus_to_exitcode(status)
     try:
         os.killpg(p.pid, signal.SIGKILL)  # what it left behind (a killed loader's workers)
@@ -482,6 +487,8 @@ def check_work(rows):
 
 def main():
     a = parse_args()
+    # stopped from outside, end the run in flight and remove its group
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
     if a.replot:
         with open(a.replot, newline="") as f:
             rows = list(csv.DictReader(f))
