@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "gnndb.h"
@@ -19,6 +20,14 @@ static double now(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* the process's peak resident set so far, in KiB (the bound memory_limit
+** promises) */
+static long maxrss_kb(void)
+{
+    struct rusage ru;
+    return getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss : -1;
 }
 
 int main(int argc, char **argv)
@@ -77,7 +86,7 @@ int main(int argc, char **argv)
            " nodes=%" PRIu64 " x_bytes=%" PRIu64 " sample_cpu_s=%.3f "
            "sample_edges_per_cpu_s=%.0f gather_cpu_s=%.3f gather_gbps=%.3f "
            "io_wait_s=%.3f spill_written=%" PRId64 " spill_read=%" PRId64
-           " blocks_saved=%" PRId64 " check=%" PRIx64 "\n",
+           " blocks_saved=%" PRId64 " check=%" PRIx64 " maxrss_kb=%ld\n",
            batches, s, batches / s, edges, (double)edges / s, blocks, bytes,
            (double)bytes / s / 1e6,
            gnndb_stmt_status(last, GNNDB_STATUS_HYPERBATCH), nodes, xbytes,
@@ -90,7 +99,8 @@ int main(int argc, char **argv)
            gnndb_stmt_status(last, GNNDB_STATUS_IO_WAIT_NS) * 1e-9,
            gnndb_stmt_status(last, GNNDB_STATUS_SPILL_WRITTEN),
            gnndb_stmt_status(last, GNNDB_STATUS_SPILL_READ),
-           gnndb_stmt_status(last, GNNDB_STATUS_ROW_CACHE_SAVED), check);
+           gnndb_stmt_status(last, GNNDB_STATUS_ROW_CACHE_SAVED), check,
+           maxrss_kb());
     gnndb_finalize(last);
     gnndb_close(db);
     return 0;

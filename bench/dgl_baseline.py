@@ -1,16 +1,17 @@
 """dgl_baseline.py — the DGL peer of bench/baseline_mmap.c: what a DGL user
-does when the features do not fit in RAM.  The graph is a DGL graph held in
-memory; the features are a float32 .npy opened with np.load(mmap_mode='r');
-mini-batches come from dgl.dataloading.NeighborSampler through
-dgl.dataloading.DataLoader, and each batch's input rows are gathered out of
-the mapping into a contiguous x, as a training loop would.
+does when the features do not fit in RAM, and, with --features-in ram, what
+one does when they do.  The graph is a DGL graph held in memory; the
+features are a float32 .npy opened with np.load(mmap_mode='r') (or read
+whole into RAM); mini-batches come from dgl.dataloading.NeighborSampler
+through dgl.dataloading.DataLoader, and each batch's input rows are gathered
+into a contiguous x, as a training loop would.
 
     bench/venv/bin/python bench/dgl_baseline.py --edges edges.bin
         --features feat.npy [--fanouts 10,10,10] [--batch 1024] [--batches N]
-        [--seed S] [--threads T] [--nodes N] [--drop-cache]
+        [--seed S] [--threads T] [--workers W] [--nodes N] [--drop-cache]
         [--advice normal|random] [--idtype int32|int64] [--load csc|coo]
         [--sampler classic|graphbolt] [--join-cgroup DIR]
-        [--gather sorted|direct]
+        [--features-in mmap|ram] [--gather sorted|direct|pipeline]
 
 bench/venv comes from `make bench-peers` (mk/bench.mk).  Without DGL the
 program prints `SKIP: dgl unavailable: <reason>` and exits with code 3.
@@ -69,23 +70,45 @@ whose read-around under a memory limit evicts pages a batch still needs
 --advice random (mmap.madvise(MADV_RANDOM) on the mapping numpy made), and
 --advice normal is the out-of-the-box behaviour.
 
---threads T: T > 1 runs the DataLoader with T worker processes (sampling in
-the workers, gathering in the main process), and sets OMP_NUM_THREADS and
-torch's thread count to T; the default is 1 thread and num_workers=0.
+--threads T sets OMP_NUM_THREADS (the classic sampler's OpenMP loops) and
+torch's thread count (its gathers) to T; the default is 1.  Measured with
+DGL 2.1 at scale 21: the classic sampler with T = 2 in the main process
+(no workers) sampled about half the edges a batch (103 k against 213 k, 40 k
+input nodes against 94 k), built from COO pairs or from CSC, with or
+without an edge-id array; in workers, or with one thread, it samples them
+all.  bench/sweep.py sets
+such runs aside by their sampled_edges.
+--workers W runs the DataLoader (classic or graphbolt) with W worker
+processes, sampling in the workers and gathering in the main process (with
+--gather pipeline, where DGL's loader puts it); the default is T when T > 1,
+else 0 (num_workers=0: everything in the main process).
+
+--features-in ram: the .npy is read whole into memory with np.load (no
+mmap_mode), after joining the group, and dropped from the page cache once
+read: the set-up of a DGL user whose features fit in RAM (the benchmark's
+in-memory points).  Rows are then gathered by torch indexing of that tensor
+(torch.index_select, which uses --threads), not by numpy over a map.  The
+read is timed apart, as loading the graph is.  The default, mmap, is the
+out-of-core set-up described above.
 
 --sampler graphbolt: dgl.graphbolt instead of the classic sampler, DGL's
 fastest path: the CSC handed to gb.fused_csc_sampling_graph, the seeds to
 gb.ItemSampler, sample_neighbor with the same fanouts, and the input rows
-read through gb.TorchBasedFeature over the same mapping, their ids sorted
-first (a read in random order over a map faults pages in random order, and
-each fault's readahead brings megabytes the limit then evicts) and the rows
-put back in input order.
+read through gb.TorchBasedFeature over the same mapping (or the array in
+RAM), with --gather sorted their ids sorted first (a read in random order
+over a map faults pages in random order, and each fault's readahead brings
+megabytes the limit then evicts) and the rows put back in input order.
 
---gather sorted (the default): the classic sampler's input rows are read
-from the map in ascending id order and put back in input order, as graphbolt's
-are here: the faults then walk the file forwards and readahead serves
-neighbouring rows (measured faster than `feat[input_nodes]` under every
-budget); --gather direct is the one-line `feat[input_nodes]`.
+--gather sorted (the default): a batch's input rows are read in ascending
+id order and put back in input order, by either sampler: over a map the
+faults then walk the file forwards and readahead serves neighbouring rows
+(measured faster than `feat[input_nodes]` under every budget); --gather
+direct is the one-line `feat[input_nodes]` (graphbolt: `feature.read(ids)`
+in input order); --gather pipeline leaves the gather to DGL's own loader,
+as its in-memory examples do: the classic sampler's
+`NeighborSampler(..., prefetch_node_feats=['feat'])` over `g.ndata['feat']`
+(x is `blocks[0].srcdata['feat']`), graphbolt's `fetch_feature` stage over
+a `BasicFeatureStore` (x is `node_features['feat']`).
 
 --join-cgroup DIR: once the graph is built, move this process into the
 cgroup v1 memory group DIR (writing its pid to DIR/cgroup.procs); a process
@@ -118,6 +141,8 @@ def parse_args():
     p.add_argument("--batches", type=int, default=100)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--workers", type=int, default=-1,
+                   help="DataLoader worker processes (default: T when --threads T > 1, else 0)")
     p.add_argument("--nodes", type=int, default=0)
     p.add_argument("--drop-cache", action="store_true")
     p.add_argument("--advice", choices=("normal", "random"), default="random")
@@ -125,7 +150,8 @@ def parse_args():
     p.add_argument("--load", choices=("csc", "coo"), default="csc")
     p.add_argument("--sampler", choices=("classic", "graphbolt"), default="classic")
     p.add_argument("--join-cgroup", default="")
-    p.add_argument("--gather", choices=("sorted", "direct"), default="sorted")
+    p.add_argument("--gather", choices=("sorted", "direct", "pipeline"), default="sorted")
+    p.add_argument("--features-in", choices=("mmap", "ram"), default="mmap")
     a = p.parse_args()
     try:
         a.fanout_list = [int(x) for x in a.fanouts.split(",") if x.strip()]
@@ -135,6 +161,8 @@ def parse_args():
         p.error("--fanouts: each fanout is positive or -1")
     if a.batch < 1 or a.batches < 1 or a.threads < 1 or a.nodes < 0:
         p.error("--batch, --batches and --threads must be positive")
+    if a.workers < 0:
+        a.workers = a.threads if a.threads > 1 else 0
     return a
 
 
@@ -243,59 +271,83 @@ def main():
     if a.join_cgroup:
         join_cgroup(a.join_cgroup)
 
-    # The features, mapped.
+    # The features: mapped, or read whole into RAM (--features-in).
     if a.drop_cache:
         drop_file_cache(a.features)
-    feat = np.load(a.features, mmap_mode="r")
+    t2 = time.perf_counter()
+    feat = np.load(a.features, mmap_mode="r" if a.features_in == "mmap" else None)
+    t_feat = time.perf_counter() - t2
     if feat.ndim != 2 or feat.dtype != np.float32:
         raise SystemExit("dgl_baseline: %s: expected a 2-D float32 array, got %s %s"
                          % (a.features, feat.dtype, feat.shape))
     if feat.shape[0] < n:
         raise SystemExit("dgl_baseline: %s has %d rows, the graph %d nodes"
                          % (a.features, feat.shape[0], n))
+    if a.features_in == "ram":
+        drop_file_cache(a.features)  # the rows are in the array: its pages serve nothing now
     mm = getattr(feat, "_mmap", None)
-    if a.advice == "random" and mm is not None and hasattr(mm, "madvise"):
+    if a.features_in == "mmap" and a.advice == "random" and mm is not None and hasattr(mm, "madvise"):
         mm.madvise(mmap.MADV_RANDOM)
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a map is read-only; nothing writes to it
+        feat_t = torch.from_numpy(feat)
+    dim = feat.shape[1]
 
     # The seeds: a seeded shuffle of all nodes, the first --batches batches of it.
     batches = min(a.batches, (n + a.batch - 1) // a.batch)
     gen = torch.Generator().manual_seed(a.seed)
     seeds = torch.randperm(n, generator=gen)[: batches * a.batch].to(tid)
     dgl.seed(a.seed)
-    workers = a.threads if a.threads > 1 else 0
+    workers = a.workers
+
+    def read_rows(ids):
+        """The feature rows of ids (a tensor), in their order."""
+        if a.sampler == "graphbolt":
+            return feature.read(ids)
+        if a.features_in == "ram":
+            return torch.index_select(feat_t, 0, ids)
+        return torch.from_numpy(feat[ids.numpy()])
+
+    def gather(ids):
+        """x of a batch whose input nodes are ids, by --gather sorted or direct."""
+        if a.gather == "direct":
+            return read_rows(ids)
+        order = torch.argsort(ids)
+        x = torch.empty((ids.numel(), dim), dtype=torch.float32)
+        x[order] = read_rows(ids[order])
+        return x
+
     if a.sampler == "graphbolt":
         import dgl.graphbolt as gb
-        import warnings
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # the map is read-only
-            feature = gb.TorchBasedFeature(torch.from_numpy(feat))
+        feature = gb.TorchBasedFeature(feat_t)
         dp = gb.ItemSampler(gb.ItemSet(seeds, names="seed_nodes"),
                             batch_size=a.batch, shuffle=False)
         dp = dp.sample_neighbor(g, [torch.LongTensor([f]) for f in reversed(a.fanout_list)])
+        if a.gather == "pipeline":
+            store = gb.BasicFeatureStore({("node", None, "feat"): feature})
+            dp = dp.fetch_feature(store, node_feature_keys=["feat"])
         loader = gb.DataLoader(dp, num_workers=workers)
 
         def batches_of():
             for mb in loader:
                 ids = mb.node_ids()
-                order = torch.argsort(ids)
-                x = torch.empty((ids.numel(), feat.shape[1]), dtype=torch.float32)
-                x[order] = feature.read(ids[order])
+                x = mb.node_features["feat"] if a.gather == "pipeline" else gather(ids)
                 yield ids, x, sum(int(b.num_edges()) for b in mb.blocks)
     else:
-        sampler = dgl.dataloading.NeighborSampler(list(reversed(a.fanout_list)))
+        prefetch = None
+        if a.gather == "pipeline":
+            g.ndata["feat"] = feat_t[:n]
+            prefetch = ["feat"]
+        sampler = dgl.dataloading.NeighborSampler(list(reversed(a.fanout_list)),
+                                                  prefetch_node_feats=prefetch)
         loader = dgl.dataloading.DataLoader(
             g, seeds, sampler, batch_size=a.batch, shuffle=False, drop_last=False,
             num_workers=workers, persistent_workers=False)
 
         def batches_of():
             for input_nodes, output_nodes, blocks in loader:
-                ids = input_nodes.numpy()
-                if a.gather == "sorted":
-                    order = np.argsort(ids)
-                    x = torch.empty((ids.size, feat.shape[1]), dtype=torch.float32)
-                    x[torch.from_numpy(order)] = torch.from_numpy(feat[ids[order]])
-                else:
-                    x = torch.from_numpy(feat[ids])
+                x = blocks[0].srcdata["feat"] if a.gather == "pipeline" else gather(input_nodes)
                 yield input_nodes, x, sum(int(b.num_edges()) for b in blocks)
 
     # The timed loop: sample, then gather x as a training loop would.
@@ -310,14 +362,17 @@ def main():
     secs = time.perf_counter() - t1
 
     print("dgl_baseline: dgl %s, torch %s; %s sampler; graph %d nodes, %d edges (%s ids, %s load), loaded in %.2f s, "
-          "anonymous memory then %.0f MB; features %d x %d float32 (advice %s%s)"
+          "anonymous memory then %.0f MB; features %d x %d float32 %s (%s%s), %.2f s"
           % (dgl.__version__, torch.__version__, a.sampler, n, g.total_num_edges if a.sampler == "graphbolt" else g.num_edges(),
-             idtype, a.load, t_load, anon_load / 1e6,
-             feat.shape[0], feat.shape[1], a.advice, ", cache dropped" if a.drop_cache else ""))
-    print("dgl_baseline: %d batches of %d seeds, fanouts %s, %d workers: %.3f s, %.2f batches/s, "
-          "%.0f input nodes and %.0f block edges a batch, %.1f MB/s into x; anonymous memory %.0f MB"
-          % (nb, a.batch, a.fanouts, workers, secs, nb / secs, nt / max(nb, 1), se / max(nb, 1),
-             bx / secs / 1e6, rss_anon() / 1e6))
+             idtype, a.load, t_load, anon_load / 1e6, feat.shape[0], feat.shape[1],
+             "read into RAM" if a.features_in == "ram" else "mapped",
+             "advice " + a.advice if a.features_in == "mmap" else "np.load",
+             ", cache dropped" if a.drop_cache else "", t_feat))
+    print("dgl_baseline: %d batches of %d seeds, fanouts %s, %d workers, %d threads, gather %s: "
+          "%.3f s, %.2f batches/s, %.0f input nodes and %.0f block edges a batch, %.1f MB/s into x; "
+          "anonymous memory %.0f MB"
+          % (nb, a.batch, a.fanouts, workers, a.threads, a.gather, secs, nb / secs, nt / max(nb, 1),
+             se / max(nb, 1), bx / secs / 1e6, rss_anon() / 1e6))
     print("RESULT batches=%d seconds=%.3f batches_per_s=%.3f sampled_edges=%d "
           "edges_per_s=%.0f bytes_x=%d" % (nb, secs, nb / secs, se, se / secs, bx))
     sys.stdout.flush()

@@ -5,51 +5,100 @@
 #
 #   sh bench/run.sh [BUILD_DIR] [--quick] [--peers SYSTEM,...]
 #
-# Default: an R-MAT graph of 2^23 nodes and 128 M edges with 128 float32
-# features per node (4 GiB) under a 1 GiB memory limit (features 4x the
-# limit). --quick: 2^21 nodes, 16 M edges, 1 GiB of features under a 256 MiB
-# limit (a mini-batch of 1024 seeds stages about 100 MB, so smaller limits
-# cannot hold one); about a minute once its data exists. Data is generated
-# once into bench/data.
+# The default point: an R-MAT graph of 2^23 nodes and 128 M edges with 128
+# float32 features per node (4 GiB) under a 1 GiB memory limit (features 4x
+# the limit). --quick: 2^21 nodes, 16 M edges, 1 GiB of features under a
+# 256 MiB limit (a mini-batch of 1024 seeds stages about 100 MB, so smaller
+# limits cannot hold one); about a minute once its data exists. Data is
+# generated once into bench/data. The query: SAMPLE 10,10,10 FROM g
+# FEATURES feat BATCH 1024 SHUFFLE SEED 1.
 #
-# Rows: gnndb at the planner's HYPERBATCH (two whole rounds of it) and at
-# HYPERBATCH 1, at the same memory limit; the
-# mmap baseline (in-memory CSC, features from a mmap'd .npy) in a cgroup v1
-# memory group of the same size, page cache dropped first; fio sequential
-# O_DIRECT 1 MiB reads of the feature file; memcpy; the HYPERBATCH 1024
-# batches stored with INTO PACK and streamed back with SCAN PACK (a `PACK
-# build_s=.. bytes=.. pack_batches_per_s=.. online_batches_per_s=..
-# speedup=..` line); the row-level feature cache under each policy at
-# HYPERBATCH 1 with one cache size (lines CACHE policy=P hit_ratio=R
-# batches_per_s=B ..., then the offline optimum CACHE policy=optimum
-# hit_ratio=R).
+# At the default point, in this order (gnndb's rows with PRAGMA
+# memory_limit at the limit, outside any cgroup; the page cache dropped
+# before each timed row but the one-thread one):
+#   fio     sequential O_DIRECT 1 MiB reads of the feature file; memcpy and
+#           CRC32C bandwidth
+#   node    gnndb at the planner's HYPERBATCH (two whole rounds of it), at
+#           HYPERBATCH 1, and at the planner's H with PRAGMA threads = 1
+#           (the in-memory work figures)
+#   link    SAMPLE 10,10,10 ... EDGES lp_train BATCH 1024 NEGATIVE 1 EXCLUDE
+#           SEEDS, two rounds of the planner's H; lp_train is a random
+#           thousandth of the edges (CREATE EDGE SPLITS, made again each run)
+#   typed   the same edges and rows as three node types and nine relations
+#           (bench/typed_data.py, imported once), {5, 3, 2 per relation into
+#           a type} * 3 over every paper, two rounds of the planner's H
+#   pack    the HYPERBATCH 1024 batches stored with INTO PACK and streamed
+#           back with SCAN PACK (a `PACK build_s=.. bytes=..
+#           pack_batches_per_s=.. online_batches_per_s=.. speedup=..` line)
+#   cache   the row-level feature cache under each policy at HYPERBATCH 1
+#           with one cache size (lines CACHE policy=P hit_ratio=R
+#           batches_per_s=B ..., then the offline optimum CACHE
+#           policy=optimum hit_ratio=R)
+#   mmap    the C mmap baseline (in-memory CSC, features from a mmap'd
+#           .npy) in a cgroup v1 memory group of the limit
+#   peers   bench/sweep.py at this point (below): results/default.csv
+# Then, without --quick, bench/sweep.py over budgets at scale 21 (2^21
+# nodes, 33.5 M edges, 1 GiB of features): 128 MiB, 256 MiB, 512 MiB and
+# 1 GiB (1/8 to 1x of the features: out of core), then 4 GiB and 16 GiB (4x
+# and 16x: everything fits): results/sweep-s21.csv; both in sweep.csv and
+# sweep.png, each run's output in the .log beside each CSV.
 #
-# The peers (bench/sweep.py): at this point's budget, gnndb online (the
-# planner's HYPERBATCH, spilled where that is cheaper) and SCAN PACK, DGL
-# (classic NeighborSampler and dgl.graphbolt) as its users run it (`dgl`:
-# graph built before the limit applies, default mmap advice;
-# `dgl_random`: MADV_RANDOM; `dgl_strict`: the whole process in the group)
-# and the same three set-ups of the C mmap baseline, every one in a fresh
-# cgroup of the budget, gnndb included. Without --quick, the same over a
-# sweep of budgets at scale 21 (128 MiB to 1 GiB, 1/8 to 1x of its
-# features): bench/results/sweep.csv and sweep.png. --quick runs the
-# user's set-ups only (gnndb, dgl, mmap; 60 s a run at most) at its one
-# point, into bench/results/quick/. --peers runs only the systems named
-# (sweep.py's names: gnndb, gnndb_pack, dgl, dgl_random, dgl_strict, mmap,
+# What bench/sweep.py runs at a point, each run in a fresh cgroup v1 group
+# of the budget (page cache included), the page cache dropped first; a run
+# the group OOM-kills is read from the group's oom_kill counter:
+#   gnndb        the whole process in the group, PRAGMA memory_limit EQUAL
+#                to the group, in two forms: the planner's HYPERBATCH, and
+#                HYPERBATCH 1024 as the docs write it; each two whole rounds
+#                of the H that EXPLAIN shows for it (900 s at most); peak
+#                RSS (bench_sample's maxrss_kb) against memory_limit
+#   gnndb_pack   SCAN PACK of the batches stored once (INTO PACK) per graph
+#   out of core (1/8 to 1x, and the default point):
+#   dgl          DGL 2.1 as its users run it: the graph built in RAM before
+#                the process joins the group, features mapped with the
+#                default advice; classic NeighborSampler and dgl.graphbolt,
+#                each with 0 and 1 DataLoader workers and 1 and all cores'
+#                threads
+#   dgl_random   the same with MADV_RANDOM (1 thread, no workers)
+#   dgl_strict   the whole process in the group (1 thread, no workers)
+#   mmap, mmap_random, mmap_strict   the C mmap baseline, the same three
+#   in memory (4x and 16x):
+#   dgl_inmem    DGL's best in-memory set-up: the graph built in RAM, then
+#                the features read whole into RAM (np.load, a torch tensor);
+#                both samplers, 0 and 1 workers, 1 and all cores' threads,
+#                and three gathers (sorted ids, torch.index_select in input
+#                order, DGL's loader fetching the rows)
+# Every peer runs 60 mini-batches a run (at most 240 s; 480 s at the
+# default point). --quick runs, at its one point only, gnndb (both forms,
+# 24 mini-batches each), gnndb_pack, dgl (both samplers, no workers, one
+# thread) and mmap, 3 peer batches, 60 s a run at most, into
+# bench/results/quick/. --peers runs only the systems named (sweep.py's
+# names: gnndb, gnndb_pack, dgl, dgl_random, dgl_strict, dgl_inmem, mmap,
 # mmap_random, mmap_strict) at the default point and in the sweep. The
-# last line is
+# full run is some 150 runs: a few hours. $DGL_PYTHON names DGL's
+# interpreter (default bench/venv/bin/python, made by make bench-peers).
+#
+# The last line is
 #   SUMMARY hb_block_ratio=R hb_speedup=R mmap_speedup=R dgl_speedup=R
 #           bw_fraction=F edges_per_s_core=N gather_fraction=F
-#           dgl_speedup_min=R spill_overhead=R
+#           dgl_speedup_min=R spill_overhead=R dgl_speedup_inmem=R
+#           rss_over_limit_max=MIB gnndb_oom_killed=N
 # hb_block_ratio: bytes read from the database per mini-batch at
 # HYPERBATCH 1 over those at the planner's H (blocks and pages alike);
 # bw_fraction: all the bytes that row moved through the disk (database
 # reads, spill writes and read-backs) per second, over fio's sequential
 # rate; gather_fraction: one thread's gather rate over memcpy's;
-# dgl_speedup: gnndb online over the fastest DGL set-up at this point;
-# dgl_speedup_min: the lowest such ratio over the sweep and this point;
+# dgl_speedup: gnndb over the fastest DGL set-up at the default point, the
+# lower of gnndb's two forms; dgl_speedup_min: the lowest such ratio over
+# the sweep's out-of-core points (1/8 to 1x) and the default point, either
+# form (a form the group killed, or that failed, counts as 0);
 # spill_overhead: the highest, over them, of bytes spilled plus read back
-# per byte of rows delivered.
+# per byte of rows delivered; dgl_speedup_inmem: gnndb over the fastest
+# DGL set-up at 16x, the lower of the two forms (NA with --quick);
+# rss_over_limit_max: the largest peak RSS minus memory_limit over every
+# gnndb run that set one (the node, link and typed rows above and every
+# gnndb run of sweep.py), in MiB, negative when all stayed under;
+# gnndb_oom_killed: gnndb runs a group killed. Each form's figures are on
+# the SWEEP lines printed before it.
 set -u
 B=build
 QUICK=0
@@ -60,7 +109,7 @@ for a in "$@"; do
     case "$a" in
     --quick) QUICK=1 ;;
     --peers) want_peers=1 ;;
-    --help) sed -n '2,52p' "$0"; exit 0 ;;
+    --help) sed -n '2,/^set -u/p' "$0" | grep '^#'; exit 0 ;;
     *) B=$a ;;
     esac
 done
@@ -75,7 +124,7 @@ if [ $QUICK = 1 ]; then
     NB_HB=24; NB_1=3; NB_MMAP=3; NB_PEER=3; FIO_SECS=3; NB_CACHE=10; CACHE_SIZE=4MB
 else
     SCALE=23; EF=16; DIM=128; LIMIT=1GB; LIMIT_BYTES=1073741824
-    NB_HB=60; NB_1=5; NB_MMAP=5; NB_PEER=20; FIO_SECS=10; NB_CACHE=10; CACHE_SIZE=16MB
+    NB_HB=60; NB_1=5; NB_MMAP=5; NB_PEER=60; FIO_SECS=10; NB_CACHE=10; CACHE_SIZE=16MB
 fi
 DATA=$ROOT/bench/data/s$SCALE-e$EF-d$DIM
 mkdir -p "$DATA"
@@ -234,20 +283,24 @@ drop_caches
 MM=$(in_cgroup "$B/bench/baseline_mmap" --edges "$DATA/edges.bin" --features "$DATA/feat.npy" \
     --fanouts 10,10,10 --batch 1024 --batches $NB_MMAP --seed 1 --drop-cache 2>/dev/null | tail -1)
 
-# The peers, each set-up as its users run it, and gnndb online and packed,
-# at this point's budget (bench/sweep.py: every run in a fresh cgroup of
-# LIMIT_BYTES, page cache dropped first); then the sweep over budgets at
-# scale 21 (1/8 to 1x of its 1 GiB of features) unless --quick
+# The peers, each set-up as its users run it, and gnndb in its two forms
+# (memory_limit equal to the group) and packed, at this point's budget
+# (bench/sweep.py: every run in a fresh cgroup of LIMIT_BYTES, page cache
+# dropped first); then the sweep over budgets at scale 21 (1/8 to 16x of
+# its 1 GiB of features) unless --quick
 mkdir -p "$ROOT/bench/results"
-log "peers at the default point: DGL (classic, graphbolt) x (joins after build, MADV_RANDOM, strict), mmap x 3"
-# --quick: the user's set-ups only (dgl, mmap), 60 s a run at most
-PEERS_ONLY=""; TIMEOUT=240
-[ $QUICK = 1 ] && { PEERS_ONLY="--only gnndb,gnndb_pack,dgl,mmap"; TIMEOUT=60; }
+log "peers at the default point: gnndb (planner's H, HYPERBATCH 1024), DGL (classic, graphbolt) x (workers, threads; MADV_RANDOM; strict), mmap x 3"
+DGL_PY=${DGL_PYTHON:-$ROOT/bench/venv/bin/python}
+# --quick: the user's set-ups only (dgl with no workers and one thread,
+# mmap), gnndb's forms cut at NB_HB mini-batches, 60 s a run at most
+PEERS_ONLY=""; TIMEOUT=480; QUICK_ARGS=""
+[ $QUICK = 1 ] && { PEERS_ONLY="--only gnndb,gnndb_pack,dgl,mmap"; TIMEOUT=60
+    QUICK_ARGS="--gnndb-max-batches $NB_HB --gnndb-timeout 60 --dgl-workers 0 --dgl-threads 1"; }
 [ -n "$PEERS" ] && PEERS_ONLY="--only $PEERS"
 DEF=$(/usr/bin/python3 "$ROOT/bench/sweep.py" --build "$B" --csv "$RES/default.csv" \
     --point "s$SCALE:$DATA:$LIMIT_BYTES" --gnndb-batches $NB_HB --gnndb-rounds 2 \
-    --peer-batches $NB_PEER \
-    --timeout $TIMEOUT $PEERS_ONLY) || exit 1
+    --peer-batches $NB_PEER --dgl-python "$DGL_PY" \
+    --timeout $TIMEOUT $QUICK_ARGS $PEERS_ONLY) || exit 1
 if [ $QUICK = 0 ]; then
     SW=$ROOT/bench/data/s21-e16-d128
     if [ ! -f "$SW/done" ]; then
@@ -260,10 +313,12 @@ if [ $QUICK = 0 ]; then
             IMPORT FEATURES feat INTO g FROM '$SW/feat.npy';" >&2 || exit 1
         touch "$SW/done"
     fi
-    log "sweep: scale 21 at 128 MiB, 256 MiB, 512 MiB and 1 GiB"
+    log "sweep: scale 21 at 128 MiB, 256 MiB, 512 MiB and 1 GiB (out of core), 4 GiB and 16 GiB (in memory)"
     SWEEP=$(/usr/bin/python3 "$ROOT/bench/sweep.py" --build "$B" --csv "$RES/sweep-s21.csv" \
         --point s21:$SW:128M --point s21:$SW:256M --point s21:$SW:512M --point s21:$SW:1G \
-        --gnndb-batches 128 --gnndb-rounds 2 --peer-batches 5 $PEERS_ONLY) || exit 1
+        --point s21:$SW:4G --point s21:$SW:16G \
+        --gnndb-batches 128 --gnndb-rounds 2 --peer-batches 60 --dgl-python "$DGL_PY" \
+        --timeout 240 $PEERS_ONLY) || exit 1
     { cat "$RES/sweep-s21.csv"; tail -n +2 "$RES/default.csv"; } > "$RES/sweep.csv"
     /usr/bin/python3 "$ROOT/bench/sweep.py" --replot "$RES/sweep.csv" --png "$RES/sweep.png"
 else
@@ -288,10 +343,10 @@ row "gnndb typed H=$(field "$TY" hyperbatch)" "$TY"
 row "mmap baseline" "$MM"
 printf "%-28s %10s %14s %14s %12s %10s\n" "fio seq O_DIRECT 1 MiB" "" "" "" "" "$FIO"
 echo "every system at this budget, each in a cgroup of $LIMIT (bench/sweep.py):"
-echo "$DEF" | grep -v '^SWEEP'
+echo "$DEF"
 if [ $QUICK = 0 ]; then
     echo "sweep at scale 21 (bench/results/sweep.csv, sweep.png):"
-    echo "$SWEEP" | grep -v '^SWEEP'
+    echo "$SWEEP"
 fi
 echo "in memory, one thread: $(field "$ONE" sample_edges_per_cpu_s) sampled edges/s; gather $(field "$ONE" gather_gbps) GB/s vs memcpy $MEMCPY GB/s"
 echo "block checksum, one thread: CRC32C $(field "$CRC" CRC32C_GBPS) GB/s (one crc32 stream $(field "$CRC" ONE_STREAM_GBPS) GB/s, byte table $(field "$CRC" TABLE_GBPS) GB/s)"
@@ -313,18 +368,38 @@ awk -v hbb="$(field "$HB" bytes_read)" -v hbn="$(field "$HB" batches)" \
     -v sov0="$(field "$DEFS" spill_overhead)" \
     -v bw="$(field "$HB" read_mbps)" -v fio="$FIO" \
     -v eps="$(field "$ONE" sample_edges_per_cpu_s)" \
-    -v g="$(field "$ONE" gather_gbps)" -v m="$MEMCPY" 'BEGIN {
+    -v g="$(field "$ONE" gather_gbps)" -v m="$MEMCPY" \
+    -v inmem="$(field "$SWS" dgl_speedup_inmem)" \
+    -v rss="$(field "$DEFS" rss_over_limit_max) $(field "$SWS" rss_over_limit_max)" \
+    -v rows_rss="$(for r in "$HB" "$H1" "$ONE" "$LK" "$TY"; do field "$r" maxrss_kb; done | tr '\n' ' ')" \
+    -v limit="$LIMIT_BYTES" -v quick=$QUICK \
+    -v kills0="$(field "$DEFS" gnndb_oom_killed)" -v kills="$(field "$SWS" gnndb_oom_killed)" 'BEGIN {
     ratio = (hbb > 0 && hbn > 0 && h1n > 0) ? (h1b / h1n) / (hbb / hbn) : 0
-    # dgl_speedup: gnndb online over the fastest DGL set-up at this point;
-    # dgl_speedup_min: the lowest such ratio over the sweep and this point
+    # dgl_speedup: gnndb over the fastest DGL set-up at this point, the lower
+    # of its two forms; dgl_speedup_min: the lowest such ratio over the
+    # sweep and this point
     if (dg != "NA" && (dmin == "NA" || dg + 0 < dmin + 0)) dmin = dg
     if (sov0 + 0 > sov + 0) sov = sov0
+    if (inmem == "") inmem = "NA"
+    # rss_over_limit_max: peak RSS minus memory_limit, in MiB, over the rows
+    # above (memory_limit LIMIT_BYTES) and every gnndb run of sweep.py
+    over = "NA"
+    n = split(rows_rss, kb, " ")
+    for (i = 1; i <= n; i++)
+        if (kb[i] != "" && (over == "NA" || (kb[i] * 1024 - limit) / 1048576 > over + 0))
+            over = (kb[i] * 1024 - limit) / 1048576
+    n = split(rss, r, " ")
+    for (i = 1; i <= n; i++)
+        if (r[i] != "NA" && (over == "NA" || r[i] + 0 > over + 0)) over = r[i] + 0
+    if (over != "NA") over = sprintf("%.1f", over)
+    # gnndb runs a group killed (with --quick the sweep is this point)
+    k = kills0 + (quick ? 0 : kills)
     s1 = (h1r > 0) ? hbr / h1r : 0
     s2 = (mmr > 0) ? hbr / mmr : 0
     # everything the run moved through the disk (blocks and pages of the
     # database, runs written to the spill area and read back) per second
     f1 = (fio > 0 && hbs > 0) ? (hbb + hbw + hbsr) / hbs / 1e6 / fio : 0
     f2 = (m > 0) ? g / m : 0
-    printf "SUMMARY hb_block_ratio=%.2f hb_speedup=%.2f mmap_speedup=%.2f dgl_speedup=%s bw_fraction=%.2f edges_per_s_core=%.0f gather_fraction=%.2f dgl_speedup_min=%s spill_overhead=%s\n",
-        ratio, s1, s2, dg, f1, eps, f2, dmin, sov
+    printf "SUMMARY hb_block_ratio=%.2f hb_speedup=%.2f mmap_speedup=%.2f dgl_speedup=%s bw_fraction=%.2f edges_per_s_core=%.0f gather_fraction=%.2f dgl_speedup_min=%s spill_overhead=%s dgl_speedup_inmem=%s rss_over_limit_max=%s gnndb_oom_killed=%d\n",
+        ratio, s1, s2, dg, f1, eps, f2, dmin, sov, inmem, over, k
 }'
