@@ -1,0 +1,20 @@
+/* rss.h — what the operating system says of this process's memory: the
+** bytes it holds resident now and at their peak, and the limit of the memory
+** cgroup it runs in. memory_limit is a promise about the first two; the
+** third is where a container states its size. Linux only (/proc, /sys);
+** elsewhere every answer is -1, "unknown". */
+#ifndef GNN_RSS_H
+#define GNN_RSS_H
+
+#include <stdint.h>
+
+/* Resident bytes of this process now (anonymous and file-backed pages). */
+int64_t gnn_rss_now(void);
+/* The most resident bytes this process has held (VmHWM). */
+int64_t gnn_rss_peak(void);
+/* The smallest memory limit of this process's cgroup and its ancestors,
+** cgroup v2 (memory.max) or v1 (memory.limit_in_bytes), in bytes; -1 when
+** there is none or it cannot be read. */
+int64_t gnn_cgroup_limit(void);
+
+#endif
