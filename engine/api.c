@@ -3,6 +3,7 @@
 #include "db.h"
 #include "block.h"
 #include "io.h"
+#include "rss.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -318,11 +319,16 @@ static const char *holds_data(const char *dir)
     return what;
 }
 
+/* A quarter of the machine's memory, and in a container (a memory cgroup)
+** at most half of its limit, so that the default leaves the program that
+** embeds gnndb room of its own wherever it runs. */
 static int64_t default_memory_limit(void)
 {
     long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGE_SIZE);
-    if (pages <= 0 || psz <= 0) return (int64_t)1 << 30;
-    return (int64_t)pages * psz / 4;
+    int64_t m = pages > 0 && psz > 0 ? (int64_t)pages * psz / 4
+                                     : (int64_t)1 << 30;
+    int64_t cg = gnn_cgroup_limit();
+    return cg > 0 ? GNN_MIN(m, cg / 2) : m;
 }
 
 int gnndb_open(const char *path, gnndb **pdb, int flags)
@@ -414,6 +420,13 @@ int gnndb_close(gnndb *db)
     if (db->cat) cat_close(db->cat);
     if (db->lock_fd >= 0) close(db->lock_fd);
     free(db);
+    return GNNDB_OK;
+}
+
+int gnndb_memory_baseline(gnndb *db, int64_t bytes)
+{
+    if (!db) return GNNDB_MISUSE;
+    db->mem_base = bytes >= 0 ? bytes : GNN_MAX(gnn_rss_now(), 0);
     return GNNDB_OK;
 }
 

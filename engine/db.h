@@ -30,6 +30,9 @@ typedef struct gnn_pragmas {
     int spill;              /* GNN_SPILL_*: when a hyperbatch may spill */
     int read_granularity;   /* GNN_GRAN_*: whole blocks or their pages */
     int strict;             /* 1: a plan's warnings refuse the statement */
+    int batch_copies;       /* copies of a batch the host keeps alive at once
+                            ** (the Python loader's tensors), counted inside
+                            ** memory_limit */
 } gnn_pragmas;
 
 #define GNN_GRAN_AUTO  0    /* per block, whichever the cost model prefers */
@@ -53,6 +56,8 @@ struct gnndb {
     void *progress_arg;
     int progress_n;
     int lock_fd;            /* the write lock file, held during writes */
+    int64_t mem_base;       /* resident bytes that are the host's, outside
+                            ** memory_limit (gnndb_memory_baseline) */
     int64_t last_status[GNN_NSTATUS];/* counters of the last statement (PRAGMA stats) */
     /* misuse detection: the thread inside gnndb_prepare/step/exec (an
     ** address unique to it, 0 when none) and how deep it is (exec calls

@@ -365,6 +365,23 @@ GNNDB_API void gnndb_progress_handler(gnndb *db, int n,
                                                 int64_t total),
                                       void *arg);
 
+/* Memory. PRAGMA memory_limit is a promise about the process: while a
+** statement runs, the resident bytes of the program that uses gnndb (the
+** shell, or any program that links the library) stay within it. At prepare
+** the engine takes out of the limit what the process already holds, the
+** stacks and allocator arenas of the statement's threads and the kernel's
+** share (page tables, I/O rings), and plans its data in the rest; a
+** statement that cannot run in what is left is refused at prepare with the
+** bytes it needs (GNNDB_NOMEM). EXPLAIN shows the division.
+**
+** A host whose own memory is not gnndb's to count (an interpreter and its
+** libraries, a model, tensors it keeps) declares it: memory_limit then
+** bounds the resident bytes above `bytes`. A negative `bytes` takes the
+** process's resident bytes at the call; 0 (the default) counts the whole
+** process. The Python binding declares it before each statement it
+** prepares. Returns GNNDB_OK, or GNNDB_MISUSE for a NULL handle. */
+GNNDB_API int gnndb_memory_baseline(gnndb *db, int64_t bytes);
+
 #ifdef __cplusplus
 }
 #endif

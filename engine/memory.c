@@ -1,0 +1,56 @@
+/* memory.c — what of memory_limit a statement may spend on data. The limit
+** bounds the whole process (less a baseline the host declared), so the
+** engine's own fixed costs come out of it first: the resident bytes the
+** process holds when the statement is prepared (code, libraries, the
+** catalog's page cache, whatever the host keeps), a stack and an allocator
+** arena per thread the statement starts, and what the kernel charges the
+** process for the memory it maps (page tables: 8 bytes a 4 KiB page) and
+** for its I/O rings. Measured, not assumed: the resident bytes are read
+** from /proc at every prepare. */
+#include "memory.h"
+#include "rss.h"
+
+#include <stdio.h>
+
+/* The kernel's share: page tables over everything the limit may map (one
+** 8-byte entry a 4 KiB page, with their upper levels: 1/400), plus a
+** mebibyte for io_uring rings, file tables and the like. */
+static int64_t kernel_share(int64_t limit)
+{
+    return limit / 400 + ((int64_t)1 << 20);
+}
+
+int db_memory_reserve(gnndb *db, int threads, int64_t min_data,
+                      const char *what, mem_reserve *r, gnn_err *e)
+{
+    r->limit = db->pragma.memory_limit;
+    int64_t rss = gnn_rss_now();
+    /* whole mebibytes, so that a few pages more or less between two runs
+    ** of the same statement seldom change its plan */
+    int64_t mib = (int64_t)1 << 20;
+    r->process = rss > db->mem_base ? (rss - db->mem_base + mib - 1) / mib * mib
+                                    : 0;
+    r->threads = (int64_t)(threads > 0 ? threads : 0) * MEM_THREAD_BYTES;
+    r->kernel = kernel_share(r->limit);
+    r->data = r->limit - r->process - r->threads - r->kernel;
+    if (r->data >= min_data) return GNNDB_OK;
+    char b1[32], b2[32], b3[32], words[160];
+    return gnn_seterr(e, GNNDB_NOMEM,
+                      "%s: memory_limit %s leaves %s for data, and it needs "
+                      "at least %s (the rest: %s); raise PRAGMA memory_limit",
+                      what, db_fmt_size(r->limit, b1, sizeof b1),
+                      db_fmt_size(r->data > 0 ? r->data : 0, b2, sizeof b2),
+                      db_fmt_size(min_data, b3, sizeof b3),
+                      db_memory_words(r, words, sizeof words));
+}
+
+const char *db_memory_words(const mem_reserve *r, char *buf, size_t len)
+{
+    char b1[32], b2[32], b3[32];
+    snprintf(buf, len, "process %s, %lld threads %s, kernel %s",
+             db_fmt_size(r->process, b1, sizeof b1),
+             (long long)(r->threads / MEM_THREAD_BYTES),
+             db_fmt_size(r->threads, b2, sizeof b2),
+             db_fmt_size(r->kernel, b3, sizeof b3));
+    return buf;
+}
