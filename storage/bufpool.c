@@ -1,6 +1,16 @@
 /* bufpool.c — the buffer pool: block-sized frames found through a hash of
 ** (file id, block number), unpinned frames kept in LRU order, and batched
-** fetches that coalesce adjacent reads and keep many in flight. */
+** fetches that coalesce adjacent reads and keep many in flight.
+**
+** Eviction resists sweeps. A hyperbatch visits a file's blocks in
+** ascending order, round after round; under plain LRU a pool smaller than
+** a round's blocks evicts each block just before the next sweep asks for
+** it, and hits nothing however large it is. So once the pool is full, a
+** block just read goes in at the eviction end of the list (bimodally: one
+** in BP_BIP_EVERY at the other end, so the kept set can change), and only
+** a hit moves a block to the protected end: the pool keeps the blocks
+** that saved reads, and a sweep larger than the pool still hits on the
+** part it holds. While frames are free, nothing is evicted at all. */
 #include "bufpool.h"
 #include "block.h"
 
@@ -10,6 +20,8 @@
 #include <string.h>
 
 #define BP_DEFAULT_COALESCE 8
+/* One block in this many read into a full pool is kept as if hit. */
+#define BP_BIP_EVERY 32
 /* One read never asks for more than this, whatever max_coalesce says. */
 #define BP_MAX_READ_BYTES (1u << 30)
 
@@ -20,6 +32,7 @@ typedef struct bp_frame {
     unsigned pin;
     int cached;                    /* in the hash table */
     int dropped;                   /* forgotten by bp_drop_file while pinned */
+    int fresh;                     /* read, and not hit since */
     struct bp_frame *hnext;        /* hash chain */
     struct bp_frame *prev, *next;  /* free or LRU list, while unpinned */
 } bp_frame;
@@ -46,6 +59,7 @@ struct bp_pool {
     bp_frame lru;               /* sentinel: unpinned cached, oldest first */
     bp_frame free;              /* sentinel: unpinned frames holding nothing */
     size_t unpinned;            /* frames on either list */
+    uint64_t inserts;           /* fresh blocks unpinned into a full pool */
     unsigned max_coalesce;
     bp_stats stats;
     int fetching;               /* a bp_fetch is running (not reentrant) */
@@ -77,6 +91,14 @@ static void list_append(bp_frame *s, bp_frame *f)
     s->prev = f;
 }
 
+static void list_prepend(bp_frame *s, bp_frame *f)
+{
+    f->next = s->next;
+    f->prev = s;
+    s->next->prev = f;
+    s->next = f;
+}
+
 static size_t hash_of(const bp_pool *bp, int id, uint64_t no)
 {
     uint64_t h = (no ^ ((uint64_t)(unsigned)id << 48)) * 0x9e3779b97f4a7c15ull;
@@ -96,6 +118,7 @@ static void hash_insert(bp_pool *bp, bp_frame *f, int id, uint64_t no)
     f->file_id = id;
     f->no = no;
     f->cached = 1;
+    f->fresh = 1;
     f->hnext = bp->buckets[b];
     bp->buckets[b] = f;
 }
@@ -122,8 +145,25 @@ static void pin(bp_pool *bp, bp_frame *f)
 static void unpin(bp_pool *bp, bp_frame *f)
 {
     if (--f->pin > 0) return;
-    list_append(f->cached ? &bp->lru : &bp->free, f);
     bp->unpinned++;
+    if (!f->cached) {
+        list_append(&bp->free, f);
+        return;
+    }
+    /* a block just read into a full pool waits at the eviction end until
+    ** a hit shows it saves reads (the sweep rule above) */
+    if (f->fresh && list_empty(&bp->free) &&
+        ++bp->inserts % BP_BIP_EVERY != 0)
+        list_prepend(&bp->lru, f);
+    else
+        list_append(&bp->lru, f);
+}
+
+/* A hit: the frame's block saved a read, pinned now. */
+static void pin_hit(bp_pool *bp, bp_frame *f)
+{
+    f->fresh = 0;
+    pin(bp, f);
 }
 
 /* A pinned frame to read into: an empty one if any, else the least recently
@@ -278,7 +318,7 @@ int bp_get(bp_pool *bp, blk_file *f, uint64_t no, const void **data,
     if (rc) return rc;
     bp_frame *fr = lookup(bp, f->id, no);
     if (fr) {
-        pin(bp, fr);
+        pin_hit(bp, fr);
         bp->stats.hits++;
         *data = fr->data;
         return GNNDB_OK;
@@ -512,7 +552,7 @@ int bp_fetch(bp_pool *bp, blk_file *f, const uint64_t *blocks, size_t n,
             continue;
         }
         bp->stats.hits++;
-        pin(bp, fr);
+        pin_hit(bp, fr);
         rc = visit(arg, blocks[i], fr->data, e);
         unpin(bp, fr);
     }
