@@ -113,6 +113,11 @@ static int set_pragma(gnndb *db, const char *name, const char *v, gnn_err *e)
             return gnn_seterr(e, GNNDB_RANGE,
                               "PRAGMA io_depth = %s: use 1 to 4096", v);
         p->io_depth = (int)x;
+    } else if (!strcmp(name, "batch_copies")) {
+        if (parse_int(v, 0, 64, &x))
+            return gnn_seterr(e, GNNDB_RANGE,
+                              "PRAGMA batch_copies = %s: use 0 to 64", v);
+        p->batch_copies = (int)x;
     } else if (!strcmp(name, "coalesce")) {
         if (parse_int(v, 1, 256, &x))
             return gnn_seterr(e, GNNDB_RANGE,
@@ -168,6 +173,7 @@ static int add_setting(gnndb *db, rowset *rs, const char *name)
     if (!strcmp(name, "threads")) return rs_int(rs, p->threads);
     if (!strcmp(name, "io_depth")) return rs_int(rs, p->io_depth);
     if (!strcmp(name, "coalesce")) return rs_int(rs, p->coalesce);
+    if (!strcmp(name, "batch_copies")) return rs_int(rs, p->batch_copies);
     if (!strcmp(name, "feature_cache"))
         return rs_text(rs, p->feature_cache < 0
                                ? "auto"
@@ -191,7 +197,7 @@ static const char *const settings[] = {"memory_limit", "io", "threads",
                                        "feature_cache", "cache_policy",
                                        "temp_dir", "spill_limit", "spill",
                                        "read_granularity", "strict",
-                                       "format_version", NULL};
+                                       "batch_copies", "format_version", NULL};
 
 static const char *const stat_names[GNN_NSTATUS] = {
     NULL, "seed", "seed_drawn", "batches", "total_batches", "blocks_read",

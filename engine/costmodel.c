@@ -389,12 +389,12 @@ static int layout_at(const plan *p, double bs, cm_layout *l)
         l->label_bs = bs;
         fblocks += l->label_blocks;
     }
-    /* plan.c's split of memory_limit */
-    double share = fmin((double)p->memory_limit / 8, 64.0 * (1 << 20));
+    /* plan.c's default split of the data's memory */
+    double share = fmin((double)p->data_bytes / 8, 64.0 * (1 << 20));
     l->gframes = fmin(fmax(4, floor(share / bs)), fmax(4, l->graph_blocks));
     l->fframes = fblocks > 0 ? fmin(fmax(4, floor(share / bs)), fmax(4, fblocks))
                              : 0;
-    double staged = (double)p->memory_limit - (l->gframes + l->fframes) * bs;
+    double staged = (double)p->data_bytes - (l->gframes + l->fframes) * bs;
     double fit = p->per_batch_bytes > 0 ? floor(staged / p->per_batch_bytes) : 1;
     double seeds_bytes =
         (double)p->batch * HB_NODE_BYTES(p->has_feat ? p->feat.dim : 0);

@@ -239,6 +239,30 @@ static int spill_line(const plan *p, const hb_stats *st, rowset *rs)
     return err;
 }
 
+/* "all", "none" or "40%" of a file's blocks. */
+static const char *kept_words(double f, char *b, size_t n)
+{
+    if (f >= 1) return "all";
+    if (f <= 0) return "none";
+    snprintf(b, n, "%.0f%%", f * 100);
+    return b;
+}
+
+/* What memory_limit holds besides the data (memory.c) and the host's
+** copies of batches (PRAGMA batch_copies). */
+static int reserve_line(const plan *p, rowset *rs)
+{
+    char w[160], b1[32], b2[32];
+    db_memory_words(&p->mem, w, sizeof w);
+    if (p->copies_bytes > 0) {
+        size_t n = strlen(w);
+        snprintf(w + n, sizeof w - n, ", %s for the host's copies of batches",
+                 db_fmt_size(p->copies_bytes, b2, sizeof b2));
+    }
+    return line(rs, 0, "outside the data: %s (data %s)", w,
+                db_fmt_size(p->data_bytes, b1, sizeof b1));
+}
+
 /* The head of the plan: the statement, how memory_limit is divided, the row
 ** cache, and H. */
 static int head_lines(const plan *p, rowset *rs)
@@ -258,6 +282,14 @@ static int head_lines(const plan *p, rowset *rs)
                 db_fmt_size(p->feat_pool_bytes, b3, sizeof b3), p->feat_frames,
                 db_fmt_size(p->staged_bytes, b4, sizeof b4),
                 db_fmt_size(p->per_batch_bytes, b5, sizeof b5));
+    err |= reserve_line(p, rs);
+    err |= line(rs, 0, "pools keep %s of the graph's blocks and %s of the "
+                "feature blocks between rounds%s",
+                kept_words(p->graph_resident, b1, sizeof b1),
+                kept_words(p->feat_resident, b2, sizeof b2),
+                p->graph_resident >= 1 && (p->feat_resident >= 1 ||
+                                           !p->feat_frames)
+                    ? ": the database is read once" : "");
     if (p->cache_policy == FC_HOT_BLOCKS)
         err |= line(rs, 0, "feature cache %s: %" PRId64 " blocks pinned, "
                     "policy hot_blocks (the blocks of the nodes with the "

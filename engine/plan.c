@@ -9,6 +9,7 @@
 #include "fcache.h"
 #include "spill.h"
 #include "seeds.h"
+#include "io.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -188,25 +189,31 @@ static void row_blocks(const plan *p, double *blocks, double *bytes)
 
 /* Bytes read per mini-batch when rounds of h mini-batches are sampled s at
 ** a time: each hop's frontier touches graph blocks (each start block once
-** per sampling round), each node's row a feature block (once per round). */
+** per sampling round), each node's row a feature block (once per round),
+** less what the pools keep between rounds; and what they keep is read once
+** for the whole run, spread over its mini-batches. */
 static double reads_per_batch(const plan *p, double s, double h)
 {
-    double nb = (double)GNN_MAX(1, p->topo.graph_blocks), bytes = 0;
+    double nb = (double)GNN_MAX(1, p->topo.graph_blocks), gbytes = 0;
     double frontier = fmin((double)plan_seed_nodes(p),
                            (double)GNN_MAX(1, p->graph.nodes));
     for (int k = 0; k < p->nhops; k++) {
-        bytes += nb * (1.0 - exp(-frontier * s / nb)) *
-                 (double)p->graph.block_size / s;
+        gbytes += nb * (1.0 - exp(-frontier * s / nb)) *
+                  (double)p->graph.block_size / s;
         frontier = p->nodes_est[k + 1];
     }
-    double fb, fbytes;
+    double fb, fbytes, rows = 0;
     row_blocks(p, &fb, &fbytes);
     if (fb > 0) {
         double nodes, edges;
         batch_size_est(p, &nodes, &edges);
-        bytes += fb * (1.0 - exp(-nodes * h / fb)) * (fbytes / fb) / h;
+        rows = fb * (1.0 - exp(-nodes * h / fb)) * (fbytes / fb) / h;
     }
-    return bytes;
+    double once = p->graph_resident * nb * (double)p->graph.block_size +
+                  p->feat_resident * fbytes;
+    return gbytes * (1.0 - p->graph_resident) +
+           rows * (1.0 - p->feat_resident) +
+           once / (double)GNN_MAX(1, p->total_batches);
 }
 
 /* A spilled round of g mini-batches: the write buffer of each run (with
@@ -333,7 +340,7 @@ static int plan_cache(gnndb *db, plan *p, int64_t share, gnn_err *e)
         per = p->feat.block_size;
         rows = GNN_MIN(want / per, p->feat.nblocks);
     }
-    int64_t left = p->memory_limit - p->graph_pool_bytes - p->feat_pool_bytes;
+    int64_t left = p->data_bytes - p->graph_pool_bytes - p->feat_pool_bytes;
     if (rows * per > left / 2) {
         char b1[32], b2[32];
         return gnn_seterr(e, GNNDB_NOMEM,
@@ -617,32 +624,99 @@ static void feature_files(const plan *p, int64_t *bs, int64_t *blocks)
         if (p->rels[r].has_efeat) add_file(&p->rels[r].efeat, bs, blocks);
 }
 
-static int plan_pools(gnndb *db, plan *p, gnn_err *e)
+/* Frames for a pool of `share` bytes over `blocks` blocks of `bs` bytes:
+** at least 4, never more than the file has blocks; and the part of the
+** file the pool keeps between rounds. Reads in flight take frames from
+** what a full pool keeps (bufpool.c), so a pool smaller than its file
+** keeps that much less. */
+static size_t pool_frames(int64_t share, int64_t bs, int64_t blocks,
+                          int depth, double *resident)
 {
-    /* a typed graph's histogram is its relations' (plan_typed) */
+    int64_t n = GNN_MIN(GNN_MAX(4, share / bs), GNN_MAX(4, blocks));
+    double kept = n >= blocks ? (double)blocks
+                              : fmax(0.0, (double)(n - GNN_MIN(n / 2, depth)));
+    *resident = blocks > 0 ? fmin(1.0, kept / (double)blocks) : 1.0;
+    return (size_t)n;
+}
+
+/* Pools of gshare bytes for graph blocks and fshare for the tables gather
+** reads; the row cache beside them (plan_cache). */
+static int set_pools(gnndb *db, plan *p, int64_t gshare, int64_t fshare,
+                     gnn_err *e)
+{
+    int64_t fbs, fblocks;
+    feature_files(p, &fbs, &fblocks);
+    int64_t gbs = p->topo.block_size;
+    p->graph_frames = pool_frames(gshare, gbs, p->topo.graph_blocks,
+                                  p->io_depth, &p->graph_resident);
+    p->graph_pool_bytes = (int64_t)p->graph_frames * gbs;
+    p->feat_frames = 0;
+    p->feat_pool_bytes = 0;
+    p->feat_resident = 0;
+    if (fbs) {
+        p->feat_frames = pool_frames(fshare, fbs, fblocks, p->io_depth,
+                                     &p->feat_resident);
+        p->feat_pool_bytes = (int64_t)p->feat_frames * fbs;
+    }
+    return plan_cache(db, p, GNN_MIN(p->data_bytes / 8, (int64_t)64 << 20), e);
+}
+
+/* Bytes of the blocks the hops read and of the tables gather reads. */
+static void file_bytes(const plan *p, int64_t *gbytes, int64_t *fbytes)
+{
+    int64_t fbs, fblocks;
+    feature_files(p, &fbs, &fblocks);
+    *gbytes = p->topo.graph_blocks * (int64_t)p->topo.block_size;
+    *fbytes = fblocks * fbs;
+}
+
+/* The threads a SAMPLE starts besides the caller's: its workers, the
+** thread that builds the next spilled round, and the pread backend's. */
+static int plan_thread_count(const plan *p)
+{
+    return GNN_MAX(1, p->threads) + (p->io == IO_PREAD ? 4 : 0);
+}
+
+/* Bytes of one mini-batch's output arrays (n_id, edge_index, e_id, x,
+** edge_attr, y), as a host copies them. */
+static int64_t batch_out_bytes(const plan *p)
+{
+    double nodes, edges;
+    batch_size_est(p, &nodes, &edges);
+    double b = nodes * (8.0 + (double)plan_x_row_bytes(p)) +
+               edges * (16.0 + (p->eids ? 8.0 : 0.0) +
+                        4.0 * (double)eattr_dim(p)) +
+               (double)p->batch * 8.0;
+    return (int64_t)fmin(b * 1.25, 9e18);
+}
+
+/* memory_limit less the process's own (memory.c) and the host's copies of
+** batches: what pools and staged mini-batches divide. */
+static int plan_reserve(gnndb *db, plan *p, gnn_err *e)
+{
     if (!p->typed && cat_degree_hist_get(db->cat, p->graph.id, p->deg_hist,
                                          64, &p->nbuckets, e))
         return e->rc;
     bound_batch(p);
-    p->memory_limit = db->pragma.memory_limit;
+    int rc = db_memory_reserve(db, plan_thread_count(p), 1 << 20, "SAMPLE",
+                               &p->mem, e);
+    if (rc) return rc;
+    p->memory_limit = p->mem.limit;
     p->per_batch_bytes = per_batch_bytes(p);
-    int64_t gbs = p->topo.block_size, fbs, fblocks;
-    feature_files(p, &fbs, &fblocks);
-    int64_t share = GNN_MIN(p->memory_limit / 8, (int64_t)64 << 20);
-    p->graph_frames = (size_t)GNN_MAX(4, share / gbs);
-    p->graph_frames = (size_t)GNN_MIN((int64_t)p->graph_frames,
-                                      GNN_MAX(4, p->topo.graph_blocks));
-    p->graph_pool_bytes = (int64_t)p->graph_frames * gbs;
-    if (fbs) {
-        p->feat_frames = (size_t)GNN_MAX(4, share / fbs);
-        p->feat_frames = (size_t)GNN_MIN((int64_t)p->feat_frames,
-                                         GNN_MAX(4, fblocks));
-        p->feat_pool_bytes = (int64_t)p->feat_frames * fbs;
+    p->copies_bytes = db->pragma.batch_copies * batch_out_bytes(p);
+    p->data_bytes = p->mem.data - p->copies_bytes;
+    if (p->data_bytes < (1 << 20)) {
+        char b1[32], b2[32];
+        return gnn_seterr(e, GNNDB_NOMEM, "SAMPLE: memory_limit %s leaves no "
+                          "room for data beside %d copies of a mini-batch "
+                          "(%s); raise PRAGMA memory_limit or lower PRAGMA "
+                          "batch_copies",
+                          db_fmt_size(p->memory_limit, b1, sizeof b1),
+                          db->pragma.batch_copies,
+                          db_fmt_size(p->copies_bytes, b2, sizeof b2));
     }
-    if (plan_cache(db, p, share, e)) return e->rc;
     return GNNDB_OK;
 }
-
 /* A spilled round is gathered block by block straight into its runs: a
 ** row cache has nothing to serve, so its memory goes to the round; pinned
 ** hot blocks still spare their reads. */
@@ -692,7 +766,7 @@ static int64_t seeds_bytes_of(const plan *p)
 static int plan_hyperbatch(gnndb *db, plan *p, gnn_err *e)
 {
     /* the seeds and their epoch order stay loaded for the whole run */
-    p->staged_bytes = p->memory_limit - p->graph_pool_bytes -
+    p->staged_bytes = p->data_bytes - p->graph_pool_bytes -
                       p->feat_pool_bytes - p->cache_bytes - seeds_bytes_of(p);
     char b1[32], b2[32];
     /* the seeds alone must fit; the rest is checked on what is staged */
@@ -712,6 +786,64 @@ static int plan_hyperbatch(gnndb *db, plan *p, gnn_err *e)
     plan_spill(db, p, cap, p->hyperbatch);
     spill_drops_row_cache(p);
     plan_note(p, cap);
+    return GNNDB_OK;
+}
+
+/* Bytes of I/O per mini-batch the plan expects: reads, and a spilled
+** round's runs written and read back. */
+static double plan_cost(const plan *p)
+{
+    return p->spill ? p->cost_spill : p->cost_inmem;
+}
+
+/* Whether candidate q is a better division of memory than best: fewer
+** bytes of I/O per mini-batch, or as few and a larger H. */
+static int better(const plan *q, const plan *best)
+{
+    double a = plan_cost(q), b = plan_cost(best);
+    if (a < b * 0.99 - 1.0) return 1;
+    return a <= b * 1.01 + 1.0 && q->hyperbatch > best->hyperbatch;
+}
+
+/* How the data's memory is divided between the buffer pools and the staged
+** mini-batches, by cost: pools that keep more blocks read less each round,
+** staged batches let H (or a spilled round's sampling sub-rounds) grow.
+** The candidates: an eighth for each pool (at most 64 MiB: enough to keep
+** reads in flight), a quarter, half and three quarters of the data for
+** the pools (graph blocks first: every hop reads them, and they are the
+** smaller part), and the whole database, read once, when it fits. Each is
+** planned whole (H, spilled or not) and the cheapest wins. */
+static int plan_memory(gnndb *db, plan *p, gnn_err *e)
+{
+    int rc = plan_reserve(db, p, e);
+    if (rc) return rc;
+    int64_t d = p->data_bytes, dflt = GNN_MIN(d / 8, (int64_t)64 << 20);
+    int64_t gb, fb;
+    file_bytes(p, &gb, &fb);
+    const int64_t total[] = {0, d / 4, d / 2, d / 4 * 3, gb + fb};
+    plan best;
+    int have = 0;
+    gnn_err first = {0};
+    for (size_t i = 0; i < sizeof total / sizeof *total; i++) {
+        int64_t g = dflt, f = dflt;
+        if (i > 0) {
+            g = GNN_MAX(dflt, GNN_MIN(total[i], gb));
+            f = GNN_MAX(dflt, GNN_MIN(total[i] - g, fb));
+            if (g + f > d) continue;
+        }
+        plan q = *p;
+        gnn_err e2 = {0};
+        if (set_pools(db, &q, g, f, &e2) || plan_hyperbatch(db, &q, &e2)) {
+            if (i == 0) first = e2;
+            continue;
+        }
+        if (!have || better(&q, &best)) {
+            best = q;
+            have = 1;
+        }
+    }
+    if (!have) return gnn_seterr(e, first.rc, "%s", first.msg);
+    *p = best;
     return GNNDB_OK;
 }
 
@@ -763,8 +895,7 @@ int plan_build(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
         return rc;
     else
         rc = plan_seeds(db, s, p, e);
-    if (rc || (rc = plan_clauses(db, s, p, e)) || (rc = plan_pools(db, p, e)) ||
-        (rc = plan_hyperbatch(db, p, e)))
+    if (rc || (rc = plan_clauses(db, s, p, e)) || (rc = plan_memory(db, p, e)))
         return rc;
     plan_blocks_est(p);
     return plan_profile(db, p, e);

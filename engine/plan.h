@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "db.h"
+#include "memory.h"
 #include "../parser/ast.h"
 
 /* A typed SAMPLE's node types and relations (plan_typed): the global id
@@ -87,8 +88,16 @@ typedef struct plan {
     int64_t batches_per_epoch;
     int64_t total_batches;
 
-    /* memory */
+    /* memory: memory_limit less what the process holds (memory.c), less
+    ** the host's copies of batches (PRAGMA batch_copies), is `data`; the
+    ** pools take their share of it, the staged mini-batches the rest. The
+    ** pools keep graph_resident and feat_resident of their files' blocks
+    ** between rounds (1: the whole file, read once). */
+    mem_reserve mem;
     int64_t memory_limit;
+    int64_t copies_bytes;
+    int64_t data_bytes;
+    double graph_resident, feat_resident;
     int64_t graph_pool_bytes, feat_pool_bytes, staged_bytes;
     int64_t per_batch_bytes;   /* expected bytes of one staged mini-batch */
     size_t graph_frames, feat_frames;
