@@ -608,6 +608,7 @@ int hbs_build(hb_exec *x, gnn_err *e)
     int rc = spill_sample(x, g, G, e);
     if (!rc) rc = spill_gather(x, e);
     if (rc) return rc;
+    hb_trim();  /* the gather's scratch, before the read-back's buffers */
     uint64_t built = (uint64_t)x->sp.build->nsb;
     x->next_global += (int64_t)built;
     x->st.max_hyperbatch = GNN_MAX(x->st.max_hyperbatch, built);

@@ -271,6 +271,7 @@ int hb_sample_round(hb_exec *x, int64_t g, gnn_err *e)
         int rc = hb_run_hop(x, h, e);
         if (!rc) rc = hb_fit(x, 0, e);
         if (rc) return rc;
+        hb_trim();
     }
     return GNNDB_OK;
 }
