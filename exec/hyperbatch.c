@@ -202,6 +202,15 @@ void hb_trim(void)
 #endif
 }
 
+/* Free the arrays of slots [from, capb): nothing of theirs is staged. */
+static void free_slots(hb_exec *x, int from)
+{
+    for (int i = from; i < x->capb; i++) {
+        batch_free(&x->hb[i]);
+        memset(&x->hb[i], 0, sizeof x->hb[i]);
+    }
+}
+
 static int hb_fit(hb_exec *x, int with_features, gnn_err *e)
 {
     plan *p = x->p;
@@ -219,10 +228,7 @@ static int hb_fit(hb_exec *x, int with_features, gnn_err *e)
                           (long long)p->batch,
                           db_fmt_size(p->staged_bytes, b2, sizeof b2));
     }
-    for (int i = keep; i < x->capb; i++) {
-        batch_free(&x->hb[i]);
-        memset(&x->hb[i], 0, sizeof x->hb[i]);
-    }
+    free_slots(x, keep);
     x->nb = keep;
     x->st.shrunk++;
     return GNNDB_OK;
@@ -235,6 +241,9 @@ int hb_sample_round(hb_exec *x, int64_t g, gnn_err *e)
     int64_t n = plan_round(p, g, x->h_next, &epoch, &first);
     double t0 = hb_now();
     if (hb_alloc_batches(x, (int)n, e)) return e->rc;
+    /* slots a larger hyperbatch left beyond this one hold their arrays'
+    ** memory, which no budget counts: give it back */
+    free_slots(x, (int)n);
     const uint32_t *order = seeds_order(&x->seeds, epoch);
     for (int i = 0; i < (int)n; i++) {
         hb_batch *b = &x->hb[i];
