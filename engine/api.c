@@ -425,7 +425,8 @@ int gnndb_close(gnndb *db)
 
 int gnndb_memory_baseline(gnndb *db, int64_t bytes)
 {
-    if (!db) return GNNDB_MISUSE;
+    if (!db || bytes < GNNDB_BASELINE_PREPARE) return GNNDB_MISUSE;
+    db->mem_base_at_prepare = bytes == GNNDB_BASELINE_PREPARE;
     db->mem_base = bytes >= 0 ? bytes : GNN_MAX(gnn_rss_now(), 0);
     return GNNDB_OK;
 }

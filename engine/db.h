@@ -58,6 +58,7 @@ struct gnndb {
     int lock_fd;            /* the write lock file, held during writes */
     int64_t mem_base;       /* resident bytes that are the host's, outside
                             ** memory_limit (gnndb_memory_baseline) */
+    int mem_base_at_prepare;/* ... taken anew at every prepare */
     int64_t last_status[GNN_NSTATUS];/* counters of the last statement (PRAGMA stats) */
     /* misuse detection: the thread inside gnndb_prepare/step/exec (an
     ** address unique to it, 0 when none) and how deep it is (exec calls

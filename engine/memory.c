@@ -25,6 +25,7 @@ int db_memory_reserve(gnndb *db, int threads, int64_t min_data,
 {
     r->limit = db->pragma.memory_limit;
     int64_t rss = gnn_rss_now();
+    if (db->mem_base_at_prepare) db->mem_base = rss;
     /* whole mebibytes, so that a few pages more or less between two runs
     ** of the same statement seldom change its plan */
     int64_t mib = (int64_t)1 << 20;
@@ -36,12 +37,13 @@ int db_memory_reserve(gnndb *db, int threads, int64_t min_data,
     if (r->data >= min_data) return GNNDB_OK;
     char b1[32], b2[32], b3[32], words[160];
     return gnn_seterr(e, GNNDB_NOMEM,
-                      "%s: memory_limit %s leaves %s for data, and it needs "
-                      "at least %s (the rest: %s); raise PRAGMA memory_limit",
+                      "%s: memory_limit %s is too small: outside the data "
+                      "(%s) it leaves %s, and the data need at least %s; "
+                      "raise PRAGMA memory_limit",
                       what, db_fmt_size(r->limit, b1, sizeof b1),
+                      db_memory_words(r, words, sizeof words),
                       db_fmt_size(r->data > 0 ? r->data : 0, b2, sizeof b2),
-                      db_fmt_size(min_data, b3, sizeof b3),
-                      db_memory_words(r, words, sizeof words));
+                      db_fmt_size(min_data, b3, sizeof b3));
 }
 
 const char *db_memory_words(const mem_reserve *r, char *buf, size_t len)

@@ -837,6 +837,11 @@ static int plan_memory(gnndb *db, plan *p, gnn_err *e)
             if (i == 0) first = e2;
             continue;
         }
+        /* larger pools must leave room to stage mini-batches: two of the
+        ** expected size (a real one may be larger than expected), and a
+        ** quarter of the data at least, since estimates err */
+        if (i > 0 && q.staged_bytes < GNN_MAX(2 * q.per_batch_bytes, d / 4))
+            continue;
         if (!have || better(&q, &best)) {
             best = q;
             have = 1;

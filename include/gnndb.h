@@ -376,10 +376,15 @@ GNNDB_API void gnndb_progress_handler(gnndb *db, int n,
 **
 ** A host whose own memory is not gnndb's to count (an interpreter and its
 ** libraries, a model, tensors it keeps) declares it: memory_limit then
-** bounds the resident bytes above `bytes`. A negative `bytes` takes the
-** process's resident bytes at the call; 0 (the default) counts the whole
-** process. The Python binding declares it before each statement it
-** prepares. Returns GNNDB_OK, or GNNDB_MISUSE for a NULL handle. */
+** bounds the resident bytes above `bytes`. GNNDB_BASELINE_NOW takes the
+** process's resident bytes at the call; GNNDB_BASELINE_PREPARE takes them
+** anew at every gnndb_prepare, so that memory_limit bounds what each
+** statement adds (the Python binding's choice: the interpreter, torch and
+** the model stay outside, the loader's copies of batches inside); 0, the
+** default, counts the whole process. Returns GNNDB_OK, or GNNDB_MISUSE for
+** a NULL handle or a negative `bytes` other than these two. */
+#define GNNDB_BASELINE_NOW     (-1)
+#define GNNDB_BASELINE_PREPARE (-2)
 GNNDB_API int gnndb_memory_baseline(gnndb *db, int64_t bytes);
 
 #ifdef __cplusplus
