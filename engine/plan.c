@@ -10,6 +10,7 @@
 #include "spill.h"
 #include "seeds.h"
 #include "io.h"
+#include "bufpool.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -626,15 +627,15 @@ static void feature_files(const plan *p, int64_t *bs, int64_t *blocks)
 
 /* Frames for a pool of `share` bytes over `blocks` blocks of `bs` bytes:
 ** at least 4, never more than the file has blocks; and the part of the
-** file the pool keeps between rounds. Reads in flight take frames from
-** what a full pool keeps (bufpool.c), so a pool smaller than its file
-** keeps that much less. */
+** file the pool keeps between rounds: all of it when it fits, else what
+** reads in flight leave (bufpool.c, bp_read_frames). */
 static size_t pool_frames(int64_t share, int64_t bs, int64_t blocks,
                           int depth, double *resident)
 {
     int64_t n = GNN_MIN(GNN_MAX(4, share / bs), GNN_MAX(4, blocks));
+    int64_t spare = (int64_t)bp_read_frames((size_t)n, (unsigned)depth);
     double kept = n >= blocks ? (double)blocks
-                              : fmax(0.0, (double)(n - GNN_MIN(n / 2, depth)));
+                              : (double)GNN_MAX(0, n - spare);
     *resident = blocks > 0 ? fmin(1.0, kept / (double)blocks) : 1.0;
     return (size_t)n;
 }

@@ -9,9 +9,9 @@
 ** the sweep, and the reads it keeps in flight, flush the blocks that were
 ** hit, which then miss in the next round. So:
 ** - a block read goes on probation; a hit, which shows it saves reads,
-**   moves it to the protected segment (at most BP_PROTECT_NUM /
-**   BP_PROTECT_DEN of the frames; past that the protected block used
-**   longest ago goes back on probation);
+**   moves it to the protected segment (all frames but bp_read_frames'
+**   worth, which reads in flight need; past that the protected block
+**   used longest ago goes back on probation);
 ** - reads and eviction take free frames first, then probation's, and a
 **   fetch waits for its reads in flight to give frames back rather than
 **   evict a protected block;
@@ -28,9 +28,6 @@
 #include <string.h>
 
 #define BP_DEFAULT_COALESCE 8
-/* The protected segment's share of the frames: the rest stays for reads. */
-#define BP_PROTECT_NUM 3
-#define BP_PROTECT_DEN 4
 /* One read never asks for more than this, whatever max_coalesce says. */
 #define BP_MAX_READ_BYTES (1u << 30)
 
@@ -207,6 +204,11 @@ static void release(bp_pool *bp, bp_frame *f)
 
 /* ---- pool -------------------------------------------------------------- */
 
+size_t bp_read_frames(size_t nframes, unsigned depth)
+{
+    return GNN_MAX(nframes / 4, GNN_MAX((size_t)depth, (size_t)1));
+}
+
 int bp_open(size_t nframes, uint32_t frame_size, io_backend *io,
             bp_pool **out, gnn_err *e)
 {
@@ -245,7 +247,8 @@ int bp_open(size_t nframes, uint32_t frame_size, io_backend *io,
         list_append(&bp->free, &bp->frames[i]);
     }
     bp->unpinned = bp->nspare = nframes;
-    bp->prot_max = nframes * BP_PROTECT_NUM / BP_PROTECT_DEN;
+    size_t spare = bp_read_frames(nframes, io_depth(io));
+    bp->prot_max = nframes > spare ? nframes - spare : 0;
     *out = bp;
     return GNNDB_OK;
 }

@@ -19,6 +19,12 @@ typedef struct bp_stats {
     uint64_t reads_issued;  /* I/O requests (coalesced reads count once) */
 } bp_stats;
 
+/* Frames of a pool of nframes frames kept for reads in flight, never
+** protected: a quarter, and at least one a read the I/O backend keeps in
+** flight (`depth`), so that the disk streams. The pool keeps the rest of
+** its frames' blocks between rounds when its file does not fit. */
+size_t bp_read_frames(size_t nframes, unsigned depth);
+
 /* A pool of `nframes` frames of `frame_size` bytes (>= the block size of any
 ** file used with it), reading through `io` (not owned). */
 int bp_open(size_t nframes, uint32_t frame_size, io_backend *io,
