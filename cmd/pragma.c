@@ -205,7 +205,7 @@ static const char *const stat_names[GNN_NSTATUS] = {
     "sample_cpu_ns", "gather_cpu_ns", "gather_bytes", "io_wait_ns",
     "sampled_work", "row_cache_hits", "row_cache_misses",
     "row_cache_blocks_saved", "spill_written", "spill_read", "pages_read",
-    "partial_blocks"};
+    "partial_blocks", "rss_peak"};
 
 /* ---- calibrate: the disk profile of EXPLAIN's cost model ---------------- */
 

@@ -14,7 +14,7 @@
 #include "blockfile.h"
 
 /* gnndb_stmt_status ops are below this */
-#define GNN_NSTATUS 23
+#define GNN_NSTATUS 24
 
 typedef struct gnn_pragmas {
     int64_t memory_limit;   /* bytes for data: pools, cache, staged batches */

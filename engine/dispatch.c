@@ -292,6 +292,7 @@ static void copy_exec_status(gnndb_stmt *st)
     }
     st->status[GNNDB_STATUS_PAGES_READ] = (int64_t)pages;
     st->status[GNNDB_STATUS_PARTIAL_BLOCKS] = (int64_t)part;
+    st->status[GNNDB_STATUS_RSS_PEAK] = s->rss_peak;
     memcpy(st->db->last_status, st->status, sizeof st->status);
 }
 

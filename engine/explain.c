@@ -511,6 +511,29 @@ static int total_lines(const plan *p, const hb_stats *st, const cm_est *est,
     return err;
 }
 
+/* After a run: the most resident bytes the executor's checks saw against
+** memory_limit, and the bytes read by the first epoch and by each later
+** one (a database the pools hold is read once: the later ones read
+** nothing). */
+static int memory_line(const plan *p, const hb_stats *st, rowset *rs)
+{
+    char b1[32], b2[32], b3[32], b4[32];
+    uint64_t all = hb_bytes_read(st);
+    int64_t later = st->epochs_begun - 1;
+    uint64_t first = later > 0 ? st->epoch0_read : all;
+    int err = line(rs, 0, "memory: peak resident %s of memory_limit %s "
+                   "(at the executor's checks)",
+                   db_fmt_size(st->rss_peak, b1, sizeof b1),
+                   db_fmt_size(p->memory_limit, b2, sizeof b2));
+    if (later > 0)
+        err |= line(rs, 0, "read: %s in the first epoch, %s in each later "
+                    "one on average (%" PRId64 " more)",
+                    db_fmt_size((int64_t)first, b3, sizeof b3),
+                    db_fmt_size((int64_t)((all - first) / (uint64_t)later), b4,
+                                sizeof b4), later);
+    return err;
+}
+
 /* The plan, then its operators top down, each with its estimate and, after
 ** a run (st not NULL), what it did. */
 int explain_rows(const plan *p, const hb_stats *st, rowset *rs)
@@ -520,6 +543,7 @@ int explain_rows(const plan *p, const hb_stats *st, rowset *rs)
     cm_layout_of(p, &lay);
     cm_estimate(p, &p->profile, &lay, &est);
     int err = head_lines(p, rs);
+    if (st) err |= memory_line(p, st, rs);
     err |= spill_line(p, st, rs);
     err |= cost_lines(p, &est, rs);
     err |= line(rs, 0, "-> transfer to %s",

@@ -38,6 +38,11 @@ typedef struct hb_stats {
     uint64_t spill_batches, spill_written, spill_read, spill_peak;
     double spill_read_wait, spill_write_seconds;
     uint64_t overlapped;       /* rounds built while one was handed out */
+    int64_t rss_peak;          /* the most resident bytes seen at a check */
+    /* bytes read from the database (blocks and pages) when the first
+    ** epoch's rounds were built, and the epochs begun */
+    uint64_t epoch0_read;
+    int64_t epochs_begun;
     double seconds;
 } hb_stats;
 
@@ -45,6 +50,9 @@ int hb_open(gnndb *db, plan *p, hb_exec **out, gnn_err *e);
 /* The next mini-batch: GNNDB_BATCH with *view set (owned by the executor,
 ** valid until the next call), GNNDB_DONE, or an error code. */
 int hb_next(hb_exec *x, const gnndb_batch_view **view, gnn_err *e);
+/* Bytes read from the database so far, blocks and pages of every hop and
+** of the gather. */
+uint64_t hb_bytes_read(const hb_stats *s);
 /* The counters so far (owned by x, valid until the next call). */
 const hb_stats *hb_get_stats(hb_exec *x);
 void hb_close(hb_exec *x);

@@ -337,9 +337,17 @@ struct hb_exec {
     ** x->est: what handing out counts (the caller's thread); hb_get_stats
     ** adds them into x->view, from x->snap while a build runs */
     hb_stats st, est, snap, view;
+    /* the most resident bytes the memory checks saw (either thread) */
+    atomic_int_least64_t rss_peak;
 };
 
 double hb_now(void);
+/* Bytes the process holds beyond what the plan knows of (the process at
+** prepare, the pools' frames read into, the row cache, the host's copies)
+** and `counted`, what the caller counts of the staged data: allocator slack
+** and anything a count misses. Measured (the process's resident bytes
+** now), so that budgets hold whatever the counts miss; keeps the peak. */
+size_t hb_uncounted(hb_exec *x, size_t counted);
 /* Grow *p to hold `need` elements of `elem` bytes; 0 or -1 on OOM. */
 int hb_grow(void **p, size_t *cap, size_t need, size_t elem);
 

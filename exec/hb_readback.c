@@ -45,12 +45,15 @@ static int rbuf_ready(hb_readback *rb, int k, size_t need, gnn_err *e)
 ** round's records within the budget (the staged one, or x->bg.reserve while
 ** the next round is built): runs differ in size from the plan's estimate,
 ** so it is checked on theirs. */
-static int pair_fits(const hb_exec *x, size_t in, size_t out)
+static int pair_fits(hb_exec *x, size_t in, size_t out)
 {
     const size_t *cap = x->rb.caprbuf;
     size_t both = GNN_MAX(in, cap[0]) + GNN_MAX(out, cap[1]);
     size_t budget = x->bg.running ? x->bg.reserve : (size_t)x->p->staged_bytes;
-    return both + hbs_records_bytes(x, x->sp.emit) <= budget;
+    size_t held = cap[0] + cap[1] + hbs_records_bytes(x, x->sp.emit);
+    /* while a build runs, its own bytes are its budget's, not counted here */
+    size_t slack = x->bg.running ? 0 : hb_uncounted(x, held);
+    return both + hbs_records_bytes(x, x->sp.emit) + slack <= budget;
 }
 
 static int start_read(hb_exec *x, int i, gnn_err *e)

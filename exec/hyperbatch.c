@@ -16,6 +16,7 @@
 #include "fcache.h"
 #include "sort.h"
 #include "spill.h"
+#include "rss.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +32,20 @@ double hb_now(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+size_t hb_uncounted(hb_exec *x, size_t counted)
+{
+    int64_t rss = gnn_rss_now();
+    if (rss < 0) return 0;
+    int64_t peak = atomic_load(&x->rss_peak);
+    while (rss > peak && !atomic_compare_exchange_weak(&x->rss_peak, &peak, rss))
+        ;
+    const plan *p = x->p;
+    int64_t known = p->mem.rss + (int64_t)bp_touched_bytes(x->gpool) +
+                    (int64_t)bp_touched_bytes(x->fpool) + p->cache_bytes +
+                    p->copies_bytes + (int64_t)counted;
+    return rss > known ? (size_t)(rss - known) : 0;
 }
 
 int hb_grow(void **p, size_t *cap, size_t need, size_t elem)
@@ -211,13 +226,24 @@ static void free_slots(hb_exec *x, int from)
     }
 }
 
+/* What the staged mini-batches are measured against besides their own
+** bytes: the hop's scratch, what else the caller stages (staged_other) and
+** what the process holds that no count has (hb_uncounted). */
+static size_t fit_base(hb_exec *x)
+{
+    size_t base = hb_work_bytes(x) + x->staged_other, slots = 0;
+    for (int i = 0; i < x->nb; i++) slots += hb_batch_bytes(&x->hb[i]);
+    return base + hb_uncounted(x, base + slots);
+}
+
 static int hb_fit(hb_exec *x, int with_features, gnn_err *e)
 {
     plan *p = x->p;
-    int keep = fit_prefix(x, with_features, hb_work_bytes(x) + x->staged_other);
+    int keep = fit_prefix(x, with_features, fit_base(x));
     if (keep == x->nb) return GNNDB_OK;
     work_free(x);
-    keep = fit_prefix(x, with_features, hb_work_bytes(x) + x->staged_other);
+    hb_trim();
+    keep = fit_prefix(x, with_features, fit_base(x));
     if (keep == 0 && !x->ahead) {
         char b1[32], b2[32];
         return gnn_seterr(e, GNNDB_NOMEM,
@@ -234,11 +260,28 @@ static int hb_fit(hb_exec *x, int with_features, gnn_err *e)
     return GNNDB_OK;
 }
 
+uint64_t hb_bytes_read(const hb_stats *s)
+{
+    uint64_t by = s->gather.bytes_read;
+    for (int h = 0; h < AST_MAX_HOPS; h++) by += s->hop[h].bytes_read;
+    return by;
+}
+
+/* A round of epoch `epoch` begins: rounds stay within an epoch, so what
+** was read before the first round of epoch 1 is the first epoch's. */
+static void count_epoch(hb_stats *st, int64_t epoch)
+{
+    if (epoch + 1 <= st->epochs_begun) return;
+    if (epoch == 1) st->epoch0_read = hb_bytes_read(st);
+    st->epochs_begun = epoch + 1;
+}
+
 int hb_sample_round(hb_exec *x, int64_t g, gnn_err *e)
 {
     plan *p = x->p;
     int64_t epoch, first;
     int64_t n = plan_round(p, g, x->h_next, &epoch, &first);
+    if (!x->ahead) count_epoch(&x->st, epoch);
     double t0 = hb_now();
     if (hb_alloc_batches(x, (int)n, e)) return e->rc;
     /* slots a larger hyperbatch left beyond this one hold their arrays'
@@ -454,6 +497,7 @@ const hb_stats *hb_get_stats(hb_exec *x)
     v->edges += x->est.edges;
     v->seconds += x->est.seconds;
     v->overlapped += x->est.overlapped;
+    v->rss_peak = atomic_load(&x->rss_peak);
     opstats_add(&v->transfer, &x->est.transfer);
     opstats_add(&v->spill, &x->est.spill);
     if (x->sp.area) {

@@ -347,6 +347,10 @@ GNNDB_API const gnndb_batch_view *gnndb_batch(gnndb_stmt *stmt);
                                             their bytes are in BYTES_READ */
 #define GNNDB_STATUS_PARTIAL_BLOCKS   22 /* blocks read in part; BLOCKS_READ
                                             counts the blocks read whole */
+#define GNNDB_STATUS_RSS_PEAK         23 /* the most resident bytes of the
+                                            process the executor saw at its
+                                            memory checks (memory_limit's
+                                            promise, measured) */
 GNNDB_API int64_t gnndb_stmt_status(gnndb_stmt *stmt, int op);
 
 /* Ask the statement running on `db` to stop at its next check point (before

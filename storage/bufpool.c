@@ -24,6 +24,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,6 +40,7 @@ typedef struct bp_frame {
     int cached;                    /* in the hash table */
     int dropped;                   /* forgotten by bp_drop_file while pinned */
     int prot;                      /* in the protected segment */
+    int used;                      /* ever read into: its pages are resident */
     struct bp_frame *hnext;        /* hash chain */
     struct bp_frame *prev, *next;  /* on a list, while unpinned */
 } bp_frame;
@@ -70,6 +72,8 @@ struct bp_pool {
     size_t nspare;              /* of them on the free list or probation */
     size_t nprot;               /* protected blocks, pinned or not */
     size_t prot_max;
+    atomic_size_t touched;      /* frames ever read into (read by another
+                                ** thread, for the memory check) */
     unsigned max_coalesce;
     bp_stats stats;
     int fetching;               /* a bp_fetch is running (not reentrant) */
@@ -192,6 +196,10 @@ static bp_frame *grab(bp_pool *bp)
     else return NULL;
     pin(bp, f);
     if (f->cached) hash_remove(bp, f);
+    if (!f->used) {
+        f->used = 1;
+        atomic_fetch_add_explicit(&bp->touched, 1, memory_order_relaxed);
+    }
     return f;
 }
 
@@ -303,6 +311,12 @@ void bp_set_max_coalesce(bp_pool *bp, unsigned blocks)
 const bp_stats *bp_get_stats(const bp_pool *bp) { return &bp->stats; }
 void bp_reset_stats(bp_pool *bp) { memset(&bp->stats, 0, sizeof bp->stats); }
 size_t bp_nframes(const bp_pool *bp) { return bp->nframes; }
+size_t bp_touched_bytes(const bp_pool *bp)
+{
+    if (!bp) return 0;
+    return atomic_load_explicit(&bp->touched, memory_order_relaxed) *
+           bp->stride;
+}
 
 void bp_drop_file(bp_pool *bp, const blk_file *f)
 {

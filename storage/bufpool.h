@@ -63,6 +63,9 @@ void bp_set_max_coalesce(bp_pool *bp, unsigned blocks);
 const bp_stats *bp_get_stats(const bp_pool *bp);
 void bp_reset_stats(bp_pool *bp);
 size_t bp_nframes(const bp_pool *bp);
+/* Bytes of the frames ever read into (NULL: 0): what of the pool is
+** resident; the rest is address space not yet touched. */
+size_t bp_touched_bytes(const bp_pool *bp);
 /* Forget every frame of file `f` (before closing it). */
 void bp_drop_file(bp_pool *bp, const blk_file *f);
 

@@ -31,11 +31,13 @@ __all__ = ["connect", "Connection", "BatchIterator", "Batch", "BatchCopy",
            "ffi", "lib_path", "from_pyg", "from_dgl", "from_arrays"]
 __version__ = "0.1.0"
 
-# Result codes, column types and gnndb_stmt_status ops (gnndb.NOTFOUND,
-# gnndb.INTEGER, gnndb.STATUS_BATCHES, ...), from the one table in _ffi.
+# Result codes, column types, gnndb_stmt_status ops and memory baselines
+# (gnndb.NOTFOUND, gnndb.INTEGER, gnndb.STATUS_BATCHES, ...), from the
+# tables in _ffi.
 globals().update(_ffi.RESULT_CODES)
 globals().update(_ffi.COLUMN_TYPES)
 globals().update(_ffi.STATUS_OPS)
+globals().update(_ffi.BASELINES)
 
 _CODE_NAMES = {v: k for k, v in _ffi.RESULT_CODES.items() if v < ROW}
 
@@ -149,6 +151,10 @@ class Connection:
             lib.gnndb_close(pdb[0])
             raise Error(rc, msg or errstr(rc))
         self._db = pdb[0]
+        # memory_limit bounds what each statement adds to the process: the
+        # interpreter, torch and the model stay outside it, the copies the
+        # torch loader makes of batches inside (PRAGMA batch_copies)
+        lib.gnndb_memory_baseline(self._db, lib.GNNDB_BASELINE_PREPARE)
 
     # -- life cycle ---------------------------------------------------------
 

@@ -459,16 +459,37 @@ def _converter(pyg):
     return lambda b: to_pyg(to_torch(b))
 
 
-def loader(path, sql, readonly=True, shard=None, pyg=None):
+# Copies of a batch the loader's consumer holds at once: the batch being
+# built from the engine's arrays, and the one before it, still referenced by
+# the training loop until the next one replaces it.
+_BATCH_COPIES = 2
+
+
+def _pragma_sql(pragmas):
+    """PRAGMA statements for a dict {name: value} (the loader's pragmas),
+    with batch_copies counted unless given."""
+    p = {"batch_copies": _BATCH_COPIES}
+    p.update(pragmas or {})
+    return "".join("PRAGMA %s = '%s';" % (k, v) for k, v in p.items())
+
+
+def loader(path, sql, readonly=True, shard=None, pyg=None, pragmas=None):
     """Yield the batches of the SAMPLE statement `sql` run on the database
     at `path` (opened read-only by default): torch_geometric Data objects
     or NeighborBatch objects as `pyg` says (see the module documentation).
     The connection is closed when the generator finishes or is closed.
 
+    pragmas={"memory_limit": "2GB", "threads": 8, ...} sets pragmas first.
+    memory_limit then bounds what the loader adds to the process's resident
+    memory, the tensors it copies the batches into included (it counts two
+    batches' copies: PRAGMA batch_copies); the interpreter, torch and the
+    model stay outside it.
+
     shard=(k, n) keeps only the batches whose position in the run is k mod n
     (how GnnDataset splits a run among DataLoader workers)."""
     convert = _converter(pyg)
     with gnndb.connect(path, readonly=readonly, create=False) as conn:
+        conn.execute(_pragma_sql(pragmas))
         with conn.sample(sql) as it:
             for i, b in enumerate(it):
                 if i == 0 and shard is not None and \
@@ -491,16 +512,19 @@ class GnnDataset(torch.utils.data.IterableDataset):
     already batched. With num_workers > 1 each worker runs the statement
     and keeps every num_workers-th batch, so the union is the whole run in a
     worker-interleaved order (sampling is a pure function of the SEED, so
-    the workers agree on the batches). `pyg` chooses the batches' form as
-    in loader()."""
+    the workers agree on the batches). `pyg` chooses the batches' form and
+    `pragmas` the pragmas set first, as in loader(); memory_limit is then
+    each worker's."""
 
-    def __init__(self, path, sql, readonly=True, transform=None, pyg=None):
+    def __init__(self, path, sql, readonly=True, transform=None, pyg=None,
+                 pragmas=None):
         super().__init__()
         self.path = str(path)
         self.sql = sql
         self.readonly = readonly
         self.transform = transform
         self.pyg = pyg
+        self.pragmas = dict(pragmas or {})
 
     def set_sql(self, sql):
         """Replace the statement (e.g. with a new SEED for the next epoch)."""
@@ -512,5 +536,5 @@ class GnnDataset(torch.utils.data.IterableDataset):
         if info is not None and info.num_workers > 1:
             shard = (info.id, info.num_workers)
         for b in loader(self.path, self.sql, readonly=self.readonly,
-                        shard=shard, pyg=self.pyg):
+                        shard=shard, pyg=self.pyg, pragmas=self.pragmas):
             yield self.transform(b) if self.transform is not None else b
