@@ -33,6 +33,18 @@ int64_t gnn_rss_peak(void)
     return kb < 0 ? -1 : (int64_t)kb * 1024;
 }
 
+int64_t gnn_mem_available(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    if (!f) return -1;
+    char line[256];
+    long long kb = -1;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "MemAvailable: %lld kB", &kb) == 1) break;
+    fclose(f);
+    return kb < 0 ? -1 : (int64_t)kb * 1024;
+}
+
 /* The number in file `path` ("max" or a value past 2^62: no limit). */
 static int64_t read_limit(const char *path)
 {

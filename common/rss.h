@@ -16,5 +16,9 @@ int64_t gnn_rss_peak(void);
 ** cgroup v2 (memory.max) or v1 (memory.limit_in_bytes), in bytes; -1 when
 ** there is none or it cannot be read. */
 int64_t gnn_cgroup_limit(void);
+/* Memory the system could give without swapping (MemAvailable of
+** /proc/meminfo, page cache that can be dropped included), bytes; -1 when
+** unknown. */
+int64_t gnn_mem_available(void);
 
 #endif

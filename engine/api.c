@@ -4,6 +4,7 @@
 #include "block.h"
 #include "io.h"
 #include "rss.h"
+#include "memory.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -123,7 +124,14 @@ static int open_file(gnndb *db, const char *file, uint32_t block_size,
     char path[1024];
     snprintf(path, sizeof path, "%s/%s", db->dir, file);
     int rc = blkf_open(path, block_size, kind, token, (uint64_t)nblocks, f, e);
-    if (!rc) (*f)->id = id;
+    if (rc) return rc;
+    (*f)->id = id;
+    read_choice c;
+    db_read_choice(db, path, &c);
+    if (c.cached && (rc = blkf_through_cache(*f, e))) {
+        blkf_close(*f);
+        *f = NULL;
+    }
     return rc;
 }
 

@@ -263,6 +263,17 @@ static int reserve_line(const plan *p, rowset *rs)
                 db_fmt_size(p->data_bytes, b1, sizeof b1));
 }
 
+/* How the graph's blocks and the feature table's are read. */
+static int reads_line(const plan *p, rowset *rs)
+{
+    char g[160], f[160];
+    db_read_words(&p->graph_read, g, sizeof g);
+    if (!p->has_feat) return line(rs, 0, "reads: graph %s", g);
+    db_read_words(&p->feat_read, f, sizeof f);
+    return line(rs, 0, "reads: graph %s, feature table %s %s", g,
+                p->feat.name, f);
+}
+
 /* The head of the plan: the statement, how memory_limit is divided, the row
 ** cache, and H. */
 static int head_lines(const plan *p, rowset *rs)
@@ -283,6 +294,7 @@ static int head_lines(const plan *p, rowset *rs)
                 db_fmt_size(p->staged_bytes, b4, sizeof b4),
                 db_fmt_size(p->per_batch_bytes, b5, sizeof b5));
     err |= reserve_line(p, rs);
+    err |= reads_line(p, rs);
     err |= line(rs, 0, "pools keep %s of the graph's blocks and %s of the "
                 "feature blocks between rounds%s",
                 kept_words(p->graph_resident, b1, sizeof b1),

@@ -9,6 +9,7 @@
 ** from /proc at every prepare. */
 #include "memory.h"
 #include "rss.h"
+#include "pagecache.h"
 
 #include <stdio.h>
 
@@ -55,5 +56,42 @@ const char *db_memory_words(const mem_reserve *r, char *buf, size_t len)
              (long long)(r->threads / MEM_THREAD_BYTES),
              db_fmt_size(r->threads, b2, sizeof b2),
              db_fmt_size(r->kernel, b3, sizeof b3));
+    return buf;
+}
+
+/* Memory the page cache may use beside memory_limit: what the system has
+** available, and in a memory cgroup no more than its limit leaves. */
+static int64_t cache_room(const gnndb *db)
+{
+    int64_t avail = gnn_mem_available(), cg = gnn_cgroup_limit();
+    if (avail < 0) return -1;
+    int64_t room = avail - db->pragma.memory_limit;
+    if (cg > 0) room = GNN_MIN(room, cg - db->pragma.memory_limit);
+    return GNN_MAX(room, 0);
+}
+
+void db_read_choice(gnndb *db, const char *path, read_choice *c)
+{
+    c->cached = 0;
+    c->room = cache_room(db);
+    if (gnn_file_cached(path, &c->in_cache, &c->size) != 0 || c->size <= 0)
+        return;
+    c->cached = (double)c->in_cache >= GNN_CACHED_ENOUGH * (double)c->size ||
+                (c->room >= 0 && 2 * c->size <= c->room);
+}
+
+const char *db_read_words(const read_choice *c, char *buf, size_t len)
+{
+    char b1[32];
+    double pct = c->size > 0 ? 100.0 * (double)c->in_cache / (double)c->size
+                             : 0;
+    if (c->cached && pct >= GNN_CACHED_ENOUGH * 100)
+        snprintf(buf, len, "buffered (%.0f%% in the page cache)", pct);
+    else if (c->cached)
+        snprintf(buf, len, "buffered (%.0f%% in the page cache; the %s "
+                 "beside memory_limit hold it for the next run)", pct,
+                 db_fmt_size(c->room, b1, sizeof b1));
+    else
+        snprintf(buf, len, "direct (%.0f%% in the page cache)", pct);
     return buf;
 }

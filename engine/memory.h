@@ -30,6 +30,23 @@ typedef struct mem_reserve {
 int db_memory_reserve(gnndb *db, int threads, int64_t min_data,
                       const char *what, mem_reserve *r, gnn_err *e);
 
+/* How a block file is read: through the page cache when the cache holds
+** most of it already (GNN_CACHED_ENOUGH), or when the memory the system
+** has beside memory_limit (less the cgroup's limit, which charges the
+** cache too) holds it twice over, so that the next run finds it there;
+** directly (O_DIRECT) otherwise, where the buffer pools are the cache. */
+typedef struct read_choice {
+    int cached;         /* 1: through the page cache */
+    int64_t size;       /* the file's bytes */
+    int64_t in_cache;   /* of them in the page cache now */
+    int64_t room;       /* memory beside memory_limit for the cache; -1:
+                        ** unknown */
+} read_choice;
+
+void db_read_choice(gnndb *db, const char *path, read_choice *c);
+/* "buffered (97% in the page cache)" and the like. */
+const char *db_read_words(const read_choice *c, char *buf, size_t len);
+
 /* The reserve's parts in words ("process 5.1 MiB, 4 threads 2.0 MiB,
 ** kernel 1.3 MiB"), for EXPLAIN. */
 const char *db_memory_words(const mem_reserve *r, char *buf, size_t len);

@@ -790,6 +790,19 @@ static int plan_hyperbatch(gnndb *db, plan *p, gnn_err *e)
     return GNNDB_OK;
 }
 
+/* Through the page cache or not, for EXPLAIN: the graph's topology and the
+** feature table. */
+static void plan_reads(gnndb *db, plan *p)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", db->dir, p->topo.file);
+    db_read_choice(db, path, &p->graph_read);
+    memset(&p->feat_read, 0, sizeof p->feat_read);
+    if (!p->has_feat) return;
+    snprintf(path, sizeof path, "%s/%s", db->dir, p->feat.file);
+    db_read_choice(db, path, &p->feat_read);
+}
+
 /* Bytes of I/O per mini-batch the plan expects: reads, and a spilled
 ** round's runs written and read back. */
 static double plan_cost(const plan *p)
@@ -850,6 +863,7 @@ static int plan_memory(gnndb *db, plan *p, gnn_err *e)
     }
     if (!have) return gnn_seterr(e, first.rc, "%s", first.msg);
     *p = best;
+    plan_reads(db, p);
     return GNNDB_OK;
 }
 

@@ -98,6 +98,9 @@ typedef struct plan {
     int64_t copies_bytes;
     int64_t data_bytes;
     double graph_resident, feat_resident;
+    /* how the graph's blocks and the feature table's are read (memory.c;
+    ** db_open_* chooses again when the executor opens them) */
+    read_choice graph_read, feat_read;
     int64_t graph_pool_bytes, feat_pool_bytes, staged_bytes;
     int64_t per_batch_bytes;   /* expected bytes of one staged mini-batch */
     size_t graph_frames, feat_frames;
