@@ -8,6 +8,20 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#ifdef HAVE_VALGRIND
+#include <valgrind/valgrind.h>
+#endif
+
+int gnn_rss_meaningful(void)
+{
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+    return 0;
+#elif defined(HAVE_VALGRIND)
+    return !RUNNING_ON_VALGRIND;
+#else
+    return 1;
+#endif
+}
 
 int64_t gnn_rss_now(void)
 {

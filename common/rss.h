@@ -10,6 +10,11 @@
 
 /* Resident bytes of this process now (anonymous and file-backed pages). */
 int64_t gnn_rss_now(void);
+/* Whether the resident bytes measure this process's own allocations: not
+** under AddressSanitizer (its shadow memory and quarantine of freed blocks
+** are resident bytes no allocation holds) nor under valgrind (which runs
+** the program inside its own). A check against them is then skipped. */
+int gnn_rss_meaningful(void);
 /* The most resident bytes this process has held (VmHWM). */
 int64_t gnn_rss_peak(void);
 /* The smallest memory limit of this process's cgroup and its ancestors,

@@ -212,7 +212,9 @@ static int spill_line(const plan *p, const hb_stats *st, rowset *rs)
                     "mini-batch, against %s in memory at HYPERBATCH %" PRId64,
                     p->hyperbatch,
                     db_fmt_size((int64_t)p->run_bytes_est, b1, sizeof b1),
-                    p->spill_ahead ? ", the next read ahead" : "",
+                    p->spill_ahead == 1   ? ", the next read ahead"
+                    : p->spill_ahead > 1 ? ", the next two read ahead"
+                                         : "",
                     db_fmt_size((int64_t)p->cost_spill, b2, sizeof b2),
                     db_fmt_size((int64_t)p->cost_inmem, b3, sizeof b3),
                     p->hyperbatch_inmem);

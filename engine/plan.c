@@ -322,8 +322,13 @@ static void plan_spill(gnndb *db, plan *p, int64_t cap, int64_t fit)
     p->spill_subround = s;
     p->spill_wbuf = wbuf;
     p->spill_rec_est = spill_record_bytes(p, nodes) + 256 + (double)wbuf;
-    p->spill_ahead = 2.0 * p->run_bytes_est * 1.15 <=
-                     staged - (double)g * (double)p->batch * 16;
+    /* runs read ahead of the one handed out (each in a buffer of its own
+    ** beside it): as many as fit, up to what the spill area reads at once */
+    double room = staged - (double)g * (double)p->batch * 16;
+    p->spill_ahead = 0;
+    while (p->spill_ahead < SPILL_READ_RUNS &&
+           (double)(p->spill_ahead + 2) * p->run_bytes_est * 1.15 <= room)
+        p->spill_ahead++;
 }
 
 /* The row cache's share of memory_limit: PRAGMA feature_cache, else the

@@ -115,7 +115,7 @@ typedef struct plan {
     ** per mini-batch, with and without) */
     int spill;
     size_t spill_wbuf;
-    int spill_ahead;
+    int spill_ahead;           /* runs read ahead of the one handed out */
     double run_bytes_est;
     double spill_topo_est;     /* n_id and edge_index of one batch */
     double spill_rec_est;      /* what one batch's record and run buffer hold */

@@ -23,6 +23,7 @@
 #include "granularity.h"
 #include "seeds.h"
 #include "link.h"
+#include "spill.h"
 #include "../gpu/xfer.h"
 
 typedef struct nmap {        /* internal id -> local index, open addressing */
@@ -231,13 +232,19 @@ typedef struct hb_spill_state {
     double sample_per;       /* bytes a sampled mini-batch held (measured) */
 } hb_spill_state;
 
-/* Handing a spilled round out (hb_readback.c): the read buffers of its
-** runs and the batch handed out. */
+/* Handing a spilled round out (hb_readback.c): the buffers its runs are
+** read into (raw, up to SPILL_READ_RUNS at once, each with the record being
+** read into it, -1: none), the one the batch handed out is put in order in
+** (out), or the raw one it was ordered in place in (in_raw, -1: none), and
+** the batch handed out. */
 typedef struct hb_readback {
     int scur;                /* next record of `emit` to hand out */
-    unsigned char *rbuf[2];
-    size_t caprbuf[2];
-    int ahead_started;
+    unsigned char *raw[SPILL_READ_RUNS];
+    size_t capraw[SPILL_READ_RUNS];
+    int raw_rec[SPILL_READ_RUNS];
+    unsigned char *out;
+    size_t capout;
+    int in_raw;
     uint32_t *ord;
     size_t capord;
     uint64_t *ordseen;       /* a bit per local index, checking `ord` */
@@ -513,6 +520,8 @@ int hbs_next(hb_exec *x, const gnndb_batch_view **view, gnn_err *e);
 int hbs_pending(const hb_exec *x);
 /* Give back the read buffers (the batch handed out is dead). */
 void hbs_readback_trim(hb_exec *x);
+/* No run read into any buffer yet (hbs_open). */
+void hbs_readback_init(hb_exec *x);
 void hbs_readback_close(hb_exec *x);
 /* The pipeline (hb_pipeline.c): the next spilled mini-batch, switching
 ** rounds and starting the next round's build as needed; joining it. */

@@ -37,7 +37,7 @@ double hb_now(void)
 size_t hb_uncounted(hb_exec *x, size_t counted)
 {
     int64_t rss = gnn_rss_now();
-    if (rss < 0) return 0;
+    if (rss < 0 || !gnn_rss_meaningful()) return 0;
     int64_t peak = atomic_load(&x->rss_peak);
     while (rss > peak && !atomic_compare_exchange_weak(&x->rss_peak, &peak, rss))
         ;
