@@ -14,7 +14,7 @@
 #include "blockfile.h"
 
 /* gnndb_stmt_status ops are below this */
-#define GNN_NSTATUS 23
+#define GNN_NSTATUS 25
 
 typedef struct gnn_pragmas {
     int64_t memory_limit;   /* bytes for data: pools, cache, staged batches */
@@ -30,6 +30,8 @@ typedef struct gnn_pragmas {
     int spill;              /* GNN_SPILL_*: when a hyperbatch may spill */
     int read_granularity;   /* GNN_GRAN_*: whole blocks or their pages */
     int strict;             /* 1: a plan's warnings refuse the statement */
+    int pin_memory;         /* 1: host batches in page-locked memory */
+    int64_t gpu_cache;      /* bytes of feature rows kept on the device */
 } gnn_pragmas;
 
 #define GNN_GRAN_AUTO  0    /* per block, whichever the cost model prefers */

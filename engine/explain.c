@@ -490,10 +490,7 @@ int explain_rows(const plan *p, const hb_stats *st, rowset *rs)
     int err = head_lines(p, rs);
     err |= spill_line(p, st, rs);
     err |= cost_lines(p, &est, rs);
-    err |= line(rs, 0, "-> transfer to %s",
-                p->device == GNNDB_DEVICE_CUDA ? "cuda" : "host");
-    if (st && p->device == GNNDB_DEVICE_CUDA)
-        err |= actual(rs, 1, &st->transfer);
+    err |= explain_transfer(p, st, rs);
     err |= gather_lines(p, st, &est, 1, rs);
     err |= hop_lines(p, st, &est, 2, rs);
     err |= scan_lines(p, 2 + p->nhops, rs);

@@ -693,7 +693,8 @@ static int plan_hyperbatch(gnndb *db, plan *p, gnn_err *e)
 {
     /* the seeds and their epoch order stay loaded for the whole run */
     p->staged_bytes = p->memory_limit - p->graph_pool_bytes -
-                      p->feat_pool_bytes - p->cache_bytes - seeds_bytes_of(p);
+                      p->feat_pool_bytes - p->cache_bytes - seeds_bytes_of(p) -
+                      p->tr.host_bytes;
     char b1[32], b2[32];
     /* the seeds alone must fit; the rest is checked on what is staged */
     int64_t seeds_bytes = plan_seed_nodes(p) * HB_NODE_BYTES(plan_x_dim(p));
@@ -764,7 +765,7 @@ int plan_build(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
     else
         rc = plan_seeds(db, s, p, e);
     if (rc || (rc = plan_clauses(db, s, p, e)) || (rc = plan_pools(db, p, e)) ||
-        (rc = plan_hyperbatch(db, p, e)))
+        (rc = plan_transfer_of(db, p, e)) || (rc = plan_hyperbatch(db, p, e)))
         return rc;
     plan_blocks_est(p);
     return plan_profile(db, p, e);

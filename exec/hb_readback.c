@@ -13,22 +13,25 @@
 #include <string.h>
 
 /* Free read-back buffer k. */
-static void drop_rbuf(hb_readback *rb, int k)
+static void drop_rbuf(hb_exec *x, int k)
 {
-    gnn_free_aligned(rb->rbuf[k]);
+    hb_readback *rb = &x->rb;
+    hb_read_buffer_free(x, rb->rbuf[k]);
     rb->rbuf[k] = NULL;
     rb->caprbuf[k] = 0;
 }
 
 /* Buffer k with room for `need` bytes. Runs of a round differ a little in
 ** size, so a new buffer gets a sixteenth to spare: later runs reuse it
-** instead of faulting in fresh pages for every mini-batch. */
-static int rbuf_ready(hb_readback *rb, int k, size_t need, gnn_err *e)
+** instead of faulting in fresh pages for every mini-batch. The transfer
+** operator's memory (pinned for a device-bound batch). */
+static int rbuf_ready(hb_exec *x, int k, size_t need, gnn_err *e)
 {
+    hb_readback *rb = &x->rb;
     if (rb->caprbuf[k] >= need) return GNNDB_OK;
-    gnn_free_aligned(rb->rbuf[k]);
+    hb_read_buffer_free(x, rb->rbuf[k]);
     need += need / 16;
-    rb->rbuf[k] = gnn_alloc_aligned(need);
+    rb->rbuf[k] = hb_read_buffer(x, need);
     rb->caprbuf[k] = rb->rbuf[k] ? need : 0;
     if (!rb->rbuf[k])
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory reading back a "
@@ -56,7 +59,7 @@ static int pair_fits(const hb_exec *x, size_t in, size_t out)
 static int start_read(hb_exec *x, int i, gnn_err *e)
 {
     hb_sbatch *s = &x->sp.emit->sb[i];
-    int rc = rbuf_ready(&x->rb, 0, spill_run_read_size(s->run), e);
+    int rc = rbuf_ready(x, 0, spill_run_read_size(s->run), e);
     if (!rc) rc = spill_run_read_start(s->run, x->rb.rbuf[0], e);
     return rc;
 }
@@ -228,7 +231,7 @@ static int put_in_order(hb_exec *x, hb_sbatch *s, int two, size_t size,
         return GNNDB_OK;
     }
     if (two) {
-        if ((rc = rbuf_ready(&x->rb, 1, size, e))) return rc;
+        if ((rc = rbuf_ready(x, 1, size, e))) return rc;
         *out = x->rb.rbuf[1];
         memcpy(*out, buf, hbs_off_rows(x->p, s->nn, s->ne));
     }
@@ -284,7 +287,7 @@ int hbs_next(hb_exec *x, const gnndb_batch_view **view, gnn_err *e)
               (x->p->spill_ahead && pair_fits(x, size, size));
     if (!rb->ahead_started) {
         /* the batch handed out before is dead */
-        if (!two) drop_rbuf(rb, 1);
+        if (!two) drop_rbuf(x, 1);
         rc = start_read(x, i, e);
     }
     rb->ahead_started = 0;
@@ -314,7 +317,7 @@ int hbs_pending(const hb_exec *x) { return x->rb.scur < x->sp.emit->nsb; }
 
 void hbs_readback_trim(hb_exec *x)
 {
-    for (int k = 0; k < 2; k++) drop_rbuf(&x->rb, k);
+    for (int k = 0; k < 2; k++) drop_rbuf(x, k);
 }
 
 void hbs_readback_close(hb_exec *x)

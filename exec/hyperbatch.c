@@ -463,6 +463,8 @@ void hb_close(hb_exec *x)
     if (!x) return;
     hbp_stop(x);
     hb_transfer_close(x);
+    for (int i = 0; i < x->capb; i++) hb_out_release(x, &x->hb[i]);
+    for (int i = 0; i < x->capb2; i++) hb_out_release(x, &x->hb2[i]);
     for (int i = 0; i < x->capb; i++) batch_free(&x->hb[i]);
     free(x->hb);
     for (int i = 0; i < x->capb2; i++) batch_free(&x->hb2[i]);
