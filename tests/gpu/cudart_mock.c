@@ -32,15 +32,19 @@
 
 #include "gcache_kernel.h"
 
+/* The controls are exported even from build/mock/libgnndb.so, whose other
+** symbols are hidden, so that the Python tests can reach them. */
+#define MOCK_API __attribute__((visibility("default")))
+
 /* ---- failures on demand ---- */
 static char fail_call[64];
 static long fail_left;
 static cudaError_t fail_err;
 static int fail_mode, lost, always;
-int64_t mock_free_mem = (int64_t)16 << 30;
+MOCK_API int64_t mock_free_mem = (int64_t)16 << 30;
 int64_t mock_total_mem = (int64_t)16 << 30;
 
-void mock_fail(const char *call, long nth, cudaError_t err, int mode)
+MOCK_API void mock_fail(const char *call, long nth, cudaError_t err, int mode)
 {
     snprintf(fail_call, sizeof fail_call, "%s", call ? call : "");
     fail_left = nth;
@@ -147,7 +151,7 @@ static cudaError_t untrack(void *p, int kind)
 }
 
 /* How many allocations of `kind` are live (the tests check for leaks). */
-int mock_live(int kind)
+MOCK_API int mock_live(int kind)
 {
     int n = 0;
     for (int i = 0; i < nallocs; i++) n += allocs[i].kind == kind;
