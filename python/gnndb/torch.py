@@ -56,7 +56,28 @@ import gnndb
 
 __all__ = ["NeighborBatch", "LinkBatch", "HeteroBatch", "NodeTypeFields",
            "EdgeTypeFields", "GnnDataset", "loader", "to_torch", "to_pyg",
-           "pyg_available"]
+           "pyg_available", "pick_device", "device_clause"]
+
+
+def pick_device(name=None):
+    """The torch.device a training script runs on: `name` ('cuda',
+    'cuda:1', 'cpu'), or by default cuda when torch sees a GPU, else cpu.
+    A bare 'cuda' becomes the current device's index."""
+    if name is None:
+        name = "cuda" if torch.cuda.is_available() else "cpu"
+    dev = torch.device(name)
+    if dev.type == "cuda" and dev.index is None:
+        dev = torch.device("cuda", torch.cuda.current_device())
+    return dev
+
+
+def device_clause(device):
+    """The clause that asks gnndb for batches on `device`: " TO DEVICE
+    'cuda:N'" for a CUDA device, "" for the host."""
+    dev = torch.device(device)
+    if dev.type != "cuda":
+        return ""
+    return " TO DEVICE 'cuda:%d'" % (0 if dev.index is None else dev.index)
 
 
 class _Fields:
