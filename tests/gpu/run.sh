@@ -43,6 +43,31 @@ for kind in "" mock/; do
     run "$B/tests/gpu/${kind}test_gpu_batches" "$T/${kind}batches.gnndb" "$DATA"
 done
 
+# Python: the CUDA Array Interface checked key by key, and device batches
+# end to end on the stand-in runtime (python/tests/test_device.py); where
+# torch sees a device, the same cases (device_cases.py) and the loader's
+# TO DEVICE test against the real library.
+PY=${PYTHON:-/usr/bin/python3}
+if "$PY" -c 'import pytest, numpy, cffi' 2>/dev/null; then
+    if sh tests/run_pytest.sh "$B" "$PY" python/tests/test_device.py > "$T/py.log" 2>&1; then
+        echo "ok   python: test_device.py"
+    else
+        bad "python: test_device.py"; tail -40 "$T/py.log"
+    fi
+    if "$PY" -c 'import torch, sys; sys.exit(not torch.cuda.is_available())' 2>/dev/null; then
+        if sh tests/run_pytest.sh "$B" "$PY" python/tests/device_cases.py \
+                python/tests/test_loader.py > "$T/pycuda.log" 2>&1; then
+            echo "ok   python on the device: device_cases.py, test_loader.py"
+        else
+            bad "python on the device"; tail -40 "$T/pycuda.log"
+        fi
+    else
+        skip=$((skip + 1)); echo "skip python on the device: torch sees no CUDA device"
+    fi
+else
+    echo "note: no pytest, numpy or cffi for $PY: the Python GPU tests did not run"
+fi
+
 # The shell: same rows on the device as on the host.
 DB=$T/cora.gnndb
 "$GNNDB" "$DB" "CREATE GRAPH cora FROM '$DATA/cora/edges.tsv';
