@@ -81,13 +81,13 @@ static int cache_plan(xfer *x, xfer_set *s, const gnndb_batch_view *h,
         return GNNDB_OK;
     int64_t n = h->num_nodes;
     if (!gc_ready(&x->gc)) return gc_observe(&x->gc, h->n_id, n, e);
+    /* miss and admit share one array: n + 1 entries each */
     if (grow((void **)&s->src, &s->cap_src, (size_t)n + 1, sizeof *s->src) ||
-        grow((void **)&s->miss, &s->cap_miss, (size_t)n + 1,
-             sizeof *s->miss) ||
-        !(s->admit = (int32_t *)realloc(s->admit, s->cap_miss *
-                                                      sizeof *s->admit)))
+        grow((void **)&s->miss, &s->cap_miss, 2 * ((size_t)n + 1),
+             sizeof *s->miss))
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory planning the gpu "
                           "cache's gather");
+    s->admit = s->miss + n + 1;
     s->nrows = n;
     s->nmiss = gc_plan(&x->gc, h->n_id, n, s->src, s->miss, s->admit);
     size_t row = (size_t)x->gc.dim * sizeof(float);

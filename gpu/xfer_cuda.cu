@@ -150,7 +150,8 @@ static int open_on(int index, xfer **out, gnn_err *e)
             err = cudaEventCreateWithFlags(&x->set[i].done,
                                            cudaEventDisableTiming);
         if (err != cudaSuccess) {
-            int rc = xfer_cuda_fail(e, err, index, "creating a stream and event");
+            int rc = xfer_cuda_fail(e, err, index,
+                                    "creating a stream and event");
             xfer_close(x);
             return rc == GNNDB_INTERNAL ? GNNDB_NODEVICE : rc;
         }
@@ -170,8 +171,9 @@ int xfer_cache(xfer *x, int64_t rows, int64_t dim, int warm, gnn_err *e)
     if (err != cudaSuccess) {
         x->cache_dev = NULL;
         gc_free(&x->gc);
-        return gnn_seterr(e, xfer_code_of(err), "cuda:%d: cannot allocate the gpu "
-                          "cache (%lld rows, %zu bytes): %s (error %d)",
+        return gnn_seterr(e, xfer_code_of(err), "cuda:%d: cannot allocate "
+                          "the gpu cache (%lld rows, %zu bytes): %s "
+                          "(error %d)",
                           x->index, (long long)rows, bytes,
                           cudaGetErrorString(err), (int)err);
     }
@@ -190,8 +192,7 @@ static void set_free(xfer_set *s)
     free(s->tv);
     free(s->rv);
     free(s->src);
-    free(s->miss);
-    free(s->admit);
+    free(s->miss); /* admit lies in it */
 }
 
 void xfer_close(xfer *x)

@@ -36,7 +36,7 @@ struct xfer_set {
     int cap_tv, cap_rv;
     /* the cache's plan of this set's batch (gcache.h) */
     int cached;          /* x is gathered by the kernel */
-    int32_t *src, *miss, *admit;
+    int32_t *src, *miss, *admit; /* admit points into miss's array */
     size_t cap_src, cap_miss;
     int64_t nrows, nmiss;
     uint64_t bus;        /* bytes this batch sends */
@@ -53,7 +53,10 @@ struct xfer {
     xfer_stats st;
 };
 
-static inline size_t round_up(size_t v, size_t a) { return (v + a - 1) / a * a; }
+static inline size_t round_up(size_t v, size_t a)
+{
+    return (v + a - 1) / a * a;
+}
 
 /* A CUDA error as a GNNDB code: out of memory, a misuse of ours, or the
 ** device (lost, failed, unusable). */

@@ -90,7 +90,10 @@ static int walk(gnndb_batch_view *v, gnndb_type_view *tv, gnndb_rel_view *rv,
 
 #undef VISIT
 
-static size_t align_up(size_t v) { return (v + XL_ALIGN - 1) / XL_ALIGN * XL_ALIGN; }
+static size_t align_up(size_t v)
+{
+    return (v + XL_ALIGN - 1) / XL_ALIGN * XL_ALIGN;
+}
 
 static int grow(xl *l)
 {

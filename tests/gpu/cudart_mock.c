@@ -58,7 +58,8 @@ static void env_once(void)
     static int done;
     if (done) return;
     done = 1;
-    const char *f = getenv("GNNDB_MOCK_FAIL"), *m = getenv("GNNDB_MOCK_FREE_MEM");
+    const char *f = getenv("GNNDB_MOCK_FAIL");
+    const char *m = getenv("GNNDB_MOCK_FREE_MEM");
     if (m) mock_free_mem = strtoll(m, NULL, 10);
     if (!f) return;
     char call[64];

@@ -48,6 +48,10 @@ done
 # torch sees a device, the same cases (device_cases.py) and the loader's
 # TO DEVICE test against the real library.
 PY=${PYTHON:-/usr/bin/python3}
+case $B in
+    *asan*|*tsan*) echo "note: $B is a sanitizer build: the Python GPU tests run with make test-gpu" ;;
+    *) false ;;
+esac ||
 if "$PY" -c 'import pytest, numpy, cffi' 2>/dev/null; then
     if sh tests/run_pytest.sh "$B" "$PY" python/tests/test_device.py > "$T/py.log" 2>&1; then
         echo "ok   python: test_device.py"

@@ -113,7 +113,8 @@ static int write_npy(const char *path, const char *descr, int64_t rows,
     FILE *f = fopen(path, "wb");
     if (!f) return -1;
     unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0,
-                             (unsigned char)(n & 0xff), (unsigned char)(n >> 8)};
+                             (unsigned char)(n & 0xff),
+                             (unsigned char)(n >> 8)};
     size_t cnt = (size_t)rows * (size_t)(cols ? cols : 1);
     int ok = fwrite(pre, 1, 10, f) == 10 && fwrite(hdr, 1, (size_t)n, f) ==
              (size_t)n && fwrite(data, elem, cnt, f) == cnt;
@@ -137,7 +138,8 @@ static int typed_files(const char *dir)
         fprintf(w, "%d,%d\n", (int)((s >> 33) % 120), (int)((s >> 13) % 300));
     fclose(c);
     fclose(w);
-    float *px = malloc(300 * 6 * sizeof *px), *ew = malloc(500 * 3 * sizeof *ew);
+    float *px = malloc(300 * 6 * sizeof *px);
+    float *ew = malloc(500 * 3 * sizeof *ew);
     int64_t *y = malloc(300 * sizeof *y);
     for (int i = 0; i < 300 * 6; i++) px[i] = (float)i * 0.25f;
     for (int i = 0; i < 500 * 3; i++) ew[i] = (float)i - 7.0f;

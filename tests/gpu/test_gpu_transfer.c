@@ -59,7 +59,8 @@ static void test_gather_reference(void)
     float x[N * DIM], out[N * DIM], cache[2 * DIM], miss[N * DIM];
     int32_t src[N], missi[N], admit[N];
     int64_t ids[N] = {4, 9, 11, 7, 12, 13};
-    for (int i = 0; i < N * DIM; i++) x[i] = (float)(ids[i / DIM] * 10 + i % DIM);
+    for (int i = 0; i < N * DIM; i++)
+        x[i] = (float)(ids[i / DIM] * 10 + i % DIM);
     memset(cache, 0, sizeof cache);
     for (int round = 0; round < 2; round++) {
         int64_t m = gc_plan(&g, ids, N, src, missi, admit);
@@ -107,7 +108,8 @@ static void fake_ids(int64_t *n_id, int64_t nn, uint64_t salt, int64_t span)
 {
     /* distinct ids, from a range of `span` so that batches share some */
     for (int64_t i = 0; i < nn; i++)
-        n_id[i] = (int64_t)(((uint64_t)i * 7919u + salt * 31u) % (uint64_t)span);
+        n_id[i] = (int64_t)(((uint64_t)i * 7919u + salt * 31u) %
+                            (uint64_t)span);
 }
 
 static void fake_make(fake *f, int pinned, int64_t nn, int64_t ne, int64_t ns,
