@@ -344,6 +344,45 @@ static void test_cache(gnndb *db)
     run_free(&cached);
 }
 
+#ifdef GNNDB_CUDA
+static int pinned(const void *p)
+{
+    struct cudaPointerAttributes at;
+    if (!p || cudaPointerGetAttributes(&at, p) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    return at.type == cudaMemoryTypeHost;
+}
+#endif
+
+/* PRAGMA pin_memory: host batches in page-locked memory, the same
+** batches. */
+static void test_pin_memory(gnndb *db)
+{
+    for (int q = 0; q < 3; q++) {
+        run plain, pin;
+        run_query(db, "PRAGMA pin_memory = off;", queries[q], &plain);
+        run_query(db, "PRAGMA pin_memory = on;", queries[q], &pin);
+        compare_runs("pin_memory", &plain, &pin);
+        run_free(&plain);
+        run_free(&pin);
+        gnndb_stmt *st = NULL;
+        CHECK(gnndb_prepare(db, queries[q], -1, &st, NULL) == GNNDB_OK &&
+                  gnndb_step(st) == GNNDB_BATCH,
+              "%s", gnndb_errmsg(db));
+#ifdef GNNDB_CUDA
+        const gnndb_batch_view *v = st ? gnndb_batch(st) : NULL;
+        CHECK(v && pinned(v->n_id) && pinned(v->edge_index) &&
+                  pinned(v->x),
+              "query %d: pin_memory: arrays not in pinned memory", q);
+#endif
+        gnndb_finalize(st);
+    }
+    gnndb_exec(db, "PRAGMA pin_memory = off;", NULL, NULL);
+    printf("ok: PRAGMA pin_memory: host batches pinned, the same batches\n");
+}
+
 #ifdef GNNDB_MOCK
 /* A fault at the n-th call of `call` during a device run (mode as
 ** mock_fail's): the run stops with an error naming the device and the
@@ -456,6 +495,7 @@ int main(int argc, char **argv)
     if (!skipped) {
         test_queries(db);
         test_cache(db);
+        test_pin_memory(db);
 #ifdef GNNDB_MOCK
         test_faults(db);
 #endif
