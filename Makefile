@@ -116,7 +116,8 @@ $(B)/tests/gpu/%: tests/gpu/%.c $(B)/libgnndb.a
 	$(CC) $(CPPFLAGS) -Igpu $(CFLAGS) -o $@ $< $(B)/libgnndb.a $(LDLIBS)
 
 # GPU tests: they compare device batches with host batches byte for byte
-# where a CUDA device is present, and skip (saying so) where none is.
+# where a CUDA device is present, and skip (saying so) where none is; the
+# same tests against the stand-in runtime run everywhere (mk/gpu.mk).
 test-gpu: all $(GPU_TEST_BIN)
 	@sh tests/gpu/run.sh $(B)
 
