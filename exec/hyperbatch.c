@@ -77,8 +77,11 @@ static int hb_alloc_batches(hb_exec *x, int n, gnn_err *e)
     return GNNDB_OK;
 }
 
-static void batch_free(hb_batch *b)
+/* Free slot b's arrays; those handed out are the transfer operator's
+** memory (perhaps pinned: hb_out_release). */
+static void batch_free(hb_exec *x, hb_batch *b)
 {
+    hb_out_release(x, b);
     free(b->nodes);
     free(b->map.slots);
     free(b->esrc);
@@ -185,7 +188,7 @@ void hb_release_sampling(hb_exec *x)
 {
     work_free(x);
     for (int i = 0; i < x->capb; i++) {
-        batch_free(&x->hb[i]);
+        batch_free(x, &x->hb[i]);
         memset(&x->hb[i], 0, sizeof x->hb[i]);
     }
     x->nb = 0;
@@ -220,7 +223,7 @@ static int hb_fit(hb_exec *x, int with_features, gnn_err *e)
                           db_fmt_size(p->staged_bytes, b2, sizeof b2));
     }
     for (int i = keep; i < x->capb; i++) {
-        batch_free(&x->hb[i]);
+        batch_free(x, &x->hb[i]);
         memset(&x->hb[i], 0, sizeof x->hb[i]);
     }
     x->nb = keep;
@@ -463,11 +466,9 @@ void hb_close(hb_exec *x)
     if (!x) return;
     hbp_stop(x);
     hb_transfer_close(x);
-    for (int i = 0; i < x->capb; i++) hb_out_release(x, &x->hb[i]);
-    for (int i = 0; i < x->capb2; i++) hb_out_release(x, &x->hb2[i]);
-    for (int i = 0; i < x->capb; i++) batch_free(&x->hb[i]);
+    for (int i = 0; i < x->capb; i++) batch_free(x, &x->hb[i]);
     free(x->hb);
-    for (int i = 0; i < x->capb2; i++) batch_free(&x->hb2[i]);
+    for (int i = 0; i < x->capb2; i++) batch_free(x, &x->hb2[i]);
     free(x->hb2);
     hb_gather_close(x);
     hbs_close(x);
