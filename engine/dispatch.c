@@ -292,7 +292,10 @@ static void copy_exec_status(gnndb_stmt *st)
     }
     st->status[GNNDB_STATUS_PAGES_READ] = (int64_t)pages;
     st->status[GNNDB_STATUS_PARTIAL_BLOCKS] = (int64_t)part;
-    st->status[GNNDB_STATUS_RSS_PEAK] = s->rss_peak;
+    st->status[GNNDB_STATUS_RSS_PEAK] =
+        GNN_MAX(0, s->rss_peak - st->plan.mem.base);
+    st->status[GNNDB_STATUS_BUS_BYTES] = (int64_t)s->transfer.bytes_out;
+    st->status[GNNDB_STATUS_DEVICE_CACHE_HITS] = (int64_t)s->transfer.hits;
     memcpy(st->db->last_status, st->status, sizeof st->status);
 }
 

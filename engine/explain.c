@@ -536,8 +536,9 @@ static int memory_line(const plan *p, const hb_stats *st, rowset *rs)
     int64_t later = st->epochs_begun - 1;
     uint64_t first = later > 0 ? st->epoch0_read : all;
     int err = line(rs, 0, "memory: peak resident %s of memory_limit %s "
-                   "(at the executor's checks)",
-                   db_fmt_size(st->rss_peak, b1, sizeof b1),
+                   "(at the executor's checks, above the host's baseline)",
+                   db_fmt_size(GNN_MAX(0, st->rss_peak - p->mem.base), b1,
+                               sizeof b1),
                    db_fmt_size(p->memory_limit, b2, sizeof b2));
     if (later > 0)
         err |= line(rs, 0, "read: %s in the first epoch, %s in each later "
@@ -560,10 +561,7 @@ int explain_rows(const plan *p, const hb_stats *st, rowset *rs)
     if (st) err |= memory_line(p, st, rs);
     err |= spill_line(p, st, rs);
     err |= cost_lines(p, &est, rs);
-    err |= line(rs, 0, "-> transfer to %s",
-                p->device == GNNDB_DEVICE_CUDA ? "cuda" : "host");
-    if (st && p->device == GNNDB_DEVICE_CUDA)
-        err |= actual(rs, 1, &st->transfer);
+    err |= explain_transfer(p, st, rs);
     err |= gather_lines(p, st, &est, 1, rs);
     err |= hop_lines(p, st, &est, 2, rs);
     err |= scan_lines(p, 2 + p->nhops, rs);

@@ -28,6 +28,7 @@ int db_memory_reserve(gnndb *db, int threads, int64_t min_data,
     int64_t rss = gnn_rss_now();
     if (db->mem_base_at_prepare) db->mem_base = rss;
     r->rss = rss > 0 ? rss : 0;
+    r->base = db->mem_base;
     /* whole mebibytes, so that a few pages more or less between two runs
     ** of the same statement seldom change its plan */
     int64_t mib = (int64_t)1 << 20;

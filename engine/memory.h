@@ -17,6 +17,7 @@
 typedef struct mem_reserve {
     int64_t limit;      /* PRAGMA memory_limit */
     int64_t rss;        /* the process's resident bytes at prepare */
+    int64_t base;       /* ... that are the host's (gnndb_memory_baseline) */
     int64_t process;    /* resident bytes of the process at prepare, less
                         ** the host's baseline (gnndb_memory_baseline) */
     int64_t threads;    /* the statement's threads (MEM_THREAD_BYTES each) */

@@ -835,7 +835,10 @@ static int better(const plan *q, const plan *best)
 static int plan_memory(gnndb *db, plan *p, gnn_err *e)
 {
     int rc = plan_reserve(db, p, e);
+    if (!rc) rc = plan_transfer_of(db, p, e);
     if (rc) return rc;
+    /* the transfer's pinned staging and the GPU cache's host index */
+    p->data_bytes -= p->tr.host_bytes;
     int64_t d = p->data_bytes, dflt = GNN_MIN(d / 8, (int64_t)64 << 20);
     int64_t gb, fb;
     file_bytes(p, &gb, &fb);

@@ -29,6 +29,21 @@ typedef struct plan_rel {
     cat_table efeat;
 } plan_rel;
 
+/* The transfer operator's part of a plan (plan_device.c): whether the
+** batches' arrays are gathered into pinned memory (every device-bound
+** batch, and host batches under PRAGMA pin_memory), the GPU cache (PRAGMA
+** gpu_cache: rows of x kept on the device, chosen by counting the first
+** `warm` batches), and the host memory the transfer holds beside the staged
+** batches (its pinned staging and the cache's index), which plan.c counts
+** inside memory_limit. */
+typedef struct plan_transfer {
+    int pin;
+    int64_t cache_bytes, cache_rows;
+    int warm;
+    int64_t host_bytes;
+    char why_no_cache[160];    /* gpu_cache set but not used: why */
+} plan_transfer;
+
 typedef struct plan {
     cat_graph graph;
     /* a typed graph: types and relations (malloc'd), the seeds' type */
@@ -79,6 +94,7 @@ typedef struct plan {
     char *into;                /* malloc'd or NULL */
     int device;                /* GNNDB_DEVICE_* */
     int device_index;
+    plan_transfer tr;
 
     int64_t part_rank, part_count; /* PARTITION k OF n; count 0: none */
     int64_t nseeds_all;        /* seeds per epoch over all partitions */
@@ -232,5 +248,9 @@ void plan_free(plan *p);
 /* TO DEVICE 'host' | 'cuda[:N]' (NULL: host) into p->device and
 ** p->device_index. */
 int plan_parse_device(const char *d, plan *p, gnn_err *e);
+/* The transfer operator's part of the plan (p->tr), once the pools and
+** per_batch_bytes are known: a GPU cache that the device's free memory
+** cannot hold is refused here, in words. */
+int plan_transfer_of(gnndb *db, plan *p, gnn_err *e);
 
 #endif

@@ -296,9 +296,10 @@ int hb_topo_open(hb_exec *x, const cat_graph *g, int id, hb_rel_topo *t,
                  gnn_err *e);
 void hb_topo_close(hb_rel_topo *t);
 
-typedef struct hb_transfer { /* to a device (batch.c) */
+typedef struct hb_transfer { /* the transfer operator (transfer.c) */
     xfer *xf;                /* NULL for host */
-    gnndb_batch_view view;
+    gnndb_batch_view view;   /* the batch on the device */
+    int pin;                 /* outputs and read buffers in pinned memory */
 } hb_transfer;
 
 /* The executor: shared handles, the hyperbatch the operators pass along,
@@ -453,7 +454,26 @@ void hb_fill_view(const plan *p, hb_batch *b, int64_t *n_id,
 /* Hand out one finished mini-batch: digest, INTO files, transfer. */
 int hb_emit(hb_exec *x, hb_batch *b, const gnndb_batch_view **view,
             gnn_err *e);
+
+/* The transfer operator (transfer.c): open it (the device and its GPU
+** cache, for TO DEVICE 'cuda:N') and close it; hand b out, to the device
+** or as it is (*view: what the caller gets). */
 int hb_transfer_open(hb_exec *x, gnn_err *e);
+void hb_transfer_close(hb_exec *x);
+int hb_transfer_batch(hb_exec *x, hb_batch *b, const gnndb_batch_view **view,
+                      gnn_err *e);
+/* A batch's outputs that are handed out (n_id, edge_index, x, y,
+** edge_attr, a typed batch's rows) grow with hb_out_grow, as hb_grow
+** does, in pinned memory when the transfer wants it (hb_transfer.pin, a
+** round kept in memory), and are freed with hb_out_free; hb_out_release
+** frees all of b's before batch_free. A spilled round's read buffers, what
+** its batches are handed out from, come from hb_read_buffer (aligned for
+** O_DIRECT, pinned when wanted) and go back with hb_read_buffer_free. */
+int hb_out_grow(hb_exec *x, void **p, size_t *cap, size_t need, size_t elem);
+void hb_out_free(hb_exec *x, void *p);
+void hb_out_release(hb_exec *x, hb_batch *b);
+void *hb_read_buffer(hb_exec *x, size_t bytes);
+void hb_read_buffer_free(hb_exec *x, void *p);
 /* Sample mini-batches [g, g + h_next) of one epoch into x->hb (cut by
 ** hb_fit to what memory_limit holds beside x->staged_other). */
 int hb_sample_round(hb_exec *x, int64_t g, gnn_err *e);
@@ -527,7 +547,6 @@ void hbs_readback_close(hb_exec *x);
 ** rounds and starting the next round's build as needed; joining it. */
 int hbp_next(hb_exec *x, const gnndb_batch_view **view, gnn_err *e);
 void hbp_stop(hb_exec *x);
-void hb_transfer_close(hb_exec *x);
 
 /* An edge-seeded SAMPLE (hb_link.c): load the seed edges into x->seeds
 ** and x->link; start each mini-batch of x->hb from its seed edges and

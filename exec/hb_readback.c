@@ -16,13 +16,15 @@
 
 /* Buffer *b with room for `need` bytes. Runs of a round differ a little
 ** in size, so a new buffer gets a sixteenth to spare: later runs reuse it
-** instead of faulting in fresh pages for every mini-batch. */
-static int buf_ready(unsigned char **b, size_t *cap, size_t need, gnn_err *e)
+** instead of faulting in fresh pages for every mini-batch. The transfer
+** operator's memory (hb_read_buffer: pinned for a device-bound batch). */
+static int buf_ready(hb_exec *x, unsigned char **b, size_t *cap, size_t need,
+                     gnn_err *e)
 {
     if (*cap >= need) return GNNDB_OK;
-    gnn_free_aligned(*b);
+    hb_read_buffer_free(x, *b);
     need += need / 16;
-    *b = gnn_alloc_aligned(need);
+    *b = hb_read_buffer(x, need);
     *cap = *b ? need : 0;
     if (!*b)
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory reading back a "
@@ -30,9 +32,9 @@ static int buf_ready(unsigned char **b, size_t *cap, size_t need, gnn_err *e)
     return GNNDB_OK;
 }
 
-static void buf_drop(unsigned char **b, size_t *cap)
+static void buf_drop(hb_exec *x, unsigned char **b, size_t *cap)
 {
-    gnn_free_aligned(*b);
+    hb_read_buffer_free(x, *b);
     *b = NULL;
     *cap = 0;
 }
@@ -67,13 +69,15 @@ static int slot_of(const hb_readback *rb, int i)
 }
 
 /* Give back the buffers no run is read into and no batch handed out lives
-** in: the next run needs the memory. */
-static void drop_idle(hb_readback *rb)
+** in, but raw buffer `keep` (-1: none), about to be read into again: the
+** next run needs the memory. */
+static void drop_idle(hb_exec *x, int keep)
 {
-    buf_drop(&rb->out, &rb->capout);
+    hb_readback *rb = &x->rb;
+    buf_drop(x, &rb->out, &rb->capout);
     for (int k = 0; k < SPILL_READ_RUNS; k++)
-        if (rb->raw_rec[k] < 0 && k != rb->in_raw)
-            buf_drop(&rb->raw[k], &rb->capraw[k]);
+        if (rb->raw_rec[k] < 0 && k != rb->in_raw && k != keep)
+            buf_drop(x, &rb->raw[k], &rb->capraw[k]);
 }
 
 /* Start reading record i into a free raw buffer. `now`: it is the record to
@@ -84,9 +88,12 @@ static int start_read(hb_exec *x, int i, int now, int *started, gnn_err *e)
     hb_readback *rb = &x->rb;
     spill_run *run = x->sp.emit->sb[i].run;
     size_t need = spill_run_read_size(run);
+    /* the free buffer with the most room: reused, not allocated again */
     int k = -1;
-    for (int j = 0; k < 0 && j < SPILL_READ_RUNS; j++)
-        if (rb->raw_rec[j] < 0 && j != rb->in_raw) k = j;
+    for (int j = 0; j < SPILL_READ_RUNS; j++)
+        if (rb->raw_rec[j] < 0 && j != rb->in_raw &&
+            (k < 0 || rb->capraw[j] > rb->capraw[k]))
+            k = j;
     *started = 0;
     if (k < 0) {
         if (!now) return GNNDB_OK;
@@ -94,9 +101,9 @@ static int start_read(hb_exec *x, int i, int now, int *started, gnn_err *e)
     }
     if (!fits(x, growth(rb->capraw[k], need))) {
         if (!now) return GNNDB_OK;
-        drop_idle(rb);
+        drop_idle(x, k);
     }
-    int rc = buf_ready(&rb->raw[k], &rb->capraw[k], need, e);
+    int rc = buf_ready(x, &rb->raw[k], &rb->capraw[k], need, e);
     if (!rc) rc = spill_run_read_start(run, rb->raw[k], e);
     if (rc) return rc;
     rb->raw_rec[k] = i;
@@ -279,7 +286,7 @@ static int put_in_order(hb_exec *x, hb_sbatch *s, int k, int two,
         *buf = rb->out;
         return GNNDB_OK;
     }
-    if ((rc = buf_ready(&rb->out, &rb->capout, size, e))) return rc;
+    if ((rc = buf_ready(x, &rb->out, &rb->capout, size, e))) return rc;
     *buf = rb->out;
     memcpy(*buf, raw, hbs_off_rows(x->p, s->nn, s->ne));
     for (int j = 0; j < nparts && !rc; j++)
@@ -368,7 +375,7 @@ void hbs_readback_trim(hb_exec *x)
 {
     hb_readback *rb = &x->rb;
     rb->in_raw = -1;
-    drop_idle(rb);
+    drop_idle(x, -1);
 }
 
 void hbs_readback_init(hb_exec *x)
@@ -382,9 +389,9 @@ void hbs_readback_close(hb_exec *x)
 {
     hb_readback *rb = &x->rb;
     /* the runs are freed by now (hbs_close), their reads waited for */
-    buf_drop(&rb->out, &rb->capout);
+    buf_drop(x, &rb->out, &rb->capout);
     for (int k = 0; k < SPILL_READ_RUNS; k++) {
-        buf_drop(&rb->raw[k], &rb->capraw[k]);
+        buf_drop(x, &rb->raw[k], &rb->capraw[k]);
         rb->raw_rec[k] = -1;
     }
     free(rb->ord);

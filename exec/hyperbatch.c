@@ -92,8 +92,11 @@ static int hb_alloc_batches(hb_exec *x, int n, gnn_err *e)
     return GNNDB_OK;
 }
 
-static void batch_free(hb_batch *b)
+/* Free slot b's arrays; those handed out are the transfer operator's
+** memory (perhaps pinned: hb_out_release). */
+static void batch_free(hb_exec *x, hb_batch *b)
 {
+    hb_out_release(x, b);
     free(b->nodes);
     free(b->map.slots);
     free(b->esrc);
@@ -200,7 +203,7 @@ void hb_release_sampling(hb_exec *x)
 {
     work_free(x);
     for (int i = 0; i < x->capb; i++) {
-        batch_free(&x->hb[i]);
+        batch_free(x, &x->hb[i]);
         memset(&x->hb[i], 0, sizeof x->hb[i]);
     }
     x->nb = 0;
@@ -221,7 +224,7 @@ void hb_trim(void)
 static void free_slots(hb_exec *x, int from)
 {
     for (int i = from; i < x->capb; i++) {
-        batch_free(&x->hb[i]);
+        batch_free(x, &x->hb[i]);
         memset(&x->hb[i], 0, sizeof x->hb[i]);
     }
 }
@@ -517,9 +520,9 @@ void hb_close(hb_exec *x)
     if (!x) return;
     hbp_stop(x);
     hb_transfer_close(x);
-    for (int i = 0; i < x->capb; i++) batch_free(&x->hb[i]);
+    for (int i = 0; i < x->capb; i++) batch_free(x, &x->hb[i]);
     free(x->hb);
-    for (int i = 0; i < x->capb2; i++) batch_free(&x->hb2[i]);
+    for (int i = 0; i < x->capb2; i++) batch_free(x, &x->hb2[i]);
     free(x->hb2);
     hb_gather_close(x);
     hbs_close(x);
