@@ -6,6 +6,7 @@
 #include "stmt.h"
 #include "ddl.h"
 #include "pack.h"
+#include "gather_rows.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -418,6 +419,31 @@ static int step_scan_pack(gnndb_stmt *st, gnn_err *e)
 
 static void finalize_scan_pack(gnndb_stmt *st) { pk_scan_close(st->pk); }
 
+/* ---- GATHER -------------------------------------------------------------- */
+
+static int prepare_gather(gnndb_stmt *st, gnn_err *e)
+{
+    int rc = gr_open(st->db, st->ast, &st->gr, e);
+    if (!rc) gr_status(st->gr, st->status);
+    return rc;
+}
+
+/* The next chunk of rows, with SAMPLE's summary row. */
+static int step_gather(gnndb_stmt *st, gnn_err *e)
+{
+    const gnndb_batch_view *v = NULL;
+    int rc = interrupted(st, e);
+    if (!rc) rc = gr_next(st->gr, &v, e);
+    gr_status(st->gr, st->status);
+    memcpy(st->db->last_status, st->status, sizeof st->status);
+    if (rc != GNNDB_BATCH) return rc;
+    st->view = v;
+    report_progress(st, st->status[GNNDB_STATUS_TOTAL_BATCHES]);
+    return batch_row(st, v, e);
+}
+
+static void finalize_gather(gnndb_stmt *st) { gr_close(st->gr); }
+
 /* ---- the table ----------------------------------------------------------- */
 
 /* By the parser's kind. A kind without a step hands out the rows its run
@@ -451,6 +477,8 @@ static const stmt_ops kinds[] = {
                   .finalize = finalize_scan},
     [AST_SCAN_PACK] = {.prepare = prepare_scan_pack, .step = step_scan_pack,
                        .finalize = finalize_scan_pack},
+    [AST_GATHER] = {.prepare = prepare_gather, .step = step_gather,
+                    .finalize = finalize_gather},
 };
 
 /* SAMPLE's other forms: planned alike, stepped differently. */

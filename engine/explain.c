@@ -480,12 +480,15 @@ static int scan_lines(const plan *p, int d, rowset *rs)
         snprintf(all, sizeof all, "all %s nodes",
                  p->types[p->seed_type].name);
     const char *src = p->seeds_kind == AST_SEEDS_SPLIT ? "split"
-                      : p->seeds_kind == AST_SEEDS_LIST ? "list" : all;
+                      : p->seeds_kind == AST_SEEDS_LIST ? "list"
+                      : p->seeds_kind == AST_SEEDS_ORDERED ? "list in order"
+                                                           : all;
     err |= line(rs, d, "-> scan %s%s%s: %" PRId64 " seeds, BATCH %" PRId64
                 ", %s order",
                 src, p->seeds_kind == AST_SEEDS_SPLIT ? " " : "",
                 p->seeds_kind == AST_SEEDS_SPLIT ? p->split.name : "",
-                p->nseeds, p->batch, p->shuffle ? "shuffled" : "ascending");
+                p->nseeds, p->batch, p->shuffle ? "shuffled"
+                : p->seeds_kind == AST_SEEDS_ORDERED ? "listed" : "ascending");
     if (p->part_count > 1)
         err |= line(rs, d + 1, "partition %" PRId64 " of %" PRId64
                     ": this rank's share of %" PRId64 " seeds per epoch",

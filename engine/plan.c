@@ -375,6 +375,7 @@ static int resolve_seeds(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
             return e->rc;
         p->nseeds = p->split.count;
         break;
+    case AST_SEEDS_ORDERED:
     case AST_SEEDS_LIST:
         p->n_seed_list = s->n_seed_ids;
         p->seed_list = malloc((s->n_seed_ids + 1) * sizeof(int64_t));

@@ -33,6 +33,7 @@ struct gnndb_stmt {
     const gnndb_batch_view *view;
     int64_t status[GNN_NSTATUS];
     scan_exec *scan;     /* SCAN's executor */
+    struct gr_exec *gr;  /* GATHER's executor */
 };
 
 /* What a statement kind does at each stage of its life, as io.c's table

@@ -13,10 +13,36 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* SEEDS (...) IN ORDER: the list as written, cut into batches in its
+** order (a host that batches seeds itself, as PyG's loaders do, plans a
+** round of its batches as one statement); a repeated id would be two
+** seeds of one node, so it is refused. Sorts a copy to find repeats. */
+static int check_distinct(const uint32_t *ids, size_t n, const int64_t *list,
+                          const char *who, gnn_err *e)
+{
+    uint32_t *c = malloc((n + 1) * sizeof *c);
+    if (!c) return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
+    memcpy(c, ids, n * sizeof *c);
+    gnn_sort_u32(c, n);
+    size_t i = 1;
+    while (i < n && c[i] != c[i - 1]) i++;
+    uint32_t dup = i < n ? c[i] : 0;
+    free(c);
+    if (i >= n) return GNNDB_OK;
+    for (size_t k = 0; k < n; k++)
+        if (ids[k] == dup)
+            return gnn_seterr(e, GNNDB_RANGE, "%sseed node %" PRId64 " is "
+                              "listed twice; SEEDS (...) IN ORDER takes each "
+                              "node once", who, list[k]);
+    return GNNDB_OK;
+}
+
 /* SEEDS (...): map each listed id to its internal id, then sort and drop
-** repeats, so that the order of the list and a repeated id change nothing. */
+** repeats, so that the order of the list and a repeated id change nothing;
+** with IN ORDER (`ordered`) keep the list as it is. */
 static int load_list(gnndb *db, const cat_graph *g, const int64_t *list,
-                     size_t nlist, const char *who, seed_set *s, gnn_err *e)
+                     size_t nlist, int ordered, const char *who, seed_set *s,
+                     gnn_err *e)
 {
     if (!(s->ids = malloc((nlist + 1) * sizeof *s->ids)))
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
@@ -35,6 +61,10 @@ static int load_list(gnndb *db, const cat_graph *g, const int64_t *list,
     }
     idx_abort(t);
     if (rc) return rc;
+    if (ordered) {
+        s->n = (int64_t)nlist;
+        return check_distinct(s->ids, nlist, list, who, e);
+    }
     size_t w = 0;
     gnn_sort_u32(s->ids, nlist);
     for (size_t i = 0; i < nlist; i++)
@@ -70,7 +100,9 @@ int seeds_load(gnndb *db, const cat_graph *g, int kind, uint64_t split,
         s->n = (int64_t)n;
         return rc;
     }
-    if (kind == AST_SEEDS_LIST) return load_list(db, g, list, nlist, who, s, e);
+    if (kind == AST_SEEDS_LIST || kind == AST_SEEDS_ORDERED)
+        return load_list(db, g, list, nlist, kind == AST_SEEDS_ORDERED, who,
+                         s, e);
     s->n = g->nodes;
     if (!(s->ids = malloc(((size_t)s->n + 1) * sizeof *s->ids)))
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory");

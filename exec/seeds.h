@@ -8,7 +8,8 @@
 #include "db.h"
 
 typedef struct seed_set {
-    uint32_t *ids;           /* internal ids, ascending and distinct */
+    uint32_t *ids;           /* internal ids, distinct; ascending but for
+                                SEEDS (...) IN ORDER, as listed */
     int64_t n;
     /* each epoch's order, kept for the epoch last asked for */
     uint32_t *order;
@@ -31,7 +32,8 @@ int seeds_split_get(gnndb *db, const cat_graph *g, const char *name,
 /* Load the seeds of graph g: the members of the split whose index token is
 ** `split` (kind AST_SEEDS_SPLIT), the external ids list[0..nlist) mapped
 ** through the graph's key index when it has one (AST_SEEDS_LIST; sorted,
-** a repeated id kept once), or every node. An id not in the graph is
+** a repeated id kept once; AST_SEEDS_ORDERED: as listed, a repeated id
+** GNNDB_RANGE), or every node. An id not in the graph is
 ** GNNDB_NOTFOUND with `who` (the statement, "SCAN: ", or "") before the
 ** words. On failure s->ids may be set: seeds_free releases it. */
 int seeds_load(gnndb *db, const cat_graph *g, int kind, uint64_t split,

@@ -29,10 +29,11 @@ typedef enum ast_kind {
     AST_IMPORT_EDGE_FEATURES, /* IMPORT EDGE FEATURES w INTO g FROM 'f' */
     AST_CREATE_NODES,    /* CREATE NODES t IN g COUNT n */
     AST_CREATE_RELATION, /* CREATE RELATION r IN g FROM s TO d FROM 'f' */
-    AST_DROP_RELATION    /* DROP RELATION r ON g */
+    AST_DROP_RELATION,   /* DROP RELATION r ON g */
+    AST_GATHER           /* GATHER t [ON g[.x]] ROWS (ids) | ROWS 'f' */
 } ast_kind;
 
-#define AST_LAST_KIND AST_DROP_RELATION
+#define AST_LAST_KIND AST_GATHER
 
 #define AST_MAX_HOPS 8
 
@@ -40,6 +41,8 @@ typedef enum ast_kind {
 #define AST_SEEDS_SPLIT   1
 #define AST_SEEDS_LIST    2
 #define AST_SEEDS_ALL     3
+#define AST_SEEDS_ORDERED 4  /* SEEDS (1,2,3) IN ORDER: batches cut from the
+                                list as written, no id repeated */
 
 #define AST_FMT_DEFAULT 0
 #define AST_FMT_TSV 1
@@ -210,6 +213,11 @@ typedef struct ast_stmt {
     /* packs */
     char *pack;                 /* SAMPLE ... INTO PACK name */
     int64_t epoch;              /* SCAN PACK ... EPOCH e; -1 when absent */
+
+    /* GATHER t [ON g | ON g.x] ROWS (ids) | ROWS 'ids.npy' [BATCH n]
+    ** [TO DEVICE d]: name = t ("__labels" for LABELS), graph = g,
+    ** node_type = x (a node type or a relation), the ids in seed_ids, or
+    ** the file in path; batch 0 when absent */
 } ast_stmt;
 
 ast_stmt *ast_new(ast_kind kind);

@@ -27,7 +27,7 @@ static const char *const clause_names[CL_COUNT] = {
     [CL_PARTITION] = "PARTITION", [CL_CHUNK] = "CHUNK",
     [CL_PACK] = "INTO PACK", [CL_EPOCH] = "EPOCH",
     [CL_HEADER] = "HEADER", [CL_COLUMNS] = "COLUMNS", [CL_KEY] = "KEY",
-    [CL_SPLIT] = "SPLIT",
+    [CL_SPLIT] = "SPLIT", [CL_ROWS] = "ROWS", [CL_IN_ORDER] = "IN ORDER",
     [CL_NO_EDGE_IDS] = "WITHOUT EDGE IDS", [CL_EDGES] = "EDGES",
     [CL_NEGATIVE] = "NEGATIVE", [CL_STRICT] = "STRICT",
     [CL_EXCLUDE_SEEDS] = "EXCLUDE SEEDS", [CL_EXCLUDE_SPLIT] = "EXCLUDE SPLIT",
@@ -393,6 +393,7 @@ void build_finish(parse_ctx *p)
              "to SCAN PACK");
     else if (p->s->kind == AST_SAMPLE)
         finish_link_clauses(p);
+    build_gather_finish(p);
 }
 
 /* ---- importers' options ----------------------------------------------- */

@@ -19,6 +19,7 @@ enum {
     CL_NO_EDGE_IDS, CL_EDGES, CL_NEGATIVE, CL_STRICT, CL_EXCLUDE_SEEDS,
     CL_EXCLUDE_SPLIT, CL_EDGE_FEATURES,
     CL_NODE_COUNT, CL_REVERSE,
+    CL_ROWS, CL_IN_ORDER,
     CL_COUNT
 };
 
@@ -58,6 +59,16 @@ void build_propagate(parse_ctx *p, const gtok *kw, const gtok *feat,
 void build_normalize(parse_ctx *p, const gtok *kw, const gtok *v);
 void build_scan(parse_ctx *p, const gtok *kw, const gtok *table);
 void build_scan_graph(parse_ctx *p, const gtok *graph);
+
+/* GATHER t | GATHER LABELS (table NULL) [ON g | ON g.x]; ROWS (ids) (file
+** NULL: the ids follow through build_seed_id) or ROWS 'file'; SEEDS (ids)
+** IN ORDER (build_gather.c). */
+void build_gather(parse_ctx *p, const gtok *kw, const gtok *table);
+void build_gather_on(parse_ctx *p, const gtok *graph, const gtok *sub);
+void build_rows(parse_ctx *p, const gtok *kw, const gtok *file);
+void build_in_order(parse_ctx *p, const gtok *kw);
+/* The checks of a whole GATHER, and of IN ORDER in a SAMPLE. */
+void build_gather_finish(parse_ctx *p);
 
 /* Options and clauses; `kw` is the clause's first keyword (for "given twice"
 ** and range messages). */

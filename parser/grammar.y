@@ -58,6 +58,10 @@ int gnnParseCheck(void *parser, int major, const gtok *t, parse_ctx *ctx);
 /* Heterogeneous graphs: their words fall back to names as well. */
 %token RELATION COUNT REVERSE IN.
 %token DOT LBRACE RBRACE LBRACKET RBRACKET COLON STAR.
+
+/* GATHER's words (and IN ORDER's) fall back to names too. */
+%token GATHER ROWS ORDER.
+%fallback ID ROWS ORDER.
 %fallback ID RELATION COUNT REVERSE IN.
 
 /* ---- CREATE GRAPH ---------------------------------------------------- */
@@ -314,6 +318,26 @@ scan_clause ::= SEED(K) INTEGER(N). { build_seed(pctx, &K, &N); }
 scan_clause ::= EPOCHS(K) INTEGER(N).
                                     { build_int(pctx, &K, CL_EPOCHS, &N); }
 scan_clause ::= LIMIT(K) INTEGER(N). { build_int(pctx, &K, CL_LIMIT, &N); }
+
+/* ---- GATHER: rows of a table by index --------------------------------- */
+cmd ::= GATHER(K) ID(T) gather_on gather_clauses.
+                                    { build_gather(pctx, &K, &T); }
+cmd ::= GATHER(K) LABELS gather_on gather_clauses.
+                                    { build_gather(pctx, &K, NULL); }
+gather_on ::= .
+gather_on ::= ON ID(G).             { build_gather_on(pctx, &G, NULL); }
+gather_on ::= ON ID(G) DOT ID(X).   { build_gather_on(pctx, &G, &X); }
+gather_clauses ::= .
+gather_clauses ::= gather_clauses gather_clause.
+gather_clause ::= rows_list seed_ids RP.
+rows_list ::= ROWS(K) LP.           { build_rows(pctx, &K, NULL); }
+gather_clause ::= ROWS(K) STRING(F). { build_rows(pctx, &K, &F); }
+gather_clause ::= BATCH(K) INTEGER(N). { build_int(pctx, &K, CL_BATCH, &N); }
+gather_clause ::= TO(K) DEVICE STRING(D).
+                                    { build_name(pctx, &K, CL_DEVICE, &D); }
+gather_clause ::= TO(K) DEVICE ID(D).
+                                    { build_name(pctx, &K, CL_DEVICE, &D); }
+sample_clause ::= IN(K) ORDER.      { build_in_order(pctx, &K); }
 
 /* ---- packs: SAMPLE ... INTO PACK, SCAN PACK, DROP PACK ----------------- */
 sample_clause ::= INTO(K) PACK ID(N). { build_name(pctx, &K, CL_PACK, &N); }

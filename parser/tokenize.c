@@ -21,7 +21,8 @@
     X(HEADER) X(COLUMNS) X(KEY) X(OGB) X(AS) \
     X(EDGE) X(EDGES) X(WITHOUT) X(NEGATIVE) X(PAIRS) X(TRIPLET) X(STRICT) \
     X(EXCLUDE) X(SPLITS) \
-    X(RELATION) X(COUNT) X(REVERSE) X(IN)
+    X(RELATION) X(COUNT) X(REVERSE) X(IN) \
+    X(GATHER) X(ROWS) X(ORDER)
 
 #define KW_ENTRY(k) {#k, sizeof #k - 1, TK_##k},
 static const struct keyword {
