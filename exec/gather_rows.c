@@ -208,10 +208,12 @@ static int size_buffers(gr_exec *x, const ast_stmt *s, size_t *frames,
                               GNN_MAX(4, x->t.nblocks));
     int64_t room = r.data - (int64_t)*frames * fs - held;
     int64_t fit = room > 0 ? room / (int64_t)per_row(x) : 0;
-    int64_t want = s->batch > 0 ? s->batch : (int64_t)GNN_MAX(x->n, 1);
-    if (s->batch <= 0) want = GNN_MIN(want, fit);
+    /* no chunk holds more rows than there are ids */
+    int64_t want = GNN_MAX((int64_t)x->n, 1);
+    if (s->batch > 0) want = GNN_MIN(want, s->batch);
+    else want = GNN_MIN(want, fit);
     if (want >= 1 && want <= fit) {
-        x->chunk = (size_t)GNN_MIN(want, (int64_t)GNN_MAX(x->n, 1));
+        x->chunk = (size_t)want;
         return GNNDB_OK;
     }
     char b1[32], b2[32], b3[32];

@@ -298,6 +298,61 @@ class Connection:
             self._iters.add(it)
             return it
 
+    def gather(self, table, ids, on=None, tmp_dir=None, status=None):
+        """The rows of `table` (a feature table's name, or "LABELS") at `ids`
+        (1-D integers), in the order given, as one owning numpy array:
+        float32 [len(ids), dim] for a feature or edge-feature table, int64
+        [len(ids)] for labels. `on` names the graph ("cora"), a node type or
+        a relation of a typed graph ("mag.paper", "mag.writes"). It runs
+        `GATHER table ON on ROWS ...`: the engine reads each block that
+        holds a wanted row once, in chunks that fit memory_limit. Long id
+        lists go to the engine as a temporary .npy file (in `tmp_dir`, by
+        default the system's). An id out of range raises gnndb.Error
+        (RANGE) before anything is read. `status`, a dict, receives the
+        statement's blocks and bytes read."""
+        ids = np.ascontiguousarray(np.asarray(ids).reshape(-1))
+        if ids.size and not np.issubdtype(ids.dtype, np.integer):
+            raise Error(MISUSE, "gather(): ids must be integers, not %s"
+                        % ids.dtype)
+        ids = ids.astype(np.int64, copy=False)
+        labels = table.upper() == "LABELS"
+        head = "GATHER %s%s " % ("LABELS" if labels else table,
+                                 " ON " + on if on else "")
+        tmp = None
+        if ids.size <= _GATHER_INLINE:
+            sql = head + "ROWS (%s);" % ",".join(map(str, ids.tolist())) \
+                if ids.size else None
+        else:
+            import tempfile
+            fd, tmp = tempfile.mkstemp(suffix=".npy", dir=tmp_dir)
+            os.close(fd)
+            np.save(tmp, ids)
+            sql = head + "ROWS '%s';" % tmp.replace("'", "''")
+        try:
+            return self._gather_chunks(sql, ids.size, labels, status)
+        finally:
+            if tmp:
+                os.unlink(tmp)
+
+    def _gather_chunks(self, sql, n, labels, status):
+        out, at = None, 0
+        if sql is None:
+            return np.empty(0, np.int64) if labels else None
+        with self.sample(sql) as it:
+            for b in it:
+                a = b.y if labels else b.x
+                if out is None:
+                    out = np.empty((n,) + a.shape[1:], a.dtype)
+                out[at:at + len(a)] = a
+                at += len(a)
+                if status is not None:    # read while the statement lives
+                    for k, op in (("blocks_read", STATUS_BLOCKS_READ),
+                                  ("partial_blocks", STATUS_PARTIAL_BLOCKS),
+                                  ("bytes_read", STATUS_BYTES_READ),
+                                  ("chunks", STATUS_BATCHES)):
+                        status[k] = it.status(op)
+        return out
+
     def interrupt(self):
         """Ask the statement running on this connection to stop; its step
         then fails with gnndb.Error(code=gnndb.INTERRUPT). Callable from
@@ -333,6 +388,11 @@ class Connection:
             self._progress = cb
             self._progress_exc = None
             self._lib.gnndb_progress_handler(self._db, int(n), cb, ffi.NULL)
+
+
+# Ids a gather() writes into the statement itself; longer lists go to the
+# engine as a .npy file, which it reads faster than it parses text.
+_GATHER_INLINE = 4096
 
 
 def _encode(sql):
