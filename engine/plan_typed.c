@@ -149,17 +149,27 @@ static int load_fanouts(const ast_stmt *s, plan *p, gnn_err *e)
     return GNNDB_OK;
 }
 
-/* SEEDS t.split or SEEDS t.ALL: the seeds' type, and their count. */
+/* SEEDS t.split, SEEDS t.ALL or SEEDS t (ids): the seeds' type, and their
+** count. */
 static int load_seed_type(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
 {
     if (!s->seeds_type)
         return gnn_seterr(e, GNNDB_ERROR, "a SAMPLE of typed graph %s needs "
-                          "SEEDS type.split or SEEDS type.ALL", p->graph.name);
+                          "SEEDS type.split, SEEDS type.ALL or SEEDS type "
+                          "(ids)", p->graph.name);
     p->seed_type = type_index(p, s->seeds_type);
     if (p->seed_type < 0)
         return gnn_seterr(e, GNNDB_NOTFOUND, "graph %s has no node type %s",
                           p->graph.name, s->seeds_type);
     p->seeds_kind = s->seeds_kind;
+    if (s->seeds_kind == AST_SEEDS_LIST || s->seeds_kind == AST_SEEDS_ORDERED) {
+        p->n_seed_list = s->n_seed_ids;
+        p->seed_list = malloc((s->n_seed_ids + 1) * sizeof(int64_t));
+        if (!p->seed_list) return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
+        memcpy(p->seed_list, s->seed_ids, s->n_seed_ids * sizeof(int64_t));
+        p->nseeds = (int64_t)s->n_seed_ids;
+        return GNNDB_OK;
+    }
     if (s->seeds_kind != AST_SEEDS_SPLIT) {
         p->nseeds = p->types[p->seed_type].count;
         return GNNDB_OK;

@@ -9,6 +9,7 @@
 ** type) and per relation (edge_index into the two types' n_id). */
 #include "exec_int.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,6 +57,30 @@ void hb_typed_close(hb_exec *x)
     x->tf = NULL;
 }
 
+/* SEEDS t (ids): ids local to type t, made global and loaded as a list
+** (seeds.c: sorted, or as listed with IN ORDER). */
+static int typed_list(hb_exec *x, const plan_type *t, seed_set *s,
+                      gnn_err *e)
+{
+    const plan *p = x->p;
+    int64_t *g = malloc((p->n_seed_list + 1) * sizeof *g);
+    if (!g) return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
+    for (size_t i = 0; i < p->n_seed_list; i++) {
+        if (p->seed_list[i] < 0 || p->seed_list[i] >= t->count) {
+            int64_t bad = p->seed_list[i];
+            free(g);
+            return gnn_seterr(e, GNNDB_NOTFOUND, "seed node %" PRId64 " is "
+                              "not a %s node (0..%lld)", bad, t->name,
+                              (long long)t->count - 1);
+        }
+        g[i] = p->seed_list[i] + t->first;
+    }
+    int rc = seeds_load(x->db, &p->graph, p->seeds_kind, 0, g,
+                        p->n_seed_list, "", s, e);
+    free(g);
+    return rc;
+}
+
 int hb_typed_seeds(hb_exec *x, gnn_err *e)
 {
     plan *p = x->p;
@@ -74,6 +99,8 @@ int hb_typed_seeds(hb_exec *x, gnn_err *e)
         }
         return GNNDB_OK;
     }
+    if (p->seeds_kind == AST_SEEDS_LIST || p->seeds_kind == AST_SEEDS_ORDERED)
+        return typed_list(x, t, s, e);
     s->n = t->count;
     if (!(s->ids = malloc(((size_t)s->n + 1) * sizeof *s->ids)))
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory");

@@ -67,6 +67,8 @@ void build_gather(parse_ctx *p, const gtok *kw, const gtok *table);
 void build_gather_on(parse_ctx *p, const gtok *graph, const gtok *sub);
 void build_rows(parse_ctx *p, const gtok *kw, const gtok *file);
 void build_in_order(parse_ctx *p, const gtok *kw);
+/* SEEDS t (ids): seeds of node type t, ids local to it. */
+void build_typed_seed_list(parse_ctx *p, const gtok *kw, const gtok *type);
 /* The checks of a whole GATHER, and of IN ORDER in a SAMPLE. */
 void build_gather_finish(parse_ctx *p);
 

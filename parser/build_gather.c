@@ -1,5 +1,5 @@
 /* build_gather.c — the builders of GATHER (rows of a table by index) and of
-** SAMPLE's SEEDS (...) IN ORDER. The language only; ast.h says what each
+** SAMPLE's SEEDS (...) IN ORDER and SEEDS t (...). The language only; ast.h says what each
 ** field means to the engine. */
 #include "build_int.h"
 
@@ -42,6 +42,13 @@ void build_in_order(parse_ctx *p, const gtok *kw)
         return;
     }
     p->s->seeds_kind = AST_SEEDS_ORDERED;
+}
+
+void build_typed_seed_list(parse_ctx *p, const gtok *kw, const gtok *type)
+{
+    if (!bld_once(p, kw, CL_SEEDS)) return;
+    p->s->seeds_kind = AST_SEEDS_LIST;
+    bld_set_str(p, &p->s->seeds_type, type);
 }
 
 /* A GATHER needs its ROWS; IN ORDER keeps the list's order, which SHUFFLE

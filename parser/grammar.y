@@ -338,6 +338,9 @@ gather_clause ::= TO(K) DEVICE STRING(D).
 gather_clause ::= TO(K) DEVICE ID(D).
                                     { build_name(pctx, &K, CL_DEVICE, &D); }
 sample_clause ::= IN(K) ORDER.      { build_in_order(pctx, &K); }
+sample_clause ::= typed_seeds_list seed_ids RP.
+typed_seeds_list ::= SEEDS(K) ID(T) LP.
+                                    { build_typed_seed_list(pctx, &K, &T); }
 
 /* ---- packs: SAMPLE ... INTO PACK, SCAN PACK, DROP PACK ----------------- */
 sample_clause ::= INTO(K) PACK ID(N). { build_name(pctx, &K, CL_PACK, &N); }
