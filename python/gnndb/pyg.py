@@ -70,7 +70,7 @@ class _Db:
             if self._conn is not None:      # the parent's: never closed here
                 self._conn._db = gnndb.ffi.NULL
             self._conn = gnndb.connect(self.path, readonly=self.readonly,
-                                       create=False)
+                                       create=not self.readonly)
             self._pid = os.getpid()
         return self._conn
 
@@ -181,7 +181,8 @@ class FeatureStore(_PygFeatureStore):
         self.__dict__["graph"] = graph
         self.__dict__["x_table"] = x
         self.__dict__["_inflight"] = []   # [(node tensor, {key: rows})]
-        self._schema()
+        # GATHER statements run, and tensors the sampler handed over
+        self.__dict__["stats"] = {"reads": 0, "handed": 0}
 
     def _schema(self):
         return _Schema(self._db.conn(), self.graph)
@@ -268,6 +269,7 @@ class FeatureStore(_PygFeatureStore):
             if (attr.group_name, attr.attr_name) in rows and (
                     node is idx or (node.shape == idx.shape and
                                     torch.equal(node, idx))):
+                self.stats["handed"] += 1
                 return rows[(attr.group_name, attr.attr_name)]
         return None
 
@@ -302,6 +304,7 @@ class FeatureStore(_PygFeatureStore):
                                dtype=torch.long if kind == "y"
                                else torch.float32)
         out = self._db.conn().gather(table, ids, on=on)
+        self.stats["reads"] += 1
         return torch.from_numpy(out)
 
     def _multi_get_tensor(self, attrs):
