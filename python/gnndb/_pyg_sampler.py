@@ -168,8 +168,9 @@ class NeighborSampler(BaseSampler):
         self.seed = (int(seed) if seed is not None else
                      int(torch.randint(0, 2 ** 62, (1,)).item()))
         self.num_neighbors = num_neighbors
-        self._round, self._rounds = None, 0
+        self._round, self._rounds, self._read = None, 0, 0
         self._pid = os.getpid()
+        # in this process: statements run, batches handed out, bytes read
         self.stats = {"rounds": 0, "batches": 0, "bytes_read": 0}
 
     # -- the statement --------------------------------------------------------
@@ -230,6 +231,7 @@ class NeighborSampler(BaseSampler):
     def _start(self, seed_type, seeds, future):
         """A new round: this batch and the planned ones of its size."""
         if self._round is not None:
+            self._read += self._round.it.status(gnndb.STATUS_BYTES_READ)
             self._round.close()
         batches = [seeds]
         for t, s in future:
@@ -265,7 +267,8 @@ class NeighborSampler(BaseSampler):
         b = next(r.it)
         r.next += 1
         self.stats["batches"] += 1
-        self.stats["bytes_read"] = r.it.status(gnndb.STATUS_BYTES_READ)
+        self.stats["bytes_read"] = self._read + max(
+            0, r.it.status(gnndb.STATUS_BYTES_READ))
         return b
 
     # -- batches into PyG's outputs ---------------------------------------------

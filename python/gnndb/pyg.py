@@ -185,7 +185,15 @@ class FeatureStore(_PygFeatureStore):
         self.__dict__["stats"] = {"reads": 0, "handed": 0}
 
     def _schema(self):
-        return _Schema(self._db.conn(), self.graph)
+        """DESCRIBE's answer, kept until this store writes (a loader asks
+        for the attributes at every batch)."""
+        sch = self.__dict__.get("_sch")
+        if sch is None or self._db.forked():
+            sch = self.__dict__["_sch"] = _Schema(self._db.conn(), self.graph)
+        return sch
+
+    def _changed(self):
+        self.__dict__["_sch"] = None
 
     # -- names ----------------------------------------------------------------
 
@@ -328,6 +336,7 @@ class FeatureStore(_PygFeatureStore):
         with tempfile.TemporaryDirectory() as tmp:
             path = os.path.join(tmp, "t.npy")
             np.save(path, a)
+            self._changed()
             if exists:
                 conn.execute(exists)
             conn.execute(stmt % _q(path))
@@ -374,6 +383,7 @@ class FeatureStore(_PygFeatureStore):
         kind, table, on, _, _ = self._resolve(attr)
         if kind == "y":
             raise ValueError("gnndb: labels cannot be dropped")
+        self._changed()
         self._db.conn().execute("DROP FEATURES %s ON %s;" % (table, on))
         return True
 

@@ -570,7 +570,7 @@ def _on_cuda(device):
 
 
 def loader(path, sql, readonly=True, shard=None, pyg=None, device=None,
-           pin_memory=False, pragmas=None):
+           pin_memory=False, pragmas=None, status=None):
     """Yield the batches of the SAMPLE statement `sql` run on the database
     at `path` (opened read-only by default): torch_geometric Data objects
     or NeighborBatch objects as `pyg` says (see the module documentation).
@@ -590,7 +590,10 @@ def loader(path, sql, readonly=True, shard=None, pyg=None, device=None,
     model stay outside it.
 
     shard=(k, n) keeps only the batches whose position in the run is k mod n
-    (how GnnDataset splits a run among DataLoader workers)."""
+    (how GnnDataset splits a run among DataLoader workers).
+
+    status, a dict, receives the run's bytes and blocks read so far
+    (gnndb.STATUS_BYTES_READ, STATUS_BLOCKS_READ) at each batch."""
     async_copy = bool(pin_memory) and _on_cuda(device)
     convert = _converter(pyg, device, async_copy)
     with gnndb.connect(path, readonly=readonly, create=False) as conn:
@@ -607,6 +610,10 @@ def loader(path, sql, readonly=True, shard=None, pyg=None, device=None,
                         "SAMPLE with SEED, or each draws its own batches")
                 if shard is not None and i % shard[1] != shard[0]:
                     continue
+                if status is not None:
+                    status["bytes_read"] = it.status(gnndb.STATUS_BYTES_READ)
+                    status["blocks_read"] = it.status(
+                        gnndb.STATUS_BLOCKS_READ)
                 out = convert(b)
                 done = None
                 if async_copy and b.device == "cpu":
