@@ -571,12 +571,12 @@ static void typo_on_line_two_names_line_column_and_expected(void **state)
                  GNNDB_SYNTAX,
                  "near line 2, column 14: syntax error at 'BATCHES'; expected "
                  "one of SEEDS, FEATURES, BATCH, HYPERBATCH, SHUFFLE, SEED, "
-                 "EPOCHS, WITH, LIMIT, INTO, TO, PARTITION, EDGE, EDGES, "
-                 "NEGATIVE, STRICT, EXCLUDE, '.', ';'");
+                 "EPOCHS, WITH, LIMIT, INTO, TO, '(', PARTITION, EDGE, EDGES, "
+                 "NEGATIVE, STRICT, EXCLUDE, IN, '.', ';'");
     expect_error("SAMPEL 10 FROM g BATCH 1", GNNDB_SYNTAX,
                  "near line 1, column 1: syntax error at 'SAMPEL'; expected "
                  "one of CREATE, IMPORT, SHOW, DESCRIBE, DROP, CHECK, PRAGMA, "
-                 "EXPLAIN, SAMPLE, PROPAGATE, SCAN");
+                 "EXPLAIN, SAMPLE, PROPAGATE, SCAN, GATHER");
     expect_error("DROP TABLE x", GNNDB_SYNTAX,
                  "near line 1, column 6: syntax error at 'TABLE'; expected one "
                  "of FEATURES, GRAPH, SPLIT, PACK, RELATION");
@@ -1391,7 +1391,7 @@ static void hetero_sample_errors(void **state)
                  "near line 1, column 31: syntax error at '.'; expected one "
                  "of SEEDS, FEATURES, BATCH, HYPERBATCH, SHUFFLE, SEED, "
                  "EPOCHS, WITH, LIMIT, INTO, TO, PARTITION, EDGE, EDGES, "
-                 "NEGATIVE, STRICT, EXCLUDE, ';'");
+                 "NEGATIVE, STRICT, EXCLUDE, IN, ';'");
     expect_error("SAMPLE {a: 1} FROM g SEEDS p.s", GNNDB_SYNTAX,
                  "line 1, column 1: SAMPLE needs a BATCH clause");
 }
