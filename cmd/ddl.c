@@ -399,6 +399,42 @@ void ddl_table_undo(gnndb *db, ddl_table *d)
     d->built = 0;
 }
 
+static const char *kind_words(int kind)
+{
+    switch (kind) {
+    case CAT_TABLE_FEATURES: return "a feature table";
+    case CAT_TABLE_LABELS: return "the labels";
+    case CAT_TABLE_EDGE_FEATURES: return "an edge feature table";
+    default: return "the graph's edge table";
+    }
+}
+
+int ddl_replace_table(const cat_table *t, int kind, ddl_table *d,
+                      gnn_err *e)
+{
+    if (t->kind != kind)
+        return gnn_seterr(e, GNNDB_MISUSE, "%s is %s; REPLACE replaces %s "
+                          "only", t->name, kind_words(t->kind),
+                          kind_words(kind));
+    d->old_id = t->id;
+    snprintf(d->old_file, sizeof d->old_file, "%s", t->file);
+    return GNNDB_OK;
+}
+
+int ddl_check_table(gnndb *db, const cat_graph *g, const char *name,
+                       int kind, int replace, ddl_table *d, gnn_err *e)
+{
+    cat_table t;
+    gnn_err e2 = {0};
+    if (!replace)
+        return ddl_check_new_table(db, g, name,
+                                   kind == CAT_TABLE_LABELS, e);
+    int rc = cat_table_get(db->cat, g->id, name, &t, &e2);
+    if (rc == GNNDB_NOTFOUND) return GNNDB_OK;
+    if (rc) return gnn_seterr(e, rc, "%s", e2.msg);
+    return ddl_replace_table(&t, kind, d, e);
+}
+
 int ddl_check_new_table(gnndb *db, const cat_graph *g, const char *name,
                         int labels, gnn_err *e)
 {
@@ -443,12 +479,16 @@ int ddl_table_publish(gnndb *db, int64_t graph_id, ddl_table *d, int rc,
                       gnn_err *e)
 {
     if (!rc && (rc = cat_begin(db->cat, e)) == GNNDB_OK) {
-        if ((rc = ddl_table_insert(db, graph_id, d, e)) ||
+        if ((d->old_id && (rc = cat_table_delete(db->cat, d->old_id, e))) ||
+            (rc = ddl_table_insert(db, graph_id, d, e)) ||
             (rc = cat_commit(db->cat, e)))
             cat_rollback(db->cat);
     }
     if (rc) ddl_table_undo(db, d);
     else imp_feat_result_free(&d->r);
+    /* committed: the replaced table's file only frees space (a crash
+    ** first leaves an orphan that the next writable open removes) */
+    if (!rc && d->old_id) ddl_unlink(db, d->old_file);
     db_write_unlock(db);
     return ddl_disk_full_words(db, rc, e);
 }
@@ -466,7 +506,9 @@ int ddl_import(gnndb *db, const ast_stmt *s, int labels, gnn_err *e)
     d.o.labels = labels;
     if ((rc = object_name(s, labels ? "__labels" : s->name, name, e)) ||
         (rc = ddl_type_view(db, s->graph, s->node_type, &g, &t, &view, e)) ||
-        (rc = ddl_check_new_table(db, &view, name, labels, e)) ||
+        (rc = ddl_check_table(db, &view, name, labels ? CAT_TABLE_LABELS
+                              : CAT_TABLE_FEATURES, s->replace_table, &d,
+                              e)) ||
         (rc = ddl_table_opts(s, &d.o, e)) ||
         (rc = load_i2r(db, &view, &i2r, e)) ||
         (rc = ddl_table_build(db, &view, i2r, name, s->path, &d, e)))

@@ -30,6 +30,8 @@ typedef struct ddl_table {
     imp_feat_result r;
     cat_table t;
     int built;
+    int64_t old_id;       /* REPLACE: the table it replaces (0: none), ... */
+    char old_file[CAT_NAME_MAX];  /* ... whose file goes after the commit */
 } ddl_table;
 
 typedef struct ddl_split {
@@ -69,6 +71,17 @@ void ddl_graph_free(ddl_graph *d);
 ** table). */
 int ddl_check_new_table(gnndb *db, const cat_graph *g, const char *name,
                         int labels, gnn_err *e);
+/* IMPORT ... REPLACE: table t, which the statement's table of kind `kind`
+** replaces, into d (its row goes in the transaction that inserts d, its
+** file after the commit); a table of another kind is refused, naming
+** both kinds. */
+int ddl_replace_table(const cat_table *t, int kind, ddl_table *d,
+                      gnn_err *e);
+/* Table `name` of g, for an IMPORT of a table of kind `kind`: without
+** `replace`, GNNDB_EXISTS when g has it; with it, the table replaced
+** into d (ddl_replace_table); a new name is fine either way. */
+int ddl_check_table(gnndb *db, const cat_graph *g, const char *name,
+                    int kind, int replace, ddl_table *d, gnn_err *e);
 /* FORMAT, DIM, KEY, TYPE, STORE and BLOCK SIZE of an IMPORT [EDGE]
 ** FEATURES or LABELS statement into o (the other fields untouched). */
 int ddl_table_opts(const ast_stmt *s, imp_feat_opts *o, gnn_err *e);
@@ -81,8 +94,10 @@ int ddl_table_build(gnndb *db, const cat_graph *g, const int64_t *i2r,
 int ddl_table_insert(gnndb *db, int64_t graph_id, ddl_table *d, gnn_err *e);
 void ddl_table_undo(gnndb *db, ddl_table *d);
 /* After building table d for graph graph_id (rc: how that went): insert
-** it in one transaction, or undo it; release the write lock; the words of
-** a full disk. Returns the statement's code. */
+** it in one transaction (deleting the table it replaces, d->old_id, in
+** the same one, and that table's file after the commit), or undo it;
+** release the write lock; the words of a full disk. Returns the
+** statement's code. */
 int ddl_table_publish(gnndb *db, int64_t graph_id, ddl_table *d, int rc,
                       gnn_err *e);
 

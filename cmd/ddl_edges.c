@@ -5,9 +5,10 @@
 ** ids. On a typed graph the table belongs to one relation, INTO g.r: it
 ** is stored on r's own topology graph (catalog/hetero.c says why), and
 ** r's reverse shares it; DROP FEATURES w ON g.r finds it here for
-** ddl.c's DROP. Every refusal (no such graph or relation, no edge
-** ids, name taken, bad options, a missing file, a row count that is not
-** the input edges) comes before anything is written, or undoes what was. */
+** ddl.c's DROP, and IMPORT ... REPLACE replaces it wherever it is. Every
+** refusal (no such graph or relation, no edge ids, name taken, bad
+** options, a missing file, a row count that is not the input edges) comes
+** before anything is written, or undoes what was. */
 #include "ddl.h"
 
 #include <stdio.h>
@@ -37,17 +38,20 @@ static int relation_graph(gnndb *db, const cat_graph *g, const char *rel,
 
 /* GNNDB_EXISTS when relation `rel` of g, or the relation that shares its
 ** input edges, has a table `name` (of any kind: the name "__edges" is its
-** edge table's). */
+** edge table's); with REPLACE (`d` not NULL) that table, replaced. */
 static int check_new_edge_table(gnndb *db, const cat_graph *g,
                                 const char *rel, const cat_graph *rg,
-                                const char *name, gnn_err *e)
+                                const char *name, ddl_table *d, gnn_err *e)
 {
     cat_table t;
     cat_graph owner;
     gnn_err e2 = {0};
     int rc = cat_relation_edge_table(db->cat, g->id, rel, name, &t, &e2);
-    if (rc == GNNDB_NOTFOUND) return ddl_check_new_table(db, rg, name, 0, e);
+    if (rc == GNNDB_NOTFOUND)
+        return ddl_check_table(db, rg, name, CAT_TABLE_EDGE_FEATURES, d != NULL,
+                               d, e);
     if (rc) return gnn_seterr(e, rc, "%s", e2.msg);
+    if (d) return ddl_replace_table(&t, CAT_TABLE_EDGE_FEATURES, d, e);
     if (t.graph_id == rg->id)
         return gnn_seterr(e, GNNDB_EXISTS, "relation %s of graph %s already "
                           "has edge feature table %s", rel, g->name, name);
@@ -61,9 +65,10 @@ static int check_new_edge_table(gnndb *db, const cat_graph *g,
 
 /* The graph the table goes on, into *into: g itself, which must not be
 ** typed, or for INTO g.r relation r's topology graph; it has edge ids
-** and no table of the statement's name yet. */
+** and no table of the statement's name yet, or with REPLACE the one it
+** has goes into d. */
 static int edge_target(gnndb *db, const ast_stmt *s, cat_graph *g,
-                       cat_graph *into, gnn_err *e)
+                       cat_graph *into, ddl_table *d, gnn_err *e)
 {
     const char *rel = s->node_type;
     int rc = cat_graph_get(db->cat, s->graph, g, e);
@@ -77,8 +82,10 @@ static int edge_target(gnndb *db, const ast_stmt *s, cat_graph *g,
     else if ((rc = relation_graph(db, g, rel, into, e))) return rc;
     if ((rc = cat_graph_need_eids(into, "IMPORT EDGE FEATURES", e)))
         return rc;
-    return rel ? check_new_edge_table(db, g, rel, into, s->name, e)
-               : ddl_check_new_table(db, g, s->name, 0, e);
+    ddl_table *r = s->replace_table ? d : NULL;
+    return rel ? check_new_edge_table(db, g, rel, into, s->name, r, e)
+               : ddl_check_table(db, g, s->name, CAT_TABLE_EDGE_FEATURES,
+                                 s->replace_table, d, e);
 }
 
 int ddl_import_edge_features(gnndb *db, const ast_stmt *s, gnn_err *e)
@@ -91,7 +98,7 @@ int ddl_import_edge_features(gnndb *db, const ast_stmt *s, gnn_err *e)
     d.o.edges = 1;
     d.o.relation = s->node_type != NULL;
     into.id = 0;
-    (void)((rc = edge_target(db, s, &g, &into, e)) ||
+    (void)((rc = edge_target(db, s, &g, &into, &d, e)) ||
            (rc = ddl_table_opts(s, &d.o, e)) ||
            (rc = ddl_table_build(db, &into, NULL, s->name, s->path, &d, e)));
     return ddl_table_publish(db, into.id, &d, rc, e);

@@ -186,6 +186,7 @@ typedef struct ast_stmt {
     uint64_t seed;
     int64_t epochs;             /* default 1 */
     int replace;                /* WITH REPLACEMENT */
+    int replace_table;          /* IMPORT [EDGE] FEATURES, LABELS ... REPLACE */
     int64_t limit;              /* LIMIT k batches, -1 when absent */
     char *into;                 /* INTO 'dir' */
     char *device;               /* TO DEVICE '...' */

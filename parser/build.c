@@ -28,6 +28,7 @@ static const char *const clause_names[CL_COUNT] = {
     [CL_PACK] = "INTO PACK", [CL_EPOCH] = "EPOCH",
     [CL_HEADER] = "HEADER", [CL_COLUMNS] = "COLUMNS", [CL_KEY] = "KEY",
     [CL_SPLIT] = "SPLIT", [CL_ROWS] = "ROWS", [CL_IN_ORDER] = "IN ORDER",
+    [CL_REPLACE] = "REPLACE",
     [CL_NO_EDGE_IDS] = "WITHOUT EDGE IDS", [CL_EDGES] = "EDGES",
     [CL_NEGATIVE] = "NEGATIVE", [CL_STRICT] = "STRICT",
     [CL_EXCLUDE_SEEDS] = "EXCLUDE SEEDS", [CL_EXCLUDE_SPLIT] = "EXCLUDE SPLIT",
@@ -507,6 +508,7 @@ void build_flag(parse_ctx *p, const gtok *kw, int clause)
     case CL_MAP_IDS: s->map_ids = 1; break;
     case CL_SHUFFLE: s->shuffle = 1; break;
     case CL_REPLACEMENT: s->replace = 1; break;
+    case CL_REPLACE: s->replace_table = 1; break;
     case CL_HEADER: s->header = 1; break;
     case CL_NO_EDGE_IDS: s->no_edge_ids = 1; break;
     case CL_STRICT: s->neg_strict = 1; break;

@@ -62,6 +62,10 @@ int gnnParseCheck(void *parser, int major, const gtok *t, parse_ctx *ctx);
 /* GATHER's words (and IN ORDER's) fall back to names too. */
 %token GATHER ROWS ORDER.
 %fallback ID ROWS ORDER.
+
+/* IMPORT ... REPLACE; a name as well. */
+%token REPLACE.
+%fallback ID REPLACE.
 %fallback ID RELATION COUNT REVERSE IN.
 
 /* ---- CREATE GRAPH ---------------------------------------------------- */
@@ -108,9 +112,12 @@ feat_opt ::= DIM(K) INTEGER(N).     { build_int(pctx, &K, CL_DIM, &N); }
 feat_opt ::= STORE(K) ID(V).        { build_dtype(pctx, &K, CL_STORE, &V); }
 feat_opt ::= block_size.
 feat_opt ::= npz_key.
+feat_opt ::= REPLACE(K).           { build_flag(pctx, &K, CL_REPLACE); }
 label_opts ::= .
 label_opts ::= label_opts format_type.
 label_opts ::= label_opts npz_key.
+label_opts ::= label_opts REPLACE(K).
+                                    { build_flag(pctx, &K, CL_REPLACE); }
 format_type ::= FORMAT(K) ID(V).    { build_format(pctx, &K, &V, 1); }
 format_type ::= TYPE(K) ID(V).      { build_dtype(pctx, &K, CL_TYPE, &V); }
 

@@ -22,7 +22,7 @@
     X(EDGE) X(EDGES) X(WITHOUT) X(NEGATIVE) X(PAIRS) X(TRIPLET) X(STRICT) \
     X(EXCLUDE) X(SPLITS) \
     X(RELATION) X(COUNT) X(REVERSE) X(IN) \
-    X(GATHER) X(ROWS) X(ORDER)
+    X(GATHER) X(ROWS) X(ORDER) X(REPLACE)
 
 #define KW_ENTRY(k) {#k, sizeof #k - 1, TK_##k},
 static const struct keyword {

@@ -158,6 +158,25 @@ static void import_features_and_labels(void **state)
     assert_string_equal(s->path, "y.npy");
     ast_free(s);
 
+    /* REPLACE, anywhere among the options; still a name elsewhere */
+    s = parse_ok("IMPORT FEATURES f INTO g FROM 'x.npy' REPLACE STORE float16");
+    assert_int_equal(s->replace_table, 1);
+    assert_int_equal(s->replace, 0);
+    assert_string_equal(s->store, "float16");
+    ast_free(s);
+    s = parse_ok("IMPORT LABELS INTO g FROM 'y.npy' KEY 'y' REPLACE");
+    assert_int_equal(s->replace_table, 1);
+    ast_free(s);
+    s = parse_ok("IMPORT EDGE FEATURES w INTO g.r FROM 'w.npy' REPLACE");
+    assert_int_equal(s->kind, AST_IMPORT_EDGE_FEATURES);
+    assert_int_equal(s->replace_table, 1);
+    ast_free(s);
+    s = parse_ok("IMPORT FEATURES replace INTO replace FROM 'x.npy'");
+    assert_string_equal(s->name, "replace");
+    assert_string_equal(s->graph, "replace");
+    assert_int_equal(s->replace_table, 0);
+    ast_free(s);
+
     s = parse_ok("IMPORT LABELS INTO g FROM 'y.csv' FORMAT csv TYPE int64");
     assert_int_equal(s->format, AST_FMT_CSV);
     assert_string_equal(s->dtype, "int64");

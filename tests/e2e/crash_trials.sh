@@ -1,5 +1,6 @@
 #!/bin/sh
-# Crash safety: SIGKILL during CREATE GRAPH, IMPORT FEATURES and DROP GRAPH
+# Crash safety: SIGKILL during CREATE GRAPH, IMPORT FEATURES, DROP GRAPH and
+# IMPORT FEATURES ... REPLACE (of a table of another width)
 # at delays drawn by a seeded RNG from [0, T], T being the statement's time
 # in a calibration run. After every kill the database opens, CHECK passes,
 # SHOW GRAPHS and DESCRIBE show exactly the state before the statement or
@@ -7,7 +8,8 @@
 # names, and no *.tmp or tmp-* file is left after the reopen.
 #
 #   CRASH_SEED=n     the RNG seed (default 20261123; printed on failure)
-#   CRASH_TRIALS=n   trials in all (default 54, split 4:3:3 over the three)
+#   CRASH_TRIALS=n   trials in all (default 54, split 4:3:3 over the first three)
+#   CRASH_REPLACE_TRIALS=n   trials of the REPLACE (default 10)
 set -u
 fail() { echo "FAIL (CRASH_SEED=$SEED): $*"; exit 1; }
 SEED=${CRASH_SEED:-20261123}
@@ -23,8 +25,9 @@ import numpy as np
 rng = np.random.default_rng(7)
 n, m = 1 << 17, 1 << 22
 rng.integers(0, n, size=(m, 2), dtype=np.int64).astype('<i8').tofile('big.bin')
-np.save('feat.npy', rng.standard_normal((n, 64), dtype=np.float32))" ||
-    fail "generate big.bin and feat.npy"
+np.save('feat.npy', rng.standard_normal((n, 64), dtype=np.float32))
+np.save('feat32.npy', rng.standard_normal((n, 32), dtype=np.float32))" ||
+    fail "generate big.bin, feat.npy and feat32.npy"
 
 # The trials run on a database of cora (edges, labels, a split) and `big`:
 # CREATE GRAPH big2, IMPORT FEATURES f INTO big, and DROP GRAPH big2 (with a
@@ -35,6 +38,9 @@ IMPORT="IMPORT FEATURES f INTO big FROM '$PWD/feat.npy';"
 UNDO_IMPORT="DROP FEATURES f ON big;"
 PREP_DROP="$CREATE IMPORT FEATURES f2 INTO big2 FROM '$PWD/feat.npy';"
 DROP="DROP GRAPH big2;"
+# f of 64 columns replaced by one of 32, and back
+REPLACE="IMPORT FEATURES f INTO big FROM '$PWD/feat32.npy' REPLACE;"
+UNDO_REPLACE="IMPORT FEATURES f INTO big FROM '$PWD/feat.npy' REPLACE;"
 
 "$GNNDB" "$DB" "CREATE GRAPH cora FROM '$D/edges.tsv';
   IMPORT LABELS INTO cora FROM '$D/labels.npy';
@@ -67,9 +73,13 @@ S_DROP=$(state) || fail "state"
 T_DROP=$(timed "$DROP")
 T_IMPORT=$(timed "$IMPORT")
 S_IMPORTED=$(state) || fail "state"
+T_REPLACE=$(timed "$REPLACE")
+S_REPLACED=$(state) || fail "state"
+"$GNNDB" "$DB" "$UNDO_REPLACE" || fail "undo replace"
+[ "$(state)" = "$S_IMPORTED" ] || fail "calibration: REPLACE back is not the state imported"
 "$GNNDB" "$DB" "$UNDO_IMPORT" || fail "undo import"
 [ "$(state)" = "$S0" ] || fail "calibration did not return to the first state"
-echo "calibration: CREATE GRAPH ${T_CREATE} ms, IMPORT FEATURES ${T_IMPORT} ms, DROP GRAPH ${T_DROP} ms"
+echo "calibration: CREATE GRAPH ${T_CREATE} ms, IMPORT FEATURES ${T_IMPORT} ms, DROP GRAPH ${T_DROP} ms, REPLACE ${T_REPLACE} ms"
 
 # After a kill: a writable open first (it removes what the crash left), then
 # the checks. Prints "before" or "after".
@@ -119,6 +129,7 @@ count() { if [ "$1" = before ]; then n_before=$((n_before + 1)); else n_after=$(
 
 N_CREATE=$((TRIALS * 4 / 10)); N_IMPORT=$((TRIALS * 3 / 10))
 N_DROP=$((TRIALS - N_CREATE - N_IMPORT))
+N_REPLACE=${CRASH_REPLACE_TRIALS:-10}
 
 for d in $(delays $N_CREATE $T_CREATE 1); do
     k=$((k + 1)); trial "$CREATE" $d
@@ -138,5 +149,13 @@ for d in $(delays $N_DROP $T_DROP 3); do
     r=$(verify "trial $k: DROP GRAPH killed at $d ms" "$S_DROP" "$S0") || { echo "$r"; exit 1; }
     count $r
     [ $r = before ] || "$GNNDB" "$DB" "$PREP_DROP" || fail "undo drop"
+done
+"$GNNDB" "$DB" "$DROP $IMPORT" || fail "prepare the REPLACE trials"
+[ "$(state)" = "$S_IMPORTED" ] || fail "the REPLACE trials start from the state imported"
+for d in $(delays $N_REPLACE $T_REPLACE 4); do
+    k=$((k + 1)); trial "$REPLACE" $d
+    r=$(verify "trial $k: IMPORT FEATURES ... REPLACE killed at $d ms" "$S_IMPORTED" "$S_REPLACED") || { echo "$r"; exit 1; }
+    count $r
+    [ $r = before ] || "$GNNDB" "$DB" "$UNDO_REPLACE" || fail "undo replace"
 done
 echo "ok: $k trials (seed $SEED): $n_before left the state before, $n_after the state after; CHECK passed after each"
