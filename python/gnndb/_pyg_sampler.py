@@ -139,12 +139,22 @@ class NeighborSampler(BaseSampler):
     statement (the hyperbatch; 1 turns planning off). seed: the base of
     every round's SEED (default: drawn from torch's generator, so that
     torch.manual_seed repeats a run). pragmas: PRAGMAs run on the
-    sampler's connection (e.g. {"memory_limit": "512MB"})."""
+    sampler's connection (e.g. {"memory_limit": "512MB"}). PyG's options
+    that gnndb does not sample by (disjoint, subgraph types other than
+    directional, time_attr, weight_attr) are refused in words, not
+    ignored."""
 
     def __init__(self, data, num_neighbors, graph=None, replace=False,
                  round_batches=64, seed=None, pragmas=None,
                  subgraph_type="directional", disjoint=False,
-                 edge_features=None):
+                 edge_features=None, time_attr=None, weight_attr=None):
+        if time_attr is not None:
+            raise ValueError("gnndb.pyg.NeighborSampler has no temporal "
+                             "sampling (time_attr=%r)" % (time_attr,))
+        if weight_attr is not None:
+            raise ValueError("gnndb.pyg.NeighborSampler samples uniformly; "
+                             "it has no weighted sampling (weight_attr=%r)"
+                             % (weight_attr,))
         if SubgraphType(subgraph_type) != SubgraphType.directional:
             raise ValueError("gnndb.pyg.NeighborSampler samples directional "
                              "subgraphs only, not %r" % subgraph_type)

@@ -323,7 +323,11 @@ class FeatureStore(_PygFeatureStore):
     def _put_tensor(self, tensor, attr):
         """Create or replace a node table ("x" or a name), the labels ("y")
         or a relation's edge table. The whole table only (index None);
-        checked against the graph first, so a refused put changes nothing."""
+        checked against the graph first, so a refused put changes nothing.
+        One statement, IMPORT ... REPLACE: the new table takes the old
+        one's place in the transaction that publishes it, so that a reader
+        sees the old rows or the new ones, and a failed write leaves the
+        old."""
         self._db.refuse_write("put_tensor %s" % (attr,))
         sch = self._schema()
         if attr.index is not None:
@@ -331,14 +335,12 @@ class FeatureStore(_PygFeatureStore):
                              "index=None, not %r" % (attr.index,))
         a = tensor.detach().cpu().numpy() if isinstance(tensor, torch.Tensor) \
             else np.asarray(tensor)
-        stmt, exists = self._put_statement(sch, attr, a)
+        stmt = self._put_statement(sch, attr, a)
         conn = self._db.conn()
         with tempfile.TemporaryDirectory() as tmp:
             path = os.path.join(tmp, "t.npy")
             np.save(path, a)
             self._changed()
-            if exists:
-                conn.execute(exists)
             conn.execute(stmt % _q(path))
         return True
 
@@ -350,8 +352,10 @@ class FeatureStore(_PygFeatureStore):
             r = sch.rels[et]
             rows, on = r["input_edges"], self.graph + (
                 "." + r["name"] if r["name"] else "")
-            table = "w" if name == "edge_attr" else name
-            have = table in r["edge_features"]
+            tabs = r["edge_features"]
+            # "edge_attr" is the relation's only table, as a read takes it
+            table = name if name != "edge_attr" else (
+                next(iter(tabs)) if len(tabs) == 1 else "w")
         else:
             if group not in sch.types:
                 raise KeyError("gnndb: graph %r has no node type %r; it has "
@@ -359,24 +363,19 @@ class FeatureStore(_PygFeatureStore):
             t = sch.types[group]
             rows, on = t["count"], self.graph + ("." + group if group else "")
             table = self.x_table if name == "x" else name
-            have = table in t["features"] or (name == "y" and t["labels"])
         if name == "y" and not edge:
             if a.ndim != 1 or not np.issubdtype(a.dtype, np.integer) \
                     or a.shape[0] != rows:
                 raise ValueError("gnndb: labels must be [%d] integers, not "
                                  "%s %s" % (rows, list(a.shape), a.dtype))
-            if have:
-                raise ValueError("gnndb: graph %r already has labels, and "
-                                 "gnndb drops no labels" % self.graph)
-            return "IMPORT LABELS INTO %s FROM %%s;" % on, None
+            return "IMPORT LABELS INTO %s FROM %%s REPLACE;" % on
         if a.ndim != 2 or a.shape[0] != rows or a.dtype not in (
                 np.float32, np.float64, np.float16):
             raise ValueError("gnndb: %s %r must be [%d, dim] floats, not %s "
                              "%s" % ("edge table" if edge else "table", table,
                                      rows, list(a.shape), a.dtype))
-        drop = "DROP FEATURES %s ON %s;" % (table, on) if have else None
         kw = "EDGE FEATURES" if edge else "FEATURES"
-        return "IMPORT %s %s INTO %s FROM %%s;" % (kw, table, on), drop
+        return "IMPORT %s %s INTO %s FROM %%s REPLACE;" % (kw, table, on)
 
     def _remove_tensor(self, attr):
         self._db.refuse_write("remove_tensor %s" % (attr,))

@@ -239,6 +239,30 @@ def test_feature_store_writes(cora, cora_db, tmp_path):
         fs[None, "z", torch.tensor([0])]
 
 
+def test_feature_store_write_faults_and_labels(cora, cora_db, tmp_path):
+    import shutil
+    db = str(tmp_path / "w.gnndb")
+    shutil.copytree(cora_db, db)
+    fs = gp.FeatureStore(db, "cora", readonly=False)
+    before = fs._schema().types
+    x = torch.zeros(cora.num_nodes, 4)
+    with pytest.raises(ValueError, match="whole tables"):
+        fs.put_tensor(x, None, "z", torch.arange(4))
+    with pytest.raises(KeyError, match="no node type 'paper'; it has"):
+        fs.put_tensor(x, "paper", "z", None)
+    with pytest.raises(ValueError, match="labels must be"):
+        fs.put_tensor(torch.zeros(cora.num_nodes), None, "y", None)
+    with pytest.raises(ValueError, match="cannot be dropped"):
+        fs.remove_tensor(None, "y", None)
+    with pytest.raises(KeyError, match="has no attribute 'z'"):
+        fs.remove_tensor(None, "z", None)
+    assert fs._schema().types == before            # unchanged
+    # the labels replaced, in one statement
+    y2 = (torch.from_numpy(cora.y) + 1) % 7
+    assert fs.put_tensor(y2, None, "y", None)
+    assert torch.equal(fs.get_tensor(None, "y", index=None), y2)
+
+
 def test_graph_store(cora, cora_db, tmp_path):
     gs = gp.GraphStore(cora_db, "cora")
     (attr,) = gs.get_all_edge_attrs()
@@ -264,6 +288,51 @@ def test_graph_store(cora, cora_db, tmp_path):
     assert gs2.remove_edge_index(gp.PLAIN_EDGE, "coo")
     with pytest.raises(gnndb.Error):
         gs2.get_all_edge_attrs()
+
+
+def test_graph_store_faults(cora_db, tmp_path):
+    gs = gp.GraphStore(cora_db, "cora", readonly=True)
+    with pytest.raises(KeyError) as ei:
+        gs.get_edge_index(("paper", "cites", "paper"), "coo")
+    assert "('_N', '_E', '_N')" in str(ei.value)
+    ring = torch.stack([torch.arange(4), (torch.arange(4) + 1) % 4])
+    with pytest.raises(gnndb.Error) as ei:
+        gs.put_edge_index(ring, edge_type=None, layout="coo", size=(4, 4))
+    assert ei.value.code == gnndb.READONLY
+    gs2 = gp.GraphStore(str(tmp_path / "g.gnndb"), "ring", readonly=False)
+    with pytest.raises(ValueError, match="COO"):
+        gs2.put_edge_index((ring[0], torch.tensor([0, 1, 2, 3, 4])),
+                           edge_type=None, layout="csc", size=(4, 4))
+    gs2.put_edge_index(ring, edge_type=None, layout="coo", size=(4, 4))
+    with pytest.raises(gnndb.Error) as ei:      # graphs are immutable
+        gs2.put_edge_index(ring, edge_type=None, layout="coo", size=(4, 4))
+    assert ei.value.code == gnndb.EXISTS
+    assert len(gs2.get_all_edge_attrs()) == 1
+
+
+def test_sampler_refuses_what_it_does_not_do(stores):
+    for bad in ([0], [10, -2]):
+        with pytest.raises(ValueError, match="fanouts"):
+            gp.NeighborSampler(stores, bad)
+    with pytest.raises(ValueError, match="disjoint"):
+        gp.NeighborSampler(stores, [5], disjoint=True)
+    with pytest.raises(ValueError, match="directional"):
+        gp.NeighborSampler(stores, [5], subgraph_type="bidirectional")
+    with pytest.raises(ValueError, match="temporal"):
+        gp.NeighborSampler(stores, [5], time_attr="time")
+    with pytest.raises(ValueError, match="weighted"):
+        gp.NeighborSampler(stores, [5], weight_attr="w")
+    with pytest.raises(ValueError, match="name the graph"):
+        gp.NeighborSampler(stores[0]._db.path, [5])
+    s = gp.NeighborSampler(stores, [5], seed=1)
+    with pytest.raises(ValueError, match="temporal"):
+        s.sample_from_nodes(NodeSamplerInput(None, torch.tensor([1, 2]),
+                                             time=torch.tensor([0, 0])))
+    with pytest.raises(ValueError, match="twice"):
+        s.sample_from_nodes(NodeSamplerInput(None, torch.tensor([1, 2, 1])))
+    with pytest.raises(gnndb.Error) as ei:       # no such node
+        s.sample_from_nodes(NodeSamplerInput(None, torch.tensor([5000])))
+    assert "5000" in str(ei.value)
 
 
 # ---- typed graphs -------------------------------------------------------------------
@@ -310,3 +379,23 @@ def test_typed_stores_and_hetero_batches(mag):
     assert sorted(seen) == sorted(train.tolist())
     # 200 seeds: 6 batches of 32 in rounds of 4 and 2, then one of 8
     assert sampler.stats["rounds"] == 3
+
+
+def test_typed_writes(tmp_path):
+    from heterodb import build_hetero_db
+    mag = build_hetero_db(str(tmp_path))
+    fs = gp.FeatureStore(mag.path, "mag", readonly=False)
+    wt = ("author", "writes", "paper")
+    # "edge_attr" is the relation's only table (w) for a write as for a
+    # read, whichever side of writes/rev_writes names it
+    w2 = torch.randn(len(mag.w), 3)
+    assert fs.put_tensor(w2, ("paper", "rev_writes", "author"), "edge_attr",
+                         None)
+    got = fs.get_tensor(wt, "edge_attr", index=torch.tensor([0, 5]))
+    assert torch.equal(got, w2[[0, 5]])
+    x2 = torch.randn(fs.get_tensor_size("author", "x")[0], 2)
+    assert fs.put_tensor(x2, "author", "x", None)
+    assert torch.equal(fs["author", "x", torch.tensor([3])], x2[[3]])
+    with pytest.raises(ValueError, match="edge table"):
+        fs.put_tensor(torch.randn(len(mag.w) + 1, 3), wt, "edge_attr", None)
+    assert torch.equal(fs.get_tensor(wt, "edge_attr", index=None), w2)
