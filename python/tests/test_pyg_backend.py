@@ -158,12 +158,13 @@ def test_rows_are_handed_not_read_again(cora, stores):
     assert fs.stats["reads"] == n
 
 
-def test_link_loader(cora, stores):
+@pytest.mark.parametrize("workers", [0, 2])
+def test_link_loader(cora, stores, workers):
     sampler = gp.NeighborSampler(stores, [10, 10], seed=6)
     pos = torch.from_numpy(np.ascontiguousarray(cora.edges[:400].T))
     loader = LinkLoader(stores, link_sampler=sampler,
                         edge_label_index=(None, pos), batch_size=64,
-                        shuffle=True,
+                        shuffle=True, num_workers=workers,
                         neg_sampling=NegativeSampling("binary", 1))
     total = 0
     for b in loader:
