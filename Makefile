@@ -155,7 +155,8 @@ $(PYG_VENV)/.installed:
 pytest-pyg: all pyg-venv
 	@sh tests/run_pytest.sh $(B) $(PYG_VENV)/bin/python \
 	    python/tests/test_pyg.py python/tests/test_interop.py \
-	    python/tests/test_loader.py
+	    python/tests/test_loader.py python/tests/test_pyg_backend.py \
+	    python/tests/test_pyg_training.py
 
 # The whole suite. Unsanitized, `make test` also runs the unit programs
 # under ASan+UBSan and under valgrind, and each fuzz target for 30 s, so that

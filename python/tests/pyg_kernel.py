@@ -27,7 +27,9 @@ def neighbor_sample(colptr, row, seed, num_neighbors, node_time=None,
                     disjoint=False, temporal_strategy="uniform",
                     return_edge_id=True, generator=None):
     assert csc and directed and not disjoint and node_time is None
-    rng = generator or np.random.default_rng()
+    # drawn from torch's generator, so that torch.manual_seed repeats a run
+    rng = generator or np.random.default_rng(
+        int(torch.randint(0, 2 ** 62, (1,))))
     colptr, row = colptr.numpy(), row.numpy()
     node = seed.tolist()
     local = {v: i for i, v in enumerate(node)}
