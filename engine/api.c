@@ -221,13 +221,7 @@ int64_t db_parse_size(const char *s)
 
 const char *db_fmt_size(int64_t bytes, char *buf, size_t len)
 {
-    const char *unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    double v = (double)bytes;
-    int u = 0;
-    while (v >= 1024 && u < 4) { v /= 1024; u++; }
-    if (u == 0) snprintf(buf, len, "%" PRId64 " B", bytes);
-    else snprintf(buf, len, "%.1f %s", v, unit[u]);
-    return buf;
+    return gnn_fmt_size(bytes, buf, len);
 }
 
 int db_write_lock(gnndb *db)
