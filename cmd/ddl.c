@@ -41,7 +41,7 @@ void ddl_drop_token(gnndb *db, uint64_t token)
 {
     idx_txn *t;
     gnn_err e = {0};
-    if (idx_begin(db->idx, 1, &t, &e)) return;
+    if (idx_begin_fresh(db->idx, &t, &e)) return;
     if (idx_drop(t, token, &e)) idx_abort(t);
     else idx_commit(t, &e);
 }
@@ -107,7 +107,7 @@ static int publish_graph_index(gnndb *db, uint64_t token, uint64_t eid_token,
                                const imp_graph_result *r, gnn_err *e)
 {
     idx_txn *t;
-    int rc = idx_begin(db->idx, 1, &t, e);
+    int rc = idx_begin_fresh(db->idx, &t, e);
     if (rc) return rc;
     for (size_t i = 0; !rc && i < r->n_idx; i++)
         rc = idx_put_block(t, token, r->idx_first[i], r->idx_block[i], e);
@@ -533,7 +533,7 @@ void ddl_split_build(const char *name, uint32_t *m, size_t n, ddl_split *d)
 int ddl_split_index(gnndb *db, ddl_split *d, gnn_err *e)
 {
     idx_txn *t;
-    int rc = idx_begin(db->idx, 1, &t, e);
+    int rc = idx_begin_fresh(db->idx, &t, e);
     if (rc) return rc;
     d->built = 1;  /* from here an undo drops the token */
     if ((rc = idx_put_split(t, d->sp.token, d->m, (size_t)d->sp.count, e))) {

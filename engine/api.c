@@ -280,7 +280,7 @@ int db_cleanup_orphans(gnndb *db, gnn_err *e)
         closedir(d);
     }
     idx_txn *t;
-    if ((rc = idx_begin(db->idx, 1, &t, e))) goto out;
+    if ((rc = idx_begin_fresh(db->idx, &t, e))) goto out;
     rc = idx_tokens(t, &itoks, &ni, e);
     for (size_t i = 0; !rc && i < ni; i++) {
         int known = 0;
