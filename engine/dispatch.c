@@ -197,33 +197,31 @@ static int batch_row(gnndb_stmt *st, const gnndb_batch_view *v, gnn_err *e)
              : typed ? rs_new(9, typed_cols)
                      : rs_new(7, sample_cols);
     if (!st->rs || rs_row(st->rs)) goto nomem;
-    rs_int(st->rs, v->epoch);
-    rs_int(st->rs, v->batch);
-    rs_int(st->rs, v->num_seeds);
-    rs_int(st->rs, v->num_nodes);
-    rs_int(st->rs, v->num_edges);
+    /* a cell whose words could not be made fails the row: a row is never
+    ** handed out with a value missing */
+    int bad = rs_int(st->rs, v->epoch) | rs_int(st->rs, v->batch) |
+              rs_int(st->rs, v->num_seeds) | rs_int(st->rs, v->num_nodes) |
+              rs_int(st->rs, v->num_edges);
     if (typed) {
         /* x per type: the nodes of each type with its own width */
         int64_t xbytes = 0;
         for (int32_t t = 0; t < v->num_node_types; t++)
             if (v->types[t].x)
                 xbytes += v->types[t].num_nodes * v->types[t].x_dim * 4;
-        rs_int(st->rs, xbytes);
-        if (typed_summary(v, st->rs)) goto nomem;
+        bad |= rs_int(st->rs, xbytes) | typed_summary(v, st->rs);
     } else {
-        rs_int(st->rs, v->num_nodes * v->x_dim * 4);
+        bad |= rs_int(st->rs, v->num_nodes * v->x_dim * 4);
     }
     if (link && v->src_index) {
-        rs_int(st->rs, v->num_pos);
-        rs_int(st->rs, v->num_pos * v->num_neg);
+        bad |= rs_int(st->rs, v->num_pos) |
+               rs_int(st->rs, v->num_pos * v->num_neg);
     } else if (link) {
         int64_t pos = 0;
         for (int64_t i = 0; i < v->num_label_edges; i++)
             pos += v->edge_label[i] > 0.5f;
-        rs_int(st->rs, pos);
-        rs_int(st->rs, v->num_label_edges - pos);
+        bad |= rs_int(st->rs, pos) | rs_int(st->rs, v->num_label_edges - pos);
     }
-    if (rs_textf(st->rs, "%016" PRIx64, v->digest)) goto nomem;
+    if (bad || rs_textf(st->rs, "%016" PRIx64, v->digest)) goto nomem;
     st->row = 1;
     return GNNDB_BATCH;
 nomem:
