@@ -10,7 +10,9 @@
 #include "block.h"
 #include "edgelist.h"
 #include "import.h"
+#include "memory.h"
 #include "npy.h"
+#include "rss.h"
 #include "rng.h"
 #include "sort.h"
 
@@ -20,14 +22,65 @@
 #include <string.h>
 #include <unistd.h>
 
-void ddl_ctl_init(gnndb *db, imp_ctl *c)
+int ddl_ctl_init(gnndb *db, const char *what, uint32_t block_size,
+                 int64_t least, ddl_ctl *c, gnn_err *e)
 {
     memset(c, 0, sizeof *c);
-    c->progress = db->progress ? db_import_progress : NULL;
-    c->progress_arg = db;
-    c->interrupt = (volatile int *)&db->interrupt;
-    c->mem_budget = (size_t)db->pragma.import_memory;
-    c->tmpdir = db->dir;
+    snprintf(c->what, sizeof c->what, "%s", what);
+    imp_ctl *k = &c->c;
+    k->progress = db->progress ? db_import_progress : NULL;
+    k->progress_arg = db;
+    k->interrupt = (volatile int *)&db->interrupt;
+    k->tmpdir = db->dir;
+    k->what = c->what;
+    k->budget_words = c->words;
+    int64_t buffers = imp_buffer_bytes(block_size);
+    mem_reserve r;
+    int rc = db_memory_reserve(db, 0, buffers + least + ((int64_t)1 << 20),
+                               c->what, &r, e);
+    if (rc) return rc;
+    int64_t left = r.data - buffers;
+    k->mem_budget = (size_t)GNN_MIN(db->pragma.import_memory, left);
+    char b1[32], b2[32], b3[32];
+    snprintf(c->words, sizeof c->words, "PRAGMA import_memory %s within "
+             "memory_limit %s, less the importer's buffers (%s); raise "
+             "PRAGMA %s", db_fmt_size(db->pragma.import_memory, b1, sizeof b1),
+             db_fmt_size(r.limit, b2, sizeof b2),
+             db_fmt_size(buffers, b3, sizeof b3),
+             db->pragma.import_memory < left ? "import_memory" : "memory_limit");
+    return GNNDB_OK;
+}
+
+/* The words of a statement that imports, for messages. */
+static const char *import_words(const ast_stmt *s, char *buf, size_t cap)
+{
+    const char *g = s->graph ? s->graph : "";
+    switch (s->kind) {
+    case AST_CREATE_GRAPH: snprintf(buf, cap, "CREATE GRAPH %s", s->name); break;
+    case AST_CREATE_RELATION:
+        snprintf(buf, cap, "CREATE RELATION %s IN %s", s->name, g); break;
+    case AST_IMPORT_LABELS: snprintf(buf, cap, "IMPORT LABELS INTO %s", g); break;
+    case AST_IMPORT_FEATURES:
+        snprintf(buf, cap, "IMPORT FEATURES %s INTO %s", s->name, g); break;
+    case AST_IMPORT_EDGE_FEATURES:
+        snprintf(buf, cap, "IMPORT EDGE FEATURES %s INTO %s", s->name, g);
+        break;
+    default: snprintf(buf, cap, "IMPORT OGB AS %s", s->name); break;
+    }
+    return buf;
+}
+
+int ddl_import_prepare(gnndb *db, const ast_stmt *s, gnn_err *e)
+{
+    if (s->kind == AST_CREATE_GRAPH && !s->path) return GNNDB_OK; /* typed */
+    char what[2 * CAT_NAME_MAX + 32];
+    imp_graph_opts o = {.map_ids = s->map_ids, .reorder = s->reorder != 0};
+    int64_t least = s->kind == AST_CREATE_GRAPH && s->nodes > 0
+                        ? s->nodes * imp_graph_node_bytes(&o) : 0;
+    mem_reserve r;
+    return db_memory_reserve(db, 0, imp_buffer_bytes((uint32_t)s->block_size) +
+                                        least + ((int64_t)1 << 20),
+                             import_words(s, what, sizeof what), &r, e);
 }
 
 void ddl_unlink(gnndb *db, const char *file)
@@ -212,9 +265,13 @@ int ddl_graph_build(gnndb *db, const char *name, const char *path,
     d->o.token = db_new_token();
     snprintf(d->file, sizeof d->file, "g-%016" PRIx64 ".blk", d->o.token);
     if (!d->no_edge_ids) name_eid_files(d);
-    imp_ctl ctl;
-    ddl_ctl_init(db, &ctl);
-    int rc = imp_graph(path, db->dir, d->file, &d->o, &ctl, &d->r, e);
+    ddl_ctl ctl;
+    char what[2 * CAT_NAME_MAX + 32];
+    snprintf(what, sizeof what, "%s %s",
+             strchr(name, '.') ? "CREATE RELATION" : "CREATE GRAPH", name);
+    int rc = ddl_ctl_init(db, what, d->o.block_size, 0, &ctl, e);
+    if (!rc) rc = imp_graph(path, db->dir, d->file, &d->o, &ctl.c, &d->r, e);
+    gnn_heap_trim();  /* the import's arrays, before the index is written */
     if (rc) return rc;
     d->built = 1;
     fill_graph(d, name, path);
@@ -358,10 +415,18 @@ int ddl_table_build(gnndb *db, const cat_graph *g, const int64_t *i2r,
     o->nodes = o->edges ? g->input_edges : g->nodes;
     o->graph = g->name;
     o->i2r = i2r;
-    imp_ctl ctl;
-    ddl_ctl_init(db, &ctl);
+    ddl_ctl ctl;
+    char what[2 * CAT_NAME_MAX + 32];
+    if (o->labels) snprintf(what, sizeof what, "IMPORT LABELS INTO %s", g->name);
+    else snprintf(what, sizeof what, "IMPORT %sFEATURES %s INTO %s",
+                  o->edges ? "EDGE " : "", name, g->name);
+    /* the row map, and the index pages it was read from */
+    int64_t least = i2r ? 16 * g->nodes : 0;
+    int rc = ddl_ctl_init(db, what, o->block_size, least, &ctl, e);
+    if (rc) return rc;
     snprintf(d->file, sizeof d->file, "f-%016" PRIx64 ".blk", o->token);
-    int rc = imp_features(path, db->dir, d->file, o, &ctl, &d->r, e);
+    rc = imp_features(path, db->dir, d->file, o, &ctl.c, &d->r, e);
+    gnn_heap_trim();
     if (rc) return rc;
     d->built = 1;
     cat_table *t = &d->t;
@@ -592,6 +657,20 @@ static int check_new_split(gnndb *db, const cat_graph *g, const char *name,
     return GNNDB_OK;
 }
 
+/* A split holds at most a member a node: 4 bytes each and a sort's
+** scratch, and read from a file 8 more; and an index transaction's pages.
+** They must fit in what memory_limit leaves for data (memory.c). */
+static int split_memory(gnndb *db, const ast_stmt *s, const cat_graph *g,
+                        gnn_err *e)
+{
+    char what[2 * CAT_NAME_MAX + 32];
+    snprintf(what, sizeof what, "CREATE SPLIT %s ON %s", s->name, s->graph);
+    int64_t per = s->split_random ? 8 : 16;
+    mem_reserve r;
+    return db_memory_reserve(db, 0, g->nodes * per + (int64_t)IDX_TXN_BYTES,
+                             what, &r, e);
+}
+
 int ddl_create_split(gnndb *db, const ast_stmt *s, gnn_err *e)
 {
     int rc = db_write_lock(db);
@@ -605,7 +684,8 @@ int ddl_create_split(gnndb *db, const ast_stmt *s, gnn_err *e)
     size_t n = 0;
     if ((rc = object_name(s, s->name, name, e)) ||
         (rc = ddl_type_view(db, s->graph, s->node_type, &g, &t, &view, e)) ||
-        (rc = check_new_split(db, &g, name, s->name, e)))
+        (rc = check_new_split(db, &g, name, s->name, e)) ||
+        (rc = split_memory(db, s, &view, e)))
         goto out;
     rc = s->split_random
              ? random_members(s, view.nodes, &m, &n, e)

@@ -106,6 +106,28 @@ static int run_check(gnndb_stmt *st, gnn_err *e)
     return check_run(st->db, st->ast, &st->rs, e);
 }
 
+/* ---- what is checked at prepare ----------------------------------------- */
+
+static int prepare_check(gnndb_stmt *st, gnn_err *e)
+{
+    return check_prepare(st->db, st->ast, e);
+}
+
+static int prepare_propagate(gnndb_stmt *st, gnn_err *e)
+{
+    return propagate_prepare(st->db, st->ast, e);
+}
+
+static int prepare_import(gnndb_stmt *st, gnn_err *e)
+{
+    return ddl_import_prepare(st->db, st->ast, e);
+}
+
+static int prepare_edge_split(gnndb_stmt *st, gnn_err *e)
+{
+    return ddl_edge_split_prepare(st->db, st->ast, e);
+}
+
 /* SAMPLE ... INTO PACK: samples every batch into a new pack file, a write */
 static int run_pack_build(gnndb_stmt *st, gnn_err *e)
 {
@@ -417,20 +439,29 @@ static void finalize_scan_pack(gnndb_stmt *st) { pk_scan_close(st->pk); }
 /* By the parser's kind. A kind without a step hands out the rows its run
 ** left; the slot of SAMPLE is its plain form. */
 static const stmt_ops kinds[] = {
-    [AST_CREATE_GRAPH] = {.run = run_create_graph, .writes = always},
+    [AST_CREATE_GRAPH] = {.prepare = prepare_import, .run = run_create_graph,
+                          .writes = always},
     [AST_CREATE_NODES] = {.run = run_create_nodes, .writes = always},
-    [AST_CREATE_RELATION] = {.run = run_create_relation, .writes = always},
+    [AST_CREATE_RELATION] = {.prepare = prepare_import,
+                             .run = run_create_relation, .writes = always},
     [AST_DROP_RELATION] = {.run = run_drop_relation, .writes = always},
-    [AST_IMPORT_FEATURES] = {.run = run_import_features, .writes = always},
-    [AST_IMPORT_LABELS] = {.run = run_import_labels, .writes = always},
+    [AST_IMPORT_FEATURES] = {.prepare = prepare_import,
+                             .run = run_import_features, .writes = always},
+    [AST_IMPORT_LABELS] = {.prepare = prepare_import,
+                           .run = run_import_labels, .writes = always},
     [AST_CREATE_SPLIT] = {.run = run_create_split, .writes = always},
-    [AST_CREATE_EDGE_SPLIT] = {.run = run_create_edge_split, .writes = always},
-    [AST_CREATE_EDGE_SPLITS] = {.run = run_create_edge_splits,
+    [AST_CREATE_EDGE_SPLIT] = {.prepare = prepare_edge_split,
+                               .run = run_create_edge_split, .writes = always},
+    [AST_CREATE_EDGE_SPLITS] = {.prepare = prepare_edge_split,
+                                .run = run_create_edge_splits,
                                 .writes = always},
-    [AST_IMPORT_OGB] = {.run = run_import_ogb, .writes = always},
-    [AST_IMPORT_EDGE_FEATURES] = {.run = run_import_edge_features,
+    [AST_IMPORT_OGB] = {.prepare = prepare_import, .run = run_import_ogb,
+                        .writes = always},
+    [AST_IMPORT_EDGE_FEATURES] = {.prepare = prepare_import,
+                                  .run = run_import_edge_features,
                                   .writes = always},
-    [AST_PROPAGATE] = {.run = run_propagate, .writes = always},
+    [AST_PROPAGATE] = {.prepare = prepare_propagate, .run = run_propagate,
+                       .writes = always},
     [AST_DROP_GRAPH] = {.run = run_drop, .writes = always},
     [AST_DROP_FEATURES] = {.run = run_drop, .writes = always},
     [AST_DROP_SPLIT] = {.run = run_drop, .writes = always},
@@ -438,7 +469,7 @@ static const stmt_ops kinds[] = {
     [AST_SHOW_GRAPHS] = {.run = run_show_graphs},
     [AST_DESCRIBE] = {.run = run_describe},
     [AST_PRAGMA] = {.run = run_pragma, .writes = pragma_writes},
-    [AST_CHECK] = {.run = run_check},
+    [AST_CHECK] = {.prepare = prepare_check, .run = run_check},
     [AST_SAMPLE] = {.prepare = prepare_plan, .step = step_sample,
                     .finalize = finalize_sample},
     [AST_SCAN] = {.prepare = prepare_scan, .step = step_scan,
