@@ -134,7 +134,12 @@ int gnndb_step(gnndb_stmt *st)
 int gnndb_finalize(gnndb_stmt *st)
 {
     if (!st) return GNNDB_OK;
-    int ran = st->state != ST_NEW;
+    /* the statements that only report (a setting, a description) leave
+    ** the heap alone, so that the next statement's reserve sees the same
+    ** process from run to run */
+    int k = st->ast ? (int)st->ast->kind : AST_PRAGMA;
+    int trim = st->state != ST_NEW && k != AST_PRAGMA &&
+               k != AST_SHOW_GRAPHS && k != AST_DESCRIBE;
     if (st->ops->finalize) st->ops->finalize(st);
     rs_free(st->rs);
     ast_free(st->ast);
@@ -142,7 +147,7 @@ int gnndb_finalize(gnndb_stmt *st)
     free(st);
     /* what a statement that ran freed goes back to the system, so that the
     ** process's resident bytes come down for the next one (and the host) */
-    if (ran) gnn_heap_trim();
+    if (trim) gnn_heap_trim();
     return GNNDB_OK;
 }
 
