@@ -355,13 +355,9 @@ static int fresh_turn(idx_txn *t, gnn_err *e)
     t->put_bytes = 0;
     t->cache_ok = 0;
     int rc = mdb_txn_commit(t->txn);
-    t->txn = NULL;
+    t->txn = NULL;   /* ended, committed or not */
     if (!rc) rc = mdb_txn_begin(t->env->env, NULL, 0, &t->txn);
-    if (rc) {
-        t->txn = NULL;
-        return lmdb_err(t->env->path, rc, "committing a part", e);
-    }
-    return GNNDB_OK;
+    return rc ? lmdb_err(t->env->path, rc, "committing a part", e) : GNNDB_OK;
 }
 
 int idx_commit(idx_txn *t, gnn_err *e)
