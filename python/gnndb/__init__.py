@@ -149,6 +149,10 @@ class Connection:
             lib.gnndb_close(pdb[0])
             raise Error(rc, msg or errstr(rc))
         self._db = pdb[0]
+        # the interpreter, torch and the model are the host's, outside
+        # memory_limit; what each statement adds (the loader's copies of
+        # batches included) is inside it
+        lib.gnndb_memory_baseline(self._db, _ffi.BASELINE_PREPARE)
 
     # -- life cycle ---------------------------------------------------------
 
