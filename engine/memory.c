@@ -29,11 +29,13 @@ int db_memory_reserve(gnndb *db, int threads, int64_t min_data,
     if (db->mem_base_at_prepare) db->mem_base = rss;
     r->rss = rss > 0 ? rss : 0;
     r->base = db->mem_base;
-    /* whole mebibytes, so that a few pages more or less between two runs
-    ** of the same statement seldom change its plan */
+    /* half a mebibyte more, in whole mebibytes, so that the pages a run
+    ** holds more or less than the last (the shell's vary by a few hundred
+    ** KiB) seldom change the plan of the same statement */
     int64_t mib = (int64_t)1 << 20;
-    r->process = rss > db->mem_base ? (rss - db->mem_base + mib - 1) / mib * mib
-                                    : 0;
+    r->process = rss > db->mem_base
+                     ? (rss - db->mem_base + mib / 2 + mib - 1) / mib * mib
+                     : 0;
     r->threads = (int64_t)(threads > 0 ? threads : 0) * MEM_THREAD_BYTES;
     r->kernel = kernel_share(r->limit);
     r->data = r->limit - r->process - r->threads - r->kernel;
