@@ -131,12 +131,7 @@ void gnndb_interrupt(gnndb *db);
 void gnndb_progress_handler(gnndb *db, int n,
                             int (*cb)(void *arg, int64_t done, int64_t total),
                             void *arg);
-int gnndb_memory_baseline(gnndb *db, int64_t bytes);
 """)
-
-# gnndb_memory_baseline's GNNDB_BASELINE_PREPARE: memory_limit bounds what
-# each statement adds to the process, not the interpreter and its modules
-BASELINE_PREPARE = -2
 
 # The package's own folder: `pip install` puts libgnndb.so here. In a
 # checkout (python/gnndb/_ffi.py) the repository root is two levels up.
