@@ -8,6 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #ifdef HAVE_VALGRIND
 #include <valgrind/valgrind.h>
 #endif
@@ -126,4 +129,11 @@ int64_t gnn_cgroup_limit(void)
     }
     fclose(f);
     return best;
+}
+
+void gnn_heap_trim(void)
+{
+#ifdef __GLIBC__
+    malloc_trim(0);
+#endif
 }

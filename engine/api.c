@@ -229,13 +229,7 @@ int64_t db_parse_size(const char *s)
 
 const char *db_fmt_size(int64_t bytes, char *buf, size_t len)
 {
-    const char *unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    double v = (double)bytes;
-    int u = 0;
-    while (v >= 1024 && u < 4) { v /= 1024; u++; }
-    if (u == 0) snprintf(buf, len, "%" PRId64 " B", bytes);
-    else snprintf(buf, len, "%.1f %s", v, unit[u]);
-    return buf;
+    return gnn_fmt_size(bytes, buf, len);
 }
 
 int db_write_lock(gnndb *db)
@@ -294,7 +288,7 @@ int db_cleanup_orphans(gnndb *db, gnn_err *e)
         closedir(d);
     }
     idx_txn *t;
-    if ((rc = idx_begin(db->idx, 1, &t, e))) goto out;
+    if ((rc = idx_begin_fresh(db->idx, &t, e))) goto out;
     rc = idx_tokens(t, &itoks, &ni, e);
     for (size_t i = 0; !rc && i < ni; i++) {
         int known = 0;

@@ -29,11 +29,13 @@ int db_memory_reserve(gnndb *db, int threads, int64_t min_data,
     if (db->mem_base_at_prepare) db->mem_base = rss;
     r->rss = rss > 0 ? rss : 0;
     r->base = db->mem_base;
-    /* whole mebibytes, so that a few pages more or less between two runs
-    ** of the same statement seldom change its plan */
+    /* half a mebibyte more, in whole mebibytes, so that the pages a run
+    ** holds more or less than the last (the shell's vary by a few hundred
+    ** KiB) seldom change the plan of the same statement */
     int64_t mib = (int64_t)1 << 20;
-    r->process = rss > db->mem_base ? (rss - db->mem_base + mib - 1) / mib * mib
-                                    : 0;
+    r->process = rss > db->mem_base
+                     ? (rss - db->mem_base + mib / 2 + mib - 1) / mib * mib
+                     : 0;
     r->threads = (int64_t)(threads > 0 ? threads : 0) * MEM_THREAD_BYTES;
     r->kernel = kernel_share(r->limit);
     r->data = r->limit - r->process - r->threads - r->kernel;
@@ -43,20 +45,20 @@ int db_memory_reserve(gnndb *db, int threads, int64_t min_data,
                       "%s: memory_limit %s is too small: outside the data "
                       "(%s) it leaves %s, and the data need at least %s; "
                       "raise PRAGMA memory_limit",
-                      what, db_fmt_size(r->limit, b1, sizeof b1),
+                      what, gnn_fmt_size(r->limit, b1, sizeof b1),
                       db_memory_words(r, words, sizeof words),
-                      db_fmt_size(r->data > 0 ? r->data : 0, b2, sizeof b2),
-                      db_fmt_size(min_data, b3, sizeof b3));
+                      gnn_fmt_size(r->data > 0 ? r->data : 0, b2, sizeof b2),
+                      gnn_fmt_size(min_data, b3, sizeof b3));
 }
 
 const char *db_memory_words(const mem_reserve *r, char *buf, size_t len)
 {
     char b1[32], b2[32], b3[32];
     snprintf(buf, len, "process %s, %lld threads %s, kernel %s",
-             db_fmt_size(r->process, b1, sizeof b1),
+             gnn_fmt_size(r->process, b1, sizeof b1),
              (long long)(r->threads / MEM_THREAD_BYTES),
-             db_fmt_size(r->threads, b2, sizeof b2),
-             db_fmt_size(r->kernel, b3, sizeof b3));
+             gnn_fmt_size(r->threads, b2, sizeof b2),
+             gnn_fmt_size(r->kernel, b3, sizeof b3));
     return buf;
 }
 
@@ -91,7 +93,7 @@ const char *db_read_words(const read_choice *c, char *buf, size_t len)
     else if (c->cached)
         snprintf(buf, len, "buffered (%.0f%% in the page cache; the %s "
                  "beside memory_limit hold it for the next run)", pct,
-                 db_fmt_size(c->room, b1, sizeof b1));
+                 gnn_fmt_size(c->room, b1, sizeof b1));
     else
         snprintf(buf, len, "direct (%.0f%% in the page cache)", pct);
     return buf;

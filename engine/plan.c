@@ -576,6 +576,7 @@ static int plan_seeds(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
 ** query gives none (EXPLAIN and gnndb_stmt_status report it). */
 static int plan_clauses(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
 {
+    p->pack = s->pack != NULL;
     p->nhops = s->nhops;
     memcpy(p->fanouts, s->fanouts, sizeof p->fanouts);
     p->replace = s->replace;
@@ -710,7 +711,8 @@ static int plan_reserve(gnndb *db, plan *p, gnn_err *e)
     if (rc) return rc;
     p->memory_limit = p->mem.limit;
     p->per_batch_bytes = per_batch_bytes(p);
-    p->copies_bytes = db->pragma.batch_copies * batch_out_bytes(p);
+    p->copies_bytes = db->pragma.batch_copies * batch_out_bytes(p) +
+                      (p->pack ? PLAN_PACK_WRITER_BYTES(p->total_batches) : 0);
     p->data_bytes = p->mem.data - p->copies_bytes;
     if (p->data_bytes < (1 << 20)) {
         char b1[32], b2[32];

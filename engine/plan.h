@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include "db.h"
 #include "memory.h"
+#include "block.h"
+#include "blockfile.h"
 #include "../parser/ast.h"
 
 /* A typed SAMPLE's node types and relations (plan_typed): the global id
@@ -111,7 +113,8 @@ typedef struct plan {
     ** between rounds (1: the whole file, read once). */
     mem_reserve mem;
     int64_t memory_limit;
-    int64_t copies_bytes;
+    int64_t copies_bytes;      /* with INTO PACK's writer (pack) */
+    int pack;
     int64_t data_bytes;
     double graph_resident, feat_resident;
     /* how the graph's blocks and the feature table's are read (memory.c;
@@ -157,6 +160,13 @@ typedef struct plan {
     int io_depth;
     int coalesce;
 } plan;
+
+/* What SAMPLE ... INTO PACK's writer holds beside the executor
+** (cmd/pack_build.c): the block it fills, the block writer's buffer, and
+** per batch its place in the pack (32 bytes) and, with room to grow, its
+** blocks' checksums. */
+#define PLAN_PACK_WRITER_BYTES(batches) \
+    ((int64_t)BLK_DEFAULT_SIZE + BLKW_BUF_BYTES + (batches) * 48)
 
 /* Bytes a staged mini-batch holds per node (internal id, map slots at up
 ** to four per node, output id, the feature row with a quarter of growth
