@@ -491,6 +491,10 @@ static int total_lines(const plan *p, const hb_stats *st, const cm_est *est,
                 st->nodes, st->shrunk ? "; some hyperbatches were cut "
                                         "short to stay within memory_limit"
                                       : "");
+    if (st->resident_rounds)
+        err |= line(rs, 0, "%" PRIu64 " of the hyperbatches built from "
+                    "resident blocks, a mini-batch a task",
+                    st->resident_rounds);
     /* blocks read whole or in part, as the estimate counts them */
     uint64_t blocks = st->gather.blocks_read + st->gather.partial_blocks;
     uint64_t bytes = st->gather.bytes_read;

@@ -429,6 +429,15 @@ int64_t plan_round(const plan *p, int64_t g, int64_t want, int64_t *epoch,
     return GNN_MIN(n, p->total_batches - g);
 }
 
+int plan_resident(const plan *p)
+{
+    return !p->spill && !p->typed && !p->link && !p->eids && !p->has_efeat &&
+           p->cache_policy == FC_NONE &&
+           p->read_granularity != GNN_GRAN_PAGE &&
+           p->graph_resident >= 1.0 &&
+           (p->feat_frames == 0 || p->feat_resident >= 1.0);
+}
+
 int64_t plan_hyperbatch_fit(const plan *p, double per_batch)
 {
     if (p->cache_policy == FC_BELADY) per_batch *= 2;

@@ -225,6 +225,12 @@ int64_t plan_round(const plan *p, int64_t g, int64_t want, int64_t *epoch,
 ** staged_bytes: halved under belady, which holds the next hyperbatch
 ** beside this one; at least 1, at most hyperbatch_cap. */
 int64_t plan_hyperbatch_fit(const plan *p, double per_batch);
+/* 1 when the pools keep every block of the graph and of the tables gather
+** reads between rounds, and the batches are of a kind the executor then
+** builds straight from the pools' frames (exec/hb_resident.c): untyped
+** node batches without edge ids, row or block cache, or reads of pages,
+** not spilled. */
+int plan_resident(const plan *p);
 void plan_free(plan *p);
 /* TO DEVICE 'host' | 'cuda[:N]' (NULL: host) into p->device and
 ** p->device_index. */

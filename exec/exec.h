@@ -38,6 +38,7 @@ typedef struct hb_stats {
     uint64_t spill_batches, spill_written, spill_read, spill_peak;
     double spill_read_wait, spill_write_seconds;
     uint64_t overlapped;       /* rounds built while one was handed out */
+    uint64_t resident_rounds;  /* rounds built from pinned resident blocks */
     double seconds;
 } hb_stats;
 

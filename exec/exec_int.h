@@ -1,6 +1,7 @@
 /* exec_int.h — the executor's state, shared by hyperbatch.c (seeds and
 ** rounds), hop.c (sampling one hop; the node maps), gather.c (gather),
-** batch.c (finishing and handing out batches) and the spilled hyperbatch:
+** batch.c (finishing and handing out batches), hb_resident.c (a round
+** built from resident blocks) and the spilled hyperbatch:
 ** hb_spill.c (building a round), hb_readback.c (handing it out) and
 ** hb_pipeline.c (building the next round while one is handed out). Each
 ** operator's own state is a struct of its own (hb_hop_state, hb_gather_state,
@@ -439,15 +440,34 @@ void hb_fill_view(const plan *p, hb_batch *b, int64_t *n_id,
 int hb_emit(hb_exec *x, hb_batch *b, const gnndb_batch_view **view,
             gnn_err *e);
 int hb_transfer_open(hb_exec *x, gnn_err *e);
+/* Start mini-batches [g, g + h_next) of one epoch in x->hb (x->nb of
+** them): their seeds, nothing sampled yet. */
+int hb_seed_round(hb_exec *x, int64_t g, gnn_err *e);
 /* Sample mini-batches [g, g + h_next) of one epoch into x->hb (cut by
 ** hb_fit to what memory_limit holds beside x->staged_other). */
 int hb_sample_round(hb_exec *x, int64_t g, gnn_err *e);
+/* Build mini-batches [g, g + h_next) of one epoch into x->hb, sampled,
+** gathered and finished, from the pools' frames when they hold every
+** block the round reads (hb_resident.c); *done 0 (and nothing changed)
+** when they do not, or the plan's batches are not built that way. */
+int hb_resident_round(hb_exec *x, int64_t g, int *done, gnn_err *e);
+/* Keep the mini-batches of x->hb that fit the staged budget beside
+** x->staged_other (with_features: once their rows are gathered and they
+** are finished): the longest prefix, the others freed to be built again
+** next round; an error when not even one fits. */
+int hb_fit(hb_exec *x, int with_features, gnn_err *e);
+/* Free the scratch of a hop and of gather (sized for a whole hyperbatch). */
+void hb_release_work(hb_exec *x);
 void hb_release_sampling(hb_exec *x);
 uint64_t *hb_map_scratch(hb_batch *b);
 void hb_trim(void);
 /* Bytes the scratch of a hop and one staged mini-batch hold. */
 size_t hb_work_bytes(const hb_exec *x);
 size_t hb_batch_bytes(const hb_batch *b);
+/* What b stages once its rows (dim a row) are gathered and it is finished:
+** what it holds, and the outputs still to be sized (a slot reused from an
+** earlier hyperbatch already holds some of their capacity). */
+size_t hb_staged_bytes(const hb_batch *b, int64_t dim);
 
 /* The spilled hyperbatch: building a round (hb_spill.c). */
 int hbs_open(hb_exec *x, gnn_err *e);

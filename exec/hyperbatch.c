@@ -115,10 +115,7 @@ static size_t grow_bytes(size_t need, size_t cap, size_t elem)
     return need > cap ? (need - cap) * elem : 0;
 }
 
-/* What mini-batch b stages: what it holds, and with its rows gathered the
-** outputs still to be sized (a slot reused from an earlier hyperbatch
-** already holds some of their capacity). */
-static size_t staged_of(const hb_batch *b, int64_t dim)
+size_t hb_staged_bytes(const hb_batch *b, int64_t dim)
 {
     return hb_batch_bytes(b) + grow_bytes(b->nn * (size_t)dim, b->cap_out_x, 4) +
            grow_bytes(b->nn, b->cap_out_nodes, 8) +
@@ -131,7 +128,7 @@ static size_t staged_with_features(const hb_exec *x)
 {
     int64_t dim = plan_x_dim(x->p);
     size_t sum = 0;
-    for (int i = 0; i < x->nb; i++) sum += staged_of(&x->hb[i], dim);
+    for (int i = 0; i < x->nb; i++) sum += hb_staged_bytes(&x->hb[i], dim);
     return sum;
 }
 
@@ -160,7 +157,7 @@ static int fit_prefix(hb_exec *x, int with_features, size_t used)
     int64_t dim = with_features ? plan_x_dim(p) : 0;
     int keep = 0;
     for (int i = 0; i < x->nb; i++) {
-        size_t more = with_features ? staged_of(&x->hb[i], dim)
+        size_t more = with_features ? hb_staged_bytes(&x->hb[i], dim)
                                     : hb_batch_bytes(&x->hb[i]);
         if (used + more > (size_t)p->staged_bytes) break;
         used += more;
@@ -169,9 +166,7 @@ static int fit_prefix(hb_exec *x, int with_features, size_t used)
     return keep;
 }
 
-/* Release the scratch of a hop (sized for every mini-batch of the
-** hyperbatch); between hops it holds nothing that is still needed. */
-static void work_free(hb_exec *x)
+void hb_release_work(hb_exec *x)
 {
     hb_hop_release(&x->hop);
     hb_blocks_release(&x->bk);
@@ -183,7 +178,7 @@ static void work_free(hb_exec *x)
 ** and those phases have the whole budget to themselves. */
 void hb_release_sampling(hb_exec *x)
 {
-    work_free(x);
+    hb_release_work(x);
     for (int i = 0; i < x->capb; i++) {
         batch_free(&x->hb[i]);
         memset(&x->hb[i], 0, sizeof x->hb[i]);
@@ -202,12 +197,12 @@ void hb_trim(void)
 #endif
 }
 
-static int hb_fit(hb_exec *x, int with_features, gnn_err *e)
+int hb_fit(hb_exec *x, int with_features, gnn_err *e)
 {
     plan *p = x->p;
     int keep = fit_prefix(x, with_features, hb_work_bytes(x) + x->staged_other);
     if (keep == x->nb) return GNNDB_OK;
-    work_free(x);
+    hb_release_work(x);
     keep = fit_prefix(x, with_features, hb_work_bytes(x) + x->staged_other);
     if (keep == 0 && !x->ahead) {
         char b1[32], b2[32];
@@ -228,7 +223,7 @@ static int hb_fit(hb_exec *x, int with_features, gnn_err *e)
     return GNNDB_OK;
 }
 
-int hb_sample_round(hb_exec *x, int64_t g, gnn_err *e)
+int hb_seed_round(hb_exec *x, int64_t g, gnn_err *e)
 {
     plan *p = x->p;
     int64_t epoch, first;
@@ -267,8 +262,16 @@ int hb_sample_round(hb_exec *x, int64_t g, gnn_err *e)
         if (rc) return rc;
     }
     x->st.seeds.seconds += hb_now() - t0;
+    return GNNDB_OK;
+}
+
+int hb_sample_round(hb_exec *x, int64_t g, gnn_err *e)
+{
+    plan *p = x->p;
+    int rc = hb_seed_round(x, g, e);
+    if (rc) return rc;
     for (int h = 0; h < p->nhops && x->nb; h++) {
-        int rc = hb_run_hop(x, h, e);
+        rc = hb_run_hop(x, h, e);
         if (!rc) rc = hb_fit(x, 0, e);
         if (rc) return rc;
         hb_trim();
@@ -276,11 +279,12 @@ int hb_sample_round(hb_exec *x, int64_t g, gnn_err *e)
     return GNNDB_OK;
 }
 
-/* Build the next hyperbatch: batches [next_global, ...) within one epoch.
-** Under belady the hyperbatch after it is sampled before it is gathered
-** (the inspector-executor split): its rows are the future the cache evicts
-** by, and it is the next one handed out, cut only as hb_fit would cut it. */
-static int build_hyperbatch(hb_exec *x, gnn_err *e)
+/* Build the next hyperbatch block by block: batches [next_global, ...)
+** within one epoch. Under belady the hyperbatch after it is sampled before
+** it is gathered (the inspector-executor split): its rows are the future
+** the cache evicts by, and it is the next one handed out, cut only as
+** hb_fit would cut it. */
+static int build_blockwise(hb_exec *x, gnn_err *e)
 {
     plan *p = x->p;
     int rc;
@@ -308,7 +312,18 @@ static int build_hyperbatch(hb_exec *x, gnn_err *e)
     }
     rc = hb_gather(x, e);
     if (rc) return rc;
-    rc = hb_finish_batches(x, e);
+    return hb_finish_batches(x, e);
+}
+
+/* Build the next hyperbatch from resident blocks where the pools hold them
+** all (hb_resident.c), else block by block; then size the one after. */
+static int build_hyperbatch(hb_exec *x, gnn_err *e)
+{
+    plan *p = x->p;
+    int done = 0;
+    int rc = x->nb2 > 0 ? GNNDB_OK
+                        : hb_resident_round(x, x->next_global, &done, e);
+    if (!rc && !done) rc = build_blockwise(x, e);
     if (rc) return rc;
     x->next_global += x->nb;
     /* size the next hyperbatch from what this one really staged, with a
