@@ -18,6 +18,10 @@
 #include <string.h>
 
 #define HB_DEFAULT_MAX 1024
+/* Mini-batches a round of a resident plan takes per thread: enough that
+** every thread has work to the end of the round, each building whole
+** mini-batches (exec/hb_resident.c). */
+#define HB_RESIDENT_PER_THREAD 4
 
 int plan_parse_device(const char *d, plan *p, gnn_err *e)
 {
@@ -748,10 +752,14 @@ static void plan_note(plan *p, int64_t cap)
                  "in memory_limit %s only %" PRId64 " would fit",
                  db_fmt_size(p->memory_limit, b1, sizeof b1),
                  p->hyperbatch_inmem);
-    } else if (p->hyperbatch < cap) {
+    } else if (p->hyperbatch < p->hyperbatch_cap) {
         snprintf(why, sizeof why,
                  "reduced from %" PRId64 " to fit memory_limit %s",
                  cap, db_fmt_size(p->memory_limit, b1, sizeof b1));
+    } else if (p->hyperbatch < cap) {
+        snprintf(why, sizeof why,
+                 "%d a thread: the pools keep every block, so a larger "
+                 "one would read no less", HB_RESIDENT_PER_THREAD);
     }
     if (!why[0]) return;
     memcpy(was, p->note, sizeof was);
@@ -794,6 +802,13 @@ static int plan_hyperbatch(gnndb *db, plan *p, gnn_err *e)
     p->hyperbatch = plan_hyperbatch_fit(p, (double)p->per_batch_bytes);
     plan_spill(db, p, cap, p->hyperbatch);
     spill_drops_row_cache(p);
+    /* pools that keep every block read nothing again, whatever H: a large
+    ** H then costs memory, page faults and cache misses, and buys nothing */
+    if (!p->hyperbatch_asked && plan_resident(p)) {
+        p->hyperbatch_cap = GNN_MIN(cap, (int64_t)GNN_MAX(1, p->threads) *
+                                             HB_RESIDENT_PER_THREAD);
+        p->hyperbatch = GNN_MIN(p->hyperbatch, p->hyperbatch_cap);
+    }
     plan_note(p, cap);
     return GNNDB_OK;
 }
@@ -806,12 +821,16 @@ static double plan_cost(const plan *p)
 }
 
 /* Whether candidate q is a better division of memory than best: fewer
-** bytes of I/O per mini-batch, or as few and a larger H. */
+** bytes of I/O per mini-batch; or as few, and pools that keep every block
+** where best's do not (its rounds are built from their frames, where H buys
+** nothing), else a larger H. */
 static int better(const plan *q, const plan *best)
 {
     double a = plan_cost(q), b = plan_cost(best);
     if (a < b * 0.99 - 1.0) return 1;
-    return a <= b * 1.01 + 1.0 && q->hyperbatch > best->hyperbatch;
+    if (a > b * 1.01 + 1.0) return 0;
+    if (plan_resident(q) != plan_resident(best)) return plan_resident(q);
+    return q->hyperbatch > best->hyperbatch;
 }
 
 /* How the data's memory is divided between the buffer pools and the staged

@@ -195,10 +195,20 @@ static void hyperbatch_asked_capped_shrunk_or_spilled(void **state)
     /* 2708 seeds in batches of 64: 43 a epoch */
     plan_ok(d->h, "SAMPLE 10,10 FROM cora BATCH 64 SEED 1;", &p);
     assert_int_equal(p.batches_per_epoch, 43);
-    assert_int_equal(p.hyperbatch, 43);       /* the default: up to 1024 */
+    /* the pools hold the whole database: rounds of 4 mini-batches a
+    ** thread, however many memory holds (up to 1024 otherwise) */
+    assert_true(plan_resident(&p));
+    assert_int_equal(p.hyperbatch, 4 * p.threads < 43 ? 4 * p.threads : 43);
     assert_int_equal(p.spill, 0);
+    assert_non_null(strstr(p.note, "a thread"));
+    plan_free(&p);
+    exec_ok(d->h, "PRAGMA cache_policy = 'lru';");
+    plan_ok(d->h, "SAMPLE 10,10 FROM cora BATCH 64 SEED 1;", &p);
+    assert_false(plan_resident(&p));
+    assert_int_equal(p.hyperbatch, 43);       /* the default: up to 1024 */
     assert_string_equal(p.note, "");
     plan_free(&p);
+    exec_ok(d->h, "PRAGMA cache_policy = 'none';");
     plan_ok(d->h, "SAMPLE 10,10 FROM cora BATCH 64 HYPERBATCH 4 SEED 1;", &p);
     assert_int_equal(p.hyperbatch, 4);
     plan_free(&p);
