@@ -223,7 +223,9 @@ static int batch_row(gnndb_stmt *st, const gnndb_batch_view *v, gnn_err *e)
         rs_int(st->rs, pos);
         rs_int(st->rs, v->num_label_edges - pos);
     }
-    if (rs_textf(st->rs, "%016" PRIx64, v->digest)) goto nomem;
+    /* the digest, filled in when read (stmt.c) */
+    st->digest_col = st->rs->ncol - 1;
+    if (rs_null(st->rs)) goto nomem;
     st->row = 1;
     return GNNDB_BATCH;
 nomem:
@@ -350,6 +352,9 @@ static int step_analyze(gnndb_stmt *st, gnn_err *e)
     return stmt_next_row(st);
 }
 
+/* The digest of the batch handed out last, into its view. */
+static void digest_sample(gnndb_stmt *st) { hb_digest(st->x); }
+
 /* The executor's last counters kept in the handle, then the executor and
 ** the plan freed. */
 static void finalize_sample(gnndb_stmt *st)
@@ -386,6 +391,8 @@ static int step_scan(gnndb_stmt *st, gnn_err *e)
 }
 
 static void finalize_scan(gnndb_stmt *st) { scan_close(st->scan); }
+
+static void digest_scan(gnndb_stmt *st) { scan_digest(st->scan); }
 
 static int prepare_scan_pack(gnndb_stmt *st, gnn_err *e)
 {
@@ -442,9 +449,10 @@ static const stmt_ops kinds[] = {
     [AST_PRAGMA] = {.run = run_pragma, .writes = pragma_writes},
     [AST_CHECK] = {.run = run_check},
     [AST_SAMPLE] = {.prepare = prepare_plan, .step = step_sample,
-                    .finalize = finalize_sample},
+                    .finalize = finalize_sample, .digest = digest_sample},
     [AST_SCAN] = {.prepare = prepare_scan, .step = step_scan,
-                  .finalize = finalize_scan},
+                  .finalize = finalize_scan, .digest = digest_scan},
+    /* SCAN PACK checks every stored digest as it reads: its view has it */
     [AST_SCAN_PACK] = {.prepare = prepare_scan_pack, .step = step_scan_pack,
                        .finalize = finalize_scan_pack},
 };

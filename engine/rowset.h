@@ -32,6 +32,8 @@ int rs_text(rowset *rs, const char *s);
 int rs_textf(rowset *rs, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 int rs_null(rowset *rs);
+/* Set the text of a cell already added (replacing what it held). */
+int rs_set_text(rowset *rs, size_t row, int col, const char *s);
 /* A (property, value) row: the shape of DESCRIBE. */
 int rs_prop_int(rowset *rs, const char *prop, int64_t v);
 int rs_prop_text(rowset *rs, const char *prop, const char *v);

@@ -5,6 +5,8 @@
 #include "stmt.h"
 #include "../parser/parse.h"
 
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -88,6 +90,8 @@ static int step(gnndb_stmt *st)
     gnn_err e = {0};
     int rc;
     st->view = NULL;
+    st->digested = 0;
+    st->digest_col = -1;
     if (st->state == ST_NEW) {
         st->db->interrupt = 0;
         st->state = ST_RUNNING;
@@ -148,6 +152,22 @@ const gnndb_batch_view *gnndb_batch(gnndb_stmt *st)
     return st ? st->view : NULL;
 }
 
+static uint64_t batch_digest_of(gnndb_stmt *st)
+{
+    if (!st->view) return 0;
+    if (!st->digested && st->ops->digest) st->ops->digest(st);
+    st->digested = 1;
+    return st->view->digest;
+}
+
+uint64_t gnndb_batch_digest(gnndb_stmt *st)
+{
+    if (!st || db_enter(st->db)) return 0;
+    uint64_t d = batch_digest_of(st);
+    db_leave(st->db);
+    return d;
+}
+
 int64_t gnndb_stmt_status(gnndb_stmt *st, int op)
 {
     if (!st || op <= 0 || op >= GNN_NSTATUS) return -1;
@@ -159,7 +179,14 @@ static rs_value *cell(gnndb_stmt *st, int i)
     if (!st || !st->rs || st->row == 0 || st->row > st->rs->nrows || i < 0 ||
         i >= st->rs->ncol)
         return NULL;
-    return rs_cell(st->rs, st->row - 1, i);
+    rs_value *c = rs_cell(st->rs, st->row - 1, i);
+    /* a batch's digest, a pass over all of it, is computed when read */
+    if (i == st->digest_col && c->type == GNNDB_NULL) {
+        char hex[24];
+        snprintf(hex, sizeof hex, "%016" PRIx64, batch_digest_of(st));
+        rs_set_text(st->rs, st->row - 1, i, hex);
+    }
+    return c;
 }
 
 int gnndb_column_count(gnndb_stmt *st)

@@ -33,6 +33,9 @@ struct gnndb_stmt {
     const gnndb_batch_view *view;
     int64_t status[GNN_NSTATUS];
     scan_exec *scan;     /* SCAN's executor */
+    int digested;        /* the current batch's digest is in its view */
+    int digest_col;      /* the summary row's digest column (empty until
+                         ** read), or -1 */
 };
 
 /* What a statement kind does at each stage of its life, as io.c's table
@@ -50,6 +53,9 @@ struct stmt_ops {
     int (*step)(gnndb_stmt *st, gnn_err *e);
     /* gnndb_finalize: release what prepare and step opened */
     void (*finalize)(gnndb_stmt *st);
+    /* gnndb_batch_digest: compute the current batch's digest into its
+    ** view; NULL where the step already set it */
+    void (*digest)(gnndb_stmt *st);
     /* whether a successful run changed the database and goes in the
     ** catalog's log of statements; NULL: never */
     int (*writes)(const ast_stmt *s);

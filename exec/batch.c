@@ -388,12 +388,21 @@ void hb_transfer_close(hb_exec *x)
     x->tr.xf = NULL;
 }
 
-int hb_emit(hb_exec *x, hb_batch *b, const gnndb_batch_view **view,
-            gnn_err *e)
+void hb_digest(hb_exec *x)
 {
+    hb_batch *b = x->tr.last;
+    if (!b) return;
     /* the worker pool is the build thread's while one runs (hb_pipeline.c) */
     b->view.digest = batch_digest_pool(&b->view,
                                        x->bg.running ? NULL : x->pool);
+    x->tr.view.digest = b->view.digest;
+}
+
+int hb_emit(hb_exec *x, hb_batch *b, const gnndb_batch_view **view,
+            gnn_err *e)
+{
+    b->view.digest = 0;
+    x->tr.last = b;
     if (x->p->into) {
         char dir[1200];
         snprintf(dir, sizeof dir, "%s/epoch-%" PRId64 "/batch-%06" PRId64,
@@ -410,7 +419,7 @@ int hb_emit(hb_exec *x, hb_batch *b, const gnndb_batch_view **view,
         int rc = xfer_batch(x->tr.xf, &b->view, &x->tr.view, e);
         x->est.transfer.seconds += hb_now() - t0;
         if (rc) return rc;
-        x->tr.view.digest = b->view.digest;
+        x->tr.view.digest = 0;
         x->est.transfer.items++;
         *view = &x->tr.view;
         return GNNDB_OK;

@@ -46,6 +46,10 @@ int hb_open(gnndb *db, plan *p, hb_exec **out, gnn_err *e);
 /* The next mini-batch: GNNDB_BATCH with *view set (owned by the executor,
 ** valid until the next call), GNNDB_DONE, or an error code. */
 int hb_next(hb_exec *x, const gnndb_batch_view **view, gnn_err *e);
+/* The digest of the batch hb_next handed out last, computed into its view
+** (and into the device view under TO DEVICE): hb_next leaves it 0, since
+** it reads every byte of the batch. */
+void hb_digest(hb_exec *x);
 /* The counters so far (owned by x, valid until the next call). */
 const hb_stats *hb_get_stats(hb_exec *x);
 void hb_close(hb_exec *x);

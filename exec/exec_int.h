@@ -290,9 +290,10 @@ int hb_topo_open(hb_exec *x, const cat_graph *g, int id, hb_rel_topo *t,
                  gnn_err *e);
 void hb_topo_close(hb_rel_topo *t);
 
-typedef struct hb_transfer { /* to a device (batch.c) */
+typedef struct hb_transfer { /* handing out, to a device (batch.c) */
     xfer *xf;                /* NULL for host */
     gnndb_batch_view view;
+    hb_batch *last;          /* the batch handed out last, in host memory */
 } hb_transfer;
 
 /* The executor: shared handles, the hyperbatch the operators pass along,
@@ -436,7 +437,8 @@ int hb_finish_batches(hb_exec *x, gnn_err *e);
 ** has features and labels. */
 void hb_fill_view(const plan *p, hb_batch *b, int64_t *n_id,
                   int64_t *edge_index, float *xrows, int64_t *y);
-/* Hand out one finished mini-batch: digest, INTO files, transfer. */
+/* Hand out one finished mini-batch: INTO files, transfer (its digest is
+** computed when asked: hb_digest). */
 int hb_emit(hb_exec *x, hb_batch *b, const gnndb_batch_view **view,
             gnn_err *e);
 int hb_transfer_open(hb_exec *x, gnn_err *e);

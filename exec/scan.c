@@ -296,10 +296,14 @@ int scan_next(scan_exec *x, const gnndb_batch_view **view, gnn_err *e)
     v->x = x->x;
     v->x_dim = x->t.dim;
     v->y = x->has_labels ? x->y : NULL;
-    v->digest = batch_digest(v);
     x->next++;
     *view = v;
     return GNNDB_BATCH;
+}
+
+void scan_digest(scan_exec *x)
+{
+    x->view.digest = batch_digest(&x->view);
 }
 
 void scan_status(const scan_exec *x, int64_t *status)

@@ -121,6 +121,7 @@ typedef struct gnndb_batch_view {
 } gnndb_batch_view;
 
 const gnndb_batch_view *gnndb_batch(gnndb_stmt *stmt);
+uint64_t gnndb_batch_digest(gnndb_stmt *stmt);
 int64_t gnndb_stmt_status(gnndb_stmt *stmt, int op);
 void gnndb_interrupt(gnndb *db);
 void gnndb_progress_handler(gnndb *db, int n,

@@ -88,6 +88,7 @@ static int run_host(gnndb *db, const char *sql, hbatch **out, int *n)
     }
     int cap = 0;
     while ((rc = gnndb_step(st)) == GNNDB_BATCH) {
+        gnndb_batch_digest(st);  /* into the view: the batches' digests agree */
         const gnndb_batch_view *v = gnndb_batch(st);
         if (*n == cap) {
             cap = cap ? 2 * cap : 16;
@@ -241,6 +242,7 @@ int main(int argc, char **argv)
         CHECK(rc == GNNDB_OK, "prepare %s: %s", sql, gnndb_errmsg(db));
         int k = 0;
         while (st && (rc = gnndb_step(st)) == GNNDB_BATCH) {
+            gnndb_batch_digest(st);
             const gnndb_batch_view *d = gnndb_batch(st);
             CHECK(k < nh, "%s: more batches on the device", q);
             if (k >= nh) break;
