@@ -18,15 +18,25 @@
 #include "rng.h"
 #include "sample.h"
 #include "pool.h"
+#include "copy.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+/* A table's pinned blocks, checked to hold rows [b * rpb, ...) each, so
+** that a row's place follows from its number alone. */
+typedef struct rs_table {
+    const cat_table *t;
+    const void **data;       /* block b: its pinned frame */
+    uint64_t rows;
+    uint32_t rpb;
+    size_t off, rowbytes;    /* the rows' start in a block, a row's bytes */
+} rs_table;
+
 typedef struct rs_round {
     hb_exec *x;
     const void **gdata;      /* graph block b: its pinned frame */
-    const void **fdata;      /* feature blocks */
-    const void **ldata;      /* label blocks */
+    rs_table feat, labels;
     size_t ng, nf, nl;       /* blocks pinned in each */
     pthread_mutex_t mu;      /* guards err and err_at */
     gnn_err err;
@@ -89,6 +99,33 @@ static void rs_unpin(rs_round *r)
     r->ng = r->nf = r->nl = 0;
 }
 
+/* Table t's pinned blocks as rt, each checked to hold the rows its place
+** says (the block-wise gather checks every row against its block's header
+** instead). */
+static int rs_table_of(rs_table *rt, const cat_table *t, const void **data,
+                       gnn_err *e)
+{
+    rt->t = t;
+    rt->data = data;
+    rt->rows = (uint64_t)t->rows;
+    rt->rpb = t->rows_per_block;
+    rt->off = blk_data_offset(t->block_size);
+    rt->rowbytes = (size_t)t->dim * blk_dtype_size(t->dtype);
+    for (int64_t b = 0; b < t->nblocks; b++) {
+        const blk_header *h = data[b];
+        uint64_t first = (uint64_t)b * rt->rpb;
+        uint64_t n = GNN_MIN((uint64_t)rt->rpb, rt->rows - first);
+        if (h->kind != BLK_KIND_FEATURE || h->first_node != first ||
+            h->count != n)
+            return gnn_seterr(e, GNNDB_CORRUPT, "corrupt block %lld of "
+                              "table %s: it holds rows from %llu, not %llu",
+                              (long long)b, t->name,
+                              (unsigned long long)h->first_node,
+                              (unsigned long long)first);
+    }
+    return GNNDB_OK;
+}
+
 /* Pin every block the round reads. */
 static int rs_pin(rs_round *r, gnn_err *e)
 {
@@ -99,16 +136,17 @@ static int rs_pin(rs_round *r, gnn_err *e)
     size_t nl = p->has_labels ? (size_t)p->labels.nblocks : 0;
     r->gdata = calloc(ng + nf + nl + 1, sizeof *r->gdata);
     if (!r->gdata) return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
-    r->fdata = r->gdata + ng;
-    r->ldata = r->fdata + nf;
+    const void **fdata = r->gdata + ng, **ldata = fdata + nf;
     int rc = pin_all(x->gpool, x->gtopo->f, ng, r->gdata, &x->st.hop[0], e);
     if (!rc) r->ng = ng;
     if (!rc && nf &&
-        !(rc = pin_all(x->fpool, x->ff, nf, r->fdata, &x->st.gather, e)))
+        !(rc = pin_all(x->fpool, x->ff, nf, fdata, &x->st.gather, e)))
         r->nf = nf;
     if (!rc && nl &&
-        !(rc = pin_all(x->fpool, x->lf, nl, r->ldata, &x->st.gather, e)))
+        !(rc = pin_all(x->fpool, x->lf, nl, ldata, &x->st.gather, e)))
         r->nl = nl;
+    if (!rc && nf) rc = rs_table_of(&r->feat, &p->feat, fdata, e);
+    if (!rc && nl) rc = rs_table_of(&r->labels, &p->labels, ldata, e);
     return rc;
 }
 
@@ -239,22 +277,48 @@ static int rs_hop(rs_round *r, hb_batch *b, int h, hb_worker *wk, gnn_err *e)
 
 /* ---- gather of one mini-batch ---- */
 
-/* Row `row` of table t from its pinned blocks; NULL when the block does
-** not hold it (corrupt). */
-static const void *rs_table_row(const cat_table *t, const void **data,
-                                uint32_t row)
-{
-    const blk_header *h = data[row / t->rows_per_block];
-    if (row < h->first_node || row - h->first_node >= h->count) return NULL;
-    return blk_feature_row(h, (uint32_t)(row - h->first_node));
-}
-
 static int rs_bad_row(const cat_table *t, uint32_t row, gnn_err *e)
 {
-    return gnn_seterr(e, GNNDB_CORRUPT, "corrupt block %llu of table %s: "
-                      "row %u missing",
-                      (unsigned long long)(row / t->rows_per_block), t->name,
-                      row);
+    return gnn_seterr(e, GNNDB_CORRUPT, "table %s has no row %u: a node id "
+                      "past its %lld rows", t->name, row, (long long)t->rows);
+}
+
+/* Where row `row` lies in its pinned block. */
+static inline const char *rs_row_at(const rs_table *rt, uint32_t row)
+{
+    return (const char *)rt->data[row / rt->rpb] + rt->off +
+           (size_t)(row % rt->rpb) * rt->rowbytes;
+}
+
+/* Rows asked for ahead of the one being copied: each row is a cache miss
+** in a table of any size, and a copy alone would wait for one at a time. */
+#define RS_AHEAD 8
+
+static inline void rs_prefetch(const char *row, size_t bytes)
+{
+    for (size_t c = 0; c < bytes; c += 64) __builtin_prefetch(row + c);
+}
+
+/* The rows of ids[0..n) of table rt, as float32, into dst (dim a row):
+** streamed, since the batch is read only after the round. */
+static int rs_copy_rows(const rs_table *rt, const uint32_t *ids, size_t n,
+                        float *dst, gnn_err *e)
+{
+    const cat_table *t = rt->t;
+    const char *ring[RS_AHEAD];
+    for (size_t q = 0; q < n + RS_AHEAD; q++) {
+        /* row k = q - RS_AHEAD leaves its slot of the ring to row q */
+        if (q >= RS_AHEAD) {
+            size_t k = q - RS_AHEAD;
+            hb_put_row(t, dst + k * (size_t)t->dim, ring[k % RS_AHEAD], 1);
+        }
+        if (q >= n) continue;
+        if (ids[q] >= rt->rows) return rs_bad_row(t, ids[q], e);
+        ring[q % RS_AHEAD] = rs_row_at(rt, ids[q]);
+        rs_prefetch(ring[q % RS_AHEAD], rt->rowbytes);
+    }
+    gnn_copy_stream_done();
+    return GNNDB_OK;
 }
 
 /* b's feature rows into its x and its seeds' labels into y, in local
@@ -263,24 +327,21 @@ static int rs_gather(rs_round *r, hb_batch *b, gnn_err *e)
 {
     const plan *p = r->x->p;
     if (p->has_feat) {
-        const cat_table *t = &p->feat;
-        if (hb_grow((void **)&b->x, &b->cap_out_x, b->nn * t->dim + 1,
+        if (hb_grow((void **)&b->x, &b->cap_out_x, b->nn * p->feat.dim + 1,
                     sizeof *b->x))
             return gnn_seterr(e, GNNDB_NOMEM, "out of memory for x");
-        for (size_t q = 0; q < b->nn; q++) {
-            const void *src = rs_table_row(t, r->fdata, b->nodes[q]);
-            if (!src) return rs_bad_row(t, b->nodes[q], e);
-            hb_put_row(t, b->x + q * (size_t)t->dim, src, 0);
-        }
+        int rc = rs_copy_rows(&r->feat, b->nodes, b->nn, b->x, e);
+        if (rc) return rc;
     }
     if (p->has_labels) {
         if (hb_grow((void **)&b->y, &b->cap_out_y, (size_t)b->nseeds + 1,
                     sizeof *b->y))
             return gnn_seterr(e, GNNDB_NOMEM, "out of memory for y");
         for (size_t q = 0; q < (size_t)b->nseeds; q++) {
-            const void *src = rs_table_row(&p->labels, r->ldata, b->nodes[q]);
-            if (!src) return rs_bad_row(&p->labels, b->nodes[q], e);
-            memcpy(&b->y[q], src, sizeof *b->y);
+            if (b->nodes[q] >= r->labels.rows)
+                return rs_bad_row(&p->labels, b->nodes[q], e);
+            memcpy(&b->y[q], rs_row_at(&r->labels, b->nodes[q]),
+                   sizeof *b->y);
         }
     }
     return GNNDB_OK;
