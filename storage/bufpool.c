@@ -210,7 +210,7 @@ int bp_open(size_t nframes, uint32_t frame_size, io_backend *io,
     bp->io = io;
     bp->mask = nb - 1;
     bp->max_coalesce = BP_DEFAULT_COALESCE;
-    bp->mem = gnn_alloc_aligned(nframes * stride);
+    bp->mem = gnn_alloc_huge(nframes * stride);
     bp->frames = calloc(nframes, sizeof *bp->frames);
     bp->buckets = calloc(nb, sizeof *bp->buckets);
     if (!bp->mem || !bp->frames || !bp->buckets) {
