@@ -186,23 +186,66 @@ static int rs_corrupt(const hb_exec *x, uint64_t no, uint32_t node, gnn_err *e)
                       x->gtopo->f->path, node);
 }
 
-/* The object of `node`, whose list starts in block *no, checked as
-** hop_reserve checks it; NULL (and *e set) when the block disagrees. */
-static const blk_node *rs_object(const rs_round *r, uint32_t node,
-                                 uint64_t *no, gnn_err *e)
+/* The block that holds the start of `node`'s list. */
+static uint64_t rs_block_of(const rs_round *r, uint32_t node)
 {
     const hb_rel_topo *t = r->x->gtopo;
-    *no = idx_block_of(t->idx_first, t->idx_block, t->nidx, node);
-    if (*no >= r->ng) return rs_corrupt(r->x, *no, node, e), NULL;
-    const void *data = r->gdata[*no];
+    return idx_block_of(t->idx_first, t->idx_block, t->nidx, node);
+}
+
+/* Where the offset-table entry of `node`'s object lies in block no; NULL
+** when the block does not hold the node (found corrupt later). */
+static const uint32_t *rs_entry(const rs_round *r, uint64_t no, uint32_t node)
+{
+    if (no >= r->ng) return NULL;
+    const blk_header *h = r->gdata[no];
+    if (node < h->first_node || node - h->first_node >= h->count) return NULL;
+    return (const uint32_t *)((const char *)h + blk_data_offset(h->block_size))
+           + (node - h->first_node);
+}
+
+/* The object of `node`, whose list starts in block no, checked as
+** hop_reserve checks it; NULL (and *e set) when the block disagrees. */
+static const blk_node *rs_object(const rs_round *r, uint32_t node,
+                                 uint64_t no, gnn_err *e)
+{
+    if (no >= r->ng) return rs_corrupt(r->x, no, node, e), NULL;
+    const void *data = r->gdata[no];
     const blk_node *o = blk_graph_find(data, node);
     if (!o || o->start != 0 ||
         !blk_graph_object_fits(data, (uint32_t)(node -
                                ((const blk_header *)data)->first_node))) {
-        rs_corrupt(r->x, *no, node, e);
+        rs_corrupt(r->x, no, node, e);
         return NULL;
     }
     return o;
+}
+
+/* Frontier nodes looked up ahead of the one being sampled: each node's
+** offset-table entry, object and list are cache misses one after the
+** other; RS_HOP_AHEAD places on its block is found and its entry asked
+** for, half as far on its object. */
+#define RS_HOP_AHEAD 8
+
+static void rs_hop_ahead(const rs_round *r, const hb_batch *b, size_t q,
+                         size_t hi, uint64_t *ring)
+{
+    size_t far = q + RS_HOP_AHEAD, near = q + RS_HOP_AHEAD / 2;
+    if (far < hi) {
+        uint64_t no = rs_block_of(r, b->nodes[far]);
+        ring[far % RS_HOP_AHEAD] = no;
+        const uint32_t *ent = rs_entry(r, no, b->nodes[far]);
+        if (ent) __builtin_prefetch(ent);
+    }
+    if (near < hi) {
+        const uint32_t *ent = rs_entry(r, ring[near % RS_HOP_AHEAD],
+                                       b->nodes[near]);
+        const char *data = r->gdata[ring[near % RS_HOP_AHEAD]];
+        if (ent && *ent < BLK_MAX_SIZE) {
+            __builtin_prefetch(data + *ent);
+            __builtin_prefetch(data + *ent + 64);
+        }
+    }
 }
 
 /* Neighbour q of o (q >= o->n: in a continuation block after block no),
@@ -247,10 +290,14 @@ static int rs_hop(rs_round *r, hb_batch *b, int h, hb_worker *wk, gnn_err *e)
     uint64_t kh = rng_key_hop(p->seed, (uint64_t)b->epoch, (uint64_t)b->batch,
                               (uint64_t)h);
     size_t lo = b->frontier_lo, hi = b->nn, ne0 = b->ne;
+    uint64_t ring[RS_HOP_AHEAD];
+    for (size_t q = lo; q < lo + RS_HOP_AHEAD && q < hi; q++)
+        ring[q % RS_HOP_AHEAD] = rs_block_of(r, b->nodes[q]);
     for (size_t q = lo; q < hi; q++) {
         uint32_t node = b->nodes[q];
-        uint64_t no;
-        const blk_node *o = rs_object(r, node, &no, e);
+        uint64_t no = ring[q % RS_HOP_AHEAD];
+        rs_hop_ahead(r, b, q, hi, ring);
+        const blk_node *o = rs_object(r, node, no, e);
         if (!o) return e->rc;
         uint32_t most = sample_max(o->degree, fanout, p->replace);
         if (hb_grow((void **)&wk->pos, &wk->cappos, most + 1, sizeof *wk->pos)
