@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "exec.h"
+#include "hash.h"
 #include "block.h"
 #include "blockfile.h"
 #include "bufpool.h"
@@ -351,6 +352,11 @@ int hb_grow(void **p, size_t *cap, size_t need, size_t elem);
 ** Both -1 when out of memory. */
 int hb_nmap_reset(nmap *m, size_t expect, const uint32_t *used, size_t nused);
 int hb_add_node(hb_batch *b, uint32_t node, uint32_t *local);
+/* Ask for the slot of map m where `node` is looked up first. */
+static inline void hb_nmap_prefetch(const nmap *m, uint32_t node)
+{
+    __builtin_prefetch(&m->slots[gnn_hash_slot(node, m->cap)]);
+}
 /* Sample hop `hop` of every mini-batch of x->hb and append its nodes and
 ** edges (hop.c). */
 int hb_run_hop(hb_exec *x, int hop, gnn_err *e);

@@ -306,6 +306,8 @@ static int rs_hop(rs_round *r, hb_batch *b, int h, hb_worker *wk, gnn_err *e)
         uint32_t n = sample_choose(rng_key_node(kh, node), o->degree, fanout,
                                    p->replace, wk->pos, wk->scratch);
         const uint32_t *nb = blk_node_nbrs(o);
+        for (uint32_t j = 0; j < n; j++)
+            if (wk->pos[j] < o->n) hb_nmap_prefetch(&b->map, nb[wk->pos[j]]);
         for (uint32_t j = 0; j < n; j++) {
             uint32_t v = 0, local, at = wk->pos[j];
             if (at < o->n) v = nb[at];
