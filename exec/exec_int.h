@@ -335,6 +335,8 @@ struct hb_exec {
     hb_readback rb;
     hb_bg bg;
     hb_transfer tr;
+    struct hb_rs_worker **rsw; /* a resident round's workers (hb_resident.c) */
+    int nrsw;
 
     /* x->st: what building counts (the build thread's while one runs);
     ** x->est: what handing out counts (the caller's thread); hb_get_stats
@@ -352,11 +354,7 @@ int hb_grow(void **p, size_t *cap, size_t need, size_t elem);
 ** Both -1 when out of memory. */
 int hb_nmap_reset(nmap *m, size_t expect, const uint32_t *used, size_t nused);
 int hb_add_node(hb_batch *b, uint32_t node, uint32_t *local);
-/* Ask for the slot of map m where `node` is looked up first. */
-static inline void hb_nmap_prefetch(const nmap *m, uint32_t node)
-{
-    __builtin_prefetch(&m->slots[gnn_hash_slot(node, m->cap)]);
-}
+
 /* Sample hop `hop` of every mini-batch of x->hb and append its nodes and
 ** edges (hop.c). */
 int hb_run_hop(hb_exec *x, int hop, gnn_err *e);
@@ -464,6 +462,31 @@ int hb_resident_round(hb_exec *x, int64_t g, int *done, gnn_err *e);
 ** are finished): the longest prefix, the others freed to be built again
 ** next round; an error when not even one fits. */
 int hb_fit(hb_exec *x, int with_features, gnn_err *e);
+/* The resident round's workers (their node maps): freed; their bytes. */
+void hb_resident_close(hb_exec *x);
+size_t hb_resident_bytes(const hb_exec *x);
+/* A resident round's graph (hb_resident.c): the topology its hops read
+** and its blocks, every one pinned, by number. */
+typedef struct hb_rs_graph {
+    const hb_rel_topo *t;
+    const void **data;
+    size_t n;
+    /* each block's first node and node count, copied from its header: the
+    ** hops look a node's block up for every node, and the headers, a MiB
+    ** apart, would each be a cache miss */
+    const uint64_t *first;
+    const uint32_t *count;
+} hb_rs_graph;
+/* A worker's scratch for resident hops (hop_resident.c): its node map and
+** the frontier nodes in flight; made, freed, its bytes. */
+typedef struct hb_rs_worker hb_rs_worker;
+hb_rs_worker *hb_rs_worker_new(void);
+void hb_rs_worker_free(hb_rs_worker *w);
+size_t hb_rs_worker_bytes(const hb_rs_worker *w);
+/* Sample every hop of mini-batch b (its seeds in place) from g's pinned
+** blocks with w's scratch, as hop.c would over its blocks. */
+int hb_rs_sample(const hb_rs_graph *g, const plan *p, hb_batch *b,
+                 hb_rs_worker *w, gnn_err *e);
 /* Free the scratch of a hop and of gather (sized for a whole hyperbatch). */
 void hb_release_work(hb_exec *x);
 void hb_release_sampling(hb_exec *x);

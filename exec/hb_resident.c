@@ -15,8 +15,6 @@
 ** longest prefix of its mini-batches whose rows fit is kept, and the rest
 ** are built again next round. */
 #include "exec_int.h"
-#include "rng.h"
-#include "sample.h"
 #include "pool.h"
 #include "copy.h"
 
@@ -36,6 +34,7 @@ typedef struct rs_table {
 typedef struct rs_round {
     hb_exec *x;
     const void **gdata;      /* graph block b: its pinned frame */
+    hb_rs_graph graph;       /* the same, for the hops (hop_resident.c) */
     rs_table feat, labels;
     size_t ng, nf, nl;       /* blocks pinned in each */
     pthread_mutex_t mu;      /* guards err and err_at */
@@ -126,6 +125,26 @@ static int rs_table_of(rs_table *rt, const cat_table *t, const void **data,
     return GNNDB_OK;
 }
 
+/* The pinned graph as the hops read it, with each block's first node and
+** count beside it. */
+static int rs_graph_of(rs_round *r, gnn_err *e)
+{
+    uint64_t *first = malloc((r->ng + 1) * sizeof *first);
+    uint32_t *count = malloc((r->ng + 1) * sizeof *count);
+    if (!first || !count) {
+        free(first);
+        free(count);
+        return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
+    }
+    for (size_t b = 0; b < r->ng; b++) {
+        const blk_header *h = r->gdata[b];
+        first[b] = h->first_node;
+        count[b] = h->count;
+    }
+    r->graph = (hb_rs_graph){r->x->gtopo, r->gdata, r->ng, first, count};
+    return GNNDB_OK;
+}
+
 /* Pin every block the round reads. */
 static int rs_pin(rs_round *r, gnn_err *e)
 {
@@ -138,7 +157,10 @@ static int rs_pin(rs_round *r, gnn_err *e)
     if (!r->gdata) return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
     const void **fdata = r->gdata + ng, **ldata = fdata + nf;
     int rc = pin_all(x->gpool, x->gtopo->f, ng, r->gdata, &x->st.hop[0], e);
-    if (!rc) r->ng = ng;
+    if (!rc) {
+        r->ng = ng;
+        rc = rs_graph_of(r, e);
+    }
     if (!rc && nf &&
         !(rc = pin_all(x->fpool, x->ff, nf, fdata, &x->st.gather, e)))
         r->nf = nf;
@@ -174,154 +196,6 @@ static void rs_fail(rs_round *r, size_t i, const gnn_err *e)
         r->err_at = i;
     }
     pthread_mutex_unlock(&r->mu);
-}
-
-/* ---- one hop of one mini-batch ---- */
-
-static int rs_corrupt(const hb_exec *x, uint64_t no, uint32_t node, gnn_err *e)
-{
-    return gnn_seterr(e, GNNDB_CORRUPT,
-                      "corrupt block %llu of %s: node %u is not where the "
-                      "index says", (unsigned long long)no,
-                      x->gtopo->f->path, node);
-}
-
-/* The block that holds the start of `node`'s list. */
-static uint64_t rs_block_of(const rs_round *r, uint32_t node)
-{
-    const hb_rel_topo *t = r->x->gtopo;
-    return idx_block_of(t->idx_first, t->idx_block, t->nidx, node);
-}
-
-/* Where the offset-table entry of `node`'s object lies in block no; NULL
-** when the block does not hold the node (found corrupt later). */
-static const uint32_t *rs_entry(const rs_round *r, uint64_t no, uint32_t node)
-{
-    if (no >= r->ng) return NULL;
-    const blk_header *h = r->gdata[no];
-    if (node < h->first_node || node - h->first_node >= h->count) return NULL;
-    return (const uint32_t *)((const char *)h + blk_data_offset(h->block_size))
-           + (node - h->first_node);
-}
-
-/* The object of `node`, whose list starts in block no, checked as
-** hop_reserve checks it; NULL (and *e set) when the block disagrees. */
-static const blk_node *rs_object(const rs_round *r, uint32_t node,
-                                 uint64_t no, gnn_err *e)
-{
-    if (no >= r->ng) return rs_corrupt(r->x, no, node, e), NULL;
-    const void *data = r->gdata[no];
-    const blk_node *o = blk_graph_find(data, node);
-    if (!o || o->start != 0 ||
-        !blk_graph_object_fits(data, (uint32_t)(node -
-                               ((const blk_header *)data)->first_node))) {
-        rs_corrupt(r->x, no, node, e);
-        return NULL;
-    }
-    return o;
-}
-
-/* Frontier nodes looked up ahead of the one being sampled: each node's
-** offset-table entry, object and list are cache misses one after the
-** other; RS_HOP_AHEAD places on its block is found and its entry asked
-** for, half as far on its object. */
-#define RS_HOP_AHEAD 8
-
-static void rs_hop_ahead(const rs_round *r, const hb_batch *b, size_t q,
-                         size_t hi, uint64_t *ring)
-{
-    size_t far = q + RS_HOP_AHEAD, near = q + RS_HOP_AHEAD / 2;
-    if (far < hi) {
-        uint64_t no = rs_block_of(r, b->nodes[far]);
-        ring[far % RS_HOP_AHEAD] = no;
-        const uint32_t *ent = rs_entry(r, no, b->nodes[far]);
-        if (ent) __builtin_prefetch(ent);
-    }
-    if (near < hi) {
-        const uint32_t *ent = rs_entry(r, ring[near % RS_HOP_AHEAD],
-                                       b->nodes[near]);
-        const char *data = r->gdata[ring[near % RS_HOP_AHEAD]];
-        if (ent && *ent < BLK_MAX_SIZE) {
-            __builtin_prefetch(data + *ent);
-            __builtin_prefetch(data + *ent + 64);
-        }
-    }
-}
-
-/* Neighbour q of o (q >= o->n: in a continuation block after block no),
-** checked as pend_visit checks it. */
-static int rs_far_nbr(const rs_round *r, const blk_node *o, uint64_t no,
-                      uint32_t q, uint32_t *nbr, gnn_err *e)
-{
-    uint32_t cap = r->x->gtopo->cont_cap, k = q - o->n;
-    uint64_t cb = no + 1 + k / cap;
-    if (cb >= r->ng) return rs_corrupt(r->x, cb, o->node, e);
-    const blk_header *hd = r->gdata[cb];
-    const blk_node *c = hd->count ? blk_graph_object(hd, 0) : NULL;
-    if (!c || c->node != o->node || !(hd->flags & BLK_FLAG_CONT_FIRST) ||
-        k % cap >= c->n)
-        return rs_corrupt(r->x, cb, o->node, e);
-    *nbr = blk_node_nbrs(c)[k % cap];
-    return GNNDB_OK;
-}
-
-/* Grow b's edge arrays for `more` edges after b->ne. */
-static int rs_reserve_edges(hb_batch *b, size_t more)
-{
-    if (hb_grow((void **)&b->esrc, &b->cape, b->ne + more + 1,
-                sizeof *b->esrc))
-        return -1;
-    if (b->cape > b->capdst) {
-        uint32_t *d = realloc(b->edst, b->cape * sizeof *d);
-        if (!d) return -1;
-        b->edst = d;
-        b->capdst = b->cape;
-    }
-    return 0;
-}
-
-/* Sample hop h of mini-batch b: for each frontier node in order, its
-** neighbours chosen, each added to the batch (new ones numbered in turn)
-** with its edge. */
-static int rs_hop(rs_round *r, hb_batch *b, int h, hb_worker *wk, gnn_err *e)
-{
-    const plan *p = r->x->p;
-    int fanout = p->fanouts[h];
-    uint64_t kh = rng_key_hop(p->seed, (uint64_t)b->epoch, (uint64_t)b->batch,
-                              (uint64_t)h);
-    size_t lo = b->frontier_lo, hi = b->nn, ne0 = b->ne;
-    uint64_t ring[RS_HOP_AHEAD];
-    for (size_t q = lo; q < lo + RS_HOP_AHEAD && q < hi; q++)
-        ring[q % RS_HOP_AHEAD] = rs_block_of(r, b->nodes[q]);
-    for (size_t q = lo; q < hi; q++) {
-        uint32_t node = b->nodes[q];
-        uint64_t no = ring[q % RS_HOP_AHEAD];
-        rs_hop_ahead(r, b, q, hi, ring);
-        const blk_node *o = rs_object(r, node, no, e);
-        if (!o) return e->rc;
-        uint32_t most = sample_max(o->degree, fanout, p->replace);
-        if (hb_grow((void **)&wk->pos, &wk->cappos, most + 1, sizeof *wk->pos)
-            || rs_reserve_edges(b, most))
-            return gnn_seterr(e, GNNDB_NOMEM, "out of memory sampling");
-        uint32_t n = sample_choose(rng_key_node(kh, node), o->degree, fanout,
-                                   p->replace, wk->pos, wk->scratch);
-        const uint32_t *nb = blk_node_nbrs(o);
-        for (uint32_t j = 0; j < n; j++)
-            if (wk->pos[j] < o->n) hb_nmap_prefetch(&b->map, nb[wk->pos[j]]);
-        for (uint32_t j = 0; j < n; j++) {
-            uint32_t v = 0, local, at = wk->pos[j];
-            if (at < o->n) v = nb[at];
-            else if (rs_far_nbr(r, o, no, at, &v, e)) return e->rc;
-            if (hb_add_node(b, v, &local))
-                return gnn_seterr(e, GNNDB_NOMEM, "out of memory sampling");
-            b->esrc[b->ne] = local;
-            b->edst[b->ne++] = (uint32_t)q;
-        }
-    }
-    b->frontier_lo = hi;
-    b->nsn[h + 1] = (int64_t)(b->nn - hi);
-    b->nse[h] = (int64_t)(b->ne - ne0);
-    return GNNDB_OK;
 }
 
 /* ---- gather of one mini-batch ---- */
@@ -407,8 +281,7 @@ static void rs_sample_task(void *arg, size_t i, int w)
     double t0 = hb_now();
     int rc = hb_halted(x) ? gnn_seterr(&e, GNNDB_INTERRUPT, "interrupted")
                           : GNNDB_OK;
-    for (int h = 0; h < x->p->nhops && !rc; h++)
-        rc = rs_hop(r, b, h, &x->hop.workers[w], &e);
+    if (!rc) rc = hb_rs_sample(&r->graph, x->p, b, x->rsw[w], &e);
     r->busy[2 * w] += hb_now() - t0;
     if (rc) rs_fail(r, i, &e);
 }
@@ -483,6 +356,14 @@ static int rs_run(rs_round *r, int64_t g, gnn_err *e)
     int nw = wpool_threads(x->pool);
     r->busy = calloc(2 * (size_t)nw, sizeof *r->busy);
     if (!r->busy) return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
+    if (!x->rsw) {
+        if (!(x->rsw = calloc((size_t)nw, sizeof *x->rsw)))
+            return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
+        x->nrsw = nw;
+        for (int w = 0; w < nw; w++)
+            if (!(x->rsw[w] = hb_rs_worker_new()))
+                return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
+    }
     int rc = hb_seed_round(x, g, e);
     if (rc) return rc;
     wpool_run(x->pool, (size_t)x->nb, rs_sample_task, r);
@@ -492,6 +373,21 @@ static int rs_run(rs_round *r, int64_t g, gnn_err *e)
     rs_count(r, x->nb);
     x->st.resident_rounds++;
     return x->p->graph.has_map ? hb_finish_batches(x, e) : GNNDB_OK;
+}
+
+void hb_resident_close(hb_exec *x)
+{
+    for (int w = 0; w < x->nrsw; w++) hb_rs_worker_free(x->rsw[w]);
+    free(x->rsw);
+    x->rsw = NULL;
+    x->nrsw = 0;
+}
+
+size_t hb_resident_bytes(const hb_exec *x)
+{
+    size_t n = 0;
+    for (int w = 0; w < x->nrsw; w++) n += hb_rs_worker_bytes(x->rsw[w]);
+    return n;
 }
 
 int hb_resident_round(hb_exec *x, int64_t g, int *done, gnn_err *e)
@@ -509,6 +405,8 @@ int hb_resident_round(hb_exec *x, int64_t g, int *done, gnn_err *e)
     pthread_mutex_destroy(&r.mu);
     rs_unpin(&r);
     free(r.gdata);
+    free((void *)r.graph.first);
+    free((void *)r.graph.count);
     free(r.busy);
     *done = rc == GNNDB_OK;
     return rc;

@@ -106,7 +106,7 @@ size_t hb_batch_bytes(const hb_batch *b)
 size_t hb_work_bytes(const hb_exec *x)
 {
     return hb_hop_bytes(&x->hop) + hb_blocks_bytes(&x->bk) +
-           hb_gather_bytes(&x->gat);
+           hb_gather_bytes(&x->gat) + hb_resident_bytes(x);
 }
 
 /* Bytes that growing an array of `cap` elements to `need` adds. */
@@ -492,6 +492,7 @@ void hb_close(hb_exec *x)
     seeds_free(&x->seeds);
     hb_link_close(x);
     hb_hop_free(&x->hop, GNN_MAX(1, x->p->threads));
+    hb_resident_close(x);
     hb_blocks_free(&x->bk);
     wpool_free(x->pool);
     free(x);
