@@ -1,6 +1,6 @@
 /* hb_resident.c — a round built from resident blocks. When the buffer pools
 ** hold every block of the graph and of each table the round gathers (the
-** plan that reads the database once, after its first round has read it),
+** plan that reads the database once: the first round reads it whole),
 ** each mini-batch is sampled hop by hop, gathered and finished by one task
 ** of the worker pool, reading neighbours and rows straight from pinned
 ** frames. The block x mini-batch matrix, the arena of choices and the
@@ -50,10 +50,10 @@ static int fill_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
     return GNNDB_OK;
 }
 
-/* Read the blocks [0, n) of f that the pool lacks (those no round has
-** needed yet: the plan reads the database once, and a resident round
-** finds its blocks without asking), with the reads counted in *o; then pin
-** all of them into data[]. */
+/* Read the blocks [0, n) of f that the pool lacks (all of them at the
+** first round: the plan reads the database once, and a resident round finds
+** its blocks without asking), with the reads counted in *o; then pin all of
+** them into data[]. */
 static int pin_all(bp_pool *bp, blk_file *f, size_t n, const void **data,
                    hb_opstats *o, gnn_err *e)
 {
@@ -173,14 +173,13 @@ static int rs_pin(rs_round *r, gnn_err *e)
 }
 
 /* Whether this round is built here: the plan keeps every block resident
-** (plan_resident), and a round has run block by block, reading the blocks
-** its batches needed with reads in flight; the pools have the frames. */
+** (plan_resident), and the pools have the frames. */
 static int rs_eligible(const hb_exec *x)
 {
     const plan *p = x->p;
     size_t need = (p->has_feat ? (size_t)p->feat.nblocks : 0) +
                   (p->has_labels ? (size_t)p->labels.nblocks : 0);
-    return plan_resident(p) && x->st.hyperbatches > 0 &&
+    return plan_resident(p) &&
            bp_nframes(x->gpool) >= (size_t)x->gtopo->nblocks &&
            (!need || bp_nframes(x->fpool) >= need);
 }
