@@ -309,8 +309,10 @@ static void plan_spill(gnndb *db, plan *p, int64_t cap, int64_t fit)
     p->cost_spill = best;
     /* without rows to gather a round saves nothing: only the sampling
     ** sub-rounds read the graph, and they are no larger than in memory */
+    /* nor where the pools keep every block: a round reads nothing again
+    ** whatever its size (plan_hyperbatch takes a small one) */
     int want = db->pragma.spill == GNN_SPILL_ON ||
-               (db->pragma.spill == GNN_SPILL_AUTO &&
+               (db->pragma.spill == GNN_SPILL_AUTO && !plan_resident(p) &&
                 plan_x_dim(p) + eattr_dim(p) > 0 &&
                 fit < cap && g > fit &&
                 (p->hyperbatch_asked > fit || p->cost_spill < p->cost_inmem));
@@ -803,8 +805,9 @@ static int plan_hyperbatch(gnndb *db, plan *p, gnn_err *e)
     plan_spill(db, p, cap, p->hyperbatch);
     spill_drops_row_cache(p);
     /* pools that keep every block read nothing again, whatever H: a large
-    ** H then costs memory, page faults and cache misses, and buys nothing */
-    if (!p->hyperbatch_asked && plan_resident(p)) {
+    ** H, asked or not, then costs memory, page faults and cache misses,
+    ** and buys nothing */
+    if (plan_resident(p)) {
         p->hyperbatch_cap = GNN_MIN(cap, (int64_t)GNN_MAX(1, p->threads) *
                                              HB_RESIDENT_PER_THREAD);
         p->hyperbatch = GNN_MIN(p->hyperbatch, p->hyperbatch_cap);

@@ -208,12 +208,17 @@ static void hyperbatch_asked_capped_shrunk_or_spilled(void **state)
     assert_int_equal(p.hyperbatch, 43);       /* the default: up to 1024 */
     assert_string_equal(p.note, "");
     plan_free(&p);
+    plan_ok(d->h, "SAMPLE 10,10 FROM cora BATCH 64 HYPERBATCH 900 SEED 1;", &p);
+    assert_int_equal(p.hyperbatch, 43);       /* never beyond one epoch */
+    plan_free(&p);
     exec_ok(d->h, "PRAGMA cache_policy = 'none';");
     plan_ok(d->h, "SAMPLE 10,10 FROM cora BATCH 64 HYPERBATCH 4 SEED 1;", &p);
     assert_int_equal(p.hyperbatch, 4);
     plan_free(&p);
+    /* asked for more, a resident plan still takes 4 a thread, in memory */
     plan_ok(d->h, "SAMPLE 10,10 FROM cora BATCH 64 HYPERBATCH 900 SEED 1;", &p);
-    assert_int_equal(p.hyperbatch, 43);       /* never beyond one epoch */
+    assert_int_equal(p.hyperbatch, 4 * p.threads < 43 ? 4 * p.threads : 43);
+    assert_int_equal(p.spill, 0);
     plan_free(&p);
     assert_int_equal(run_hyperbatch(d->h, "SAMPLE 10,10 FROM cora BATCH 64 "
                                     "HYPERBATCH 4 SEED 1 LIMIT 8;"), 4);
@@ -239,13 +244,21 @@ static void hyperbatch_asked_capped_shrunk_or_spilled(void **state)
     assert_int_equal(p.hyperbatch, shrunk / 2 > 1 ? shrunk / 2 : 1);
     plan_free(&p);
     exec_ok(d->h, "PRAGMA cache_policy = 'none'; PRAGMA feature_cache = 'auto';");
-    /* spill 'auto': HYPERBATCH 43 asks for more than memory holds, so the
-    ** round goes through the spill area; 'on' always spills */
-    static const char *const modes[] = {"auto", "on"};
+    /* spill 'auto': HYPERBATCH 43 asks for more than memory holds. The
+    ** pools keep every block here, so a round reads nothing again and stays
+    ** in memory, shrunk; read in pages, blocks stay out of the pools, and
+    ** the round goes through the spill area; 'on' always spills */
+    exec_ok(d->h, "PRAGMA spill = 'auto';");
+    plan_ok(d->h, q, &p);
+    assert_true(plan_resident(&p));
+    assert_int_equal(p.spill, 0);
+    assert_int_equal(p.hyperbatch, p.staged_bytes / p.per_batch_bytes);
+    plan_free(&p);
+    static const char *const modes[] = {
+        "PRAGMA spill = 'auto'; PRAGMA read_granularity = 'page';",
+        "PRAGMA spill = 'on'; PRAGMA read_granularity = 'auto';"};
     for (int i = 0; i < 2; i++) {
-        char sql[128];
-        snprintf(sql, sizeof sql, "PRAGMA spill = '%s';", modes[i]);
-        exec_ok(d->h, sql);
+        exec_ok(d->h, modes[i]);
         plan_ok(d->h, q, &p);
         assert_int_equal(p.spill, 1);
         assert_true(p.hyperbatch > shrunk && p.hyperbatch <= 43);
