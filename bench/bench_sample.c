@@ -1,11 +1,14 @@
 /* bench_sample.c — runs one SAMPLE through the public API, consuming every
 ** mini-batch as a training loop would, and prints one machine-readable
-** RESULT line with throughput, I/O and the in-memory work figures.
+** RESULT line with throughput, I/O and the in-memory work figures; with TO
+** DEVICE, also the bytes that crossed the bus and the rows the GPU cache
+** served.
 **
 **   bench_sample DB 'PRAGMA ...; SAMPLE ...;'
 **
 ** Statements before the last are run first (pragmas); the last one is the
-** SAMPLE that is measured. */
+** SAMPLE that is measured. A batch on a device is never read on the host:
+** its per-hop counts, which stay in host memory, are what is touched. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,8 +63,12 @@ int main(int argc, char **argv)
             batches++;
             nodes += (uint64_t)v->num_nodes;
             xbytes += (uint64_t)(v->num_nodes * v->x_dim * 4);
-            /* touch the batch as a trainer would read it */
-            if (v->num_nodes) check ^= (uint64_t)v->n_id[v->num_nodes - 1];
+            /* touch the batch as a trainer would read it; a device
+            ** batch's arrays are device memory */
+            if (v->device == GNNDB_DEVICE_HOST && v->num_nodes)
+                check ^= (uint64_t)v->n_id[v->num_nodes - 1];
+            else if (v->num_hops)
+                check ^= (uint64_t)v->num_sampled_nodes[v->num_hops];
         }
         t1 = now();
         if (rc != GNNDB_DONE) break;
@@ -86,7 +93,8 @@ int main(int argc, char **argv)
            " nodes=%" PRIu64 " x_bytes=%" PRIu64 " sample_cpu_s=%.3f "
            "sample_edges_per_cpu_s=%.0f gather_cpu_s=%.3f gather_gbps=%.3f "
            "io_wait_s=%.3f spill_written=%" PRId64 " spill_read=%" PRId64
-           " blocks_saved=%" PRId64 " check=%" PRIx64 " maxrss_kb=%ld\n",
+           " blocks_saved=%" PRId64 " bus_bytes=%" PRId64
+           " device_cache_hits=%" PRId64 " check=%" PRIx64 " maxrss_kb=%ld\n",
            batches, s, batches / s, edges, (double)edges / s, blocks, bytes,
            (double)bytes / s / 1e6,
            gnndb_stmt_status(last, GNNDB_STATUS_HYPERBATCH), nodes, xbytes,
@@ -99,7 +107,9 @@ int main(int argc, char **argv)
            gnndb_stmt_status(last, GNNDB_STATUS_IO_WAIT_NS) * 1e-9,
            gnndb_stmt_status(last, GNNDB_STATUS_SPILL_WRITTEN),
            gnndb_stmt_status(last, GNNDB_STATUS_SPILL_READ),
-           gnndb_stmt_status(last, GNNDB_STATUS_ROW_CACHE_SAVED), check,
+           gnndb_stmt_status(last, GNNDB_STATUS_ROW_CACHE_SAVED),
+           gnndb_stmt_status(last, GNNDB_STATUS_BUS_BYTES),
+           gnndb_stmt_status(last, GNNDB_STATUS_DEVICE_CACHE_HITS), check,
            maxrss_kb());
     gnndb_finalize(last);
     gnndb_close(db);

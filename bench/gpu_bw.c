@@ -2,12 +2,15 @@
 ** pinned memory, and plain cudaMemcpy from pageable memory, 1 MB to 256 MB)
 ** against what the transfer operator achieves (xfer_batch on synthetic
 ** batches the size of the default benchmark's: SAMPLE 10,10,10 BATCH 1024 on
-** 128 float32 features, about 136 k nodes and 1.1 M edges, ~88 MB a batch).
+** 128 float32 features, about 136 k nodes and 1.1 M edges, ~88 MB a batch),
+** from pageable arrays (staged) and from pinned ones, with and without the
+** next batch prefetched.
 **
 **   gpu_bw [batches]
 **
-** Last line: GPU_H2D_GBPS=<xfer_batch from pageable arrays, as the engine
-** hands them> PEAK_GBPS=<best pinned cudaMemcpyAsync> FRACTION=<ratio>, or
+** Last line: GPU_H2D_GBPS=<xfer_batch + xfer_prefetch from pinned arrays,
+** as the engine hands out device-bound batches, gathered into pinned
+** memory> PEAK_GBPS=<best pinned cudaMemcpyAsync> FRACTION=<ratio>, or
 ** "SKIP: no CUDA device (<reason>)" with exit 0. */
 #include "../gpu/xfer.h"
 
@@ -68,7 +71,7 @@ typedef struct synth {
     int pinned;
 } synth;
 
-static int synth_make(synth *b, xfer *x, int pinned, int64_t k)
+static int synth_make(synth *b, int pinned, int64_t k)
 {
     const int64_t ns = 1024, nn = 136000, ne = 1136640, dim = 128;
     memset(b, 0, sizeof *b);
@@ -76,7 +79,7 @@ static int synth_make(synth *b, xfer *x, int pinned, int64_t k)
     size_t len[4] = {(size_t)nn * 8, (size_t)ne * 16, (size_t)(nn * dim) * 4,
                      (size_t)ns * 8};
     for (int a = 0; a < 4; a++) {
-        b->arr[a] = pinned ? xfer_host_alloc(x, len[a]) : malloc(len[a]);
+        b->arr[a] = pinned ? xfer_pinned_alloc(len[a]) : malloc(len[a]);
         if (!b->arr[a]) return 1;
         memset(b->arr[a], (int)(k + a) & 0x7f, len[a]); /* touch every page */
     }
@@ -103,10 +106,10 @@ static int synth_make(synth *b, xfer *x, int pinned, int64_t k)
     return 0;
 }
 
-static void synth_free(synth *b, xfer *x)
+static void synth_free(synth *b)
 {
     for (int a = 0; a < 4; a++) {
-        if (b->pinned) xfer_host_free(x, b->arr[a]);
+        if (b->pinned) xfer_pinned_free(b->arr[a]);
         else free(b->arr[a]);
     }
 }
@@ -185,9 +188,9 @@ int main(int argc, char **argv)
     cudaStreamDestroy(s);
 
     synth b[2], p[2];
-    double g_xfer, g_prefetch, g_pinned;
-    if (synth_make(&b[0], x, 0, 0) || synth_make(&b[1], x, 0, 1) ||
-        synth_make(&p[0], x, 1, 0) || synth_make(&p[1], x, 1, 1)) {
+    double g_xfer, g_prefetch, g_pinned, g_pinned_pf;
+    if (synth_make(&b[0], 0, 0) || synth_make(&b[1], 0, 1) ||
+        synth_make(&p[0], 1, 0) || synth_make(&p[1], 1, 1)) {
         fprintf(stderr, "gpu_bw: out of memory\n");
         return 1;
     }
@@ -195,19 +198,22 @@ int main(int argc, char **argv)
            (double)synth_bytes(&b[0]) / 1e6);
     if (xfer_bw(x, b, nbatches, 0, &g_xfer) ||
         xfer_bw(x, b, nbatches, 1, &g_prefetch) ||
-        xfer_bw(x, p, nbatches, 0, &g_pinned))
+        xfer_bw(x, p, nbatches, 0, &g_pinned) ||
+        xfer_bw(x, p, nbatches, 1, &g_pinned_pf))
         return 1;
-    printf("xfer_batch, pageable arrays:            %.2f GB/s\n", g_xfer);
+    printf("xfer_batch, pageable arrays (staged):   %.2f GB/s\n", g_xfer);
     printf("xfer_batch + xfer_prefetch, pageable:   %.2f GB/s\n", g_prefetch);
-    printf("xfer_batch, arrays in xfer_host_alloc:  %.2f GB/s\n", g_pinned);
+    printf("xfer_batch, pinned arrays:              %.2f GB/s\n", g_pinned);
+    printf("xfer_batch + xfer_prefetch, pinned:     %.2f GB/s\n",
+           g_pinned_pf);
     printf("PAGEABLE_GBPS=%.2f\n", peak_pageable);
     for (int i = 0; i < 2; i++) {
-        synth_free(&b[i], x);
-        synth_free(&p[i], x);
+        synth_free(&b[i]);
+        synth_free(&p[i]);
     }
     xfer_close(x);
-    printf("GPU_H2D_GBPS=%.2f PEAK_GBPS=%.2f FRACTION=%.3f\n", g_xfer, peak,
-           peak > 0 ? g_xfer / peak : 0.0);
+    printf("GPU_H2D_GBPS=%.2f PEAK_GBPS=%.2f FRACTION=%.3f\n", g_pinned_pf,
+           peak, peak > 0 ? g_pinned_pf / peak : 0.0);
 #else
     xfer_close(x);
 #endif

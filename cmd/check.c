@@ -6,30 +6,59 @@
 #include "stmt.h"
 #include "block.h"
 #include "blockfile.h"
+#include "memory.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* Problems listed per file; past them a file's rows stop and one row
+** counts the rest, so that a file corrupt throughout cannot fill memory
+** with a row per block. */
+#define CK_ROWS_PER_FILE 100
+
 typedef struct ck {
     gnndb *db;
     rowset *rs;
     int64_t problems;
     int64_t blocks;
+    int64_t file_problems;  /* of the file being read */
+    /* the walk that only sizes: the most one file's check holds (its
+    ** checksums, block index and two blocks) */
+    int dry;
+    int64_t need;
 } ck;
 
 static int problem(ck *c, const char *what, const char *detail)
 {
     c->problems++;
+    if (++c->file_problems > CK_ROWS_PER_FILE) return GNNDB_OK;
     if (rs_row(c->rs) || rs_text(c->rs, what) || rs_text(c->rs, detail))
         return GNNDB_NOMEM;
     return GNNDB_OK;
 }
 
+/* The row that counts a file's problems past those listed. */
+static int more_problems(ck *c, const char *file)
+{
+    int64_t more = c->file_problems - CK_ROWS_PER_FILE;
+    c->file_problems = 0;
+    if (more <= 0) return GNNDB_OK;
+    char d[128];
+    snprintf(d, sizeof d, "and %" PRId64 " more problems", more);
+    c->problems--;   /* counted already */
+    return problem(c, file, d);
+}
+
 static int check_file(ck *c, const char *file, uint32_t bs, uint16_t kind,
                       uint64_t token, int64_t nblocks, gnn_err *e)
 {
+    if (c->dry) {
+        c->need = GNN_MAX(c->need, (nblocks + 1) * 4 + 2 * (int64_t)bs);
+        return GNNDB_OK;
+    }
+    c->file_problems = 0;
     char path[1024];
     snprintf(path, sizeof path, "%s/%s", c->db->dir, file);
     uint32_t *sums = NULL;
@@ -73,7 +102,7 @@ static int check_file(ck *c, const char *file, uint32_t bs, uint16_t kind,
     blkf_close(f);
 out:
     free(sums);
-    return rc;
+    return rc ? rc : more_problems(c, file);
 }
 
 /* The block index under `token` of a graph file of nblocks blocks: entries
@@ -86,6 +115,10 @@ static int check_index(ck *c, const cat_graph *g, uint64_t token,
     size_t n = 0;
     gnn_err pe = {0};
     int rc = GNNDB_OK;
+    if (c->dry) {  /* an entry per block at most */
+        c->need = GNN_MAX(c->need, (nblocks + 1) * 16);
+        return GNNDB_OK;
+    }
     if (idx_begin(c->db->idx, 0, &t, &pe))
         return problem(c, "index.mdb", pe.msg);
     int lrc = idx_load_blocks(t, token, &first, &blk, &n, &pe);
@@ -96,6 +129,7 @@ static int check_index(ck *c, const cat_graph *g, uint64_t token,
         snprintf(d, sizeof d, "no block index for the %s", what);
         rc = problem(c, "index.mdb", d);
     }
+    c->file_problems = 0;
     for (size_t i = 0; i < n && !rc; i++) {
         if ((int64_t)blk[i] >= nblocks ||
             (i && (first[i] <= first[i - 1] || blk[i] <= blk[i - 1]))) {
@@ -108,7 +142,7 @@ static int check_index(ck *c, const cat_graph *g, uint64_t token,
     }
     free(first);
     free(blk);
-    return rc;
+    return rc ? rc : more_problems(c, "index.mdb");
 }
 
 /* The files of the graph's tables and packs. */
@@ -172,6 +206,10 @@ static int check_eid_lists(ck *c, const cat_graph *g, gnn_err *e)
     gnn_err pe = {0};
     int rc = GNNDB_OK, ka, kb;
     char d[256] = "";
+    if (c->dry) {
+        c->need = GNN_MAX(c->need, 2 * (int64_t)g->block_size);
+        return GNNDB_OK;
+    }
     a.buf = gnn_alloc_aligned(g->block_size);
     b.buf = gnn_alloc_aligned(g->block_size);
     if (!a.buf || !b.buf) { rc = GNNDB_NOMEM; goto out; }
@@ -240,22 +278,51 @@ static int check_graph(ck *c, const cat_graph *g, gnn_err *e)
     return rc;
 }
 
+/* The graphs CHECK reads: the one named, or every graph. */
+static int check_list(gnndb *db, const ast_stmt *s, cat_graph **gs, size_t *n,
+                      gnn_err *e)
+{
+    if (!s->graph) return cat_graph_list(db->cat, gs, n, e);
+    *n = 0;
+    if (!(*gs = calloc(1, sizeof **gs)))
+        return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
+    int rc = cat_graph_get(db->cat, s->graph, *gs, e);
+    if (!rc) *n = 1;
+    return rc;
+}
+
+/* A walk that reads nothing sizes the most one file's check holds, which
+** must fit in what memory_limit leaves for data (memory.c). */
+static int check_memory(ck *c, const cat_graph *gs, size_t n, gnn_err *e)
+{
+    c->dry = 1;
+    int rc = GNNDB_OK;
+    for (size_t i = 0; i < n && !rc; i++) rc = check_graph(c, &gs[i], e);
+    c->dry = 0;
+    mem_reserve r;
+    return rc ? rc : db_memory_reserve(c->db, 0, c->need, "CHECK", &r, e);
+}
+
+int check_prepare(gnndb *db, const ast_stmt *s, gnn_err *e)
+{
+    ck c = {.db = db};
+    cat_graph *gs = NULL;
+    size_t n = 0;
+    int rc = check_list(db, s, &gs, &n, e);
+    if (!rc) rc = check_memory(&c, gs, n, e);
+    free(gs);
+    return rc;
+}
+
 int check_run(gnndb *db, const ast_stmt *s, rowset **out, gnn_err *e)
 {
     static const char *const cols[] = {"object", "problem", NULL};
-    ck c = {db, rs_new(2, cols), 0, 0};
+    ck c = {.db = db, .rs = rs_new(2, cols)};
     if (!c.rs) return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
     cat_graph *gs = NULL;
     size_t n = 0;
-    int rc;
-    if (s->graph) {
-        gs = calloc(1, sizeof *gs);
-        if (!gs) rc = gnn_seterr(e, GNNDB_NOMEM, "out of memory");
-        else rc = cat_graph_get(db->cat, s->graph, gs, e);
-        n = 1;
-    } else {
-        rc = cat_graph_list(db->cat, &gs, &n, e);
-    }
+    int rc = check_list(db, s, &gs, &n, e);
+    if (!rc) rc = check_memory(&c, gs, n, e);
     for (size_t i = 0; i < n && !rc; i++) rc = check_graph(&c, &gs[i], e);
     free(gs);
     if (!rc && c.problems == 0) {

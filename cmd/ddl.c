@@ -10,7 +10,9 @@
 #include "block.h"
 #include "edgelist.h"
 #include "import.h"
+#include "memory.h"
 #include "npy.h"
+#include "rss.h"
 #include "rng.h"
 #include "sort.h"
 
@@ -19,16 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-void ddl_ctl_init(gnndb *db, imp_ctl *c)
-{
-    memset(c, 0, sizeof *c);
-    c->progress = db->progress ? db_import_progress : NULL;
-    c->progress_arg = db;
-    c->interrupt = (volatile int *)&db->interrupt;
-    c->mem_budget = (size_t)db->pragma.import_memory;
-    c->tmpdir = db->dir;
-}
 
 void ddl_unlink(gnndb *db, const char *file)
 {
@@ -41,7 +33,7 @@ void ddl_drop_token(gnndb *db, uint64_t token)
 {
     idx_txn *t;
     gnn_err e = {0};
-    if (idx_begin(db->idx, 1, &t, &e)) return;
+    if (idx_begin_fresh(db->idx, &t, &e)) return;
     if (idx_drop(t, token, &e)) idx_abort(t);
     else idx_commit(t, &e);
 }
@@ -107,7 +99,7 @@ static int publish_graph_index(gnndb *db, uint64_t token, uint64_t eid_token,
                                const imp_graph_result *r, gnn_err *e)
 {
     idx_txn *t;
-    int rc = idx_begin(db->idx, 1, &t, e);
+    int rc = idx_begin_fresh(db->idx, &t, e);
     if (rc) return rc;
     for (size_t i = 0; !rc && i < r->n_idx; i++)
         rc = idx_put_block(t, token, r->idx_first[i], r->idx_block[i], e);
@@ -212,9 +204,13 @@ int ddl_graph_build(gnndb *db, const char *name, const char *path,
     d->o.token = db_new_token();
     snprintf(d->file, sizeof d->file, "g-%016" PRIx64 ".blk", d->o.token);
     if (!d->no_edge_ids) name_eid_files(d);
-    imp_ctl ctl;
-    ddl_ctl_init(db, &ctl);
-    int rc = imp_graph(path, db->dir, d->file, &d->o, &ctl, &d->r, e);
+    ddl_ctl ctl;
+    char what[2 * CAT_NAME_MAX + 32];
+    snprintf(what, sizeof what, "%s %s",
+             strchr(name, '.') ? "CREATE RELATION" : "CREATE GRAPH", name);
+    int rc = ddl_ctl_init(db, what, d->o.block_size, 0, &ctl, e);
+    if (!rc) rc = imp_graph(path, db->dir, d->file, &d->o, &ctl.c, &d->r, e);
+    gnn_heap_trim();  /* the import's arrays, before the index is written */
     if (rc) return rc;
     d->built = 1;
     fill_graph(d, name, path);
@@ -358,10 +354,18 @@ int ddl_table_build(gnndb *db, const cat_graph *g, const int64_t *i2r,
     o->nodes = o->edges ? g->input_edges : g->nodes;
     o->graph = g->name;
     o->i2r = i2r;
-    imp_ctl ctl;
-    ddl_ctl_init(db, &ctl);
+    ddl_ctl ctl;
+    char what[2 * CAT_NAME_MAX + 32];
+    if (o->labels) snprintf(what, sizeof what, "IMPORT LABELS INTO %s", g->name);
+    else snprintf(what, sizeof what, "IMPORT %sFEATURES %s INTO %s",
+                  o->edges ? "EDGE " : "", name, g->name);
+    /* the row map, and the index pages it was read from */
+    int64_t least = i2r ? 16 * g->nodes : 0;
+    int rc = ddl_ctl_init(db, what, o->block_size, least, &ctl, e);
+    if (rc) return rc;
     snprintf(d->file, sizeof d->file, "f-%016" PRIx64 ".blk", o->token);
-    int rc = imp_features(path, db->dir, d->file, o, &ctl, &d->r, e);
+    rc = imp_features(path, db->dir, d->file, o, &ctl.c, &d->r, e);
+    gnn_heap_trim();
     if (rc) return rc;
     d->built = 1;
     cat_table *t = &d->t;
@@ -533,7 +537,7 @@ void ddl_split_build(const char *name, uint32_t *m, size_t n, ddl_split *d)
 int ddl_split_index(gnndb *db, ddl_split *d, gnn_err *e)
 {
     idx_txn *t;
-    int rc = idx_begin(db->idx, 1, &t, e);
+    int rc = idx_begin_fresh(db->idx, &t, e);
     if (rc) return rc;
     d->built = 1;  /* from here an undo drops the token */
     if ((rc = idx_put_split(t, d->sp.token, d->m, (size_t)d->sp.count, e))) {
@@ -592,6 +596,20 @@ static int check_new_split(gnndb *db, const cat_graph *g, const char *name,
     return GNNDB_OK;
 }
 
+/* A split holds at most a member a node: 4 bytes each and a sort's
+** scratch, and read from a file 8 more; and an index transaction's pages.
+** They must fit in what memory_limit leaves for data (memory.c). */
+static int split_memory(gnndb *db, const ast_stmt *s, const cat_graph *g,
+                        gnn_err *e)
+{
+    char what[2 * CAT_NAME_MAX + 32];
+    snprintf(what, sizeof what, "CREATE SPLIT %s ON %s", s->name, s->graph);
+    int64_t per = s->split_random ? 8 : 16;
+    mem_reserve r;
+    return db_memory_reserve(db, 0, g->nodes * per + (int64_t)IDX_TXN_BYTES,
+                             what, &r, e);
+}
+
 int ddl_create_split(gnndb *db, const ast_stmt *s, gnn_err *e)
 {
     int rc = db_write_lock(db);
@@ -605,7 +623,8 @@ int ddl_create_split(gnndb *db, const ast_stmt *s, gnn_err *e)
     size_t n = 0;
     if ((rc = object_name(s, s->name, name, e)) ||
         (rc = ddl_type_view(db, s->graph, s->node_type, &g, &t, &view, e)) ||
-        (rc = check_new_split(db, &g, name, s->name, e)))
+        (rc = check_new_split(db, &g, name, s->name, e)) ||
+        (rc = split_memory(db, s, &view, e)))
         goto out;
     rc = s->split_random
              ? random_members(s, view.nodes, &m, &n, e)

@@ -41,7 +41,23 @@ typedef struct ddl_split {
 /* GNNDB_EXISTS unless graph `name` is new (and short enough). */
 int ddl_check_new_graph(gnndb *db, const char *name, gnn_err *e);
 int ddl_check_block_size(int64_t bs, uint32_t *out, gnn_err *e);
-void ddl_ctl_init(gnndb *db, imp_ctl *c);
+/* An importer's controls, and the words they point to. */
+typedef struct ddl_ctl {
+    imp_ctl c;
+    char what[2 * CAT_NAME_MAX + 32];
+    char words[160];
+} ddl_ctl;
+/* The controls of an import for statement words `what` ("CREATE GRAPH
+** g"): progress, interruption, scratch files, and its memory: PRAGMA
+** import_memory, at most what memory_limit leaves for data (memory.c)
+** beside the importer's own buffers (imp_buffer_bytes of blocks of
+** `block_size`). GNNDB_NOMEM, in words, when that leaves less than `least`
+** bytes beside a mebibyte for the import. */
+int ddl_ctl_init(gnndb *db, const char *what, uint32_t block_size,
+                 int64_t least, ddl_ctl *c, gnn_err *e);
+/* At prepare: that memory_limit leaves room for statement s's import
+** (its buffers, a mebibyte, and the nodes it declares). */
+int ddl_import_prepare(gnndb *db, const ast_stmt *s, gnn_err *e);
 /* "disk is full in DIR: ..." first, whatever write it was. */
 int ddl_disk_full_words(gnndb *db, int rc, gnn_err *e);
 /* Drop the index keys of a token in a transaction of their own; used to
@@ -137,5 +153,8 @@ int ddl_import_ogb_hetero(gnndb *db, const ast_stmt *s, gnn_err *e);
 ** RANDOM fa, fb [SEED s] (ddl_edge_split.c). */
 int ddl_create_edge_split(gnndb *db, const ast_stmt *s, gnn_err *e);
 int ddl_create_edge_splits(gnndb *db, const ast_stmt *s, gnn_err *e);
+/* At prepare: that memory_limit leaves room for either's members (for
+** RANDOM, those the fractions expect of the graph's edges). */
+int ddl_edge_split_prepare(gnndb *db, const ast_stmt *s, gnn_err *e);
 
 #endif

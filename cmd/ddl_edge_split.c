@@ -13,6 +13,7 @@
 #include "array.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,7 +36,14 @@ typedef struct esplit {
     uint64_t *m;          /* edge ids; sorted and distinct once finished */
     size_t n, cap;
     int built;            /* its index keys exist */
+    const char *what;     /* the statement, for a refusal */
+    int64_t room;         /* bytes its members may take ... */
+    int sorts;            /* ... with, when they come unordered, a sort's */
 } esplit;
+
+/* What a statement holds beside its members: the pairs of a chunk and the
+** file's reader (FROM), and an index transaction's pages. */
+#define ESPLIT_FIXED ((int64_t)(8 << 20) + (int64_t)IDX_TXN_BYTES)
 
 /* ---- one split: members, publication, undo ------------------------------- */
 
@@ -47,24 +55,44 @@ static void esplit_init(esplit *d, const char *name)
     d->sp.token = db_new_token();
 }
 
-static int esplit_push(esplit *d, uint64_t eid)
+/* Room for cap members: GNNDB_NOMEM, in words, past d->room (8 bytes a
+** member, and as much again for the scratch of sorting them). */
+static int esplit_grow(esplit *d, size_t cap, gnn_err *e)
+{
+    int64_t need = (int64_t)cap * (d->sorts ? 16 : 8);
+    if (need > d->room) {
+        char b1[32], b2[32];
+        return gnn_seterr(e, GNNDB_NOMEM, "%s: split %s: %zu members and "
+                          "more need %s, and memory_limit leaves them %s; "
+                          "raise PRAGMA memory_limit", d->what, d->sp.name,
+                          d->n, db_fmt_size(need, b1, sizeof b1),
+                          db_fmt_size(d->room, b2, sizeof b2));
+    }
+    uint64_t *m = realloc(d->m, (cap ? cap : 1) * sizeof *m);
+    if (!m) return OOM(e);
+    d->m = m;
+    d->cap = cap;
+    return GNNDB_OK;
+}
+
+static int esplit_push(esplit *d, uint64_t eid, gnn_err *e)
 {
     if (d->n == d->cap) {
-        size_t cap = d->cap ? d->cap * 2 : 1024;
-        uint64_t *m = realloc(d->m, cap * sizeof *m);
-        if (!m) return GNNDB_NOMEM;
-        d->m = m;
-        d->cap = cap;
+        int rc = esplit_grow(d, d->cap ? d->cap * 2 : 1024, e);
+        if (rc) return rc;
     }
     d->m[d->n++] = eid;
     return GNNDB_OK;
 }
 
 /* Sort and drop repeats: a pair given twice (or in both orientations of an
-** undirected edge) is one member. */
+** undirected edge) is one member. Members drawn in edge order are sorted
+** already, and need no sort's scratch. */
 static void esplit_finish(esplit *d)
 {
-    gnn_sort_u64(d->m, d->n);
+    size_t k = 1;
+    while (k < d->n && d->m[k - 1] <= d->m[k]) k++;
+    if (k < d->n) gnn_sort_u64(d->m, d->n);
     size_t w = 0;
     for (size_t i = 0; i < d->n; i++)
         if (i == 0 || d->m[i] != d->m[i - 1]) d->m[w++] = d->m[i];
@@ -87,13 +115,33 @@ static void esplit_undo(gnndb *db, esplit *d, size_t k)
     esplit_free(d, k);
 }
 
+/* What memory_limit leaves for data (memory.c) beside ESPLIT_FIXED: the
+** members' room, which must hold `least` bytes. */
+static int esplit_room(gnndb *db, const char *what, int64_t least,
+                       int64_t *room, gnn_err *e)
+{
+    mem_reserve r;
+    int rc = db_memory_reserve(db, 0, ESPLIT_FIXED + least, what, &r, e);
+    *room = rc ? 0 : r.data - ESPLIT_FIXED;
+    return rc;
+}
+
+/* Members a RANDOM split of fraction f of n edges may draw: the expected
+** count and six standard deviations, so that growing is all but never
+** needed. */
+static size_t expected_members(double f, int64_t n)
+{
+    double m = f * (double)n;
+    return (size_t)(m + 6.0 * sqrt(m * (1.0 - f) + 1.0) + 1024.0);
+}
+
 /* The ids of the k splits under their tokens (one index transaction), then
 ** one catalog transaction inserting them all. */
 static int esplit_publish(gnndb *db, int64_t graph_id, esplit *d, size_t k,
                           gnn_err *e)
 {
     idx_txn *t;
-    int rc = idx_begin(db->idx, 1, &t, e);
+    int rc = idx_begin_fresh(db->idx, &t, e);
     if (rc) return rc;
     for (size_t i = 0; i < k && !rc; i++) {
         d[i].built = 1;  /* from here an undo drops the token */
@@ -199,8 +247,8 @@ static int flush_chunk(pairs *p, esplit *d, gnn_err *e)
                             ") is not an edge of graph '%s'",
                             where(p, i, at, sizeof at), p->ext[0][i],
                             p->ext[1][i], p->g->name);
-        else if (esplit_push(d, p->eid[i]))
-            rc = OOM(e);
+        else
+            rc = esplit_push(d, p->eid[i], e);
     }
     p->k = 0;
     return rc;
@@ -238,12 +286,18 @@ static int edge_split_from(gnndb *db, const ast_stmt *s, esplit *d,
     cat_graph g;
     int rc = edge_graph(db, s->graph, "CREATE EDGE SPLIT", &g, e);
     if (rc || (rc = check_new_split(db, &g, s->name, e))) return rc;
+    char what[2 * CAT_NAME_MAX + 32];
+    snprintf(what, sizeof what, "CREATE EDGE SPLIT %s ON %s", s->name,
+             s->graph);
+    esplit_init(d, s->name);
+    d->what = what;
+    d->sorts = 1;
+    if ((rc = esplit_room(db, what, 0, &d->room, e))) return rc;
     pairs *p = calloc(1, sizeof *p);
     if (!p) return OOM(e);
     p->db = db;
     p->g = &g;
     p->path = s->path;
-    esplit_init(d, s->name);
     rc = read_pairs(db, s, p, d, e);
     free(p);
     if (rc) return rc;
@@ -281,10 +335,7 @@ static int draw_edge(void *arg, uint64_t eid, uint32_t src, uint32_t dst)
     double u = rng_unit(rng_draw(w->key, eid)), cum = 0.0;
     for (size_t i = 0; i < w->k; i++) {
         cum += w->frac[i];
-        if (u < cum) {
-            if (esplit_push(&w->d[i], eid)) return OOM(w->e);
-            break;
-        }
+        if (u < cum) return esplit_push(&w->d[i], eid, w->e);
     }
     return GNNDB_OK;
 }
@@ -302,14 +353,42 @@ static int edge_splits_random(gnndb *db, const ast_stmt *s, esplit *d,
     uint64_t seed = s->has_seed ? s->seed : db_new_token();
     draw w = {rng_key(seed, 0, 0, EDGE_SPLIT_HOP, 0), s->split_fractions, d,
               s->n_split_names, e};
-    for (size_t i = 0; i < w.k; i++) {
+    char what[CAT_NAME_MAX + 32];
+    snprintf(what, sizeof what, "CREATE EDGE SPLITS ON %s", s->graph);
+    int64_t least = 0, room = 0;
+    for (size_t i = 0; i < w.k; i++)
+        least += 8 * (int64_t)expected_members(w.frac[i], g.input_edges);
+    if ((rc = esplit_room(db, what, least, &room, e))) return rc;
+    /* members are drawn in edge order: sorted, and sized from the start */
+    for (size_t i = 0; i < w.k && !rc; i++) {
         esplit_init(&d[i], s->split_names[i]);
         d[i].sp.has_seed = 1;
         d[i].sp.seed = seed;
+        d[i].what = what;
+        size_t cap = expected_members(w.frac[i], g.input_edges);
+        d[i].room = room * (8 * (int64_t)cap) / GNN_MAX(least, 1);
+        rc = esplit_grow(&d[i], cap, e);
     }
-    if ((rc = edt_scan(db, &g, draw_edge, &w, e))) return rc;
+    if (rc || (rc = edt_scan(db, &g, draw_edge, &w, e))) return rc;
     for (size_t i = 0; i < w.k; i++) esplit_finish(&d[i]);
     return esplit_publish(db, g.id, d, w.k, e);
+}
+
+int ddl_edge_split_prepare(gnndb *db, const ast_stmt *s, gnn_err *e)
+{
+    int64_t least = 0, room;
+    char what[CAT_NAME_MAX + 32];
+    snprintf(what, sizeof what, "CREATE EDGE SPLIT%s ON %s",
+             s->kind == AST_CREATE_EDGE_SPLITS ? "S" : "", s->graph);
+    if (s->kind == AST_CREATE_EDGE_SPLITS) {
+        cat_graph g;
+        int rc = cat_graph_get(db->cat, s->graph, &g, e);
+        if (rc) return rc;
+        for (size_t i = 0; i < s->n_split_names; i++)
+            least += 8 * (int64_t)expected_members(s->split_fractions[i],
+                                                   g.input_edges);
+    }
+    return esplit_room(db, what, least, &room, e);
 }
 
 int ddl_create_edge_splits(gnndb *db, const ast_stmt *s, gnn_err *e)

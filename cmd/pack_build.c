@@ -130,15 +130,18 @@ static int64_t file_size(gnndb *db, const char *file)
 static int pack_fill(gnndb *db, plan *p, pk_writer *k, cat_pack_batch **bs,
                      size_t *nb, gnn_err *e)
 {
+    /* the index of records sized once, as the plan counted it */
+    size_t cap = (size_t)GNN_MAX(p->total_batches, 1);
+    if (!(*bs = malloc(cap * sizeof **bs)))
+        return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
     hb_exec *x;
     int rc = hb_open(db, p, &x, e);
     if (rc) return rc;
-    size_t cap = 0;
     const gnndb_batch_view *v;
     int64_t done = 0;
     while ((rc = hb_next(x, &v, e)) == GNNDB_BATCH) {
         if (*nb == cap) {
-            cap = cap ? cap * 2 : 256;
+            cap *= 2;
             cat_pack_batch *a = realloc(*bs, cap * sizeof *a);
             if (!a) { rc = gnn_seterr(e, GNNDB_NOMEM, "out of memory"); break; }
             *bs = a;

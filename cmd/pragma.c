@@ -47,6 +47,8 @@ static const choice choices[] = {
      "'auto', 'block' or 'page'"},
     {"strict", onoff_names, offsetof(gnn_pragmas, strict),
      "'on' (a plan's warnings refuse the statement) or 'off'"},
+    {"pin_memory", onoff_names, offsetof(gnn_pragmas, pin_memory),
+     "'on' (host batches in page-locked memory) or 'off'"},
 };
 
 static const choice *choice_of(const char *name)
@@ -152,6 +154,13 @@ static int set_pragma(gnndb *db, const char *name, const char *v, gnn_err *e)
                               "least 1MB such as '8GB', or 0 for no limit but "
                               "the disk", v ? v : "");
         p->spill_limit = x;
+    } else if (!strcmp(name, "gpu_cache")) {
+        x = db_parse_size(v);
+        if (x < 0)
+            return gnn_seterr(e, GNNDB_RANGE, "PRAGMA gpu_cache = '%s': give "
+                              "a size such as '8GB', or 0 for none",
+                              v ? v : "");
+        p->gpu_cache = x;
     } else if (!strcmp(name, "format_version") || !strcmp(name, "stats")) {
         return gnn_seterr(e, GNNDB_READONLY, "PRAGMA %s is read-only", name);
     } else {
@@ -182,6 +191,8 @@ static int add_setting(gnndb *db, rowset *rs, const char *name)
         return rs_text(rs, fc_policy_name(p->cache_policy));
     if (!strcmp(name, "temp_dir"))
         return rs_text(rs, p->temp_dir[0] ? p->temp_dir : db->dir);
+    if (!strcmp(name, "gpu_cache"))
+        return rs_text(rs, db_fmt_size(p->gpu_cache, b, sizeof b));
     if (!strcmp(name, "spill_limit"))
         return p->spill_limit ? rs_text(rs, db_fmt_size(p->spill_limit, b,
                                                         sizeof b))
@@ -197,7 +208,8 @@ static const char *const settings[] = {"memory_limit", "io", "threads",
                                        "feature_cache", "cache_policy",
                                        "temp_dir", "spill_limit", "spill",
                                        "read_granularity", "strict",
-                                       "batch_copies", "format_version", NULL};
+                                       "batch_copies", "pin_memory", "gpu_cache",
+                                       "format_version", NULL};
 
 static const char *const stat_names[GNN_NSTATUS] = {
     NULL, "seed", "seed_drawn", "batches", "total_batches", "blocks_read",
@@ -205,7 +217,7 @@ static const char *const stat_names[GNN_NSTATUS] = {
     "sample_cpu_ns", "gather_cpu_ns", "gather_bytes", "io_wait_ns",
     "sampled_work", "row_cache_hits", "row_cache_misses",
     "row_cache_blocks_saved", "spill_written", "spill_read", "pages_read",
-    "partial_blocks"};
+    "partial_blocks", "rss_peak", "bus_bytes", "device_cache_hits"};
 
 /* ---- calibrate: the disk profile of EXPLAIN's cost model ---------------- */
 

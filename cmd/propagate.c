@@ -31,6 +31,8 @@
 #include "extsort.h"
 #include "io.h"
 #include "pool.h"
+#include "memory.h"
+#include "rss.h"
 #include "sort.h"
 
 #include <inttypes.h>
@@ -405,36 +407,62 @@ static int open_inputs(prop *p, gnn_err *e)
                                &p->nidx, e);
 }
 
-/* Divide memory_limit: a sixteenth (at least 4 frames) for each pool and 8
-** bytes per node, for the whole run; the rest holds the two tiles while
-** the hops run, then the block being assembled, a row chunk and the block
-** writer's buffer. */
+/* What the run holds besides its tiles: the degrees and weights (8 bytes
+** a node), the graph's block list and block index (an entry a block at
+** most); and, once the tiles are freed, what assembling the output takes:
+** a block, a row chunk and the block writer's buffer. */
+static int64_t prop_fixed(const prop *p)
+{
+    return p->n * 8 + (p->g.graph_blocks + 1) * 24;
+}
+
+static int64_t prop_assembly(uint32_t out_bs)
+{
+    return 2 * (int64_t)out_bs +
+           GNN_MAX((int64_t)out_bs, (int64_t)BLKW_BUF_BYTES);
+}
+
+/* What memory_limit must leave for data (memory.c): prop_fixed for the
+** whole run, and the more of the hops (both pools of 4 frames, two tiles
+** of one row) and the assembly (the feature pool and the output's
+** buffers). */
+static int prop_reserve(prop *p, uint32_t out_bs, mem_reserve *r,
+                        int64_t *need, gnn_err *e)
+{
+    gnndb *db = p->db;
+    int64_t rb = (int64_t)p->dim * 4, fpool = 4 * (int64_t)p->src.block_size;
+    /* the hops: both pools and two tiles of a row; the assembly: the
+    ** feature pool (H_0 is read through it) and the output's buffers */
+    int64_t least = prop_fixed(p) +
+                    GNN_MAX(4 * (int64_t)p->g.block_size + fpool + 2 * rb,
+                            fpool + prop_assembly(out_bs));
+    char what[CAT_NAME_MAX + 16];
+    snprintf(what, sizeof what, "PROPAGATE %s", p->s->name);
+    int threads = db->pragma.threads + (db->pragma.io == IO_PREAD ? 4 : 0);
+    *need = least;
+    return db_memory_reserve(db, threads, least, what, r, e);
+}
+
+/* Divide it: each pool 4 frames and a sixteenth of what is left beyond
+** the least, prop_fixed for the whole run; the rest holds the two tiles
+** while the hops run, then the output's assembly. */
 static int plan_memory(prop *p, uint32_t out_bs, gnn_err *e)
 {
     gnndb *db = p->db;
-    int64_t m = db->pragma.memory_limit;
-    int64_t share = m / 16;
-    size_t gframes = (size_t)GNN_MIN(GNN_MAX(4, share / p->g.block_size),
+    int64_t rb = (int64_t)p->dim * 4;
+    mem_reserve r;
+    int64_t need;
+    int rc = prop_reserve(p, out_bs, &r, &need, e);
+    if (rc) return rc;
+    /* each pool: 4 frames and a sixteenth of what the least leaves */
+    int64_t extra = (r.data - need) / 16;
+    size_t gframes = (size_t)GNN_MIN(4 + extra / p->g.block_size,
                                      GNN_MAX(4, p->g.graph_blocks));
-    size_t fframes = (size_t)GNN_MIN(GNN_MAX(4, share / p->src.block_size),
+    size_t fframes = (size_t)GNN_MIN(4 + extra / p->src.block_size,
                                      GNN_MAX(4, p->src.nblocks));
     int64_t fixed = (int64_t)gframes * p->g.block_size +
-                    (int64_t)fframes * p->src.block_size + p->n * 8;
-    int64_t assembly = 2 * (int64_t)out_bs +
-                       GNN_MAX((int64_t)out_bs, (int64_t)BLKW_BUF_BYTES);
-    int64_t rb = (int64_t)p->dim * 4;
-    int64_t tile = (m - fixed) / 2 / rb;
-    if (tile < 1 || m - fixed < assembly) {
-        char b1[32], b2[32];
-        return gnn_seterr(e, GNNDB_NOMEM, "PROPAGATE %s: memory_limit %s is "
-                          "too small (buffer pools, degrees and writing the "
-                          "output need %s); raise PRAGMA memory_limit",
-                          p->s->name, db_fmt_size(m, b1, sizeof b1),
-                          db_fmt_size(fixed + GNN_MAX(assembly, 2 * rb), b2,
-                                      sizeof b2));
-    }
-    p->tile_rows = GNN_MIN(tile, GNN_MAX(p->n, 1));
-    int rc;
+                    (int64_t)fframes * p->src.block_size + prop_fixed(p);
+    p->tile_rows = GNN_MIN((r.data - fixed) / 2 / rb, GNN_MAX(p->n, 1));
     if ((rc = bp_open(gframes, p->g.block_size, p->io, &p->gpool, e)) ||
         (rc = bp_open(fframes, p->src.block_size, p->io, &p->fpool, e)))
         return rc;
@@ -526,6 +554,19 @@ static int check_names(prop *p, uint32_t *out_bs, uint32_t *out_rpb,
     return GNNDB_OK;
 }
 
+int propagate_prepare(gnndb *db, const ast_stmt *s, gnn_err *e)
+{
+    prop p;
+    memset(&p, 0, sizeof p);
+    p.db = db;
+    p.s = s;
+    uint32_t bs = 0, rpb = 0;
+    mem_reserve r;
+    int64_t need;
+    int rc = check_names(&p, &bs, &rpb, e);
+    return rc ? rc : prop_reserve(&p, bs, &r, &need, e);
+}
+
 int propagate_run(gnndb *db, const ast_stmt *s, gnn_err *e)
 {
     int rc = db_write_lock(db);
@@ -554,10 +595,14 @@ int propagate_run(gnndb *db, const ast_stmt *s, gnn_err *e)
         p.nhopf = h;
         if ((rc = run_hop(&p, h, blocks, e))) goto out;
     }
-    /* the tiles are no longer needed while the output is assembled */
+    /* the tiles and the graph's pool are no longer needed while the
+    ** output is assembled: its buffers take their place */
     free(p.acc);
     free(p.srct);
     p.acc = p.srct = NULL;
+    bp_close(p.gpool);
+    p.gpool = NULL;
+    gnn_heap_trim();
     token = db_new_token();
     snprintf(file, sizeof file, "f-%016" PRIx64 ".blk", token);
     if ((rc = assemble(&p, file, token, bs, rpb, &sums, &nblocks, e)))

@@ -1,8 +1,9 @@
-/* err.c — filling gnn_err records; aligned allocation; opening inputs and
-** creating directories. */
+/* err.c — filling gnn_err records; aligned allocation; sizes in words;
+** opening inputs and creating directories. */
 #include "err.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -95,4 +96,15 @@ void *gnn_alloc_huge(size_t size)
     if (p && hi > lo) madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
 #endif
     return p;
+}
+
+const char *gnn_fmt_size(int64_t bytes, char *buf, size_t len)
+{
+    const char *unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    double v = (double)bytes;
+    int u = 0;
+    while (v >= 1024 && u < 4) { v /= 1024; u++; }
+    if (u == 0) snprintf(buf, len, "%" PRId64 " B", bytes);
+    else snprintf(buf, len, "%.1f %s", v, unit[u]);
+    return buf;
 }

@@ -36,6 +36,9 @@ int gnn_open_input(const char *path, int *fd, gnn_err *e);
 ** words of a failure start with `what` ("" or "spill area: "). */
 int gnn_mkdirs(const char *dir, const char *what, gnn_err *e);
 
+/* Bytes in words for messages: "1.5 GiB", "512 B", into buf. */
+const char *gnn_fmt_size(int64_t bytes, char *buf, size_t len);
+
 /* Memory aligned for O_DIRECT (4096 bytes). Free with gnn_free_aligned. */
 void *gnn_alloc_aligned(size_t size);
 void gnn_free_aligned(void *p);

@@ -8,6 +8,23 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+#ifdef HAVE_VALGRIND
+#include <valgrind/valgrind.h>
+#endif
+
+int gnn_rss_meaningful(void)
+{
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+    return 0;
+#elif defined(HAVE_VALGRIND)
+    return !RUNNING_ON_VALGRIND;
+#else
+    return 1;
+#endif
+}
 
 int64_t gnn_rss_now(void)
 {
@@ -29,6 +46,18 @@ int64_t gnn_rss_peak(void)
     long long kb = -1;
     while (fgets(line, sizeof line, f))
         if (sscanf(line, "VmHWM: %lld kB", &kb) == 1) break;
+    fclose(f);
+    return kb < 0 ? -1 : (int64_t)kb * 1024;
+}
+
+int64_t gnn_mem_available(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    if (!f) return -1;
+    char line[256];
+    long long kb = -1;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "MemAvailable: %lld kB", &kb) == 1) break;
     fclose(f);
     return kb < 0 ? -1 : (int64_t)kb * 1024;
 }
@@ -100,4 +129,11 @@ int64_t gnn_cgroup_limit(void)
     }
     fclose(f);
     return best;
+}
+
+void gnn_heap_trim(void)
+{
+#ifdef __GLIBC__
+    malloc_trim(0);
+#endif
 }

@@ -4,6 +4,7 @@
 #include "block.h"
 #include "io.h"
 #include "rss.h"
+#include "memory.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -123,7 +124,14 @@ static int open_file(gnndb *db, const char *file, uint32_t block_size,
     char path[1024];
     snprintf(path, sizeof path, "%s/%s", db->dir, file);
     int rc = blkf_open(path, block_size, kind, token, (uint64_t)nblocks, f, e);
-    if (!rc) (*f)->id = id;
+    if (rc) return rc;
+    (*f)->id = id;
+    read_choice c;
+    db_read_choice(db, path, &c);
+    if (c.cached && (rc = blkf_through_cache(*f, e))) {
+        blkf_close(*f);
+        *f = NULL;
+    }
     return rc;
 }
 
@@ -221,13 +229,7 @@ int64_t db_parse_size(const char *s)
 
 const char *db_fmt_size(int64_t bytes, char *buf, size_t len)
 {
-    const char *unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    double v = (double)bytes;
-    int u = 0;
-    while (v >= 1024 && u < 4) { v /= 1024; u++; }
-    if (u == 0) snprintf(buf, len, "%" PRId64 " B", bytes);
-    else snprintf(buf, len, "%.1f %s", v, unit[u]);
-    return buf;
+    return gnn_fmt_size(bytes, buf, len);
 }
 
 int db_write_lock(gnndb *db)
@@ -286,7 +288,7 @@ int db_cleanup_orphans(gnndb *db, gnn_err *e)
         closedir(d);
     }
     idx_txn *t;
-    if ((rc = idx_begin(db->idx, 1, &t, e))) goto out;
+    if ((rc = idx_begin_fresh(db->idx, &t, e))) goto out;
     rc = idx_tokens(t, &itoks, &ni, e);
     for (size_t i = 0; !rc && i < ni; i++) {
         int known = 0;
@@ -425,7 +427,8 @@ int gnndb_close(gnndb *db)
 
 int gnndb_memory_baseline(gnndb *db, int64_t bytes)
 {
-    if (!db) return GNNDB_MISUSE;
+    if (!db || bytes < GNNDB_BASELINE_PREPARE) return GNNDB_MISUSE;
+    db->mem_base_at_prepare = bytes == GNNDB_BASELINE_PREPARE;
     db->mem_base = bytes >= 0 ? bytes : GNN_MAX(gnn_rss_now(), 0);
     return GNNDB_OK;
 }

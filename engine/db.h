@@ -14,7 +14,7 @@
 #include "blockfile.h"
 
 /* gnndb_stmt_status ops are below this */
-#define GNN_NSTATUS 23
+#define GNN_NSTATUS 26
 
 typedef struct gnn_pragmas {
     int64_t memory_limit;   /* bytes for data: pools, cache, staged batches */
@@ -33,6 +33,8 @@ typedef struct gnn_pragmas {
     int batch_copies;       /* copies of a batch the host keeps alive at once
                             ** (the Python loader's tensors), counted inside
                             ** memory_limit */
+    int pin_memory;         /* 1: host batches in page-locked memory */
+    int64_t gpu_cache;      /* bytes of feature rows kept on the device */
 } gnn_pragmas;
 
 #define GNN_GRAN_AUTO  0    /* per block, whichever the cost model prefers */
@@ -58,6 +60,7 @@ struct gnndb {
     int lock_fd;            /* the write lock file, held during writes */
     int64_t mem_base;       /* resident bytes that are the host's, outside
                             ** memory_limit (gnndb_memory_baseline) */
+    int mem_base_at_prepare;/* ... taken anew at every prepare */
     int64_t last_status[GNN_NSTATUS];/* counters of the last statement (PRAGMA stats) */
     /* misuse detection: the thread inside gnndb_prepare/step/exec (an
     ** address unique to it, 0 when none) and how deep it is (exec calls

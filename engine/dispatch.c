@@ -106,6 +106,28 @@ static int run_check(gnndb_stmt *st, gnn_err *e)
     return check_run(st->db, st->ast, &st->rs, e);
 }
 
+/* ---- what is checked at prepare ----------------------------------------- */
+
+static int prepare_check(gnndb_stmt *st, gnn_err *e)
+{
+    return check_prepare(st->db, st->ast, e);
+}
+
+static int prepare_propagate(gnndb_stmt *st, gnn_err *e)
+{
+    return propagate_prepare(st->db, st->ast, e);
+}
+
+static int prepare_import(gnndb_stmt *st, gnn_err *e)
+{
+    return ddl_import_prepare(st->db, st->ast, e);
+}
+
+static int prepare_edge_split(gnndb_stmt *st, gnn_err *e)
+{
+    return ddl_edge_split_prepare(st->db, st->ast, e);
+}
+
 /* SAMPLE ... INTO PACK: samples every batch into a new pack file, a write */
 static int run_pack_build(gnndb_stmt *st, gnn_err *e)
 {
@@ -197,35 +219,33 @@ static int batch_row(gnndb_stmt *st, const gnndb_batch_view *v, gnn_err *e)
              : typed ? rs_new(9, typed_cols)
                      : rs_new(7, sample_cols);
     if (!st->rs || rs_row(st->rs)) goto nomem;
-    rs_int(st->rs, v->epoch);
-    rs_int(st->rs, v->batch);
-    rs_int(st->rs, v->num_seeds);
-    rs_int(st->rs, v->num_nodes);
-    rs_int(st->rs, v->num_edges);
+    /* a cell whose words could not be made fails the row: a row is never
+    ** handed out with a value missing */
+    int bad = rs_int(st->rs, v->epoch) | rs_int(st->rs, v->batch) |
+              rs_int(st->rs, v->num_seeds) | rs_int(st->rs, v->num_nodes) |
+              rs_int(st->rs, v->num_edges);
     if (typed) {
         /* x per type: the nodes of each type with its own width */
         int64_t xbytes = 0;
         for (int32_t t = 0; t < v->num_node_types; t++)
             if (v->types[t].x)
                 xbytes += v->types[t].num_nodes * v->types[t].x_dim * 4;
-        rs_int(st->rs, xbytes);
-        if (typed_summary(v, st->rs)) goto nomem;
+        bad |= rs_int(st->rs, xbytes) | typed_summary(v, st->rs);
     } else {
-        rs_int(st->rs, v->num_nodes * v->x_dim * 4);
+        bad |= rs_int(st->rs, v->num_nodes * v->x_dim * 4);
     }
     if (link && v->src_index) {
-        rs_int(st->rs, v->num_pos);
-        rs_int(st->rs, v->num_pos * v->num_neg);
+        bad |= rs_int(st->rs, v->num_pos) |
+               rs_int(st->rs, v->num_pos * v->num_neg);
     } else if (link) {
         int64_t pos = 0;
         for (int64_t i = 0; i < v->num_label_edges; i++)
             pos += v->edge_label[i] > 0.5f;
-        rs_int(st->rs, pos);
-        rs_int(st->rs, v->num_label_edges - pos);
+        bad |= rs_int(st->rs, pos) | rs_int(st->rs, v->num_label_edges - pos);
     }
     /* the digest, filled in when read (stmt.c) */
     st->digest_col = st->rs->ncol - 1;
-    if (rs_null(st->rs)) goto nomem;
+    if (bad || rs_null(st->rs)) goto nomem;
     st->row = 1;
     return GNNDB_BATCH;
 nomem:
@@ -294,6 +314,10 @@ static void copy_exec_status(gnndb_stmt *st)
     }
     st->status[GNNDB_STATUS_PAGES_READ] = (int64_t)pages;
     st->status[GNNDB_STATUS_PARTIAL_BLOCKS] = (int64_t)part;
+    st->status[GNNDB_STATUS_RSS_PEAK] =
+        GNN_MAX(0, s->rss_peak - st->plan.mem.base);
+    st->status[GNNDB_STATUS_BUS_BYTES] = (int64_t)s->transfer.bytes_out;
+    st->status[GNNDB_STATUS_DEVICE_CACHE_HITS] = (int64_t)s->transfer.hits;
     memcpy(st->db->last_status, st->status, sizeof st->status);
 }
 
@@ -426,20 +450,29 @@ static void finalize_scan_pack(gnndb_stmt *st) { pk_scan_close(st->pk); }
 /* By the parser's kind. A kind without a step hands out the rows its run
 ** left; the slot of SAMPLE is its plain form. */
 static const stmt_ops kinds[] = {
-    [AST_CREATE_GRAPH] = {.run = run_create_graph, .writes = always},
+    [AST_CREATE_GRAPH] = {.prepare = prepare_import, .run = run_create_graph,
+                          .writes = always},
     [AST_CREATE_NODES] = {.run = run_create_nodes, .writes = always},
-    [AST_CREATE_RELATION] = {.run = run_create_relation, .writes = always},
+    [AST_CREATE_RELATION] = {.prepare = prepare_import,
+                             .run = run_create_relation, .writes = always},
     [AST_DROP_RELATION] = {.run = run_drop_relation, .writes = always},
-    [AST_IMPORT_FEATURES] = {.run = run_import_features, .writes = always},
-    [AST_IMPORT_LABELS] = {.run = run_import_labels, .writes = always},
+    [AST_IMPORT_FEATURES] = {.prepare = prepare_import,
+                             .run = run_import_features, .writes = always},
+    [AST_IMPORT_LABELS] = {.prepare = prepare_import,
+                           .run = run_import_labels, .writes = always},
     [AST_CREATE_SPLIT] = {.run = run_create_split, .writes = always},
-    [AST_CREATE_EDGE_SPLIT] = {.run = run_create_edge_split, .writes = always},
-    [AST_CREATE_EDGE_SPLITS] = {.run = run_create_edge_splits,
+    [AST_CREATE_EDGE_SPLIT] = {.prepare = prepare_edge_split,
+                               .run = run_create_edge_split, .writes = always},
+    [AST_CREATE_EDGE_SPLITS] = {.prepare = prepare_edge_split,
+                                .run = run_create_edge_splits,
                                 .writes = always},
-    [AST_IMPORT_OGB] = {.run = run_import_ogb, .writes = always},
-    [AST_IMPORT_EDGE_FEATURES] = {.run = run_import_edge_features,
+    [AST_IMPORT_OGB] = {.prepare = prepare_import, .run = run_import_ogb,
+                        .writes = always},
+    [AST_IMPORT_EDGE_FEATURES] = {.prepare = prepare_import,
+                                  .run = run_import_edge_features,
                                   .writes = always},
-    [AST_PROPAGATE] = {.run = run_propagate, .writes = always},
+    [AST_PROPAGATE] = {.prepare = prepare_propagate, .run = run_propagate,
+                       .writes = always},
     [AST_DROP_GRAPH] = {.run = run_drop, .writes = always},
     [AST_DROP_FEATURES] = {.run = run_drop, .writes = always},
     [AST_DROP_SPLIT] = {.run = run_drop, .writes = always},
@@ -447,7 +480,7 @@ static const stmt_ops kinds[] = {
     [AST_SHOW_GRAPHS] = {.run = run_show_graphs},
     [AST_DESCRIBE] = {.run = run_describe},
     [AST_PRAGMA] = {.run = run_pragma, .writes = pragma_writes},
-    [AST_CHECK] = {.run = run_check},
+    [AST_CHECK] = {.prepare = prepare_check, .run = run_check},
     [AST_SAMPLE] = {.prepare = prepare_plan, .step = step_sample,
                     .finalize = finalize_sample, .digest = digest_sample},
     [AST_SCAN] = {.prepare = prepare_scan, .step = step_scan,

@@ -212,7 +212,9 @@ static int spill_line(const plan *p, const hb_stats *st, rowset *rs)
                     "mini-batch, against %s in memory at HYPERBATCH %" PRId64,
                     p->hyperbatch,
                     db_fmt_size((int64_t)p->run_bytes_est, b1, sizeof b1),
-                    p->spill_ahead ? ", the next read ahead" : "",
+                    p->spill_ahead == 1   ? ", the next read ahead"
+                    : p->spill_ahead > 1 ? ", the next two read ahead"
+                                         : "",
                     db_fmt_size((int64_t)p->cost_spill, b2, sizeof b2),
                     db_fmt_size((int64_t)p->cost_inmem, b3, sizeof b3),
                     p->hyperbatch_inmem);
@@ -263,6 +265,17 @@ static int reserve_line(const plan *p, rowset *rs)
                 db_fmt_size(p->data_bytes, b1, sizeof b1));
 }
 
+/* How the graph's blocks and the feature table's are read. */
+static int reads_line(const plan *p, rowset *rs)
+{
+    char g[160], f[160];
+    db_read_words(&p->graph_read, g, sizeof g);
+    if (!p->has_feat) return line(rs, 0, "reads: graph %s", g);
+    db_read_words(&p->feat_read, f, sizeof f);
+    return line(rs, 0, "reads: graph %s, feature table %s %s", g,
+                p->feat.name, f);
+}
+
 /* The head of the plan: the statement, how memory_limit is divided, the row
 ** cache, and H. */
 static int head_lines(const plan *p, rowset *rs)
@@ -283,6 +296,7 @@ static int head_lines(const plan *p, rowset *rs)
                 db_fmt_size(p->staged_bytes, b4, sizeof b4),
                 db_fmt_size(p->per_batch_bytes, b5, sizeof b5));
     err |= reserve_line(p, rs);
+    err |= reads_line(p, rs);
     err |= line(rs, 0, "pools keep %s of the graph's blocks and %s of the "
                 "feature blocks between rounds%s",
                 kept_words(p->graph_resident, b1, sizeof b1),
@@ -515,6 +529,30 @@ static int total_lines(const plan *p, const hb_stats *st, const cm_est *est,
     return err;
 }
 
+/* After a run: the most resident bytes the executor's checks saw against
+** memory_limit, and the bytes read by the first epoch and by each later
+** one (a database the pools hold is read once: the later ones read
+** nothing). */
+static int memory_line(const plan *p, const hb_stats *st, rowset *rs)
+{
+    char b1[32], b2[32], b3[32], b4[32];
+    uint64_t all = hb_bytes_read(st);
+    int64_t later = st->epochs_begun - 1;
+    uint64_t first = later > 0 ? st->epoch0_read : all;
+    int err = line(rs, 0, "memory: peak resident %s of memory_limit %s "
+                   "(at the executor's checks, above the host's baseline)",
+                   db_fmt_size(GNN_MAX(0, st->rss_peak - p->mem.base), b1,
+                               sizeof b1),
+                   db_fmt_size(p->memory_limit, b2, sizeof b2));
+    if (later > 0)
+        err |= line(rs, 0, "read: %s in the first epoch, %s in each later "
+                    "one on average (%" PRId64 " more)",
+                    db_fmt_size((int64_t)first, b3, sizeof b3),
+                    db_fmt_size((int64_t)((all - first) / (uint64_t)later), b4,
+                                sizeof b4), later);
+    return err;
+}
+
 /* The plan, then its operators top down, each with its estimate and, after
 ** a run (st not NULL), what it did. */
 int explain_rows(const plan *p, const hb_stats *st, rowset *rs)
@@ -524,12 +562,10 @@ int explain_rows(const plan *p, const hb_stats *st, rowset *rs)
     cm_layout_of(p, &lay);
     cm_estimate(p, &p->profile, &lay, &est);
     int err = head_lines(p, rs);
+    if (st) err |= memory_line(p, st, rs);
     err |= spill_line(p, st, rs);
     err |= cost_lines(p, &est, rs);
-    err |= line(rs, 0, "-> transfer to %s",
-                p->device == GNNDB_DEVICE_CUDA ? "cuda" : "host");
-    if (st && p->device == GNNDB_DEVICE_CUDA)
-        err |= actual(rs, 1, &st->transfer);
+    err |= explain_transfer(p, st, rs);
     err |= gather_lines(p, st, &est, 1, rs);
     err |= hop_lines(p, st, &est, 2, rs);
     err |= scan_lines(p, 2 + p->nhops, rs);

@@ -8,12 +8,16 @@
 #include <stdint.h>
 #include "db.h"
 
-/* Resident bytes one thread of a statement may add: its stack as touched,
-** and the allocator arena glibc gives a thread that allocates. */
-#define MEM_THREAD_BYTES ((int64_t)512 << 10)
+/* Resident bytes one thread of a statement may add: its stack as touched
+** and the first pages of the allocator arena glibc gives a thread that
+** allocates (measured: 64 worker threads added 1.6 MiB, 25 KiB each; ten
+** times that). What an arena keeps of freed memory the executor trims. */
+#define MEM_THREAD_BYTES ((int64_t)256 << 10)
 
 typedef struct mem_reserve {
     int64_t limit;      /* PRAGMA memory_limit */
+    int64_t rss;        /* the process's resident bytes at prepare */
+    int64_t base;       /* ... that are the host's (gnndb_memory_baseline) */
     int64_t process;    /* resident bytes of the process at prepare, less
                         ** the host's baseline (gnndb_memory_baseline) */
     int64_t threads;    /* the statement's threads (MEM_THREAD_BYTES each) */
@@ -26,6 +30,23 @@ typedef struct mem_reserve {
 ** room", when what is left for data is below `min_data` bytes. */
 int db_memory_reserve(gnndb *db, int threads, int64_t min_data,
                       const char *what, mem_reserve *r, gnn_err *e);
+
+/* How a block file is read: through the page cache when the cache holds
+** most of it already (GNN_CACHED_ENOUGH), or when the memory the system
+** has beside memory_limit (less the cgroup's limit, which charges the
+** cache too) holds it twice over, so that the next run finds it there;
+** directly (O_DIRECT) otherwise, where the buffer pools are the cache. */
+typedef struct read_choice {
+    int cached;         /* 1: through the page cache */
+    int64_t size;       /* the file's bytes */
+    int64_t in_cache;   /* of them in the page cache now */
+    int64_t room;       /* memory beside memory_limit for the cache; -1:
+                        ** unknown */
+} read_choice;
+
+void db_read_choice(gnndb *db, const char *path, read_choice *c);
+/* "buffered (97% in the page cache)" and the like. */
+const char *db_read_words(const read_choice *c, char *buf, size_t len);
 
 /* The reserve's parts in words ("process 5.1 MiB, 4 threads 2.0 MiB,
 ** kernel 1.3 MiB"), for EXPLAIN. */

@@ -10,6 +10,7 @@
 #include "spill.h"
 #include "seeds.h"
 #include "io.h"
+#include "bufpool.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -327,8 +328,13 @@ static void plan_spill(gnndb *db, plan *p, int64_t cap, int64_t fit)
     p->spill_subround = s;
     p->spill_wbuf = wbuf;
     p->spill_rec_est = spill_record_bytes(p, nodes) + 256 + (double)wbuf;
-    p->spill_ahead = 2.0 * p->run_bytes_est * 1.15 <=
-                     staged - (double)g * (double)p->batch * 16;
+    /* runs read ahead of the one handed out (each in a buffer of its own
+    ** beside it): as many as fit, up to what the spill area reads at once */
+    double room = staged - (double)g * (double)p->batch * 16;
+    p->spill_ahead = 0;
+    while (p->spill_ahead < SPILL_READ_RUNS &&
+           (double)(p->spill_ahead + 2) * p->run_bytes_est * 1.15 <= room)
+        p->spill_ahead++;
 }
 
 /* The row cache's share of memory_limit: PRAGMA feature_cache, else the
@@ -584,6 +590,7 @@ static int plan_seeds(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
 ** query gives none (EXPLAIN and gnndb_stmt_status report it). */
 static int plan_clauses(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
 {
+    p->pack = s->pack != NULL;
     p->nhops = s->nhops;
     memcpy(p->fanouts, s->fanouts, sizeof p->fanouts);
     p->replace = s->replace;
@@ -641,15 +648,15 @@ static void feature_files(const plan *p, int64_t *bs, int64_t *blocks)
 
 /* Frames for a pool of `share` bytes over `blocks` blocks of `bs` bytes:
 ** at least 4, never more than the file has blocks; and the part of the
-** file the pool keeps between rounds. Reads in flight take frames from
-** what a full pool keeps (bufpool.c), so a pool smaller than its file
-** keeps that much less. */
+** file the pool keeps between rounds: all of it when it fits, else what
+** reads in flight leave (bufpool.c, bp_read_frames). */
 static size_t pool_frames(int64_t share, int64_t bs, int64_t blocks,
                           int depth, double *resident)
 {
     int64_t n = GNN_MIN(GNN_MAX(4, share / bs), GNN_MAX(4, blocks));
+    int64_t spare = (int64_t)bp_read_frames((size_t)n, (unsigned)depth);
     double kept = n >= blocks ? (double)blocks
-                              : fmax(0.0, (double)(n - GNN_MIN(n / 2, depth)));
+                              : (double)GNN_MAX(0, n - spare);
     *resident = blocks > 0 ? fmin(1.0, kept / (double)blocks) : 1.0;
     return (size_t)n;
 }
@@ -718,7 +725,8 @@ static int plan_reserve(gnndb *db, plan *p, gnn_err *e)
     if (rc) return rc;
     p->memory_limit = p->mem.limit;
     p->per_batch_bytes = per_batch_bytes(p);
-    p->copies_bytes = db->pragma.batch_copies * batch_out_bytes(p);
+    p->copies_bytes = db->pragma.batch_copies * batch_out_bytes(p) +
+                      (p->pack ? PLAN_PACK_WRITER_BYTES(p->total_batches) : 0);
     p->data_bytes = p->mem.data - p->copies_bytes;
     if (p->data_bytes < (1 << 20)) {
         char b1[32], b2[32];
@@ -816,6 +824,19 @@ static int plan_hyperbatch(gnndb *db, plan *p, gnn_err *e)
     return GNNDB_OK;
 }
 
+/* Through the page cache or not, for EXPLAIN: the graph's topology and the
+** feature table. */
+static void plan_reads(gnndb *db, plan *p)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", db->dir, p->topo.file);
+    db_read_choice(db, path, &p->graph_read);
+    memset(&p->feat_read, 0, sizeof p->feat_read);
+    if (!p->has_feat) return;
+    snprintf(path, sizeof path, "%s/%s", db->dir, p->feat.file);
+    db_read_choice(db, path, &p->feat_read);
+}
+
 /* Bytes of I/O per mini-batch the plan expects: reads, and a spilled
 ** round's runs written and read back. */
 static double plan_cost(const plan *p)
@@ -847,7 +868,10 @@ static int better(const plan *q, const plan *best)
 static int plan_memory(gnndb *db, plan *p, gnn_err *e)
 {
     int rc = plan_reserve(db, p, e);
+    if (!rc) rc = plan_transfer_of(db, p, e);
     if (rc) return rc;
+    /* the transfer's pinned staging and the GPU cache's host index */
+    p->data_bytes -= p->tr.host_bytes;
     int64_t d = p->data_bytes, dflt = GNN_MIN(d / 8, (int64_t)64 << 20);
     int64_t gb, fb;
     file_bytes(p, &gb, &fb);
@@ -868,6 +892,11 @@ static int plan_memory(gnndb *db, plan *p, gnn_err *e)
             if (i == 0) first = e2;
             continue;
         }
+        /* larger pools must leave room to stage mini-batches: two of the
+        ** expected size (a real one may be larger than expected), and a
+        ** quarter of the data at least, since estimates err */
+        if (i > 0 && q.staged_bytes < GNN_MAX(2 * q.per_batch_bytes, d / 4))
+            continue;
         if (!have || better(&q, &best)) {
             best = q;
             have = 1;
@@ -875,6 +904,7 @@ static int plan_memory(gnndb *db, plan *p, gnn_err *e)
     }
     if (!have) return gnn_seterr(e, first.rc, "%s", first.msg);
     *p = best;
+    plan_reads(db, p);
     return GNNDB_OK;
 }
 

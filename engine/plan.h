@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include "db.h"
 #include "memory.h"
+#include "block.h"
+#include "blockfile.h"
 #include "../parser/ast.h"
 
 /* A typed SAMPLE's node types and relations (plan_typed): the global id
@@ -28,6 +30,21 @@ typedef struct plan_rel {
     int has_efeat;             /* EDGE FEATURES w: the relation has w */
     cat_table efeat;
 } plan_rel;
+
+/* The transfer operator's part of a plan (plan_device.c): whether the
+** batches' arrays are gathered into pinned memory (every device-bound
+** batch, and host batches under PRAGMA pin_memory), the GPU cache (PRAGMA
+** gpu_cache: rows of x kept on the device, chosen by counting the first
+** `warm` batches), and the host memory the transfer holds beside the staged
+** batches (its pinned staging and the cache's index), which plan.c counts
+** inside memory_limit. */
+typedef struct plan_transfer {
+    int pin;
+    int64_t cache_bytes, cache_rows;
+    int warm;
+    int64_t host_bytes;
+    char why_no_cache[160];    /* gpu_cache set but not used: why */
+} plan_transfer;
 
 typedef struct plan {
     cat_graph graph;
@@ -79,6 +96,7 @@ typedef struct plan {
     char *into;                /* malloc'd or NULL */
     int device;                /* GNNDB_DEVICE_* */
     int device_index;
+    plan_transfer tr;
 
     int64_t part_rank, part_count; /* PARTITION k OF n; count 0: none */
     int64_t nseeds_all;        /* seeds per epoch over all partitions */
@@ -95,9 +113,13 @@ typedef struct plan {
     ** between rounds (1: the whole file, read once). */
     mem_reserve mem;
     int64_t memory_limit;
-    int64_t copies_bytes;
+    int64_t copies_bytes;      /* with INTO PACK's writer (pack) */
+    int pack;
     int64_t data_bytes;
     double graph_resident, feat_resident;
+    /* how the graph's blocks and the feature table's are read (memory.c;
+    ** db_open_* chooses again when the executor opens them) */
+    read_choice graph_read, feat_read;
     int64_t graph_pool_bytes, feat_pool_bytes, staged_bytes;
     int64_t per_batch_bytes;   /* expected bytes of one staged mini-batch */
     size_t graph_frames, feat_frames;
@@ -112,7 +134,7 @@ typedef struct plan {
     ** per mini-batch, with and without) */
     int spill;
     size_t spill_wbuf;
-    int spill_ahead;
+    int spill_ahead;           /* runs read ahead of the one handed out */
     double run_bytes_est;
     double spill_topo_est;     /* n_id and edge_index of one batch */
     double spill_rec_est;      /* what one batch's record and run buffer hold */
@@ -138,6 +160,13 @@ typedef struct plan {
     int io_depth;
     int coalesce;
 } plan;
+
+/* What SAMPLE ... INTO PACK's writer holds beside the executor
+** (cmd/pack_build.c): the block it fills, the block writer's buffer, and
+** per batch its place in the pack (32 bytes) and, with room to grow, its
+** blocks' checksums. */
+#define PLAN_PACK_WRITER_BYTES(batches) \
+    ((int64_t)BLK_DEFAULT_SIZE + BLKW_BUF_BYTES + (batches) * 48)
 
 /* Bytes a staged mini-batch holds per node (internal id, map slots at up
 ** to four per node, output id, the feature row with a quarter of growth
@@ -235,5 +264,9 @@ void plan_free(plan *p);
 /* TO DEVICE 'host' | 'cuda[:N]' (NULL: host) into p->device and
 ** p->device_index. */
 int plan_parse_device(const char *d, plan *p, gnn_err *e);
+/* The transfer operator's part of the plan (p->tr), once the pools and
+** per_batch_bytes are known: a GPU cache that the device's free memory
+** cannot hold is refused here, in words. */
+int plan_transfer_of(gnndb *db, plan *p, gnn_err *e);
 
 #endif

@@ -4,6 +4,7 @@
 ** them. What each kind does at each stage is the table in dispatch.c. */
 #include "stmt.h"
 #include "../parser/parse.h"
+#include "rss.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -137,11 +138,20 @@ int gnndb_step(gnndb_stmt *st)
 int gnndb_finalize(gnndb_stmt *st)
 {
     if (!st) return GNNDB_OK;
+    /* the statements that only report (a setting, a description) leave
+    ** the heap alone, so that the next statement's reserve sees the same
+    ** process from run to run */
+    int k = st->ast ? (int)st->ast->kind : AST_PRAGMA;
+    int trim = st->state != ST_NEW && k != AST_PRAGMA &&
+               k != AST_SHOW_GRAPHS && k != AST_DESCRIBE;
     if (st->ops->finalize) st->ops->finalize(st);
     rs_free(st->rs);
     ast_free(st->ast);
     free(st->sql);
     free(st);
+    /* what a statement that ran freed goes back to the system, so that the
+    ** process's resident bytes come down for the next one (and the host) */
+    if (trim) gnn_heap_trim();
     return GNNDB_OK;
 }
 

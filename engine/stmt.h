@@ -89,5 +89,11 @@ int show_typed(gnndb *db, const cat_graph *g, const char *part, rowset *rs,
 int pragma_run(gnndb *db, const ast_stmt *s, rowset **out, gnn_err *e);
 int check_run(gnndb *db, const ast_stmt *s, rowset **out, gnn_err *e);
 int propagate_run(gnndb *db, const ast_stmt *s, gnn_err *e);
+/* At prepare, what can be known without writing: the names the statement
+** uses, and that memory_limit leaves room for what it cannot run without
+** (GNNDB_NOMEM, in words, when it does not), so that a statement that
+** cannot run within the limit fails before it changes anything. */
+int check_prepare(gnndb *db, const ast_stmt *s, gnn_err *e);
+int propagate_prepare(gnndb *db, const ast_stmt *s, gnn_err *e);
 
 #endif

@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Data-parallel GraphSAGE on cora: DistributedDataParallel over gnndb's
-SAMPLE ... PARTITION rank OF world, on CPUs with the gloo backend.
+SAMPLE ... PARTITION rank OF world: with NCCL and one GPU per rank (its
+LOCAL_RANK; batches TO DEVICE) when torch sees GPUs, else on CPUs with
+gloo (--device cpu forces that).
 
     python3 -m torch.distributed.run --nproc_per_node 2 --redirects 2 \\
         --tee 2 examples/train_ddp.py [--epochs 20] [--seed 0]
@@ -59,15 +61,28 @@ import torch.distributed as dist
 import torch.nn.functional as F
 from torch.nn.parallel import DistributedDataParallel as DDP
 
-from gnndb.torch import to_torch
+from gnndb.torch import device_clause, to_torch
 from train_sage import SAGE, build_database, default_data, normalize
 
 
-def all_sum(*values):
-    """The sums over the ranks of a few numbers (one all-reduce)."""
-    t = torch.tensor(values, dtype=torch.float64)
+def all_sum(device, *values):
+    """The sums over the ranks of a few numbers (one all-reduce; NCCL
+    reduces tensors on the rank's GPU)."""
+    t = torch.tensor(values, dtype=torch.float64, device=device)
     dist.all_reduce(t, op=dist.ReduceOp.SUM)
     return t.tolist()
+
+
+def rank_device(name):
+    """(device, backend): this rank's GPU (LOCAL_RANK) and NCCL when torch
+    sees GPUs (or --device cuda asks for one), else the CPU and gloo."""
+    want = name or ("cuda" if torch.cuda.is_available() else "cpu")
+    if torch.device(want).type != "cuda":
+        return torch.device("cpu"), "gloo"
+    local = int(os.environ.get("LOCAL_RANK", "0"))
+    dev = torch.device("cuda", local)
+    torch.cuda.set_device(dev)
+    return dev, "nccl"
 
 
 def shared_database(args, rank):
@@ -96,13 +111,13 @@ def forward_seeds(model, b):
     return out[:b.batch_size]
 
 
-def train_epoch(ddp, opt, conn, sql, record):
+def train_epoch(ddp, opt, conn, sql, record, device):
     """One epoch of the same number of steps on every rank; returns this
     rank's (loss sum, seeds)."""
     ddp.train()
     with conn.sample(sql) as it:
         mine = it.total_batches
-        steps = torch.tensor([mine])
+        steps = torch.tensor([mine], device=device)
         dist.all_reduce(steps, op=dist.ReduceOp.MAX)
         steps = int(steps)
         if mine == 0:
@@ -120,7 +135,7 @@ def train_epoch(ddp, opt, conn, sql, record):
             count = b.batch_size if real else 0
             # Mean over the step's seeds on all ranks: DDP averages the
             # gradients over ranks, so scale this rank's sum by world/total.
-            total, = all_sum(count)
+            total, = all_sum(device, count)
             opt.zero_grad()
             ce = F.cross_entropy(forward_seeds(ddp, b), b.y, reduction="sum")
             loss = ce * (dist.get_world_size() / total) if real else ce * 0.0
@@ -135,17 +150,18 @@ def train_epoch(ddp, opt, conn, sql, record):
 
 
 @torch.no_grad()
-def evaluate(model, conn, split, fanout, rank, world):
+def evaluate(model, conn, split, fanout, rank, world, device):
     model.eval()
     correct = total = 0
     sql = ("SAMPLE %s FROM cora SEEDS %s FEATURES feat BATCH 512 SEED 1 "
-           "PARTITION %d OF %d;" % (fanout, split, rank, world))
+           "PARTITION %d OF %d%s;" % (fanout, split, rank, world,
+                                      device_clause(device)))
     for raw in conn.sample(sql):
         b = to_torch(raw)
         pred = forward_seeds(model, b).argmax(dim=1)
         correct += int((pred == b.y).sum())
         total += b.batch_size
-    c, t = all_sum(correct, total)
+    c, t = all_sum(device, correct, total)
     return c / max(t, 1)
 
 
@@ -177,12 +193,16 @@ def main(argv=None):
                     help="torch threads per rank")
     ap.add_argument("--dump", default=None,
                     help="folder for rank<R>.json (seeds, steps, digest)")
+    ap.add_argument("--device", default=None,
+                    help="cpu (gloo) or cuda (NCCL, one GPU per rank); "
+                         "default: cuda when torch sees a GPU")
     args = ap.parse_args(argv)
 
     if "RANK" not in os.environ:
         sys.exit("train_ddp.py runs under torchrun: python3 -m "
                  "torch.distributed.run --nproc_per_node 2 %s" % sys.argv[0])
-    dist.init_process_group("gloo")
+    device, backend = rank_device(args.device)
+    dist.init_process_group(backend)
     rank, world = dist.get_rank(), dist.get_world_size()
     per_rank = args.batch // world
     if per_rank < 1:
@@ -197,30 +217,31 @@ def main(argv=None):
                          mmap_mode="r").shape[1]
         num_classes = int(np.load(os.path.join(args.data,
                                                "labels.npy")).max()) + 1
-        model = SAGE(in_dim, args.hidden, num_classes)
-        ddp = DDP(model)
+        model = SAGE(in_dim, args.hidden, num_classes).to(device)
+        ddp = DDP(model, device_ids=[device.index] if device.type == "cuda"
+                  else None)
         opt = torch.optim.Adam(ddp.parameters(), lr=args.lr,
                                weight_decay=args.weight_decay)
         torch.manual_seed(args.seed * 1000 + rank)   # dropout differs by rank
         record = {"rank": rank, "world": world, "steps": [], "batches": [],
                   "seeds": []}
         if rank == 0:
-            print("%d ranks, %d seeds per rank and step; database %s"
-                  % (world, per_rank, db_path), flush=True)
+            print("%d ranks (%s), %d seeds per rank and step; database %s"
+                  % (world, backend, per_rank, db_path), flush=True)
         best = (-1.0, 0, 0.0)
         with gnndb.connect(db_path, readonly=True) as conn:
             for epoch in range(1, args.epochs + 1):
                 record["seeds"].append([])
                 sql = ("SAMPLE %s FROM cora SEEDS train FEATURES feat "
-                       "BATCH %d SHUFFLE SEED %d PARTITION %d OF %d;"
+                       "BATCH %d SHUFFLE SEED %d PARTITION %d OF %d%s;"
                        % (args.fanout, per_rank, args.seed * 1000 + epoch,
-                          rank, world))
-                loss_sum, n = train_epoch(ddp, opt, conn, sql, record)
-                loss_sum, n = all_sum(loss_sum, n)
+                          rank, world, device_clause(device)))
+                loss_sum, n = train_epoch(ddp, opt, conn, sql, record, device)
+                loss_sum, n = all_sum(device, loss_sum, n)
                 val = evaluate(model, conn, "val", args.eval_fanout, rank,
-                               world)
+                               world, device)
                 test = evaluate(model, conn, "test", args.eval_fanout, rank,
-                                world)
+                                world, device)
                 if val > best[0]:
                     best = (val, epoch, test)
                 if rank == 0:

@@ -65,7 +65,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from gnndb.torch import loader
+from gnndb.torch import device_clause, loader, pick_device
 
 try:
     from torch_geometric.nn import HeteroConv, SAGEConv as PygSAGEConv
@@ -209,19 +209,19 @@ class HeteroSAGE(nn.Module):
         return self.out(h[seed_type][:batch_size])
 
 
-def mlp_accuracy(arrays, hidden, epochs, lr, batch):
+def mlp_accuracy(arrays, hidden, epochs, lr, batch, device):
     """Test accuracy of a two-layer MLP on the papers' own features, trained
     on the same split with the same number of passes and batch size."""
-    x = torch.from_numpy(arrays["pfeat.npy"])
-    y = torch.from_numpy(arrays["plab.npy"])
-    train = torch.from_numpy(arrays["train.npy"])
-    test = torch.from_numpy(arrays["test.npy"])
+    x = torch.from_numpy(arrays["pfeat.npy"]).to(device)
+    y = torch.from_numpy(arrays["plab.npy"]).to(device)
+    train = torch.from_numpy(arrays["train.npy"]).to(device)
+    test = torch.from_numpy(arrays["test.npy"]).to(device)
     classes = int(y.max()) + 1
     model = nn.Sequential(nn.Linear(x.size(1), hidden), nn.ReLU(),
-                          nn.Linear(hidden, classes))
+                          nn.Linear(hidden, classes)).to(device)
     opt = torch.optim.Adam(model.parameters(), lr=lr)
     for _ in range(epochs):
-        for idx in train[torch.randperm(len(train))].split(batch):
+        for idx in train[torch.randperm(len(train)).to(device)].split(batch):
             opt.zero_grad()
             F.cross_entropy(model(x[idx]), y[idx]).backward()
             opt.step()
@@ -256,7 +256,12 @@ def main(argv=None):
                     help="PyG's HeteroData and HeteroConv, or plain tensors")
     ap.add_argument("--threads", type=int, default=1,
                     help="torch threads (fixed so runs are reproducible)")
+    ap.add_argument("--device", default=None,
+                    help="cpu, cuda or cuda:N (default: cuda when torch "
+                         "sees a GPU); on a GPU the batches come TO DEVICE")
     args = ap.parse_args(argv)
+    device = pick_device(args.device)
+    to = device_clause(device)
     pyg = HeteroConv is not None if args.pyg == "auto" else args.pyg == "yes"
     if pyg and HeteroConv is None:
         sys.exit("train_hetero: --pyg yes needs torch_geometric")
@@ -279,13 +284,14 @@ def main(argv=None):
         edge_types = [("paper", "cites", "paper"),
                       ("author", "writes", "paper"),
                       ("paper", "rev_writes", "author")]
-        model = HeteroSAGE(edge_types, dims, args.hidden, args.classes, pyg)
+        model = HeteroSAGE(edge_types, dims, args.hidden, args.classes,
+                           pyg).to(device)
         opt = torch.optim.Adam(model.parameters(), lr=args.lr)
 
         def run(split, seed, train):
-            sql = ("SAMPLE %s FROM mag SEEDS paper.%s BATCH %d%s SEED %d;"
+            sql = ("SAMPLE %s FROM mag SEEDS paper.%s BATCH %d%s SEED %d%s;"
                    % (args.fanout, split, args.batch,
-                      " SHUFFLE" if train else "", seed))
+                      " SHUFFLE" if train else "", seed, to))
             loss_sum = correct = n = 0
             for b in loader(db_path, sql, pyg=pyg):
                 st, bs, y = seeds_of(b)
@@ -309,7 +315,7 @@ def main(argv=None):
             print("epoch %d loss %.4f test %.4f" % (epoch, loss, test),
                   flush=True)
         mlp = mlp_accuracy(arrays, args.hidden, args.epochs, args.lr,
-                           args.batch)
+                           args.batch, device)
         print("mlp test accuracy %.4f" % mlp)
         print("gnn test accuracy %.4f" % test)
         print("%.1f s" % (time.time() - t0), flush=True)

@@ -59,7 +59,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from gnndb.torch import loader
+from gnndb.torch import device_clause, loader, pick_device
 from train_sage import SAGEConv as PlainSAGEConv
 from train_sage import default_data, normalize, quote
 
@@ -149,16 +149,16 @@ except ImportError:
 
 
 @torch.no_grad()
-def evaluate(model, db_path, split, exclude, fanout, seed):
+def evaluate(model, db_path, split, exclude, fanout, seed, to=""):
     """AUC on the edges of `split` against as many uniform negatives, with
     the splits `exclude` left out of the neighbourhoods."""
     model.eval()
     sql = ("SAMPLE %s FROM cora EDGES %s FEATURES feat BATCH 1024 NEGATIVE 1 "
-           "EXCLUDE SPLIT %s SEED %d;" % (fanout, split, exclude, seed))
+           "EXCLUDE SPLIT %s SEED %d%s;" % (fanout, split, exclude, seed, to))
     ys, ss = [], []
     for b in loader(db_path, sql):
-        ss.append(scores(model, b).numpy())
-        ys.append(b.edge_label.numpy())
+        ss.append(scores(model, b).cpu().numpy())
+        ys.append(b.edge_label.cpu().numpy())
     return float(auc(np.concatenate(ys), np.concatenate(ss)))
 
 
@@ -207,9 +207,14 @@ def main(argv=None):
                     help="encoder layers: PyG's SAGEConv or the plain one")
     ap.add_argument("--threads", type=int, default=1,
                     help="torch threads (fixed so runs are reproducible)")
+    ap.add_argument("--device", default=None,
+                    help="cpu, cuda or cuda:N (default: cuda when torch "
+                         "sees a GPU); on a GPU the batches come TO DEVICE")
     args = ap.parse_args(argv)
     if args.data is None:
         args.data = default_data()
+    device = pick_device(args.device)
+    to = device_clause(device)
     pyg = PygSAGEConv is not None if args.pyg == "auto" else args.pyg == "yes"
     if pyg and PygSAGEConv is None:
         sys.exit("train_link: --pyg yes needs torch_geometric")
@@ -228,15 +233,15 @@ def main(argv=None):
 
         in_dim = np.load(os.path.join(args.data, "features.npy"),
                          mmap_mode="r").shape[1]
-        model = Encoder(in_dim, args.hidden, args.out, pyg)
+        model = Encoder(in_dim, args.hidden, args.out, pyg).to(device)
         opt = torch.optim.Adam(model.parameters(), lr=args.lr)
 
         for epoch in range(1, args.epochs + 1):
             model.train()
             sql = ("SAMPLE %s FROM cora EDGES train FEATURES feat BATCH %d "
                    "NEGATIVE 1 EXCLUDE SEEDS EXCLUDE SPLIT valid, test "
-                   "SHUFFLE SEED %d;" % (args.fanout, args.batch,
-                                         args.seed * 1000 + epoch))
+                   "SHUFFLE SEED %d%s;" % (args.fanout, args.batch,
+                                           args.seed * 1000 + epoch, to))
             loss_sum = n = 0
             for b in loader(db_path, sql):
                 opt.zero_grad()
@@ -247,10 +252,11 @@ def main(argv=None):
                 loss_sum += float(loss) * b.edge_label.numel()
                 n += b.edge_label.numel()
             val = evaluate(model, db_path, "valid", "valid, test",
-                           args.eval_fanout, 1)
+                           args.eval_fanout, 1, to)
             print("epoch %d loss %.4f val %.4f"
                   % (epoch, loss_sum / max(n, 1), val), flush=True)
-        test = evaluate(model, db_path, "test", "test", args.eval_fanout, 2)
+        test = evaluate(model, db_path, "test", "test", args.eval_fanout, 2,
+                        to)
         print("test AUC %.4f" % test, flush=True)
         print("%.1f s" % (time.time() - t0), flush=True)
     return 0

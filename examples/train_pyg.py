@@ -47,7 +47,7 @@ except ImportError as exc:
     sys.exit("train_pyg.py needs torch_geometric (%s); `make pyg-venv` "
              "installs it into build/pyg-venv" % exc)
 
-from gnndb.torch import GnnDataset
+from gnndb.torch import GnnDataset, device_clause, pick_device
 
 
 def cora_as_pyg(data_dir):
@@ -76,11 +76,11 @@ def forward(model, batch):
 
 
 @torch.no_grad()
-def evaluate(model, db_path, split, fanout):
+def evaluate(model, db_path, split, fanout, to=""):
     model.eval()
     correct = total = 0
-    sql = ("SAMPLE %s FROM cora SEEDS %s FEATURES feat BATCH 512 SEED 1;"
-           % (fanout, split))
+    sql = ("SAMPLE %s FROM cora SEEDS %s FEATURES feat BATCH 512 SEED 1%s;"
+           % (fanout, split, to))
     for batch in GnnDataset(db_path, sql, pyg=True):
         pred = forward(model, batch).argmax(dim=1)
         correct += int((pred == batch.y[:batch.batch_size]).sum())
@@ -109,7 +109,12 @@ def main(argv=None):
     ap.add_argument("--weight-decay", type=float, default=5e-4)
     ap.add_argument("--threads", type=int, default=1,
                     help="torch threads (fixed so runs are reproducible)")
+    ap.add_argument("--device", default=None,
+                    help="cpu, cuda or cuda:N (default: cuda when torch "
+                         "sees a GPU); on a GPU the batches come TO DEVICE")
     args = ap.parse_args(argv)
+    device = pick_device(args.device)
+    to = device_clause(device)
 
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
@@ -123,7 +128,8 @@ def main(argv=None):
             db_path, info.get("nodes"), info.get("edges")), flush=True)
 
         model = GraphSAGE(data.num_features, args.hidden, num_layers=2,
-                          out_channels=int(data.y.max()) + 1, dropout=0.5)
+                          out_channels=int(data.y.max()) + 1,
+                          dropout=0.5).to(device)
         opt = torch.optim.Adam(model.parameters(), lr=args.lr,
                                weight_decay=args.weight_decay)
         train = GnnDataset(db_path, None, pyg=True)
@@ -132,9 +138,9 @@ def main(argv=None):
         for epoch in range(1, args.epochs + 1):
             model.train()
             train.set_sql("SAMPLE %s FROM cora SEEDS train FEATURES feat "
-                          "BATCH %d SHUFFLE SEED %d;"
+                          "BATCH %d SHUFFLE SEED %d%s;"
                           % (args.fanout, args.batch,
-                             args.seed * 1000 + epoch))
+                             args.seed * 1000 + epoch, to))
             loss_sum = n = 0
             for batch in train:
                 opt.zero_grad()
@@ -144,8 +150,8 @@ def main(argv=None):
                 opt.step()
                 loss_sum += float(loss) * batch.batch_size
                 n += batch.batch_size
-            val = evaluate(model, db_path, "val", args.eval_fanout)
-            test = evaluate(model, db_path, "test", args.eval_fanout)
+            val = evaluate(model, db_path, "val", args.eval_fanout, to)
+            test = evaluate(model, db_path, "test", args.eval_fanout, to)
             if val > best[0]:
                 best = (val, epoch, test)
             print("epoch %d loss %.4f val %.4f test %.4f"

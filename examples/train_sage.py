@@ -41,7 +41,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from gnndb.torch import loader
+from gnndb.torch import device_clause, loader, pick_device
 
 
 class SAGEConv(nn.Module):
@@ -122,11 +122,11 @@ def build_database(db_path, data):
 
 
 @torch.no_grad()
-def evaluate(model, db_path, split, fanout):
+def evaluate(model, db_path, split, fanout, to=""):
     model.eval()
     correct = total = 0
-    sql = ("SAMPLE %s FROM cora SEEDS %s FEATURES feat BATCH 512 SEED 1;"
-           % (fanout, split))
+    sql = ("SAMPLE %s FROM cora SEEDS %s FEATURES feat BATCH 512 SEED 1%s;"
+           % (fanout, split, to))
     for b in loader(db_path, sql):
         pred = forward_batch(model, b).argmax(dim=1)
         correct += int((pred == b.y).sum())
@@ -169,9 +169,14 @@ def main(argv=None):
     ap.add_argument("--weight-decay", type=float, default=5e-4)
     ap.add_argument("--threads", type=int, default=1,
                     help="torch threads (fixed so runs are reproducible)")
+    ap.add_argument("--device", default=None,
+                    help="cpu, cuda or cuda:N (default: cuda when torch "
+                         "sees a GPU); on a GPU the batches come TO DEVICE")
     args = ap.parse_args(argv)
     if args.data is None:
         args.data = default_data()
+    device = pick_device(args.device)
+    to = device_clause(device)
 
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
@@ -186,7 +191,7 @@ def main(argv=None):
         in_dim = np.load(os.path.join(args.data, "features.npy"),
                          mmap_mode="r").shape[1]
         num_classes = int(np.load(os.path.join(args.data, "labels.npy")).max()) + 1
-        model = SAGE(in_dim, args.hidden, num_classes)
+        model = SAGE(in_dim, args.hidden, num_classes).to(device)
         opt = torch.optim.Adam(model.parameters(), lr=args.lr,
                                weight_decay=args.weight_decay)
 
@@ -194,8 +199,8 @@ def main(argv=None):
         for epoch in range(1, args.epochs + 1):
             model.train()
             sql = ("SAMPLE %s FROM cora SEEDS train FEATURES feat BATCH %d "
-                   "SHUFFLE SEED %d;" % (args.fanout, args.batch,
-                                         args.seed * 1000 + epoch))
+                   "SHUFFLE SEED %d%s;" % (args.fanout, args.batch,
+                                           args.seed * 1000 + epoch, to))
             loss_sum = n = 0
             for b in loader(db_path, sql):
                 opt.zero_grad()
@@ -205,8 +210,8 @@ def main(argv=None):
                 opt.step()
                 loss_sum += float(loss) * b.batch_size
                 n += b.batch_size
-            val = evaluate(model, db_path, "val", args.eval_fanout)
-            test = evaluate(model, db_path, "test", args.eval_fanout)
+            val = evaluate(model, db_path, "val", args.eval_fanout, to)
+            test = evaluate(model, db_path, "test", args.eval_fanout, to)
             if val > best[0]:
                 best = (val, epoch, test)
             print("epoch %d loss %.4f val %.4f test %.4f"

@@ -43,7 +43,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from gnndb.torch import loader
+from gnndb.torch import loader, pick_device
 
 
 def quote(path):
@@ -76,11 +76,11 @@ def features(b, dim, hops, concat):
 
 
 @torch.no_grad()
-def evaluate(model, db_path, split, dim, hops, concat):
+def evaluate(model, db_path, split, dim, hops, concat, device):
     model.eval()
     correct = total = 0
     sql = "SCAN feat_pp ON cora SEEDS %s BATCH 512;" % split
-    for b in loader(db_path, sql):
+    for b in loader(db_path, sql, device=device):
         pred = model(features(b, dim, hops, concat)).argmax(dim=1)
         correct += int((pred == b.y).sum())
         total += b.batch_size
@@ -123,9 +123,14 @@ def main(argv=None):
     ap.add_argument("--weight-decay", type=float, default=5e-5)
     ap.add_argument("--threads", type=int, default=1,
                     help="torch threads (fixed so runs are reproducible)")
+    ap.add_argument("--device", default=None,
+                    help="cpu, cuda or cuda:N (default: cuda when torch "
+                         "sees a GPU); SCAN has no TO DEVICE, so the loader "
+                         "moves its batches there")
     args = ap.parse_args(argv)
     if args.data is None:
         args.data = default_data()
+    device = pick_device(args.device)
 
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
@@ -139,7 +144,7 @@ def main(argv=None):
         num_classes = int(np.load(os.path.join(args.data,
                                                "labels.npy")).max()) + 1
         in_dim = dim * (args.hops + 1) if args.concat else dim
-        model = nn.Linear(in_dim, num_classes)
+        model = nn.Linear(in_dim, num_classes).to(device)
         opt = torch.optim.Adam(model.parameters(), lr=args.lr,
                                weight_decay=args.weight_decay)
 
@@ -150,7 +155,7 @@ def main(argv=None):
                    "SEED %d;" % (args.batch, args.chunk,
                                  args.seed * 1000 + epoch))
             loss_sum = n = 0
-            for b in loader(db_path, sql):
+            for b in loader(db_path, sql, device=device):
                 opt.zero_grad()
                 out = model(features(b, dim, args.hops, args.concat))
                 loss = F.cross_entropy(out, b.y)
@@ -158,9 +163,10 @@ def main(argv=None):
                 opt.step()
                 loss_sum += float(loss) * b.batch_size
                 n += b.batch_size
-            val = evaluate(model, db_path, "val", dim, args.hops, args.concat)
+            val = evaluate(model, db_path, "val", dim, args.hops, args.concat,
+                           device)
             test = evaluate(model, db_path, "test", dim, args.hops,
-                            args.concat)
+                            args.concat, device)
             if val > best[0]:
                 best = (val, epoch, test)
             print("epoch %d loss %.4f val %.4f test %.4f"

@@ -1,6 +1,6 @@
 /* batch.c — finishing mini-batches and handing them out: ids back in the
-** user's id space, edge_index laid out 2 x E, the digest, the INTO files and
-** the transfer to a device. */
+** user's id space, edge_index laid out 2 x E, the digest, the INTO files;
+** then the transfer operator (transfer.c). */
 #include "exec_int.h"
 #include "npy.h"
 #include "pool.h"
@@ -40,10 +40,10 @@ int hb_finish_batch(hb_exec *x, hb_batch *b, idx_txn *t, uint64_t **tmp,
                     size_t *captmp, gnn_err *e)
 {
     plan *p = x->p;
-    if (hb_grow((void **)&b->n_id, &b->cap_out_nodes, b->nn + 1,
-                sizeof *b->n_id) ||
-        hb_grow((void **)&b->edge_index, &b->cap_out_edges, 2 * b->ne + 1,
-                sizeof *b->edge_index))
+    if (hb_out_grow(x, (void **)&b->n_id, &b->cap_out_nodes, b->nn + 1,
+                    sizeof *b->n_id) ||
+        hb_out_grow(x, (void **)&b->edge_index, &b->cap_out_edges,
+                    2 * b->ne + 1, sizeof *b->edge_index))
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory finishing batches");
     if (t) {
         if (hb_grow((void **)tmp, captmp, b->nn + 1, sizeof **tmp))
@@ -376,18 +376,6 @@ int batch_write_npy(const gnndb_batch_view *v, const char *dir, gnn_err *e)
 
 /* ---- handing out ---- */
 
-int hb_transfer_open(hb_exec *x, gnn_err *e)
-{
-    if (x->p->device != GNNDB_DEVICE_CUDA) return GNNDB_OK;
-    return xfer_open(x->p->device_index, &x->tr.xf, e);
-}
-
-void hb_transfer_close(hb_exec *x)
-{
-    if (x->tr.xf) xfer_close(x->tr.xf);
-    x->tr.xf = NULL;
-}
-
 void hb_digest(hb_exec *x)
 {
     hb_batch *b = x->tr.last;
@@ -414,16 +402,5 @@ int hb_emit(hb_exec *x, hb_batch *b, const gnndb_batch_view **view,
     ** memory is sampled again later and must not count twice */
     x->est.nodes += (uint64_t)b->nn;
     x->est.edges += (uint64_t)b->ne;
-    if (x->tr.xf) {
-        double t0 = hb_now();
-        int rc = xfer_batch(x->tr.xf, &b->view, &x->tr.view, e);
-        x->est.transfer.seconds += hb_now() - t0;
-        if (rc) return rc;
-        x->tr.view.digest = 0;
-        x->est.transfer.items++;
-        *view = &x->tr.view;
-        return GNNDB_OK;
-    }
-    *view = &b->view;
-    return GNNDB_OK;
+    return hb_transfer_batch(x, b, view, e);
 }

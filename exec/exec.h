@@ -39,6 +39,11 @@ typedef struct hb_stats {
     double spill_read_wait, spill_write_seconds;
     uint64_t overlapped;       /* rounds built while one was handed out */
     uint64_t resident_rounds;  /* rounds built from pinned resident blocks */
+    int64_t rss_peak;          /* the most resident bytes seen at a check */
+    /* bytes read from the database (blocks and pages) when the first
+    ** epoch's rounds were built, and the epochs begun */
+    uint64_t epoch0_read;
+    int64_t epochs_begun;
     double seconds;
 } hb_stats;
 
@@ -50,6 +55,9 @@ int hb_next(hb_exec *x, const gnndb_batch_view **view, gnn_err *e);
 ** (and into the device view under TO DEVICE): hb_next leaves it 0, since
 ** it reads every byte of the batch. */
 void hb_digest(hb_exec *x);
+/* Bytes read from the database so far, blocks and pages of every hop and
+** of the gather. */
+uint64_t hb_bytes_read(const hb_stats *s);
 /* The counters so far (owned by x, valid until the next call). */
 const hb_stats *hb_get_stats(hb_exec *x);
 void hb_close(hb_exec *x);
@@ -65,5 +73,7 @@ int batch_write_npy(const gnndb_batch_view *v, const char *dir, gnn_err *e);
 
 /* EXPLAIN [ANALYZE] rows (one column, `plan`). `st` is NULL for EXPLAIN. */
 int explain_rows(const plan *p, const hb_stats *st, rowset *rs);
+/* Its transfer operator's rows (engine/explain_transfer.c). */
+int explain_transfer(const plan *p, const hb_stats *st, rowset *rs);
 
 #endif

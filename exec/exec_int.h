@@ -25,6 +25,7 @@
 #include "granularity.h"
 #include "seeds.h"
 #include "link.h"
+#include "spill.h"
 #include "../gpu/xfer.h"
 
 typedef struct nmap {        /* internal id -> local index, open addressing */
@@ -233,13 +234,19 @@ typedef struct hb_spill_state {
     double sample_per;       /* bytes a sampled mini-batch held (measured) */
 } hb_spill_state;
 
-/* Handing a spilled round out (hb_readback.c): the read buffers of its
-** runs and the batch handed out. */
+/* Handing a spilled round out (hb_readback.c): the buffers its runs are
+** read into (raw, up to SPILL_READ_RUNS at once, each with the record being
+** read into it, -1: none), the one the batch handed out is put in order in
+** (out), or the raw one it was ordered in place in (in_raw, -1: none), and
+** the batch handed out. */
 typedef struct hb_readback {
     int scur;                /* next record of `emit` to hand out */
-    unsigned char *rbuf[2];
-    size_t caprbuf[2];
-    int ahead_started;
+    unsigned char *raw[SPILL_READ_RUNS];
+    size_t capraw[SPILL_READ_RUNS];
+    int raw_rec[SPILL_READ_RUNS];
+    unsigned char *out;
+    size_t capout;
+    int in_raw;
     uint32_t *ord;
     size_t capord;
     uint64_t *ordseen;       /* a bit per local index, checking `ord` */
@@ -291,10 +298,11 @@ int hb_topo_open(hb_exec *x, const cat_graph *g, int id, hb_rel_topo *t,
                  gnn_err *e);
 void hb_topo_close(hb_rel_topo *t);
 
-typedef struct hb_transfer { /* handing out, to a device (batch.c) */
+typedef struct hb_transfer { /* the transfer operator (transfer.c) */
     xfer *xf;                /* NULL for host */
-    gnndb_batch_view view;
-    hb_batch *last;          /* the batch handed out last, in host memory */
+    gnndb_batch_view view;   /* the batch on the device */
+    int pin;                 /* outputs and read buffers in pinned memory */
+    hb_batch *last;          /* handed out last, in host memory: hb_digest */
 } hb_transfer;
 
 /* The executor: shared handles, the hyperbatch the operators pass along,
@@ -342,9 +350,17 @@ struct hb_exec {
     ** x->est: what handing out counts (the caller's thread); hb_get_stats
     ** adds them into x->view, from x->snap while a build runs */
     hb_stats st, est, snap, view;
+    /* the most resident bytes the memory checks saw (either thread) */
+    atomic_int_least64_t rss_peak;
 };
 
 double hb_now(void);
+/* Bytes the process holds beyond what the plan knows of (the process at
+** prepare, the pools' frames read into, the row cache, the host's copies)
+** and `counted`, what the caller counts of the staged data: allocator slack
+** and anything a count misses. Measured (the process's resident bytes
+** now), so that budgets hold whatever the counts miss; keeps the peak. */
+size_t hb_uncounted(hb_exec *x, size_t counted);
 /* Grow *p to hold `need` elements of `elem` bytes; 0 or -1 on OOM. */
 int hb_grow(void **p, size_t *cap, size_t need, size_t elem);
 
@@ -445,7 +461,26 @@ void hb_fill_view(const plan *p, hb_batch *b, int64_t *n_id,
 ** computed when asked: hb_digest). */
 int hb_emit(hb_exec *x, hb_batch *b, const gnndb_batch_view **view,
             gnn_err *e);
+
+/* The transfer operator (transfer.c): open it (the device and its GPU
+** cache, for TO DEVICE 'cuda:N') and close it; hand b out, to the device
+** or as it is (*view: what the caller gets). */
 int hb_transfer_open(hb_exec *x, gnn_err *e);
+void hb_transfer_close(hb_exec *x);
+int hb_transfer_batch(hb_exec *x, hb_batch *b, const gnndb_batch_view **view,
+                      gnn_err *e);
+/* A batch's outputs that are handed out (n_id, edge_index, x, y,
+** edge_attr, a typed batch's rows) grow with hb_out_grow, as hb_grow
+** does, in pinned memory when the transfer wants it (hb_transfer.pin, a
+** round kept in memory), and are freed with hb_out_free; hb_out_release
+** frees all of b's before batch_free. A spilled round's read buffers, what
+** its batches are handed out from, come from hb_read_buffer (aligned for
+** O_DIRECT, pinned when wanted) and go back with hb_read_buffer_free. */
+int hb_out_grow(hb_exec *x, void **p, size_t *cap, size_t need, size_t elem);
+void hb_out_free(hb_exec *x, void *p);
+void hb_out_release(hb_exec *x, hb_batch *b);
+void *hb_read_buffer(hb_exec *x, size_t bytes);
+void hb_read_buffer_free(hb_exec *x, void *p);
 /* Start mini-batches [g, g + h_next) of one epoch in x->hb (x->nb of
 ** them): their seeds, nothing sampled yet. */
 int hb_seed_round(hb_exec *x, int64_t g, gnn_err *e);
@@ -556,12 +591,13 @@ int hbs_next(hb_exec *x, const gnndb_batch_view **view, gnn_err *e);
 int hbs_pending(const hb_exec *x);
 /* Give back the read buffers (the batch handed out is dead). */
 void hbs_readback_trim(hb_exec *x);
+/* No run read into any buffer yet (hbs_open). */
+void hbs_readback_init(hb_exec *x);
 void hbs_readback_close(hb_exec *x);
 /* The pipeline (hb_pipeline.c): the next spilled mini-batch, switching
 ** rounds and starting the next round's build as needed; joining it. */
 int hbp_next(hb_exec *x, const gnndb_batch_view **view, gnn_err *e);
 void hbp_stop(hb_exec *x);
-void hb_transfer_close(hb_exec *x);
 
 /* An edge-seeded SAMPLE (hb_link.c): load the seed edges into x->seeds
 ** and x->link; start each mini-batch of x->hb from its seed edges and

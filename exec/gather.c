@@ -527,16 +527,16 @@ int hb_gather(hb_exec *x, gnn_err *e)
         hb_batch *b = &x->hb[i];
         size_t had = b->cap_out_x;
         if (p->has_feat &&
-            hb_grow((void **)&b->x, &b->cap_out_x, b->nn * p->feat.dim + 1,
-                    sizeof *b->x))
+            hb_out_grow(x, (void **)&b->x, &b->cap_out_x,
+                        b->nn * p->feat.dim + 1, sizeof *b->x))
             return gnn_seterr(e, GNNDB_NOMEM, "out of memory for x");
         /* fault new pages in here, not inside the row copies, so the gather
         ** counters measure copying */
         if (b->cap_out_x > had)
             memset(b->x + had, 0, (b->cap_out_x - had) * sizeof *b->x);
         if (p->has_labels &&
-            hb_grow((void **)&b->y, &b->cap_out_y, (size_t)b->nseeds + 1,
-                    sizeof *b->y))
+            hb_out_grow(x, (void **)&b->y, &b->cap_out_y,
+                        (size_t)b->nseeds + 1, sizeof *b->y))
             return gnn_seterr(e, GNNDB_NOMEM, "out of memory for y");
     }
     int rc;

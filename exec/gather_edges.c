@@ -19,8 +19,8 @@ static int edge_items(hb_exec *x, gnn_err *e)
     if (rc) return rc;
     for (int i = 0; i < x->nb; i++) {
         hb_batch *b = &x->hb[i];
-        if (hb_grow((void **)&b->edge_attr, &b->cap_out_eattr,
-                    b->ne * t->dim + 1, sizeof *b->edge_attr))
+        if (hb_out_grow(x, (void **)&b->edge_attr, &b->cap_out_eattr,
+                        b->ne * t->dim + 1, sizeof *b->edge_attr))
             return gnn_seterr(e, GNNDB_NOMEM, "out of memory for edge_attr");
         for (size_t k = 0; k < b->ne; k++) {
             if (b->eid[k] >= (uint64_t)t->rows)

@@ -34,15 +34,16 @@ static int type_items(hb_exec *x, int type, const cat_table *t, gnn_err *e)
 }
 
 /* Size b's x of every type with features, and its y. */
-static int size_outputs(const plan *p, hb_batch *b, gnn_err *e)
+static int size_outputs(hb_exec *x, const plan *p, hb_batch *b, gnn_err *e)
 {
     size_t total = 0;
     for (int t = 0; t < p->ntypes; t++)
         if (p->types[t].has_feat)
             total += (size_t)b->tviews[t].num_nodes * p->types[t].feat.dim;
-    if (hb_grow((void **)&b->t_x, &b->cap_t_x, total + 1, sizeof *b->t_x) ||
-        (p->has_labels && hb_grow((void **)&b->y, &b->cap_out_y,
-                                  (size_t)b->nseeds + 1, sizeof *b->y)))
+    if (hb_out_grow(x, (void **)&b->t_x, &b->cap_t_x, total + 1,
+                    sizeof *b->t_x) ||
+        (p->has_labels && hb_out_grow(x, (void **)&b->y, &b->cap_out_y,
+                                      (size_t)b->nseeds + 1, sizeof *b->y)))
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory for x");
     hb_typed_bind_x(p, b, b->t_x);
     return GNNDB_OK;
@@ -50,7 +51,7 @@ static int size_outputs(const plan *p, hb_batch *b, gnn_err *e)
 
 /* Size b's edge_attr of every relation with EDGE FEATURES, its edges
 ** counted per relation into the relation views. */
-static int size_eattr(const plan *p, hb_batch *b, gnn_err *e)
+static int size_eattr(hb_exec *x, const plan *p, hb_batch *b, gnn_err *e)
 {
     for (int r = 0; r < p->nrels; r++) b->rviews[r].num_edges = 0;
     for (size_t k = 0; k < b->ne; k++) b->rviews[b->etype[k]].num_edges++;
@@ -58,8 +59,8 @@ static int size_eattr(const plan *p, hb_batch *b, gnn_err *e)
     for (int r = 0; r < p->nrels; r++)
         if (p->rels[r].has_efeat)
             total += (size_t)b->rviews[r].num_edges * p->rels[r].efeat.dim;
-    if (hb_grow((void **)&b->t_eattr, &b->cap_t_eattr, total + 1,
-                sizeof *b->t_eattr))
+    if (hb_out_grow(x, (void **)&b->t_eattr, &b->cap_t_eattr, total + 1,
+                    sizeof *b->t_eattr))
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory for edge_attr");
     hb_typed_bind_eattr(p, b, b->t_eattr);
     return GNNDB_OK;
@@ -95,7 +96,7 @@ static int gather_rel_edges(hb_exec *x, gnn_err *e)
 {
     const plan *p = x->p;
     for (int i = 0; i < x->nb; i++) {
-        int rc = size_eattr(p, &x->hb[i], e);
+        int rc = size_eattr(x, p, &x->hb[i], e);
         if (rc) return rc;
     }
     for (int r = 0; r < p->nrels; r++) {
@@ -113,7 +114,7 @@ int hb_typed_gather(hb_exec *x, gnn_err *e)
     const plan *p = x->p;
     for (int i = 0; i < x->nb; i++) {
         int rc = hb_typed_layout(p, &x->hb[i], e);
-        if (!rc) rc = size_outputs(p, &x->hb[i], e);
+        if (!rc) rc = size_outputs(x, p, &x->hb[i], e);
         if (rc) return rc;
     }
     for (int t = 0; t < p->ntypes; t++) {

@@ -28,8 +28,8 @@ static void *bg_main(void *arg)
 }
 
 /* What the round handed out may hold while the next is built: its records
-** and the read buffers of its largest run (two when reading ahead), with
-** the sixteenth to spare that the read-back gives a buffer. */
+** and the read buffers of its largest run (one more for each run read
+** ahead), with the sixteenth to spare that the read-back gives a buffer. */
 static size_t emit_reserve(const hb_exec *x)
 {
     size_t big = 0;
@@ -37,7 +37,8 @@ static size_t emit_reserve(const hb_exec *x)
         if (x->sp.emit->sb[i].run)
             big = GNN_MAX(big, spill_run_read_size(x->sp.emit->sb[i].run));
     big += big / 16;
-    return hbs_records_bytes(x, x->sp.emit) + (x->p->spill_ahead ? 2 : 1) * big;
+    return hbs_records_bytes(x, x->sp.emit) +
+           (size_t)(1 + x->p->spill_ahead) * big;
 }
 
 /* Whether the next round may be built beside the one handed out, which

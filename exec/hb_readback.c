@@ -1,10 +1,12 @@
 /* hb_readback.c — phase 3 of a spilled round (hb_spill.c): its runs read
 ** back in batch order, each one's rows put from the order the feature
-** blocks arrived in into local order, and handed out. The next run is read
-** ahead while the caller works on this one, when both fit: beside the
+** blocks arrived in into local order, and handed out. While the caller works
+** on one batch the next runs are read (up to the plan's spill_ahead, at most
+** SPILL_READ_RUNS), each into a buffer of its own, when they fit: beside the
 ** round's records in the staged budget, or in x->bg.reserve while the next
 ** round is built on another thread (hb_pipeline.c), whose worker pool this
-** side then leaves alone. */
+** side then leaves alone. Short of memory, one buffer does: the run is read
+** into it and put in order in place, and nothing is read ahead. */
 #include "exec_int.h"
 #include "pool.h"
 #include "spill.h"
@@ -12,53 +14,101 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Free read-back buffer k. */
-static void drop_rbuf(hb_readback *rb, int k)
+/* Buffer *b with room for `need` bytes. Runs of a round differ a little
+** in size, so a new buffer gets a sixteenth to spare: later runs reuse it
+** instead of faulting in fresh pages for every mini-batch. The transfer
+** operator's memory (hb_read_buffer: pinned for a device-bound batch). */
+static int buf_ready(hb_exec *x, unsigned char **b, size_t *cap, size_t need,
+                     gnn_err *e)
 {
-    gnn_free_aligned(rb->rbuf[k]);
-    rb->rbuf[k] = NULL;
-    rb->caprbuf[k] = 0;
-}
-
-/* Buffer k with room for `need` bytes. Runs of a round differ a little in
-** size, so a new buffer gets a sixteenth to spare: later runs reuse it
-** instead of faulting in fresh pages for every mini-batch. */
-static int rbuf_ready(hb_readback *rb, int k, size_t need, gnn_err *e)
-{
-    if (rb->caprbuf[k] >= need) return GNNDB_OK;
-    gnn_free_aligned(rb->rbuf[k]);
+    if (*cap >= need) return GNNDB_OK;
+    hb_read_buffer_free(x, *b);
     need += need / 16;
-    rb->rbuf[k] = gnn_alloc_aligned(need);
-    rb->caprbuf[k] = rb->rbuf[k] ? need : 0;
-    if (!rb->rbuf[k])
+    *b = hb_read_buffer(x, need);
+    *cap = *b ? need : 0;
+    if (!*b)
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory reading back a "
                           "spilled mini-batch");
     return GNNDB_OK;
 }
 
-/* With two buffers, a run is read into rbuf[0] in the order its rows
-** arrived and put in local order into rbuf[1], the buffer handed out, so
-** that rbuf[0] can take the next run at once (read ahead); with one, it is
-** read into rbuf[0] and ordered in place, and nothing is read ahead.
-**
-** Whether rbuf[0] holding `in` bytes and rbuf[1] holding `out` keep the
-** round's records within the budget (the staged one, or x->bg.reserve while
-** the next round is built): runs differ in size from the plan's estimate,
-** so it is checked on theirs. */
-static int pair_fits(const hb_exec *x, size_t in, size_t out)
+static void buf_drop(hb_exec *x, unsigned char **b, size_t *cap)
 {
-    const size_t *cap = x->rb.caprbuf;
-    size_t both = GNN_MAX(in, cap[0]) + GNN_MAX(out, cap[1]);
-    size_t budget = x->bg.running ? x->bg.reserve : (size_t)x->p->staged_bytes;
-    return both + hbs_records_bytes(x, x->sp.emit) <= budget;
+    hb_read_buffer_free(x, *b);
+    *b = NULL;
+    *cap = 0;
 }
 
-static int start_read(hb_exec *x, int i, gnn_err *e)
+/* What buffer cap must grow by to hold `need` bytes. */
+static size_t growth(size_t cap, size_t need)
 {
-    hb_sbatch *s = &x->sp.emit->sb[i];
-    int rc = rbuf_ready(&x->rb, 0, spill_run_read_size(s->run), e);
-    if (!rc) rc = spill_run_read_start(s->run, x->rb.rbuf[0], e);
-    return rc;
+    return need > cap ? need + need / 16 - cap : 0;
+}
+
+/* Whether the read-back's buffers, grown by `more` bytes, keep the round's
+** records, and whatever the process holds beyond every count, within the
+** budget: the staged one, or x->bg.reserve while the next round is built
+** (whose own bytes are its budget's). Runs differ in size from the plan's
+** estimate, so it is checked on theirs. */
+static int fits(hb_exec *x, size_t more)
+{
+    const hb_readback *rb = &x->rb;
+    size_t held = rb->capout + hbs_records_bytes(x, x->sp.emit);
+    for (int k = 0; k < SPILL_READ_RUNS; k++) held += rb->capraw[k];
+    size_t budget = x->bg.running ? x->bg.reserve : (size_t)x->p->staged_bytes;
+    size_t slack = x->bg.running ? 0 : hb_uncounted(x, held);
+    return held + more + slack <= budget;
+}
+
+/* The raw buffer record i is read into, or -1. */
+static int slot_of(const hb_readback *rb, int i)
+{
+    for (int k = 0; k < SPILL_READ_RUNS; k++)
+        if (rb->raw_rec[k] == i) return k;
+    return -1;
+}
+
+/* Give back the buffers no run is read into and no batch handed out lives
+** in, but raw buffer `keep` (-1: none), about to be read into again: the
+** next run needs the memory. */
+static void drop_idle(hb_exec *x, int keep)
+{
+    hb_readback *rb = &x->rb;
+    buf_drop(x, &rb->out, &rb->capout);
+    for (int k = 0; k < SPILL_READ_RUNS; k++)
+        if (rb->raw_rec[k] < 0 && k != rb->in_raw && k != keep)
+            buf_drop(x, &rb->raw[k], &rb->capraw[k]);
+}
+
+/* Start reading record i into a free raw buffer. `now`: it is the record to
+** hand out, read at once whatever else must be given back; else only when
+** a buffer is free and it fits (*started says whether it was). */
+static int start_read(hb_exec *x, int i, int now, int *started, gnn_err *e)
+{
+    hb_readback *rb = &x->rb;
+    spill_run *run = x->sp.emit->sb[i].run;
+    size_t need = spill_run_read_size(run);
+    /* the free buffer with the most room: reused, not allocated again */
+    int k = -1;
+    for (int j = 0; j < SPILL_READ_RUNS; j++)
+        if (rb->raw_rec[j] < 0 && j != rb->in_raw &&
+            (k < 0 || rb->capraw[j] > rb->capraw[k]))
+            k = j;
+    *started = 0;
+    if (k < 0) {
+        if (!now) return GNNDB_OK;
+        return gnn_seterr(e, GNNDB_INTERNAL, "spill read-back: no buffer free");
+    }
+    if (!fits(x, growth(rb->capraw[k], need))) {
+        if (!now) return GNNDB_OK;
+        drop_idle(x, k);
+    }
+    int rc = buf_ready(x, &rb->raw[k], &rb->capraw[k], need, e);
+    if (!rc) rc = spill_run_read_start(run, rb->raw[k], e);
+    if (rc) return rc;
+    rb->raw_rec[k] = i;
+    *started = 1;
+    return GNNDB_OK;
 }
 
 /* One section's part of a record read back (hbs_section): its n nodes'
@@ -200,44 +250,48 @@ static void order_into(hb_exec *x, const rb_part *pt, const unsigned char *src,
         wpool_run(x->pool, tasks, order_task, &j);
 }
 
-/* Record s (`size` bytes), read into rbuf[0], in local order: in rbuf[1]
-** with two buffers, else in place. Its buffer through *out, and where its
-** edge rows start in it through *eoff (0: it has none). */
-static int put_in_order(hb_exec *x, hb_sbatch *s, int two, size_t size,
-                        unsigned char **out, size_t *eoff, gnn_err *e)
+/* Record s (`size` bytes), read into raw buffer k, in local order: into
+** the out buffer with `two`, which frees raw buffer k to read ahead into,
+** else in place, where the batch then lives until the next call. Its
+** buffer through *buf, and where its edge rows start in it through *eoff
+** (0: it has none). */
+static int put_in_order(hb_exec *x, hb_sbatch *s, int k, int two,
+                        size_t size, unsigned char **buf, size_t *eoff,
+                        gnn_err *e)
 {
     hb_readback *rb = &x->rb;
-    unsigned char *buf = rb->rbuf[0];
+    unsigned char *raw = rb->raw[k];
     rb_part part[PLAN_SPILL_SECTIONS];
-    int nparts = record_parts(x, s, buf, part), rc = GNNDB_OK;
-    *out = buf;
+    int nparts = record_parts(x, s, raw, part), rc = GNNDB_OK;
+    *buf = raw;
     *eoff = 0;
-    for (int k = nparts; k-- > 0;)
-        if (part[k].edges) *eoff = part[k].rows_off;
+    for (int j = nparts; j-- > 0;)
+        if (part[j].edges) *eoff = part[j].rows_off;
+    rb->raw_rec[k] = -1;
+    if (!two) {
+        rb->in_raw = k;
+        for (int j = 0; j < nparts && !rc; j++)
+            if (!(rc = arrival_order(x, &part[j], e)))
+                rc = order_in_place(x, &part[j], raw, e);
+        return rc;
+    }
     if (!nparts) {
-        /* nothing to order: with two buffers the one read becomes the one
-        ** handed out, so that the next run can be read ahead into the
-        ** other */
-        if (two) {
-            size_t c = rb->caprbuf[0];
-            rb->rbuf[0] = rb->rbuf[1];
-            rb->caprbuf[0] = rb->caprbuf[1];
-            rb->rbuf[1] = buf;
-            rb->caprbuf[1] = c;
-        }
+        /* nothing to order: the buffer read becomes the one handed out */
+        unsigned char *o = rb->out;
+        size_t c = rb->capout;
+        rb->out = raw;
+        rb->capout = rb->capraw[k];
+        rb->raw[k] = o;
+        rb->capraw[k] = c;
+        *buf = rb->out;
         return GNNDB_OK;
     }
-    if (two) {
-        if ((rc = rbuf_ready(&x->rb, 1, size, e))) return rc;
-        *out = x->rb.rbuf[1];
-        memcpy(*out, buf, hbs_off_rows(x->p, s->nn, s->ne));
-    }
-    for (int k = 0; k < nparts && !rc; k++) {
-        if (!(rc = arrival_order(x, &part[k], e))) {
-            if (two) order_into(x, &part[k], buf, *out);
-            else rc = order_in_place(x, &part[k], buf, e);
-        }
-    }
+    if ((rc = buf_ready(x, &rb->out, &rb->capout, size, e))) return rc;
+    *buf = rb->out;
+    memcpy(*buf, raw, hbs_off_rows(x->p, s->nn, s->ne));
+    for (int j = 0; j < nparts && !rc; j++)
+        if (!(rc = arrival_order(x, &part[j], e)))
+            order_into(x, &part[j], raw, *buf);
     return rc;
 }
 
@@ -272,38 +326,43 @@ static int fill_view(hb_exec *x, hb_sbatch *s, unsigned char *buf,
     return hb_typed_bind(p, b, out, rows, e);
 }
 
+/* Read the runs after record `from` ahead, as many as the plan reads ahead
+** and free buffers and memory allow, while the caller works on this one. */
+static int read_ahead(hb_exec *x, int from, gnn_err *e)
+{
+    hb_readback *rb = &x->rb;
+    int last = GNN_MIN(from + x->p->spill_ahead, x->sp.emit->nsb);
+    for (int j = from; j < last; j++) {
+        if (slot_of(rb, j) >= 0) continue;
+        int started, rc = start_read(x, j, 0, &started, e);
+        if (rc || !started) return rc;
+    }
+    return GNNDB_OK;
+}
+
 int hbs_next(hb_exec *x, const gnndb_batch_view **view, gnn_err *e)
 {
     hb_readback *rb = &x->rb;
-    int i = rb->scur;
+    int i = rb->scur, rc = GNNDB_OK, started;
     hb_sbatch *s = &x->sp.emit->sb[i];
-    int rc = GNNDB_OK;
     size_t size = spill_run_read_size(s->run);
-    /* a run read ahead was found to fit beside the buffer handed out */
-    int two = rb->ahead_started ||
-              (x->p->spill_ahead && pair_fits(x, size, size));
-    if (!rb->ahead_started) {
-        /* the batch handed out before is dead */
-        if (!two) drop_rbuf(rb, 1);
-        rc = start_read(x, i, e);
-    }
-    rb->ahead_started = 0;
+    /* the batch handed out before is dead */
+    rb->in_raw = -1;
+    int k = slot_of(rb, i);
+    if (k < 0 && !(rc = start_read(x, i, 1, &started, e))) k = slot_of(rb, i);
     if (!rc) rc = spill_run_read_wait(s->run, e);
+    /* in order into a buffer of its own when it fits, which lets the next
+    ** runs be read meanwhile; else in place */
+    int two = !rc && x->p->spill_ahead > 0 && fits(x, growth(rb->capout, size));
     double t0 = hb_now();
     unsigned char *buf = NULL;
     size_t eoff = 0;
-    if (!rc) rc = put_in_order(x, s, two, size, &buf, &eoff, e);
+    if (!rc) rc = put_in_order(x, s, k, two, size, &buf, &eoff, e);
     x->est.spill.cpu_seconds += hb_now() - t0;
     if (!rc && !(rc = fill_view(x, s, buf, eoff, e))) rb->scur++;
-    /* read the next run while the caller trains on this one, when both
-    ** buffers fit beside what the round still holds */
-    if (!rc && two && rb->scur < x->sp.emit->nsb &&
-        pair_fits(x, spill_run_read_size(x->sp.emit->sb[rb->scur].run), 0)) {
-        rc = start_read(x, rb->scur, e);
-        rb->ahead_started = !rc;
-    }
+    if (!rc && two) rc = read_ahead(x, rb->scur, e);
     /* read back once: its space goes back to the spill area now, while
-    ** the next run streams in (closing a large file takes a while) */
+    ** the next runs stream in (closing a large file takes a while) */
     spill_run_free(s->run);
     s->run = NULL;
     if (rc) return rc;
@@ -314,13 +373,27 @@ int hbs_pending(const hb_exec *x) { return x->rb.scur < x->sp.emit->nsb; }
 
 void hbs_readback_trim(hb_exec *x)
 {
-    for (int k = 0; k < 2; k++) drop_rbuf(&x->rb, k);
+    hb_readback *rb = &x->rb;
+    rb->in_raw = -1;
+    drop_idle(x, -1);
+}
+
+void hbs_readback_init(hb_exec *x)
+{
+    hb_readback *rb = &x->rb;
+    for (int k = 0; k < SPILL_READ_RUNS; k++) rb->raw_rec[k] = -1;
+    rb->in_raw = -1;
 }
 
 void hbs_readback_close(hb_exec *x)
 {
     hb_readback *rb = &x->rb;
-    hbs_readback_trim(x);
+    /* the runs are freed by now (hbs_close), their reads waited for */
+    buf_drop(x, &rb->out, &rb->capout);
+    for (int k = 0; k < SPILL_READ_RUNS; k++) {
+        buf_drop(x, &rb->raw[k], &rb->capraw[k]);
+        rb->raw_rec[k] = -1;
+    }
     free(rb->ord);
     free(rb->rowtmp);
     free(rb->ordseen);

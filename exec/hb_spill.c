@@ -32,6 +32,7 @@ int hbs_open(hb_exec *x, gnn_err *e)
 {
     gnndb *db = x->db;
     const char *dir = db->pragma.temp_dir[0] ? db->pragma.temp_dir : db->dir;
+    hbs_readback_init(x);
     return spill_open(dir, db->pragma.spill_limit, x->p->io, &x->sp.area, e);
 }
 
@@ -458,16 +459,19 @@ static void mark_blocks(const uint32_t *ids, size_t n, uint64_t base,
 }
 
 /* The distinct blocks of section sec (NULL: the labels) the round's
-** records need, listed ascending in x->bk.blockof; their count. */
+** records need, listed ascending in x->bk.blockof; their count, or -1 with
+** the words in e (a code returned here would read as a count). */
 static int round_blocks(hb_exec *x, const hbs_section *sec, gnn_err *e)
 {
     const cat_table *t = sec ? sec->t : &x->p->labels;
     uint64_t rpb = t->rows_per_block, nblocks = (uint64_t)t->nblocks;
+    unsigned char *need = NULL;
     if (hb_grow((void **)&x->bk.blockof, &x->bk.capblockof, nblocks + 1,
-                sizeof *x->bk.blockof))
-        return gnn_seterr(e, GNNDB_NOMEM, "out of memory gathering");
-    unsigned char *need = calloc(nblocks + 1, 1);
-    if (!need) return gnn_seterr(e, GNNDB_NOMEM, "out of memory gathering");
+                sizeof *x->bk.blockof) ||
+        !(need = calloc(nblocks + 1, 1))) {
+        gnn_seterr(e, GNNDB_NOMEM, "out of memory gathering");
+        return -1;
+    }
     const hb_round *r = x->sp.build;
     for (int i = 0; i < r->nsb; i++) {
         const hb_sbatch *s = &r->sb[i];

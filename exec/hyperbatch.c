@@ -16,6 +16,7 @@
 #include "fcache.h"
 #include "sort.h"
 #include "spill.h"
+#include "rss.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +32,20 @@ double hb_now(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+size_t hb_uncounted(hb_exec *x, size_t counted)
+{
+    int64_t rss = gnn_rss_now();
+    if (rss < 0 || !gnn_rss_meaningful()) return 0;
+    int64_t peak = atomic_load(&x->rss_peak);
+    while (rss > peak && !atomic_compare_exchange_weak(&x->rss_peak, &peak, rss))
+        ;
+    const plan *p = x->p;
+    int64_t known = p->mem.rss + (int64_t)bp_touched_bytes(x->gpool) +
+                    (int64_t)bp_touched_bytes(x->fpool) + p->cache_bytes +
+                    p->copies_bytes + (int64_t)counted;
+    return rss > known ? (size_t)(rss - known) : 0;
 }
 
 int hb_grow(void **p, size_t *cap, size_t need, size_t elem)
@@ -77,8 +92,11 @@ static int hb_alloc_batches(hb_exec *x, int n, gnn_err *e)
     return GNNDB_OK;
 }
 
-static void batch_free(hb_batch *b)
+/* Free slot b's arrays; those handed out are the transfer operator's
+** memory (perhaps pinned: hb_out_release). */
+static void batch_free(hb_exec *x, hb_batch *b)
 {
+    hb_out_release(x, b);
     free(b->nodes);
     free(b->map.slots);
     free(b->esrc);
@@ -180,7 +198,7 @@ void hb_release_sampling(hb_exec *x)
 {
     hb_release_work(x);
     for (int i = 0; i < x->capb; i++) {
-        batch_free(&x->hb[i]);
+        batch_free(x, &x->hb[i]);
         memset(&x->hb[i], 0, sizeof x->hb[i]);
     }
     x->nb = 0;
@@ -197,13 +215,33 @@ void hb_trim(void)
 #endif
 }
 
+/* Free the arrays of slots [from, capb): nothing of theirs is staged. */
+static void free_slots(hb_exec *x, int from)
+{
+    for (int i = from; i < x->capb; i++) {
+        batch_free(x, &x->hb[i]);
+        memset(&x->hb[i], 0, sizeof x->hb[i]);
+    }
+}
+
+/* What the staged mini-batches are measured against besides their own
+** bytes: the hop's scratch, what else the caller stages (staged_other) and
+** what the process holds that no count has (hb_uncounted). */
+static size_t fit_base(hb_exec *x)
+{
+    size_t base = hb_work_bytes(x) + x->staged_other, slots = 0;
+    for (int i = 0; i < x->nb; i++) slots += hb_batch_bytes(&x->hb[i]);
+    return base + hb_uncounted(x, base + slots);
+}
+
 int hb_fit(hb_exec *x, int with_features, gnn_err *e)
 {
     plan *p = x->p;
-    int keep = fit_prefix(x, with_features, hb_work_bytes(x) + x->staged_other);
+    int keep = fit_prefix(x, with_features, fit_base(x));
     if (keep == x->nb) return GNNDB_OK;
     hb_release_work(x);
-    keep = fit_prefix(x, with_features, hb_work_bytes(x) + x->staged_other);
+    hb_trim();
+    keep = fit_prefix(x, with_features, fit_base(x));
     if (keep == 0 && !x->ahead) {
         char b1[32], b2[32];
         return gnn_seterr(e, GNNDB_NOMEM,
@@ -214,13 +252,26 @@ int hb_fit(hb_exec *x, int with_features, gnn_err *e)
                           (long long)p->batch,
                           db_fmt_size(p->staged_bytes, b2, sizeof b2));
     }
-    for (int i = keep; i < x->capb; i++) {
-        batch_free(&x->hb[i]);
-        memset(&x->hb[i], 0, sizeof x->hb[i]);
-    }
+    free_slots(x, keep);
     x->nb = keep;
     x->st.shrunk++;
     return GNNDB_OK;
+}
+
+uint64_t hb_bytes_read(const hb_stats *s)
+{
+    uint64_t by = s->gather.bytes_read;
+    for (int h = 0; h < AST_MAX_HOPS; h++) by += s->hop[h].bytes_read;
+    return by;
+}
+
+/* A round of epoch `epoch` begins: rounds stay within an epoch, so what
+** was read before the first round of epoch 1 is the first epoch's. */
+static void count_epoch(hb_stats *st, int64_t epoch)
+{
+    if (epoch + 1 <= st->epochs_begun) return;
+    if (epoch == 1) st->epoch0_read = hb_bytes_read(st);
+    st->epochs_begun = epoch + 1;
 }
 
 int hb_seed_round(hb_exec *x, int64_t g, gnn_err *e)
@@ -228,8 +279,12 @@ int hb_seed_round(hb_exec *x, int64_t g, gnn_err *e)
     plan *p = x->p;
     int64_t epoch, first;
     int64_t n = plan_round(p, g, x->h_next, &epoch, &first);
+    if (!x->ahead) count_epoch(&x->st, epoch);
     double t0 = hb_now();
     if (hb_alloc_batches(x, (int)n, e)) return e->rc;
+    /* slots a larger hyperbatch left beyond this one hold their arrays'
+    ** memory, which no budget counts: give it back */
+    free_slots(x, (int)n);
     const uint32_t *order = seeds_order(&x->seeds, epoch);
     for (int i = 0; i < (int)n; i++) {
         hb_batch *b = &x->hb[i];
@@ -460,6 +515,7 @@ const hb_stats *hb_get_stats(hb_exec *x)
     v->edges += x->est.edges;
     v->seconds += x->est.seconds;
     v->overlapped += x->est.overlapped;
+    v->rss_peak = atomic_load(&x->rss_peak);
     opstats_add(&v->transfer, &x->est.transfer);
     opstats_add(&v->spill, &x->est.spill);
     if (x->sp.area) {
@@ -479,9 +535,9 @@ void hb_close(hb_exec *x)
     if (!x) return;
     hbp_stop(x);
     hb_transfer_close(x);
-    for (int i = 0; i < x->capb; i++) batch_free(&x->hb[i]);
+    for (int i = 0; i < x->capb; i++) batch_free(x, &x->hb[i]);
     free(x->hb);
-    for (int i = 0; i < x->capb2; i++) batch_free(&x->hb2[i]);
+    for (int i = 0; i < x->capb2; i++) batch_free(x, &x->hb2[i]);
     free(x->hb2);
     hb_gather_close(x);
     hbs_close(x);

@@ -12,6 +12,7 @@
 #include "blockfile.h"
 #include "io.h"
 #include "pool.h"
+#include "memory.h"
 #include "../gpu/xfer.h"
 
 #include <inttypes.h>
@@ -20,8 +21,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define PK_CHUNK_BYTES (4u << 20) /* one read */
-#define PK_AHEAD 4                /* reads in flight: 16 MiB read-ahead */
+#define PK_CHUNK_BYTES (4u << 20) /* one read, at most */
+#define PK_AHEAD 4                /* reads in flight: up to 16 MiB ahead */
 
 #define SLOT_EMPTY 0
 #define SLOT_READING 1
@@ -136,6 +137,51 @@ static int get_block(pk_scan *r, uint64_t no, const uint8_t **data,
                       " asked for out of order", r->pk.name, no);
 }
 
+/* What memory_limit leaves for data (memory.c) holds the list of the
+** records, the largest record and a block per read in flight at least; the
+** reads grow into the rest, up to PK_CHUNK_BYTES each. The list is counted
+** from the catalog before it is loaded, the largest record once it is. */
+static int pk_memory(pk_scan *r, mem_reserve *m, gnn_err *e)
+{
+    gnndb *db = r->db;
+    char what[CAT_NAME_MAX + 16];
+    snprintf(what, sizeof what, "SCAN PACK %s", r->pk.name);
+    int threads = db->pragma.threads + (db->pragma.io == IO_PREAD ? 4 : 0);
+    int64_t list = (r->pk.batches + 1) * (int64_t)sizeof(cat_pack_batch);
+    return db_memory_reserve(db, threads,
+                             list + PK_AHEAD * (int64_t)r->pk.block_size,
+                             what, m, e);
+}
+
+/* The reads' size once the records are listed: what the largest record
+** and the list leave, shared by the reads in flight. */
+static int pk_chunks(pk_scan *r, const mem_reserve *m, gnn_err *e)
+{
+    int64_t rec = 0;
+    for (size_t i = 0; i < r->nb; i++) rec = GNN_MAX(rec, r->bs[i].length);
+    int64_t bs = r->pk.block_size;
+    int64_t list = (r->pk.batches + 1) * (int64_t)sizeof(cat_pack_batch);
+    int64_t left = m->data - list - (rec + 8);
+    if (left < PK_AHEAD * bs) {
+        char b1[32], b2[32], b3[32], b4[32];
+        return gnn_seterr(e, GNNDB_NOMEM, "SCAN PACK %s: memory_limit %s is "
+                          "too small: its largest batch (%s) and reads ahead "
+                          "need %s, and it leaves %s for data; raise PRAGMA "
+                          "memory_limit", r->pk.name,
+                          db_fmt_size(m->limit, b1, sizeof b1),
+                          db_fmt_size(rec, b2, sizeof b2),
+                          db_fmt_size(list + rec + 8 + PK_AHEAD * bs, b3,
+                                      sizeof b3),
+                          db_fmt_size(m->data, b4, sizeof b4));
+    }
+    r->chunk_blocks = (uint32_t)GNN_MAX(1, GNN_MIN(left / PK_AHEAD / bs,
+                                                   PK_CHUNK_BYTES / bs));
+    if (!(r->rec = malloc((size_t)rec + 8)))
+        return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
+    r->caprec = (size_t)rec;
+    return GNNDB_OK;
+}
+
 int pk_scan_open(gnndb *db, const ast_stmt *s, pk_scan **out, gnn_err *e)
 {
     *out = NULL;
@@ -154,9 +200,12 @@ int pk_scan_open(gnndb *db, const ast_stmt *s, pk_scan **out, gnn_err *e)
         goto fail;
     }
     memset(&dev, 0, sizeof dev);
-    if ((rc = plan_parse_device(s->device, &dev, e))) goto fail;
-    if ((rc = cat_pack_batches(db->cat, r->pk.id, s->epoch, &r->bs, &r->nb,
-                               e)))
+    mem_reserve m;
+    if ((rc = plan_parse_device(s->device, &dev, e)) ||
+        (rc = pk_memory(r, &m, e)) ||
+        (rc = cat_pack_batches(db->cat, r->pk.id, s->epoch, &r->bs, &r->nb,
+                               e)) ||
+        (rc = pk_chunks(r, &m, e)))
         goto fail;
     if (s->into) {
         if (!(r->into = strdup(s->into))) {
@@ -170,7 +219,6 @@ int pk_scan_open(gnndb *db, const ast_stmt *s, pk_scan **out, gnn_err *e)
                         (uint64_t)r->pk.nblocks, &r->f, e)))
         goto fail;
     r->payload = r->pk.block_size - blk_data_offset(r->pk.block_size);
-    r->chunk_blocks = GNN_MAX(1u, PK_CHUNK_BYTES / r->pk.block_size);
     if (r->nb) {
         /* the selected records are consecutive in the stream */
         const cat_pack_batch *a = &r->bs[0], *z = &r->bs[r->nb - 1];

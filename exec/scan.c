@@ -17,6 +17,7 @@
 #include "io.h"
 #include "seeds.h"
 #include "plan.h"
+#include "memory.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -41,6 +42,9 @@ struct scan_exec {
     seed_set seeds;          /* and each epoch's order of chunks */
     int64_t bpe, total, next;
 
+    size_t frames;           /* the pool's, of `frame` bytes */
+    uint32_t frame;
+    int64_t rows;            /* the most rows a batch holds */
     io_backend *io;
     bp_pool *pool;
     blk_file *ff, *lf;
@@ -110,56 +114,77 @@ static int find_table(scan_exec *x, const ast_stmt *s, gnn_err *e)
     return GNNDB_OK;
 }
 
-/* The seeds (seeds.c), once the split named is found in the catalog. */
-static int load_seeds(scan_exec *x, const ast_stmt *s, gnn_err *e)
+/* The split named, when the seeds are one: its catalog row, whose count
+** sizes the memory before the members are loaded. */
+static int find_split(scan_exec *x, const ast_stmt *s, cat_split *sp,
+                      int64_t *nseeds, gnn_err *e)
 {
-    cat_split sp = {0};
-    if (s->seeds_kind == AST_SEEDS_SPLIT &&
-        seeds_split_get(x->db, &x->g, s->seeds_split, "SCAN: ", &sp, e))
-        return e->rc;
-    int rc = seeds_load(x->db, &x->g, s->seeds_kind, sp.token, s->seed_ids,
+    memset(sp, 0, sizeof *sp);
+    if (s->seeds_kind == AST_SEEDS_SPLIT) {
+        if (seeds_split_get(x->db, &x->g, s->seeds_split, "SCAN: ", sp, e))
+            return e->rc;
+        *nseeds = sp->count;
+    } else {
+        *nseeds = s->seeds_kind == AST_SEEDS_LIST ? (int64_t)s->n_seed_ids
+                                                  : x->g.nodes;
+    }
+    return GNNDB_OK;
+}
+
+/* The seeds (seeds.c) and their epoch order. */
+static int load_seeds(scan_exec *x, const ast_stmt *s, const cat_split *sp,
+                      gnn_err *e)
+{
+    int rc = seeds_load(x->db, &x->g, s->seeds_kind, sp->token, s->seed_ids,
                         s->n_seed_ids, "SCAN: ", &x->seeds, e);
     if (rc) return rc;
     return seeds_order_init(&x->seeds, x->chunk, x->shuffle, x->seed, 0xc4a2c,
                             0, x->seeds.n, e);
 }
 
-/* Buffers and the pool: an eighth of memory_limit (at least 4 frames) for
-** blocks; one batch's rows must fit in the rest. */
+/* What memory_limit leaves for data (memory.c) holds the seeds and their
+** order, one batch's rows and at least four frames; the buffer pool grows
+** into the rest, up to the whole table (then read once). Sized before the
+** seeds are loaded, so that none of it is counted twice. */
+static int scan_memory(scan_exec *x, int64_t nseeds, gnn_err *e)
+{
+    gnndb *db = x->db;
+    x->frame = x->t.block_size;
+    int64_t nblocks = x->t.nblocks;
+    if (x->has_labels) {
+        x->frame = GNN_MAX(x->frame, x->labels.block_size);
+        nblocks += x->labels.nblocks;
+    }
+    /* no batch holds more rows than there are seeds */
+    x->rows = GNN_MIN(x->batch, GNN_MAX(nseeds, 1));
+    int64_t batch_bytes = (x->rows + 1) * ((int64_t)x->t.dim * 4 + 8 * 5);
+    int64_t seeds_bytes = (nseeds + 1) * 8 + (nseeds / x->chunk + 1) * 4;
+    int64_t fixed = batch_bytes + seeds_bytes;
+    char what[CAT_NAME_MAX + 8];
+    snprintf(what, sizeof what, "SCAN %s", x->t.name);
+    mem_reserve r;
+    int threads = db->pragma.io == IO_PREAD ? 4 : 0;
+    int rc = db_memory_reserve(db, threads, fixed + 4 * (int64_t)x->frame,
+                               what, &r, e);
+    if (rc) return rc;
+    x->frames = (size_t)GNN_MIN((r.data - fixed) / x->frame,
+                                GNN_MAX(4, nblocks));
+    return GNNDB_OK;
+}
+
+/* The I/O backend, the files and the pool, and one batch's buffers. */
 static int open_io(scan_exec *x, gnn_err *e)
 {
     gnndb *db = x->db;
-    int64_t m = db->pragma.memory_limit;
-    uint32_t frame = x->t.block_size;
-    int64_t nblocks = x->t.nblocks;
-    if (x->has_labels) {
-        frame = GNN_MAX(frame, x->labels.block_size);
-        nblocks += x->labels.nblocks;
-    }
-    size_t frames = (size_t)GNN_MIN(GNN_MAX(4, m / 8 / frame),
-                                    GNN_MAX(4, nblocks));
-    /* no batch holds more rows than there are seeds */
-    int64_t rows = GNN_MIN(x->batch, GNN_MAX(x->seeds.n, 1));
-    int64_t batch_bytes = rows * ((int64_t)x->t.dim * 4 + 8 + 8 + 16);
-    if ((int64_t)frames * frame + batch_bytes > m) {
-        char b1[32], b2[32];
-        return gnn_seterr(e, GNNDB_NOMEM, "SCAN %s: memory_limit %s is too "
-                          "small for BATCH %" PRId64 " (with its buffer pool "
-                          "it needs %s); raise PRAGMA memory_limit or lower "
-                          "BATCH", x->t.name, db_fmt_size(m, b1, sizeof b1),
-                          x->batch,
-                          db_fmt_size((int64_t)frames * frame + batch_bytes,
-                                      b2, sizeof b2));
-    }
     int rc;
     if ((rc = io_open(db->pragma.io, (unsigned)db->pragma.io_depth, &x->io,
                       e)) ||
         (rc = db_open_table(x->db, &x->t, 2, &x->ff, e)) ||
         (x->has_labels && (rc = db_open_table(x->db, &x->labels, 3, &x->lf, e))) ||
-        (rc = bp_open(frames, frame, x->io, &x->pool, e)))
+        (rc = bp_open(x->frames, x->frame, x->io, &x->pool, e)))
         return rc;
     bp_set_max_coalesce(x->pool, (unsigned)db->pragma.coalesce);
-    size_t b = (size_t)rows + 1;
+    size_t b = (size_t)x->rows + 1;
     x->items = malloc(b * sizeof *x->items);
     x->blocks = malloc(b * sizeof *x->blocks);
     x->n_id = malloc(b * sizeof *x->n_id);
@@ -197,7 +222,11 @@ int scan_open(gnndb *db, const ast_stmt *s, scan_exec **out, gnn_err *e)
         else if (e2.rc != GNNDB_NOTFOUND)
             rc = gnn_seterr(e, e2.rc, "%s", e2.msg);
     }
-    if (!rc) rc = load_seeds(x, s, e);
+    cat_split sp;
+    int64_t nseeds = 0;
+    if (!rc) rc = find_split(x, s, &sp, &nseeds, e);
+    if (!rc) rc = scan_memory(x, nseeds, e);
+    if (!rc) rc = load_seeds(x, s, &sp, e);
     if (!rc) {
         plan_batch_counts(x->seeds.n, x->batch, x->epochs, x->limit, &x->bpe,
                           &x->total);

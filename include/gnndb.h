@@ -203,11 +203,26 @@ GNNDB_API double gnndb_column_double(gnndb_stmt *stmt, int i);
 
 /* A read-only view of one mini-batch, in the conventions of PyG's
 ** NeighborLoader. Every pointer is owned by the statement and valid until the
-** next gnndb_step() or gnndb_finalize() on it. With TO DEVICE 'cuda:N',
-** n_id, edge_index, x and y are device pointers on device `device_index`,
-** `device` is GNNDB_DEVICE_CUDA, and num_sampled_nodes/num_sampled_edges stay
-** host pointers. Work a caller enqueues asynchronously on device arrays must
-** finish (or copy them) before the next step, which reuses their memory.
+** next gnndb_step() or gnndb_finalize() on it.
+**
+** With TO DEVICE 'cuda:N', `device` is GNNDB_DEVICE_CUDA and every array
+** below (a link batch's and, in a typed batch, every type's and relation's
+** too) is a device pointer on device `device_index`, except the per-hop
+** counts (num_sampled_nodes, num_sampled_edges, and a type's and a
+** relation's), which stay host pointers, as do the names and the types and
+** rels arrays of structs themselves. The arrays are complete when
+** gnndb_step() returns: it waited for the batch's own copy (an event on
+** `cuda_stream`), never for the whole device, and a copy that failed is an
+** error of that step, never a batch handed out. The statement owns the
+** device memory: the next step refills it, enqueued on `cuda_stream`, so
+** work a caller enqueued on another stream that reads the arrays must have
+** finished, or be ordered before that stream (cudaStreamWaitEvent), by the
+** next step; or copy them (a device-to-device copy takes microseconds).
+**
+** With PRAGMA pin_memory = on, a host batch's arrays (n_id, edge_index, x,
+** y) are in page-locked memory where the machine has a CUDA device, so a
+** caller may copy them to a device asynchronously; the copy must be
+** complete by the next step.
 **
 **   n_id[num_nodes]          global node ids in the user's id space: seeds
 **                            first, then the nodes first reached at hop 1, ...
@@ -237,9 +252,7 @@ GNNDB_API double gnndb_column_double(gnndb_stmt *stmt, int i);
 **   src_index[num_pos], dst_pos_index[num_pos]  each positive's endpoints
 **   dst_neg_index[num_pos*num_neg]  k negative destinations per positive
 **
-** Under TO DEVICE the link fields stay in host memory (they are small:
-** a few words a seed edge, and e_id and edge_attr a row an edge); only
-** n_id, edge_index, x and y are copied to the device.
+** Under TO DEVICE the link fields are on the device too.
 */
 /* A typed batch (a SAMPLE of a typed graph) per node type and per
 ** relation, as PyG's HeteroData holds it: ids local to the type, local
@@ -309,6 +322,9 @@ typedef struct gnndb_batch_view {
     int32_t num_relations;
     const gnndb_type_view *types;
     const gnndb_rel_view *rels;
+    /* TO DEVICE 'cuda:N': the CUDA stream (a cudaStream_t) the batch was
+    ** copied on; NULL for a host batch (see above) */
+    void *cuda_stream;
 } gnndb_batch_view;
 
 /* The current mini-batch of a SAMPLE or SCAN statement, or NULL when the
@@ -356,6 +372,16 @@ GNNDB_API uint64_t gnndb_batch_digest(gnndb_stmt *stmt);
                                             their bytes are in BYTES_READ */
 #define GNNDB_STATUS_PARTIAL_BLOCKS   22 /* blocks read in part; BLOCKS_READ
                                             counts the blocks read whole */
+#define GNNDB_STATUS_RSS_PEAK         23 /* the most resident bytes of the
+                                            process (above the baseline of
+                                            gnndb_memory_baseline) the
+                                            executor saw at its memory checks:
+                                            memory_limit's promise, measured */
+#define GNNDB_STATUS_BUS_BYTES        24 /* TO DEVICE: bytes copied from host
+                                            to device memory */
+#define GNNDB_STATUS_DEVICE_CACHE_HITS 25 /* TO DEVICE: feature rows gathered
+                                            from the GPU cache (PRAGMA
+                                            gpu_cache) instead of crossing */
 GNNDB_API int64_t gnndb_stmt_status(gnndb_stmt *stmt, int op);
 
 /* Ask the statement running on `db` to stop at its next check point (before
@@ -385,10 +411,15 @@ GNNDB_API void gnndb_progress_handler(gnndb *db, int n,
 **
 ** A host whose own memory is not gnndb's to count (an interpreter and its
 ** libraries, a model, tensors it keeps) declares it: memory_limit then
-** bounds the resident bytes above `bytes`. A negative `bytes` takes the
-** process's resident bytes at the call; 0 (the default) counts the whole
-** process. The Python binding declares it before each statement it
-** prepares. Returns GNNDB_OK, or GNNDB_MISUSE for a NULL handle. */
+** bounds the resident bytes above `bytes`. GNNDB_BASELINE_NOW takes the
+** process's resident bytes at the call; GNNDB_BASELINE_PREPARE takes them
+** anew at every gnndb_prepare, so that memory_limit bounds what each
+** statement adds (the Python binding's choice: the interpreter, torch and
+** the model stay outside, the loader's copies of batches inside); 0, the
+** default, counts the whole process. Returns GNNDB_OK, or GNNDB_MISUSE for
+** a NULL handle or a negative `bytes` other than these two. */
+#define GNNDB_BASELINE_NOW     (-1)
+#define GNNDB_BASELINE_PREPARE (-2)
 GNNDB_API int gnndb_memory_baseline(gnndb *db, int64_t bytes);
 
 #ifdef __cplusplus

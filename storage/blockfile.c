@@ -164,6 +164,20 @@ void blkw_abort(blk_writer *w)
 
 /* ---- reading ----------------------------------------------------------- */
 
+int blkf_through_cache(blk_file *f, gnn_err *e)
+{
+    if (!f->direct) return GNNDB_OK;
+    int fd = open(f->path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return gnn_seterr_errno(e, errno == ENOENT ? GNNDB_NOTFOUND
+                                                   : GNNDB_IOERR,
+                                errno, "cannot open block file %s", f->path);
+    close(f->fd);
+    f->fd = fd;
+    f->direct = 0;
+    return GNNDB_OK;
+}
+
 int blkf_open(const char *path, uint32_t block_size, uint16_t kind,
               uint64_t token, uint64_t nblocks, blk_file **out, gnn_err *e)
 {

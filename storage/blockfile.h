@@ -45,6 +45,9 @@ typedef struct blk_file {
 int blkf_open(const char *path, uint32_t block_size, uint16_t kind,
               uint64_t token, uint64_t nblocks, blk_file **out, gnn_err *e);
 void blkf_close(blk_file *f);
+/* Read f through the page cache from now on (reopened without O_DIRECT):
+** for a file the cache holds already, or will hold for the next run. */
+int blkf_through_cache(blk_file *f, gnn_err *e);
 /* GNNDB_OK when block `no` is within f, else GNNDB_CORRUPT ("corrupt
 ** reference: block 9 of ... is past its end"). */
 int blkf_check_no(const blk_file *f, uint64_t no, gnn_err *e);

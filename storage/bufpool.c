@@ -2,26 +2,33 @@
 ** (file id, block number), unpinned frames kept in LRU order, and batched
 ** fetches that coalesce adjacent reads and keep many in flight.
 **
-** Eviction resists sweeps. A hyperbatch visits a file's blocks in
-** ascending order, round after round; under plain LRU a pool smaller than
-** a round's blocks evicts each block just before the next sweep asks for
-** it, and hits nothing however large it is. So once the pool is full, a
-** block just read goes in at the eviction end of the list (bimodally: one
-** in BP_BIP_EVERY at the other end, so the kept set can change), and only
-** a hit moves a block to the protected end: the pool keeps the blocks
-** that saved reads, and a sweep larger than the pool still hits on the
-** part it holds. While frames are free, nothing is evicted at all. */
+** Eviction resists sweeps (a segmented LRU). In a round a hyperbatch
+** reads a few blocks again and again (the seeds' neighbourhoods and the
+** hubs, hop after hop) and sweeps, at its last hop and in the gather, over
+** more blocks than a pool smaller than the database holds; under plain LRU
+** the sweep, and the reads it keeps in flight, flush the blocks that were
+** hit, which then miss in the next round. So:
+** - a block read goes on probation; a hit, which shows it saves reads,
+**   moves it to the protected segment (all frames but bp_read_frames'
+**   worth, which reads in flight need; past that the protected block
+**   used longest ago goes back on probation);
+** - reads and eviction take free frames first, then probation's, and a
+**   fetch waits for its reads in flight to give frames back rather than
+**   evict a protected block;
+** - a fetch visits the blocks it finds before reading the others, so a
+**   sweep still hits on what the pool kept from the sweep before;
+** - while frames are free nothing is evicted: a pool that holds the whole
+**   file reads each block once. */
 #include "bufpool.h"
 #include "block.h"
 
 #include <errno.h>
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define BP_DEFAULT_COALESCE 8
-/* One block in this many read into a full pool is kept as if hit. */
-#define BP_BIP_EVERY 32
 /* One read never asks for more than this, whatever max_coalesce says. */
 #define BP_MAX_READ_BYTES (1u << 30)
 
@@ -32,9 +39,10 @@ typedef struct bp_frame {
     unsigned pin;
     int cached;                    /* in the hash table */
     int dropped;                   /* forgotten by bp_drop_file while pinned */
-    int fresh;                     /* read, and not hit since */
+    int prot;                      /* in the protected segment */
+    int used;                      /* ever read into: its pages are resident */
     struct bp_frame *hnext;        /* hash chain */
-    struct bp_frame *prev, *next;  /* free or LRU list, while unpinned */
+    struct bp_frame *prev, *next;  /* on a list, while unpinned */
 } bp_frame;
 
 /* One read in flight during bp_fetch: a run of adjacent blocks. */
@@ -56,10 +64,16 @@ struct bp_pool {
     bp_frame *frames;
     bp_frame **buckets;
     size_t mask;                /* buckets - 1, a power of two minus one */
-    bp_frame lru;               /* sentinel: unpinned cached, oldest first */
+    bp_frame lru;               /* sentinel: unpinned blocks on probation,
+                                ** oldest first */
+    bp_frame prot;              /* sentinel: unpinned protected blocks */
     bp_frame free;              /* sentinel: unpinned frames holding nothing */
-    size_t unpinned;            /* frames on either list */
-    uint64_t inserts;           /* fresh blocks unpinned into a full pool */
+    size_t unpinned;            /* frames on the three lists */
+    size_t nspare;              /* of them on the free list or probation */
+    size_t nprot;               /* protected blocks, pinned or not */
+    size_t prot_max;
+    atomic_size_t touched;      /* frames ever read into (read by another
+                                ** thread, for the memory check) */
     unsigned max_coalesce;
     bp_stats stats;
     int fetching;               /* a bp_fetch is running (not reentrant) */
@@ -91,14 +105,6 @@ static void list_append(bp_frame *s, bp_frame *f)
     s->prev = f;
 }
 
-static void list_prepend(bp_frame *s, bp_frame *f)
-{
-    f->next = s->next;
-    f->prev = s;
-    s->next->prev = f;
-    s->next = f;
-}
-
 static size_t hash_of(const bp_pool *bp, int id, uint64_t no)
 {
     uint64_t h = (no ^ ((uint64_t)(unsigned)id << 48)) * 0x9e3779b97f4a7c15ull;
@@ -118,7 +124,7 @@ static void hash_insert(bp_pool *bp, bp_frame *f, int id, uint64_t no)
     f->file_id = id;
     f->no = no;
     f->cached = 1;
-    f->fresh = 1;
+    f->prot = 0;
     f->hnext = bp->buckets[b];
     bp->buckets[b] = f;
 }
@@ -130,15 +136,24 @@ static void hash_remove(bp_pool *bp, bp_frame *f)
     *pp = f->hnext;
     f->hnext = NULL;
     f->cached = 0;
+    if (f->prot) bp->nprot--;
+    f->prot = 0;
 }
 
 /* ---- pins -------------------------------------------------------------- */
+
+/* The list an unpinned frame is on. */
+static bp_frame *home(bp_pool *bp, const bp_frame *f)
+{
+    return !f->cached ? &bp->free : f->prot ? &bp->prot : &bp->lru;
+}
 
 static void pin(bp_pool *bp, bp_frame *f)
 {
     if (f->pin++ == 0) {
         list_remove(f);
         bp->unpinned--;
+        if (!f->prot) bp->nspare--;
     }
 }
 
@@ -146,36 +161,45 @@ static void unpin(bp_pool *bp, bp_frame *f)
 {
     if (--f->pin > 0) return;
     bp->unpinned++;
-    if (!f->cached) {
-        list_append(&bp->free, f);
-        return;
-    }
-    /* a block just read into a full pool waits at the eviction end until
-    ** a hit shows it saves reads (the sweep rule above) */
-    if (f->fresh && list_empty(&bp->free) &&
-        ++bp->inserts % BP_BIP_EVERY != 0)
-        list_prepend(&bp->lru, f);
-    else
-        list_append(&bp->lru, f);
+    if (!f->prot) bp->nspare++;
+    list_append(home(bp, f), f);
 }
 
-/* A hit: the frame's block saved a read, pinned now. */
+/* A hit: the block saved a read, so it joins the protected segment; the
+** protected block used longest ago goes back on probation when the
+** segment is full. Pinned now. */
 static void pin_hit(bp_pool *bp, bp_frame *f)
 {
-    f->fresh = 0;
     pin(bp, f);
+    if (f->prot) return;
+    f->prot = 1;
+    bp->nprot++;
+    if (bp->nprot > bp->prot_max && !list_empty(&bp->prot)) {
+        bp_frame *old = bp->prot.next;
+        list_remove(old);
+        old->prot = 0;
+        bp->nprot--;
+        list_append(&bp->lru, old);
+        bp->nspare++;
+    }
 }
 
-/* A pinned frame to read into: an empty one if any, else the least recently
-** used, forgotten. NULL when every frame is pinned. */
+/* A pinned frame to read into: an empty one if any, else the block on
+** probation used longest ago, else the protected one, forgotten. NULL when
+** every frame is pinned. */
 static bp_frame *grab(bp_pool *bp)
 {
     bp_frame *f;
     if (!list_empty(&bp->free)) f = bp->free.next;
     else if (!list_empty(&bp->lru)) f = bp->lru.next;
+    else if (!list_empty(&bp->prot)) f = bp->prot.next;
     else return NULL;
-    if (f->cached) hash_remove(bp, f);
     pin(bp, f);
+    if (f->cached) hash_remove(bp, f);
+    if (!f->used) {
+        f->used = 1;
+        atomic_fetch_add_explicit(&bp->touched, 1, memory_order_relaxed);
+    }
     return f;
 }
 
@@ -187,6 +211,11 @@ static void release(bp_pool *bp, bp_frame *f)
 }
 
 /* ---- pool -------------------------------------------------------------- */
+
+size_t bp_read_frames(size_t nframes, unsigned depth)
+{
+    return GNN_MAX(nframes / 4, GNN_MAX((size_t)depth, (size_t)1));
+}
 
 int bp_open(size_t nframes, uint32_t frame_size, io_backend *io,
             bp_pool **out, gnn_err *e)
@@ -219,12 +248,15 @@ int bp_open(size_t nframes, uint32_t frame_size, io_backend *io,
                           "of %zu frames of %u bytes", nframes, frame_size);
     }
     list_init(&bp->lru);
+    list_init(&bp->prot);
     list_init(&bp->free);
     for (size_t i = 0; i < nframes; i++) {
         bp->frames[i].data = bp->mem + i * stride;
         list_append(&bp->free, &bp->frames[i]);
     }
-    bp->unpinned = nframes;
+    bp->unpinned = bp->nspare = nframes;
+    size_t spare = bp_read_frames(nframes, io_depth(io));
+    bp->prot_max = nframes > spare ? nframes - spare : 0;
     *out = bp;
     return GNNDB_OK;
 }
@@ -279,16 +311,24 @@ void bp_set_max_coalesce(bp_pool *bp, unsigned blocks)
 const bp_stats *bp_get_stats(const bp_pool *bp) { return &bp->stats; }
 void bp_reset_stats(bp_pool *bp) { memset(&bp->stats, 0, sizeof bp->stats); }
 size_t bp_nframes(const bp_pool *bp) { return bp->nframes; }
+size_t bp_touched_bytes(const bp_pool *bp)
+{
+    if (!bp) return 0;
+    return atomic_load_explicit(&bp->touched, memory_order_relaxed) *
+           bp->stride;
+}
 
 void bp_drop_file(bp_pool *bp, const blk_file *f)
 {
     for (size_t i = 0; i < bp->nframes; i++) {
         bp_frame *fr = &bp->frames[i];
         if (!fr->cached || fr->file_id != f->id) continue;
+        int was_prot = fr->prot;
         hash_remove(bp, fr);
         if (fr->pin == 0) {
             list_remove(fr);
             list_append(&bp->free, fr);
+            bp->nspare += (size_t)was_prot;
         } else {
             fr->dropped = 1; /* found by bp_unpin, then freed */
         }
@@ -405,7 +445,10 @@ static int issue(fetch *x, size_t *next, size_t nmiss, gnn_err *e)
     const uint64_t *miss = bp->miss;
     uint32_t bs = x->f->block_size;
     size_t limit = bp->max_coalesce;
-    if (limit > bp->unpinned) limit = bp->unpinned;
+    /* free frames and probation's; a protected one only when no read in
+    ** flight will give one back (fetch_missing) */
+    size_t avail = bp->nspare > 0 ? bp->nspare : bp->unpinned;
+    if (limit > avail) limit = avail;
     if (limit > BP_MAX_READ_BYTES / bs) limit = BP_MAX_READ_BYTES / bs;
     size_t i = *next, n = 1;
     while (n < limit && i + n < nmiss && miss[i + n] == miss[i] + n) n++;
@@ -498,6 +541,7 @@ static int fetch_missing(fetch *x, size_t nmiss, gnn_err *e)
     }
     while (!rc && (next < nmiss || x->active > 0)) {
         while (!rc && next < nmiss && x->free && bp->unpinned > 0 &&
+               (bp->nspare > 0 || x->active == 0) &&
                io_inflight(io) < io_depth(io))
             rc = issue(x, &next, nmiss, e);
         if (rc) break;

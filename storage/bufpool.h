@@ -19,6 +19,12 @@ typedef struct bp_stats {
     uint64_t reads_issued;  /* I/O requests (coalesced reads count once) */
 } bp_stats;
 
+/* Frames of a pool of nframes frames kept for reads in flight, never
+** protected: a quarter, and at least one a read the I/O backend keeps in
+** flight (`depth`), so that the disk streams. The pool keeps the rest of
+** its frames' blocks between rounds when its file does not fit. */
+size_t bp_read_frames(size_t nframes, unsigned depth);
+
 /* A pool of `nframes` frames of `frame_size` bytes (>= the block size of any
 ** file used with it), reading through `io` (not owned). */
 int bp_open(size_t nframes, uint32_t frame_size, io_backend *io,
@@ -57,6 +63,9 @@ void bp_set_max_coalesce(bp_pool *bp, unsigned blocks);
 const bp_stats *bp_get_stats(const bp_pool *bp);
 void bp_reset_stats(bp_pool *bp);
 size_t bp_nframes(const bp_pool *bp);
+/* Bytes of the frames ever read into (NULL: 0): what of the pool is
+** resident; the rest is address space not yet touched. */
+size_t bp_touched_bytes(const bp_pool *bp);
 /* Forget every frame of file `f` (before closing it). */
 void bp_drop_file(bp_pool *bp, const blk_file *f);
 

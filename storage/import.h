@@ -18,9 +18,23 @@ typedef struct imp_ctl {
     int (*progress)(void *arg, int64_t done, int64_t total); /* may be NULL */
     void *progress_arg;
     volatile int *interrupt;  /* non-zero: stop with GNNDB_INTERRUPT */
-    size_t mem_budget;        /* bytes for edge buffers (default 256 MiB) */
+    /* Bytes the import's data may take: its arrays of nodes (degrees, key
+    ** maps, permutations) and, in what they leave, the edges' buffers
+    ** (default 256 MiB). Its own I/O buffers, imp_buffer_bytes, are
+    ** apart. */
+    size_t mem_budget;
+    /* For the words of a refusal: the statement ("CREATE GRAPH g") and
+    ** where mem_budget came from ("PRAGMA import_memory 256.0 MiB within
+    ** memory_limit 1.0 GiB"); NULL: not said. */
+    const char *what;
+    const char *budget_words;
     const char *tmpdir;       /* where run files go (the database dir) */
 } imp_ctl;
+
+/* Bytes an import's own buffers hold beside ctl->mem_budget, whatever the
+** input: reading and inflating it, its scratch files' buffers, and packing
+** and writing up to two block files of `block_size` blocks. */
+int64_t imp_buffer_bytes(uint32_t block_size);
 
 typedef struct imp_graph_opts {
     int format;          /* EDGE_FMT_* */
@@ -98,8 +112,13 @@ typedef struct imp_graph_result {
 ** edge, not two). Without map_ids node ids must be in [0, nodes); with it
 ** any int64 keys are allowed, internal ids follow the ascending key order
 ** (before reordering) and `nodes`, when given, must equal the number of
-** distinct keys. Memory: O(nodes) arrays plus about ctl->mem_budget; one
-** node's list must fit in memory (4 bytes per neighbour). Scratch files go
+** distinct keys. Memory: ctl->mem_budget, its arrays of nodes first
+** (imp_graph_node_bytes a node); an import whose nodes alone leave the
+** edges less than 256 KiB of it is refused with GNNDB_NOMEM, in words
+** giving the bytes needed, as soon as the node count is known (before any
+** file is written; with ids not declared, as the largest id grows past
+** it). One node's list must fit in memory (4 bytes per neighbour). Scratch
+** files go
 ** to ctl->tmpdir (default `dir`), are unlinked when created and so never
 ** outlive the call.
 **
@@ -118,6 +137,12 @@ int imp_graph(const char *src, const char *dir, const char *name,
               const imp_graph_opts *o, const imp_ctl *ctl,
               imp_graph_result *res, gnn_err *e);
 void imp_graph_result_free(imp_graph_result *res);
+
+/* Bytes a node costs an import of options o at its peak, inside
+** ctl->mem_budget: its raw and final degrees, and with mapped ids its key,
+** with a reorder its place in the permutations, with either its entries
+** in the maps handed back (i2e, i2r). */
+int64_t imp_graph_node_bytes(const imp_graph_opts *o);
 
 #define IMP_FEAT_NPY 1
 #define IMP_FEAT_CSV 2

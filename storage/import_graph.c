@@ -14,9 +14,63 @@
 #include <unistd.h>
 
 #define DEFAULT_BUDGET ((size_t)256 << 20)
+/* The least the edges' buffers may have: below it the buckets would cut
+** the edges into more runs than is sane. */
+#define MIN_EDGE_BUDGET ((size_t)256 << 10)
+
+int64_t imp_graph_node_bytes(const imp_graph_opts *o)
+{
+    /* raw degrees with their growth slack, final degrees, and the sorted
+    ** copy (with the radix sort's scratch) that gives the median */
+    int64_t b = 8 + 4 + 8;
+    if (o->map_ids) b += 16;                /* keys, with growth slack */
+    if (o->reorder) b += 16;                /* order, seen, perm, raw by id */
+    if (o->map_ids || o->reorder) b += 16;  /* i2e and i2r */
+    return b;
+}
+
+int64_t imp_buffer_bytes(uint32_t block_size)
+{
+    int64_t bs = block_size ? block_size : BLK_DEFAULT_SIZE;
+    /* the input's reader, inflater, transposition band or copy buffer (8
+    ** MiB at most at once), the scratch files' readers and writers (1 MiB
+    ** each, three at once), two block writers and two packers (a block
+    ** and its objects and offsets each) */
+    return ((int64_t)11 << 20) + 2 * GNN_MAX((int64_t)BLKW_BUF_BYTES, bs) +
+           5 * bs;
+}
+
+/* The arrays of n nodes must leave the edges MIN_EDGE_BUDGET of the
+** import's memory; `exact` when n is the count, not a lower bound seen
+** while parsing. The edges get the rest. */
+static int fit_nodes(graph_ctx *g, uint64_t n, int exact)
+{
+    int64_t per = imp_graph_node_bytes(g->o);
+    uint64_t need = n * (uint64_t)per;
+    if (need + MIN_EDGE_BUDGET <= g->total) {
+        if (exact) g->budget = g->total - (size_t)need;
+        return GNNDB_OK;
+    }
+    const imp_ctl *c = g->ctl;
+    char b1[32], b2[32], b3[32];
+    return gnn_seterr(g->e, GNNDB_NOMEM, "%s%s%s %llu nodes need %s of the "
+                      "import's memory (%lld bytes a node) and its edges at "
+                      "least %s more, but it has %s%s%s",
+                      c && c->what ? c->what : "", c && c->what ? ": " : "",
+                      exact ? "its" : "more than", (unsigned long long)n,
+                      gnn_fmt_size((int64_t)need, b1, sizeof b1),
+                      (long long)per,
+                      gnn_fmt_size(MIN_EDGE_BUDGET, b2, sizeof b2),
+                      gnn_fmt_size((int64_t)g->total, b3, sizeof b3),
+                      c && c->budget_words ? ": " : "",
+                      c && c->budget_words ? c->budget_words : "");
+}
+
 static int raw_grow(graph_ctx *g, uint64_t need)
 {
     if (need <= g->raw_cap) return GNNDB_OK;
+    int rc = fit_nodes(g, need, 0);
+    if (rc) return rc;
     uint64_t nc = g->raw_cap ? g->raw_cap : 1024;
     while (nc < need) nc *= 2;
     uint32_t *p = realloc(g->raw, nc * sizeof *p);
@@ -164,8 +218,10 @@ static int parse_edges(graph_ctx *g)
     int rc = edge_open_opts(g->src, &eo, &r, e);
     if (rc) return rc;
     if ((rc = xs_file_open(&g->pairs, g->tmpdir, IO_BUF, e))) goto out;
+    /* an eighth: the keys' own array (16 bytes a node of the budget) is
+    ** made from it while its runs are merged */
     if (o->map_ids &&
-        (rc = xs_sorter_new(g->tmpdir, g->budget / 2, &ks, e)))
+        (rc = xs_sorter_new(g->tmpdir, g->budget / 8, &ks, e)))
         goto out;
     int64_t maxid = -1;
     int64_t s, d;
@@ -479,8 +535,9 @@ int imp_graph(const char *src, const char *dir, const char *name,
     graph_ctx g = {.src = src, .o = o, .ctl = ctl, .e = e};
     g.pairs.fd = g.dropped.fd = -1;
     g.tmpdir = ctl && ctl->tmpdir ? ctl->tmpdir : dir;
-    g.budget = ctl && ctl->mem_budget ? ctl->mem_budget : DEFAULT_BUDGET;
-    g.budget = GNN_MAX(g.budget, (size_t)1 << 20);
+    g.total = ctl && ctl->mem_budget ? ctl->mem_budget : DEFAULT_BUDGET;
+    g.total = GNN_MAX(g.total, (size_t)1 << 20);
+    g.budget = g.total;   /* the parse's; fit_nodes gives the build's */
     g.bs = o->block_size ? o->block_size : BLK_DEFAULT_SIZE;
     g.out = (graph_out){.scratch_fd = -1, .bs = g.bs, .e = e};
     g.eout = g.out;
@@ -494,7 +551,10 @@ int imp_graph(const char *src, const char *dir, const char *name,
         return gnn_seterr(e, GNNDB_MISUSE, "%s: a relation's node ids are "
                           "its node types' (no MAP IDS, no REORDER)", src);
     int want_eids = o->eid_name != NULL;
-    int rc = parse_edges(&g);
+    /* nodes declared are known before anything is read */
+    int rc = o->nodes >= 0 ? fit_nodes(&g, (uint64_t)o->nodes, 0) : GNNDB_OK;
+    if (!rc) rc = parse_edges(&g);
+    if (!rc) rc = fit_nodes(&g, g.n, 1);
     g.eids = want_eids;
     if (!rc) rc = check_input_edges(&g);
     g.eids = 0;   /* a reorder's pre-build has no use for them */

@@ -32,7 +32,8 @@ typedef struct graph_ctx {
     const imp_graph_opts *o;
     const imp_ctl *ctl;
     const char *tmpdir;
-    size_t budget;
+    size_t total;         /* ctl->mem_budget: the nodes' arrays, then ... */
+    size_t budget;        /* ... what they leave for the edges' buffers */
     uint32_t bs;
     gnn_err *e;
 

@@ -83,6 +83,9 @@ struct idx_txn {
     uint64_t cache_chunk;
     const unsigned char *cache_data;
     size_t cache_n;
+    /* idx_begin_fresh: commit every IDX_TXN_BYTES put */
+    int fresh;
+    size_t put_bytes;
 };
 
 /* ---- keys --------------------------------------------------------------- */
@@ -337,6 +340,26 @@ int idx_begin(idx_env *env, int write, idx_txn **out, gnn_err *e)
     return GNNDB_OK;
 }
 
+int idx_begin_fresh(idx_env *env, idx_txn **out, gnn_err *e)
+{
+    int rc = idx_begin(env, 1, out, e);
+    if (!rc) (*out)->fresh = 1;
+    return rc;
+}
+
+/* A fresh-token transaction that has put IDX_TXN_BYTES commits them and
+** goes on in a new one. */
+static int fresh_turn(idx_txn *t, gnn_err *e)
+{
+    if (!t->fresh || t->put_bytes < IDX_TXN_BYTES) return GNNDB_OK;
+    t->put_bytes = 0;
+    t->cache_ok = 0;
+    int rc = mdb_txn_commit(t->txn);
+    t->txn = NULL;   /* ended, committed or not */
+    if (!rc) rc = mdb_txn_begin(t->env->env, NULL, 0, &t->txn);
+    return rc ? lmdb_err(t->env->path, rc, "committing a part", e) : GNNDB_OK;
+}
+
 int idx_commit(idx_txn *t, gnn_err *e)
 {
     int rc = mdb_txn_commit(t->txn);
@@ -349,7 +372,7 @@ int idx_commit(idx_txn *t, gnn_err *e)
 void idx_abort(idx_txn *t)
 {
     if (!t) return;
-    mdb_txn_abort(t->txn);
+    if (t->txn) mdb_txn_abort(t->txn);
     free(t);
 }
 
@@ -368,7 +391,9 @@ static int put(idx_txn *t, MDB_val *k, void *data, size_t len,
     t->cache_ok = 0;
     MDB_val v = { len, data };
     int rc = mdb_put(t->txn, t->env->dbi, k, &v, 0);
-    return rc ? TERR(t, rc, what, e) : GNNDB_OK;
+    if (rc) return TERR(t, rc, what, e);
+    if (t->fresh) t->put_bytes += len + k->mv_size + 16;
+    return fresh_turn(t, e);
 }
 
 /* Get (tag, token, num): GNNDB_NOTFOUND without a message when absent. */
@@ -388,23 +413,31 @@ static int del_from(idx_txn *t, char tag, uint64_t token, uint64_t from,
 {
     if (!t->write) return not_write(t, e);
     t->cache_ok = 0;
-    MDB_cursor *c;
-    int rc = mdb_cursor_open(t->txn, t->env->dbi, &c);
-    if (rc) return TERR(t, rc, "opening a cursor", e);
     unsigned char kb[KEY_LEN];
-    for (;;) {
-        /* position afresh after each delete: simple and immune to the
-        ** cursor-after-delete corner cases of older LMDB releases */
-        MDB_val k = make_key(kb, tag, token, from), v;
-        rc = mdb_cursor_get(c, &k, &v, MDB_SET_RANGE);
-        if (rc == MDB_NOTFOUND || (!rc && !key_is(&k, tag, token))) {
-            rc = 0;
-            break;
+    for (int more = 1; more;) {
+        /* a cursor per part: a fresh-token transaction may turn between */
+        MDB_cursor *c;
+        int rc = mdb_cursor_open(t->txn, t->env->dbi, &c);
+        if (rc) return TERR(t, rc, "opening a cursor", e);
+        for (more = 0; !rc && (!t->fresh || t->put_bytes < IDX_TXN_BYTES);) {
+            /* position afresh after each delete: simple and immune to the
+            ** cursor-after-delete corner cases of older LMDB releases */
+            MDB_val k = make_key(kb, tag, token, from), v;
+            rc = mdb_cursor_get(c, &k, &v, MDB_SET_RANGE);
+            if (rc == MDB_NOTFOUND || (!rc && !key_is(&k, tag, token))) {
+                rc = 0;
+                break;
+            }
+            if (!rc && !(rc = mdb_cursor_del(c, 0)) && t->fresh) {
+                t->put_bytes += v.mv_size + k.mv_size + 16;
+                more = 1;
+            }
         }
-        if (rc || (rc = mdb_cursor_del(c, 0))) break;
+        mdb_cursor_close(c);
+        if (rc) return TERR(t, rc, "deleting", e);
+        if ((rc = fresh_turn(t, e))) return rc;
     }
-    mdb_cursor_close(c);
-    return rc ? TERR(t, rc, "deleting", e) : GNNDB_OK;
+    return GNNDB_OK;
 }
 
 /* ---- graph object index ------------------------------------------------- */
@@ -690,22 +723,23 @@ int idx_drop(idx_txn *t, uint64_t token, gnn_err *e)
     /* Keys are grouped by tag first, so visit each tag present in turn and
     ** delete that tag's run of this token. */
     if (!t->write) return not_write(t, e);
-    MDB_cursor *c;
-    int rc = mdb_cursor_open(t->txn, t->env->dbi, &c);
-    if (rc) return TERR(t, rc, "opening a cursor", e);
     unsigned tag = 0;
     int out = GNNDB_OK;
     while (tag < 256) {
+        /* a cursor per tag: del_from may turn a fresh-token transaction */
+        MDB_cursor *c;
+        int rc = mdb_cursor_open(t->txn, t->env->dbi, &c);
+        if (rc) return TERR(t, rc, "opening a cursor", e);
         unsigned char kb[1] = { (unsigned char)tag };
         MDB_val k = { 1, kb }, v;
         rc = mdb_cursor_get(c, &k, &v, MDB_SET_RANGE);
+        if (!rc) tag = ((const unsigned char *)k.mv_data)[0];
+        mdb_cursor_close(c);
         if (rc == MDB_NOTFOUND) break;
         if (rc) { out = TERR(t, rc, "dropping", e); break; }
-        tag = ((const unsigned char *)k.mv_data)[0];
         if ((out = del_from(t, (char)tag, token, 0, e))) break;
         tag++;
     }
-    mdb_cursor_close(c);
     return out;
 }
 

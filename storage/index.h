@@ -34,6 +34,21 @@ int idx_begin(idx_env *env, int write, idx_txn **out, gnn_err *e);
 int idx_commit(idx_txn *t, gnn_err *e); /* frees t */
 void idx_abort(idx_txn *t);             /* frees t; accepts NULL */
 
+/* Bytes a write transaction begun with idx_begin_fresh puts before it
+** commits them and goes on in a new one: LMDB holds every page a write
+** transaction changes in the heap until it ends, so the pages of a
+** million keys would otherwise be resident at once. */
+#define IDX_TXN_BYTES ((size_t)4 << 20)
+
+/* A write transaction for keys under fresh tokens only, which nothing
+** reads until the catalog names them: it commits every IDX_TXN_BYTES, so
+** that its memory stays bounded however much it writes. An abort then
+** drops only what came after the last of those commits; the caller undoes
+** the rest by dropping the tokens (idx_drop), as it does after a failed
+** publication anyway, and a crash leaves keys that the next writable open
+** removes. */
+int idx_begin_fresh(idx_env *env, idx_txn **out, gnn_err *e);
+
 /* Graph object index. */
 int idx_put_block(idx_txn *t, uint64_t token, uint64_t first_node,
                   uint64_t block_no, gnn_err *e);

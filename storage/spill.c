@@ -45,7 +45,8 @@ struct spill_area {
     pthread_mutex_t mu;
     uint64_t in_use;
     uint64_t seq;
-    spill_run *reading;      /* the run read ahead, if any */
+    spill_run *reading[SPILL_READ_RUNS]; /* runs being read back */
+    int nreading;
     spill_stats st;
     /* writes in flight, and the write buffers no run holds (all of
     ** `bufsize` bytes, the size of the area's first run's) */
@@ -78,6 +79,8 @@ struct spill_run {
     int req_busy[SPILL_READ_DEPTH];
     size_t req_chunk[SPILL_READ_DEPTH];   /* its first chunk */
     size_t req_nchunks[SPILL_READ_DEPTH];
+    int rd_rc;               /* the first failure reading it back, told */
+    gnn_err rd_err;          /* ... when it is waited for */
 };
 
 static double now_s(void)
@@ -97,7 +100,8 @@ int spill_open(const char *dir, int64_t limit, int io_kind, spill_area **out,
     a->limit = limit;
     int rc = gnn_mkdirs(dir, "spill area: ", e);
     if (!rc) rc = io_open(io_kind, SPILL_WRITE_DEPTH + 1, &a->io, e);
-    if (!rc) rc = io_open(io_kind, SPILL_READ_DEPTH + 1, &a->rio, e);
+    if (!rc) rc = io_open(io_kind, SPILL_READ_DEPTH * SPILL_READ_RUNS + 1,
+                          &a->rio, e);
     if (rc) {
         if (a->io) io_close(a->io);
         free(a);
@@ -451,20 +455,38 @@ static int submit_reads(spill_run *r, gnn_err *e)
     return any ? io_flush(a->rio, e) : GNNDB_OK;
 }
 
+static int reading_slot(const spill_area *a, const spill_run *r)
+{
+    for (int i = 0; i < a->nreading; i++)
+        if (a->reading[i] == r) return i;
+    return -1;
+}
+
+static void stop_reading(spill_area *a, const spill_run *r)
+{
+    int i = reading_slot(a, r);
+    if (i < 0) return;
+    a->reading[i] = a->reading[--a->nreading];
+}
+
 int spill_run_read_start(spill_run *r, void *dst, gnn_err *e)
 {
+    spill_area *a = r->a;
     if (!r->sealed)
         return gnn_seterr(e, GNNDB_MISUSE, "spill run read before sealed");
-    if (r->a->reading && r->a->reading != r)
-        return gnn_seterr(e, GNNDB_MISUSE, "spill area: one read ahead at a "
-                          "time");
+    if (reading_slot(a, r) >= 0)
+        return gnn_seterr(e, GNNDB_MISUSE, "spill run read twice");
+    if (a->nreading == SPILL_READ_RUNS)
+        return gnn_seterr(e, GNNDB_MISUSE, "spill area: at most %d runs read "
+                          "ahead at a time", SPILL_READ_RUNS);
     /* sealing waited for its writes: nothing of it is in flight, and the
     ** writes of other runs (perhaps another thread's) are not waited for */
     r->dst = dst;
     r->rd_next_chunk = r->rd_done = 0;
+    r->rd_rc = GNNDB_OK;
     r->rd_span = GNN_MAX(SPILL_READ_CHUNK,
                          (size_t)(r->flushed / SPILL_READ_DEPTH) + 1);
-    r->a->reading = r;
+    a->reading[a->nreading++] = r;
     return submit_reads(r, e);
 }
 
@@ -493,31 +515,48 @@ static int check_read(spill_run *r, int s, gnn_err *e)
     return GNNDB_OK;
 }
 
+/* Wait for one read back of any run being read and take it in: its chunks
+** verified (a failure is that run's, told when it is waited for) and the
+** run's next reads submitted. Fails only when the backend does. */
+static int take_completion(spill_area *a, gnn_err *e)
+{
+    io_req *done;
+    int rc = io_wait(a->rio, &done, e);
+    if (rc) return rc;
+    spill_run *q = done->user;
+    int s = (int)(done - q->req);
+    if (s < 0 || s >= SPILL_READ_DEPTH || reading_slot(a, q) < 0)
+        return gnn_seterr(e, GNNDB_INTERNAL, "spill: stray completion");
+    if (q->rd_rc) {
+        q->req_busy[s] = 0;
+        return GNNDB_OK;
+    }
+    q->rd_rc = check_read(q, s, &q->rd_err);
+    if (!q->rd_rc) q->rd_rc = submit_reads(q, &q->rd_err);
+    return GNNDB_OK;
+}
+
+static int busy(const spill_run *r)
+{
+    for (int s = 0; s < SPILL_READ_DEPTH; s++)
+        if (r->req_busy[s]) return 1;
+    return 0;
+}
+
 int spill_run_read_wait(spill_run *r, gnn_err *e)
 {
     spill_area *a = r->a;
-    if (a->reading != r) return gnn_seterr(e, GNNDB_MISUSE, "no read started");
+    if (reading_slot(a, r) < 0)
+        return gnn_seterr(e, GNNDB_MISUSE, "no read started");
     double t0 = now_s();
     int rc = GNNDB_OK;
-    while (r->rd_done < r->nchunks) {
-        io_req *done;
-        if ((rc = io_wait(a->rio, &done, e))) break;
-        int s = (int)(done - r->req);
-        if (s < 0 || s >= SPILL_READ_DEPTH) {
-            rc = gnn_seterr(e, GNNDB_INTERNAL, "spill: stray completion");
-            break;
-        }
-        if ((rc = check_read(r, s, e))) break;
-        if ((rc = submit_reads(r, e))) break;
-    }
-    /* on failure, collect what is still in flight before returning */
-    for (int s = 0; s < SPILL_READ_DEPTH; s++)
-        while (r->req_busy[s]) {
-            io_req *done;
-            if (io_wait(a->rio, &done, NULL)) break;
-            r->req_busy[done - r->req] = 0;
-        }
-    a->reading = NULL;
+    while (!rc && !r->rd_rc && r->rd_done < r->nchunks)
+        rc = take_completion(a, e);
+    if (!rc && r->rd_rc) rc = gnn_seterr(e, r->rd_rc, "%s", r->rd_err.msg);
+    /* on failure, collect what of it is still in flight before returning
+    ** (the other runs' reads are taken in on the way) */
+    while (busy(r) && take_completion(a, NULL) == GNNDB_OK) {}
+    stop_reading(a, r);
     account(a, 0, 0, 0, 0, now_s() - t0);
     return rc;
 }
@@ -526,7 +565,7 @@ int spill_run_read(spill_run *r, void *dst, gnn_err *e)
 {
     int rc = spill_run_read_start(r, dst, e);
     if (rc) {
-        if (r->a->reading == r) spill_run_read_wait(r, NULL);
+        if (reading_slot(r->a, r) >= 0) spill_run_read_wait(r, NULL);
         return rc;
     }
     return spill_run_read_wait(r, e);
@@ -535,7 +574,7 @@ int spill_run_read(spill_run *r, void *dst, gnn_err *e)
 void spill_run_free(spill_run *r)
 {
     if (!r) return;
-    if (r->a->reading == r) spill_run_read_wait(r, NULL);
+    if (reading_slot(r->a, r) >= 0) spill_run_read_wait(r, NULL);
     /* a write of an unsealed run may be in flight: it must not outlive its
     ** file (a sealed run's writes are done, and the writes in flight may
     ** be another thread's) */

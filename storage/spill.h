@@ -16,8 +16,9 @@
 **   reads back different is GNNDB_CORRUPT naming the area and offset.
 ** - Bytes in use never exceed the limit (0: none but the disk): the write
 **   that would is refused with GNNDB_FULL, as is one the disk refuses.
-** - One run at a time may be read ahead (spill_run_read_start); the others
-**   are read synchronously.
+** - Up to SPILL_READ_RUNS runs at a time may be read ahead
+**   (spill_run_read_start), so that the disk has the next run's reads in
+**   flight while one is waited for; the others are read synchronously.
 ** Not thread-safe: one area belongs to one executor. */
 #ifndef GNN_SPILL_H
 #define GNN_SPILL_H
@@ -28,6 +29,7 @@
 
 #define SPILL_ALIGN 4096
 #define SPILL_WRITE_DEPTH 16   /* writes in flight, each with its buffer */
+#define SPILL_READ_RUNS 2      /* runs read back at once */
 
 typedef struct spill_area spill_area;
 typedef struct spill_run spill_run;
@@ -83,8 +85,9 @@ size_t spill_run_read_size(const spill_run *r);
 
 /* Read a sealed run back into dst (aligned to SPILL_ALIGN, room for
 ** spill_run_read_size() bytes), verifying every chunk. Start reads ahead
-** and wait for them: start may be called once per run; wait finishes the
-** run started (or reads it all when none was). */
+** and wait for them: start may be called once per run, for at most
+** SPILL_READ_RUNS runs not yet waited for; wait finishes the run started
+** (reads of the others go on meanwhile). */
 int spill_run_read_start(spill_run *r, void *dst, gnn_err *e);
 int spill_run_read_wait(spill_run *r, gnn_err *e);
 int spill_run_read(spill_run *r, void *dst, gnn_err *e);

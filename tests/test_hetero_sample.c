@@ -640,7 +640,7 @@ static int spilled_case(fx *f, const tcase *c, const uint64_t *ref,
         assert_memory_equal(got, ref, (size_t)total * 8);
     }
     case_sql(c, "", sql, sizeof sql);
-    run_case(f, c, "PRAGMA spill = 'auto'; PRAGMA memory_limit = '6MB';",
+    run_case(f, c, "PRAGMA spill = 'auto'; PRAGMA memory_limit = '8MB';",
              sql, 0, ref, got);
     exec_ok(f->d.h, "PRAGMA memory_limit = '1GB'; PRAGMA threads = 4;");
     return f->spilled > 0;
@@ -673,7 +673,7 @@ static void typed_batches_match_reference(void **state)
         exec_ok(f->d.h, "PRAGMA read_granularity = 'auto'; PRAGMA io = "
                         "'auto';");
         lowered += run_case(f, c, "PRAGMA threads = 2; PRAGMA spill = 'off'; "
-                            "PRAGMA memory_limit = '6MB';", sql, 0, ref,
+                            "PRAGMA memory_limit = '8MB';", sql, 0, ref,
                             got) < h;
         exec_ok(f->d.h, "PRAGMA memory_limit = '1GB'; PRAGMA threads = 4;");
         spilled += spilled_case(f, c, ref, got, total);
@@ -933,7 +933,7 @@ static void unreached_relation_is_a_warning(void **state)
         fail_msg("no warning in\n%s", plan);
     free(plan);
     /* it stays when memory_limit lowers HYPERBATCH */
-    plan = rows_of(f->d.h, "PRAGMA memory_limit = '5MB'; EXPLAIN SAMPLE "
+    plan = rows_of(f->d.h, "PRAGMA memory_limit = '7MB'; EXPLAIN SAMPLE "
                    "[{cites: 5, writes: 5}, {topic_of: 3}] FROM mag SEEDS "
                    "paper.train BATCH 8 SEED 1;");
     exec_ok(f->d.h, "PRAGMA memory_limit = '1GB';");
@@ -985,7 +985,7 @@ static void unreached_relation_is_an_error_under_strict(void **state)
     snprintf(sql, sizeof sql, "%s;", q);
     assert_int_equal(gnndb_prepare(f->d.h, sql, -1, &st, NULL), GNNDB_ERROR);
     assert_null(st);
-    char *plan = rows_of(f->d.h, "PRAGMA memory_limit = '5MB'; EXPLAIN SAMPLE "
+    char *plan = rows_of(f->d.h, "PRAGMA memory_limit = '7MB'; EXPLAIN SAMPLE "
                          "[{cites: 5, writes: 5}, {topic_of: 3}] FROM mag "
                          "SEEDS paper.train BATCH 8 SEED 1;");
     exec_ok(f->d.h, "PRAGMA memory_limit = '1GB';");
@@ -1271,7 +1271,7 @@ static void typed_edge_features_are_their_edges_rows(void **state)
     const char *pre[] = {"PRAGMA threads = 1;",
                          "PRAGMA read_granularity = 'page'; PRAGMA io = "
                          "'pread';",
-                         "PRAGMA threads = 2; PRAGMA memory_limit = '6MB';",
+                         "PRAGMA threads = 2; PRAGMA memory_limit = '8MB';",
                          "PRAGMA spill = 'on';"};
     for (size_t k = 0; k < sizeof pre / sizeof *pre; k++) {
         memset(got, 0, sizeof got);

@@ -569,8 +569,11 @@ static void maps_many_keys_with_external_sort(void **state)
     imp_graph_opts o = gopts(-1, 0);
     o.map_ids = 1;
     o.format = 2; /* EDGE_FMT_CSV */
+    /* the arrays of its 150000 nodes (imp_graph_node_bytes each) and a
+    ** mebibyte: the key sort's eighth of it holds fewer keys than there
+    ** are, so it spills */
     imp_ctl ctl = {0};
-    ctl.mem_budget = 1 << 20;
+    ctl.mem_budget = (size_t)(150000 * imp_graph_node_bytes(&o)) + (1 << 20);
     ctl.tmpdir = dir;
     imp_graph_result r;
     gnn_err e = {0};

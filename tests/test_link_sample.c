@@ -240,7 +240,7 @@ static int64_t ref_batches_per_epoch(const ref *r)
 
 /* A memory_limit that cuts the hyperbatch of these statements to a few
 ** mini-batches, and the buffer pools to a few 4KB blocks. */
-#define LK_SMALL_LIMIT "1MB"
+#define LK_SMALL_LIMIT "4MB"
 
 /* One reference mini-batch. */
 typedef struct rb {
@@ -485,6 +485,7 @@ static int setup(void **state)
     assert_int_equal(gnndb_open(f->db, &f->h,
                                 GNNDB_OPEN_READWRITE | GNNDB_OPEN_CREATE),
                      GNNDB_OK);
+    gnndb_memory_baseline(f->h, GNNDB_BASELINE_PREPARE);
     const char *edges = tu_data(0, "cora/edges.tsv");
     char sql[4096];
     snprintf(sql, sizeof sql,

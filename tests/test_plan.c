@@ -1,10 +1,15 @@
 /* test_plan.c — the planner's contract (engine/plan.c): a SAMPLE is parsed
 ** and planned on cora with plan_build, and what it decides is checked
 ** against docs/architecture.md and against the public API:
-**   - memory: each buffer pool gets at most an eighth of memory_limit (at
-**     most 64 MiB, at least 4 frames, never more frames than its file has
-**     blocks), the row cache at most half of what the pools leave, and
-**     pools + cache + staged mini-batches stay within memory_limit;
+**   - memory: memory_limit less what lies outside the data (the process's
+**     resident bytes at prepare above its baseline, the threads, the
+**     kernel's share, the host's copies of batches) is the data's; each
+**     buffer pool has at least 4 frames and, beyond 4, never more frames
+**     than its file has blocks; a pool that holds its whole file keeps all
+**     of it between rounds; the row cache takes at most half of what the
+**     pools leave, and pools + cache + staged mini-batches stay within the
+**     data's share; when the database fits beside the staged mini-batches
+**     the pools hold all of it;
 **   - HYPERBATCH: what was asked, capped at one epoch (1024 by default),
 **     shrunk to the most staged mini-batches that fit (halved for belady),
 **     or spilled, as PRAGMA spill says; the executor runs at most the
@@ -90,30 +95,39 @@ static int teardown(void **state)
 
 static void check_memory(const plan *p, const char *what)
 {
-    int64_t m = p->memory_limit;
-    int64_t share = m / 8 < 64 * MIB ? m / 8 : 64 * MIB;
+    const mem_reserve *r = &p->mem;
+    assert_int_equal(r->limit, p->memory_limit);
+    assert_int_equal(r->data, r->limit - r->process - r->threads - r->kernel);
+    assert_true(r->process >= 0 && r->threads > 0 && r->kernel > 0);
+    assert_int_equal(p->data_bytes, r->data - p->copies_bytes);
     int64_t gbs = p->graph.block_size, fbs = p->feat.block_size;
-    /* an eighth each, but never fewer than 4 frames nor, beyond 4, more
-    ** frames than the file has blocks */
+    /* at least 4 frames each, never, beyond 4, more than the file's blocks */
     assert_true(p->graph_frames >= 4);
-    assert_true((int64_t)p->graph_frames * gbs <= (share > 4 * gbs ? share : 4 * gbs));
     assert_true((int64_t)p->graph_frames <= (p->graph.graph_blocks > 4 ? p->graph.graph_blocks : 4));
     assert_int_equal(p->graph_pool_bytes, (int64_t)p->graph_frames * gbs);
     int64_t fblocks = p->feat.nblocks + p->labels.nblocks;
     assert_true(p->feat_frames >= 4);
-    assert_true((int64_t)p->feat_frames * fbs <= (share > 4 * fbs ? share : 4 * fbs));
     assert_true((int64_t)p->feat_frames <= (fblocks > 4 ? fblocks : 4));
+    assert_int_equal(p->feat_pool_bytes, (int64_t)p->feat_frames * fbs);
+    /* a pool that holds its whole file keeps all of it */
+    if ((int64_t)p->graph_frames >= p->graph.graph_blocks)
+        assert_true(p->graph_resident == 1.0);
+    if ((int64_t)p->feat_frames >= fblocks) assert_true(p->feat_resident == 1.0);
+    assert_true(p->graph_resident >= 0 && p->graph_resident <= 1);
+    assert_true(p->feat_resident >= 0 && p->feat_resident <= 1);
     /* the cache takes at most half of what the pools leave */
-    int64_t left = m - p->graph_pool_bytes - p->feat_pool_bytes;
+    int64_t left = p->data_bytes - p->graph_pool_bytes - p->feat_pool_bytes;
     assert_true(p->cache_bytes <= left / 2);
     assert_true(p->cache_bytes >= 0 && p->staged_bytes > 0);
-    /* everything within the limit */
+    /* everything within the data's share of the limit */
     int64_t sum = p->graph_pool_bytes + p->feat_pool_bytes + p->cache_bytes +
                   p->staged_bytes;
-    if (sum > m) fail_msg("%s: pools %" PRId64 " + %" PRId64 ", cache %" PRId64
-                          ", staged %" PRId64 " exceed memory_limit %" PRId64,
-                          what, p->graph_pool_bytes, p->feat_pool_bytes,
-                          p->cache_bytes, p->staged_bytes, m);
+    if (sum > p->data_bytes)
+        fail_msg("%s: pools %" PRId64 " + %" PRId64 ", cache %" PRId64
+                 ", staged %" PRId64 " exceed the data's %" PRId64 " of "
+                 "memory_limit %" PRId64, what, p->graph_pool_bytes,
+                 p->feat_pool_bytes, p->cache_bytes, p->staged_bytes,
+                 p->data_bytes, p->memory_limit);
     /* H within its cap; in memory, H staged mini-batches (2H for belady,
     ** which samples one hyperbatch ahead) fit, and one more would not
     ** unless H reached its cap */
@@ -172,6 +186,46 @@ static void pools_cache_and_staged_fit_memory_limit(void **state)
     plan_free(&p);
     exec_ok(d->h, "PRAGMA memory_limit = '1GB'; PRAGMA cache_policy = 'none'; "
                   "PRAGMA feature_cache = 'auto'; PRAGMA spill = 'auto';");
+}
+
+/* Bytes a SAMPLE reads from the database in all (blocks and pages). */
+static int64_t bytes_read(gnndb *h, const char *sql)
+{
+    gnndb_stmt *st;
+    if (gnndb_prepare(h, sql, -1, &st, NULL)) fail_msg("%s", gnndb_errmsg(h));
+    int rc;
+    while ((rc = gnndb_step(st)) == GNNDB_BATCH) {}
+    assert_int_equal(rc, GNNDB_DONE);
+    int64_t b = gnndb_stmt_status(st, GNNDB_STATUS_BYTES_READ);
+    gnndb_finalize(st);
+    return b;
+}
+
+/* When the database fits beside the staged mini-batches the pools hold all
+** of it: each block is read once, and a second epoch reads nothing. */
+static void database_that_fits_is_read_once(void **state)
+{
+    tu_db *d = *state;
+    defaults(d->h);
+    plan p;
+    plan_ok(d->h, "SAMPLE 10,10 FROM cora BATCH 64 SHUFFLE SEED 3 EPOCHS 2;",
+            &p);
+    assert_true(p.graph_resident == 1.0 && p.feat_resident == 1.0);
+    assert_true((int64_t)p.graph_frames >= p.graph.graph_blocks);
+    assert_true((int64_t)p.feat_frames >= p.feat.nblocks + p.labels.nblocks);
+    check_memory(&p, "1GB, the database fits");
+    plan_free(&p);
+    /* HYPERBATCH 8: several rounds an epoch, each reading again what the
+    ** pools would not keep */
+    int64_t one = bytes_read(d->h, "SAMPLE 10,10 FROM cora FEATURES feat "
+                             "BATCH 64 HYPERBATCH 8 SHUFFLE SEED 3 EPOCHS 2 "
+                             "LIMIT 43;");
+    int64_t two = bytes_read(d->h, "SAMPLE 10,10 FROM cora FEATURES feat "
+                             "BATCH 64 HYPERBATCH 8 SHUFFLE SEED 3 EPOCHS 2;");
+    print_message("first epoch read %" PRId64 " B, both %" PRId64 " B\n", one,
+                  two);
+    assert_true(one > 0);
+    assert_true((two - one) * 100 < one);
 }
 
 /* ---------- HYPERBATCH ---------- */
@@ -261,8 +315,8 @@ static void hyperbatch_asked_capped_shrunk_or_spilled(void **state)
         exec_ok(d->h, modes[i]);
         plan_ok(d->h, q, &p);
         assert_int_equal(p.spill, 1);
-        assert_true(p.hyperbatch > shrunk && p.hyperbatch <= 43);
-        assert_int_equal(p.hyperbatch_inmem, shrunk);
+        assert_true(p.hyperbatch > p.hyperbatch_inmem && p.hyperbatch <= 43);
+        assert_true(p.hyperbatch_inmem >= 1 && p.hyperbatch_inmem <= shrunk + 1);
         assert_non_null(strstr(p.note, "spill"));
         plan_free(&p);
     }
@@ -439,6 +493,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(pools_cache_and_staged_fit_memory_limit),
+        cmocka_unit_test(database_that_fits_is_read_once),
         cmocka_unit_test(hyperbatch_asked_capped_shrunk_or_spilled),
         cmocka_unit_test(memory_limit_below_one_batch_is_a_clear_error),
         cmocka_unit_test(batches_per_epoch_limit_and_partition),

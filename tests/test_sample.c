@@ -176,6 +176,7 @@ static int setup(void **state)
     assert_int_equal(gnndb_open(f->db, &f->h,
                                 GNNDB_OPEN_READWRITE | GNNDB_OPEN_CREATE),
                      GNNDB_OK);
+    gnndb_memory_baseline(f->h, GNNDB_BASELINE_PREPARE);
     char sql[4096];
     snprintf(sql, sizeof sql,
              "CREATE GRAPH cora FROM '%s';"
@@ -603,7 +604,7 @@ static void generated_graph_larger_than_pool(void **state)
     const int hb[2] = {1, 1024};
     for (int i = 0; i < 2; i++) {
         snprintf(sql, sizeof sql, q, hb[i]);
-        exec_ok(f->h, "PRAGMA memory_limit = '1MB'; PRAGMA threads = 1;");
+        exec_ok(f->h, "PRAGMA memory_limit = '3MB'; PRAGMA threads = 1;");
         gnndb_stmt *st;
         assert_int_equal(gnndb_prepare(f->h, sql, -1, &st, NULL), GNNDB_OK);
         int k = 0, rc;
@@ -618,7 +619,7 @@ static void generated_graph_larger_than_pool(void **state)
         gnndb_finalize(st);
     }
     assert_memory_equal(ref, got, 200 * sizeof(uint64_t));
-    print_message("generated graph (1M edges, 64 KiB blocks, memory_limit 1MB): "
+    print_message("generated graph (1M edges, 64 KiB blocks, memory_limit 3MB): "
                   "HYPERBATCH 1 read %" PRId64 " blocks, HYPERBATCH 1024 read %"
                   PRId64 "\n", blocks[0], blocks[1]);
     assert_true(blocks[1] * 3 < blocks[0]);
@@ -630,7 +631,7 @@ static void generated_graph_larger_than_pool(void **state)
     static const char *const grans[] = {"block", "page"};
     for (int gi = 0; gi < 2; gi++) {
         char pre[128];
-        snprintf(pre, sizeof pre, "PRAGMA memory_limit = '1MB'; PRAGMA "
+        snprintf(pre, sizeof pre, "PRAGMA memory_limit = '4MB'; PRAGMA "
                  "read_granularity = '%s';", grans[gi]);
         snprintf(sql, sizeof sql, q, 1 + 63 * gi);
         assert_int_equal(collect(f->h, pre, sql, got, 256), 200);
@@ -668,7 +669,7 @@ static void spilled_digests_match_in_memory(void **state)
                              sql, ref, 64), 40);
     /* every H, thread count, backend, memory limit and cache policy */
     static const char *const io[] = {"auto", "pread"};
-    static const char *const mem[] = {"1GB", "40MB", "24MB"};
+    static const char *const mem[] = {"1GB", "40MB", "28MB"};
     static const char *const pol[] = {"none", "lru", "hot_blocks",
                                       "static_degree"};
     const int hbs[] = {1, 7, 64};
@@ -689,7 +690,7 @@ static void spilled_digests_match_in_memory(void **state)
     /* by default a memory limit too small for the rows of H mini-batches
     ** spills them rather than shrink H (HYPERBATCH 64 asks for 64) */
     snprintf(sql, sizeof sql, q, 64);
-    exec_ok(f->h, "PRAGMA spill = 'auto'; PRAGMA memory_limit = '24MB'; "
+    exec_ok(f->h, "PRAGMA spill = 'auto'; PRAGMA memory_limit = '28MB'; "
                   "PRAGMA cache_policy = 'none'; PRAGMA io = 'auto';");
     gnndb_stmt *st;
     assert_int_equal(gnndb_prepare(f->h, sql, -1, &st, NULL), GNNDB_OK);

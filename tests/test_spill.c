@@ -112,6 +112,52 @@ static void runs_read_back_exactly(void **state)
     free(dir);
 }
 
+/* Two runs read back at once, waited for in either order (the reads of
+** one land while the other is waited for); a third start beyond
+** SPILL_READ_RUNS is refused, and freeing a run being read waits for it. */
+static void two_runs_read_ahead_at_once(void **state)
+{
+    char *dir = tu_tmpdir("spill");
+    const int kinds[] = {IO_AUTO, IO_PREAD};
+    const size_t len = (3 << 20) + 123;
+    for (int k = 0; k < 2; k++) {
+        spill_area *a;
+        gnn_err e = {0};
+        assert_int_equal(spill_open(dir, 0, kinds[k], &a, &e), GNNDB_OK);
+        spill_run *runs[4];
+        unsigned char *buf[4];
+        for (int r = 0; r < 4; r++) {
+            assert_int_equal(spill_run_new(a, 65536, &runs[r], &e), GNNDB_OK);
+            fill(runs[r], r, len, 65536);
+            assert_int_equal(spill_run_seal(runs[r], &e), GNNDB_OK);
+            buf[r] = gnn_alloc_aligned(spill_run_read_size(runs[r]));
+        }
+        assert_int_equal(spill_run_read_start(runs[0], buf[0], &e), GNNDB_OK);
+        assert_int_equal(spill_run_read_start(runs[1], buf[1], &e), GNNDB_OK);
+        assert_int_equal(SPILL_READ_RUNS, 2);
+        assert_int_equal(spill_run_read_start(runs[2], buf[2], &e),
+                         GNNDB_MISUSE);
+        /* the later one first, then the earlier */
+        assert_int_equal(spill_run_read_wait(runs[1], &e), GNNDB_OK);
+        assert_int_equal(spill_run_read_start(runs[2], buf[2], &e), GNNDB_OK);
+        assert_int_equal(spill_run_read_wait(runs[0], &e), GNNDB_OK);
+        assert_int_equal(spill_run_read_start(runs[3], buf[3], &e), GNNDB_OK);
+        assert_int_equal(spill_run_read_wait(runs[2], &e), GNNDB_OK);
+        spill_run_free(runs[3]);    /* waits for its reads first */
+        for (int r = 0; r < 3; r++) {
+            for (size_t i = 0; i < len; i++)
+                if (buf[r][i] != byte_of(r, i))
+                    fail_msg("run %d byte %zu differs", r, i);
+            spill_run_free(runs[r]);
+        }
+        for (int r = 0; r < 4; r++) gnn_free_aligned(buf[r]);
+        assert_int_equal(spill_in_use(a), 0);
+        spill_close(a);
+    }
+    tu_rmrf(dir);
+    free(dir);
+}
+
 static void damaged_run_is_reported_not_returned(void **state)
 {
     char *dir = tu_tmpdir("spill");
@@ -193,6 +239,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(runs_read_back_exactly),
+        cmocka_unit_test(two_runs_read_ahead_at_once),
         cmocka_unit_test(damaged_run_is_reported_not_returned),
         cmocka_unit_test(limit_is_refused_and_keeps_nothing),
         cmocka_unit_test(stale_runs_of_dead_processes_are_removed),

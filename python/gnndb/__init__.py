@@ -31,11 +31,13 @@ __all__ = ["connect", "Connection", "BatchIterator", "Batch", "BatchCopy",
            "ffi", "lib_path", "from_pyg", "from_dgl", "from_arrays"]
 __version__ = "0.1.0"
 
-# Result codes, column types and gnndb_stmt_status ops (gnndb.NOTFOUND,
-# gnndb.INTEGER, gnndb.STATUS_BATCHES, ...), from the one table in _ffi.
+# Result codes, column types, gnndb_stmt_status ops and memory baselines
+# (gnndb.NOTFOUND, gnndb.INTEGER, gnndb.STATUS_BATCHES, ...), from the
+# tables in _ffi.
 globals().update(_ffi.RESULT_CODES)
 globals().update(_ffi.COLUMN_TYPES)
 globals().update(_ffi.STATUS_OPS)
+globals().update(_ffi.BASELINES)
 
 _CODE_NAMES = {v: k for k, v in _ffi.RESULT_CODES.items() if v < ROW}
 
@@ -149,6 +151,10 @@ class Connection:
             lib.gnndb_close(pdb[0])
             raise Error(rc, msg or errstr(rc))
         self._db = pdb[0]
+        # memory_limit bounds what each statement adds to the process: the
+        # interpreter, torch and the model stay outside it, the copies the
+        # torch loader makes of batches inside (PRAGMA batch_copies)
+        lib.gnndb_memory_baseline(self._db, lib.GNNDB_BASELINE_PREPARE)
 
     # -- life cycle ---------------------------------------------------------
 
@@ -430,16 +436,31 @@ class BatchIterator:
 
 
 class _DeviceArray:
-    """A device pointer described by __cuda_array_interface__, for batches
-    built with TO DEVICE 'cuda:N' (torch.as_tensor(a, device='cuda') reads it
-    without a copy)."""
+    """One array of a batch built with TO DEVICE 'cuda:N', described by the
+    CUDA Array Interface, version 3: shape, typestr, data as (pointer,
+    False) (a consumer such as torch.as_tensor(a, device='cuda:N') may write
+    to it; PyTorch refuses a read-only flag), strides None (C order), and
+    stream: the engine's stream the array was copied on, as an int, or None
+    for an empty array. The copy is complete when the batch is handed out,
+    so a consumer that synchronises on that stream returns at once.
 
-    def __init__(self, ptr, shape, typestr):
-        self.__cuda_array_interface__ = {
-            "shape": tuple(shape), "typestr": typestr,
-            "data": (ptr, True), "version": 2, "strides": None,
-        }
+    The engine owns the memory, and its next step (the iterator advancing)
+    refills it: a consumer that keeps the data copies it (gnndb.torch clones
+    it on the device, microseconds)."""
+
+    def __init__(self, ptr, shape, typestr, stream, device):
+        count = 1
+        for s in shape:
+            count *= s
         self.shape = tuple(shape)
+        self.device = device
+        self.__cuda_array_interface__ = {
+            "shape": self.shape, "typestr": typestr,
+            # the spec: 0 for an empty array, and no stream to wait for
+            "data": (int(ptr) if count else 0, False), "version": 3,
+            "strides": None, "stream": int(stream) if count and stream
+            else None,
+        }
 
 
 class Batch:
@@ -494,9 +515,11 @@ class Batch:
                "num_sampled_nodes", "num_sampled_edges",
                "e_id", "edge_attr", "edge_label_index", "edge_label",
                "src_index", "dst_pos_index", "dst_neg_index")
-    # The arrays a TO DEVICE batch holds on the GPU (gnndb.h); its per-hop
-    # counts and link arrays stay in host memory.
-    _ON_DEVICE = frozenset(("n_id", "edge_index", "x", "y"))
+    # The arrays a TO DEVICE batch holds on the GPU (gnndb.h): all but the
+    # per-hop counts, which stay in host memory (a type's and a relation's
+    # too: _TYPED_ON_DEVICE).
+    _ON_DEVICE = frozenset(_ARRAYS) - {"num_sampled_nodes",
+                                       "num_sampled_edges"}
     # The arrays a batch may lack: None when the pointer is NULL.
     _OPTIONAL = frozenset(("x", "y") + _ARRAYS[6:])
     # The scalars copy() keeps.
@@ -520,6 +543,7 @@ class Batch:
         self._digest = None
         self.device_type = int(view.device)
         self.device_index = int(view.device_index)
+        self.cuda_stream = int(ffi.cast("uintptr_t", view.cuda_stream))
         self.edge_attr_dim = int(view.edge_attr_dim)
         self.num_label_edges = int(view.num_label_edges)
         self.num_pos = int(view.num_pos)
@@ -612,22 +636,24 @@ class Batch:
         except KeyError:
             pass
         ptr, shape, dtype = self._spec(name)
-        if isinstance(name, tuple):
-            if self.device_type == 1:
-                raise Error(MISUSE, "a typed batch on %s: the binding reads "
-                            "types and rels of host batches only"
-                            % self.device)
-            arr = _host_view(ptr, shape, dtype,
-                             optional=name[2] in _TYPED_OPTIONAL)
-        elif self.device_type != 1 or name not in self._ON_DEVICE:
-            arr = _host_view(ptr, shape, dtype,
-                             optional=name in self._OPTIONAL)
-        else:
+        if self._on_device(name):
             raise Error(MISUSE, "the batch lives on %s: use "
                         "batch.device_array(%r) or gnndb.torch" %
                         (self.device, name))
+        optional = (name[2] in _TYPED_OPTIONAL if isinstance(name, tuple)
+                    else name in self._OPTIONAL)
+        arr = _host_view(ptr, shape, dtype, optional=optional)
         self._cache[name] = arr
         return arr
+
+    def _on_device(self, name):
+        """Whether array `name` (or a type's or relation's, a tuple) is in
+        device memory."""
+        if self.device_type != 1:
+            return False
+        if isinstance(name, tuple):
+            return name[2] in _TYPED_ON_DEVICE
+        return name in self._ON_DEVICE
 
     n_id = property(lambda self: self._array("n_id"))
     edge_index = property(lambda self: self._array("edge_index"))
@@ -645,26 +671,35 @@ class Batch:
 
     def device_array(self, name):
         """For a batch on a GPU: an object exposing __cuda_array_interface__
-        over the engine's device buffer of `name`, one of n_id, edge_index,
-        x and y (None for an absent x or y). The per-hop counts and the link
-        arrays of such a batch stay on the host: read them as batch.NAME."""
+        (version 3) over the engine's device buffer of array `name` (None
+        for an absent one): any of the batch's arrays but the per-hop
+        counts, which stay on the host (read them as batch.NAME); a typed
+        batch's per-type and per-relation arrays through its types and rels
+        (batch.types["paper"].device_array("x")). Valid, like the batch,
+        until the iterator advances."""
         self._check()
         if self.device_type != 1:
-            raise Error(MISUSE, "the batch is on the host; use batch.%s" % name)
-        if name not in self._ON_DEVICE:
+            raise Error(MISUSE, "the batch is on the host; use batch.%s" %
+                        (name,))
+        if not self._on_device(name):
             raise Error(MISUSE, "batch.%s lives on the host even in a batch "
                         "on %s; read it as batch.%s" % (name, self.device,
                                                          name))
         ptr, shape, dtype = self._spec(name)
         if ptr == ffi.NULL:
             return None
-        typestr = np.dtype(dtype).str
-        return _DeviceArray(int(ffi.cast("uintptr_t", ptr)), shape, typestr)
+        return _DeviceArray(int(ffi.cast("uintptr_t", ptr)), shape,
+                            np.dtype(dtype).str, self.cuda_stream,
+                            self.device)
 
     def copy(self):
         """An owning copy (BatchCopy) of every array and scalar, valid
         forever. Host batches only; on a GPU copy with gnndb.torch."""
         self._check()
+        if self.device_type == 1:
+            raise Error(MISUSE, "a batch on %s: copy it with gnndb.torch "
+                        "(to_torch), which clones it on the device" %
+                        self.device)
         arrays = {}
         for name in self._ARRAYS:
             a = self._array(name)
@@ -754,6 +789,13 @@ class _Part:
             return self._batch._array(self._key + (name,))
         raise AttributeError(name)
 
+    def device_array(self, name):
+        """Of a live part of a batch on a GPU: Batch.device_array of this
+        type's or relation's array `name`."""
+        if self._batch is None:
+            raise Error(MISUSE, "a copied part lives on the host")
+        return self._batch.device_array(self._key + (name,))
+
     def copy(self):
         """An owning copy, valid forever."""
         arrays = {}
@@ -829,6 +871,10 @@ def _typed_parts(batch, view):
 # reads as None): a type's x and y, and a relation's edge arrays, which only
 # EDGE FEATURES fills.
 _TYPED_OPTIONAL = frozenset(("x", "y", "e_id", "edge_attr"))
+# The arrays of a typed batch's parts that TO DEVICE puts on the GPU: all
+# but the per-hop counts.
+_TYPED_ON_DEVICE = frozenset(("n_id", "x", "y", "edge_index", "e_id",
+                              "edge_attr"))
 
 
 def _typed_spec(v, num_hops, kind, i, field):

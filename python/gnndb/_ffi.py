@@ -33,9 +33,12 @@ STATUS_OPS = {
     "STATUS_ROW_CACHE_MISSES": 17, "STATUS_ROW_CACHE_SAVED": 18,
     "STATUS_SPILL_WRITTEN": 19, "STATUS_SPILL_READ": 20,
     "STATUS_PAGES_READ": 21, "STATUS_PARTIAL_BLOCKS": 22,
+    "STATUS_RSS_PEAK": 23, "STATUS_BUS_BYTES": 24,
+    "STATUS_DEVICE_CACHE_HITS": 25,
 }
+BASELINES = {"BASELINE_NOW": -1, "BASELINE_PREPARE": -2}
 CONSTANTS = {**RESULT_CODES, **OPEN_FLAGS, **COLUMN_TYPES, **DEVICES,
-             **STATUS_OPS}
+             **STATUS_OPS, **BASELINES}
 
 ffi = FFI()
 ffi.cdef("".join("#define GNNDB_%s %d\n" % kv for kv in CONSTANTS.items()))
@@ -48,6 +51,7 @@ int gnndb_open(const char *path, gnndb **pdb, int flags);
 int gnndb_close(gnndb *db);
 const char *gnndb_errmsg(gnndb *db);
 int gnndb_errcode(gnndb *db);
+int gnndb_memory_baseline(gnndb *db, int64_t bytes);
 const char *gnndb_errstr(int rc);
 int gnndb_prepare(gnndb *db, const char *sql, int nbyte,
                   gnndb_stmt **pstmt, const char **tail);
@@ -118,6 +122,7 @@ typedef struct gnndb_batch_view {
     int32_t num_relations;
     const gnndb_type_view *types;
     const gnndb_rel_view *rels;
+    void *cuda_stream;
 } gnndb_batch_view;
 
 const gnndb_batch_view *gnndb_batch(gnndb_stmt *stmt);

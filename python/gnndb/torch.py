@@ -35,8 +35,18 @@ module is imported.
 Every tensor owns its memory (the engine's buffer is copied once), because a
 DataLoader may hold several batches at a time while the engine reuses its
 buffers on the next step.
+
+On a GPU (docs/python.md, "Batches on a GPU"): a statement with TO DEVICE
+'cuda:N' yields tensors on that device, cloned on the device from the
+engine's buffers (read through the CUDA Array Interface) with the engine's
+next refill of those buffers ordered after the clones, on the GPU, with no
+host wait; loader(..., device='cuda') moves host batches there itself, and
+with pin_memory=True it reads them from the engine's page-locked buffers
+with non_blocking=True, waiting for those copies (an event) before the
+engine's next step reuses the buffers.
 """
 import importlib.util
+import warnings
 
 import numpy as np
 import torch
@@ -46,7 +56,28 @@ import gnndb
 
 __all__ = ["NeighborBatch", "LinkBatch", "HeteroBatch", "NodeTypeFields",
            "EdgeTypeFields", "GnnDataset", "loader", "to_torch", "to_pyg",
-           "pyg_available"]
+           "pyg_available", "pick_device", "device_clause"]
+
+
+def pick_device(name=None):
+    """The torch.device a training script runs on: `name` ('cuda',
+    'cuda:1', 'cpu'), or by default cuda when torch sees a GPU, else cpu.
+    A bare 'cuda' becomes the current device's index."""
+    if name is None:
+        name = "cuda" if torch.cuda.is_available() else "cpu"
+    dev = torch.device(name)
+    if dev.type == "cuda" and dev.index is None:
+        dev = torch.device("cuda", torch.cuda.current_device())
+    return dev
+
+
+def device_clause(device):
+    """The clause that asks gnndb for batches on `device`: " TO DEVICE
+    'cuda:N'" for a CUDA device, "" for the host."""
+    dev = torch.device(device)
+    if dev.type != "cuda":
+        return ""
+    return " TO DEVICE 'cuda:%d'" % (0 if dev.index is None else dev.index)
 
 
 class _Fields:
@@ -284,51 +315,111 @@ def _tensor(a):
     return None if a is None else torch.from_numpy(np.array(a, copy=True))
 
 
-def _cuda_tensor(b, name):
-    d = b.device_array(name)
+def _cuda_clone(d, device):
+    """An owning tensor on `device` from a gnndb device array (None stays
+    None): as_tensor over __cuda_array_interface__ aliases the engine's
+    buffer, clone() copies it on the device (microseconds) before the
+    engine reuses it."""
     if d is None:
         return None
-    # as_tensor over __cuda_array_interface__ aliases the engine's device
-    # buffer; clone() makes it ours before the engine reuses it.
-    return torch.as_tensor(d, device=b.device).clone()
+    cai = d.__cuda_array_interface__
+    if 0 in cai["shape"]:       # no memory to alias: data is 0 by the spec
+        return torch.empty(cai["shape"], device=device,
+                           dtype=torch.from_numpy(
+                               np.empty(0, cai["typestr"])).dtype)
+    return torch.as_tensor(d, device=device).clone()
 
 
-def _hetero_torch(b):
+def _alias(a):
+    """A tensor over the engine's host buffer itself, to be copied to a
+    device at once (read, never written, so numpy's read-only flag is of
+    no concern here)."""
+    if a is None:
+        return None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        return torch.from_numpy(a)
+
+
+def _getter(b, device=None, non_blocking=False):
+    """get(part, name): an owning tensor of array `name` of batch b or of
+    one of its types or relations: on b's device when it is on a GPU; else
+    on `device` (None: the host), copied there from the engine's buffer
+    with non_blocking (pinned buffers: the caller waits before the engine's
+    next step) or through an owning host copy. The per-hop counts are host
+    memory in every batch."""
+    dev = getattr(b, "device", "cpu")
+    if dev == "cpu" and device is not None and \
+            torch.device(device).type != "cpu":
+        if non_blocking:
+            return lambda part, name: _to(_alias(getattr(part, name)),
+                                          device, True)
+        return lambda part, name: _to(_tensor(getattr(part, name)), device,
+                                      False)
+    if dev == "cpu":
+        return lambda part, name: _tensor(getattr(part, name))
+
+    def get(part, name):
+        if name in ("num_sampled_nodes", "num_sampled_edges"):
+            return _tensor(getattr(part, name))
+        return _cuda_clone(part.device_array(name), dev)
+    return get
+
+
+def _to(t, device, non_blocking):
+    return None if t is None else t.to(device, non_blocking=non_blocking)
+
+
+def _order_after_clones(b):
+    """The clones of a device batch are enqueued on the current stream; the
+    engine refills the batch's buffers on its own stream (b.cuda_stream)
+    at its next step. Make that stream wait for the clones: an event, on
+    the GPU, never a host wait."""
+    if getattr(b, "device", "cpu") == "cpu" or not b.cuda_stream:
+        return
+    dev = torch.device(b.device)
+    ev = torch.cuda.Event()
+    ev.record(torch.cuda.current_stream(dev))
+    torch.cuda.ExternalStream(b.cuda_stream, device=dev).wait_event(ev)
+
+
+def _hetero_torch(b, get):
     """The HeteroBatch of a typed gnndb Batch (or BatchCopy)."""
     nodes, edges = {}, {}
     for name, tb in b.types.items():
-        n_id = _tensor(tb.n_id)
+        n_id = get(tb, "n_id")
         seeds = name == b.seed_type
         bs = int(tb.num_seeds) if seeds else None
         nodes[name] = NodeTypeFields(
-            n_id=n_id, x=_tensor(tb.x), y=_tensor(tb.y) if seeds else None,
+            n_id=n_id, x=get(tb, "x"), y=get(tb, "y") if seeds else None,
             batch_size=bs,
             num_sampled_nodes=[int(v) for v in tb.num_sampled_nodes],
             input_id=n_id[:bs] if seeds else None)
     for rb in b.rels.values():
         edges[rb.edge_type] = EdgeTypeFields(
-            edge_index=_tensor(rb.edge_index),
+            edge_index=get(rb, "edge_index"),
             num_sampled_edges=[int(v) for v in rb.num_sampled_edges],
-            e_id=_tensor(rb.e_id), edge_attr=_tensor(rb.edge_attr))
+            e_id=get(rb, "e_id"), edge_attr=get(rb, "edge_attr"))
+    _order_after_clones(b)
     return HeteroBatch(nodes, edges, b.seed_type, int(b.epoch), int(b.batch),
                        int(b.digest))
 
 
-def to_torch(b):
+def to_torch(b, device=None, non_blocking=False):
     """A NeighborBatch of owning torch tensors from a gnndb Batch (or
     BatchCopy); a LinkBatch from a link batch, a HeteroBatch from a typed
-    one. The source may be invalidated right after."""
+    one. A batch built with TO DEVICE 'cuda:N' gives tensors on that device
+    (its per-hop counts, lists, stay on the host). A host batch goes to
+    `device` when one is given: with non_blocking, straight from the
+    engine's buffers, so the caller must wait for the copies (an event)
+    before the batch's iterator advances (loader() does). Otherwise the
+    source may be invalidated right after."""
+    get = _getter(b, device, non_blocking)
     if getattr(b, "is_typed", False):
-        return _hetero_torch(b)
-    t = {}
-    dev = getattr(b, "device", "cpu")
-    for k in gnndb.Batch._ARRAYS:
-        if dev != "cpu" and k in gnndb.Batch._ON_DEVICE:
-            t[k] = _cuda_tensor(b, k)
-        else:                   # host memory, even in a batch on a GPU
-            t[k] = _tensor(getattr(b, k))
-            if dev != "cpu" and t[k] is not None:
-                t[k] = t[k].to(dev)
+        return _hetero_torch(b, get)
+    t = {k: get(b, k) for k in gnndb.Batch._ARRAYS
+         if k not in ("num_sampled_nodes", "num_sampled_edges")}
+    _order_after_clones(b)
     nsn = [int(v) for v in b.num_sampled_nodes]
     nse = [int(v) for v in b.num_sampled_edges]
     if getattr(b, "is_link", False):
@@ -449,26 +540,64 @@ def to_pyg(b):
     return data
 
 
-def _converter(pyg):
+def _converter(pyg, device=None, non_blocking=False):
     """The function that turns a gnndb Batch into the requested form."""
     if pyg is None:
         pyg = pyg_available()
+    to = lambda b: to_torch(b, device, non_blocking)   # noqa: E731
     if not pyg:
-        return to_torch
+        return to
     _pyg_data_class()           # fail before the first batch, not during it
-    return lambda b: to_pyg(to_torch(b))
+    return lambda b: to_pyg(to(b))
 
 
-def loader(path, sql, readonly=True, shard=None, pyg=None):
+# Copies of a batch the loader's consumer holds at once: the batch being
+# built from the engine's arrays, and the one before it, still referenced by
+# the training loop until the next one replaces it.
+_BATCH_COPIES = 2
+
+
+def _pragma_sql(pragmas):
+    """PRAGMA statements for a dict {name: value} (the loader's pragmas),
+    with batch_copies counted unless given."""
+    p = {"batch_copies": _BATCH_COPIES}
+    p.update(pragmas or {})
+    return "".join("PRAGMA %s = '%s';" % (k, v) for k, v in p.items())
+
+
+def _on_cuda(device):
+    return device is not None and torch.device(device).type == "cuda"
+
+
+def loader(path, sql, readonly=True, shard=None, pyg=None, device=None,
+           pin_memory=False, pragmas=None):
     """Yield the batches of the SAMPLE statement `sql` run on the database
     at `path` (opened read-only by default): torch_geometric Data objects
     or NeighborBatch objects as `pyg` says (see the module documentation).
     The connection is closed when the generator finishes or is closed.
 
+    A statement with TO DEVICE 'cuda:N' yields tensors on that device.
+    Otherwise `device` (e.g. 'cuda') moves each host batch there; with
+    pin_memory=True the engine gathers host batches into page-locked
+    memory (PRAGMA pin_memory) and the loader copies them with
+    non_blocking=True straight from there, waiting for those copies before
+    the engine's next step.
+
+    pragmas={"memory_limit": "2GB", "threads": 8, ...} sets pragmas first.
+    memory_limit then bounds what the loader adds to the process's resident
+    memory, the tensors it copies the batches into included (it counts two
+    batches' copies: PRAGMA batch_copies); the interpreter, torch and the
+    model stay outside it.
+
     shard=(k, n) keeps only the batches whose position in the run is k mod n
     (how GnnDataset splits a run among DataLoader workers)."""
-    convert = _converter(pyg)
+    async_copy = bool(pin_memory) and _on_cuda(device)
+    convert = _converter(pyg, device, async_copy)
     with gnndb.connect(path, readonly=readonly, create=False) as conn:
+        pragmas = dict(pragmas or {})
+        if pin_memory:
+            pragmas.setdefault("pin_memory", "on")
+        conn.execute(_pragma_sql(pragmas))
         with conn.sample(sql) as it:
             for i, b in enumerate(it):
                 if i == 0 and shard is not None and \
@@ -478,7 +607,18 @@ def loader(path, sql, readonly=True, shard=None, pyg=None):
                         "SAMPLE with SEED, or each draws its own batches")
                 if shard is not None and i % shard[1] != shard[0]:
                     continue
-                yield convert(b)
+                out = convert(b)
+                done = None
+                if async_copy and b.device == "cpu":
+                    done = torch.cuda.Event()
+                    done.record()
+                try:
+                    yield out
+                finally:
+                    # the engine's next step (or its close) reuses the
+                    # buffers these copies read
+                    if done is not None:
+                        done.synchronize()
 
 
 class GnnDataset(torch.utils.data.IterableDataset):
@@ -491,16 +631,23 @@ class GnnDataset(torch.utils.data.IterableDataset):
     already batched. With num_workers > 1 each worker runs the statement
     and keeps every num_workers-th batch, so the union is the whole run in a
     worker-interleaved order (sampling is a pure function of the SEED, so
-    the workers agree on the batches). `pyg` chooses the batches' form as
-    in loader()."""
+    the workers agree on the batches). `pyg` chooses the batches' form,
+    `device` and `pin_memory` where they go, and `pragmas` the pragmas set
+    first, as in loader() (memory_limit is then each worker's); a DataLoader
+    with workers yields from other processes, so keep device=None there and
+    move batches in the training loop (or use TO DEVICE without workers)."""
 
-    def __init__(self, path, sql, readonly=True, transform=None, pyg=None):
+    def __init__(self, path, sql, readonly=True, transform=None, pyg=None,
+                 device=None, pin_memory=False, pragmas=None):
         super().__init__()
         self.path = str(path)
         self.sql = sql
         self.readonly = readonly
         self.transform = transform
         self.pyg = pyg
+        self.device = device
+        self.pin_memory = pin_memory
+        self.pragmas = dict(pragmas or {})
 
     def set_sql(self, sql):
         """Replace the statement (e.g. with a new SEED for the next epoch)."""
@@ -512,5 +659,6 @@ class GnnDataset(torch.utils.data.IterableDataset):
         if info is not None and info.num_workers > 1:
             shard = (info.id, info.num_workers)
         for b in loader(self.path, self.sql, readonly=self.readonly,
-                        shard=shard, pyg=self.pyg):
+                        shard=shard, pyg=self.pyg, device=self.device,
+                        pin_memory=self.pin_memory, pragmas=self.pragmas):
             yield self.transform(b) if self.transform is not None else b

@@ -1,5 +1,6 @@
 """The binding's constants against include/gnndb.h: every result code,
-open flag, column type, device kind and gnndb_stmt_status op the header
+open flag, column type, device kind, gnndb_stmt_status op and memory
+baseline the header
 defines has the same value in gnndb/_ffi.py's table, and the table holds
 nothing the header lacks, so a code added to the C API cannot be missed
 here; and the cdef's gnndb_batch_view (and the typed views it points to)
@@ -23,8 +24,8 @@ def header_constants():
         pytest.skip("no include/gnndb.h beside the package (installed)")
     out = {}
     with open(HEADER) as f:
-        for m in re.finditer(r"^#define GNNDB_(\w+)[ \t]+(0x[0-9a-fA-F]+|\d+)\b",
-                             f.read(), re.M):
+        for m in re.finditer(r"^#define GNNDB_(\w+)[ \t]+\(?(0x[0-9a-fA-F]+|"
+                             r"-?\d+)\b", f.read(), re.M):
             if m.group(1) not in NOT_CONSTANTS:
                 out[m.group(1)] = int(m.group(2), 0)
     return out
@@ -35,7 +36,8 @@ def test_every_constant_matches_the_header():
 
 
 def test_the_module_exports_codes_types_and_status_ops():
-    for table in (_ffi.RESULT_CODES, _ffi.COLUMN_TYPES, _ffi.STATUS_OPS):
+    for table in (_ffi.RESULT_CODES, _ffi.COLUMN_TYPES, _ffi.STATUS_OPS,
+                  _ffi.BASELINES):
         for name, value in table.items():
             assert getattr(gnndb, name) == value, name
     assert gnndb.Error(gnndb.INTERRUPT, "x").codename == "INTERRUPT"

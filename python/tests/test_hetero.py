@@ -460,8 +460,8 @@ def run_train_hetero(*args, python=None):
     env["PYTHONPATH"] = os.path.join(REPO, "python") + (
         os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     p = subprocess.run([python or sys.executable,
-                        os.path.join(REPO, "examples", "train_hetero.py")] +
-                       list(args), env=env, stdout=subprocess.PIPE,
+                        os.path.join(REPO, "examples", "train_hetero.py"),
+                        "--device", "cpu"] + list(args), env=env, stdout=subprocess.PIPE,
                        stderr=subprocess.STDOUT, universal_newlines=True,
                        timeout=600)
     assert p.returncode == 0, p.stdout

@@ -72,7 +72,7 @@ def test_default_normalisation_is_sym(cora, wdb):
 
 
 def test_out_of_core_and_threads_give_identical_bytes(cora, wdb):
-    # 15MB leaves tiles of about 640 rows: 5 target x 5 source tiles
+    # 15MB leaves tiles of about 500 rows: 6 target x 6 source tiles
     with gnndb.connect(wdb) as c:
         c.execute("PRAGMA memory_limit = '15MB'; PRAGMA threads = 1;"
                   "PROPAGATE feat OVER cora HOPS 3 INTO p_t1;"
@@ -215,7 +215,7 @@ def test_lists_spanning_blocks(tmp_path):
     """A hub whose list fills several 4KB graph blocks (about 1000
     neighbours each): its objects arrive out of order and are summed after
     the fetch; the result matches scipy and does not depend on threads or
-    tiling (5MB leaves tiles of about 580 of these 4KB rows)."""
+    tiling (7MB leaves tiles of about 650 of these 4KB rows)."""
     rng = np.random.default_rng(5)
     n, dim = 3000, 1024
     src = rng.integers(0, n, 6000)
@@ -236,7 +236,7 @@ def test_lists_spanning_blocks(tmp_path):
         blocks = dict(c.execute("DESCRIBE g;"))["graph_blocks"]
         c.execute("PRAGMA threads = 1; PROPAGATE x OVER g HOPS 2 INTO p1;"
                   "PRAGMA threads = 2; PROPAGATE x OVER g HOPS 2 INTO p2;"
-                  "PRAGMA memory_limit = '5MB';"
+                  "PRAGMA memory_limit = '7MB';"
                   "PROPAGATE x OVER g HOPS 2 NORMALIZE row INTO r_small;"
                   "PRAGMA memory_limit = '1GB';"
                   "PROPAGATE x OVER g HOPS 2 NORMALIZE row INTO r_big;")

@@ -53,7 +53,7 @@ def close(est, act, what, slack):
 good = True
 cases = [
     (cora, "", "SAMPLE 10,10 FROM cora SEEDS train BATCH 64 SEED 3", 1 << 20),
-    (cora, "PRAGMA memory_limit = '20MB';", "SAMPLE 10,5 FROM cora BATCH 64 HYPERBATCH 8 SEED 3", 1 << 20),
+    (cora, "PRAGMA memory_limit = '24MB';", "SAMPLE 10,5 FROM cora BATCH 64 HYPERBATCH 8 SEED 3", 1 << 20),
     (cora, "", "SAMPLE 5,5 FROM cora BATCH 128 SHUFFLE SEED 9 EPOCHS 2", 1 << 20),
     (gen, "PRAGMA memory_limit = '16MB';", "SAMPLE 10,5 FROM g BATCH 256 LIMIT 16 HYPERBATCH 1 SEED 1", 65536),
     (gen, "PRAGMA memory_limit = '16MB';", "SAMPLE 10,5 FROM g BATCH 256 LIMIT 20 HYPERBATCH 4 SEED 1", 65536),

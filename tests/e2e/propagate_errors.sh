@@ -31,8 +31,8 @@ expect_error "SCAN feat_pp SEEDS nosplit BATCH 8;" "no such split: nosplit"
 expect_error "SCAN feat_pp SEEDS (1, 99999) BATCH 8;" "seed node 99999 is not in graph cora"
 expect_error "SCAN half BATCH 8;" "stored as float16"
 
-# interrupted by SIGINT while it runs (15MB: many tiles, so it takes a while)
-"$GNNDB" "$DB" "PRAGMA memory_limit = '15MB';
+# interrupted by SIGINT while it runs (24MB: many tiles, so it takes a while)
+"$GNNDB" "$DB" "PRAGMA memory_limit = '24MB';
   PROPAGATE feat OVER cora HOPS 8 INTO stopped;" 2>err.txt &
 pid=$!
 sleep 0.3

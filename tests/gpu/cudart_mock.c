@@ -1,19 +1,99 @@
 /* cudart_mock.c — a stand-in for the CUDA runtime, for testing the transfer
-** operator's logic on machines without a GPU. "Device" memory is host
-** memory that the mock tracks; cudaMemcpyAsync is deferred until the stream
-** or an event recorded after it is synchronised, so a missing wait, or
-** staging memory refilled before its copy ran, shows up as wrong bytes.
+** operator's logic on machines without a GPU. Linked instead of
+** cudart_static (make test-gpu builds the GPU tests both ways, and
+** build/mock/libgnndb.so for the Python tests).
 **
-**   cc -DGNNDB_CUDA=1 -I$CUDA_HOME/include -Iinclude -Istorage -Igpu \
-**      tests/gpu/test_gpu_transfer.c tests/gpu/cudart_mock.c \
-**      build/obj/gpu/xfer_cuda.cu.o storage/err.c -o test_gpu_transfer_mock
+** "Device" memory is host memory the mock tracks, poisoned when allocated
+** and freed. Work enqueued on a stream (cudaMemcpyAsync, kernel launches)
+** is deferred, per stream, until that stream, or an event recorded on it
+** after the work, is synchronised; so a missing wait, staging refilled
+** before its copy ran, or host arrays changed under an asynchronous copy
+** all show up as wrong bytes. An asynchronous host-to-device copy must come
+** from pinned memory (cudaHostAlloc) and land inside a device allocation.
 **
-** Not part of the library; link it instead of -lcudart_static. */
+** The one kernel, the GPU cache's gather, runs as its host reference
+** (gc_gather_host) when its stream is drained, after checking that every
+** array it is given is device memory of the right size.
+**
+** Failures on demand: mock_fail("cudaMalloc", n, err, mode) makes the
+** n-th call from now of that function fail with err: only that call (mode
+** 0), every call of every function from then on (1: a lost device), or
+** every call of that function from then on (2: memory that stays short).
+** GNNDB_MOCK_FAIL="call:n[:lost|:always]" does the same from the
+** environment, and GNNDB_MOCK_FREE_MEM sets the free memory cudaMemGetInfo
+** reports (mock_free_mem). Allocations are page-aligned, as the runtime's
+** are (a spilled round's read buffers are read into with O_DIRECT). */
 #include <cuda_runtime_api.h>
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "gcache_kernel.h"
+
+/* The controls are exported even from build/mock/libgnndb.so, whose other
+** symbols are hidden, so that the Python tests can reach them. */
+#define MOCK_API __attribute__((visibility("default")))
+
+/* ---- failures on demand ---- */
+static char fail_call[64];
+static long fail_left;
+static cudaError_t fail_err;
+static int fail_mode, lost, always;
+MOCK_API int64_t mock_free_mem = (int64_t)16 << 30;
+int64_t mock_total_mem = (int64_t)16 << 30;
+
+MOCK_API void mock_fail(const char *call, long nth, cudaError_t err, int mode)
+{
+    snprintf(fail_call, sizeof fail_call, "%s", call ? call : "");
+    fail_left = nth;
+    fail_err = err;
+    fail_mode = mode;
+    lost = always = 0;
+}
+
+static void env_once(void)
+{
+    static int done;
+    if (done) return;
+    done = 1;
+    const char *f = getenv("GNNDB_MOCK_FAIL");
+    const char *m = getenv("GNNDB_MOCK_FREE_MEM");
+    if (m) mock_free_mem = strtoll(m, NULL, 10);
+    if (!f) return;
+    char call[64];
+    long n = 0;
+    int mode = strstr(f, ":lost") ? 1 : strstr(f, ":always") ? 2 : 0;
+    if (sscanf(f, "%63[^:]:%ld", call, &n) == 2)
+        mock_fail(call, n,
+                  mode == 1 ? cudaErrorLaunchFailure
+                  : strstr(call, "alloc") || strstr(call, "Malloc")
+                      ? cudaErrorMemoryAllocation
+                      : cudaErrorUnknown,
+                  mode);
+}
+
+/* cudaSuccess, or the error this call of `name` is to fail with. */
+static cudaError_t failing(const char *name)
+{
+    env_once();
+    if (lost) return fail_err;
+    int mine = !strcmp(name, fail_call);
+    if (always && mine) return fail_err;
+    if (fail_left > 0 && mine && --fail_left == 0) {
+        lost = fail_mode == 1;
+        always = fail_mode == 2;
+        return fail_err;
+    }
+    return cudaSuccess;
+}
+
+#define FAILING(name)                                                        \
+    do {                                                                     \
+        cudaError_t f_ = failing(name);                                      \
+        if (f_ != cudaSuccess) return f_;                                    \
+    } while (0)
 
 /* ---- tracked allocations ---- */
 typedef struct alloc {
@@ -21,8 +101,8 @@ typedef struct alloc {
     size_t n;
     int kind; /* cudaMemoryTypeDevice or cudaMemoryTypeHost */
 } alloc;
-static alloc allocs[256];
-static int nallocs;
+static alloc *allocs;
+static int nallocs, capallocs;
 
 static alloc *find(const void *p)
 {
@@ -33,13 +113,28 @@ static alloc *find(const void *p)
     return NULL;
 }
 
+/* Whether [p, p + n) lies in one allocation of `kind`. */
+static int inside(const void *p, size_t n, int kind)
+{
+    alloc *a = n ? find(p) : NULL;
+    if (!n) return 1;
+    return a && a->kind == kind && (const char *)p + n <= a->p + a->n;
+}
+
 static cudaError_t track(void **out, size_t n, int kind)
 {
-    if (nallocs == 256) return cudaErrorMemoryAllocation;
-    char *p = malloc(n ? n : 1);
-    if (!p) return cudaErrorMemoryAllocation;
+    if (nallocs == capallocs) {
+        int cap = capallocs ? 2 * capallocs : 256;
+        alloc *a = realloc(allocs, (size_t)cap * sizeof *a);
+        if (!a) return cudaErrorMemoryAllocation;
+        allocs = a;
+        capallocs = cap;
+    }
+    void *v = NULL;
+    if (posix_memalign(&v, 4096, n ? n : 1)) return cudaErrorMemoryAllocation;
+    char *p = v;
     memset(p, 0xee, n); /* poison */
-    allocs[nallocs++] = (alloc){p, n, kind};
+    allocs[nallocs++] = (alloc){p, n ? n : 1, kind};
     *out = p;
     return cudaSuccess;
 }
@@ -56,34 +151,97 @@ static cudaError_t untrack(void *p, int kind)
     return cudaErrorInvalidValue;
 }
 
-/* ---- deferred copies: one queue for all streams ---- */
-typedef struct copy {
+/* How many allocations of `kind` are live (the tests check for leaks). */
+MOCK_API int mock_live(int kind)
+{
+    int n = 0;
+    for (int i = 0; i < nallocs; i++) n += allocs[i].kind == kind;
+    return n;
+}
+
+/* ---- streams: deferred work ---- */
+typedef struct work {
+    int is_kernel;
     void *dst;
     const void *src;
     size_t n;
-} copy;
-static copy *queue;
-static size_t nqueue, capqueue, done_upto;
+    gc_args k;
+} work;
 
-static void drain(size_t upto)
+struct CUstream_st {
+    work *q;
+    size_t n, cap, done;
+};
+struct CUevent_st {
+    cudaStream_t s;
+    size_t mark; /* the stream's queue length when recorded */
+};
+
+/* Every stream, so that a device-wide wait drains them all. */
+static cudaStream_t streams[64];
+static int nstreams;
+
+static int kernel_ok(const gc_args *a)
 {
-    for (; done_upto < upto && done_upto < nqueue; done_upto++)
-        memcpy(queue[done_upto].dst, queue[done_upto].src,
-               queue[done_upto].n);
+    size_t rows = (size_t)a->rows, dim = (size_t)a->dim, nmiss = 0;
+    for (size_t i = 0; i < rows; i++)
+        if (a->src[i] < 0) nmiss++;
+    return inside(a->out, rows * dim * 4, cudaMemoryTypeDevice) &&
+           inside(a->src, rows * 4, cudaMemoryTypeDevice) &&
+           inside(a->admit, nmiss * 4, cudaMemoryTypeDevice) &&
+           inside(a->miss, nmiss * dim * 4, cudaMemoryTypeDevice) &&
+           find(a->cache) && find(a->cache)->kind == cudaMemoryTypeDevice;
 }
 
-struct CUevent_st {
-    size_t mark; /* queue position when recorded */
-};
-struct CUstream_st {
-    int unused;
-};
+static void run(work *w)
+{
+    if (!w->is_kernel) {
+        memcpy(w->dst, w->src, w->n);
+        return;
+    }
+    if (!kernel_ok(&w->k)) {
+        fprintf(stderr, "cudart_mock: the gather kernel was given memory "
+                        "that is not a device allocation of its size\n");
+        abort();
+    }
+    gc_gather_host(&w->k, 0, w->k.rows * w->k.dim);
+}
 
+static void drain(cudaStream_t s, size_t upto)
+{
+    for (; s->done < upto && s->done < s->n; s->done++) run(&s->q[s->done]);
+}
+
+static void drain_all(void)
+{
+    for (int i = 0; i < nstreams; i++) drain(streams[i], streams[i]->n);
+}
+
+static cudaError_t enqueue(cudaStream_t s, const work *w)
+{
+    if (!s) { /* the legacy default stream: at once */
+        work c = *w;
+        run(&c);
+        return cudaSuccess;
+    }
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 64;
+        work *q = realloc(s->q, cap * sizeof *q);
+        if (!q) return cudaErrorMemoryAllocation;
+        s->q = q;
+        s->cap = cap;
+    }
+    s->q[s->n++] = *w;
+    return cudaSuccess;
+}
+
+/* ---- the API ---- */
 int mock_device_count = 1;
 int mock_current = 0;
 
 cudaError_t cudaGetDeviceCount(int *count)
 {
+    env_once();
     *count = mock_device_count;
     return mock_device_count ? cudaSuccess : cudaErrorNoDevice;
 }
@@ -96,9 +254,14 @@ cudaError_t cudaSetDevice(int d)
 }
 const char *cudaGetErrorString(cudaError_t err)
 {
-    return err == cudaSuccess ? "no error" : "mock error";
+    switch (err) {
+    case cudaSuccess: return "no error";
+    case cudaErrorMemoryAllocation: return "out of memory (mock)";
+    case cudaErrorLaunchFailure: return "unspecified launch failure (mock)";
+    default: return "mock error";
+    }
 }
-cudaError_t cudaGetLastError(void) { return cudaSuccess; }
+cudaError_t cudaGetLastError(void) { return lost ? fail_err : cudaSuccess; }
 cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *p, int d)
 {
     memset(p, 0, sizeof *p);
@@ -106,18 +269,38 @@ cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *p, int d)
     (void)d;
     return cudaSuccess;
 }
+cudaError_t cudaMemGetInfo(size_t *free_b, size_t *total_b)
+{
+    FAILING("cudaMemGetInfo");
+    *free_b = (size_t)mock_free_mem;
+    *total_b = (size_t)mock_total_mem;
+    return cudaSuccess;
+}
 
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned flags)
 {
     (void)flags;
+    FAILING("cudaStreamCreateWithFlags");
+    if (nstreams == 64) return cudaErrorMemoryAllocation;
     *s = calloc(1, sizeof **s);
-    return *s ? cudaSuccess : cudaErrorMemoryAllocation;
+    if (!*s) return cudaErrorMemoryAllocation;
+    streams[nstreams++] = *s;
+    return cudaSuccess;
 }
-cudaError_t cudaStreamDestroy(cudaStream_t s) { free(s); return cudaSuccess; }
+cudaError_t cudaStreamDestroy(cudaStream_t s)
+{
+    drain(s, s->n);
+    for (int i = 0; i < nstreams; i++)
+        if (streams[i] == s) streams[i] = streams[--nstreams];
+    free(s->q);
+    free(s);
+    return cudaSuccess;
+}
 cudaError_t cudaStreamSynchronize(cudaStream_t s)
 {
-    (void)s;
-    drain(nqueue);
+    FAILING("cudaStreamSynchronize");
+    if (s) drain(s, s->n);
+    else drain_all();
     return cudaSuccess;
 }
 
@@ -130,34 +313,45 @@ cudaError_t cudaEventCreateWithFlags(cudaEvent_t *ev, unsigned flags)
 cudaError_t cudaEventDestroy(cudaEvent_t ev) { free(ev); return cudaSuccess; }
 cudaError_t cudaEventRecord(cudaEvent_t ev, cudaStream_t s)
 {
-    (void)s;
-    ev->mark = nqueue;
+    FAILING("cudaEventRecord");
+    ev->s = s;
+    ev->mark = s ? s->n : 0;
     return cudaSuccess;
 }
 cudaError_t cudaEventSynchronize(cudaEvent_t ev)
 {
-    drain(ev->mark);
+    FAILING("cudaEventSynchronize");
+    if (ev->s) drain(ev->s, ev->mark);
+    return cudaSuccess;
+}
+cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t ev, unsigned fl)
+{
+    (void)s;
+    (void)fl;
+    if (ev->s) drain(ev->s, ev->mark); /* stricter than a real wait */
     return cudaSuccess;
 }
 
 cudaError_t cudaMalloc(void **p, size_t n)
 {
+    FAILING("cudaMalloc");
     return track(p, n, cudaMemoryTypeDevice);
 }
 cudaError_t cudaFree(void *p)
 {
-    drain(nqueue); /* cudaFree synchronises the device */
-    return untrack(p, cudaMemoryTypeDevice);
+    drain_all(); /* cudaFree synchronises the device */
+    return p ? untrack(p, cudaMemoryTypeDevice) : cudaSuccess;
 }
 cudaError_t cudaHostAlloc(void **p, size_t n, unsigned flags)
 {
     (void)flags;
+    FAILING("cudaHostAlloc");
     return track(p, n, cudaMemoryTypeHost);
 }
 cudaError_t cudaFreeHost(void *p)
 {
-    drain(nqueue);
-    return untrack(p, cudaMemoryTypeHost);
+    drain_all();
+    return p ? untrack(p, cudaMemoryTypeHost) : cudaSuccess;
 }
 cudaError_t cudaHostGetFlags(unsigned *flags, void *p)
 {
@@ -178,32 +372,26 @@ cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *at,
 static int check_dir(void *dst, const void *src, size_t n,
                      enum cudaMemcpyKind kind)
 {
-    alloc *d = find(dst), *s = find(src);
     if (kind == cudaMemcpyHostToDevice)
-        return d && d->kind == cudaMemoryTypeDevice &&
-               (char *)dst + n <= d->p + d->n &&
-               !(s && s->kind == cudaMemoryTypeDevice);
+        return inside(dst, n, cudaMemoryTypeDevice) &&
+               !(find(src) && find(src)->kind == cudaMemoryTypeDevice);
     if (kind == cudaMemcpyDeviceToHost)
-        return s && s->kind == cudaMemoryTypeDevice &&
-               (const char *)src + n <= s->p + s->n;
+        return inside(src, n, cudaMemoryTypeDevice);
+    if (kind == cudaMemcpyDeviceToDevice)
+        return inside(src, n, cudaMemoryTypeDevice) &&
+               inside(dst, n, cudaMemoryTypeDevice);
     return 1;
 }
 
 cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t n,
                             enum cudaMemcpyKind kind, cudaStream_t s)
 {
-    (void)s;
+    FAILING("cudaMemcpyAsync");
     if (!check_dir(dst, src, n, kind)) return cudaErrorInvalidValue;
-    alloc *h = find(src);
-    if (kind == cudaMemcpyHostToDevice && !(h && h->kind == cudaMemoryTypeHost))
+    if (kind == cudaMemcpyHostToDevice && !inside(src, n, cudaMemoryTypeHost))
         return cudaErrorInvalidValue; /* async only from pinned memory */
-    if (nqueue == capqueue) {
-        capqueue = capqueue ? 2 * capqueue : 64;
-        queue = realloc(queue, capqueue * sizeof *queue);
-        if (!queue) return cudaErrorMemoryAllocation;
-    }
-    queue[nqueue++] = (copy){dst, src, n};
-    return cudaSuccess;
+    work w = {0, dst, src, n, {0}};
+    return enqueue(s, &w);
 }
 cudaError_t cudaMemcpy(void *dst, const void *src, size_t n,
                        enum cudaMemcpyKind kind)
@@ -216,7 +404,19 @@ cudaError_t cudaMemcpy(void *dst, const void *src, size_t n,
     return cudaSuccess;
 }
 
-/* what nvcc's host code registers at start-up */
+cudaError_t cudaLaunchKernel(const void *func, dim3 grid, dim3 block,
+                             void **args, size_t shmem, cudaStream_t s)
+{
+    (void)grid;
+    (void)block;
+    (void)shmem;
+    FAILING("cudaLaunchKernel");
+    if (func != gc_kernel_entry()) return cudaErrorInvalidDeviceFunction;
+    work w = {1, NULL, NULL, 0, *(const gc_args *)args[0]};
+    return enqueue(s, &w);
+}
+
+/* what nvcc's host code calls at start-up and in a kernel's stub */
 void **__cudaRegisterFatBinary(void *fatbin)
 {
     (void)fatbin;
@@ -225,3 +425,31 @@ void **__cudaRegisterFatBinary(void *fatbin)
 }
 void __cudaRegisterFatBinaryEnd(void **h) { (void)h; }
 void __cudaUnregisterFatBinary(void **h) { (void)h; }
+void __cudaRegisterFunction(void **h, const char *hf, char *df,
+                            const char *dn, int tl, uint3 *tid, uint3 *bid,
+                            dim3 *bd, dim3 *gd, int *ws)
+{
+    (void)h, (void)hf, (void)df, (void)dn, (void)tl, (void)tid, (void)bid;
+    (void)bd, (void)gd, (void)ws;
+}
+cudaError_t __cudaPopCallConfiguration(dim3 *g, dim3 *b, size_t *sh,
+                                       void *st)
+{
+    (void)g, (void)b, (void)sh, (void)st;
+    return cudaErrorNotSupported;
+}
+unsigned __cudaPushCallConfiguration(dim3 g, dim3 b, size_t sh, void *st)
+{
+    (void)g, (void)b, (void)sh, (void)st;
+    return 0;
+}
+cudaError_t __cudaGetKernel(void **k, const void *f)
+{
+    *k = (void *)f;
+    return cudaSuccess;
+}
+cudaError_t __cudaLaunchKernel(void *k, dim3 g, dim3 b, void **args,
+                               size_t sh, cudaStream_t s)
+{
+    return cudaLaunchKernel(k, g, b, args, sh, s);
+}
