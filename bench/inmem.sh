@@ -71,8 +71,27 @@ trap 'rm -f "$OUT"' EXIT
 # field NAME LINE: the value of NAME=... in a RESULT line
 field() { echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p" | head -1; }
 
+# LIMIT in bytes, as gnndb reads it (K, M, G, T are powers of 1024)
+limit_bytes() {
+    echo "$1" | awk '{ v = $0 + 0; u = toupper(substr($0, match($0, /[KMGTkmgt]/), 1))
+        m = 1; if (u == "K") m = 2^10; if (u == "M") m = 2^20
+        if (u == "G") m = 2^30; if (u == "T") m = 2^40; printf "%.0f\n", v * m }'
+}
+# gnndb runs inside a cgroup v1 memory group as large as its memory_limit,
+# page cache included, where this machine has one (as root): the limit is
+# the container's size, as users set it
+CG=/sys/fs/cgroup/memory/gnndb-inmem-$$
+if mkdir "$CG" 2>/dev/null; then
+    limit_bytes "$LIMIT" > "$CG/memory.limit_in_bytes"
+    trap 'rm -f "$OUT"; rmdir "$CG" 2>/dev/null || true' EXIT
+else
+    CG=
+fi
+
 gnndb() { # LABEL PRAGMAS HYPERBATCH-CLAUSE
-    r=$("$B/bench/bench_sample" "$DATA/g.gnndb" \
+    sync; echo 3 > /proc/sys/vm/drop_caches 2>/dev/null || true
+    r=$(sh -c '[ -z "$1" ] || echo $$ > "$1/cgroup.procs"; shift; exec "$@"' sh "$CG" \
+        "$B/bench/bench_sample" "$DATA/g.gnndb" \
         "PRAGMA memory_limit='$LIMIT'; $2 $Q $3 LIMIT $N;" 2>&1 | grep '^RESULT' || true)
     bps=$(field batches_per_s "$r")
     echo "$1 ${bps:-0} hyperbatch=$(field hyperbatch "$r") maxrss_kb=$(field maxrss_kb "$r")"
@@ -89,7 +108,7 @@ dgl() { # LABEL SAMPLER WORKERS THREADS GATHER
     echo "$1 ${bps:-0}" >> "$OUT"
 }
 
-echo "in memory: $DATA, gnndb memory_limit $LIMIT, $N batches (DGL $DN), $ROUNDS rounds, $(nproc) cores"
+echo "in memory: $DATA, gnndb memory_limit $LIMIT${CG:+ in a cgroup of $(cat $CG/memory.limit_in_bytes) bytes}, $N batches (DGL $DN), $ROUNDS rounds, $(nproc) cores"
 i=1
 while [ $i -le "$ROUNDS" ]; do
     echo "round $i ($(uptime | sed 's/.*load/load/'))"
