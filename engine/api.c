@@ -203,6 +203,11 @@ uint64_t db_new_token(void)
     return t;
 }
 
+const char *db_temp_dir(const gnndb *db)
+{
+    return db->pragma.temp_dir[0] ? db->pragma.temp_dir : db->dir;
+}
+
 int64_t db_parse_size(const char *s)
 {
     if (!s) return -1;

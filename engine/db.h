@@ -125,6 +125,10 @@ int db_load_eid_index(gnndb *db, const cat_graph *g, uint64_t **first_nodes,
 int db_load_graph_index(gnndb *db, const cat_graph *g, uint64_t **first_nodes,
                         uint64_t **block_nos, size_t *n, gnn_err *e);
 
+/* Where spill areas go: PRAGMA temp_dir, else the database directory
+** (owned by db). */
+const char *db_temp_dir(const gnndb *db);
+
 /* A fresh random 64-bit token (never 0). */
 uint64_t db_new_token(void);
 

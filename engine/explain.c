@@ -218,7 +218,13 @@ static int spill_line(const plan *p, const hb_stats *st, rowset *rs)
                     db_fmt_size((int64_t)p->cost_spill, b2, sizeof b2),
                     db_fmt_size((int64_t)p->cost_inmem, b3, sizeof b3),
                     p->hyperbatch_inmem);
-    else if (p->hyperbatch_inmem < p->hyperbatch_cap)
+    if (p->spill && p->hyperbatch == p->spill_free_cap)
+        err |= line(rs, 0, "spill: the %s free on the spill area's disk "
+                    "bound a round to %" PRId64 " mini-batches (it and the "
+                    "next on disk at once; PRAGMA spill_limit sets the bound)",
+                    db_fmt_size(p->spill_free, b4, sizeof b4),
+                    p->spill_free_cap);
+    else if (!p->spill && p->hyperbatch_inmem < p->hyperbatch_cap)
         err |= line(rs, 0, "spill: no; est. %s of I/O per mini-batch in "
                     "memory at HYPERBATCH %" PRId64 ", against %s spilled",
                     db_fmt_size((int64_t)p->cost_inmem, b1, sizeof b1),

@@ -254,6 +254,20 @@ static double spill_round(const plan *p, double nodes, double g, double *s,
     return reads_per_batch(p, *s, g) + 2.0 * p->run_bytes_est;
 }
 
+/* Without spill_limit the disk bounds a round: a round and the next one,
+** built beside it, are both in the spill area, and the rest of the machine
+** keeps a tenth of what is free. A round that did not fit would fail with
+** GNNDB_FULL when the disk filled, after minutes of work. */
+static int64_t spill_disk_cap(gnndb *db, plan *p)
+{
+    p->spill_free = spill_dir_free(db_temp_dir(db));
+    p->spill_free_cap = 0;
+    if (p->spill_free < 0) return INT64_MAX;
+    p->spill_free_cap = GNN_MAX(1, (int64_t)((double)p->spill_free * 0.45 /
+                                             plan_spill_bytes(p, 1)));
+    return p->spill_free_cap;
+}
+
 /* Spill or not (PRAGMA spill; by default when HYPERBATCH n asks for more
 ** than memory holds, or when it costs less I/O per mini-batch than the
 ** hyperbatch memory holds), and the round size G:
@@ -285,6 +299,8 @@ static void plan_spill(gnndb *db, plan *p, int64_t cap, int64_t fit)
     if (db->pragma.spill_limit > 0)
         top = GNN_MIN(top, (int64_t)((double)db->pragma.spill_limit /
                                      plan_spill_bytes(p, 1)));
+    else
+        top = GNN_MIN(top, spill_disk_cap(db, p));
     top = GNN_MAX(1, top);
     int64_t g = 1;
     double s = 1, best = INFINITY;

@@ -84,6 +84,9 @@ typedef struct plan {
     int replace;
     int64_t batch;
     int64_t hyperbatch_asked;  /* 0: default */
+    /* without spill_limit, the bytes free where the spill area goes when
+    ** planned (-1: unknown) and the round they allow (0: no bound) */
+    int64_t spill_free, spill_free_cap;
     int64_t hyperbatch;        /* what the plan expects to fit */
     int64_t hyperbatch_cap;    /* at most this many (asked, and one epoch) */
     int64_t deg_hist[64];      /* the graph's degree histogram */

@@ -31,7 +31,7 @@
 int hbs_open(hb_exec *x, gnn_err *e)
 {
     gnndb *db = x->db;
-    const char *dir = db->pragma.temp_dir[0] ? db->pragma.temp_dir : db->dir;
+    const char *dir = db_temp_dir(db);
     hbs_readback_init(x);
     return spill_open(dir, db->pragma.spill_limit, x->p->io, &x->sp.area, e);
 }

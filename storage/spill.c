@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -134,6 +135,13 @@ void spill_get_stats(spill_area *a, spill_stats *out)
 }
 
 const char *spill_dir(const spill_area *a) { return a->dir; }
+
+int64_t spill_dir_free(const char *dir)
+{
+    struct statvfs v;
+    if (statvfs(dir, &v) != 0) return -1;
+    return (int64_t)v.f_bavail * (int64_t)v.f_frsize;
+}
 
 uint64_t spill_in_use(spill_area *a)
 {
