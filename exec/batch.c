@@ -1,6 +1,7 @@
 /* batch.c — finishing mini-batches and handing them out: ids back in the
 ** user's id space, edge_index laid out 2 x E, the digest, the INTO files;
 ** then the transfer operator (transfer.c). */
+#include "grow.h"
 #include "exec_int.h"
 #include "npy.h"
 #include "pool.h"
@@ -46,7 +47,7 @@ int hb_finish_batch(hb_exec *x, hb_batch *b, idx_txn *t, uint64_t **tmp,
                     2 * b->ne + 1, sizeof *b->edge_index))
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory finishing batches");
     if (t) {
-        if (hb_grow((void **)tmp, captmp, b->nn + 1, sizeof **tmp))
+        if (gnn_grow((void **)tmp, captmp, b->nn + 1, sizeof **tmp))
             return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
         for (size_t q = 0; q < b->nn; q++) (*tmp)[q] = b->nodes[q];
         int rc = idx_map_array(t, 'I', p->graph.token, *tmp, b->nn, b->n_id, e);

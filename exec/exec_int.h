@@ -17,6 +17,8 @@
 #include <stdint.h>
 #include "exec.h"
 #include "hash.h"
+#include "grow.h"
+#include "clock.h"
 #include "block.h"
 #include "blockfile.h"
 #include "bufpool.h"
@@ -354,15 +356,12 @@ struct hb_exec {
     atomic_int_least64_t rss_peak;
 };
 
-double hb_now(void);
 /* Bytes the process holds beyond what the plan knows of (the process at
 ** prepare, the pools' frames read into, the row cache, the host's copies)
 ** and `counted`, what the caller counts of the staged data: allocator slack
 ** and anything a count misses. Measured (the process's resident bytes
 ** now), so that budgets hold whatever the counts miss; keeps the peak. */
 size_t hb_uncounted(hb_exec *x, size_t counted);
-/* Grow *p to hold `need` elements of `elem` bytes; 0 or -1 on OOM. */
-int hb_grow(void **p, size_t *cap, size_t need, size_t elem);
 
 /* The per-batch node map (hop.c): empty map m for a new mini-batch whose
 ** first `expect` nodes it holds without growing (`used`: the nodes the
@@ -470,7 +469,7 @@ void hb_transfer_close(hb_exec *x);
 int hb_transfer_batch(hb_exec *x, hb_batch *b, const gnndb_batch_view **view,
                       gnn_err *e);
 /* A batch's outputs that are handed out (n_id, edge_index, x, y,
-** edge_attr, a typed batch's rows) grow with hb_out_grow, as hb_grow
+** edge_attr, a typed batch's rows) grow with hb_out_grow, as gnn_grow
 ** does, in pinned memory when the transfer wants it (hb_transfer.pin, a
 ** round kept in memory), and are freed with hb_out_free; hb_out_release
 ** frees all of b's before batch_free. A spilled round's read buffers, what

@@ -4,6 +4,8 @@
 ** the seeds into y). With a row cache (fcache.c) the feature rows it holds
 ** are copied from it, only the blocks of the others are read, and the rows
 ** it admits are copied into it from those blocks. */
+#include "clock.h"
+#include "grow.h"
 #include "exec_int.h"
 #include "fcache.h"
 #include "bcache.h"
@@ -46,7 +48,7 @@ static int fill_cache(hb_exec *x, const uint64_t *blocks, size_t n,
     x->st.cache_fill_blocks += after->blocks_read - before.blocks_read;
     x->st.gather.blocks_read += after->blocks_read - before.blocks_read;
     x->st.gather.bytes_read += after->bytes_read - before.bytes_read;
-    x->st.gather.seconds += hb_now() - t0;
+    x->st.gather.seconds += gnn_now() - t0;
     return rc;
 }
 
@@ -94,7 +96,7 @@ static int cache_pin_hot(hb_exec *x, gnn_err *e)
     }
     for (size_t i = 0; i < (size_t)p->graph.nodes; i++)
         d.key[i] = ((uint64_t)UINT32_MAX << 32) | i;  /* degree 0 */
-    double t0 = hb_now();
+    double t0 = gnn_now();
     if ((rc = read_graph_once(x, blocks, degree_visit, &d, e))) goto out;
     gnn_sort_u64(d.key, nodes);
     size_t n = GNN_MIN(nodes, fc_capacity(gs->fc));
@@ -102,9 +104,9 @@ static int cache_pin_hot(hb_exec *x, gnn_err *e)
     for (size_t i = 0; i < n; i++) rows[i] = (uint32_t)(d.key[i] & UINT32_MAX);
     gnn_sort_u32(rows, n);
     if ((rc = fc_pin(gs->fc, rows, n, e))) goto out;
-    if (hb_grow((void **)&gs->gitems, &gs->capgitems, n + 1,
+    if (gnn_grow((void **)&gs->gitems, &gs->capgitems, n + 1,
                 sizeof *gs->gitems) ||
-        hb_grow((void **)&bk->blockof, &bk->capblockof, n + 1,
+        gnn_grow((void **)&bk->blockof, &bk->capblockof, n + 1,
                 sizeof *bk->blockof)) {
         rc = gnn_seterr(e, GNNDB_NOMEM, "out of memory filling the cache");
         goto out;
@@ -171,7 +173,7 @@ static int cache_pin_blocks(hb_exec *x, gnn_err *e)
         rc = gnn_seterr(e, GNNDB_NOMEM, "out of memory choosing hot blocks");
         goto out;
     }
-    double t0 = hb_now();
+    double t0 = gnn_now();
     if ((rc = read_graph_once(x, blocks, hot_visit, &d, e)) ||
         (rc = bc_choose(x->gat.bc, d.weight, e)))
         goto out;
@@ -389,9 +391,9 @@ static int cache_gather(hb_exec *x, const cat_table *t, gnn_err *e)
     hb_blocks *bk = &x->bk;
     size_t n = gs->ngitems, nf = 0;
     for (int i = 0; i < x->nb2; i++) nf += x->hb2[i].nn;
-    if (hb_grow((void **)&gs->crows, &gs->capcrows, n + 1, sizeof *gs->crows) ||
-        hb_grow((void **)&gs->csrc, &gs->capcsrc, n + 1, sizeof *gs->csrc) ||
-        hb_grow((void **)&gs->cfut, &gs->capcfut, nf + 1, sizeof *gs->cfut))
+    if (gnn_grow((void **)&gs->crows, &gs->capcrows, n + 1, sizeof *gs->crows) ||
+        gnn_grow((void **)&gs->csrc, &gs->capcsrc, n + 1, sizeof *gs->csrc) ||
+        gnn_grow((void **)&gs->cfut, &gs->capcfut, nf + 1, sizeof *gs->cfut))
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory gathering");
     for (size_t k = 0; k < n; k++) gs->crows[k] = gs->gitems[k].row;
     nf = 0;
@@ -405,7 +407,7 @@ static int cache_gather(hb_exec *x, const cat_table *t, gnn_err *e)
     x->st.cache_hits += fc_hits(gs->fc) - h0;
     x->st.cache_misses += fc_misses(gs->fc) - m0;
     size_t rowbytes = (size_t)t->dim * blk_dtype_size(t->dtype), w = 0;
-    double c0 = hb_now();
+    double c0 = gnn_now();
     for (size_t k = 0; k < n; k++) {
         const hb_gitem *g = &gs->gitems[k];
         if (gs->csrc[k] >= 0) {
@@ -417,12 +419,12 @@ static int cache_gather(hb_exec *x, const cat_table *t, gnn_err *e)
             bk->blockof[w++] = g->row / t->rows_per_block;
         }
     }
-    x->st.gather.cpu_seconds += hb_now() - c0;
+    x->st.gather.cpu_seconds += gnn_now() - c0;
     const uint32_t *frows, *fslots;
     size_t nfill = fc_fills(gs->fc, &frows, &fslots);
-    if (hb_grow((void **)&gs->gitems, &gs->capgitems, w + nfill + 1,
+    if (gnn_grow((void **)&gs->gitems, &gs->capgitems, w + nfill + 1,
                 sizeof *gs->gitems) ||
-        hb_grow((void **)&bk->blockof, &bk->capblockof, w + nfill + 1,
+        gnn_grow((void **)&bk->blockof, &bk->capblockof, w + nfill + 1,
                 sizeof *bk->blockof))
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory gathering");
     for (size_t i = 0; i < nfill; i++, w++) {
@@ -441,14 +443,14 @@ static int gather_table(hb_exec *x, const cat_table *t, blk_file *f,
 {
     hb_gather_state *gs = &x->gat;
     hb_blocks *bk = &x->bk;
-    double t0 = hb_now();
+    double t0 = gnn_now();
     gs->ngitems = 0;
     for (int i = 0; i < x->nb; i++) {
         hb_batch *b = &x->hb[i];
         size_t n = labels ? (size_t)b->nseeds : b->nn;
-        if (hb_grow((void **)&gs->gitems, &gs->capgitems, gs->ngitems + n,
+        if (gnn_grow((void **)&gs->gitems, &gs->capgitems, gs->ngitems + n,
                     sizeof *gs->gitems) ||
-            hb_grow((void **)&bk->blockof, &bk->capblockof, gs->ngitems + n,
+            gnn_grow((void **)&bk->blockof, &bk->capblockof, gs->ngitems + n,
                     sizeof *bk->blockof))
             return gnn_seterr(e, GNNDB_NOMEM, "out of memory gathering");
         for (size_t q = 0; q < n; q++) {
@@ -460,7 +462,7 @@ static int gather_table(hb_exec *x, const cat_table *t, blk_file *f,
             gs->ngitems++;
         }
     }
-    o->seconds += hb_now() - t0;  /* listing the items is gather's too */
+    o->seconds += gnn_now() - t0;  /* listing the items is gather's too */
     return hb_gather_items(x, t, f, labels ? HB_TO_Y : HB_TO_X, 0, o, e);
 }
 
@@ -492,7 +494,7 @@ int hb_gather_items(hb_exec *x, const cat_table *t, blk_file *f, int dest,
 {
     hb_gather_state *gs = &x->gat;
     hb_blocks *bk = &x->bk;
-    double t0 = hb_now();
+    double t0 = gnn_now();
     size_t accesses = gs->ngitems;
     int rc = hb_bucket(bk, gs->ngitems, (uint64_t)t->nblocks, e);
     if (rc) return rc;
@@ -503,15 +505,15 @@ int hb_gather_items(hb_exec *x, const cat_table *t, blk_file *f, int dest,
     gran_ops ops = {gather_mark, NULL, NULL, gather_visit, x};
     rc = gran_fetch(&gs->fgran, x->fpool, f, bk->ublocks, bk->nub, &ops, o, e);
     o->items += accesses;
-    o->seconds += hb_now() - t0;
+    o->seconds += gnn_now() - t0;
     return rc;
 }
 
 int hb_gather_reserve(hb_exec *x, size_t n, gnn_err *e)
 {
-    if (hb_grow((void **)&x->gat.gitems, &x->gat.capgitems, n + 1,
+    if (gnn_grow((void **)&x->gat.gitems, &x->gat.capgitems, n + 1,
                 sizeof *x->gat.gitems) ||
-        hb_grow((void **)&x->bk.blockof, &x->bk.capblockof, n + 1,
+        gnn_grow((void **)&x->bk.blockof, &x->bk.capblockof, n + 1,
                 sizeof *x->bk.blockof))
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory listing %zu rows "
                           "to gather", n);

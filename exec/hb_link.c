@@ -3,6 +3,7 @@
 ** PARTITION and the hyperbatch need nothing new), starting each mini-batch
 ** from its positives' and negatives' endpoints, and finishing its link
 ** fields. The rules themselves are link.c's. */
+#include "grow.h"
 #include "exec_int.h"
 #include "edge_split.h"
 #include "edge_table.h"
@@ -156,7 +157,7 @@ int hb_link_finish(hb_exec *x, hb_batch *b, gnn_err *e)
     const plan *p = x->p;
     gnndb_batch_view *v = &b->view;
     if (p->eids) {
-        if (hb_grow((void **)&b->e_id, &b->cap_out_eid, b->ne + 1,
+        if (gnn_grow((void **)&b->e_id, &b->cap_out_eid, b->ne + 1,
                     sizeof *b->e_id))
             return gnn_seterr(e, GNNDB_NOMEM, "out of memory finishing "
                               "batches");

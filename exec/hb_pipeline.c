@@ -14,6 +14,7 @@
 ** in more sub-rounds than it saves), or when the spill area's limit cannot
 ** hold two rounds. The batches are the same either way: every choice is
 ** the sampler's, keyed by the batch. */
+#include "clock.h"
 #include "exec_int.h"
 #include "spill.h"
 
@@ -79,13 +80,13 @@ static int join_build(hb_exec *x, gnn_err *e)
 ** start the build of the one after it when it may overlap. */
 static int next_round(hb_exec *x, gnn_err *e)
 {
-    double t0 = hb_now();
+    double t0 = gnn_now();
     /* built here, the round has the whole budget: the read buffers of the
     ** round handed out are dead */
     if (!x->bg.running) hbs_readback_trim(x);
     int joined = x->bg.running;
     int rc = joined ? join_build(x, e) : hbs_build(x, e);
-    x->est.seconds += hb_now() - t0;
+    x->est.seconds += gnn_now() - t0;
     x->est.overlapped += (uint64_t)(joined && !rc);
     if (rc) return rc;
     hb_round *r = x->sp.emit;

@@ -7,6 +7,8 @@
 ** round is built on another thread (hb_pipeline.c), whose worker pool this
 ** side then leaves alone. Short of memory, one buffer does: the run is read
 ** into it and put in order in place, and nothing is read ahead. */
+#include "clock.h"
+#include "grow.h"
 #include "exec_int.h"
 #include "pool.h"
 #include "spill.h"
@@ -166,8 +168,8 @@ static int arrival_order(hb_exec *x, const rb_part *pt, gnn_err *e)
     hb_readback *rb = &x->rb;
     size_t nn = pt->n;
     size_t words = nn / 64 + 1;
-    if (hb_grow((void **)&rb->ord, &rb->capord, nn + 1, sizeof *rb->ord) ||
-        hb_grow((void **)&rb->ordseen, &rb->capordseen, words,
+    if (gnn_grow((void **)&rb->ord, &rb->capord, nn + 1, sizeof *rb->ord) ||
+        gnn_grow((void **)&rb->ordseen, &rb->capordseen, words,
                 sizeof *rb->ordseen))
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory reading back");
     memset(rb->ordseen, 0, words * sizeof *rb->ordseen);
@@ -196,7 +198,7 @@ static int order_in_place(hb_exec *x, const rb_part *pt, unsigned char *buf,
     hb_readback *rb = &x->rb;
     size_t nn = pt->n, rowbytes = pt->rowbytes;
     unsigned char *rows = buf + pt->rows_off;
-    if (hb_grow((void **)&rb->rowtmp, &rb->caprowtmp, 2 * rowbytes + 1, 1))
+    if (gnn_grow((void **)&rb->rowtmp, &rb->caprowtmp, 2 * rowbytes + 1, 1))
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory reading back");
     unsigned char *held = rb->rowtmp, *swap = rb->rowtmp + rowbytes;
     const uint32_t done = 0x80000000u;
@@ -354,11 +356,11 @@ int hbs_next(hb_exec *x, const gnndb_batch_view **view, gnn_err *e)
     /* in order into a buffer of its own when it fits, which lets the next
     ** runs be read meanwhile; else in place */
     int two = !rc && x->p->spill_ahead > 0 && fits(x, growth(rb->capout, size));
-    double t0 = hb_now();
+    double t0 = gnn_now();
     unsigned char *buf = NULL;
     size_t eoff = 0;
     if (!rc) rc = put_in_order(x, s, k, two, size, &buf, &eoff, e);
-    x->est.spill.cpu_seconds += hb_now() - t0;
+    x->est.spill.cpu_seconds += gnn_now() - t0;
     if (!rc && !(rc = fill_view(x, s, buf, eoff, e))) rb->scur++;
     if (!rc && two) rc = read_ahead(x, rb->scur, e);
     /* read back once: its space goes back to the spill area now, while

@@ -19,6 +19,8 @@
 ** round handed out holds (x->bg.reserve). Every choice is the sampler's, so
 ** batches are bit-identical to the in-memory path; only where the bytes
 ** wait differs. */
+#include "clock.h"
+#include "grow.h"
 #include "exec_int.h"
 #include "pool.h"
 #include "spill.h"
@@ -225,7 +227,7 @@ static int spill_subround(hb_exec *x, gnn_err *e)
 {
     hb_round *r = x->sp.build;
     size_t had = r->capsb;
-    if (hb_grow((void **)&r->sb, &r->capsb, (size_t)(r->nsb + x->nb),
+    if (gnn_grow((void **)&r->sb, &r->capsb, (size_t)(r->nsb + x->nb),
                 sizeof *r->sb))
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory spilling");
     memset(r->sb + had, 0, (r->capsb - had) * sizeof *r->sb);
@@ -237,7 +239,7 @@ static int spill_subround(hb_exec *x, gnn_err *e)
     uint64_t *tmp = NULL;
     size_t captmp = 0;
     if (!rc && x->p->graph.has_map) rc = idx_begin(x->db->idx, 0, &t, e);
-    double t0 = hb_now();
+    double t0 = gnn_now();
     for (int i = 0; i < x->nb && !rc; i++) {
         hb_batch *b = &x->hb[i];
         /* a typed batch's ranks, which an in-memory round's gather lays
@@ -257,7 +259,7 @@ static int spill_subround(hb_exec *x, gnn_err *e)
         b->cap_out_nodes = b->cap_out_edges = b->cap_out_eid = 0;
         b->cap_t_out = 0;
     }
-    x->st.spill.seconds += hb_now() - t0;
+    x->st.spill.seconds += gnn_now() - t0;
     free(tmp);
     idx_abort(t);
     hb_trim();  /* the outputs just freed, before the next sub-round grows */
@@ -438,9 +440,9 @@ static int sg_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
         if (!j->dst[i]) return e->rc;
     }
     j->h = h;
-    double t0 = hb_now();
+    double t0 = gnn_now();
     wpool_run(x->pool, (size_t)r->nsb, sg_copy_task, j);
-    x->st.gather.cpu_seconds += hb_now() - t0;
+    x->st.gather.cpu_seconds += gnn_now() - t0;
     for (int i = 0; i < r->nsb; i++) {
         if (!j->dst[i]) continue;
         spill_run_commit(r->sb[i].run, (j->hi[i] - j->lo[i]) * sec->rowbytes);
@@ -466,7 +468,7 @@ static int round_blocks(hb_exec *x, const hbs_section *sec, gnn_err *e)
     const cat_table *t = sec ? sec->t : &x->p->labels;
     uint64_t rpb = t->rows_per_block, nblocks = (uint64_t)t->nblocks;
     unsigned char *need = NULL;
-    if (hb_grow((void **)&x->bk.blockof, &x->bk.capblockof, nblocks + 1,
+    if (gnn_grow((void **)&x->bk.blockof, &x->bk.capblockof, nblocks + 1,
                 sizeof *x->bk.blockof) ||
         !(need = calloc(nblocks + 1, 1))) {
         gnn_seterr(e, GNNDB_NOMEM, "out of memory gathering");
@@ -518,7 +520,7 @@ static int sg_label_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
 static int fetch_counted(hb_exec *x, blk_file *f, size_t n, bp_visit_fn fn,
                          void *arg, gnn_err *e)
 {
-    double t0 = hb_now();
+    double t0 = gnn_now();
     bp_stats before = *bp_get_stats(x->fpool);
     int rc = bp_fetch(x->fpool, f, x->bk.blockof, n, fn, arg, e);
     const bp_stats *after = bp_get_stats(x->fpool);
@@ -528,7 +530,7 @@ static int fetch_counted(hb_exec *x, blk_file *f, size_t n, bp_visit_fn fn,
     o->hits += after->hits - before.hits;
     o->misses += after->misses - before.misses;
     o->reads_issued += after->reads_issued - before.reads_issued;
-    o->seconds += hb_now() - t0;
+    o->seconds += gnn_now() - t0;
     return rc;
 }
 
@@ -538,7 +540,7 @@ static int gather_section(hb_exec *x, const hbs_section *sec, gnn_err *e)
     hb_round *r = x->sp.build;
     int n = round_blocks(x, sec, e);
     if (n < 0) return e->rc;
-    if (hb_grow((void **)&r->arrival, &r->caparrival,
+    if (gnn_grow((void **)&r->arrival, &r->caparrival,
                 r->narrival + (size_t)n + 1, sizeof *r->arrival))
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory gathering");
     size_t ns = (size_t)r->nsb + 1;
@@ -589,7 +591,7 @@ static int spill_gather(hb_exec *x, gnn_err *e)
                    : fetch_counted(x, x->lf, (size_t)n, sg_label_visit, x, e);
     }
     if (rc) return rc;
-    double t0 = hb_now();
+    double t0 = gnn_now();
     for (int i = 0; i < r->nsb && !rc; i++) {
         rc = spill_run_seal(r->sb[i].run, e);
         free(r->sb[i].srows);   /* the run holds them for phase 3 */
@@ -597,7 +599,7 @@ static int spill_gather(hb_exec *x, gnn_err *e)
         r->sb[i].srows = NULL;
         r->sb[i].seids = NULL;
     }
-    x->st.spill.seconds += hb_now() - t0;
+    x->st.spill.seconds += gnn_now() - t0;
     return rc;
 }
 

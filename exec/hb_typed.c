@@ -7,6 +7,7 @@
 ** each node gets its rank within its type, and the outputs are cut per
 ** type (n_id local to the type, x from the type's table, y on the seeds'
 ** type) and per relation (edge_index into the two types' n_id). */
+#include "grow.h"
 #include "exec_int.h"
 
 #include <stdlib.h>
@@ -128,7 +129,7 @@ static int have_views(const plan *p, hb_batch *b)
 int hb_typed_layout(const plan *p, hb_batch *b, gnn_err *e)
 {
     if (!have_views(p, b) ||
-        hb_grow((void **)&b->trank, &b->captrank, b->nn + 1, sizeof *b->trank))
+        gnn_grow((void **)&b->trank, &b->captrank, b->nn + 1, sizeof *b->trank))
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
     for (int t = 0; t < p->ntypes; t++) b->tviews[t].num_nodes = 0;
     for (size_t q = 0; q < b->nn; q++)
@@ -262,7 +263,7 @@ int hb_typed_finish(hb_exec *x, hb_batch *b, gnn_err *e)
 {
     const plan *p = x->p;
     int rc;
-    if (hb_grow((void **)&b->t_out, &b->cap_t_out,
+    if (gnn_grow((void **)&b->t_out, &b->cap_t_out,
                 hb_typed_words(p, b->nn, b->ne) + 1, sizeof *b->t_out))
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory finishing batches");
     count_outputs(p, b, b->t_out);

@@ -5,6 +5,8 @@
 ** neighbours in continuation blocks fetched in a second round, and the
 ** results assembled in frontier order into each mini-batch through its
 ** node map (internal id -> local index), which this file also owns. */
+#include "clock.h"
+#include "grow.h"
 #include "exec_int.h"
 #include "rng.h"
 #include "sample.h"
@@ -105,7 +107,7 @@ int hb_add_node(hb_batch *b, uint32_t node, uint32_t *local)
         if (b->nodes[m->slots[h]] == node) { *local = m->slots[h]; return 0; }
         h = (h + 1) & (m->cap - 1);
     }
-    if (hb_grow((void **)&b->nodes, &b->capn, b->nn + 1, sizeof *b->nodes))
+    if (gnn_grow((void **)&b->nodes, &b->capn, b->nn + 1, sizeof *b->nodes))
         return -1;
     if ((m->n + 1) * 2 > m->cap) {
         if (nmap_rehash(m, b->nodes)) return -1;
@@ -123,11 +125,11 @@ int hb_add_node(hb_batch *b, uint32_t node, uint32_t *local)
 
 int hb_bucket(hb_blocks *bk, size_t n, uint64_t nblocks, gnn_err *e)
 {
-    if (hb_grow((void **)&bk->bstart, &bk->capbstart, nblocks + 1,
+    if (gnn_grow((void **)&bk->bstart, &bk->capbstart, nblocks + 1,
                 sizeof *bk->bstart) ||
-        hb_grow((void **)&bk->sorted, &bk->capsorted, n + 1,
+        gnn_grow((void **)&bk->sorted, &bk->capsorted, n + 1,
                 sizeof *bk->sorted) ||
-        hb_grow((void **)&bk->ublocks, &bk->capublocks,
+        gnn_grow((void **)&bk->ublocks, &bk->capublocks,
                 GNN_MIN(n, nblocks) + 1, sizeof *bk->ublocks))
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory bucketing blocks");
     const uint64_t *blockof = bk->blockof;
@@ -178,10 +180,10 @@ void hb_run_block(hb_exec *x, uint64_t no, const void *data, size_t lo,
     x->bk.vis_lo = lo;
     x->bk.vis_hi = hi;
     size_t tasks = (hi - lo + HB_CHUNK - 1) / HB_CHUNK;
-    double t0 = hb_now();
+    double t0 = gnn_now();
     /* small blocks of work are not worth waking the workers for */
     wpool_run(tasks > 1 ? x->pool : NULL, tasks, fn, x);
-    *cpu_seconds += hb_now() - t0;
+    *cpu_seconds += gnn_now() - t0;
 }
 
 /* ---- a hop's own state ---- */
@@ -255,7 +257,7 @@ static uint64_t hop_key_hop(const hb_exec *x)
 static int pend_add(hb_exec *x, hb_worker *wk, const hb_item *it,
                     const blk_node *o, uint32_t q, uint32_t i)
 {
-    if (hb_grow((void **)&wk->pend, &wk->cappend, wk->npend + 1,
+    if (gnn_grow((void **)&wk->pend, &wk->cappend, wk->npend + 1,
                 sizeof *wk->pend))
         return -1;
     hb_pend *pd = &wk->pend[wk->npend++];
@@ -332,8 +334,8 @@ static int hop_reserve(hb_exec *x, uint64_t no, const void *data, size_t lo,
         need += m;
         if (m > *most) *most = m;
     }
-    if (hb_grow((void **)&h->arena, &h->caparena, need + 1, sizeof *h->arena) ||
-        (x->p->eids && hb_grow((void **)&h->earena, &h->capearena, need + 1,
+    if (gnn_grow((void **)&h->arena, &h->caparena, need + 1, sizeof *h->arena) ||
+        (x->p->eids && gnn_grow((void **)&h->earena, &h->capearena, need + 1,
                                sizeof *h->earena)))
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory sampling");
     h->narena = need;
@@ -347,7 +349,7 @@ static int hop_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
     if (hb_halted(x))
         return gnn_seterr(e, GNNDB_INTERRUPT, "interrupted");
     size_t lo = x->bk.bstart[no], hi = x->bk.bstart[no + 1];
-    if (hb_grow((void **)&h->objs, &h->capobjs, hi - lo, sizeof *h->objs))
+    if (gnn_grow((void **)&h->objs, &h->capobjs, hi - lo, sizeof *h->objs))
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory sampling");
     uint32_t most;
     int rc = hop_reserve(x, no, data, lo, hi, &most, e);
@@ -355,7 +357,7 @@ static int hop_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
     int nw = wpool_threads(x->pool);
     for (int w = 0; w < nw; w++) {
         hb_worker *wk = &h->workers[w];
-        if (hb_grow((void **)&wk->pos, &wk->cappos, most + 1, sizeof *wk->pos))
+        if (gnn_grow((void **)&wk->pos, &wk->cappos, most + 1, sizeof *wk->pos))
             return gnn_seterr(e, GNNDB_NOMEM, "out of memory sampling");
         wk->npend = 0;
         wk->oom = 0;
@@ -366,7 +368,7 @@ static int hop_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
     for (int w = 0; w < nw; w++) {
         hb_worker *wk = &h->workers[w];
         if (wk->oom ||
-            hb_grow((void **)&h->pend, &h->cappend, h->npend + wk->npend + 1,
+            gnn_grow((void **)&h->pend, &h->cappend, h->npend + wk->npend + 1,
                     sizeof *h->pend))
             return gnn_seterr(e, GNNDB_NOMEM, "out of memory sampling");
         if (wk->npend)
@@ -407,7 +409,7 @@ static void stats_add(hb_opstats *o, const bp_stats *before,
 ** when the plan reads them); -1 when out of memory. */
 static int reserve_edges(const plan *p, hb_batch *b, size_t more)
 {
-    if (hb_grow((void **)&b->esrc, &b->cape, b->ne + more + 1,
+    if (gnn_grow((void **)&b->esrc, &b->cape, b->ne + more + 1,
                 sizeof *b->esrc))
         return -1;
     if (b->cape > b->capdst) {
@@ -488,9 +490,9 @@ static int hop_items(hb_exec *x, gnn_err *e)
     for (int i = 0; i < x->nb; i++) {
         hb_batch *b = &x->hb[i];
         size_t lo = b->frontier_lo, hi = b->hop_end;
-        if (hb_grow((void **)&h->items, &h->capitems, h->nitems + (hi - lo),
+        if (gnn_grow((void **)&h->items, &h->capitems, h->nitems + (hi - lo),
                     sizeof *h->items) ||
-            hb_grow((void **)&bk->blockof, &bk->capblockof,
+            gnn_grow((void **)&bk->blockof, &bk->capblockof,
                     h->nitems + (hi - lo), sizeof *bk->blockof))
             return gnn_seterr(e, GNNDB_NOMEM, "out of memory sampling");
         for (size_t q = lo; q < hi; q++) {
@@ -513,7 +515,7 @@ static int hop_continuations(hb_exec *x, gnn_err *e)
     hb_hop_state *h = &x->hop;
     hb_blocks *bk = &x->bk;
     uint64_t nblocks = x->gtopo->nblocks;
-    if (hb_grow((void **)&bk->blockof, &bk->capblockof, h->npend,
+    if (gnn_grow((void **)&bk->blockof, &bk->capblockof, h->npend,
                 sizeof *bk->blockof))
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory sampling");
     for (size_t i = 0; i < h->npend; i++) {
@@ -533,7 +535,7 @@ static int hop_continuations(hb_exec *x, gnn_err *e)
 static int hop_assemble(hb_exec *x, gnn_err *e)
 {
     hb_hop_state *h = &x->hop;
-    if (hb_grow((void **)&h->bitem, &h->capbitem, (size_t)x->nb + 1,
+    if (gnn_grow((void **)&h->bitem, &h->capbitem, (size_t)x->nb + 1,
                 sizeof *h->bitem))
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory sampling");
     for (size_t k = 0, i = 0; i <= (size_t)x->nb; i++) {
@@ -549,7 +551,7 @@ static int hop_assemble(hb_exec *x, gnn_err *e)
 
 int hb_hop_pass(hb_exec *x, int hop, gnn_err *e)
 {
-    double t0 = hb_now();
+    double t0 = gnn_now();
     hb_hop_state *h = &x->hop;
     hb_opstats *o = &x->st.hop[hop];
     h->index = hop;
@@ -568,16 +570,16 @@ int hb_hop_pass(hb_exec *x, int hop, gnn_err *e)
     if (!rc && h->npend) rc = hop_continuations(x, e);
     if (rc) return rc;
 
-    double ta = hb_now();
+    double ta = gnn_now();
     size_t ne0 = 0, ne1 = 0;
     for (int i = 0; i < x->nb; i++) ne0 += x->hb[i].ne;
     if ((rc = hop_assemble(x, e))) return rc;
     for (int i = 0; i < x->nb; i++) ne1 += x->hb[i].ne;
-    o->cpu_seconds += hb_now() - ta;
+    o->cpu_seconds += gnn_now() - ta;
     stats_add(o, &before, bp_get_stats(x->gpool));
     o->items += h->nitems;
     o->edges += ne1 - ne0;
-    o->seconds += hb_now() - t0;
+    o->seconds += gnn_now() - t0;
     return GNNDB_OK;
 }
 

@@ -9,6 +9,7 @@
 ** Determinism: each choice depends only on (seed, epoch, batch, hop, node)
 ** and results are assembled in frontier order after all blocks of a hop have
 ** been visited, so the order in which blocks arrive changes nothing. */
+#include "clock.h"
 #include "exec.h"
 #include "exec_int.h"
 #include "sample.h"
@@ -25,14 +26,6 @@
 #include <malloc.h>
 #endif
 #include <sys/stat.h>
-#include <time.h>
-
-double hb_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 size_t hb_uncounted(hb_exec *x, size_t counted)
 {
@@ -46,20 +39,6 @@ size_t hb_uncounted(hb_exec *x, size_t counted)
                     (int64_t)bp_touched_bytes(x->fpool) + p->cache_bytes +
                     p->copies_bytes + (int64_t)counted;
     return rss > known ? (size_t)(rss - known) : 0;
-}
-
-int hb_grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap) return 0;
-    /* a quarter of slack, not doubling: capacities are what count against
-    ** memory_limit, and staged arrays are sized once per hop */
-    size_t c = GNN_MAX(need, *cap + *cap / 4);
-    if (c < 64) c = 64;
-    void *q = realloc(*p, c * elem);
-    if (!q) return -1;
-    *p = q;
-    *cap = c;
-    return 0;
 }
 
 /* ---- seeds: each epoch's seeds (seeds.c) ---- */
@@ -280,7 +259,7 @@ int hb_seed_round(hb_exec *x, int64_t g, gnn_err *e)
     int64_t epoch, first;
     int64_t n = plan_round(p, g, x->h_next, &epoch, &first);
     if (!x->ahead) count_epoch(&x->st, epoch);
-    double t0 = hb_now();
+    double t0 = gnn_now();
     if (hb_alloc_batches(x, (int)n, e)) return e->rc;
     /* slots a larger hyperbatch left beyond this one hold their arrays'
     ** memory, which no budget counts: give it back */
@@ -316,7 +295,7 @@ int hb_seed_round(hb_exec *x, int64_t g, gnn_err *e)
         int rc = hb_link_seed_round(x, order, e);
         if (rc) return rc;
     }
-    x->st.seeds.seconds += hb_now() - t0;
+    x->st.seeds.seconds += gnn_now() - t0;
     return GNNDB_OK;
 }
 
@@ -471,9 +450,9 @@ int hb_next(hb_exec *x, const gnndb_batch_view **view, gnn_err *e)
         if (x->next_global >= x->p->total_batches) return GNNDB_DONE;
         if (x->db->interrupt)
             return gnn_seterr(e, GNNDB_INTERRUPT, "interrupted");
-        double t0 = hb_now();
+        double t0 = gnn_now();
         int rc = build_hyperbatch(x, e);
-        x->est.seconds += hb_now() - t0;
+        x->est.seconds += gnn_now() - t0;
         if (rc) return rc;
     }
     hb_batch *b = &x->hb[x->cur++];

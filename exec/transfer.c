@@ -8,6 +8,8 @@
 ** Pinned outputs are those of rounds kept in memory (x, y, edge_attr, a
 ** typed batch's rows, n_id and edge_index) and a spilled round's read
 ** buffers, which are what a spilled batch is handed out from. */
+#include "clock.h"
+#include "grow.h"
 #include "exec_int.h"
 #include "../gpu/gcache.h"
 
@@ -47,7 +49,7 @@ static int pin_outputs(const hb_exec *x) { return x->tr.pin && !x->p->spill; }
 
 int hb_out_grow(hb_exec *x, void **p, size_t *cap, size_t need, size_t elem)
 {
-    if (!pin_outputs(x)) return hb_grow(p, cap, need, elem);
+    if (!pin_outputs(x)) return gnn_grow(p, cap, need, elem);
     if (need <= *cap) return 0;
     size_t c = GNN_MAX(need, *cap + *cap / 4);
     if (c < 64) c = 64;
@@ -135,9 +137,9 @@ int hb_transfer_batch(hb_exec *x, hb_batch *b, const gnndb_batch_view **view,
         *view = &b->view;
         return GNNDB_OK;
     }
-    double t0 = hb_now();
+    double t0 = gnn_now();
     int rc = xfer_batch(x->tr.xf, &b->view, &x->tr.view, e);
-    count(x, hb_now() - t0);
+    count(x, gnn_now() - t0);
     if (rc) return failed(x, b, e);
     *view = &x->tr.view;
     return GNNDB_OK;
