@@ -28,6 +28,8 @@
 #include "seeds.h"
 #include "link.h"
 #include "spill.h"
+#include "hb_topo.h"
+#include "hbs_format.h"
 #include "../gpu/xfer.h"
 
 typedef struct nmap {        /* internal id -> local index, open addressing */
@@ -99,51 +101,6 @@ typedef struct hb_worker {  /* one worker's scratch */
     size_t npend, cappend;
     int oom;
 } hb_worker;
-
-typedef struct hb_sbatch {   /* a spilled mini-batch (hb_spill.c) */
-    int64_t epoch, batch, nseeds;
-    size_t nn, ne;
-    int64_t nsn[AST_MAX_HOPS + 1];
-    int64_t nse[AST_MAX_HOPS];
-    uint32_t *srows;         /* its nodes by row, ascending (until gathered) */
-    uint32_t *seids;         /* with edge rows: its edges' ids, ascending
-                             ** (a typed batch's relation by relation) */
-    size_t *esec;            /* typed: relation r's are seids[esec[r] ..
-                             ** esec[r + 1]) (p->nrels + 1 of them) */
-    uint64_t *yrows;         /* its seeds: (row << 32 | local), ascending */
-    int64_t *y;              /* their labels, local order */
-    int64_t *lk_words;       /* a link batch's label arrays (lk_finish) */
-    size_t npos, nneg;
-    struct spill_run *run;   /* topology, then rows as blocks arrived */
-} hb_sbatch;
-
-/* A typed SAMPLE takes at most this many node types (plan_typed.c). */
-#define HB_MAX_TYPES 64
-
-/* One table whose rows a spilled round gathers into its runs
-** (hbs_sections): the node features or one node type's, whose rows are the
-** nodes with ids in [base, end), row = id - base; or EDGE FEATURES' table
-** or one relation's (`edges`), whose rows are its edges' ids. Each run holds
-** the rows of its sections one after another, in section order. */
-typedef struct hbs_section {
-    const cat_table *t;
-    blk_file *f;
-    uint64_t base, end;
-    size_t rowbytes;         /* an output row: float32 */
-    int pinned;              /* the hot-block cache may hold its blocks */
-    int edges;               /* rows of edges: all of them, or relation rel's */
-    int rel;                 /* typed: the relation; -1 otherwise */
-} hbs_section;
-
-typedef struct hb_round {    /* a spilled round of mini-batches */
-    hb_sbatch *sb;           /* a record per mini-batch, in batch order */
-    int nsb;
-    size_t capsb;
-    uint32_t *arrival;       /* feature blocks in the order they arrived */
-    size_t narrival, caparrival;
-    /* section k's blocks are arrival[sec_arrival[k] .. sec_arrival[k+1]) */
-    size_t sec_arrival[PLAN_SPILL_SECTIONS + 1];
-} hb_round;
 
 #define HB_GI_CACHE UINT32_MAX
 
@@ -234,6 +191,7 @@ typedef struct hb_spill_state {
     hb_round *emit, *build;
     int64_t s_next;          /* the plan's sampling sub-round */
     double sample_per;       /* bytes a sampled mini-batch held (measured) */
+    hbs_tables tables;       /* what a round gathers from (hbs_open) */
 } hb_spill_state;
 
 /* Handing a spilled round out (hb_readback.c): the buffers its runs are
@@ -279,26 +237,6 @@ typedef struct hb_link {
     lk_seeds seeds;
     uint64_t *excluded;
 } hb_link;
-
-/* A topology the hops read: the graph's (or its edge-id graph's), or one
-** relation's of a typed graph (hb_typed.c), with its block index; the hop
-** samples through whichever x->gtopo points at. */
-typedef struct hb_rel_topo {
-    blk_file *f;
-    blk_file *ef;            /* EDGE FEATURES: its table, where it has one */
-    uint64_t *idx_first, *idx_block;
-    size_t nidx;
-    uint32_t cont_cap;
-    uint64_t nblocks;
-} hb_rel_topo;
-
-/* Open graph g's topology (with edge ids when the plan carries them) as
-** buffer-pool file `id` into *t: its file, block index, the neighbours a
-** continuation block holds, its blocks. hb_topo_close frees what it holds
-** (t->ef too) and zeroes it. */
-int hb_topo_open(hb_exec *x, const cat_graph *g, int id, hb_rel_topo *t,
-                 gnn_err *e);
-void hb_topo_close(hb_rel_topo *t);
 
 typedef struct hb_transfer { /* the transfer operator (transfer.c) */
     xfer *xf;                /* NULL for host */
@@ -540,49 +478,6 @@ void hbs_close(hb_exec *x);
 /* Sample and gather the next round of p->hyperbatch mini-batches into
 ** the spill area, as x->sp.build, within staged_bytes less x->bg.reserve. */
 int hbs_build(hb_exec *x, gnn_err *e);
-/* Words of a typed batch's outputs (t_out) of nn nodes, ne edges: the
-** types' n_id (nn in all), their per-hop node counts, the relations'
-** edge_index (2 ne in all), their per-hop edge counts, and with edge ids
-** the relations' e_id (ne in all). */
-size_t hb_typed_words(const plan *p, size_t nn, size_t ne);
-/* Where a run's parts start, for a mini-batch of nn nodes, ne edges:
-** n_id (8 bytes a node), edge_index (16 an edge), e_id when the batches
-** carry edge ids (8 an edge), a typed batch's per-type and per-relation
-** outputs (hb_typed_words), the local index of each node by row (for a
-** typed batch its rank in its type) and the rows themselves (4 each),
-** then the feature rows of each section. */
-static inline size_t hbs_off_perm(const plan *p, size_t nn, size_t ne)
-{
-    size_t typed = p->typed ? hb_typed_words(p, nn, ne) * 8 : 0;
-    return nn * 8 + ne * (p->eids ? 24 : 16) + typed;
-}
-/* Batches with EDGE FEATURES: each edge's place (its local index, or in a
-** typed batch its rank in its relation) by id, then the ids ascending (4
-** each), after the nodes'. */
-static inline size_t hbs_off_eperm(const plan *p, size_t nn, size_t ne)
-{
-    return hbs_off_perm(p, nn, ne) + nn * 8;
-}
-static inline size_t hbs_off_rows(const plan *p, size_t nn, size_t ne)
-{
-    return hbs_off_eperm(p, nn, ne) +
-           (p->has_efeat || p->typed_efeat ? ne * 8 : 0);
-}
-/* The sections of plan p's spilled rows (at most PLAN_SPILL_SECTIONS):
-** their count. */
-int hbs_sections(const hb_exec *x, hbs_section *out);
-/* Record s's ids of section sec, ascending (its nodes in [base, end) of
-** srows, or its edges, or one relation's, of seids), *n of them, from
-** index *lo of the array they are in. */
-const uint32_t *hbs_section_ids(const hbs_section *sec, const hb_sbatch *s,
-                                const uint32_t *srows, const uint32_t *seids,
-                                size_t *lo, size_t *n);
-/* The first i with a[i] >= key in ascending a[0..n). */
-size_t hbs_lower_u32(const uint32_t *a, size_t n, uint64_t key);
-/* Free a round's records and runs. */
-void hbs_round_release(hb_round *r);
-/* Bytes round r's records hold in memory (hb_spill.c). */
-size_t hbs_records_bytes(const hb_exec *x, const hb_round *r);
 /* Whether the build should give up (interrupt, or hb_close). */
 int hb_halted(const hb_exec *x);
 /* Handing a round out (hb_readback.c): the next mini-batch of x->sp.emit. */
@@ -627,7 +522,7 @@ int hb_typed_finish(hb_exec *x, hb_batch *b, gnn_err *e);
 ** views (allocated once a slot). */
 int hb_typed_layout(const plan *p, hb_batch *b, gnn_err *e);
 /* Point b's type and relation views (allocated here once a slot) into
-** `out`, laid out as hb_typed_words says, whose counts are filled, and
+** `out`, laid out as plan_typed_words says, whose counts are filled, and
 ** into t_x (each type's rows, in type order; NULL: none yet); y on the
 ** seeds' type. b->nn, b->ne, b->nseeds and b->y must be b's. A spilled
 ** batch read back is bound in its read buffer this way. */

@@ -235,16 +235,16 @@ int hb_gather_open(hb_exec *x, gnn_err *e)
     rc = bp_open(p->feat_frames, frame, x->io, &x->fpool, e);
     if (rc) return rc;
     bp_set_max_coalesce(x->fpool, (unsigned)p->coalesce);
-    if (p->cache_policy == FC_HOT_BLOCKS && p->cache_blocks > 0) {
+    if (p->cache_policy == GNN_CACHE_HOT_BLOCKS && p->cache_blocks > 0) {
         rc = bc_open((size_t)p->cache_blocks, p->feat.block_size,
                      (uint64_t)p->feat.nblocks, &x->gat.bc, e);
         return rc ? rc : cache_pin_blocks(x, e);
     }
-    if (p->cache_policy == FC_NONE || p->cache_rows <= 0) return GNNDB_OK;
+    if (p->cache_policy == GNN_CACHE_NONE || p->cache_rows <= 0) return GNNDB_OK;
     rc = fc_open(p->cache_policy, (size_t)p->cache_rows,
                  (size_t)p->feat.dim * blk_dtype_size(p->feat.dtype),
                  &x->gat.fc, e);
-    if (!rc && p->cache_policy == FC_STATIC_DEGREE) rc = cache_pin_hot(x, e);
+    if (!rc && p->cache_policy == GNN_CACHE_STATIC_DEGREE) rc = cache_pin_hot(x, e);
     return rc;
 }
 

@@ -38,7 +38,7 @@ static size_t emit_reserve(const hb_exec *x)
         if (x->sp.emit->sb[i].run)
             big = GNN_MAX(big, spill_run_read_size(x->sp.emit->sb[i].run));
     big += big / 16;
-    return hbs_records_bytes(x, x->sp.emit) +
+    return hbs_records_bytes(x->p, x->sp.emit) +
            (size_t)(1 + x->p->spill_ahead) * big;
 }
 

@@ -55,7 +55,7 @@ static size_t growth(size_t cap, size_t need)
 static int fits(hb_exec *x, size_t more)
 {
     const hb_readback *rb = &x->rb;
-    size_t held = rb->capout + hbs_records_bytes(x, x->sp.emit);
+    size_t held = rb->capout + hbs_records_bytes(x->p, x->sp.emit);
     for (int k = 0; k < SPILL_READ_RUNS; k++) held += rb->capraw[k];
     size_t budget = x->bg.running ? x->bg.reserve : (size_t)x->p->staged_bytes;
     size_t slack = x->bg.running ? 0 : hb_uncounted(x, held);
@@ -131,7 +131,7 @@ static int record_parts(hb_exec *x, const hb_sbatch *s,
 {
     const plan *p = x->p;
     hbs_section sec[PLAN_SPILL_SECTIONS];
-    int n = hbs_sections(x, sec);
+    int n = hbs_sections(p, &x->sp.tables, sec);
     const hb_round *r = x->sp.emit;
     const uint32_t *perm =
         (const uint32_t *)(buf + hbs_off_perm(p, s->nn, s->ne));

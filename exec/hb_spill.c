@@ -34,33 +34,18 @@ int hbs_open(hb_exec *x, gnn_err *e)
 {
     gnndb *db = x->db;
     const char *dir = db->pragma.temp_dir[0] ? db->pragma.temp_dir : db->dir;
+    /* the tables are open by now (hb_gather_open, the typed variant's
+    ** open) and stay so for the run */
+    x->sp.tables = (hbs_tables){x->ff, x->ef, x->tf, x->rt};
     hbs_readback_init(x);
     return spill_open(dir, db->pragma.spill_limit, x->p->io, &x->sp.area, e);
-}
-
-static void sbatch_release(hb_sbatch *s)
-{
-    free(s->srows);
-    free(s->seids);
-    free(s->esec);
-    free(s->yrows);
-    free(s->y);
-    free(s->lk_words);
-    spill_run_free(s->run);
-    memset(s, 0, sizeof *s);
-}
-
-void hbs_round_release(hb_round *r)
-{
-    for (int i = 0; i < r->nsb; i++) sbatch_release(&r->sb[i]);
-    r->nsb = 0;
 }
 
 void hbs_close(hb_exec *x)
 {
     for (int k = 0; k < 2; k++) {
         hb_round *r = &x->sp.rounds[k];
-        for (size_t i = 0; i < r->capsb; i++) sbatch_release(&r->sb[i]);
+        for (size_t i = 0; i < r->capsb; i++) hbs_sbatch_release(&r->sb[i]);
         free(r->sb);
         free(r->arrival);
     }
@@ -73,29 +58,12 @@ int hb_halted(const hb_exec *x)
     return x->db->interrupt || atomic_load(&x->bg.stop);
 }
 
-/* Bytes the records of round r hold in memory: their sorted rows (until
-** gathered) and labels, each run's write buffer and the writes in flight,
-** and the outputs of the one batch being spilled (held only while
-** sampling; counted in every phase, which keeps the read-ahead check on
-** the safe side). */
-size_t hbs_records_bytes(const hb_exec *x, const hb_round *r)
-{
-    size_t sum = 0;
-    for (int i = 0; i < r->nsb; i++)
-        sum += (r->sb[i].srows ? r->sb[i].nn * 4 : 0) +
-               (r->sb[i].seids ? r->sb[i].ne * 4 : 0) +
-               (size_t)r->sb[i].nseeds * 16 + sizeof(hb_sbatch) +
-               (r->sb[i].npos + r->sb[i].nneg) * 24;
-    sum += (size_t)(r->nsb + SPILL_WRITE_DEPTH) * x->p->spill_wbuf;
-    return sum + (size_t)x->p->spill_topo_est;
-}
-
 /* What the build may still hold beside its own records: the staged budget
 ** less what the round handed out meanwhile holds. */
 static double build_room(const hb_exec *x)
 {
     return (double)x->p->staged_bytes - (double)x->bg.reserve -
-           (double)hbs_records_bytes(x, x->sp.build);
+           (double)hbs_records_bytes(x->p, x->sp.build);
 }
 
 typedef struct sort_job {
@@ -211,7 +179,7 @@ static int spill_topology(hb_exec *x, hb_batch *b, uint64_t *k,
         rc = spill_run_append(s->run, b->e_id, b->ne * 8, e);
     if (!rc && p->typed)
         rc = spill_run_append(s->run, b->t_out,
-                              hb_typed_words(p, b->nn, b->ne) * 8, e);
+                              plan_typed_words(p, b->nn, b->ne) * 8, e);
     if (!rc && p->link) rc = keep_link_labels(b, s, e);
     if (!rc) rc = spill_run_append(s->run, perm, b->nn * 4, e);
     if (!rc) rc = spill_run_append(s->run, s->srows, b->nn * 4, e);
@@ -288,7 +256,7 @@ static int spill_sample(hb_exec *x, int64_t g, int64_t G, gnn_err *e)
     while (done < G) {
         x->h_next = subround_size(x, G - done);
         /* the records this sub-round will add are held beside its slots */
-        x->staged_other = x->bg.reserve + hbs_records_bytes(x, x->sp.build) +
+        x->staged_other = x->bg.reserve + hbs_records_bytes(x->p, x->sp.build) +
                           (size_t)((double)x->h_next * x->p->spill_rec_est);
         int rc = hb_sample_round(x, g + done, e);
         if (!rc) rc = spill_subround(x, e);
@@ -306,70 +274,6 @@ static int spill_sample(hb_exec *x, int64_t g, int64_t G, gnn_err *e)
 }
 
 /* ---- phase 2: gather into the runs ---- */
-
-size_t hbs_lower_u32(const uint32_t *a, size_t n, uint64_t key)
-{
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (a[mid] < key) lo = mid + 1; else hi = mid;
-    }
-    return lo;
-}
-
-static size_t lower_u64(const uint64_t *a, size_t n, uint64_t key)
-{
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (a[mid] < key) lo = mid + 1; else hi = mid;
-    }
-    return lo;
-}
-
-int hbs_sections(const hb_exec *x, hbs_section *out)
-{
-    const plan *p = x->p;
-    int n = 0;
-    if (p->has_feat)
-        out[n++] = (hbs_section){&p->feat, x->ff, 0, UINT64_MAX,
-                                 plan_x_row_bytes(p), 1, 0, -1};
-    for (int t = 0; p->typed && t < p->ntypes; t++) {
-        const plan_type *pt = &p->types[t];
-        if (pt->has_feat && n < PLAN_SPILL_SECTIONS)
-            out[n++] = (hbs_section){&pt->feat, x->tf[t], (uint64_t)pt->first,
-                                     (uint64_t)(pt->first + pt->count),
-                                     (size_t)pt->feat.dim * sizeof(float), 0,
-                                     0, -1};
-    }
-    if (p->has_efeat)
-        out[n++] = (hbs_section){&p->efeat, x->ef, 0, UINT64_MAX,
-                                 (size_t)p->efeat.dim * sizeof(float), 0, 1,
-                                 -1};
-    for (int r = 0; p->typed_efeat && r < p->nrels; r++) {
-        const plan_rel *pr = &p->rels[r];
-        if (pr->has_efeat && n < PLAN_SPILL_SECTIONS)
-            out[n++] = (hbs_section){&pr->efeat, x->rt[r].ef, 0, UINT64_MAX,
-                                     (size_t)pr->efeat.dim * sizeof(float),
-                                     0, 1, r};
-    }
-    return n;
-}
-
-const uint32_t *hbs_section_ids(const hbs_section *sec, const hb_sbatch *s,
-                                const uint32_t *srows, const uint32_t *seids,
-                                size_t *lo, size_t *n)
-{
-    if (sec->edges) {
-        size_t r = sec->rel < 0 ? 0 : (size_t)sec->rel;
-        *lo = s->esec[r];
-        *n = s->esec[r + 1] - s->esec[r];
-        return seids + *lo;
-    }
-    *lo = hbs_lower_u32(srows, s->nn, sec->base);
-    *n = hbs_lower_u32(srows, s->nn, sec->end) - *lo;
-    return srows + *lo;
-}
 
 typedef struct sg_job {
     hb_exec *x;
@@ -503,7 +407,7 @@ static int sg_label_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
     for (int i = 0; i < r->nsb; i++) {
         hb_sbatch *s = &r->sb[i];
         size_t n = (size_t)s->nseeds;
-        size_t q = lower_u64(s->yrows, n, (no * rpb) << 32);
+        size_t q = hbs_lower_u64(s->yrows, n, (no * rpb) << 32);
         for (; q < n && (s->yrows[q] >> 32) < (no + 1) * rpb; q++) {
             uint32_t row = (uint32_t)(s->yrows[q] >> 32);
             if (row < h->first_node || row - h->first_node >= h->count)
@@ -578,7 +482,7 @@ static int spill_gather(hb_exec *x, gnn_err *e)
     plan *p = x->p;
     hb_round *r = x->sp.build;
     hbs_section sec[PLAN_SPILL_SECTIONS];
-    int nsec = hbs_sections(x, sec), rc = GNNDB_OK;
+    int nsec = hbs_sections(p, &x->sp.tables, sec), rc = GNNDB_OK;
     r->narrival = 0;
     r->sec_arrival[0] = 0;
     for (int k = 0; k < nsec && !rc; k++) {

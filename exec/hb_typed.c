@@ -15,6 +15,8 @@
 
 /* Feature files of the types: buffer-pool file ids from here up; the
 ** relations' edge feature tables after them. */
+/* A typed SAMPLE takes at most HB_MAX_TYPES node types (plan_typed.c). */
+#define HB_MAX_TYPES 64
 #define TYPED_FILE_ID 64
 #define TYPED_EFEAT_ID (TYPED_FILE_ID + HB_MAX_TYPES)
 
@@ -25,7 +27,7 @@ int hb_typed_open(hb_exec *x, gnn_err *e)
     if (!x->rt) return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
     for (int r = 0; r < p->nrels; r++) {
         hb_rel_topo *t = &x->rt[r];
-        int rc = hb_topo_open(x, &p->rels[r].topo, 16 + r, t, e);
+        int rc = hb_topo_open(x->db, p, &p->rels[r].topo, 16 + r, t, e);
         if (rc) return rc;
         if (p->rels[r].has_efeat &&
             (rc = db_open_table(x->db, &p->rels[r].efeat, TYPED_EFEAT_ID + r,
@@ -135,12 +137,6 @@ int hb_typed_layout(const plan *p, hb_batch *b, gnn_err *e)
     for (size_t q = 0; q < b->nn; q++)
         b->trank[q] = (uint32_t)b->tviews[type_of(p, b->nodes[q])].num_nodes++;
     return GNNDB_OK;
-}
-
-size_t hb_typed_words(const plan *p, size_t nn, size_t ne)
-{
-    return nn + (size_t)p->ntypes * ((size_t)p->nhops + 1) + 2 * ne +
-           (size_t)p->nrels * (size_t)p->nhops + (p->eids ? ne : 0);
 }
 
 void hb_typed_bind_x(const plan *p, hb_batch *b, float *t_x)
@@ -264,7 +260,7 @@ int hb_typed_finish(hb_exec *x, hb_batch *b, gnn_err *e)
     const plan *p = x->p;
     int rc;
     if (gnn_grow((void **)&b->t_out, &b->cap_t_out,
-                hb_typed_words(p, b->nn, b->ne) + 1, sizeof *b->t_out))
+                plan_typed_words(p, b->nn, b->ne) + 1, sizeof *b->t_out))
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory finishing batches");
     count_outputs(p, b, b->t_out);
     rc = hb_typed_bind(p, b, b->t_out, b->t_x, e);

@@ -333,7 +333,7 @@ static int build_blockwise(hb_exec *x, gnn_err *e)
     rc = hb_fit(x, 1, e);
     if (rc) return rc;
     int64_t after = x->next_global + x->nb;
-    if (p->cache_policy == FC_BELADY && after < p->total_batches) {
+    if (p->cache_policy == GNN_CACHE_BELADY && after < p->total_batches) {
         x->staged_other = staged_with_features(x);
         swap_ahead(x);
         x->ahead = 1;
@@ -372,28 +372,6 @@ static int build_hyperbatch(hb_exec *x, gnn_err *e)
     return GNNDB_OK;
 }
 
-int hb_topo_open(hb_exec *x, const cat_graph *g, int id, hb_rel_topo *t,
-                 gnn_err *e)
-{
-    int rc = db_open_graph(x->db, g, id, &t->f, e);
-    if (!rc) rc = db_load_graph_index(x->db, g, &t->idx_first, &t->idx_block,
-                                      &t->nidx, e);
-    /* an edge-id topology's continuation blocks hold ids too */
-    t->cont_cap = blk_graph_cont_capacity_flags(
-        g->block_size, x->p->eids ? BLK_FLAG_EIDS : 0);
-    t->nblocks = (uint64_t)g->graph_blocks;
-    return rc;
-}
-
-void hb_topo_close(hb_rel_topo *t)
-{
-    if (t->f) blkf_close(t->f);
-    if (t->ef) blkf_close(t->ef);
-    free(t->idx_first);
-    free(t->idx_block);
-    memset(t, 0, sizeof *t);
-}
-
 int hb_open(gnndb *db, plan *p, hb_exec **out, gnn_err *e)
 {
     *out = NULL;
@@ -412,7 +390,7 @@ int hb_open(gnndb *db, plan *p, hb_exec **out, gnn_err *e)
     if (p->typed) {
         if ((rc = hb_typed_open(x, e))) goto fail;
     } else {
-        if ((rc = hb_topo_open(x, &p->topo, 1, &x->topo, e))) goto fail;
+        if ((rc = hb_topo_open(x->db, p, &p->topo, 1, &x->topo, e))) goto fail;
         x->gtopo = &x->topo;
     }
     if ((rc = bp_open(p->graph_frames, p->topo.block_size, x->io, &x->gpool,
