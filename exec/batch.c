@@ -14,27 +14,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-void hb_fill_view(const plan *p, hb_batch *b, int64_t *n_id,
-                  int64_t *edge_index, float *xrows, int64_t *y)
-{
-    gnndb_batch_view *v = &b->view;
-    memset(v, 0, sizeof *v);
-    v->epoch = b->epoch;
-    v->batch = b->batch;
-    v->num_seeds = b->nseeds;
-    v->num_nodes = (int64_t)b->nn;
-    v->num_edges = (int64_t)b->ne;
-    v->num_hops = p->nhops;
-    v->device = GNNDB_DEVICE_HOST;
-    v->n_id = n_id;
-    v->num_sampled_nodes = b->nsn;
-    v->num_sampled_edges = b->nse;
-    v->edge_index = edge_index;
-    v->x = p->has_feat ? xrows : NULL;
-    v->x_dim = p->has_feat ? plan_x_dim(p) : 0; /* typed: x per type */
-    v->y = p->has_labels ? y : NULL;
-}
-
 /* Finish mini-batch b: n_id (mapped through t when the graph has a key
 ** map; *tmp is scratch the caller frees), edge_index 2 x E, the view. */
 int hb_finish_batch(hb_exec *x, hb_batch *b, idx_txn *t, uint64_t **tmp,

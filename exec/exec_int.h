@@ -29,54 +29,10 @@
 #include "link.h"
 #include "spill.h"
 #include "hb_topo.h"
+#include "hb_batch.h"
+#include "hb_blocks.h"
 #include "hbs_format.h"
 #include "../gpu/xfer.h"
-
-typedef struct nmap {        /* internal id -> local index, open addressing */
-    uint32_t *slots;         /* local index (key: nodes[it]); UINT32_MAX: empty */
-    size_t cap, n;
-} nmap;
-
-typedef struct hb_batch {
-    int64_t epoch, batch;
-    int64_t nseeds;
-    uint32_t *nodes;         /* internal ids, in local order */
-    size_t nn, capn;
-    size_t frontier_lo;      /* first node of the current frontier */
-    nmap map;
-    uint32_t *esrc, *edst;   /* local indices, grouped by hop */
-    size_t ne, cape, capdst;
-    uint32_t *eid;           /* each edge's input id (plan eids), as esrc */
-    size_t capeid;
-    uint16_t *etype;         /* a typed batch: each edge's relation */
-    size_t capetype;
-    size_t hop_end;          /* the frontier's end while a hop samples */
-    lk_batch lk;             /* a link batch's seed edges and negatives */
-    int64_t nsn[AST_MAX_HOPS + 1];
-    int64_t nse[AST_MAX_HOPS];
-    /* the output, filled by gather.c and batch.c */
-    int64_t *n_id;
-    int64_t *edge_index;
-    float *x;
-    int64_t *y;
-    int64_t *e_id;
-    float *edge_attr;
-    size_t cap_out_nodes, cap_out_edges, cap_out_x, cap_out_y;
-    size_t cap_out_eid, cap_out_eattr;
-    /* a typed batch (hb_typed.c): each node's rank in its type, the
-    ** per-type and per-relation outputs, and their views */
-    uint32_t *trank;
-    size_t captrank;
-    int64_t *t_out;
-    size_t cap_t_out;
-    float *t_x;
-    size_t cap_t_x;
-    float *t_eattr;          /* each relation's edge_attr, in order */
-    size_t cap_t_eattr;
-    gnndb_type_view *tviews;
-    gnndb_rel_view *rviews;
-    gnndb_batch_view view;
-} hb_batch;
 
 typedef struct hb_item {     /* one frontier node of one mini-batch */
     uint32_t node;
@@ -113,32 +69,11 @@ typedef struct hb_worker {  /* one worker's scratch */
 #define HB_TO_TYPE_X 3
 #define HB_TO_REL_EATTR 4
 
-/* Items handed to one parallel task: large enough to amortise the hand-off. */
-#define HB_CHUNK 512
-
 typedef struct hb_gitem {    /* one feature row to copy */
     uint32_t bi;             /* HB_GI_CACHE: into the cache's slot `local` */
     uint32_t local;
     uint32_t row;
 } hb_gitem;
-
-/* Items bucketed by block (hb_bucket, hop.c) and the block being visited
-** (hb_run_block): the block x item matrix that a hop walks over graph
-** blocks and gather over feature blocks, each refilling it for its own
-** items (hb_hop_state.items, hb_gather_state.gitems). */
-typedef struct hb_blocks {
-    uint64_t *blockof;       /* per item: its block (or a list of blocks) */
-    size_t capblockof;
-    uint32_t *sorted;        /* item indices, block by block */
-    size_t capsorted;
-    size_t *bstart;          /* block b: sorted[bstart[b] .. bstart[b+1]) */
-    size_t capbstart;
-    uint64_t *ublocks;       /* the distinct blocks, ascending */
-    size_t nub, capublocks;
-    uint64_t vis_no;         /* the block being visited ... */
-    const void *vis_data;
-    size_t vis_lo, vis_hi;   /* ... and its items in `sorted` */
-} hb_blocks;
 
 /* One hop's work (hop.c): the frontier items of every mini-batch, the
 ** arena their chosen neighbours land in, and the requests for neighbours
@@ -301,41 +236,16 @@ struct hb_exec {
 ** now), so that budgets hold whatever the counts miss; keeps the peak. */
 size_t hb_uncounted(hb_exec *x, size_t counted);
 
-/* The per-batch node map (hop.c): empty map m for a new mini-batch whose
-** first `expect` nodes it holds without growing (`used`: the nodes the
-** previous one left); the local index of `node` in b, appended when new.
-** Both -1 when out of memory. */
-int hb_nmap_reset(nmap *m, size_t expect, const uint32_t *used, size_t nused);
-int hb_add_node(hb_batch *b, uint32_t node, uint32_t *local);
-
 /* Sample hop `hop` of every mini-batch of x->hb and append its nodes and
 ** edges (hop.c). */
 int hb_run_hop(hb_exec *x, int hop, gnn_err *e);
 
-/* Sort n items on their block (bk->blockof[i] < nblocks) with a counting
-** sort: bk->sorted lists item indices block by block, bk->bstart[b] ..
-** bstart[b+1] the range of block b, and bk->ublocks the distinct blocks
-** ascending. */
-int hb_bucket(hb_blocks *bk, size_t n, uint64_t nblocks, gnn_err *e);
-/* Bytes of bk counted against the staged budget (hb_work_bytes); freeing
-** the arrays sized per item (release: between hops) or all of them. */
-size_t hb_blocks_bytes(const hb_blocks *bk);
-void hb_blocks_release(hb_blocks *bk);
-void hb_blocks_free(hb_blocks *bk);
 /* The same for a hop's state (hop.c): the bytes hb_work_bytes counts, the
 ** arrays sized per item (release), everything (free; nworkers: the
 ** workers allocated). */
 size_t hb_hop_bytes(const hb_hop_state *h);
 void hb_hop_release(hb_hop_state *h);
 void hb_hop_free(hb_hop_state *h, int nworkers);
-
-/* Run fn over the items [lo, hi) of the visited block `no` (data in
-** memory), HB_CHUNK items a task on the worker pool, and add the time to
-** *cpu_seconds. */
-struct wpool;
-void hb_run_block(hb_exec *x, uint64_t no, const void *data, size_t lo,
-                  size_t hi, void (*fn)(void *, size_t, int),
-                  double *cpu_seconds);
 
 /* How a hop reads graph blocks in pages (hop_pages.c): their offset-table
 ** entries first, then their objects; `visit` samples a block. */
@@ -389,11 +299,6 @@ void hb_put_row(const cat_table *t, float *dst, const void *src, int stream);
 int hb_finish_batch(hb_exec *x, hb_batch *b, idx_txn *t, uint64_t **tmp,
                     size_t *captmp, gnn_err *e);
 int hb_finish_batches(hb_exec *x, gnn_err *e);
-/* Point b->view at b's counts (epoch, batch, seeds, nodes, edges, nodes
-** and edges per hop) and at these arrays; x and y only where the plan
-** has features and labels. */
-void hb_fill_view(const plan *p, hb_batch *b, int64_t *n_id,
-                  int64_t *edge_index, float *xrows, int64_t *y);
 /* Hand out one finished mini-batch: INTO files, transfer (its digest is
 ** computed when asked: hb_digest). */
 int hb_emit(hb_exec *x, hb_batch *b, const gnndb_batch_view **view,
@@ -462,11 +367,9 @@ int hb_rs_sample(const hb_rs_graph *g, const plan *p, hb_batch *b,
 /* Free the scratch of a hop and of gather (sized for a whole hyperbatch). */
 void hb_release_work(hb_exec *x);
 void hb_release_sampling(hb_exec *x);
-uint64_t *hb_map_scratch(hb_batch *b);
 void hb_trim(void);
 /* Bytes the scratch of a hop and one staged mini-batch hold. */
 size_t hb_work_bytes(const hb_exec *x);
-size_t hb_batch_bytes(const hb_batch *b);
 /* What b stages once its rows (dim a row) are gathered and it is finished:
 ** what it holds, and the outputs still to be sized (a slot reused from an
 ** earlier hyperbatch already holds some of their capacity). */
@@ -478,8 +381,6 @@ void hbs_close(hb_exec *x);
 /* Sample and gather the next round of p->hyperbatch mini-batches into
 ** the spill area, as x->sp.build, within staged_bytes less x->bg.reserve. */
 int hbs_build(hb_exec *x, gnn_err *e);
-/* Whether the build should give up (interrupt, or hb_close). */
-int hb_halted(const hb_exec *x);
 /* Handing a round out (hb_readback.c): the next mini-batch of x->sp.emit. */
 int hbs_next(hb_exec *x, const gnndb_batch_view **view, gnn_err *e);
 int hbs_pending(const hb_exec *x);
@@ -533,8 +434,6 @@ void hb_typed_bind_x(const plan *p, hb_batch *b, float *t_x);
 /* Point each relation's edge_attr into t_eattr by the relations'
 ** num_edges (NULL: none). */
 void hb_typed_bind_eattr(const plan *p, hb_batch *b, float *t_eattr);
-void hb_typed_batch_free(hb_batch *b);
-size_t hb_typed_batch_bytes(const hb_batch *b);
 /* One pass of a hop over the frontier [frontier_lo, hop_end) of each
 ** mini-batch (hop.c): for a typed hop only the nodes of the relation's
 ** target type, through x->gtopo; edges appended, tagged with h->rel. */
@@ -545,5 +444,11 @@ int hb_dir_empty(const char *dir);
 /* Ready `dir` for INTO 'dir': create it, or accept it when it is an empty
 ** directory; a non-empty one is refused (never mix two runs' batches). */
 int hb_prepare_into(const char *dir, gnn_err *e);
+
+/* Whether the build should give up: an interrupt, or hb_close. */
+static inline int hb_halted(const hb_exec *x)
+{
+    return x->db->interrupt || atomic_load(&x->bg.stop);
+}
 
 #endif

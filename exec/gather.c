@@ -352,7 +352,8 @@ static int gather_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
                               "corrupt block %llu of table %s: row %u missing",
                               (unsigned long long)no, t->name, g->row);
     }
-    hb_run_block(x, no, data, lo, hi, gather_task, &x->st.gather.cpu_seconds);
+    hb_run_block(&x->bk, x->pool, no, data, lo, hi, gather_task, x,
+                 &x->st.gather.cpu_seconds);
     x->st.gather.bytes_out += (hi - lo) * (gs->dest == HB_TO_Y
                                   ? sizeof(int64_t)
                                   : (size_t)t->dim * blk_dtype_size(t->dtype));

@@ -53,11 +53,6 @@ void hbs_close(hb_exec *x)
     spill_close(x->sp.area);
 }
 
-int hb_halted(const hb_exec *x)
-{
-    return x->db->interrupt || atomic_load(&x->bg.stop);
-}
-
 /* What the build may still hold beside its own records: the staged budget
 ** less what the round handed out meanwhile holds. */
 static double build_room(const hb_exec *x)

@@ -266,20 +266,3 @@ int hb_typed_finish(hb_exec *x, hb_batch *b, gnn_err *e)
     rc = hb_typed_bind(p, b, b->t_out, b->t_x, e);
     return rc ? rc : fill_outputs(p, b, e);
 }
-
-void hb_typed_batch_free(hb_batch *b)
-{
-    free(b->etype);
-    free(b->trank);
-    free(b->t_out);
-    free(b->t_x);
-    free(b->t_eattr);
-    free(b->tviews);
-    free(b->rviews);
-}
-
-size_t hb_typed_batch_bytes(const hb_batch *b)
-{
-    return b->capetype * 2 + b->captrank * 4 + b->cap_t_out * 8 +
-           b->cap_t_x * 4 + b->cap_t_eattr * 4;
-}

@@ -76,28 +76,7 @@ static int hb_alloc_batches(hb_exec *x, int n, gnn_err *e)
 static void batch_free(hb_exec *x, hb_batch *b)
 {
     hb_out_release(x, b);
-    free(b->nodes);
-    free(b->map.slots);
-    free(b->esrc);
-    free(b->edst);
-    free(b->n_id);
-    free(b->edge_index);
-    free(b->x);
-    free(b->y);
-    free(b->eid);
-    free(b->e_id);
-    free(b->edge_attr);
-    lk_batch_free(&b->lk);
-    hb_typed_batch_free(b);
-}
-
-size_t hb_batch_bytes(const hb_batch *b)
-{
-    return b->capn * 4 + b->map.cap * 4 + b->cape * 4 + b->capdst * 4 +
-           b->cap_out_nodes * 8 + b->cap_out_edges * 8 + b->cap_out_x * 4 +
-           b->cap_out_y * 8 + b->capeid * 4 + b->cap_out_eid * 8 +
-           b->cap_out_eattr * 4 + b->lk.cap_pos * 12 + b->lk.cap_neg * 9 +
-           b->lk.cap_ends * 4 + b->lk.cap_out * 8 + hb_typed_batch_bytes(b);
+    hb_batch_free(b);
 }
 
 size_t hb_work_bytes(const hb_exec *x)

@@ -51,8 +51,7 @@ int hb_out_grow(hb_exec *x, void **p, size_t *cap, size_t need, size_t elem)
 {
     if (!pin_outputs(x)) return gnn_grow(p, cap, need, elem);
     if (need <= *cap) return 0;
-    size_t c = GNN_MAX(need, *cap + *cap / 4);
-    if (c < 64) c = 64;
+    size_t c = gnn_grow_cap(*cap, need);
     /* pinned when it can be had, else ordinary memory: never a failure */
     void *q = xfer_pinned_alloc(c * elem);
     if (!q && !(q = malloc(c * elem))) return -1;
