@@ -14,6 +14,26 @@
 #include <string.h>
 #include <sys/stat.h>
 
+/* b's e_id, where the plan carries edge ids, and its edge_attr into its
+** view, whatever its variant. */
+static int finish_edges(const plan *p, hb_batch *b, gnn_err *e)
+{
+    gnndb_batch_view *v = &b->view;
+    if (p->eids) {
+        if (gnn_grow((void **)&b->e_id, &b->cap_out_eid, b->ne + 1,
+                     sizeof *b->e_id))
+            return gnn_seterr(e, GNNDB_NOMEM, "out of memory finishing "
+                              "batches");
+        for (size_t k = 0; k < b->ne; k++) b->e_id[k] = b->eid[k];
+        v->e_id = b->e_id;
+    }
+    if (p->has_efeat) {
+        v->edge_attr = b->edge_attr;
+        v->edge_attr_dim = p->efeat.dim;
+    }
+    return GNNDB_OK;
+}
+
 /* Finish mini-batch b: n_id (mapped through t when the graph has a key
 ** map; *tmp is scratch the caller frees), edge_index 2 x E, the view. */
 int hb_finish_batch(hb_exec *x, hb_batch *b, idx_txn *t, uint64_t **tmp,
@@ -39,9 +59,8 @@ int hb_finish_batch(hb_exec *x, hb_batch *b, idx_txn *t, uint64_t **tmp,
         b->edge_index[b->ne + k] = b->edst[k];
     }
     hb_fill_view(p, b, b->n_id, b->edge_index, b->x, b->y);
-    int rc = hb_link_finish(x, b, e);
-    if (!rc && p->typed) rc = hb_typed_finish(x, b, e);
-    return rc;
+    int rc = finish_edges(p, b, e);
+    return rc || !x->var->finish ? rc : x->var->finish(x, b, e);
 }
 
 int hb_finish_batches(hb_exec *x, gnn_err *e)

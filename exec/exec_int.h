@@ -32,6 +32,7 @@
 #include "hb_batch.h"
 #include "hb_blocks.h"
 #include "hbs_format.h"
+#include "hb_variant.h"
 #include "../gpu/xfer.h"
 
 typedef struct hb_item {     /* one frontier node of one mini-batch */
@@ -81,7 +82,10 @@ typedef struct hb_gitem {    /* one feature row to copy */
 ** beside the arena, indexed by the same slots (hb_item.res_off). */
 typedef struct hb_hop_state {
     int index;               /* the hop being sampled */
-    int rel;                 /* a typed hop: the relation being sampled */
+    int rel;                 /* a typed hop: the relation being sampled;
+                             ** -1: the graph's own edges */
+    const lk_spec *exclude;  /* a link's EXCLUDE (NULL: none), set by its
+                             ** variant: edges it drops are not added */
     hb_item *items;
     size_t nitems, capitems;
     uint32_t *arena;         /* chosen neighbours, per item from res_off */
@@ -210,6 +214,7 @@ struct hb_exec {
     int ahead;               /* sampling the lookahead: a cut to nothing is
                              ** no error, it only shortens the future */
 
+    const hb_variant *var;   /* node, link or typed: chosen by hb_open */
     hb_link link;            /* edge seeds (plan link) */
     hb_blocks bk;            /* items by block: a hop's, then gather's */
     hb_hop_state hop;
@@ -236,10 +241,11 @@ struct hb_exec {
 ** now), so that budgets hold whatever the counts miss; keeps the peak. */
 size_t hb_uncounted(hb_exec *x, size_t counted);
 
-/* Sample hop `hop` of every mini-batch of x->hb and append its nodes and
-** edges (hop.c). */
-int hb_run_hop(hb_exec *x, int hop, gnn_err *e);
-
+/* One pass of a hop over the frontier [frontier_lo, hop_end) of each
+** mini-batch (hop.c), through x->gtopo: for a typed hop (x->hop.rel >= 0)
+** only the nodes of the relation's target type, its edges tagged with it.
+** The variants' hops call it (hb_variant.h). */
+int hb_hop_pass(hb_exec *x, int hop, gnn_err *e);
 /* The same for a hop's state (hop.c): the bytes hb_work_bytes counts, the
 ** arrays sized per item (release), everything (free; nworkers: the
 ** workers allocated). */
@@ -263,9 +269,6 @@ int hb_visit_pinned(hb_exec *x, uint64_t *list, size_t *n,
                     int (*fn)(void *, uint64_t, const void *, gnn_err *),
                     void *arg, gnn_err *e);
 void hb_gather_close(hb_exec *x);
-/* Copy the feature rows of every node and the labels of every seed of the
-** hyperbatch into each mini-batch's x and y. */
-int hb_gather(hb_exec *x, gnn_err *e);
 /* Room for n gather items (and their blocks), the list emptied; then each
 ** item added with hb_gather_add: mini-batch bi (HB_GI_CACHE: the cache),
 ** its place there, its row of a table of rpb rows a block. */
@@ -393,51 +396,6 @@ void hbs_readback_close(hb_exec *x);
 ** rounds and starting the next round's build as needed; joining it. */
 int hbp_next(hb_exec *x, const gnndb_batch_view **view, gnn_err *e);
 void hbp_stop(hb_exec *x);
-
-/* An edge-seeded SAMPLE (hb_link.c): load the seed edges into x->seeds
-** and x->link; start each mini-batch of x->hb from its seed edges and
-** negatives (taken from the epoch's `order`); finish b's link fields and
-** e_id into its view (after hb_fill_view). */
-int hb_link_open(hb_exec *x, gnn_err *e);
-void hb_link_close(hb_exec *x);
-int hb_link_seed_round(hb_exec *x, const uint32_t *order, gnn_err *e);
-int hb_link_finish(hb_exec *x, hb_batch *b, gnn_err *e);
-/* Point v's link fields at label arrays laid out as lk_finish lays them
-** in `words`, for npos seed edges and nneg negatives. */
-void hb_link_view(const plan *p, gnndb_batch_view *v, int64_t *words,
-                  size_t npos, size_t nneg);
-
-/* A typed SAMPLE (hb_typed.c): open and close the relations' topology;
-** load the seeds (global ids of the seeds' type); sample hop `hop` of
-** x->hb relation by relation; gather each type's rows and the seeds'
-** labels; finish b's per-type and per-relation outputs and views. */
-int hb_typed_open(hb_exec *x, gnn_err *e);
-void hb_typed_close(hb_exec *x);
-int hb_typed_seeds(hb_exec *x, gnn_err *e);
-int hb_typed_hop(hb_exec *x, int hop, gnn_err *e);
-int hb_typed_gather(hb_exec *x, gnn_err *e);
-/* hb_typed_finish needs b laid out (hb_typed_layout) first: the gather
-** does it for an in-memory round, hb_spill.c for a spilled one. */
-int hb_typed_finish(hb_exec *x, hb_batch *b, gnn_err *e);
-/* Each node's rank within its type and the types' node counts in b's
-** views (allocated once a slot). */
-int hb_typed_layout(const plan *p, hb_batch *b, gnn_err *e);
-/* Point b's type and relation views (allocated here once a slot) into
-** `out`, laid out as plan_typed_words says, whose counts are filled, and
-** into t_x (each type's rows, in type order; NULL: none yet); y on the
-** seeds' type. b->nn, b->ne, b->nseeds and b->y must be b's. A spilled
-** batch read back is bound in its read buffer this way. */
-int hb_typed_bind(const plan *p, hb_batch *b, int64_t *out, float *t_x,
-                  gnn_err *e);
-/* Point each type's x into t_x by the types' num_nodes (NULL: no rows). */
-void hb_typed_bind_x(const plan *p, hb_batch *b, float *t_x);
-/* Point each relation's edge_attr into t_eattr by the relations'
-** num_edges (NULL: none). */
-void hb_typed_bind_eattr(const plan *p, hb_batch *b, float *t_eattr);
-/* One pass of a hop over the frontier [frontier_lo, hop_end) of each
-** mini-batch (hop.c): for a typed hop only the nodes of the relation's
-** target type, through x->gtopo; edges appended, tagged with h->rel. */
-int hb_hop_pass(hb_exec *x, int hop, gnn_err *e);
 
 /* 1 when `dir` is empty, 0 when not, -errno on failure. */
 int hb_dir_empty(const char *dir);

@@ -438,35 +438,6 @@ static int cache_gather(hb_exec *x, const cat_table *t, gnn_err *e)
     return hb_bucket(bk, w, (uint64_t)t->nblocks, e);
 }
 
-/* Gather one table for each batch: its nodes' rows, or its seeds' labels. */
-static int gather_table(hb_exec *x, const cat_table *t, blk_file *f,
-                        int labels, hb_opstats *o, gnn_err *e)
-{
-    hb_gather_state *gs = &x->gat;
-    hb_blocks *bk = &x->bk;
-    double t0 = gnn_now();
-    gs->ngitems = 0;
-    for (int i = 0; i < x->nb; i++) {
-        hb_batch *b = &x->hb[i];
-        size_t n = labels ? (size_t)b->nseeds : b->nn;
-        if (gnn_grow((void **)&gs->gitems, &gs->capgitems, gs->ngitems + n,
-                    sizeof *gs->gitems) ||
-            gnn_grow((void **)&bk->blockof, &bk->capblockof, gs->ngitems + n,
-                    sizeof *bk->blockof))
-            return gnn_seterr(e, GNNDB_NOMEM, "out of memory gathering");
-        for (size_t q = 0; q < n; q++) {
-            hb_gitem *g = &gs->gitems[gs->ngitems];
-            g->bi = (uint32_t)i;
-            g->local = (uint32_t)q;
-            g->row = b->nodes[q];
-            bk->blockof[gs->ngitems] = g->row / t->rows_per_block;
-            gs->ngitems++;
-        }
-    }
-    o->seconds += gnn_now() - t0;  /* listing the items is gather's too */
-    return hb_gather_items(x, t, f, labels ? HB_TO_Y : HB_TO_X, 0, o, e);
-}
-
 /* The caches hold node feature rows: what they spare of this gather. */
 static int gather_cached(hb_exec *x, const cat_table *t, size_t accesses,
                          gnn_err *e)
@@ -520,34 +491,4 @@ int hb_gather_reserve(hb_exec *x, size_t n, gnn_err *e)
                           "to gather", n);
     x->gat.ngitems = 0;
     return GNNDB_OK;
-}
-
-int hb_gather(hb_exec *x, gnn_err *e)
-{
-    plan *p = x->p;
-    if (p->typed) return hb_typed_gather(x, e);
-    for (int i = 0; i < x->nb; i++) {
-        hb_batch *b = &x->hb[i];
-        size_t had = b->cap_out_x;
-        if (p->has_feat &&
-            hb_out_grow(x, (void **)&b->x, &b->cap_out_x,
-                        b->nn * p->feat.dim + 1, sizeof *b->x))
-            return gnn_seterr(e, GNNDB_NOMEM, "out of memory for x");
-        /* fault new pages in here, not inside the row copies, so the gather
-        ** counters measure copying */
-        if (b->cap_out_x > had)
-            memset(b->x + had, 0, (b->cap_out_x - had) * sizeof *b->x);
-        if (p->has_labels &&
-            hb_out_grow(x, (void **)&b->y, &b->cap_out_y,
-                        (size_t)b->nseeds + 1, sizeof *b->y))
-            return gnn_seterr(e, GNNDB_NOMEM, "out of memory for y");
-    }
-    int rc;
-    if (p->has_feat && (rc = gather_table(x, &p->feat, x->ff, 0,
-                                          &x->st.gather, e)))
-        return rc;
-    if (p->has_labels && (rc = gather_table(x, &p->labels, x->lf, 1,
-                                            &x->st.gather, e)))
-        return rc;
-    return p->has_efeat ? hb_gather_edges(x, e) : GNNDB_OK;
 }

@@ -70,7 +70,7 @@ static int load_edges(hb_exec *x, gnn_err *e)
     return rc;
 }
 
-int hb_link_open(hb_exec *x, gnn_err *e)
+static int link_seeds(hb_exec *x, gnn_err *e)
 {
     plan *p = x->p;
     lk_spec *sp = &x->link.spec;
@@ -88,8 +88,9 @@ int hb_link_open(hb_exec *x, gnn_err *e)
     return rc;
 }
 
-void hb_link_close(hb_exec *x)
+static void link_close(hb_exec *x)
 {
+    hb_node_close(x);
     lk_seeds_free(&x->link.seeds);
     free(x->link.excluded);
     x->link.excluded = NULL;
@@ -120,7 +121,7 @@ static int strict_round(hb_exec *x, gnn_err *e)
     return rc;
 }
 
-int hb_link_seed_round(hb_exec *x, const uint32_t *order, gnn_err *e)
+static int link_start(hb_exec *x, const uint32_t *order, gnn_err *e)
 {
     plan *p = x->p;
     int rc;
@@ -152,31 +153,10 @@ int hb_link_seed_round(hb_exec *x, const uint32_t *order, gnn_err *e)
     return GNNDB_OK;
 }
 
-int hb_link_finish(hb_exec *x, hb_batch *b, gnn_err *e)
-{
-    const plan *p = x->p;
-    gnndb_batch_view *v = &b->view;
-    if (p->eids) {
-        if (gnn_grow((void **)&b->e_id, &b->cap_out_eid, b->ne + 1,
-                    sizeof *b->e_id))
-            return gnn_seterr(e, GNNDB_NOMEM, "out of memory finishing "
-                              "batches");
-        for (size_t k = 0; k < b->ne; k++) b->e_id[k] = b->eid[k];
-        v->e_id = b->e_id;
-    }
-    if (p->has_efeat) {
-        v->edge_attr = b->edge_attr;
-        v->edge_attr_dim = p->efeat.dim;
-    }
-    if (!p->link) return GNNDB_OK;
-    lk_batch *l = &b->lk;
-    int rc = lk_finish(&x->link.spec, l, e);
-    if (!rc) hb_link_view(p, v, l->label_index, l->npos, l->nneg);
-    return rc;
-}
-
-void hb_link_view(const plan *p, gnndb_batch_view *v, int64_t *words,
-                  size_t npos, size_t nneg)
+/* Point v's link fields at label arrays laid out as lk_finish lays them
+** in `words`, for npos seed edges and nneg negatives. */
+static void link_view(const plan *p, gnndb_batch_view *v, int64_t *words,
+                      size_t npos, size_t nneg)
 {
     if (p->neg_mode == AST_NEG_TRIPLET) {
         v->num_pos = (int64_t)npos;
@@ -191,3 +171,54 @@ void hb_link_view(const plan *p, gnndb_batch_view *v, int64_t *words,
         v->edge_label = (const float *)(words + 2 * L);
     }
 }
+
+static int link_finish(hb_exec *x, hb_batch *b, gnn_err *e)
+{
+    lk_batch *l = &b->lk;
+    int rc = lk_finish(&x->link.spec, l, e);
+    if (!rc) link_view(x->p, &b->view, l->label_index, l->npos, l->nneg);
+    return rc;
+}
+
+/* The hops keep out what EXCLUDE drops (hop.c reads it through its state). */
+static int link_open(hb_exec *x, gnn_err *e)
+{
+    x->hop.exclude = &x->link.spec;
+    return hb_node_open(x, e);
+}
+
+/* A spilled link batch's label arrays stay in its record (a few words a
+** seed edge), laid out as lk_finish left them. */
+static int link_spill(const plan *p, const hb_batch *b, hb_sbatch *s,
+                      gnn_err *e)
+{
+    size_t words = 3 * (b->lk.npos + b->lk.nneg) + 1;
+    s->lk_words = malloc(words * sizeof *s->lk_words);
+    if (!s->lk_words)
+        return gnn_seterr(e, GNNDB_NOMEM, "out of memory spilling");
+    memcpy(s->lk_words, b->lk.label_index, words * sizeof *s->lk_words);
+    s->npos = b->lk.npos;
+    s->nneg = b->lk.nneg;
+    return GNNDB_OK;
+}
+
+static int link_bind_run(const plan *p, hb_batch *b, const hb_sbatch *s,
+                         unsigned char *buf, float *rows, float *erows,
+                         gnn_err *e)
+{
+    link_view(p, &b->view, s->lk_words, s->npos, s->nneg);
+    return GNNDB_OK;
+}
+
+const hb_variant hb_variant_link = {
+    .name = "link",
+    .open = link_open,
+    .close = link_close,
+    .load_seeds = link_seeds,
+    .start = link_start,
+    .hop = hb_node_hop,
+    .gather = hb_node_gather,
+    .finish = link_finish,
+    .spill = link_spill,
+    .bind = link_bind_run,
+};

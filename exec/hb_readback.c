@@ -315,17 +315,14 @@ static int fill_view(hb_exec *x, hb_sbatch *s, unsigned char *buf,
     float *erows = eoff ? (float *)(buf + eoff) : NULL;
     hb_fill_view(p, b, (int64_t *)buf, (int64_t *)(buf + s->nn * 8), rows,
                  s->y);
-    if (p->eids) b->view.e_id = (const int64_t *)(buf + s->nn * 8 + s->ne * 16);
+    if (p->eids)
+        b->view.e_id = (const int64_t *)(buf + hbs_off_eid(p, s->nn, s->ne));
     if (p->has_efeat) {
         b->view.edge_attr = erows;
         b->view.edge_attr_dim = p->efeat.dim;
     }
-    if (p->link) hb_link_view(p, &b->view, s->lk_words, s->npos, s->nneg);
-    if (!p->typed) return GNNDB_OK;
-    int64_t *out = (int64_t *)(buf + s->nn * 8 + s->ne * (p->eids ? 24 : 16));
-    /* the read buffer's, not the slot's own (sview owns no arrays) */
-    b->t_eattr = erows;
-    return hb_typed_bind(p, b, out, rows, e);
+    return x->var->bind ? x->var->bind(p, b, s, buf, rows, erows, e)
+                        : GNNDB_OK;
 }
 
 /* Read the runs after record `from` ahead, as many as the plan reads ahead

@@ -79,20 +79,6 @@ static void sort_task(void *arg, size_t i, int w)
     gnn_sort_u64(k, b->nn);
 }
 
-/* A link batch's label arrays stay in its record (a few words a seed
-** edge), laid out as lk_finish left them. */
-static int keep_link_labels(const hb_batch *b, hb_sbatch *s, gnn_err *e)
-{
-    size_t words = 3 * (b->lk.npos + b->lk.nneg) + 1;
-    s->lk_words = malloc(words * sizeof *s->lk_words);
-    if (!s->lk_words)
-        return gnn_seterr(e, GNNDB_NOMEM, "out of memory spilling");
-    memcpy(s->lk_words, b->lk.label_index, words * sizeof *s->lk_words);
-    s->npos = b->lk.npos;
-    s->nneg = b->lk.nneg;
-    return GNNDB_OK;
-}
-
 /* A batch with edge rows: its edges by id, relation by relation in a
 ** typed batch (esec[r] where relation r's start; one span otherwise), each
 ** with its place (its local index, or its rank among its relation's edges,
@@ -172,10 +158,7 @@ static int spill_topology(hb_exec *x, hb_batch *b, uint64_t *k,
     if (!rc) rc = spill_run_append(s->run, b->edge_index, b->ne * 16, e);
     if (!rc && p->eids)
         rc = spill_run_append(s->run, b->e_id, b->ne * 8, e);
-    if (!rc && p->typed)
-        rc = spill_run_append(s->run, b->t_out,
-                              plan_typed_words(p, b->nn, b->ne) * 8, e);
-    if (!rc && p->link) rc = keep_link_labels(b, s, e);
+    if (!rc && x->var->spill) rc = x->var->spill(p, b, s, e);
     if (!rc) rc = spill_run_append(s->run, perm, b->nn * 4, e);
     if (!rc) rc = spill_run_append(s->run, s->srows, b->nn * 4, e);
     if (!rc && (p->has_efeat || p->typed_efeat))
@@ -207,7 +190,7 @@ static int spill_subround(hb_exec *x, gnn_err *e)
         hb_batch *b = &x->hb[i];
         /* a typed batch's ranks, which an in-memory round's gather lays
         ** out, before it is finished: nothing is gathered yet */
-        if (x->p->typed) rc = hb_typed_layout(x->p, b, e);
+        if (x->var->layout) rc = x->var->layout(x->p, b, e);
         if (!rc) rc = hb_finish_batch(x, b, t, &tmp, &captmp, e);
         if (!rc) rc = spill_topology(x, b, j.keys[i], &r->sb[r->nsb], e);
         r->nsb++;

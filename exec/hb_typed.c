@@ -8,7 +8,8 @@
 ** type (n_id local to the type, x from the type's table, y on the seeds'
 ** type) and per relation (edge_index into the two types' n_id). */
 #include "grow.h"
-#include "exec_int.h"
+#include "hb_typed.h"
+#include "spill.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +21,7 @@
 #define TYPED_FILE_ID 64
 #define TYPED_EFEAT_ID (TYPED_FILE_ID + HB_MAX_TYPES)
 
-int hb_typed_open(hb_exec *x, gnn_err *e)
+static int hb_typed_open(hb_exec *x, gnn_err *e)
 {
     plan *p = x->p;
     x->rt = calloc((size_t)p->nrels + 1, sizeof *x->rt);
@@ -46,7 +47,7 @@ int hb_typed_open(hb_exec *x, gnn_err *e)
     return GNNDB_OK;
 }
 
-void hb_typed_close(hb_exec *x)
+static void hb_typed_close(hb_exec *x)
 {
     if (!x->rt) return;
     for (int r = 0; r < x->p->nrels; r++) hb_topo_close(&x->rt[r]);
@@ -59,7 +60,7 @@ void hb_typed_close(hb_exec *x)
     x->tf = NULL;
 }
 
-int hb_typed_seeds(hb_exec *x, gnn_err *e)
+static int hb_typed_seeds(hb_exec *x, gnn_err *e)
 {
     plan *p = x->p;
     const plan_type *t = &p->types[p->seed_type];
@@ -84,7 +85,7 @@ int hb_typed_seeds(hb_exec *x, gnn_err *e)
     return GNNDB_OK;
 }
 
-int hb_typed_hop(hb_exec *x, int hop, gnn_err *e)
+static int hb_typed_hop(hb_exec *x, int hop, gnn_err *e)
 {
     const plan *p = x->p;
     for (int i = 0; i < x->nb; i++) x->hb[i].hop_end = x->hb[i].nn;
@@ -170,8 +171,13 @@ static int64_t sum_counts(const int64_t *c, size_t n)
     return s;
 }
 
-int hb_typed_bind(const plan *p, hb_batch *b, int64_t *out, float *t_x,
-                  gnn_err *e)
+/* Point b's type and relation views (allocated here once a slot) into
+** `out`, laid out as plan_typed_words says, whose counts are filled, and
+** into t_x (each type's rows, in type order; NULL: none yet); y on the
+** seeds' type. b->nn, b->ne, b->nseeds and b->y must be b's. A spilled
+** batch read back is bound in its read buffer this way. */
+static int typed_bind(const plan *p, hb_batch *b, int64_t *out, float *t_x,
+                      gnn_err *e)
 {
     if (!have_views(p, b)) return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
     size_t H = (size_t)p->nhops, off = 0;
@@ -255,7 +261,7 @@ static int fill_outputs(const plan *p, hb_batch *b, gnn_err *e)
     return GNNDB_OK;
 }
 
-int hb_typed_finish(hb_exec *x, hb_batch *b, gnn_err *e)
+static int hb_typed_finish(hb_exec *x, hb_batch *b, gnn_err *e)
 {
     const plan *p = x->p;
     int rc;
@@ -263,6 +269,38 @@ int hb_typed_finish(hb_exec *x, hb_batch *b, gnn_err *e)
                 plan_typed_words(p, b->nn, b->ne) + 1, sizeof *b->t_out))
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory finishing batches");
     count_outputs(p, b, b->t_out);
-    rc = hb_typed_bind(p, b, b->t_out, b->t_x, e);
+    rc = typed_bind(p, b, b->t_out, b->t_x, e);
     return rc ? rc : fill_outputs(p, b, e);
 }
+
+/* A spilled typed batch's outputs go in its run after its e_id. */
+static int typed_spill(const plan *p, const hb_batch *b, hb_sbatch *s,
+                       gnn_err *e)
+{
+    return spill_run_append(s->run, b->t_out,
+                            plan_typed_words(p, b->nn, b->ne) * 8, e);
+}
+
+/* A typed batch read back: its views bound in the read buffer. */
+static int typed_bind_run(const plan *p, hb_batch *b, const hb_sbatch *s,
+                          unsigned char *buf, float *rows, float *erows,
+                          gnn_err *e)
+{
+    int64_t *out = (int64_t *)(buf + hbs_off_typed(p, s->nn, s->ne));
+    /* the read buffer's, not the slot's own (the view owns no arrays) */
+    b->t_eattr = erows;
+    return typed_bind(p, b, out, rows, e);
+}
+
+const hb_variant hb_variant_typed = {
+    .name = "typed",
+    .open = hb_typed_open,
+    .close = hb_typed_close,
+    .load_seeds = hb_typed_seeds,
+    .hop = hb_typed_hop,
+    .gather = hb_typed_gather,
+    .layout = hb_typed_layout,
+    .finish = hb_typed_finish,
+    .spill = typed_spill,
+    .bind = typed_bind_run,
+};

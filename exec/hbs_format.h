@@ -84,6 +84,17 @@ static inline size_t hbs_off_rows(const plan *p, size_t nn, size_t ne)
     return hbs_off_eperm(p, nn, ne) + ne * plan_run_order_edge_bytes(p);
 }
 
+/* Where a run's e_id and a typed batch's outputs start: after n_id
+** (8 bytes a node) and edge_index (16 an edge), and e_id. */
+static inline size_t hbs_off_eid(const plan *p, size_t nn, size_t ne)
+{
+    return nn * 8 + ne * 16;
+}
+static inline size_t hbs_off_typed(const plan *p, size_t nn, size_t ne)
+{
+    return hbs_off_eid(p, nn, ne) + (p->eids ? ne * 8 : 0);
+}
+
 /* The sections of plan p's spilled rows (at most PLAN_SPILL_SECTIONS),
 ** from tables t: their count. */
 int hbs_sections(const plan *p, const hbs_tables *t, hbs_section *out);

@@ -71,7 +71,7 @@ static int corrupt_node(hb_exec *x, uint64_t no, uint32_t node, gnn_err *e)
 static int hop_fanout(const hb_exec *x)
 {
     const hb_hop_state *h = &x->hop;
-    return x->p->typed ? x->p->rels[h->rel].fanout[h->index]
+    return h->rel >= 0 ? x->p->rels[h->rel].fanout[h->index]
                        : x->p->fanouts[h->index];
 }
 
@@ -79,7 +79,7 @@ static uint64_t hop_key_hop(const hb_exec *x)
 {
     const hb_hop_state *h = &x->hop;
     return (uint64_t)h->index +
-           (x->p->typed ? (uint64_t)h->rel * AST_MAX_HOPS : 0);
+           (h->rel >= 0 ? (uint64_t)h->rel * AST_MAX_HOPS : 0);
 }
 
 /* Record a neighbour that lies in a continuation block: position q of
@@ -236,8 +236,9 @@ static void stats_add(hb_opstats *o, const bp_stats *before,
 }
 
 /* Size b's edge arrays for `more` edges after its b->ne (and its edge ids
-** when the plan reads them); -1 when out of memory. */
-static int reserve_edges(const plan *p, hb_batch *b, size_t more)
+** when the plan reads them, its edges' relations in a typed hop); -1 when
+** out of memory. */
+static int reserve_edges(const plan *p, hb_batch *b, size_t more, int typed)
 {
     if (gnn_grow((void **)&b->esrc, &b->cape, b->ne + more + 1,
                 sizeof *b->esrc))
@@ -254,7 +255,7 @@ static int reserve_edges(const plan *p, hb_batch *b, size_t more)
         b->eid = d;
         b->capeid = b->cape;
     }
-    if (p->typed && b->cape > b->capetype) {
+    if (typed && b->cape > b->capetype) {
         uint16_t *d = realloc(b->etype, b->cape * sizeof *d);
         if (!d) return -1;
         b->etype = d;
@@ -273,11 +274,14 @@ static void assemble_task(void *arg, size_t i, int w)
     hb_exec *x = arg;
     hb_hop_state *h = &x->hop;
     hb_batch *b = &x->hb[i];
-    const lk_spec *ex = x->p->link ? &x->link.spec : NULL;
+    const lk_spec *ex = h->exclude;
     size_t k0 = h->bitem[i], k1 = h->bitem[i + 1], total = 0;
     for (size_t k = k0; k < k1; k++) total += h->items[k].res_n;
     size_t before_nn = b->nn, before_ne = b->ne;
-    if (reserve_edges(x->p, b, total)) { h->asm_fail = 1; return; }
+    if (reserve_edges(x->p, b, total, h->rel >= 0)) {
+        h->asm_fail = 1;
+        return;
+    }
     uint32_t *esrc = b->esrc, *edst = b->edst;
     size_t ne = b->ne;
     for (size_t k = k0; k < k1; k++) {
@@ -291,12 +295,12 @@ static void assemble_task(void *arg, size_t i, int w)
             esrc[ne] = local;
             edst[ne] = it->pos;
             if (eres) b->eid[ne] = eres[j];
-            if (x->p->typed) b->etype[ne] = (uint16_t)h->rel;
+            if (h->rel >= 0) b->etype[ne] = (uint16_t)h->rel;
             ne++;
         }
     }
     b->ne = ne;
-    if (x->p->typed) return;  /* hb_typed_hop counts the whole hop */
+    if (h->rel >= 0) return;  /* hb_typed_hop counts the whole hop */
     b->frontier_lo = before_nn;
     b->nsn[h->index + 1] = (int64_t)(b->nn - before_nn);
     b->nse[h->index] = (int64_t)(ne - before_ne);
@@ -311,7 +315,7 @@ static int hop_items(hb_exec *x, gnn_err *e)
     hb_hop_state *h = &x->hop;
     hb_blocks *bk = &x->bk;
     uint64_t tlo = 0, thi = UINT64_MAX;
-    if (x->p->typed) {
+    if (h->rel >= 0) {
         const plan_type *t = &x->p->types[x->p->rels[h->rel].dst];
         tlo = (uint64_t)t->first;
         thi = tlo + (uint64_t)t->count;
@@ -411,11 +415,4 @@ int hb_hop_pass(hb_exec *x, int hop, gnn_err *e)
     o->edges += ne1 - ne0;
     o->seconds += gnn_now() - t0;
     return GNNDB_OK;
-}
-
-int hb_run_hop(hb_exec *x, int hop, gnn_err *e)
-{
-    if (x->p->typed) return hb_typed_hop(x, hop, e);
-    for (int i = 0; i < x->nb; i++) x->hb[i].hop_end = x->hb[i].nn;
-    return hb_hop_pass(x, hop, e);
 }

@@ -46,11 +46,7 @@ size_t hb_uncounted(hb_exec *x, size_t counted)
 static int load_seeds(hb_exec *x, gnn_err *e)
 {
     plan *p = x->p;
-    int rc = p->link    ? hb_link_open(x, e)
-             : p->typed ? hb_typed_seeds(x, e)
-                        : seeds_load(x->db, &p->graph, p->seeds_kind,
-                                     p->split.token, p->seed_list,
-                                     p->n_seed_list, "", &x->seeds, e);
+    int rc = x->var->load_seeds(x, e);
     if (rc) return rc;
     /* the plan counted the seeds from the catalog; trust what was loaded */
     plan_set_seed_count(p, x->seeds.n);
@@ -255,7 +251,7 @@ int hb_seed_round(hb_exec *x, int64_t g, gnn_err *e)
         b->nseeds = hi - lo;
         memset(b->nsn, 0, sizeof b->nsn);
         memset(b->nse, 0, sizeof b->nse);
-        if (p->link) continue;   /* hb_link_seed_round starts it */
+        if (x->var->start) continue;   /* the variant starts it */
         /* sized for the seeds; assembly grows it once per hop as needed */
         if (hb_nmap_reset(&b->map, (size_t)p->batch, b->nodes, b->map.n))
             return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
@@ -270,8 +266,8 @@ int hb_seed_round(hb_exec *x, int64_t g, gnn_err *e)
     }
     x->nb = (int)n;
     x->cur = 0;
-    if (p->link) {
-        int rc = hb_link_seed_round(x, order, e);
+    if (x->var->start) {
+        int rc = x->var->start(x, order, e);
         if (rc) return rc;
     }
     x->st.seeds.seconds += gnn_now() - t0;
@@ -284,7 +280,7 @@ int hb_sample_round(hb_exec *x, int64_t g, gnn_err *e)
     int rc = hb_seed_round(x, g, e);
     if (rc) return rc;
     for (int h = 0; h < p->nhops && x->nb; h++) {
-        rc = hb_run_hop(x, h, e);
+        rc = x->var->hop(x, h, e);
         if (!rc) rc = hb_fit(x, 0, e);
         if (rc) return rc;
         hb_trim();
@@ -323,7 +319,7 @@ static int build_blockwise(hb_exec *x, gnn_err *e)
         x->staged_other = 0;
         if (rc) return rc;
     }
-    rc = hb_gather(x, e);
+    rc = x->var->gather(x, e);
     if (rc) return rc;
     return hb_finish_batches(x, e);
 }
@@ -358,6 +354,10 @@ int hb_open(gnndb *db, plan *p, hb_exec **out, gnn_err *e)
     if (!x) return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
     x->db = db;
     x->p = p;
+    /* the variant, chosen once: every difference between node, link and
+    ** typed batches goes through it */
+    x->var = p->link ? &hb_variant_link
+             : p->typed ? &hb_variant_typed : &hb_variant_node;
     x->h_next = p->hyperbatch;
     x->sp.emit = &x->sp.rounds[0];
     x->sp.build = &x->sp.rounds[1];
@@ -366,12 +366,7 @@ int hb_open(gnndb *db, plan *p, hb_exec **out, gnn_err *e)
     if (p->into && (rc = hb_prepare_into(p->into, e))) goto fail;
     if ((rc = io_open(p->io, (unsigned)p->io_depth, &x->io, e))) goto fail;
 
-    if (p->typed) {
-        if ((rc = hb_typed_open(x, e))) goto fail;
-    } else {
-        if ((rc = hb_topo_open(x->db, p, &p->topo, 1, &x->topo, e))) goto fail;
-        x->gtopo = &x->topo;
-    }
+    if ((rc = x->var->open(x, e))) goto fail;
     if ((rc = bp_open(p->graph_frames, p->topo.block_size, x->io, &x->gpool,
                       e)))
         goto fail;
@@ -478,11 +473,9 @@ void hb_close(hb_exec *x)
     hb_gather_close(x);
     hbs_close(x);
     if (x->gpool) bp_close(x->gpool);
-    hb_typed_close(x);
-    hb_topo_close(&x->topo);
+    x->var->close(x);
     if (x->io) io_close(x->io);
     seeds_free(&x->seeds);
-    hb_link_close(x);
     hb_hop_free(&x->hop, GNN_MAX(1, x->p->threads));
     hb_resident_close(x);
     hb_blocks_free(&x->bk);
