@@ -326,6 +326,12 @@ void hb_out_free(hb_exec *x, void *p);
 void hb_out_release(hb_exec *x, hb_batch *b);
 void *hb_read_buffer(hb_exec *x, size_t bytes);
 void hb_read_buffer_free(hb_exec *x, void *p);
+/* Load the seeds (through the variant) and order each epoch's
+** (hb_round.c). */
+int hb_load_seeds(hb_exec *x, gnn_err *e);
+/* Free slot b's arrays; those handed out are the transfer operator's
+** memory (perhaps pinned: hb_out_release). */
+void hb_slot_free(hb_exec *x, hb_batch *b);
 /* Start mini-batches [g, g + h_next) of one epoch in x->hb (x->nb of
 ** them): their seeds, nothing sampled yet. */
 int hb_seed_round(hb_exec *x, int64_t g, gnn_err *e);
@@ -342,9 +348,8 @@ int hb_resident_round(hb_exec *x, int64_t g, int *done, gnn_err *e);
 ** are finished): the longest prefix, the others freed to be built again
 ** next round; an error when not even one fits. */
 int hb_fit(hb_exec *x, int with_features, gnn_err *e);
-/* The resident round's workers (their node maps): freed; their bytes. */
+/* The resident round's workers (their node maps): freed. */
 void hb_resident_close(hb_exec *x);
-size_t hb_resident_bytes(const hb_exec *x);
 /* A resident round's graph (hb_resident.c): the topology its hops read
 ** and its blocks, every one pinned, by number. */
 typedef struct hb_rs_graph {
@@ -379,7 +384,10 @@ size_t hb_work_bytes(const hb_exec *x);
 size_t hb_staged_bytes(const hb_batch *b, int64_t dim);
 
 /* The spilled hyperbatch: building a round (hb_spill.c). */
+/* Open the spill area for a run and close it; free both rounds' records
+** (their runs too) first. */
 int hbs_open(hb_exec *x, gnn_err *e);
+void hbs_free_rounds(hb_exec *x);
 void hbs_close(hb_exec *x);
 /* Sample and gather the next round of p->hyperbatch mini-batches into
 ** the spill area, as x->sp.build, within staged_bytes less x->bg.reserve. */
@@ -392,8 +400,11 @@ void hbs_readback_trim(hb_exec *x);
 /* No run read into any buffer yet (hbs_open). */
 void hbs_readback_init(hb_exec *x);
 void hbs_readback_close(hb_exec *x);
-/* The pipeline (hb_pipeline.c): the next spilled mini-batch, switching
+/* The pipeline (hb_pipeline.c): the spill area and the read-back opened
+** for a spilled plan, and closed; the next spilled mini-batch, switching
 ** rounds and starting the next round's build as needed; joining it. */
+int hbp_open(hb_exec *x, gnn_err *e);
+void hbp_close(hb_exec *x);
 int hbp_next(hb_exec *x, const gnndb_batch_view **view, gnn_err *e);
 void hbp_stop(hb_exec *x);
 

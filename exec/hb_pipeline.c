@@ -117,6 +117,22 @@ int hbp_next(hb_exec *x, const gnndb_batch_view **view, gnn_err *e)
     return GNNDB_BATCH;
 }
 
+int hbp_open(hb_exec *x, gnn_err *e)
+{
+    hbs_readback_init(x);
+    return hbs_open(x, e);
+}
+
+/* The runs go before the buffers they may be read into, and both before
+** the area that holds them. */
+void hbp_close(hb_exec *x)
+{
+    hbp_stop(x);
+    hbs_free_rounds(x);
+    hbs_readback_close(x);
+    hbs_close(x);
+}
+
 void hbp_stop(hb_exec *x)
 {
     if (!x->bg.running) return;

@@ -384,13 +384,6 @@ void hb_resident_close(hb_exec *x)
     x->nrsw = 0;
 }
 
-size_t hb_resident_bytes(const hb_exec *x)
-{
-    size_t n = 0;
-    for (int w = 0; w < x->nrsw; w++) n += hb_rs_worker_bytes(x->rsw[w]);
-    return n;
-}
-
 int hb_resident_round(hb_exec *x, int64_t g, int *done, gnn_err *e)
 {
     *done = 0;

@@ -37,11 +37,10 @@ int hbs_open(hb_exec *x, gnn_err *e)
     /* the tables are open by now (hb_gather_open, the typed variant's
     ** open) and stay so for the run */
     x->sp.tables = (hbs_tables){x->ff, x->ef, x->tf, x->rt};
-    hbs_readback_init(x);
     return spill_open(dir, db->pragma.spill_limit, x->p->io, &x->sp.area, e);
 }
 
-void hbs_close(hb_exec *x)
+void hbs_free_rounds(hb_exec *x)
 {
     for (int k = 0; k < 2; k++) {
         hb_round *r = &x->sp.rounds[k];
@@ -49,8 +48,12 @@ void hbs_close(hb_exec *x)
         free(r->sb);
         free(r->arrival);
     }
-    hbs_readback_close(x);
+}
+
+void hbs_close(hb_exec *x)
+{
     spill_close(x->sp.area);
+    x->sp.area = NULL;
 }
 
 /* What the build may still hold beside its own records: the staged budget
