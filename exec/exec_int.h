@@ -177,13 +177,6 @@ typedef struct hb_link {
     uint64_t *excluded;
 } hb_link;
 
-typedef struct hb_transfer { /* the transfer operator (transfer.c) */
-    xfer *xf;                /* NULL for host */
-    gnndb_batch_view view;   /* the batch on the device */
-    int pin;                 /* outputs and read buffers in pinned memory */
-    hb_batch *last;          /* handed out last, in host memory: hb_digest */
-} hb_transfer;
-
 /* The executor: shared handles, the hyperbatch the operators pass along,
 ** and each operator's own state. */
 struct hb_exec {
@@ -222,7 +215,9 @@ struct hb_exec {
     hb_spill_state sp;
     hb_readback rb;
     hb_bg bg;
-    hb_transfer tr;
+    int pool_lent;           /* the worker pool is the build thread's while
+                             ** one runs (hb_pipeline.c) */
+    struct hb_transfer *tr;  /* the transfer operator (transfer.c) */
     struct hb_rs_worker **rsw; /* a resident round's workers (hb_resident.c) */
     int nrsw;
 
@@ -312,6 +307,9 @@ int hb_emit(hb_exec *x, hb_batch *b, const gnndb_batch_view **view,
 ** or as it is (*view: what the caller gets). */
 int hb_transfer_open(hb_exec *x, gnn_err *e);
 void hb_transfer_close(hb_exec *x);
+void hb_transfer_free(hb_exec *x);
+/* Start copying b, the next to be handed out, while the caller works. */
+void hb_transfer_prefetch(hb_exec *x, const hb_batch *b);
 int hb_transfer_batch(hb_exec *x, hb_batch *b, const gnndb_batch_view **view,
                       gnn_err *e);
 /* A batch's outputs that are handed out (n_id, edge_index, x, y,

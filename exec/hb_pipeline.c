@@ -61,8 +61,10 @@ static void start_build(hb_exec *x, size_t reserve)
 {
     x->bg.reserve = reserve;
     x->bg.running = 1;
+    x->pool_lent = 1;
     if (pthread_create(&x->bg.thread, NULL, bg_main, x) != 0) {
         x->bg.running = 0;
+        x->pool_lent = 0;
         x->bg.reserve = 0;
     }
 }
@@ -71,6 +73,7 @@ static int join_build(hb_exec *x, gnn_err *e)
 {
     pthread_join(x->bg.thread, NULL);
     x->bg.running = 0;
+    x->pool_lent = 0;
     x->bg.reserve = 0;
     if (x->bg.rc) return gnn_seterr(e, x->bg.rc, "%s", x->bg.err.msg);
     return GNNDB_OK;
@@ -139,5 +142,6 @@ void hbp_stop(hb_exec *x)
     atomic_store(&x->bg.stop, 1);
     pthread_join(x->bg.thread, NULL);
     x->bg.running = 0;
+    x->pool_lent = 0;
     x->bg.reserve = 0;
 }

@@ -166,8 +166,7 @@ int hb_next(hb_exec *x, const gnndb_batch_view **view, gnn_err *e)
     int rc = hb_emit(x, b, view, e);
     if (rc) return rc;
     /* start copying the next batch while the caller trains on this one */
-    if (x->tr.xf && x->cur < x->nb)
-        xfer_prefetch(x->tr.xf, &x->hb[x->cur].view, NULL);
+    if (x->cur < x->nb) hb_transfer_prefetch(x, &x->hb[x->cur]);
     x->est.batches++;
     return GNNDB_BATCH;
 }
@@ -235,5 +234,6 @@ void hb_close(hb_exec *x)
     hb_resident_close(x);
     hb_blocks_free(&x->bk);
     wpool_free(x->pool);
+    hb_transfer_free(x);   /* last: freeing outputs asks whether pinned */
     free(x);
 }
