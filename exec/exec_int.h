@@ -33,31 +33,8 @@
 #include "hb_blocks.h"
 #include "hbs_format.h"
 #include "hb_variant.h"
+#include "hop.h"
 #include "../gpu/xfer.h"
-
-typedef struct hb_item {     /* one frontier node of one mini-batch */
-    uint32_t node;
-    uint32_t bi;             /* mini-batch within the hyperbatch */
-    uint32_t pos;            /* its local index */
-    uint32_t res_n;          /* neighbours chosen */
-    uint64_t res_off;        /* where they are in the arena */
-} hb_item;
-
-typedef struct hb_pend {     /* a neighbour in a continuation block */
-    uint64_t block;
-    uint64_t slot;           /* arena slot to fill */
-    uint32_t pos;            /* position in the block's first object */
-    uint32_t node;
-} hb_pend;
-
-typedef struct hb_worker {  /* one worker's scratch */
-    uint32_t *pos;
-    size_t cappos;
-    uint32_t scratch[SAMPLE_SCRATCH];
-    hb_pend *pend;
-    size_t npend, cappend;
-    int oom;
-} hb_worker;
 
 #define HB_GI_CACHE UINT32_MAX
 
@@ -75,33 +52,6 @@ typedef struct hb_gitem {    /* one feature row to copy */
     uint32_t local;
     uint32_t row;
 } hb_gitem;
-
-/* One hop's work (hop.c): the frontier items of every mini-batch, the
-** arena their chosen neighbours land in, and the requests for neighbours
-** in continuation blocks. What a hop keeps per sampled neighbour sits
-** beside the arena, indexed by the same slots (hb_item.res_off). */
-typedef struct hb_hop_state {
-    int index;               /* the hop being sampled */
-    int rel;                 /* a typed hop: the relation being sampled;
-                             ** -1: the graph's own edges */
-    const lk_spec *exclude;  /* a link's EXCLUDE (NULL: none), set by its
-                             ** variant: edges it drops are not added */
-    hb_item *items;
-    size_t nitems, capitems;
-    uint32_t *arena;         /* chosen neighbours, per item from res_off */
-    size_t narena, caparena;
-    uint32_t *earena;        /* their edge ids, when the plan reads them */
-    size_t capearena;
-    hb_pend *pend;
-    size_t npend, cappend;
-    size_t *bitem;           /* first item of each mini-batch */
-    size_t capbitem;
-    volatile int asm_fail;
-    const blk_node **objs;   /* objects of the items of the visited block */
-    size_t capobjs;
-    gran ggran;              /* graph blocks: whole or pages */
-    hb_worker *workers;      /* one per thread of x->pool */
-} hb_hop_state;
 
 /* Gather's work (gather.c): the rows to copy, the table they come from,
 ** and the caches it consults: the row cache (fcache.c) with one gather's
@@ -168,15 +118,6 @@ typedef struct hb_bg {
     size_t reserve;
 } hb_bg;
 
-/* The link operator's run-long state (link.c; loaded by hyperbatch.c):
-** what the negatives and EXCLUDE follow, the seed edges with their
-** endpoints, and the bits of EXCLUDE SPLIT's edges. */
-typedef struct hb_link {
-    lk_spec spec;
-    lk_seeds seeds;
-    uint64_t *excluded;
-} hb_link;
-
 /* The executor: shared handles, the hyperbatch the operators pass along,
 ** and each operator's own state. */
 struct hb_exec {
@@ -208,9 +149,9 @@ struct hb_exec {
                              ** no error, it only shortens the future */
 
     const hb_variant *var;   /* node, link or typed: chosen by hb_open */
-    hb_link link;            /* edge seeds (plan link) */
+    struct hb_link *link;    /* edge seeds: the link variant's (hb_link.c) */
     hb_blocks bk;            /* items by block: a hop's, then gather's */
-    hb_hop_state hop;
+    struct hb_hop_state *hop; /* the hop operator's (hop.c) */
     hb_gather_state gat;
     hb_spill_state sp;
     hb_readback rb;
@@ -235,22 +176,6 @@ struct hb_exec {
 ** and anything a count misses. Measured (the process's resident bytes
 ** now), so that budgets hold whatever the counts miss; keeps the peak. */
 size_t hb_uncounted(hb_exec *x, size_t counted);
-
-/* One pass of a hop over the frontier [frontier_lo, hop_end) of each
-** mini-batch (hop.c), through x->gtopo: for a typed hop (x->hop.rel >= 0)
-** only the nodes of the relation's target type, its edges tagged with it.
-** The variants' hops call it (hb_variant.h). */
-int hb_hop_pass(hb_exec *x, int hop, gnn_err *e);
-/* The same for a hop's state (hop.c): the bytes hb_work_bytes counts, the
-** arrays sized per item (release), everything (free; nworkers: the
-** workers allocated). */
-size_t hb_hop_bytes(const hb_hop_state *h);
-void hb_hop_release(hb_hop_state *h);
-void hb_hop_free(hb_hop_state *h, int nworkers);
-
-/* How a hop reads graph blocks in pages (hop_pages.c): their offset-table
-** entries first, then their objects; `visit` samples a block. */
-void hb_hop_ops(hb_exec *x, bp_visit_fn visit, gran_ops *ops);
 
 int hb_gather_open(hb_exec *x, gnn_err *e);
 /* Bytes gather's state holds against the staged budget (its items, the

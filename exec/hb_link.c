@@ -11,14 +11,23 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The link variant's run-long state:
+** what the negatives and EXCLUDE follow, the seed edges with their
+** endpoints, and the bits of EXCLUDE SPLIT's edges. */
+struct hb_link {
+    lk_spec spec;
+    lk_seeds seeds;
+    uint64_t *excluded;
+};
+
 /* EXCLUDE SPLIT: a bit per input edge of every excluded split. */
 static int load_excluded(hb_exec *x, gnn_err *e)
 {
     plan *p = x->p;
     if (!p->nexclude) return GNNDB_OK;
     uint64_t nbits = (uint64_t)p->graph.input_edges;
-    x->link.excluded = calloc(nbits / 64 + 1, 8);
-    if (!x->link.excluded)
+    x->link->excluded = calloc(nbits / 64 + 1, 8);
+    if (!x->link->excluded)
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory for EXCLUDE SPLIT");
     for (size_t i = 0; i < p->nexclude; i++) {
         uint64_t *ids;
@@ -27,11 +36,11 @@ static int load_excluded(hb_exec *x, gnn_err *e)
                                  &n, e);
         if (rc) return rc;
         for (size_t k = 0; k < n; k++)
-            if (ids[k] < nbits) x->link.excluded[ids[k] >> 6] |= 1ull << (ids[k] & 63);
+            if (ids[k] < nbits) x->link->excluded[ids[k] >> 6] |= 1ull << (ids[k] & 63);
         free(ids);
     }
-    x->link.spec.excluded = x->link.excluded;
-    x->link.spec.nexcluded = nbits;
+    x->link->spec.excluded = x->link->excluded;
+    x->link->spec.nexcluded = nbits;
     return GNNDB_OK;
 }
 
@@ -39,7 +48,7 @@ static int load_excluded(hb_exec *x, gnn_err *e)
 static int load_edges(hb_exec *x, gnn_err *e)
 {
     plan *p = x->p;
-    lk_seeds *sd = &x->link.seeds;
+    lk_seeds *sd = &x->link->seeds;
     uint64_t *ids;
     size_t n;
     int rc = edge_split_load(x->db, &p->graph, p->edge_split.name, &ids, &n,
@@ -73,7 +82,7 @@ static int load_edges(hb_exec *x, gnn_err *e)
 static int link_seeds(hb_exec *x, gnn_err *e)
 {
     plan *p = x->p;
-    lk_spec *sp = &x->link.spec;
+    lk_spec *sp = &x->link->spec;
     sp->mode = p->neg_mode;
     sp->k = p->negative;
     sp->strict = p->neg_strict;
@@ -91,9 +100,11 @@ static int link_seeds(hb_exec *x, gnn_err *e)
 static void link_close(hb_exec *x)
 {
     hb_node_close(x);
-    lk_seeds_free(&x->link.seeds);
-    free(x->link.excluded);
-    x->link.excluded = NULL;
+    if (!x->link) return;
+    lk_seeds_free(&x->link->seeds);
+    free(x->link->excluded);
+    free(x->link);
+    x->link = NULL;
 }
 
 /* STRICT over the round's mini-batches: redraw negatives that are edges. */
@@ -114,7 +125,7 @@ static int strict_round(hb_exec *x, gnn_err *e)
         const hb_rel_topo *t = x->gtopo;
         lk_graph g = {x->gpool, t->f, t->idx_first, t->idx_block, t->nidx,
                       t->nblocks};
-        rc = lk_strict(&x->link.spec, &g, bs, ep, bn, (size_t)x->nb, e);
+        rc = lk_strict(&x->link->spec, &g, bs, ep, bn, (size_t)x->nb, e);
     }
     free(bs);
     free(ep);
@@ -129,11 +140,11 @@ static int link_start(hb_exec *x, const uint32_t *order, gnn_err *e)
         hb_batch *b = &x->hb[i];
         int64_t lo = b->batch * p->batch;
         int64_t hi = GNN_MIN(lo + p->batch, p->nseeds);
-        if ((rc = lk_batch_fill(&x->link.spec, &x->link.seeds, order, lo, hi,
+        if ((rc = lk_batch_fill(&x->link->spec, &x->link->seeds, order, lo, hi,
                                 b->epoch, b->batch, &b->lk, e)))
             return rc;
     }
-    if (x->link.spec.strict && x->link.spec.k && (rc = strict_round(x, e)))
+    if (x->link->spec.strict && x->link->spec.k && (rc = strict_round(x, e)))
         return rc;
     for (int i = 0; i < x->nb; i++) {
         hb_batch *b = &x->hb[i];
@@ -175,7 +186,7 @@ static void link_view(const plan *p, gnndb_batch_view *v, int64_t *words,
 static int link_finish(hb_exec *x, hb_batch *b, gnn_err *e)
 {
     lk_batch *l = &b->lk;
-    int rc = lk_finish(&x->link.spec, l, e);
+    int rc = lk_finish(&x->link->spec, l, e);
     if (!rc) link_view(x->p, &b->view, l->label_index, l->npos, l->nneg);
     return rc;
 }
@@ -183,7 +194,9 @@ static int link_finish(hb_exec *x, hb_batch *b, gnn_err *e)
 /* The hops keep out what EXCLUDE drops (hop.c reads it through its state). */
 static int link_open(hb_exec *x, gnn_err *e)
 {
-    x->hop.exclude = &x->link.spec;
+    if (!(x->link = calloc(1, sizeof *x->link)))
+        return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
+    hb_hop_exclude(x, &x->link->spec);
     return hb_node_open(x, e);
 }
 

@@ -32,8 +32,7 @@ static int node_seeds(hb_exec *x, gnn_err *e)
 int hb_node_hop(hb_exec *x, int hop, gnn_err *e)
 {
     for (int i = 0; i < x->nb; i++) x->hb[i].hop_end = x->hb[i].nn;
-    x->hop.rel = -1;   /* the graph's own edges, no relation's */
-    return hb_hop_pass(x, hop, e);
+    return hb_hop_pass(x, hop, -1, e);   /* the graph's own edges */
 }
 
 /* Gather one table for each batch: its nodes' rows, or its seeds' labels. */

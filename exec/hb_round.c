@@ -70,7 +70,7 @@ static size_t resident_bytes(const hb_exec *x)
 
 size_t hb_work_bytes(const hb_exec *x)
 {
-    return hb_hop_bytes(&x->hop) + hb_blocks_bytes(&x->bk) +
+    return hb_hop_bytes(x->hop) + hb_blocks_bytes(&x->bk) +
            hb_gather_bytes(&x->gat) + resident_bytes(x);
 }
 
@@ -111,7 +111,7 @@ static int fit_prefix(hb_exec *x, int with_features, size_t used)
 
 void hb_release_work(hb_exec *x)
 {
-    hb_hop_release(&x->hop);
+    hb_hop_release(x->hop);
     hb_blocks_release(&x->bk);
     hb_gather_release(&x->gat);
 }

@@ -92,8 +92,7 @@ static int hb_typed_hop(hb_exec *x, int hop, gnn_err *e)
     for (int r = 0; r < p->nrels; r++) {
         if (!p->rels[r].fanout[hop]) continue;
         x->gtopo = &x->rt[r];
-        x->hop.rel = r;
-        int rc = hb_hop_pass(x, hop, e);
+        int rc = hb_hop_pass(x, hop, r, e);
         if (rc) return rc;
     }
     for (int i = 0; i < x->nb; i++) {

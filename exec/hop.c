@@ -7,7 +7,7 @@
 ** node map (internal id -> local index), which this file also owns. */
 #include "clock.h"
 #include "grow.h"
-#include "exec_int.h"
+#include "hop_int.h"
 #include "rng.h"
 #include "sample.h"
 #include "pool.h"
@@ -20,19 +20,21 @@
 
 size_t hb_hop_bytes(const hb_hop_state *h)
 {
+    if (!h) return 0;
     return h->capitems * sizeof *h->items + h->caparena * 4 +
            h->capearena * 4 + h->cappend * sizeof(hb_pend);
 }
 
 void hb_hop_release(hb_hop_state *h)
 {
+    if (!h) return;
     free(h->items); h->items = NULL; h->capitems = 0;
     free(h->arena); h->arena = NULL; h->caparena = 0;
     free(h->earena); h->earena = NULL; h->capearena = 0;
     free(h->pend); h->pend = NULL; h->cappend = 0;
 }
 
-void hb_hop_free(hb_hop_state *h, int nworkers)
+static void hop_free(hb_hop_state *h, int nworkers)
 {
     hb_hop_release(h);
     free(h->objs);
@@ -47,6 +49,34 @@ void hb_hop_free(hb_hop_state *h, int nworkers)
         }
     free(h->workers);
     h->workers = NULL;
+}
+
+int hb_hop_open(hb_exec *x, gnn_err *e)
+{
+    const plan *p = x->p;
+    hb_hop_state *h = x->hop = calloc(1, sizeof *x->hop);
+    if (!h) return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
+    h->rel = -1;
+    h->ggran.mode = p->read_granularity;
+    h->ggran.pr = &p->profile;
+    h->workers = calloc((size_t)GNN_MAX(1, p->threads), sizeof *h->workers);
+    if (!h->workers)
+        return gnn_seterr(e, GNNDB_NOMEM, "cannot start %d worker threads",
+                          p->threads);
+    return GNNDB_OK;
+}
+
+void hb_hop_close(hb_exec *x)
+{
+    if (!x->hop) return;
+    hop_free(x->hop, GNN_MAX(1, x->p->threads));
+    free(x->hop);
+    x->hop = NULL;
+}
+
+void hb_hop_exclude(hb_exec *x, const lk_spec *spec)
+{
+    x->hop->exclude = spec;
 }
 
 /* ---- sample: one hop of the whole hyperbatch ---- */
@@ -70,14 +100,14 @@ static int corrupt_node(hb_exec *x, uint64_t no, uint32_t node, gnn_err *e)
 ** its choices are keyed by: a typed graph's relations draw apart. */
 static int hop_fanout(const hb_exec *x)
 {
-    const hb_hop_state *h = &x->hop;
+    const hb_hop_state *h = x->hop;
     return h->rel >= 0 ? x->p->rels[h->rel].fanout[h->index]
                        : x->p->fanouts[h->index];
 }
 
 static uint64_t hop_key_hop(const hb_exec *x)
 {
-    const hb_hop_state *h = &x->hop;
+    const hb_hop_state *h = x->hop;
     return (uint64_t)h->index +
            (h->rel >= 0 ? (uint64_t)h->rel * AST_MAX_HOPS : 0);
 }
@@ -103,7 +133,7 @@ static int pend_add(hb_exec *x, hb_worker *wk, const hb_item *it,
 static void hop_task(void *arg, size_t task, int w)
 {
     hb_exec *x = arg;
-    hb_hop_state *h = &x->hop;
+    hb_hop_state *h = x->hop;
     const hb_blocks *bk = &x->bk;
     hb_worker *wk = &h->workers[w];
     int fanout = hop_fanout(x);
@@ -144,7 +174,7 @@ static void hop_task(void *arg, size_t task, int w)
 static int hop_reserve(hb_exec *x, uint64_t no, const void *data, size_t lo,
                        size_t hi, uint32_t *most, gnn_err *e)
 {
-    hb_hop_state *h = &x->hop;
+    hb_hop_state *h = x->hop;
     int fanout = hop_fanout(x);
     size_t need = h->narena;
     *most = 0;
@@ -175,7 +205,7 @@ static int hop_reserve(hb_exec *x, uint64_t no, const void *data, size_t lo,
 static int hop_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
 {
     hb_exec *x = arg;
-    hb_hop_state *h = &x->hop;
+    hb_hop_state *h = x->hop;
     if (hb_halted(x))
         return gnn_seterr(e, GNNDB_INTERRUPT, "interrupted");
     size_t lo = x->bk.bstart[no], hi = x->bk.bstart[no + 1];
@@ -211,7 +241,7 @@ static int hop_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
 static int pend_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
 {
     hb_exec *x = arg;
-    hb_hop_state *h = &x->hop;
+    hb_hop_state *h = x->hop;
     const blk_header *hd = data;
     const blk_node *o = hd->count ? blk_graph_object(data, 0) : NULL;
     for (size_t k = x->bk.bstart[no]; k < x->bk.bstart[no + 1]; k++) {
@@ -272,7 +302,7 @@ static int reserve_edges(const plan *p, hb_batch *b, size_t more, int typed)
 static void assemble_task(void *arg, size_t i, int w)
 {
     hb_exec *x = arg;
-    hb_hop_state *h = &x->hop;
+    hb_hop_state *h = x->hop;
     hb_batch *b = &x->hb[i];
     const lk_spec *ex = h->exclude;
     size_t k0 = h->bitem[i], k1 = h->bitem[i + 1], total = 0;
@@ -312,7 +342,7 @@ static void assemble_task(void *arg, size_t i, int w)
 ** nodes of its relation's target type. */
 static int hop_items(hb_exec *x, gnn_err *e)
 {
-    hb_hop_state *h = &x->hop;
+    hb_hop_state *h = x->hop;
     hb_blocks *bk = &x->bk;
     uint64_t tlo = 0, thi = UINT64_MAX;
     if (h->rel >= 0) {
@@ -346,7 +376,7 @@ static int hop_items(hb_exec *x, gnn_err *e)
 ** whole. */
 static int hop_continuations(hb_exec *x, gnn_err *e)
 {
-    hb_hop_state *h = &x->hop;
+    hb_hop_state *h = x->hop;
     hb_blocks *bk = &x->bk;
     uint64_t nblocks = x->gtopo->nblocks;
     if (gnn_grow((void **)&bk->blockof, &bk->capblockof, h->npend,
@@ -368,7 +398,7 @@ static int hop_continuations(hb_exec *x, gnn_err *e)
 ** mini-batches are independent, so they are assembled in parallel. */
 static int hop_assemble(hb_exec *x, gnn_err *e)
 {
-    hb_hop_state *h = &x->hop;
+    hb_hop_state *h = x->hop;
     if (gnn_grow((void **)&h->bitem, &h->capbitem, (size_t)x->nb + 1,
                 sizeof *h->bitem))
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory sampling");
@@ -383,10 +413,11 @@ static int hop_assemble(hb_exec *x, gnn_err *e)
     return GNNDB_OK;
 }
 
-int hb_hop_pass(hb_exec *x, int hop, gnn_err *e)
+int hb_hop_pass(hb_exec *x, int hop, int rel, gnn_err *e)
 {
     double t0 = gnn_now();
-    hb_hop_state *h = &x->hop;
+    hb_hop_state *h = x->hop;
+    h->rel = rel;
     hb_opstats *o = &x->st.hop[hop];
     h->index = hop;
     int rc = hop_items(x, e);

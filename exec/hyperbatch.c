@@ -121,17 +121,15 @@ int hb_open(gnndb *db, plan *p, hb_exec **out, gnn_err *e)
     if (p->into && (rc = hb_prepare_into(p->into, e))) goto fail;
     if ((rc = io_open(p->io, (unsigned)p->io_depth, &x->io, e))) goto fail;
 
+    /* the hop first: a variant's open tells it what to exclude */
+    if ((rc = hb_hop_open(x, e))) goto fail;
     if ((rc = x->var->open(x, e))) goto fail;
     if ((rc = bp_open(p->graph_frames, p->topo.block_size, x->io, &x->gpool,
                       e)))
         goto fail;
     bp_set_max_coalesce(x->gpool, (unsigned)p->coalesce);
-    x->hop.ggran.mode = p->read_granularity;
-    x->hop.ggran.pr = &p->profile;
     x->pool = wpool_new(p->threads);
-    x->hop.workers = calloc((size_t)GNN_MAX(1, p->threads),
-                            sizeof *x->hop.workers);
-    if (!x->pool || !x->hop.workers) {
+    if (!x->pool) {
         rc = gnn_seterr(e, GNNDB_NOMEM, "cannot start %d worker threads",
                         p->threads);
         goto fail;
@@ -230,7 +228,7 @@ void hb_close(hb_exec *x)
     x->var->close(x);
     if (x->io) io_close(x->io);
     seeds_free(&x->seeds);
-    hb_hop_free(&x->hop, GNN_MAX(1, x->p->threads));
+    hb_hop_close(x);
     hb_resident_close(x);
     hb_blocks_free(&x->bk);
     wpool_free(x->pool);
