@@ -34,42 +34,8 @@
 #include "hbs_format.h"
 #include "hb_variant.h"
 #include "hop.h"
+#include "gather.h"
 #include "../gpu/xfer.h"
-
-#define HB_GI_CACHE UINT32_MAX
-
-/* Where a gather copies its rows in a mini-batch, at the item's `local`:
-** x, y (labels), edge_attr, the x of one node type, or the edge_attr of
-** one relation. */
-#define HB_TO_X      0
-#define HB_TO_Y      1
-#define HB_TO_EATTR  2
-#define HB_TO_TYPE_X 3
-#define HB_TO_REL_EATTR 4
-
-typedef struct hb_gitem {    /* one feature row to copy */
-    uint32_t bi;             /* HB_GI_CACHE: into the cache's slot `local` */
-    uint32_t local;
-    uint32_t row;
-} hb_gitem;
-
-/* Gather's work (gather.c): the rows to copy, the table they come from,
-** and the caches it consults: the row cache (fcache.c) with one gather's
-** decisions, and the hot-block cache (bcache.c). */
-typedef struct hb_gather_state {
-    hb_gitem *gitems;
-    size_t ngitems, capgitems;
-    const void *table;       /* cat_table being gathered */
-    int dest;                /* HB_TO_*: where its rows go */
-    int type;                /* HB_TO_TYPE_X: the node type;
-                             ** HB_TO_REL_EATTR: the relation */
-    gran fgran;              /* feature and label blocks: whole or pages */
-    struct fcache *fc;
-    struct bcache *bc;
-    uint32_t *crows, *cfut;
-    int64_t *csrc;
-    size_t capcrows, capcfut, capcsrc;
-} hb_gather_state;
 
 /* The spilled hyperbatch (hb_spill.c): the spill area, the round being
 ** handed out (hb_readback.c) and the one being built, perhaps at the same
@@ -152,7 +118,7 @@ struct hb_exec {
     struct hb_link *link;    /* edge seeds: the link variant's (hb_link.c) */
     hb_blocks bk;            /* items by block: a hop's, then gather's */
     struct hb_hop_state *hop; /* the hop operator's (hop.c) */
-    hb_gather_state gat;
+    struct hb_gather_state *gat; /* the gather operator's (gather.c) */
     hb_spill_state sp;
     hb_readback rb;
     hb_bg bg;
@@ -177,45 +143,6 @@ struct hb_exec {
 ** now), so that budgets hold whatever the counts miss; keeps the peak. */
 size_t hb_uncounted(hb_exec *x, size_t counted);
 
-int hb_gather_open(hb_exec *x, gnn_err *e);
-/* Bytes gather's state holds against the staged budget (its items, the
-** row cache's per-gather scratch); freeing its items between rounds. */
-size_t hb_gather_bytes(const hb_gather_state *g);
-void hb_gather_release(hb_gather_state *g);
-/* Visit the blocks of list[0..*n) the hot-block cache holds from memory
-** with fn, and keep in list only the others (order kept); counts what it
-** spared. */
-int hb_visit_pinned(hb_exec *x, uint64_t *list, size_t *n,
-                    int (*fn)(void *, uint64_t, const void *, gnn_err *),
-                    void *arg, gnn_err *e);
-void hb_gather_close(hb_exec *x);
-/* Room for n gather items (and their blocks), the list emptied; then each
-** item added with hb_gather_add: mini-batch bi (HB_GI_CACHE: the cache),
-** its place there, its row of a table of rpb rows a block. */
-int hb_gather_reserve(hb_exec *x, size_t n, gnn_err *e);
-static inline void hb_gather_add(hb_exec *x, uint32_t bi, uint32_t local,
-                                 uint32_t row, uint32_t rpb)
-{
-    hb_gitem *it = &x->gat.gitems[x->gat.ngitems];
-    it->bi = bi;
-    it->local = local;
-    it->row = row;
-    x->bk.blockof[x->gat.ngitems++] = row / rpb;
-}
-/* Copy the rows of table t (file f) that the items in x->gat.gitems name
-** (their blocks in x->bk.blockof) into `dest` (HB_TO_*; `type` for
-** HB_TO_TYPE_X) of each item's mini-batch: each block read once, whole or
-** in pages, rows copied in parallel; node features go through the caches.
-** The figures go to *o. */
-int hb_gather_items(hb_exec *x, const cat_table *t, blk_file *f, int dest,
-                    int type, hb_opstats *o, gnn_err *e);
-/* Copy the EDGE FEATURES row of every sampled edge of the hyperbatch
-** into its mini-batch's edge_attr (gather_edges.c), block by block. */
-int hb_gather_edges(hb_exec *x, gnn_err *e);
-/* One feature row of table t, as stored, into float32 dst: float16 rows
-** widened, float32 copied; with `stream`, as gnn_copy_stream (the caller
-** then calls gnn_copy_stream_done). The row cache keeps rows as stored. */
-void hb_put_row(const cat_table *t, float *dst, const void *src, int stream);
 /* n_id in the user's ids, edge_index laid out 2 x E, views filled: of
 ** one mini-batch (t: a read transaction of the index where the graph maps
 ** keys; *tmp scratch the caller frees), or of every one of x->hb. */

@@ -17,6 +17,34 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A gather item bound for the row cache's slot `local`, not a batch. */
+#define HB_GI_CACHE UINT32_MAX
+
+typedef struct hb_gitem {    /* one feature row to copy */
+    uint32_t bi;             /* HB_GI_CACHE: into the cache's slot `local` */
+    uint32_t local;
+    uint32_t row;
+} hb_gitem;
+
+/* Gather's work (gather.c): the rows to copy, the table they come from,
+** and the caches it consults: the row cache (fcache.c) with one gather's
+** decisions, and the hot-block cache (bcache.c). */
+struct hb_gather_state {
+    hb_gitem *gitems;
+    size_t ngitems, capgitems;
+    const void *table;       /* cat_table being gathered */
+    int dest;                /* HB_TO_*: where its rows go */
+    int type;                /* HB_TO_TYPE_X: the node type;
+                             ** HB_TO_REL_EATTR: the relation */
+    gran fgran;              /* feature and label blocks: whole or pages */
+    struct fcache *fc;
+    struct bcache *bc;
+    uint32_t *crows, *cfut;
+    int64_t *csrc;
+    size_t capcrows, capcfut, capcsrc;
+};
+typedef struct hb_gather_state hb_gather_state;
+
 static int gather_visit(void *arg, uint64_t no, const void *data, gnn_err *e);
 
 /* Read every graph block once, through `visit`, to choose what a static
@@ -81,7 +109,7 @@ static int degree_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
 ** to fill the cache. */
 static int cache_pin_hot(hb_exec *x, gnn_err *e)
 {
-    hb_gather_state *gs = &x->gat;
+    hb_gather_state *gs = x->gat;
     hb_blocks *bk = &x->bk;
     plan *p = x->p;
     size_t nodes = (size_t)GNN_MIN(p->graph.nodes, p->feat.rows);
@@ -158,7 +186,7 @@ static int hot_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
 static int pin_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
 {
     hb_exec *x = arg;
-    bc_store(x->gat.bc, no, data);
+    bc_store(x->gat->bc, no, data);
     return GNNDB_OK;
 }
 
@@ -175,10 +203,10 @@ static int cache_pin_blocks(hb_exec *x, gnn_err *e)
     }
     double t0 = gnn_now();
     if ((rc = read_graph_once(x, blocks, hot_visit, &d, e)) ||
-        (rc = bc_choose(x->gat.bc, d.weight, e)))
+        (rc = bc_choose(x->gat->bc, d.weight, e)))
         goto out;
     size_t n;
-    const uint64_t *pinned = bc_pinned(x->gat.bc, &n);
+    const uint64_t *pinned = bc_pinned(x->gat->bc, &n);
     rc = fill_cache(x, pinned, n, pin_visit, t0, e);
 out:
     free(d.weight);
@@ -190,10 +218,10 @@ int hb_visit_pinned(hb_exec *x, uint64_t *list, size_t *n,
                     int (*fn)(void *, uint64_t, const void *, gnn_err *),
                     void *arg, gnn_err *e)
 {
-    if (!x->gat.bc) return GNNDB_OK;
+    if (!x->gat->bc) return GNNDB_OK;
     size_t w = 0;
     for (size_t i = 0; i < *n; i++) {
-        const void *data = bc_get(x->gat.bc, list[i]);
+        const void *data = bc_get(x->gat->bc, list[i]);
         if (!data) {
             list[w++] = list[i];
             continue;
@@ -211,6 +239,8 @@ int hb_gather_open(hb_exec *x, gnn_err *e)
     plan *p = x->p;
     uint32_t frame = 0;
     int rc;
+    if (!(x->gat = calloc(1, sizeof *x->gat)))
+        return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
     if (p->has_feat) {
         if ((rc = db_open_table(x->db, &p->feat, 2, &x->ff, e))) return rc;
         frame = p->feat.block_size;
@@ -230,32 +260,34 @@ int hb_gather_open(hb_exec *x, gnn_err *e)
         if (p->rels[r].has_efeat && p->rels[r].efeat.block_size > frame)
             frame = p->rels[r].efeat.block_size;
     if (!frame) return GNNDB_OK;
-    x->gat.fgran.mode = p->read_granularity;
-    x->gat.fgran.pr = &p->profile;
+    x->gat->fgran.mode = p->read_granularity;
+    x->gat->fgran.pr = &p->profile;
     rc = bp_open(p->feat_frames, frame, x->io, &x->fpool, e);
     if (rc) return rc;
     bp_set_max_coalesce(x->fpool, (unsigned)p->coalesce);
     if (p->cache_policy == GNN_CACHE_HOT_BLOCKS && p->cache_blocks > 0) {
         rc = bc_open((size_t)p->cache_blocks, p->feat.block_size,
-                     (uint64_t)p->feat.nblocks, &x->gat.bc, e);
+                     (uint64_t)p->feat.nblocks, &x->gat->bc, e);
         return rc ? rc : cache_pin_blocks(x, e);
     }
     if (p->cache_policy == GNN_CACHE_NONE || p->cache_rows <= 0) return GNNDB_OK;
     rc = fc_open(p->cache_policy, (size_t)p->cache_rows,
                  (size_t)p->feat.dim * blk_dtype_size(p->feat.dtype),
-                 &x->gat.fc, e);
+                 &x->gat->fc, e);
     if (!rc && p->cache_policy == GNN_CACHE_STATIC_DEGREE) rc = cache_pin_hot(x, e);
     return rc;
 }
 
 size_t hb_gather_bytes(const hb_gather_state *g)
 {
+    if (!g) return 0;
     return g->capgitems * sizeof(hb_gitem) + g->capcrows * 4 +
            g->capcfut * 4 + g->capcsrc * 8 + fc_scratch_bytes(g->fc);
 }
 
 void hb_gather_release(hb_gather_state *g)
 {
+    if (!g) return;
     free(g->gitems);
     g->gitems = NULL;
     g->capgitems = 0;
@@ -263,7 +295,8 @@ void hb_gather_release(hb_gather_state *g)
 
 void hb_gather_close(hb_exec *x)
 {
-    hb_gather_state *gs = &x->gat;
+    hb_gather_state *gs = x->gat;
+    if (!gs) return;
     fc_close(gs->fc);
     gs->fc = NULL;
     bc_close(gs->bc);
@@ -282,7 +315,8 @@ void hb_gather_close(hb_exec *x)
     gran_free(&gs->fgran);
     x->fpool = NULL;
     x->ff = x->lf = NULL;
-    gs->gitems = NULL;
+    free(gs);
+    x->gat = NULL;
 }
 
 void hb_put_row(const cat_table *t, float *dst, const void *src, int stream)
@@ -312,7 +346,7 @@ static float *dest_rows(const hb_gather_state *gs, hb_batch *b)
 static void gather_task(void *arg, size_t task, int w)
 {
     hb_exec *x = arg;
-    hb_gather_state *gs = &x->gat;
+    hb_gather_state *gs = x->gat;
     hb_blocks *bk = &x->bk;
     const blk_header *h = bk->vis_data;
     const cat_table *t = gs->table;
@@ -338,7 +372,7 @@ static void gather_task(void *arg, size_t task, int w)
 static int gather_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
 {
     hb_exec *x = arg;
-    hb_gather_state *gs = &x->gat;
+    hb_gather_state *gs = x->gat;
     hb_blocks *bk = &x->bk;
     if (x->db->interrupt)
         return gnn_seterr(e, GNNDB_INTERRUPT, "interrupted");
@@ -364,7 +398,7 @@ static int gather_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
 static void gather_mark(void *arg, size_t i, uint64_t no, uint8_t *map)
 {
     hb_exec *x = arg;
-    hb_gather_state *gs = &x->gat;
+    hb_gather_state *gs = x->gat;
     hb_blocks *bk = &x->bk;
     const cat_table *t = gs->table;
     size_t rowbytes = (size_t)t->dim * blk_dtype_size(t->dtype);
@@ -381,14 +415,13 @@ static void gather_mark(void *arg, size_t i, uint64_t no, uint8_t *map)
     }
 }
 
-/* Consult the cache for the accesses in x->gat.gitems (gather order): copy the
-** rows it held from it, keep in x->gat.gitems only the rows to copy from
-** blocks,
+/* Consult the cache for the accesses in gitems (gather order): copy the
+** rows it held from it, keep in gitems only the rows to copy from blocks,
 ** add the rows it admitted (copied into it from their blocks), and bucket
 ** them again. The future it evicts by is the next hyperbatch's rows. */
 static int cache_gather(hb_exec *x, const cat_table *t, gnn_err *e)
 {
-    hb_gather_state *gs = &x->gat;
+    hb_gather_state *gs = x->gat;
     hb_blocks *bk = &x->bk;
     size_t n = gs->ngitems, nf = 0;
     for (int i = 0; i < x->nb2; i++) nf += x->hb2[i].nn;
@@ -442,7 +475,7 @@ static int cache_gather(hb_exec *x, const cat_table *t, gnn_err *e)
 static int gather_cached(hb_exec *x, const cat_table *t, size_t accesses,
                          gnn_err *e)
 {
-    hb_gather_state *gs = &x->gat;
+    hb_gather_state *gs = x->gat;
     hb_blocks *bk = &x->bk;
     int rc;
     if (gs->fc) {
@@ -464,7 +497,7 @@ static int gather_cached(hb_exec *x, const cat_table *t, size_t accesses,
 int hb_gather_items(hb_exec *x, const cat_table *t, blk_file *f, int dest,
                     int type, hb_opstats *o, gnn_err *e)
 {
-    hb_gather_state *gs = &x->gat;
+    hb_gather_state *gs = x->gat;
     hb_blocks *bk = &x->bk;
     double t0 = gnn_now();
     size_t accesses = gs->ngitems;
@@ -483,12 +516,50 @@ int hb_gather_items(hb_exec *x, const cat_table *t, blk_file *f, int dest,
 
 int hb_gather_reserve(hb_exec *x, size_t n, gnn_err *e)
 {
-    if (gnn_grow((void **)&x->gat.gitems, &x->gat.capgitems, n + 1,
-                sizeof *x->gat.gitems) ||
+    if (gnn_grow((void **)&x->gat->gitems, &x->gat->capgitems, n + 1,
+                sizeof *x->gat->gitems) ||
         gnn_grow((void **)&x->bk.blockof, &x->bk.capblockof, n + 1,
                 sizeof *x->bk.blockof))
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory listing %zu rows "
                           "to gather", n);
-    x->gat.ngitems = 0;
+    x->gat->ngitems = 0;
     return GNNDB_OK;
+}
+
+int hb_gather_nodes(hb_exec *x, const cat_table *t, blk_file *f, int labels,
+                    hb_opstats *o, gnn_err *e)
+{
+    hb_gather_state *gs = x->gat;
+    hb_blocks *bk = &x->bk;
+    double t0 = gnn_now();
+    gs->ngitems = 0;
+    for (int i = 0; i < x->nb; i++) {
+        hb_batch *b = &x->hb[i];
+        size_t n = labels ? (size_t)b->nseeds : b->nn;
+        if (gnn_grow((void **)&gs->gitems, &gs->capgitems, gs->ngitems + n,
+                    sizeof *gs->gitems) ||
+            gnn_grow((void **)&bk->blockof, &bk->capblockof, gs->ngitems + n,
+                    sizeof *bk->blockof))
+            return gnn_seterr(e, GNNDB_NOMEM, "out of memory gathering");
+        for (size_t q = 0; q < n; q++) {
+            hb_gitem *g = &gs->gitems[gs->ngitems];
+            g->bi = (uint32_t)i;
+            g->local = (uint32_t)q;
+            g->row = b->nodes[q];
+            bk->blockof[gs->ngitems] = g->row / t->rows_per_block;
+            gs->ngitems++;
+        }
+    }
+    o->seconds += gnn_now() - t0;  /* listing the items is gather's too */
+    return hb_gather_items(x, t, f, labels ? HB_TO_Y : HB_TO_X, 0, o, e);
+}
+
+void hb_gather_add(hb_exec *x, uint32_t bi, uint32_t local, uint32_t row,
+                   uint32_t rpb)
+{
+    hb_gitem *it = &x->gat->gitems[x->gat->ngitems];
+    it->bi = bi;
+    it->local = local;
+    it->row = row;
+    x->bk.blockof[x->gat->ngitems++] = row / rpb;
 }

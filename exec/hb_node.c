@@ -35,35 +35,6 @@ int hb_node_hop(hb_exec *x, int hop, gnn_err *e)
     return hb_hop_pass(x, hop, -1, e);   /* the graph's own edges */
 }
 
-/* Gather one table for each batch: its nodes' rows, or its seeds' labels. */
-static int gather_table(hb_exec *x, const cat_table *t, blk_file *f,
-                        int labels, hb_opstats *o, gnn_err *e)
-{
-    hb_gather_state *gs = &x->gat;
-    hb_blocks *bk = &x->bk;
-    double t0 = gnn_now();
-    gs->ngitems = 0;
-    for (int i = 0; i < x->nb; i++) {
-        hb_batch *b = &x->hb[i];
-        size_t n = labels ? (size_t)b->nseeds : b->nn;
-        if (gnn_grow((void **)&gs->gitems, &gs->capgitems, gs->ngitems + n,
-                    sizeof *gs->gitems) ||
-            gnn_grow((void **)&bk->blockof, &bk->capblockof, gs->ngitems + n,
-                    sizeof *bk->blockof))
-            return gnn_seterr(e, GNNDB_NOMEM, "out of memory gathering");
-        for (size_t q = 0; q < n; q++) {
-            hb_gitem *g = &gs->gitems[gs->ngitems];
-            g->bi = (uint32_t)i;
-            g->local = (uint32_t)q;
-            g->row = b->nodes[q];
-            bk->blockof[gs->ngitems] = g->row / t->rows_per_block;
-            gs->ngitems++;
-        }
-    }
-    o->seconds += gnn_now() - t0;  /* listing the items is gather's too */
-    return hb_gather_items(x, t, f, labels ? HB_TO_Y : HB_TO_X, 0, o, e);
-}
-
 int hb_node_gather(hb_exec *x, gnn_err *e)
 {
     plan *p = x->p;
@@ -84,10 +55,10 @@ int hb_node_gather(hb_exec *x, gnn_err *e)
             return gnn_seterr(e, GNNDB_NOMEM, "out of memory for y");
     }
     int rc;
-    if (p->has_feat && (rc = gather_table(x, &p->feat, x->ff, 0,
+    if (p->has_feat && (rc = hb_gather_nodes(x, &p->feat, x->ff, 0,
                                           &x->st.gather, e)))
         return rc;
-    if (p->has_labels && (rc = gather_table(x, &p->labels, x->lf, 1,
+    if (p->has_labels && (rc = hb_gather_nodes(x, &p->labels, x->lf, 1,
                                             &x->st.gather, e)))
         return rc;
     return p->has_efeat ? hb_gather_edges(x, e) : GNNDB_OK;

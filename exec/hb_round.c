@@ -71,7 +71,7 @@ static size_t resident_bytes(const hb_exec *x)
 size_t hb_work_bytes(const hb_exec *x)
 {
     return hb_hop_bytes(x->hop) + hb_blocks_bytes(&x->bk) +
-           hb_gather_bytes(&x->gat) + resident_bytes(x);
+           hb_gather_bytes(x->gat) + resident_bytes(x);
 }
 
 /* Bytes that growing an array of `cap` elements to `need` adds. */
@@ -113,7 +113,7 @@ void hb_release_work(hb_exec *x)
 {
     hb_hop_release(x->hop);
     hb_blocks_release(&x->bk);
-    hb_gather_release(&x->gat);
+    hb_gather_release(x->gat);
 }
 
 /* Free every mini-batch slot and the hop scratch: a spilled round's
