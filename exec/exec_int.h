@@ -35,54 +35,8 @@
 #include "hb_variant.h"
 #include "hop.h"
 #include "gather.h"
+#include "hb_spill.h"
 #include "../gpu/xfer.h"
-
-/* The spilled hyperbatch (hb_spill.c): the spill area, the round being
-** handed out (hb_readback.c) and the one being built, perhaps at the same
-** time on a thread of its own (hb_pipeline.c). */
-typedef struct hb_spill_state {
-    struct spill_area *area;
-    hb_round rounds[2];
-    hb_round *emit, *build;
-    int64_t s_next;          /* the plan's sampling sub-round */
-    double sample_per;       /* bytes a sampled mini-batch held (measured) */
-    hbs_tables tables;       /* what a round gathers from (hbs_open) */
-} hb_spill_state;
-
-/* Handing a spilled round out (hb_readback.c): the buffers its runs are
-** read into (raw, up to SPILL_READ_RUNS at once, each with the record being
-** read into it, -1: none), the one the batch handed out is put in order in
-** (out), or the raw one it was ordered in place in (in_raw, -1: none), and
-** the batch handed out. */
-typedef struct hb_readback {
-    int scur;                /* next record of `emit` to hand out */
-    unsigned char *raw[SPILL_READ_RUNS];
-    size_t capraw[SPILL_READ_RUNS];
-    int raw_rec[SPILL_READ_RUNS];
-    unsigned char *out;
-    size_t capout;
-    int in_raw;
-    uint32_t *ord;
-    size_t capord;
-    uint64_t *ordseen;       /* a bit per local index, checking `ord` */
-    size_t capordseen;
-    unsigned char *rowtmp;
-    size_t caprowtmp;
-    hb_batch sview;
-} hb_readback;
-
-/* The background build (hb_pipeline.c): while `running` (written by the
-** caller's thread only) the build thread alone touches the building state,
-** x->st, the pools and the worker pool; `reserve` is what the round handed
-** out may hold meanwhile, kept out of the build's budget. */
-typedef struct hb_bg {
-    pthread_t thread;
-    int running;
-    int rc;
-    gnn_err err;
-    atomic_int stop;         /* hb_close: give up the build */
-    size_t reserve;
-} hb_bg;
 
 /* The executor: shared handles, the hyperbatch the operators pass along,
 ** and each operator's own state. */
@@ -119,11 +73,15 @@ struct hb_exec {
     hb_blocks bk;            /* items by block: a hop's, then gather's */
     struct hb_hop_state *hop; /* the hop operator's (hop.c) */
     struct hb_gather_state *gat; /* the gather operator's (gather.c) */
-    hb_spill_state sp;
-    hb_readback rb;
-    hb_bg bg;
-    int pool_lent;           /* the worker pool is the build thread's while
-                             ** one runs (hb_pipeline.c) */
+    /* the spilled hyperbatch's (hb_spill.c, hb_readback.c, hb_pipeline.c:
+    ** hbs_int.h), for a spilled plan only */
+    struct hb_spill_state *sp;
+    struct hb_readback *rb;
+    struct hb_bg *bg;
+    int building;            /* a spilled round is built on a thread of its
+                             ** own (hb_pipeline.c): x->st, the pools and the
+                             ** worker pool are its until it is joined */
+    atomic_int stop;         /* hb_close: give up the build */
     struct hb_transfer *tr;  /* the transfer operator (transfer.c) */
     struct hb_rs_worker **rsw; /* a resident round's workers (hb_resident.c) */
     int nrsw;
@@ -233,31 +191,6 @@ size_t hb_work_bytes(const hb_exec *x);
 ** earlier hyperbatch already holds some of their capacity). */
 size_t hb_staged_bytes(const hb_batch *b, int64_t dim);
 
-/* The spilled hyperbatch: building a round (hb_spill.c). */
-/* Open the spill area for a run and close it; free both rounds' records
-** (their runs too) first. */
-int hbs_open(hb_exec *x, gnn_err *e);
-void hbs_free_rounds(hb_exec *x);
-void hbs_close(hb_exec *x);
-/* Sample and gather the next round of p->hyperbatch mini-batches into
-** the spill area, as x->sp.build, within staged_bytes less x->bg.reserve. */
-int hbs_build(hb_exec *x, gnn_err *e);
-/* Handing a round out (hb_readback.c): the next mini-batch of x->sp.emit. */
-int hbs_next(hb_exec *x, const gnndb_batch_view **view, gnn_err *e);
-int hbs_pending(const hb_exec *x);
-/* Give back the read buffers (the batch handed out is dead). */
-void hbs_readback_trim(hb_exec *x);
-/* No run read into any buffer yet (hbs_open). */
-void hbs_readback_init(hb_exec *x);
-void hbs_readback_close(hb_exec *x);
-/* The pipeline (hb_pipeline.c): the spill area and the read-back opened
-** for a spilled plan, and closed; the next spilled mini-batch, switching
-** rounds and starting the next round's build as needed; joining it. */
-int hbp_open(hb_exec *x, gnn_err *e);
-void hbp_close(hb_exec *x);
-int hbp_next(hb_exec *x, const gnndb_batch_view **view, gnn_err *e);
-void hbp_stop(hb_exec *x);
-
 /* 1 when `dir` is empty, 0 when not, -errno on failure. */
 int hb_dir_empty(const char *dir);
 /* Ready `dir` for INTO 'dir': create it, or accept it when it is an empty
@@ -267,7 +200,7 @@ int hb_prepare_into(const char *dir, gnn_err *e);
 /* Whether the build should give up: an interrupt, or hb_close. */
 static inline int hb_halted(const hb_exec *x)
 {
-    return x->db->interrupt || atomic_load(&x->bg.stop);
+    return x->db->interrupt || atomic_load(&x->stop);
 }
 
 #endif

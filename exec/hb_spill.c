@@ -16,12 +16,12 @@
 **    ahead when memory allows, the rows put into local order, handed out.
 ** Phases 1 and 2 of the next round may run on a thread of their own while
 ** this one is handed out (hb_pipeline.c); they then keep out of what the
-** round handed out holds (x->bg.reserve). Every choice is the sampler's, so
+** round handed out holds (x->bg->reserve). Every choice is the sampler's, so
 ** batches are bit-identical to the in-memory path; only where the bytes
 ** wait differs. */
 #include "clock.h"
 #include "grow.h"
-#include "exec_int.h"
+#include "hbs_int.h"
 #include "pool.h"
 #include "spill.h"
 #include "sort.h"
@@ -36,14 +36,15 @@ int hbs_open(hb_exec *x, gnn_err *e)
     const char *dir = db->pragma.temp_dir[0] ? db->pragma.temp_dir : db->dir;
     /* the tables are open by now (hb_gather_open, the typed variant's
     ** open) and stay so for the run */
-    x->sp.tables = (hbs_tables){x->ff, x->ef, x->tf, x->rt};
-    return spill_open(dir, db->pragma.spill_limit, x->p->io, &x->sp.area, e);
+    x->sp->tables = (hbs_tables){x->ff, x->ef, x->tf, x->rt};
+    x->sp->s_next = (int64_t)GNN_MAX(1, x->p->spill_subround);
+    return spill_open(dir, db->pragma.spill_limit, x->p->io, &x->sp->area, e);
 }
 
 void hbs_free_rounds(hb_exec *x)
 {
     for (int k = 0; k < 2; k++) {
-        hb_round *r = &x->sp.rounds[k];
+        hb_round *r = &x->sp->rounds[k];
         for (size_t i = 0; i < r->capsb; i++) hbs_sbatch_release(&r->sb[i]);
         free(r->sb);
         free(r->arrival);
@@ -52,16 +53,16 @@ void hbs_free_rounds(hb_exec *x)
 
 void hbs_close(hb_exec *x)
 {
-    spill_close(x->sp.area);
-    x->sp.area = NULL;
+    spill_close(x->sp->area);
+    x->sp->area = NULL;
 }
 
 /* What the build may still hold beside its own records: the staged budget
 ** less what the round handed out meanwhile holds. */
 static double build_room(const hb_exec *x)
 {
-    return (double)x->p->staged_bytes - (double)x->bg.reserve -
-           (double)hbs_records_bytes(x->p, x->sp.build);
+    return (double)x->p->staged_bytes - (double)x->bg->reserve -
+           (double)hbs_records_bytes(x->p, x->sp->build);
 }
 
 typedef struct sort_job {
@@ -156,7 +157,7 @@ static int spill_topology(hb_exec *x, hb_batch *b, uint64_t *k,
             s->yrows[ny++] = key - (ybase << 32);
         perm[q] = p->typed ? b->trank[local] : (uint32_t)local;
     }
-    int rc = spill_run_new(x->sp.area, p->spill_wbuf, &s->run, e);
+    int rc = spill_run_new(x->sp->area, p->spill_wbuf, &s->run, e);
     if (!rc) rc = spill_run_append(s->run, b->n_id, b->nn * 8, e);
     if (!rc) rc = spill_run_append(s->run, b->edge_index, b->ne * 16, e);
     if (!rc && p->eids)
@@ -174,7 +175,7 @@ static int spill_topology(hb_exec *x, hb_batch *b, uint64_t *k,
 ** next sub-round's sampling has their memory. */
 static int spill_subround(hb_exec *x, gnn_err *e)
 {
-    hb_round *r = x->sp.build;
+    hb_round *r = x->sp->build;
     size_t had = r->capsb;
     if (gnn_grow((void **)&r->sb, &r->capsb, (size_t)(r->nsb + x->nb),
                 sizeof *r->sb))
@@ -222,9 +223,9 @@ static int spill_subround(hb_exec *x, gnn_err *e)
 ** evenly over the sub-rounds that takes, each of which reads the graph. */
 static int64_t subround_size(const hb_exec *x, int64_t left)
 {
-    int64_t cap = x->sp.s_next;
-    if (x->sp.sample_per > 0)
-        cap = (int64_t)(build_room(x) / (x->sp.sample_per * 1.1));
+    int64_t cap = x->sp->s_next;
+    if (x->sp->sample_per > 0)
+        cap = (int64_t)(build_room(x) / (x->sp->sample_per * 1.1));
     cap = GNN_MAX(1, cap);
     int64_t k = (left + cap - 1) / cap;
     return (left + k - 1) / k;
@@ -237,7 +238,7 @@ static int spill_sample(hb_exec *x, int64_t g, int64_t G, gnn_err *e)
     while (done < G) {
         x->h_next = subround_size(x, G - done);
         /* the records this sub-round will add are held beside its slots */
-        x->staged_other = x->bg.reserve + hbs_records_bytes(x->p, x->sp.build) +
+        x->staged_other = x->bg->reserve + hbs_records_bytes(x->p, x->sp->build) +
                           (size_t)((double)x->h_next * x->p->spill_rec_est);
         int rc = hb_sample_round(x, g + done, e);
         if (!rc) rc = spill_subround(x, e);
@@ -246,7 +247,7 @@ static int spill_sample(hb_exec *x, int64_t g, int64_t G, gnn_err *e)
         /* what a sampled mini-batch held, with its record to come */
         size_t sum = hb_work_bytes(x);
         for (int i = 0; i < x->nb; i++) sum += hb_batch_bytes(&x->hb[i]);
-        x->sp.sample_per = (double)sum / (double)GNN_MAX(x->nb, 1) +
+        x->sp->sample_per = (double)sum / (double)GNN_MAX(x->nb, 1) +
                         x->p->spill_rec_est;
     }
     x->staged_other = 0;
@@ -286,7 +287,7 @@ static int sg_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
 {
     sg_job *j = arg;
     hb_exec *x = j->x;
-    hb_round *r = x->sp.build;
+    hb_round *r = x->sp->build;
     const hbs_section *sec = j->sec;
     if (hb_halted(x)) return gnn_seterr(e, GNNDB_INTERRUPT, "interrupted");
     const blk_header *h = data;
@@ -359,7 +360,7 @@ static int round_blocks(hb_exec *x, const hbs_section *sec, gnn_err *e)
         gnn_seterr(e, GNNDB_NOMEM, "out of memory gathering");
         return -1;
     }
-    const hb_round *r = x->sp.build;
+    const hb_round *r = x->sp->build;
     for (int i = 0; i < r->nsb; i++) {
         const hb_sbatch *s = &r->sb[i];
         if (!sec)
@@ -384,7 +385,7 @@ static int sg_label_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
     hb_exec *x = arg;
     const blk_header *h = data;
     uint64_t rpb = x->p->labels.rows_per_block;
-    hb_round *r = x->sp.build;
+    hb_round *r = x->sp->build;
     for (int i = 0; i < r->nsb; i++) {
         hb_sbatch *s = &r->sb[i];
         size_t n = (size_t)s->nseeds;
@@ -422,7 +423,7 @@ static int fetch_counted(hb_exec *x, blk_file *f, size_t n, bp_visit_fn fn,
 /* Section sec's rows into the runs, block by block. */
 static int gather_section(hb_exec *x, const hbs_section *sec, gnn_err *e)
 {
-    hb_round *r = x->sp.build;
+    hb_round *r = x->sp->build;
     int n = round_blocks(x, sec, e);
     if (n < 0) return e->rc;
     if (gnn_grow((void **)&r->arrival, &r->caparrival,
@@ -461,9 +462,9 @@ static int gather_section(hb_exec *x, const hbs_section *sec, gnn_err *e)
 static int spill_gather(hb_exec *x, gnn_err *e)
 {
     plan *p = x->p;
-    hb_round *r = x->sp.build;
+    hb_round *r = x->sp->build;
     hbs_section sec[PLAN_SPILL_SECTIONS];
-    int nsec = hbs_sections(p, &x->sp.tables, sec), rc = GNNDB_OK;
+    int nsec = hbs_sections(p, &x->sp->tables, sec), rc = GNNDB_OK;
     r->narrival = 0;
     r->sec_arrival[0] = 0;
     for (int k = 0; k < nsec && !rc; k++) {
@@ -492,7 +493,7 @@ static int spill_gather(hb_exec *x, gnn_err *e)
 int hbs_build(hb_exec *x, gnn_err *e)
 {
     plan *p = x->p;
-    hbs_round_release(x->sp.build);
+    hbs_round_release(x->sp->build);
     int64_t g = x->next_global;
     int64_t epoch, first;
     int64_t G = plan_round(p, g, p->hyperbatch, &epoch, &first);
@@ -500,7 +501,7 @@ int hbs_build(hb_exec *x, gnn_err *e)
     if (!rc) rc = spill_gather(x, e);
     if (rc) return rc;
     hb_trim();  /* the gather's scratch, before the read-back's buffers */
-    uint64_t built = (uint64_t)x->sp.build->nsb;
+    uint64_t built = (uint64_t)x->sp->build->nsb;
     x->next_global += (int64_t)built;
     x->st.max_hyperbatch = GNN_MAX(x->st.max_hyperbatch, built);
     x->st.hyperbatches++;

@@ -114,8 +114,6 @@ int hb_open(gnndb *db, plan *p, hb_exec **out, gnn_err *e)
     x->var = p->link ? &hb_variant_link
              : p->typed ? &hb_variant_typed : &hb_variant_node;
     x->h_next = p->hyperbatch;
-    x->sp.emit = &x->sp.rounds[0];
-    x->sp.build = &x->sp.rounds[1];
     int rc = GNNDB_OK;
 
     if (p->into && (rc = hb_prepare_into(p->into, e))) goto fail;
@@ -136,8 +134,6 @@ int hb_open(gnndb *db, plan *p, hb_exec **out, gnn_err *e)
     }
     if ((rc = hb_gather_open(x, e))) goto fail;
     if (p->spill && (rc = hbp_open(x, e))) goto fail;
-    x->sp.s_next = p->spill ? (int64_t)GNN_MAX(1, p->spill_subround)
-                            : p->hyperbatch;
     if ((rc = hb_load_seeds(x, e))) goto fail;
     if ((rc = hb_transfer_open(x, e))) goto fail;
     *out = x;
@@ -190,7 +186,7 @@ static void opstats_add(hb_opstats *a, const hb_opstats *b)
 ** area's counters. */
 const hb_stats *hb_get_stats(hb_exec *x)
 {
-    if (!x->bg.running) x->snap = x->st;
+    if (!x->building) x->snap = x->st;
     hb_stats *v = &x->view;
     *v = x->snap;
     v->batches += x->est.batches;
@@ -201,15 +197,7 @@ const hb_stats *hb_get_stats(hb_exec *x)
     v->rss_peak = atomic_load(&x->rss_peak);
     opstats_add(&v->transfer, &x->est.transfer);
     opstats_add(&v->spill, &x->est.spill);
-    if (x->sp.area) {
-        spill_stats s;
-        spill_get_stats(x->sp.area, &s);
-        v->spill_written = s.bytes_written;
-        v->spill_read = s.bytes_read;
-        v->spill_peak = s.peak_bytes;
-        v->spill_read_wait = s.read_wait_seconds;
-        v->spill_write_seconds = s.write_seconds;
-    }
+    hbp_stats(x, v);
     return v;
 }
 

@@ -175,6 +175,6 @@ void hb_digest(hb_exec *x)
     if (!b) return;
     /* the worker pool is the build thread's while one runs (hb_pipeline.c) */
     b->view.digest = batch_digest_pool(&b->view,
-                                       x->pool_lent ? NULL : x->pool);
+                                       x->building ? NULL : x->pool);
     x->tr->view.digest = b->view.digest;
 }
