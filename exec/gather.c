@@ -7,6 +7,7 @@
 #include "clock.h"
 #include "grow.h"
 #include "exec_int.h"
+#include "granularity.h"
 #include "fcache.h"
 #include "bcache.h"
 #include "sort.h"

@@ -17,6 +17,8 @@
 #include "clock.h"
 #include "grow.h"
 #include "exec_int.h"
+
+#include <pthread.h>
 #include "pool.h"
 #include "copy.h"
 

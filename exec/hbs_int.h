@@ -5,6 +5,9 @@
 #define GNN_HBS_INT_H
 
 #include "exec_int.h"
+#include "spill.h"
+
+#include <pthread.h>
 
 /* The spilled hyperbatch (hb_spill.c): the spill area, the round being
 ** handed out (hb_readback.c) and the one being built, perhaps at the same

@@ -6,6 +6,7 @@
 
 #include "exec_int.h"
 #include "granularity.h"
+#include "sample.h"
 
 typedef struct hb_item {     /* one frontier node of one mini-batch */
     uint32_t node;

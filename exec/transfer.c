@@ -12,6 +12,7 @@
 #include "grow.h"
 #include "exec_int.h"
 #include "../gpu/gcache.h"
+#include "../gpu/xfer.h"
 
 #include <inttypes.h>
 #include <stdio.h>
