@@ -348,7 +348,7 @@ int gnndb_open(const char *path, gnndb **pdb, int flags)
     db->pragma.io_depth = 64;
     db->pragma.coalesce = 8;
     db->pragma.feature_cache = -1;
-    db->pragma.cache_policy = 0;  /* GNN_CACHE_NONE */
+    db->pragma.cache_policy = 0;  /* FC_NONE */
     db->pragma.import_memory = (int64_t)256 << 20;
     db->pragma.strict = 0;        /* off: a plan's warnings stay warnings */
     db->progress_n = 1;

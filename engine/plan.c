@@ -3,7 +3,6 @@
 ** and the staged output of the hyperbatch, shrinking the hyperbatch when H
 ** staged mini-batches would not fit. */
 #include "plan.h"
-#include "plan_run.h"
 #include "edge_split.h"
 #include "block.h"
 #include "index.h"
@@ -11,6 +10,7 @@
 #include "seeds.h"
 #include "io.h"
 #include "bufpool.h"
+#include "plan_run.h"
 
 #include <inttypes.h>
 #include <math.h>

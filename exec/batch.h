@@ -10,7 +10,7 @@
 #include "index.h"
 #include "hb_batch.h"
 
-typedef struct hb_exec hb_exec;
+#include "exec.h"
 
 /* n_id in the user's ids, edge_index laid out 2 x E, views filled: of
 ** one mini-batch (t: a read transaction of the index where the graph maps

@@ -254,10 +254,11 @@ int hb_gather_open(hb_exec *x, gnn_err *e)
         if ((rc = db_open_table(x->db, &p->efeat, 4, &x->ef, e))) return rc;
         if (p->efeat.block_size > frame) frame = p->efeat.block_size;
     }
-    for (int t = 0; p->typed && t < p->ntypes; t++)
+    /* a typed plan's tables too (a node plan has no types, no relations) */
+    for (int t = 0; t < p->ntypes; t++)
         if (p->types[t].has_feat && p->types[t].feat.block_size > frame)
             frame = p->types[t].feat.block_size;
-    for (int r = 0; p->typed_efeat && r < p->nrels; r++)
+    for (int r = 0; r < p->nrels; r++)
         if (p->rels[r].has_efeat && p->rels[r].efeat.block_size > frame)
             frame = p->rels[r].efeat.block_size;
     if (!frame) return GNNDB_OK;

@@ -14,7 +14,6 @@
 #include "blockfile.h"
 #include "../catalog/catalog.h"
 
-typedef struct hb_exec hb_exec;
 struct hb_gather_state;
 
 /* Where a gather copies its rows in a mini-batch, at the item's `local`:

@@ -11,7 +11,7 @@
 #include "hb_batch.h"
 #include "hb_topo.h"
 
-typedef struct hb_exec hb_exec;
+#include "exec.h"
 
 /* Build mini-batches [g, g + h_next) of one epoch into x->hb, sampled,
 ** gathered and finished, from the pools' frames when they hold every

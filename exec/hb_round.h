@@ -9,7 +9,7 @@
 #include "err.h"
 #include "hb_batch.h"
 
-typedef struct hb_exec hb_exec;
+#include "exec.h"
 
 /* Bytes the process holds beyond what the plan knows of (the process at
 ** prepare, the pools' frames read into, the row cache, the host's copies)

@@ -389,7 +389,7 @@ static int sg_label_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
     for (int i = 0; i < r->nsb; i++) {
         hb_sbatch *s = &r->sb[i];
         size_t n = (size_t)s->nseeds;
-        size_t q = hbs_lower_u64(s->yrows, n, (no * rpb) << 32);
+        size_t q = gnn_lower_u64(s->yrows, n, (no * rpb) << 32);
         for (; q < n && (s->yrows[q] >> 32) < (no + 1) * rpb; q++) {
             uint32_t row = (uint32_t)(s->yrows[q] >> 32);
             if (row < h->first_node || row - h->first_node >= h->count)

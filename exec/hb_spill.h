@@ -7,7 +7,6 @@
 #include "err.h"
 #include "exec.h"
 
-typedef struct hb_exec hb_exec;
 
 /* Open the spill area and the read-back for a spilled plan (x->sp, x->rb,
 ** x->bg), and close them (nothing to do for a plan that does not spill). */

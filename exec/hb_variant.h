@@ -13,7 +13,7 @@
 #include "hb_batch.h"
 #include "hbs_format.h"
 
-typedef struct hb_exec hb_exec;
+#include "exec.h"
 
 typedef struct hb_variant {
     const char *name;

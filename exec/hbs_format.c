@@ -3,28 +3,15 @@
 ** (hb_readback.c). */
 #include "hbs_format.h"
 #include "spill.h"
+#include "sort.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 size_t hbs_lower_u32(const uint32_t *a, size_t n, uint64_t key)
 {
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (a[mid] < key) lo = mid + 1; else hi = mid;
-    }
-    return lo;
-}
-
-size_t hbs_lower_u64(const uint64_t *a, size_t n, uint64_t key)
-{
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (a[mid] < key) lo = mid + 1; else hi = mid;
-    }
-    return lo;
+    /* a key past every 32-bit id (a section's end) is past the array */
+    return key > UINT32_MAX ? n : gnn_lower_u32(a, n, (uint32_t)key);
 }
 
 void hbs_sbatch_release(hb_sbatch *s)
@@ -69,7 +56,7 @@ static int node_sections(const plan *p, const hbs_tables *tb,
     if (p->has_feat)
         out[n++] = (hbs_section){&p->feat, tb->feat, 0, UINT64_MAX,
                                  plan_x_row_bytes(p), 1, 0, -1};
-    for (int t = 0; p->typed && t < p->ntypes; t++) {
+    for (int t = 0; t < p->ntypes; t++) {   /* none in a node plan */
         const plan_type *pt = &p->types[t];
         if (pt->has_feat && n < PLAN_SPILL_SECTIONS)
             out[n++] = (hbs_section){&pt->feat, tb->type_feat[t],
@@ -88,7 +75,7 @@ int hbs_sections(const plan *p, const hbs_tables *tb, hbs_section *out)
         out[n++] = (hbs_section){&p->efeat, tb->efeat, 0, UINT64_MAX,
                                  (size_t)p->efeat.dim * sizeof(float), 0, 1,
                                  -1};
-    for (int r = 0; p->typed_efeat && r < p->nrels; r++) {
+    for (int r = 0; r < p->nrels; r++) {
         const plan_rel *pr = &p->rels[r];
         if (pr->has_efeat && n < PLAN_SPILL_SECTIONS)
             out[n++] = (hbs_section){&pr->efeat, tb->rels[r].ef, 0,

@@ -107,7 +107,6 @@ const uint32_t *hbs_section_ids(const hbs_section *sec, const hb_sbatch *s,
 /* The first i with a[i] >= key in ascending a[0..n) (keys beyond 32 bits
 ** included: a section's end may be UINT64_MAX). */
 size_t hbs_lower_u32(const uint32_t *a, size_t n, uint64_t key);
-size_t hbs_lower_u64(const uint64_t *a, size_t n, uint64_t key);
 /* Free record s (its run too) and zero it; every record of round r. */
 void hbs_sbatch_release(hb_sbatch *s);
 void hbs_round_release(hb_round *r);

@@ -8,7 +8,7 @@
 #include "err.h"
 #include "link.h"
 
-typedef struct hb_exec hb_exec;
+#include "exec.h"
 struct hb_hop_state;
 
 /* Open the hop's state (its worker scratch, its read granularity) as

@@ -9,7 +9,7 @@
 #include "err.h"
 #include "hb_batch.h"
 
-typedef struct hb_exec hb_exec;
+#include "exec.h"
 
 /* The transfer operator (transfer.c): open it (the device and its GPU
 ** cache, for TO DEVICE 'cuda:N') and close it; hand b out, to the device
