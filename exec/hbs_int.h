@@ -67,6 +67,9 @@ void hbs_close(hb_exec *x);
 ** the spill area, as x->sp->build, within staged_bytes less
 ** x->bg->reserve. */
 int hbs_build(hb_exec *x, gnn_err *e);
+/* Phase 2 of building a round (hbs_gather.c): the rows of x->sp->build's
+** records into their runs, their labels into the records; runs sealed. */
+int hbs_gather(hb_exec *x, gnn_err *e);
 /* Handing a round out (hb_readback.c): the next mini-batch of
 ** x->sp->emit; whether one is left. */
 int hbs_next(hb_exec *x, const gnndb_batch_view **view, gnn_err *e);
