@@ -3,6 +3,8 @@
 ** transfer operator (transfer.c). */
 #include "grow.h"
 #include "exec_int.h"
+#include "batch.h"
+#include "transfer.h"
 #include "npy.h"
 #include "pool.h"
 

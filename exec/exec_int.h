@@ -24,13 +24,6 @@
 #include "hb_blocks.h"
 #include "hbs_format.h"
 #include "hb_variant.h"
-#include "hop.h"
-#include "gather.h"
-#include "hb_spill.h"
-#include "hb_round.h"
-#include "hb_resident.h"
-#include "batch.h"
-#include "transfer.h"
 
 /* The executor: shared handles, the hyperbatch the operators pass along,
 ** and each operator's own state. */

@@ -7,6 +7,7 @@
 #include "clock.h"
 #include "grow.h"
 #include "gather_int.h"
+#include "gather.h"
 #include "fcache.h"
 #include "bcache.h"
 #include "copy.h"

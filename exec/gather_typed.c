@@ -4,6 +4,8 @@
 ** the whole hyperbatch are listed here and copied by gather.c as node rows
 ** are (hb_gather_items). */
 #include "hb_typed.h"
+#include "gather.h"
+#include "transfer.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -5,6 +5,8 @@
 ** fields. The rules themselves are link.c's. */
 #include "grow.h"
 #include "exec_int.h"
+#include "hb_variant.h"
+#include "hop.h"
 #include "edge_split.h"
 #include "edge_table.h"
 

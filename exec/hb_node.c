@@ -6,6 +6,9 @@
 #include "clock.h"
 #include "grow.h"
 #include "exec_int.h"
+#include "gather.h"
+#include "hop.h"
+#include "transfer.h"
 #include "hb_variant.h"
 
 #include <stdlib.h>

@@ -16,6 +16,7 @@
 ** the sampler's, keyed by the batch. */
 #include "clock.h"
 #include "hbs_int.h"
+#include "hb_spill.h"
 #include "spill.h"
 
 #include <stdlib.h>

@@ -10,6 +10,9 @@
 #include "clock.h"
 #include "grow.h"
 #include "hbs_int.h"
+#include "batch.h"
+#include "hb_round.h"
+#include "transfer.h"
 #include "pool.h"
 #include "spill.h"
 

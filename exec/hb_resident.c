@@ -17,6 +17,10 @@
 #include "clock.h"
 #include "grow.h"
 #include "exec_int.h"
+#include "batch.h"
+#include "gather.h"
+#include "hb_resident.h"
+#include "hb_round.h"
 
 #include <pthread.h>
 #include "pool.h"

@@ -6,6 +6,11 @@
 ** hb_spill.c through the spill area) all start here. */
 #include "clock.h"
 #include "exec_int.h"
+#include "gather.h"
+#include "hb_resident.h"
+#include "hb_round.h"
+#include "hop.h"
+#include "transfer.h"
 #include "rss.h"
 
 #include <stdlib.h>

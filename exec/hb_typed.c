@@ -9,6 +9,8 @@
 ** type) and per relation (edge_index into the two types' n_id). */
 #include "grow.h"
 #include "hb_typed.h"
+#include "hb_variant.h"
+#include "hop.h"
 #include "spill.h"
 
 #include <stdlib.h>

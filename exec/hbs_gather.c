@@ -6,6 +6,7 @@
 #include "clock.h"
 #include "grow.h"
 #include "hbs_int.h"
+#include "gather.h"
 #include "pool.h"
 #include "spill.h"
 #include "sort.h"

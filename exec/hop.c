@@ -8,6 +8,7 @@
 #include "clock.h"
 #include "grow.h"
 #include "hop_int.h"
+#include "hop.h"
 #include "rng.h"
 #include "sample.h"
 #include "pool.h"

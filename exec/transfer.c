@@ -11,6 +11,7 @@
 #include "clock.h"
 #include "grow.h"
 #include "exec_int.h"
+#include "transfer.h"
 #include "../gpu/gcache.h"
 #include "../gpu/xfer.h"
 
