@@ -20,6 +20,7 @@
 #include "batch.h"
 #include "gather.h"
 #include "hb_resident.h"
+#include "hop_resident.h"
 #include "hb_round.h"
 
 #include <pthread.h>

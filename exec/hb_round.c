@@ -7,7 +7,7 @@
 #include "clock.h"
 #include "exec_int.h"
 #include "gather.h"
-#include "hb_resident.h"
+#include "hop_resident.h"
 #include "hb_round.h"
 #include "hop.h"
 #include "transfer.h"

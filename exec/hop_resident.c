@@ -15,7 +15,7 @@
 ** numbered in frontier order, then in position order. */
 #include "grow.h"
 #include "exec_int.h"
-#include "hb_resident.h"
+#include "hop_resident.h"
 #include "hash.h"
 #include "rng.h"
 #include "sample.h"
