@@ -6,6 +6,11 @@
 ** copies feature rows the same way, and the batches are handed out in order.
 ** HYPERBATCH 1 is the per-mini-batch strategy of older systems.
 **
+** This file opens a run (choosing its variant, node, link or typed, once:
+** hb_variant.h), builds each hyperbatch in memory (its rounds: hb_round.c;
+** from resident blocks: hb_resident.c), hands the batches out, and closes
+** it; a spilled plan's rounds go through hb_pipeline.c instead.
+**
 ** Determinism: each choice depends only on (seed, epoch, batch, hop, node)
 ** and results are assembled in frontier order after all blocks of a hop have
 ** been visited, so the order in which blocks arrive changes nothing. */
@@ -20,10 +25,7 @@
 #include "hb_variant.h"
 #include "hop.h"
 #include "transfer.h"
-#include "sample.h"
 #include "pool.h"
-#include "fcache.h"
-#include "spill.h"
 
 #include <stdio.h>
 #include <stdlib.h>
