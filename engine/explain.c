@@ -310,17 +310,17 @@ static int head_lines(const plan *p, rowset *rs)
                 p->graph_resident >= 1 && (p->feat_resident >= 1 ||
                                            !p->feat_frames)
                     ? ": the database is read once" : "");
-    if (p->cache_policy == FC_HOT_BLOCKS)
+    if (p->cache_policy == GNN_CACHE_HOT_BLOCKS)
         err |= line(rs, 0, "feature cache %s: %" PRId64 " blocks pinned, "
                     "policy hot_blocks (the blocks of the nodes with the "
                     "most stored neighbours)",
                     db_fmt_size(p->cache_bytes, b1, sizeof b1),
                     p->cache_blocks);
-    else if (p->cache_policy != FC_NONE)
+    else if (p->cache_policy != GNN_CACHE_NONE)
         err |= line(rs, 0, "feature cache %s: %" PRId64 " rows, policy %s%s",
                     db_fmt_size(p->cache_bytes, b1, sizeof b1), p->cache_rows,
                     fc_policy_name(p->cache_policy),
-                    p->cache_policy == FC_BELADY
+                    p->cache_policy == GNN_CACHE_BELADY
                         ? " (the next hyperbatch is sampled ahead)" : "");
     err |= line(rs, 0, "HYPERBATCH %" PRId64 "%s%s%s (%" PRId64
                 " hyperbatches)", p->hyperbatch,
@@ -376,7 +376,7 @@ static int gather_lines(const plan *p, const hb_stats *st, const cm_est *est,
     if (st) err |= actual(rs, d + 1, &st->gather);
     if (st && st->gather.partial_blocks)
         err |= pages_actual(rs, d + 1, &st->gather);
-    if (st && p->cache_policy != FC_NONE) {
+    if (st && p->cache_policy != GNN_CACHE_NONE) {
         uint64_t n = st->cache_hits + st->cache_misses;
         err |= line(rs, d + 1, "feature cache: hits %" PRIu64 ", misses %"
                     PRIu64 " rows (%.1f%% hit), %" PRIu64 " blocks saved, %"

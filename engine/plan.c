@@ -6,11 +6,11 @@
 #include "edge_split.h"
 #include "block.h"
 #include "index.h"
-#include "fcache.h"
 #include "spill.h"
 #include "seeds.h"
 #include "io.h"
 #include "bufpool.h"
+#include "plan_run.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -282,15 +282,16 @@ static void plan_spill(gnndb *db, plan *p, int64_t cap, int64_t fit)
     nodes = fmin(nodes * 1.1, (double)p->nodes_bound);
     edges = fmin(edges * 1.1, (double)p->edges_bound);
     double rowbytes = (double)plan_x_row_bytes(p);
-    /* a typed batch's outputs per type and relation are as many again
-    ** (hb_typed_words), beside the global n_id and edge_index */
-    double eb = (double)(p->eids ? 24 : 16) + (p->typed ? 16.0 : 0.0) +
-                (p->typed && p->eids ? 8.0 : 0.0);
-    double nb = p->typed ? 16.0 : 8.0;
-    /* edge rows: each edge's place and id, and its row */
-    double erow = p->has_efeat || p->typed_efeat
-                      ? 8.0 + 4.0 * (double)eattr_dim(p) : 0.0;
-    p->run_bytes_est = nodes * (nb + 8.0 + rowbytes) + edges * (eb + erow);
+    /* the run's layout (plan_run.h): its topology, the order of its
+    ** nodes and edges, and their rows */
+    double eb = (double)plan_run_edge_bytes(p);
+    double nb = (double)plan_run_node_bytes(p);
+    double erow = plan_run_order_edge_bytes(p)
+                      ? (double)plan_run_order_edge_bytes(p) +
+                        4.0 * (double)eattr_dim(p)
+                      : 0.0;
+    p->run_bytes_est = nodes * (nb + PLAN_RUN_ORDER_NODE_BYTES + rowbytes) +
+                       edges * (eb + erow);
     p->spill_topo_est = nodes * nb + edges * eb;
     p->hyperbatch_inmem = fit;
     p->cost_inmem = reads_per_batch(p, (double)fit, (double)fit);
@@ -358,13 +359,13 @@ static void plan_spill(gnndb *db, plan *p, int64_t cap, int64_t fit)
 ** table has. */
 static int plan_cache(gnndb *db, plan *p, int64_t share, gnn_err *e)
 {
-    p->cache_policy = p->has_feat ? db->pragma.cache_policy : FC_NONE;
-    if (p->cache_policy == FC_NONE) return GNNDB_OK;
+    p->cache_policy = p->has_feat ? db->pragma.cache_policy : GNN_CACHE_NONE;
+    if (p->cache_policy == GNN_CACHE_NONE) return GNNDB_OK;
     int64_t want = db->pragma.feature_cache >= 0 ? db->pragma.feature_cache
                                                  : share;
-    int64_t per = (int64_t)p->feat.dim * 4 + FC_ROW_OVERHEAD;
+    int64_t per = (int64_t)p->feat.dim * 4 + GNN_CACHE_ROW_OVERHEAD;
     int64_t rows = GNN_MIN(want / per, p->feat.rows);
-    if (p->cache_policy == FC_HOT_BLOCKS) {
+    if (p->cache_policy == GNN_CACHE_HOT_BLOCKS) {
         per = p->feat.block_size;
         rows = GNN_MIN(want / per, p->feat.nblocks);
     }
@@ -378,7 +379,7 @@ static int plan_cache(gnndb *db, plan *p, int64_t share, gnn_err *e)
                           db_fmt_size(want, b1, sizeof b1),
                           db_fmt_size(p->memory_limit, b2, sizeof b2));
     }
-    if (p->cache_policy == FC_HOT_BLOCKS) p->cache_blocks = rows;
+    if (p->cache_policy == GNN_CACHE_HOT_BLOCKS) p->cache_blocks = rows;
     else p->cache_rows = rows;
     p->cache_bytes = rows * per;
     return GNNDB_OK;
@@ -460,7 +461,7 @@ int64_t plan_round(const plan *p, int64_t g, int64_t want, int64_t *epoch,
 int plan_resident(const plan *p)
 {
     return !p->spill && !p->typed && !p->link && !p->eids && !p->has_efeat &&
-           p->cache_policy == FC_NONE &&
+           p->cache_policy == GNN_CACHE_NONE &&
            p->read_granularity != GNN_GRAN_PAGE &&
            p->graph_resident >= 1.0 &&
            (p->feat_frames == 0 || p->feat_resident >= 1.0);
@@ -468,7 +469,7 @@ int plan_resident(const plan *p)
 
 int64_t plan_hyperbatch_fit(const plan *p, double per_batch)
 {
-    if (p->cache_policy == FC_BELADY) per_batch *= 2;
+    if (p->cache_policy == GNN_CACHE_BELADY) per_batch *= 2;
     int64_t h = (int64_t)((double)p->staged_bytes / per_batch);
     return GNN_MAX(1, GNN_MIN(h, p->hyperbatch_cap));
 }
@@ -761,9 +762,9 @@ static int plan_reserve(gnndb *db, plan *p, gnn_err *e)
 ** hot blocks still spare their reads. */
 static void spill_drops_row_cache(plan *p)
 {
-    if (!p->spill || p->cache_policy == FC_HOT_BLOCKS) return;
+    if (!p->spill || p->cache_policy == GNN_CACHE_HOT_BLOCKS) return;
     p->staged_bytes += p->cache_bytes;
-    p->cache_policy = FC_NONE;
+    p->cache_policy = GNN_CACHE_NONE;
     p->cache_bytes = p->cache_rows = 0;
 }
 

@@ -126,7 +126,7 @@ typedef struct plan {
     int64_t graph_pool_bytes, feat_pool_bytes, staged_bytes;
     int64_t per_batch_bytes;   /* expected bytes of one staged mini-batch */
     size_t graph_frames, feat_frames;
-    int cache_policy;          /* FC_* (fcache.h); FC_NONE without features */
+    int cache_policy;          /* GNN_CACHE_* (db.h); NONE without features */
     int64_t cache_bytes;       /* the row cache, data and bookkeeping */
     int64_t cache_rows;        /* rows it holds */
     int64_t cache_blocks;      /* hot_blocks: feature blocks it pins */

@@ -5,12 +5,12 @@
 #include "stmt.h"
 #include "../parser/parse.h"
 #include "rss.h"
+#include "clock.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 static int prepare(gnndb *db, const char *sql, int nbyte, gnndb_stmt **pstmt,
                    const char **tail)
@@ -52,25 +52,18 @@ static int prepare(gnndb *db, const char *sql, int nbyte, gnndb_stmt **pstmt,
     return GNNDB_OK;
 }
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* The first step's work. A statement that changed the database goes in the
 ** catalog's log, with its time; a failure to log is not the statement's
 ** failure. */
 static int run(gnndb_stmt *st, gnn_err *e)
 {
     gnndb *db = st->db;
-    double t0 = now();
+    double t0 = gnn_now();
     int rc = st->ops->run(st, e);
     if (rc == GNNDB_OK && st->ops->writes && st->ops->writes(st->ast) &&
         !(db->flags & GNNDB_OPEN_READONLY)) {
         gnn_err le = {0};
-        cat_log(db->cat, st->sql, rc, (now() - t0) * 1000.0, &le);
+        cat_log(db->cat, st->sql, rc, (gnn_now() - t0) * 1000.0, &le);
     }
     return rc;
 }

@@ -14,7 +14,16 @@
 ** block-wise round checks it (hb_fit): once the round is sampled, the
 ** longest prefix of its mini-batches whose rows fit is kept, and the rest
 ** are built again next round. */
+#include "clock.h"
+#include "grow.h"
 #include "exec_int.h"
+#include "batch.h"
+#include "gather.h"
+#include "hb_resident.h"
+#include "hop_resident.h"
+#include "hb_round.h"
+
+#include <pthread.h>
 #include "pool.h"
 #include "copy.h"
 
@@ -249,14 +258,14 @@ static int rs_gather(rs_round *r, hb_batch *b, gnn_err *e)
 {
     const plan *p = r->x->p;
     if (p->has_feat) {
-        if (hb_grow((void **)&b->x, &b->cap_out_x, b->nn * p->feat.dim + 1,
+        if (gnn_grow((void **)&b->x, &b->cap_out_x, b->nn * p->feat.dim + 1,
                     sizeof *b->x))
             return gnn_seterr(e, GNNDB_NOMEM, "out of memory for x");
         int rc = rs_copy_rows(&r->feat, b->nodes, b->nn, b->x, e);
         if (rc) return rc;
     }
     if (p->has_labels) {
-        if (hb_grow((void **)&b->y, &b->cap_out_y, (size_t)b->nseeds + 1,
+        if (gnn_grow((void **)&b->y, &b->cap_out_y, (size_t)b->nseeds + 1,
                     sizeof *b->y))
             return gnn_seterr(e, GNNDB_NOMEM, "out of memory for y");
         for (size_t q = 0; q < (size_t)b->nseeds; q++) {
@@ -277,11 +286,11 @@ static void rs_sample_task(void *arg, size_t i, int w)
     hb_exec *x = r->x;
     hb_batch *b = &x->hb[i];
     gnn_err e = {0};
-    double t0 = hb_now();
+    double t0 = gnn_now();
     int rc = hb_halted(x) ? gnn_seterr(&e, GNNDB_INTERRUPT, "interrupted")
                           : GNNDB_OK;
     if (!rc) rc = hb_rs_sample(&r->graph, x->p, b, x->rsw[w], &e);
-    r->busy[2 * w] += hb_now() - t0;
+    r->busy[2 * w] += gnn_now() - t0;
     if (rc) rs_fail(r, i, &e);
 }
 
@@ -291,13 +300,13 @@ static void rs_gather_task(void *arg, size_t i, int w)
     hb_exec *x = r->x;
     hb_batch *b = &x->hb[i];
     gnn_err e = {0};
-    double t0 = hb_now();
+    double t0 = gnn_now();
     int rc = rs_gather(r, b, &e);
     /* n_id through the key map needs the index, read on the caller's
     ** thread after the round (rs_run) */
     if (!rc && !x->p->graph.has_map)
         rc = hb_finish_batch(x, b, NULL, NULL, NULL, &e);
-    r->busy[2 * w + 1] += hb_now() - t0;
+    r->busy[2 * w + 1] += gnn_now() - t0;
     if (rc) rs_fail(r, i, &e);
 }
 
@@ -380,13 +389,6 @@ void hb_resident_close(hb_exec *x)
     free(x->rsw);
     x->rsw = NULL;
     x->nrsw = 0;
-}
-
-size_t hb_resident_bytes(const hb_exec *x)
-{
-    size_t n = 0;
-    for (int w = 0; w < x->nrsw; w++) n += hb_rs_worker_bytes(x->rsw[w]);
-    return n;
 }
 
 int hb_resident_round(hb_exec *x, int64_t g, int *done, gnn_err *e)

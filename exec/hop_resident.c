@@ -13,7 +13,10 @@
 ** The choices and their order are the block-wise hop's (hop.c): each node's
 ** positions come from sample_choose under the same key, new nodes are
 ** numbered in frontier order, then in position order. */
+#include "grow.h"
 #include "exec_int.h"
+#include "hop_resident.h"
+#include "hash.h"
 #include "rng.h"
 #include "sample.h"
 
@@ -104,7 +107,7 @@ static inline int map_add(hb_rs_worker *w, hb_batch *b, uint32_t node,
         }
         h = (h + 1) & (w->cap - 1);
     }
-    if (hb_grow((void **)&b->nodes, &b->capn, b->nn + 1, sizeof *b->nodes))
+    if (gnn_grow((void **)&b->nodes, &b->capn, b->nn + 1, sizeof *b->nodes))
         return -1;
     *local = (uint32_t)b->nn;
     b->nodes[b->nn++] = node;
@@ -223,7 +226,7 @@ static int stage_choose(rs_hop *h, size_t i, gnn_err *e)
     it->no = h->w->ring[i % RS_AT_BLOCK];
     if (!(it->o = object_of(h->g, node, it->no, e))) return e->rc;
     uint32_t most = sample_max(it->o->degree, h->fanout, h->replace);
-    if (hb_grow((void **)&it->ids, &it->cap, most + 1, sizeof *it->ids))
+    if (gnn_grow((void **)&it->ids, &it->cap, most + 1, sizeof *it->ids))
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory sampling");
     it->n = sample_choose(rng_key_node(h->key, node), it->o->degree,
                           h->fanout, h->replace, it->ids, h->w->scratch);
@@ -253,7 +256,7 @@ static int stage_read(rs_hop *h, size_t i, gnn_err *e)
 /* Grow b's edge arrays for `more` edges after b->ne. */
 static int reserve_edges(hb_batch *b, size_t more)
 {
-    if (hb_grow((void **)&b->esrc, &b->cape, b->ne + more + 1,
+    if (gnn_grow((void **)&b->esrc, &b->cape, b->ne + more + 1,
                 sizeof *b->esrc))
         return -1;
     if (b->cape > b->capdst) {

@@ -133,7 +133,7 @@ static void check_memory(const plan *p, const char *what)
     ** unless H reached its cap */
     assert_true(p->hyperbatch >= 1 && p->hyperbatch <= p->hyperbatch_cap);
     if (!p->spill) {
-        int64_t k = p->cache_policy == FC_BELADY ? 2 : 1;
+        int64_t k = p->cache_policy == GNN_CACHE_BELADY ? 2 : 1;
         assert_true(p->hyperbatch == 1 ||
                     k * p->hyperbatch * p->per_batch_bytes <= p->staged_bytes);
         if (p->hyperbatch < p->hyperbatch_cap)
@@ -176,7 +176,7 @@ static void pools_cache_and_staged_fit_memory_limit(void **state)
     plan p;
     plan_ok(d->h, qs[0], &p);
     assert_int_equal(p.graph_pool_bytes + p.feat_pool_bytes, 8 * MIB);
-    assert_int_equal(p.cache_rows, 10 * MIB / (1433 * 4 + FC_ROW_OVERHEAD));
+    assert_int_equal(p.cache_rows, 10 * MIB / (1433 * 4 + GNN_CACHE_ROW_OVERHEAD));
     check_memory(&p, "32MB lru 10MB");
     plan_free(&p);
     exec_ok(d->h, "PRAGMA feature_cache = '14MB';");
