@@ -38,14 +38,14 @@ endif
 CFLAGS     ?= -O2 -g
 CFLAGS     += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -fPIC \
               -fvisibility=hidden -pthread -D_GNU_SOURCE $(SANFLAGS)
-CPPFLAGS   += -Iinclude -Icommon -Istorage -Iengine -Iexec -Icmd -I$(B)/gen
+CPPFLAGS   += -Iinclude -Icommon -Istorage -Iengine -Iexec -Icmd -Istmt -I$(B)/gen
 LDLIBS     := -llmdb -luring -lsqlite3 -lz -lm -lpthread
 ifeq ($(CUDA),1)
 CPPFLAGS   += -DGNNDB_CUDA=1 -I$(CUDA_HOME)/include
 LDLIBS     += -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt
 endif
 
-LIB_DIRS   := common storage catalog parser engine exec cmd gpu
+LIB_DIRS   := common storage catalog parser engine exec cmd stmt gpu
 LIB_SRC    := $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c))
 LIB_OBJ    := $(patsubst %.c,$(B)/obj/%.o,$(LIB_SRC)) $(B)/obj/gen/grammar.o
 ifeq ($(CUDA),1)

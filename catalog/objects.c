@@ -586,6 +586,29 @@ int cat_split_get(cat_db *c, int64_t graph_id, const char *name,
                       name, gname);
 }
 
+int cat_node_split_get(cat_db *c, const cat_graph *g, const char *name,
+                       const char *who, cat_split *sp, gnn_err *e)
+{
+    int rc = cat_split_get(c, g->id, name, sp, e);
+    if (rc) return rc;
+    if (sp->kind != CAT_SPLIT_NODE)
+        return gnn_seterr(e, GNNDB_ERROR, "%s'%s' is an edge split; use "
+                          "EDGES %s", who, name, name);
+    return GNNDB_OK;
+}
+
+int cat_edge_split_get(cat_db *c, const cat_graph *g, const char *name,
+                       cat_split *sp, gnn_err *e)
+{
+    int rc = cat_split_get(c, g->id, name, sp, e);
+    if (rc) return rc;
+    if (sp->kind != CAT_SPLIT_EDGE)
+        return gnn_seterr(e, GNNDB_ERROR, "'%s' is a node split of graph "
+                          "'%s', not an edge split; use SEEDS %s", name,
+                          g->name, name);
+    return GNNDB_OK;
+}
+
 int cat_split_list(cat_db *c, int64_t graph_id, cat_split **out, size_t *n,
                    gnn_err *e)
 {

@@ -8,7 +8,7 @@
 #ifndef GNN_DDL_H
 #define GNN_DDL_H
 
-#include "stmt.h"
+#include "cmd.h"
 #include "edgelist.h"
 #include "import.h"
 
@@ -55,9 +55,6 @@ typedef struct ddl_ctl {
 ** bytes beside a mebibyte for the import. */
 int ddl_ctl_init(gnndb *db, const char *what, uint32_t block_size,
                  int64_t least, ddl_ctl *c, gnn_err *e);
-/* At prepare: that memory_limit leaves room for statement s's import
-** (its buffers, a mebibyte, and the nodes it declares). */
-int ddl_import_prepare(gnndb *db, const ast_stmt *s, gnn_err *e);
 /* "disk is full in DIR: ..." first, whatever write it was. */
 int ddl_disk_full_words(gnndb *db, int rc, gnn_err *e);
 /* Drop the index keys of a token in a transaction of their own; used to
@@ -134,9 +131,6 @@ void ddl_doomed_free(ddl_doomed *d);
 /* Remove file `file` of the database directory (best effort). */
 void ddl_unlink(gnndb *db, const char *file);
 
-/* IMPORT EDGE FEATURES w INTO g FROM 'f', and INTO g.r for relation r of
-** a typed graph (ddl_edges.c). */
-int ddl_import_edge_features(gnndb *db, const ast_stmt *s, gnn_err *e);
 /* DROP FEATURES w ON g.r when r is a relation of typed graph g (not a
 ** node type): *found, and the edge table w found from r (stored on r or
 ** on the reverse that shares it) into *t; GNNDB_NOTFOUND with words when
@@ -144,17 +138,9 @@ int ddl_import_edge_features(gnndb *db, const ast_stmt *s, gnn_err *e);
 int ddl_drop_edge_table(gnndb *db, const ast_stmt *s, const cat_graph *g,
                         cat_table *t, int *found, gnn_err *e);
 
-/* IMPORT OGB 'dir' AS name (ddl_ogb.c); a heterogeneous dataset
-** (ddl_ogb_hetero.c, under the caller's write lock) as a typed graph. */
-int ddl_import_ogb(gnndb *db, const ast_stmt *s, gnn_err *e);
+/* IMPORT OGB of a heterogeneous dataset (ddl_ogb_hetero.c, under the
+** caller's write lock) as a typed graph. */
 int ddl_import_ogb_hetero(gnndb *db, const ast_stmt *s, gnn_err *e);
 
-/* CREATE EDGE SPLIT s ON g FROM 'pairs' and CREATE EDGE SPLITS a, b ON g
-** RANDOM fa, fb [SEED s] (ddl_edge_split.c). */
-int ddl_create_edge_split(gnndb *db, const ast_stmt *s, gnn_err *e);
-int ddl_create_edge_splits(gnndb *db, const ast_stmt *s, gnn_err *e);
-/* At prepare: that memory_limit leaves room for either's members (for
-** RANDOM, those the fractions expect of the graph's edges). */
-int ddl_edge_split_prepare(gnndb *db, const ast_stmt *s, gnn_err *e);
 
 #endif

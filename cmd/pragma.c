@@ -1,6 +1,6 @@
 /* pragma.c — PRAGMA name [= value]: the settings of a connection, and a few
 ** read-only facts (format_version, stats of the last statement). */
-#include "stmt.h"
+#include "cmd.h"
 #include "calibrate.h"
 #include "io.h"
 #include "fcache.h"
