@@ -1,6 +1,6 @@
 /* objects.c — the named objects of the catalog: graphs, their tables
-** (features and labels) and their splits; inserting, finding, listing and
-** deleting them with everything that hangs off them. */
+** (features and labels) and their splits; inserting, finding and listing
+** them, and deleting tables and splits (a graph: drop.c). */
 #include "cat_int.h"
 
 #include <inttypes.h>

@@ -1,6 +1,7 @@
-/* ddl.h — the steps of ddl.c's statements, for the statements that write
-** several objects in one transaction (IMPORT OGB, ddl_ogb.c). Each object
-** is first built: its block file published under a fresh name and its
+/* ddl.h — the DDL toolkit (ddl.c): the steps of the statements that write
+** (create.c, drop.c, ddl_hetero.c, ddl_edges.c, ddl_ogb.c ...), also for
+** those that write several objects in one transaction (IMPORT OGB). Each
+** object is first built: its block file published under a fresh name and its
 ** index keys put under a fresh token, both unseen until the catalog names
 ** them. The caller then inserts all of them in one catalog transaction, or
 ** undoes each (a crash in between leaves orphans that the next writable
@@ -65,6 +66,14 @@ void ddl_drop_token(gnndb *db, uint64_t token);
 ** COLUMNS and KEY as CREATE GRAPH takes them (inflated .npz members go
 ** under the database directory). */
 void ddl_edge_opts(gnndb *db, const ast_stmt *s, edge_opts *o);
+/* The edge reader's EDGE_FMT_* of a statement's FORMAT (AST_FMT_*), and its
+** HEADER and COLUMNS as the edge reader takes them (the rest zeroed). */
+int ddl_edge_format(int ast_format);
+void ddl_edge_text_opts(const ast_stmt *s, edge_opts *t);
+/* The stored name of the table or split `name` of statement s:
+** "type.name" on a node type (g.t), else name itself. */
+int ddl_object_name(const ast_stmt *s, const char *name,
+                    char out[CAT_NAME_MAX], gnn_err *e);
 
 /* Build graph `name` from the edges at `path` (d->o as the caller set it;
 ** a fresh token is drawn), then put its index keys. Every file is read
@@ -125,6 +134,9 @@ typedef struct ddl_doomed {
 ** relations' (a typed graph's) with theirs. */
 int ddl_doomed_graph(gnndb *db, const cat_graph *g, ddl_doomed *d,
                      gnn_err *e);
+/* One file (none when empty: a typed graph has no file) or token more. */
+int ddl_doom_file(ddl_doomed *d, const char *file, gnn_err *e);
+int ddl_doom_token(ddl_doomed *d, uint64_t token, gnn_err *e);
 void ddl_doomed_remove(gnndb *db, ddl_doomed *d);  /* then frees d */
 void ddl_doomed_free(ddl_doomed *d);
 
