@@ -5,6 +5,7 @@
 #include "io.h"
 #include "rss.h"
 #include "memory.h"
+#include "../parser/parse.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -22,6 +23,11 @@
 #include <unistd.h>
 
 const char *gnndb_libversion(void) { return GNNDB_VERSION; }
+
+const char *gnndb_keyword(int i, int *reserved)
+{
+    return parse_keyword(i, reserved);
+}
 
 const char *gnndb_errstr(int rc)
 {
