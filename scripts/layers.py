@@ -5,15 +5,20 @@ Floors, top first: stmt, cmd, exec, engine, then catalog/storage/parser/gpu,
 then common and include. The shell is a client above them all. Read from
 the code's own includes and names (no compiler, standard library only):
 
-  - an arrow A -> B where file A includes header B, or names a function or
-    variable that file B alone defines (a call, or a function put in a
-    table); a header's static inline functions are its own names;
-  - "upward": an arrow from a folder to one on a higher floor;
+  - an arrow A -> B where file A names a function or variable that file B
+    alone defines (a call, or taking its address), or a type, constant,
+    macro or inline function that header B defines; what a macro's body
+    names, the file that defines the macro names;
+  - a name in a file-scope table (static const io_ops ops = { iop_open })
+    is how a generic file plugs in its variants: it counts upward, not in
+    loops;
+  - "upward": an arrow, or an #include, from a folder to one on a higher
+    floor;
   - "loop": files that reach each other through arrows (within a folder
     or across), each printed with the names that tie them.
 
 Exits 1 when it finds either, 0 when the tree is clean. With -v it also
-prints every arrow between folders.
+prints how many arrows run between each pair of folders.
 """
 import os
 import re
@@ -22,7 +27,6 @@ import sys
 FLOORS = [["shell"], ["stmt"], ["cmd"], ["exec"], ["engine"],
           ["catalog", "storage", "parser", "gpu"], ["common", "include"]]
 FLOOR = {d: i for i, ds in enumerate(FLOORS) for d in ds}
-CLIENTS = {"shell"}
 EXTS = (".c", ".h", ".cu")
 KEYWORDS = set("""auto break case char const continue default do double else
 enum extern float for goto if inline int long register restrict return short
@@ -283,18 +287,14 @@ def main(argv):
         for name in hdefs_of[f]:
             hdefiner.setdefault(name, []).append(f)
 
-    # A header is a room of its own: a file that takes only the types of
-    # engine/plan.h does not call engine/plan.c. A call through one of
-    # its inline functions or macros is an arrow from the header.
-    def room(f):
-        return f
-
     arrows = {}     # (a, b) -> [(what, line)]: room a uses room b's names
     tables = {}     # the same, through a file-scope table of functions
     incl = {}       # the same, by #include alone
 
+    # A header is a file of its own: a file that takes only the types of
+    # engine/plan.h does not call engine/plan.c; a call through one of its
+    # inline functions or macros is an arrow from the header.
     def arrow(a, b, what, line, into=arrows):
-        a, b = room(a), room(b)
         if a != b:
             into.setdefault((a, b), []).append((what, line))
 
