@@ -24,7 +24,7 @@
 ** memory_limit (the tiling) or the order in which blocks arrive: objects
 ** of a node whose list spans blocks are put aside while blocks arrive and
 ** summed afterwards in block order. */
-#include "stmt.h"
+#include "cmd.h"
 #include "block.h"
 #include "blockfile.h"
 #include "bufpool.h"

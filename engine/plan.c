@@ -3,11 +3,9 @@
 ** and the staged output of the hyperbatch, shrinking the hyperbatch when H
 ** staged mini-batches would not fit. */
 #include "plan.h"
-#include "edge_split.h"
 #include "block.h"
 #include "index.h"
 #include "spill.h"
-#include "seeds.h"
 #include "io.h"
 #include "bufpool.h"
 #include "plan_run.h"
@@ -394,7 +392,8 @@ static int resolve_seeds(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
     }
     switch (s->seeds_kind) {
     case AST_SEEDS_SPLIT:
-        if (seeds_split_get(db, &p->graph, s->seeds_split, "", &p->split, e))
+        if (cat_node_split_get(db->cat, &p->graph, s->seeds_split, "",
+                               &p->split, e))
             return e->rc;
         p->nseeds = p->split.count;
         break;
@@ -525,8 +524,8 @@ static int plan_exclude(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
             if (!strcmp(s->exclude_splits[i], s->exclude_splits[j]))
                 return gnn_seterr(e, GNNDB_ERROR, "EXCLUDE SPLIT names %s "
                                   "twice", s->exclude_splits[i]);
-        int rc = edge_split_get(db, &p->graph, s->exclude_splits[i],
-                                &p->exclude[i], e);
+        int rc = cat_edge_split_get(db->cat, &p->graph,
+                                    s->exclude_splits[i], &p->exclude[i], e);
         if (rc == GNNDB_ERROR)  /* a node split: its advice is SEEDS */
             return gnn_seterr(e, rc, "EXCLUDE SPLIT %s: '%s' is a node split "
                               "of graph '%s'; EXCLUDE SPLIT takes edge splits",
@@ -572,7 +571,8 @@ static int plan_link(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
                            &p->topo, e))
         return e->rc;
     if (s->edge_seeds) {
-        if (edge_split_get(db, &p->graph, s->edge_seeds, &p->edge_split, e))
+        if (cat_edge_split_get(db->cat, &p->graph, s->edge_seeds,
+                               &p->edge_split, e))
             return e->rc;
         p->link = 1;
         p->has_labels = 0;

@@ -134,3 +134,12 @@ int rs_prop_text(rowset *rs, const char *prop, const char *v)
     if (rs_row(rs) || rs_text(rs, prop)) return -1;
     return rs_text(rs, v);
 }
+
+int rs_step(const rowset *rs, size_t *row)
+{
+    if (rs && *row < rs->nrows) {
+        (*row)++;
+        return GNNDB_ROW;
+    }
+    return GNNDB_DONE;
+}

@@ -38,6 +38,10 @@ int rs_set_text(rowset *rs, size_t row, int col, const char *s);
 int rs_prop_int(rowset *rs, const char *prop, int64_t v);
 int rs_prop_text(rowset *rs, const char *prop, const char *v);
 
+/* A statement's step through rs (NULL: none): *row, 1-based, to the next
+** row and GNNDB_ROW, or GNNDB_DONE after the last. */
+int rs_step(const rowset *rs, size_t *row);
+
 static inline rs_value *rs_cell(rowset *rs, size_t row, int col)
 {
     return &rs->cells[row * (size_t)rs->ncol + (size_t)col];

@@ -71,9 +71,4 @@ uint64_t batch_digest_pool(const gnndb_batch_view *v, struct wpool *pool);
 /* Write a batch's arrays as .npy files into `dir` (created). */
 int batch_write_npy(const gnndb_batch_view *v, const char *dir, gnn_err *e);
 
-/* EXPLAIN [ANALYZE] rows (one column, `plan`). `st` is NULL for EXPLAIN. */
-int explain_rows(const plan *p, const hb_stats *st, rowset *rs);
-/* Its transfer operator's rows (engine/explain_transfer.c). */
-int explain_transfer(const plan *p, const hb_stats *st, rowset *rs);
-
 #endif

@@ -121,7 +121,8 @@ static int find_split(scan_exec *x, const ast_stmt *s, cat_split *sp,
 {
     memset(sp, 0, sizeof *sp);
     if (s->seeds_kind == AST_SEEDS_SPLIT) {
-        if (seeds_split_get(x->db, &x->g, s->seeds_split, "SCAN: ", sp, e))
+        if (cat_node_split_get(x->db->cat, &x->g, s->seeds_split, "SCAN: ",
+                               sp, e))
             return e->rc;
         *nseeds = sp->count;
     } else {

@@ -120,6 +120,14 @@ typedef struct gnndb_stmt gnndb_stmt; /* one prepared statement */
 /* The library's version string, e.g. "0.1.0". Static storage. */
 GNNDB_API const char *gnndb_libversion(void);
 
+/* The words of the language, as sqlite3_keyword_name lists SQLite's: the
+** i-th (from 0), in upper case, or NULL past the last. *reserved, when not
+** NULL, is set to 1 for a word that cannot name a graph, table or split
+** (SAMPLE, FEATURES), and to 0 for one that can (the words of a FORMAT or
+** a REORDER, and those a newer grammar added, such as EDGES). Static
+** storage. For tab completion and for checking a name before use. */
+GNNDB_API const char *gnndb_keyword(int i, int *reserved);
+
 /* Open the database at `path` (a directory, conventionally NAME.gnndb) and
 ** store a new handle in *pdb. With GNNDB_OPEN_CREATE the directory is created
 ** when missing. Even on failure *pdb is set to a handle (or NULL when memory

@@ -1,6 +1,6 @@
-/* stmt.h — the prepared statement (struct gnndb_stmt), the operations each
-** statement kind supplies (stmt_ops, the table in dispatch.c) and the entry
-** points of the statements that are not SAMPLE. */
+/* stmt.h — the prepared statement (struct gnndb_stmt) and the operations
+** each statement kind supplies (stmt_ops, the table in dispatch.c). The top
+** of the library: the commands it runs are cmd/cmd.h's. */
 #ifndef GNN_STMT_H
 #define GNN_STMT_H
 
@@ -63,37 +63,5 @@ struct stmt_ops {
 
 /* The operations of statement s (dispatch.c); never NULL. */
 const stmt_ops *stmt_ops_of(const ast_stmt *s);
-
-/* The next of the rows in st->rs: GNNDB_ROW, or GNNDB_DONE after the last. */
-int stmt_next_row(gnndb_stmt *st);
-
-/* The statements, one file each. */
-int ddl_create_graph(gnndb *db, const ast_stmt *s, gnn_err *e);
-int ddl_import(gnndb *db, const ast_stmt *s, int labels, gnn_err *e);
-int ddl_create_split(gnndb *db, const ast_stmt *s, gnn_err *e);
-int ddl_drop(gnndb *db, const ast_stmt *s, gnn_err *e);
-/* Typed graphs (cmd/ddl_hetero.c): CREATE NODES, CREATE RELATION, DROP
-** RELATION. */
-int ddl_create_nodes_stmt(gnndb *db, const ast_stmt *s, gnn_err *e);
-int ddl_create_relation_stmt(gnndb *db, const ast_stmt *s, gnn_err *e);
-int ddl_drop_relation_stmt(gnndb *db, const ast_stmt *s, gnn_err *e);
-int show_graphs(gnndb *db, rowset **out, gnn_err *e);
-/* DESCRIBE graph [.part]: part a node type or relation of a typed graph
-** (NULL: the whole graph). */
-int show_describe(gnndb *db, const char *graph, const char *part,
-                  rowset **out, gnn_err *e);
-/* The rows of typed graph g's node types and relations (part: only that
-** type or relation's; GNNDB_NOTFOUND when it names neither). */
-int show_typed(gnndb *db, const cat_graph *g, const char *part, rowset *rs,
-               gnn_err *e);
-int pragma_run(gnndb *db, const ast_stmt *s, rowset **out, gnn_err *e);
-int check_run(gnndb *db, const ast_stmt *s, rowset **out, gnn_err *e);
-int propagate_run(gnndb *db, const ast_stmt *s, gnn_err *e);
-/* At prepare, what can be known without writing: the names the statement
-** uses, and that memory_limit leaves room for what it cannot run without
-** (GNNDB_NOMEM, in words, when it does not), so that a statement that
-** cannot run within the limit fails before it changes anything. */
-int check_prepare(gnndb *db, const ast_stmt *s, gnn_err *e);
-int propagate_prepare(gnndb *db, const ast_stmt *s, gnn_err *e);
 
 #endif

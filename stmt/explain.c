@@ -1,7 +1,7 @@
 /* explain.c — EXPLAIN and EXPLAIN ANALYZE: the plan tree, one text row per
 ** line, with the planner's estimates and, after a run, the actual figures
 ** of each operator. */
-#include "exec.h"
+#include "explain.h"
 #include "block.h"
 #include "costmodel.h"
 #include "fcache.h"

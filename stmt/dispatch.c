@@ -4,7 +4,8 @@
 ** batches; every other statement does its work on the first step and
 ** leaves rows, if any, for the steps that follow. */
 #include "stmt.h"
-#include "ddl.h"
+#include "cmd.h"
+#include "explain.h"
 #include "pack.h"
 
 #include <inttypes.h>
@@ -362,7 +363,7 @@ static int run_explain(gnndb_stmt *st, gnn_err *e)
 ** steps after it hand out the report's rows. */
 static int step_analyze(gnndb_stmt *st, gnn_err *e)
 {
-    if (st->rs) return stmt_next_row(st);
+    if (st->rs) return rs_step(st->rs, &st->row);
     const gnndb_batch_view *v;
     int rc;
     while ((rc = next_batch(st, &v, e)) == GNNDB_BATCH) {
@@ -373,7 +374,7 @@ static int step_analyze(gnndb_stmt *st, gnn_err *e)
     copy_exec_status(st);
     if ((rc = explain_into(st, hb_get_stats(st->x), e))) return rc;
     st->row = 0;
-    return stmt_next_row(st);
+    return rs_step(st->rs, &st->row);
 }
 
 /* The digest of the batch handed out last, into its view. */

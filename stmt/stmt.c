@@ -68,15 +68,6 @@ static int run(gnndb_stmt *st, gnn_err *e)
     return rc;
 }
 
-int stmt_next_row(gnndb_stmt *st)
-{
-    if (st->rs && st->row < st->rs->nrows) {
-        st->row++;
-        return GNNDB_ROW;
-    }
-    return GNNDB_DONE;
-}
-
 static int step(gnndb_stmt *st)
 {
     if (st->state == ST_DONE) return GNNDB_DONE;
@@ -91,7 +82,7 @@ static int step(gnndb_stmt *st)
         st->state = ST_RUNNING;
         if (st->ops->run && (rc = run(st, &e))) goto fail;
     }
-    rc = st->ops->step ? st->ops->step(st, &e) : stmt_next_row(st);
+    rc = st->ops->step ? st->ops->step(st, &e) : rs_step(st->rs, &st->row);
     if (rc == GNNDB_BATCH || rc == GNNDB_ROW) return rc;
     if (rc == GNNDB_DONE) {
         st->state = ST_DONE;
