@@ -2,7 +2,7 @@
 #
 #   make              library (build/libgnndb.a, build/libgnndb.so) and shell
 #   make demo         install missing packages, build, run the demo on cora
-#   make test         every test (unit, shell end-to-end, Python, pip install)
+#   make test         every test (layers, unit, shell end-to-end, Python, pip install)
 #   make pytest-pyg   the PyG interop tests, in build/pyg-venv (make pyg-venv)
 #   make test SANITIZE=1       the same under AddressSanitizer + UBSan
 #   make test SANITIZE=thread  the same under ThreadSanitizer
@@ -38,14 +38,14 @@ endif
 CFLAGS     ?= -O2 -g
 CFLAGS     += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -fPIC \
               -fvisibility=hidden -pthread -D_GNU_SOURCE $(SANFLAGS)
-CPPFLAGS   += -Iinclude -Icommon -Istorage -Iengine -Iexec -Icmd -I$(B)/gen
+CPPFLAGS   += -Iinclude -Icommon -Istorage -Iengine -Iexec -Icmd -Istmt -I$(B)/gen
 LDLIBS     := -llmdb -luring -lsqlite3 -lz -lm -lpthread
 ifeq ($(CUDA),1)
 CPPFLAGS   += -DGNNDB_CUDA=1 -I$(CUDA_HOME)/include
 LDLIBS     += -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt
 endif
 
-LIB_DIRS   := common storage catalog parser engine exec cmd gpu
+LIB_DIRS   := common storage catalog parser engine exec cmd stmt gpu
 LIB_SRC    := $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c))
 LIB_OBJ    := $(patsubst %.c,$(B)/obj/%.o,$(LIB_SRC)) $(B)/obj/gen/grammar.o
 ifeq ($(CUDA),1)
@@ -62,7 +62,7 @@ GPU_TEST_BIN := $(patsubst tests/gpu/%.c,$(B)/tests/gpu/%,$(GPU_TEST_SRC))
 BENCH_SRC  := $(wildcard bench/*.c)
 BENCH_BIN  := $(patsubst bench/%.c,$(B)/bench/%,$(BENCH_SRC))
 
-.PHONY: all deps demo test unit e2e pytest pyg-venv pytest-pyg test-gpu bench clean install uninstall
+.PHONY: all deps demo test unit e2e layers pytest pyg-venv pytest-pyg test-gpu bench clean install uninstall
 
 all: $(B)/libgnndb.a $(B)/libgnndb.so $(B)/gnndb
 
@@ -134,6 +134,12 @@ unit: all $(TEST_BIN)
 e2e: all
 	@sh tests/run_e2e.sh $(B)
 
+# That every library file calls only downward (stmt, cmd, exec, engine,
+# catalog/storage/parser/gpu, common/include) and no two call each other
+# in a loop: read from the includes and calls (docs/architecture.md).
+layers:
+	@sh scripts/layers.sh
+
 pytest: all
 	@sh tests/run_pytest.sh $(B) $(PYTHON)
 
@@ -163,7 +169,7 @@ pytest-pyg: all pyg-venv
 # memory errors and fuzz findings fail CI. Last, as a warning that never
 # fails it, the files and functions grown too long (scripts/offenders.sh).
 test: deps
-	@$(MAKE) --no-print-directory unit e2e pytest pytest-pyg pip-test test-gpu
+	@$(MAKE) --no-print-directory unit e2e pytest pytest-pyg pip-test test-gpu layers
 ifeq ($(SANITIZE),)
 	@$(MAKE) --no-print-directory SANITIZE=1 unit
 	@$(MAKE) --no-print-directory valgrind

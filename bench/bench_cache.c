@@ -66,7 +66,7 @@ static int measure(gnndb *db, const char *pre, const char *sample,
         if (push((void **)&r->digest, &r->capb, r->nb + 1, sizeof *r->digest))
             rc = GNNDB_NOMEM;
         else
-            r->digest[r->nb++] = v->digest;
+            r->digest[r->nb++] = gnndb_batch_digest(st);
         r->dim = v->x_dim;
         if (keep && !push((void **)&r->row, &r->cap, r->n + (size_t)v->num_nodes,
                           sizeof *r->row)) {

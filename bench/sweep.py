@@ -5,6 +5,7 @@ budget (page cache included).
     /usr/bin/python3 bench/sweep.py --build build --csv OUT.csv [--png OUT.png]
         --point LABEL:DATA_DIR:BUDGET [--point ...] [--gnndb-batches N]
         [--gnndb-rounds R] [--gnndb-max-batches N] [--peer-batches N]
+        [--gnndb-inmem-batches N]
         [--only SYSTEM,...] [--dgl-python PY] [--timeout S]
         [--gnndb-timeout S] [--dgl-workers LIST] [--dgl-threads LIST]
         [--dgl-gathers LIST]
@@ -27,7 +28,9 @@ features: the 4 GiB and 16 GiB points); the others are out-of-core points
                budget (a LIMIT that cuts a round short measures a round's
                fixed reads over fewer mini-batches than an epoch spreads
                them over), else --gnndb-batches, at most --gnndb-max-batches
-               (0: no cap); at most --gnndb-timeout seconds.  The row says
+               (0: no cap); at in-memory points whole rounds enough for
+               --gnndb-inmem-batches (default 400); at most --gnndb-timeout
+               seconds.  The row says
                the H taken, the bytes spilled and read back, and the
                process's peak RSS (bench_sample's maxrss_kb) against
                memory_limit
@@ -163,6 +166,8 @@ def parse_args():
     p.add_argument("--gnndb-batches", type=int, default=128)
     p.add_argument("--gnndb-rounds", type=int, default=0,
                    help="run this many rounds of each form's H")
+    p.add_argument("--gnndb-inmem-batches", type=int, default=400,
+                   help="at in-memory points, at least this many (whole rounds)")
     p.add_argument("--gnndb-max-batches", type=int, default=0,
                    help="at most this many mini-batches a gnndb run (0: no cap)")
     p.add_argument("--peer-batches", type=int, default=60)
@@ -350,7 +355,19 @@ def online_batches(a, db, budget, sql, log):
     its H, else --gnndb-batches; at most --gnndb-max-batches."""
     h = planned_hyperbatch(a, db, budget, sql, log) if a.gnndb_rounds > 0 else 0
     n = a.gnndb_rounds * h if h > 0 else a.gnndb_batches
+    n = inmem_batches(a, db, budget, h, n)
     return min(n, a.gnndb_max_batches) if a.gnndb_max_batches > 0 else n
+
+
+# In memory, the planner keeps every block in its pools and builds rounds of
+# a few mini-batches a thread: two such rounds would time little more than
+# reading the database into the pools. There gnndb runs whole rounds
+# enough for --gnndb-inmem-batches (as DGL, whose graph and features are
+# loaded before its timing starts, runs --peer-batches).
+def inmem_batches(a, db, budget, h, n):
+    if h <= 0 or not in_memory(os.path.dirname(db), budget):
+        return n
+    return max(n, -(-a.gnndb_inmem_batches // h) * h)
 
 
 def gnndb_runs(a, data, budget, log):

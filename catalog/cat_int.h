@@ -48,6 +48,11 @@ int catx_query_rows(cat_db *c, const char *sql, int64_t i1, const char *s2,
                     catx_row_fn row, size_t size, void **out, size_t *n,
                     const char *what, gnn_err *e);
 
+/* Run each statement of `sqls` (NULL-terminated) bound to ?1 = id inside
+** one savepoint; *changed gets the rows the last one changed. */
+int catx_delete_all(cat_db *c, const char *const *sqls, int64_t id,
+                    int *changed, gnn_err *e);
+
 /* GNNDB_READONLY naming the file when c was opened read-only. */
 int catx_writable(cat_db *c, gnn_err *e);
 
@@ -64,10 +69,9 @@ extern const char catx_schema_eids[];
 int catx_types_schema(cat_db *c, gnn_err *e);
 /* Node types and relations, migration 5 of catalog.c. */
 extern const char catx_schema_types[];
-/* Before graph `graph_id` is deleted: its relations' graphs rows (with
-** all that hangs off them), its node types and relation rows; and, when it
-** is a relation itself, its relation row, its edges taken off its typed
-** graph's. */
+/* Before graph `graph_id` is deleted, once its relations' graphs rows are
+** (drop.c): its node types and relation rows; and, when it is a relation
+** itself, its relation row, its edges taken off its typed graph's. */
 int catx_types_drop_graph(cat_db *c, int64_t graph_id, gnn_err *e);
 
 /* Note whether the packs tables exist: a writable open has added them

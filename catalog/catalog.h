@@ -157,6 +157,17 @@ int cat_split_get(cat_db *c, int64_t graph_id, const char *name,
 int cat_split_list(cat_db *c, int64_t graph_id, cat_split **out, size_t *n,
                    gnn_err *e);
 int cat_split_delete(cat_db *c, int64_t split_id, gnn_err *e);
+/* The split `name` of graph g, asked for as seeds of a kind: its row in
+** *sp. GNNDB_NOTFOUND when g has no split of that name; GNNDB_ERROR when
+** it is of the other kind. A node split (SEEDS name): an edge split's
+** members are edges, not nodes ("'train' is an edge split; use EDGES
+** train"), with `who` (the statement, "SCAN: ", or "") before the words.
+** An edge split (EDGES name, EXCLUDE): "'train' is a node split of graph
+** 'g', not an edge split; use SEEDS train". */
+int cat_node_split_get(cat_db *c, const cat_graph *g, const char *name,
+                       const char *who, cat_split *sp, gnn_err *e);
+int cat_edge_split_get(cat_db *c, const cat_graph *g, const char *name,
+                       cat_split *sp, gnn_err *e);
 
 /* ---- typed graphs (catalog/hetero.c) ------------------------------------
 ** A typed graph has ONE global node id space: node type t owns the ids

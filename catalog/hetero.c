@@ -392,14 +392,7 @@ int cat_relation_edge_table(cat_db *c, int64_t parent_id, const char *rel,
 int catx_types_drop_graph(cat_db *c, int64_t graph_id, gnn_err *e)
 {
     if (!c->has_types) return GNNDB_OK;
-    cat_graph *kids = NULL;
-    size_t n = 0;
-    int rc = cat_graph_children(c, graph_id, &kids, &n, e);
-    for (size_t i = 0; !rc && i < n; i++)
-        rc = cat_graph_delete(c, kids[i].id, e);
-    free(kids);
-    if (!rc)
-        rc = exec2(c, "UPDATE graphs SET edges = edges - (SELECT edges FROM "
+    int rc = exec2(c, "UPDATE graphs SET edges = edges - (SELECT edges FROM "
                       "graphs WHERE id = ?1) WHERE id = (SELECT parent_id "
                       "FROM graphs WHERE id = ?1 AND ?2)", graph_id, 1,
                    "counting edges", e);

@@ -1,6 +1,6 @@
 /* objects.c — the named objects of the catalog: graphs, their tables
-** (features and labels) and their splits; inserting, finding, listing and
-** deleting them with everything that hangs off them. */
+** (features and labels) and their splits; inserting, finding and listing
+** them, and deleting tables and splits (a graph: drop.c). */
 #include "cat_int.h"
 
 #include <inttypes.h>
@@ -8,49 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define OOM(e) gnn_seterr(e, GNNDB_NOMEM, "out of memory")
-
 /* Tokens are uint64 in memory and INTEGER (int64) in SQLite. */
 static sqlite3_int64 tok_out(uint64_t t) { return (sqlite3_int64)t; }
 static uint64_t tok_in(sqlite3_stmt *st, int col)
 {
     return (uint64_t)sqlite3_column_int64(st, col);
-}
-
-int catx_query_rows(cat_db *c, const char *sql, int64_t i1, const char *s2,
-                    catx_row_fn row, size_t size, void **out, size_t *n,
-                    const char *what, gnn_err *e)
-{
-    *out = NULL;
-    *n = 0;
-    sqlite3_stmt *st;
-    int rc = catx_prepare(c, sql, &st, e);
-    if (rc) return rc;
-    if (sqlite3_bind_parameter_count(st) >= 1) sqlite3_bind_int64(st, 1, i1);
-    if (sqlite3_bind_parameter_count(st) >= 2)
-        sqlite3_bind_text(st, 2, s2, -1, SQLITE_STATIC);
-    char *a = NULL;
-    size_t cnt = 0, cap = 0;
-    int s;
-    while ((s = sqlite3_step(st)) == SQLITE_ROW) {
-        if (cnt == cap) {
-            cap = cap ? cap * 2 : 8;
-            char *na = realloc(a, cap * size);
-            if (!na) { rc = OOM(e); break; }
-            a = na;
-        }
-        memset(a + cnt * size, 0, size);
-        row(st, a + cnt * size);
-        cnt++;
-    }
-    if (!rc && s != SQLITE_DONE) rc = catx_err(c, s, what, e);
-    sqlite3_finalize(st);
-    /* an empty list is still a pointer the caller may free */
-    if (!rc && !a && !(a = calloc(1, size))) rc = OOM(e);
-    if (rc) { free(a); return rc; }
-    *out = a;
-    *n = cnt;
-    return GNNDB_OK;
 }
 
 /* The name of graph `id`, for messages; GNNDB_NOTFOUND when absent. */
@@ -118,23 +80,6 @@ static int get_in_graph(cat_db *c, const char *sql, int64_t graph_id,
     free(a);
     *found = n > 0;
     return GNNDB_OK;
-}
-
-/* Run each statement of `sqls` (NULL-terminated) bound to ?1 = id inside one
-** savepoint; *changed gets the rows the last one changed. */
-static int delete_all(cat_db *c, const char *const *sqls, int64_t id,
-                      int *changed, gnn_err *e)
-{
-    int rc = catx_writable(c, e);
-    if (rc || (rc = catx_sp_begin(c, e))) return rc;
-    for (int i = 0; sqls[i] && !rc; i++) {
-        sqlite3_stmt *st;
-        if ((rc = catx_prepare(c, sqls[i], &st, e))) break;
-        sqlite3_bind_int64(st, 1, id);
-        rc = catx_run(c, st, "deleting", e);
-        *changed = sqlite3_changes(c->db);
-    }
-    return catx_sp_end(c, rc, e);
 }
 
 /* ---- graphs -------------------------------------------------------------- */
@@ -356,33 +301,6 @@ int cat_graph_children(cat_db *c, int64_t parent_id, cat_graph **out,
     return rc;
 }
 
-int cat_graph_delete(cat_db *c, int64_t graph_id, gnn_err *e)
-{
-    /* explicit rather than left to ON DELETE CASCADE: checksums hang off
-    ** file names, and a connection may have foreign keys off */
-    static const char *const sqls[] = {
-        "DELETE FROM checksums WHERE file IN ("
-        "  SELECT file FROM tables WHERE graph_id = ?1"
-        "  UNION SELECT file FROM graphs WHERE id = ?1"
-        "  UNION SELECT eid_file FROM graphs WHERE id = ?1 AND has_eids)",
-        "DELETE FROM degree_hist WHERE graph_id = ?1",
-        "DELETE FROM tables WHERE graph_id = ?1",
-        "DELETE FROM splits WHERE graph_id = ?1",
-        "DELETE FROM graphs WHERE id = ?1",
-        NULL,
-    };
-    int changed = 0;
-    int rc = catx_writable(c, e);
-    if (rc || (rc = catx_sp_begin(c, e))) return rc;
-    rc = catx_packs_drop_graph(c, graph_id, e);
-    if (!rc) rc = catx_types_drop_graph(c, graph_id, e);
-    if (!rc) rc = delete_all(c, sqls, graph_id, &changed, e);
-    if (!rc && !changed)
-        rc = gnn_seterr(e, GNNDB_NOTFOUND, "no such graph: id %" PRId64,
-                        graph_id);
-    return catx_sp_end(c, rc, e);
-}
-
 /* ---- tables -------------------------------------------------------------- */
 
 #define TABLE_COLS                                                          \
@@ -499,7 +417,7 @@ int cat_table_delete(cat_db *c, int64_t table_id, gnn_err *e)
         NULL,
     };
     int changed = 0;
-    int rc = delete_all(c, sqls, table_id, &changed, e);
+    int rc = catx_delete_all(c, sqls, table_id, &changed, e);
     if (!rc && !changed)
         return gnn_seterr(e, GNNDB_NOTFOUND, "no such table: id %" PRId64,
                           table_id);
@@ -586,6 +504,29 @@ int cat_split_get(cat_db *c, int64_t graph_id, const char *name,
                       name, gname);
 }
 
+int cat_node_split_get(cat_db *c, const cat_graph *g, const char *name,
+                       const char *who, cat_split *sp, gnn_err *e)
+{
+    int rc = cat_split_get(c, g->id, name, sp, e);
+    if (rc) return rc;
+    if (sp->kind != CAT_SPLIT_NODE)
+        return gnn_seterr(e, GNNDB_ERROR, "%s'%s' is an edge split; use "
+                          "EDGES %s", who, name, name);
+    return GNNDB_OK;
+}
+
+int cat_edge_split_get(cat_db *c, const cat_graph *g, const char *name,
+                       cat_split *sp, gnn_err *e)
+{
+    int rc = cat_split_get(c, g->id, name, sp, e);
+    if (rc) return rc;
+    if (sp->kind != CAT_SPLIT_EDGE)
+        return gnn_seterr(e, GNNDB_ERROR, "'%s' is a node split of graph "
+                          "'%s', not an edge split; use SEEDS %s", name,
+                          g->name, name);
+    return GNNDB_OK;
+}
+
 int cat_split_list(cat_db *c, int64_t graph_id, cat_split **out, size_t *n,
                    gnn_err *e)
 {
@@ -606,7 +547,7 @@ int cat_split_delete(cat_db *c, int64_t split_id, gnn_err *e)
         NULL,
     };
     int changed = 0;
-    int rc = delete_all(c, sqls, split_id, &changed, e);
+    int rc = catx_delete_all(c, sqls, split_id, &changed, e);
     if (!rc && !changed)
         return gnn_seterr(e, GNNDB_NOTFOUND, "no such split: id %" PRId64,
                           split_id);

@@ -3,7 +3,7 @@
 ** the block and the catalog, the graph's object indexes against its blocks
 ** and the edge-id graph's lists against the graph's; one row per problem,
 ** or one 'ok' row. */
-#include "stmt.h"
+#include "cmd.h"
 #include "block.h"
 #include "blockfile.h"
 #include "memory.h"

@@ -1,19 +1,19 @@
-/* ddl.c — statements that change the database: CREATE GRAPH, IMPORT
-** FEATURES / LABELS, CREATE SPLIT, DROP. Each is atomic: block files are
-** built under a temporary name, fsynced and renamed to a fresh name no row
-** refers to yet; index keys go under a fresh token; one catalog transaction
-** then publishes them. A crash before that commit leaves orphans that the
-** next writable open removes (db_cleanup_orphans), so a reader sees the old
-** state or the new one, never a half table. */
+/* ddl.c — the DDL toolkit: the steps every statement that changes the
+** database is made of (create.c, drop.c, ddl_hetero.c, ddl_edges.c,
+** ddl_ogb.c ... call them; they call nothing of those). Each statement is
+** atomic: block files are built under a temporary name, fsynced and
+** renamed to a fresh name no row refers to yet; index keys go under a fresh
+** token; one catalog transaction then publishes them. A crash before that
+** commit leaves orphans that the next writable open removes
+** (db_cleanup_orphans), so a reader sees the old state or the new one,
+** never a half table. */
 #include "ddl.h"
 #include "ddl_hetero.h"
 #include "block.h"
 #include "edgelist.h"
 #include "import.h"
-#include "memory.h"
 #include "npy.h"
 #include "rss.h"
-#include "rng.h"
 #include "sort.h"
 
 #include <inttypes.h>
@@ -50,7 +50,7 @@ int ddl_disk_full_words(gnndb *db, int rc, gnn_err *e)
     return gnn_seterr(e, rc, "disk is full in %s: %s", db->dir, what);
 }
 
-static int edge_format(int f)
+int ddl_edge_format(int f)
 {
     switch (f) {
     case AST_FMT_TSV: return EDGE_FMT_TSV;
@@ -60,8 +60,7 @@ static int edge_format(int f)
     }
 }
 
-/* HEADER and COLUMNS of a statement as the edge reader takes them. */
-static void edge_text_opts(const ast_stmt *s, edge_opts *t)
+void ddl_edge_text_opts(const ast_stmt *s, edge_opts *t)
 {
     memset(t, 0, sizeof *t);
     t->header = s->header ? EDGE_HEADER_YES : EDGE_HEADER_AUTO;
@@ -78,8 +77,8 @@ static void edge_text_opts(const ast_stmt *s, edge_opts *t)
 
 void ddl_edge_opts(gnndb *db, const ast_stmt *s, edge_opts *o)
 {
-    edge_text_opts(s, o);
-    o->format = edge_format(s->format);
+    ddl_edge_text_opts(s, o);
+    o->format = ddl_edge_format(s->format);
     o->key = s->key;
     o->tmpdir = db->dir;
 }
@@ -260,45 +259,6 @@ void ddl_graph_free(ddl_graph *d)
     d->built = 0;
 }
 
-int ddl_create_graph(gnndb *db, const ast_stmt *s, gnn_err *e)
-{
-    if (!s->path) return ddl_create_typed_graph(db, s->name, s->block_size, e);
-    int rc = db_write_lock(db);
-    if (rc) return gnn_seterr(e, rc, "%s", db->err.msg);
-    ddl_graph d;
-    memset(&d, 0, sizeof d);
-    imp_graph_opts *o = &d.o;
-    o->format = edge_format(s->format);
-    edge_text_opts(s, &o->text);
-    o->key = s->key;
-    o->undirected = s->undirected;
-    o->drop_duplicates = s->drop_duplicates;
-    o->drop_self_loops = s->drop_self_loops;
-    o->map_ids = s->map_ids;
-    o->nodes = s->nodes;
-    o->reorder = s->reorder == AST_REORDER_DEGREE ? IMP_REORDER_DEGREE
-               : s->reorder == AST_REORDER_BFS    ? IMP_REORDER_BFS
-                                                  : IMP_REORDER_NONE;
-    d.no_edge_ids = s->no_edge_ids;
-    if ((rc = ddl_check_new_graph(db, s->name, e)) ||
-        (rc = ddl_check_block_size(s->block_size, &o->block_size, e)) ||
-        (rc = ddl_graph_build(db, s->name, s->path, &d, e)) ||
-        (rc = ddl_graph_index(db, &d, e)))
-        goto undo;
-    if ((rc = cat_begin(db->cat, e))) goto undo;
-    if ((rc = ddl_graph_insert(db, &d, e)) || (rc = cat_commit(db->cat, e))) {
-        cat_rollback(db->cat);
-        goto undo;
-    }
-    ddl_graph_free(&d);
-    goto out;
-undo:
-    ddl_graph_undo(db, &d);
-out:
-    db_write_unlock(db);
-    return ddl_disk_full_words(db, rc, e);
-}
-
 /* ---- feature and label tables ------------------------------------------ */
 
 static int feat_format(const ast_stmt *s)
@@ -454,29 +414,14 @@ int ddl_check_new_table(gnndb *db, const cat_graph *g, const char *name,
     return GNNDB_OK;
 }
 
-/* The stored name of the table or split `name` of statement s: "type.name"
-** on a node type (g.t), else name itself. */
-static int object_name(const ast_stmt *s, const char *name,
-                       char out[CAT_NAME_MAX], gnn_err *e)
+int ddl_object_name(const ast_stmt *s, const char *name,
+                    char out[CAT_NAME_MAX], gnn_err *e)
 {
     if (s->node_type) return cat_type_object_name(s->node_type, name, out, e);
     if (strlen(name) >= CAT_NAME_MAX)
         return gnn_seterr(e, GNNDB_RANGE, "name too long: %s", name);
     snprintf(out, CAT_NAME_MAX, "%s", name);
     return GNNDB_OK;
-}
-
-/* The node-id -> file-row map of a graph made with mapped ids. */
-static int load_i2r(gnndb *db, const cat_graph *g, int64_t **i2r, gnn_err *e)
-{
-    *i2r = NULL;
-    if (!g->has_map) return GNNDB_OK;
-    idx_txn *it;
-    int rc = idx_begin(db->idx, 0, &it, e);
-    if (rc) return rc;
-    rc = idx_load_array(it, 'R', g->token, (uint64_t)g->nodes, i2r, e);
-    idx_abort(it);
-    return rc;
 }
 
 int ddl_table_publish(gnndb *db, int64_t graph_id, ddl_table *d, int rc,
@@ -495,33 +440,6 @@ int ddl_table_publish(gnndb *db, int64_t graph_id, ddl_table *d, int rc,
     if (!rc && d->old_id) ddl_unlink(db, d->old_file);
     db_write_unlock(db);
     return ddl_disk_full_words(db, rc, e);
-}
-
-int ddl_import(gnndb *db, const ast_stmt *s, int labels, gnn_err *e)
-{
-    int rc = db_write_lock(db);
-    if (rc) return gnn_seterr(e, rc, "%s", db->err.msg);
-    char name[CAT_NAME_MAX];
-    cat_graph g, view;
-    cat_node_type t;
-    int64_t *i2r = NULL;
-    ddl_table d;
-    memset(&d, 0, sizeof d);
-    d.o.labels = labels;
-    if ((rc = object_name(s, labels ? "__labels" : s->name, name, e)) ||
-        (rc = ddl_type_view(db, s->graph, s->node_type, &g, &t, &view, e)) ||
-        (rc = ddl_check_table(db, &view, name, labels ? CAT_TABLE_LABELS
-                              : CAT_TABLE_FEATURES, s->replace_table, &d,
-                              e)) ||
-        (rc = ddl_table_opts(s, &d.o, e)) ||
-        (rc = load_i2r(db, &view, &i2r, e)) ||
-        (rc = ddl_table_build(db, &view, i2r, name, s->path, &d, e)))
-        goto out;
-    d.t.has_type = s->node_type != NULL;
-    d.t.node_type = t.type_no;
-out:
-    free(i2r);
-    return ddl_table_publish(db, rc ? 0 : g.id, &d, rc, e);
 }
 
 /* ---- splits ------------------------------------------------------------ */
@@ -608,91 +526,9 @@ void ddl_split_free(ddl_split *d)
     d->m = NULL;
 }
 
-/* RANDOM fraction [SEED s]: each node joins with probability `fraction`,
-** by a draw that depends only on (seed, node): reproducible, O(1) memory
-** per node. */
-static int random_members(const ast_stmt *s, int64_t nodes, uint32_t **out,
-                          size_t *n, gnn_err *e)
-{
-    uint64_t seed = s->has_seed ? s->seed : db_new_token();
-    uint64_t key = rng_key(seed, 0, 0, UINT64_MAX - 1, 0);
-    uint32_t *m = malloc(((size_t)nodes + 1) * sizeof *m);
-    if (!m) return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
-    *n = 0;
-    for (int64_t v = 0; v < nodes; v++)
-        if (rng_unit(rng_draw(key, (uint64_t)v)) < s->fraction)
-            m[(*n)++] = (uint32_t)v;
-    *out = m;
-    return GNNDB_OK;
-}
-
-static int check_new_split(gnndb *db, const cat_graph *g, const char *name,
-                           const char *shown, gnn_err *e)
-{
-    cat_split sp;
-    gnn_err e2 = {0};
-    if (cat_split_get(db->cat, g->id, name, &sp, &e2) == GNNDB_OK)
-        return gnn_seterr(e, GNNDB_EXISTS, "split '%s' already exists in "
-                          "graph '%s'", shown, g->name);
-    if (e2.rc != GNNDB_NOTFOUND) return gnn_seterr(e, e2.rc, "%s", e2.msg);
-    return GNNDB_OK;
-}
-
-/* A split holds at most a member a node: 4 bytes each and a sort's
-** scratch, and read from a file 8 more; and an index transaction's pages.
-** They must fit in what memory_limit leaves for data (memory.c). */
-static int split_memory(gnndb *db, const ast_stmt *s, const cat_graph *g,
-                        gnn_err *e)
-{
-    char what[2 * CAT_NAME_MAX + 32];
-    snprintf(what, sizeof what, "CREATE SPLIT %s ON %s", s->name, s->graph);
-    int64_t per = s->split_random ? 8 : 16;
-    mem_reserve r;
-    return db_memory_reserve(db, 0, g->nodes * per + (int64_t)IDX_TXN_BYTES,
-                             what, &r, e);
-}
-
-int ddl_create_split(gnndb *db, const ast_stmt *s, gnn_err *e)
-{
-    int rc = db_write_lock(db);
-    if (rc) return gnn_seterr(e, rc, "%s", db->err.msg);
-    char name[CAT_NAME_MAX];
-    cat_graph g, view;
-    cat_node_type t;
-    ddl_split d;
-    memset(&d, 0, sizeof d);
-    uint32_t *m = NULL;
-    size_t n = 0;
-    if ((rc = object_name(s, s->name, name, e)) ||
-        (rc = ddl_type_view(db, s->graph, s->node_type, &g, &t, &view, e)) ||
-        (rc = check_new_split(db, &g, name, s->name, e)) ||
-        (rc = split_memory(db, s, &view, e)))
-        goto out;
-    rc = s->split_random
-             ? random_members(s, view.nodes, &m, &n, e)
-             : ddl_split_members(db, &view, s->path, s->key, &m, &n, e);
-    if (rc) goto out;
-    ddl_split_build(name, m, n, &d);
-    m = NULL;
-    d.sp.has_type = s->node_type != NULL;
-    d.sp.node_type = t.type_no;
-    if ((rc = ddl_split_index(db, &d, e))) goto out;
-    if ((rc = cat_begin(db->cat, e)) == GNNDB_OK) {
-        if ((rc = ddl_split_insert(db, g.id, &d, e)) ||
-            (rc = cat_commit(db->cat, e)))
-            cat_rollback(db->cat);
-    }
-out:
-    if (rc) ddl_split_undo(db, &d);
-    else ddl_split_free(&d);
-    free(m);
-    db_write_unlock(db);
-    return ddl_disk_full_words(db, rc, e);
-}
-
 /* ---- drops ------------------------------------------------------------ */
 
-static int doom_file(ddl_doomed *d, const char *file, gnn_err *e)
+int ddl_doom_file(ddl_doomed *d, const char *file, gnn_err *e)
 {
     if (!file[0]) return GNNDB_OK;   /* a typed graph has no file */
     if (d->nf == d->capf) {
@@ -706,7 +542,7 @@ static int doom_file(ddl_doomed *d, const char *file, gnn_err *e)
     return GNNDB_OK;
 }
 
-static int doom_token(ddl_doomed *d, uint64_t token, gnn_err *e)
+int ddl_doom_token(ddl_doomed *d, uint64_t token, gnn_err *e)
 {
     if (d->nt == d->capt) {
         size_t cap = d->capt ? d->capt * 2 : 16;
@@ -730,9 +566,12 @@ static int doom_objects(gnndb *db, int64_t id, ddl_doomed *d, gnn_err *e)
     if (!(rc = cat_table_list(db->cat, id, &ts, &nt, e)) &&
         !(rc = cat_split_list(db->cat, id, &ss, &ns, e)))
         rc = cat_pack_list(db->cat, id, &ps, &np, e);
-    for (size_t i = 0; !rc && i < nt; i++) rc = doom_file(d, ts[i].file, e);
-    for (size_t i = 0; !rc && i < ns; i++) rc = doom_token(d, ss[i].token, e);
-    for (size_t i = 0; !rc && i < np; i++) rc = doom_file(d, ps[i].file, e);
+    for (size_t i = 0; !rc && i < nt; i++)
+        rc = ddl_doom_file(d, ts[i].file, e);
+    for (size_t i = 0; !rc && i < ns; i++)
+        rc = ddl_doom_token(d, ss[i].token, e);
+    for (size_t i = 0; !rc && i < np; i++)
+        rc = ddl_doom_file(d, ps[i].file, e);
     free(ts);
     free(ss);
     free(ps);
@@ -743,10 +582,11 @@ int ddl_doomed_graph(gnndb *db, const cat_graph *g, ddl_doomed *d,
                      gnn_err *e)
 {
     int rc;
-    if ((rc = doom_file(d, g->file, e)) || (rc = doom_token(d, g->token, e)))
+    if ((rc = ddl_doom_file(d, g->file, e)) ||
+        (rc = ddl_doom_token(d, g->token, e)))
         return rc;
-    if (g->has_eids && ((rc = doom_file(d, g->eid_file, e)) ||
-                        (rc = doom_token(d, g->eid_token, e))))
+    if (g->has_eids && ((rc = ddl_doom_file(d, g->eid_file, e)) ||
+                        (rc = ddl_doom_token(d, g->eid_token, e))))
         return rc;
     if ((rc = doom_objects(db, g->id, d, e))) return rc;
     cat_graph *kids = NULL;
@@ -772,64 +612,3 @@ void ddl_doomed_free(ddl_doomed *d)
     memset(d, 0, sizeof *d);
 }
 
-/* The table or split a DROP FEATURES / DROP SPLIT names: its file or
-** token into d, its row id into *id. */
-static int drop_target(gnndb *db, const ast_stmt *s, const cat_graph *g,
-                       int64_t *id, ddl_doomed *d, gnn_err *e)
-{
-    char name[CAT_NAME_MAX];
-    cat_node_type ty;
-    cat_table et;
-    int found;
-    int rc = ddl_drop_edge_table(db, s, g, &et, &found, e);
-    if (rc) return rc;
-    if (found) {   /* ON g.r: a relation's edge table */
-        *id = et.id;
-        return doom_file(d, et.file, e);
-    }
-    if ((rc = object_name(s, s->name, name, e))) return rc;
-    if (s->node_type && (rc = cat_type_get(db->cat, g->id, s->node_type, &ty,
-                                           e)))
-        return rc;
-    if (s->kind == AST_DROP_FEATURES) {
-        cat_table t;
-        if ((rc = cat_table_get(db->cat, g->id, name, &t, e))) return rc;
-        if (t.kind == CAT_TABLE_EDGES)
-            return gnn_seterr(e, GNNDB_MISUSE, "%s is the edge table of "
-                              "graph %s: it goes with DROP GRAPH %s", s->name,
-                              g->name, g->name);
-        *id = t.id;
-        return doom_file(d, t.file, e);
-    }
-    cat_split sp;
-    if ((rc = cat_split_get(db->cat, g->id, name, &sp, e))) return rc;
-    *id = sp.id;
-    return doom_token(d, sp.token, e);
-}
-
-int ddl_drop(gnndb *db, const ast_stmt *s, gnn_err *e)
-{
-    int rc = db_write_lock(db);
-    if (rc) return gnn_seterr(e, rc, "%s", db->err.msg);
-    const char *gname = s->kind == AST_DROP_GRAPH ? s->name : s->graph;
-    cat_graph g;
-    ddl_doomed d;
-    memset(&d, 0, sizeof d);
-    int64_t id = 0;
-    if ((rc = cat_graph_get(db->cat, gname, &g, e))) goto out;
-    if (s->kind == AST_DROP_GRAPH) rc = ddl_doomed_graph(db, &g, &d, e);
-    else rc = drop_target(db, s, &g, &id, &d, e);
-    if (rc || (rc = cat_begin(db->cat, e))) goto out;
-    if (s->kind == AST_DROP_GRAPH) rc = cat_graph_delete(db->cat, g.id, e);
-    else if (s->kind == AST_DROP_FEATURES) rc = cat_table_delete(db->cat, id, e);
-    else rc = cat_split_delete(db->cat, id, e);
-    if (!rc) rc = cat_commit(db->cat, e);
-    if (rc) { cat_rollback(db->cat); goto out; }
-    /* committed: what follows only frees space; a crash here leaves
-    ** orphans that the next writable open removes */
-    ddl_doomed_remove(db, &d);
-out:
-    ddl_doomed_free(&d);
-    db_write_unlock(db);
-    return ddl_disk_full_words(db, rc, e);
-}

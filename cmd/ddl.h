@@ -1,6 +1,7 @@
-/* ddl.h — the steps of ddl.c's statements, for the statements that write
-** several objects in one transaction (IMPORT OGB, ddl_ogb.c). Each object
-** is first built: its block file published under a fresh name and its
+/* ddl.h — the DDL toolkit (ddl.c): the steps of the statements that write
+** (create.c, drop.c, ddl_hetero.c, ddl_edges.c, ddl_ogb.c ...), also for
+** those that write several objects in one transaction (IMPORT OGB). Each
+** object is first built: its block file published under a fresh name and its
 ** index keys put under a fresh token, both unseen until the catalog names
 ** them. The caller then inserts all of them in one catalog transaction, or
 ** undoes each (a crash in between leaves orphans that the next writable
@@ -8,7 +9,7 @@
 #ifndef GNN_DDL_H
 #define GNN_DDL_H
 
-#include "stmt.h"
+#include "cmd.h"
 #include "edgelist.h"
 #include "import.h"
 
@@ -57,9 +58,6 @@ typedef struct ddl_ctl {
 ** bytes beside a mebibyte for the import. */
 int ddl_ctl_init(gnndb *db, const char *what, uint32_t block_size,
                  int64_t least, ddl_ctl *c, gnn_err *e);
-/* At prepare: that memory_limit leaves room for statement s's import
-** (its buffers, a mebibyte, and the nodes it declares). */
-int ddl_import_prepare(gnndb *db, const ast_stmt *s, gnn_err *e);
 /* "disk is full in DIR: ..." first, whatever write it was. */
 int ddl_disk_full_words(gnndb *db, int rc, gnn_err *e);
 /* Drop the index keys of a token in a transaction of their own; used to
@@ -70,6 +68,14 @@ void ddl_drop_token(gnndb *db, uint64_t token);
 ** COLUMNS and KEY as CREATE GRAPH takes them (inflated .npz members go
 ** under the database directory). */
 void ddl_edge_opts(gnndb *db, const ast_stmt *s, edge_opts *o);
+/* The edge reader's EDGE_FMT_* of a statement's FORMAT (AST_FMT_*), and its
+** HEADER and COLUMNS as the edge reader takes them (the rest zeroed). */
+int ddl_edge_format(int ast_format);
+void ddl_edge_text_opts(const ast_stmt *s, edge_opts *t);
+/* The stored name of the table or split `name` of statement s:
+** "type.name" on a node type (g.t), else name itself. */
+int ddl_object_name(const ast_stmt *s, const char *name,
+                    char out[CAT_NAME_MAX], gnn_err *e);
 
 /* Build graph `name` from the edges at `path` (d->o as the caller set it;
 ** a fresh token is drawn), then put its index keys. Every file is read
@@ -143,15 +149,15 @@ typedef struct ddl_doomed {
 ** relations' (a typed graph's) with theirs. */
 int ddl_doomed_graph(gnndb *db, const cat_graph *g, ddl_doomed *d,
                      gnn_err *e);
+/* One file (none when empty: a typed graph has no file) or token more. */
+int ddl_doom_file(ddl_doomed *d, const char *file, gnn_err *e);
+int ddl_doom_token(ddl_doomed *d, uint64_t token, gnn_err *e);
 void ddl_doomed_remove(gnndb *db, ddl_doomed *d);  /* then frees d */
 void ddl_doomed_free(ddl_doomed *d);
 
 /* Remove file `file` of the database directory (best effort). */
 void ddl_unlink(gnndb *db, const char *file);
 
-/* IMPORT EDGE FEATURES w INTO g FROM 'f', and INTO g.r for relation r of
-** a typed graph (ddl_edges.c). */
-int ddl_import_edge_features(gnndb *db, const ast_stmt *s, gnn_err *e);
 /* DROP FEATURES w ON g.r when r is a relation of typed graph g (not a
 ** node type): *found, and the edge table w found from r (stored on r or
 ** on the reverse that shares it) into *t; GNNDB_NOTFOUND with words when
@@ -159,17 +165,9 @@ int ddl_import_edge_features(gnndb *db, const ast_stmt *s, gnn_err *e);
 int ddl_drop_edge_table(gnndb *db, const ast_stmt *s, const cat_graph *g,
                         cat_table *t, int *found, gnn_err *e);
 
-/* IMPORT OGB 'dir' AS name (ddl_ogb.c); a heterogeneous dataset
-** (ddl_ogb_hetero.c, under the caller's write lock) as a typed graph. */
-int ddl_import_ogb(gnndb *db, const ast_stmt *s, gnn_err *e);
+/* IMPORT OGB of a heterogeneous dataset (ddl_ogb_hetero.c, under the
+** caller's write lock) as a typed graph. */
 int ddl_import_ogb_hetero(gnndb *db, const ast_stmt *s, gnn_err *e);
 
-/* CREATE EDGE SPLIT s ON g FROM 'pairs' and CREATE EDGE SPLITS a, b ON g
-** RANDOM fa, fb [SEED s] (ddl_edge_split.c). */
-int ddl_create_edge_split(gnndb *db, const ast_stmt *s, gnn_err *e);
-int ddl_create_edge_splits(gnndb *db, const ast_stmt *s, gnn_err *e);
-/* At prepare: that memory_limit leaves room for either's members (for
-** RANDOM, those the fractions expect of the graph's edges). */
-int ddl_edge_split_prepare(gnndb *db, const ast_stmt *s, gnn_err *e);
 
 #endif

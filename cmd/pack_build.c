@@ -151,6 +151,7 @@ static int pack_fill(gnndb *db, plan *p, pk_writer *k, cat_pack_batch **bs,
         b->batch = v->batch;
         b->offset = (int64_t)k->bytes;
         uint64_t len;
+        hb_digest(x);  /* each record keeps its batch's digest */
         if ((rc = pkw_record(k, v, &len, e))) break;
         b->length = (int64_t)len;
         (*nb)++;

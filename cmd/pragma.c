@@ -1,9 +1,11 @@
 /* pragma.c — PRAGMA name [= value]: the settings of a connection, and a few
-** read-only facts (format_version, stats of the last statement). */
-#include "stmt.h"
+** read-only facts (format_version, stats of the last statement), each a
+** row of engine/pragmas.c's table; and PRAGMA calibrate, the disk profile
+** of EXPLAIN's cost model. */
+#include "cmd.h"
 #include "calibrate.h"
-#include "io.h"
 #include "fcache.h"
+#include "pragmas.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -14,14 +16,6 @@
 #include <string.h>
 #include <strings.h>
 
-static const char *io_names[] = {"auto", "uring", "pread"};
-/* indexed by GNN_SPILL_* */
-static const char *const spill_names[] = {"auto", "on", "off", NULL};
-/* indexed by GNN_GRAN_* */
-static const char *const gran_names[] = {"auto", "block", "page", NULL};
-/* indexed by the setting: 0 off, 1 on */
-static const char *const onoff_names[] = {"off", "on", NULL};
-
 /* The index of v in a NULL-terminated list of names, or -1. Either case
 ** matches: ON, a keyword, comes as it was typed. */
 static int name_index(const char *const *names, const char *v)
@@ -29,49 +23,6 @@ static int name_index(const char *const *names, const char *v)
     for (int i = 0; v && names[i]; i++)
         if (!strcasecmp(v, names[i])) return i;
     return -1;
-}
-
-/* The settings whose value is one of a few names, kept as its index: one
-** row each, read and written alike. */
-typedef struct choice {
-    const char *name;
-    const char *const *values;  /* by index, NULL-terminated */
-    size_t off;                 /* the int in gnn_pragmas */
-    const char *use;            /* what a refusal suggests */
-} choice;
-
-static const choice choices[] = {
-    {"spill", spill_names, offsetof(gnn_pragmas, spill),
-     "'auto', 'on' or 'off'"},
-    {"read_granularity", gran_names, offsetof(gnn_pragmas, read_granularity),
-     "'auto', 'block' or 'page'"},
-    {"strict", onoff_names, offsetof(gnn_pragmas, strict),
-     "'on' (a plan's warnings refuse the statement) or 'off'"},
-    {"pin_memory", onoff_names, offsetof(gnn_pragmas, pin_memory),
-     "'on' (host batches in page-locked memory) or 'off'"},
-};
-
-static const choice *choice_of(const char *name)
-{
-    for (size_t i = 0; i < sizeof choices / sizeof choices[0]; i++)
-        if (!strcmp(name, choices[i].name)) return &choices[i];
-    return NULL;
-}
-
-static int *choice_field(gnn_pragmas *p, const choice *c)
-{
-    return (int *)((char *)p + c->off);
-}
-
-static int set_choice(gnn_pragmas *p, const choice *c, const char *v,
-                      gnn_err *e)
-{
-    int k = name_index(c->values, v);
-    if (k < 0)
-        return gnn_seterr(e, GNNDB_RANGE, "PRAGMA %s = '%s': use %s",
-                          c->name, v ? v : "", c->use);
-    *choice_field(p, c) = k;
-    return GNNDB_OK;
 }
 
 static int parse_int(const char *v, int64_t lo, int64_t hi, int64_t *out)
@@ -84,132 +35,91 @@ static int parse_int(const char *v, int64_t lo, int64_t hi, int64_t *out)
     return 0;
 }
 
-static int set_pragma(gnndb *db, const char *name, const char *v, gnn_err *e)
+static void *field(gnn_pragmas *p, const gnn_pragma *pr)
 {
-    gnn_pragmas *p = &db->pragma;
-    int64_t x;
-    const choice *c = choice_of(name);
-    if (c) return set_choice(p, c, v, e);
-    if (!strcmp(name, "memory_limit") || !strcmp(name, "import_memory")) {
-        x = db_parse_size(v);
-        if (x < (1 << 20))
-            return gnn_seterr(e, GNNDB_RANGE,
-                              "PRAGMA %s = '%s': give a size of at least 1MB "
-                              "such as '512MB' or '2GB'", name, v);
-        if (!strcmp(name, "memory_limit")) p->memory_limit = x;
-        else p->import_memory = x;
-    } else if (!strcmp(name, "io")) {
-        if (!strcmp(v, "auto")) p->io = IO_AUTO;
-        else if (!strcmp(v, "uring")) p->io = IO_URING;
-        else if (!strcmp(v, "pread")) p->io = IO_PREAD;
-        else return gnn_seterr(e, GNNDB_RANGE,
-                               "PRAGMA io = '%s': use 'uring', 'pread' or "
-                               "'auto'", v);
-    } else if (!strcmp(name, "threads")) {
-        if (parse_int(v, 1, 256, &x))
-            return gnn_seterr(e, GNNDB_RANGE,
-                              "PRAGMA threads = %s: use 1 to 256", v);
-        p->threads = (int)x;
-    } else if (!strcmp(name, "io_depth")) {
-        if (parse_int(v, 1, 4096, &x))
-            return gnn_seterr(e, GNNDB_RANGE,
-                              "PRAGMA io_depth = %s: use 1 to 4096", v);
-        p->io_depth = (int)x;
-    } else if (!strcmp(name, "batch_copies")) {
-        if (parse_int(v, 0, 64, &x))
-            return gnn_seterr(e, GNNDB_RANGE,
-                              "PRAGMA batch_copies = %s: use 0 to 64", v);
-        p->batch_copies = (int)x;
-    } else if (!strcmp(name, "coalesce")) {
-        if (parse_int(v, 1, 256, &x))
-            return gnn_seterr(e, GNNDB_RANGE,
-                              "PRAGMA coalesce = %s: use 1 to 256", v);
-        p->coalesce = (int)x;
-    } else if (!strcmp(name, "feature_cache")) {
-        x = v && !strcmp(v, "auto") ? -1 : db_parse_size(v);
-        if (x < 0 && !(v && !strcmp(v, "auto")))
-            return gnn_seterr(e, GNNDB_RANGE,
-                              "PRAGMA feature_cache = '%s': give a size such "
-                              "as '64MB' (0 for none) or 'auto'", v ? v : "");
-        p->feature_cache = x;
-    } else if (!strcmp(name, "cache_policy")) {
-        int pol = fc_policy_parse(v);
-        if (pol < 0)
-            return gnn_seterr(e, GNNDB_RANGE,
-                              "PRAGMA cache_policy = '%s': use 'belady', "
-                              "'lru', 'static_degree', 'hot_blocks' or "
-                              "'none'", v ? v : "");
-        p->cache_policy = pol;
-    } else if (!strcmp(name, "temp_dir")) {
-        if (!v || strlen(v) >= sizeof p->temp_dir)
-            return gnn_seterr(e, GNNDB_RANGE, "PRAGMA temp_dir: give a "
-                              "directory path shorter than %zu bytes ('' for "
-                              "the database directory)", sizeof p->temp_dir);
-        snprintf(p->temp_dir, sizeof p->temp_dir, "%s", v);
-    } else if (!strcmp(name, "spill_limit")) {
-        x = db_parse_size(v);
-        if (x < 0 || (x > 0 && x < (1 << 20)))
-            return gnn_seterr(e, GNNDB_RANGE,
-                              "PRAGMA spill_limit = '%s': give a size of at "
-                              "least 1MB such as '8GB', or 0 for no limit but "
-                              "the disk", v ? v : "");
-        p->spill_limit = x;
-    } else if (!strcmp(name, "gpu_cache")) {
-        x = db_parse_size(v);
-        if (x < 0)
-            return gnn_seterr(e, GNNDB_RANGE, "PRAGMA gpu_cache = '%s': give "
-                              "a size such as '8GB', or 0 for none",
-                              v ? v : "");
-        p->gpu_cache = x;
-    } else if (!strcmp(name, "format_version") || !strcmp(name, "stats")) {
-        return gnn_seterr(e, GNNDB_READONLY, "PRAGMA %s is read-only", name);
-    } else {
-        return gnn_seterr(e, GNNDB_NOTFOUND, "unknown pragma: %s", name);
-    }
+    return (char *)p + pr->off;
+}
+
+static int set_size(gnn_pragmas *p, const gnn_pragma *pr, const char *v,
+                    gnn_err *e)
+{
+    int isauto = pr->autov && v && !strcmp(v, "auto");
+    int64_t x = isauto ? -1 : db_parse_size(v);
+    if (!isauto && x < pr->lo && !(pr->zero && x == 0))
+        return gnn_seterr(e, GNNDB_RANGE, "PRAGMA %s = '%s': %s", pr->name,
+                          v ? v : "", pr->use);
+    memcpy(field(p, pr), &x, sizeof x);
     return GNNDB_OK;
 }
 
-static int add_setting(gnndb *db, rowset *rs, const char *name)
+/* PRAGMA name = v: the row's kind says how v is read, its range and words
+** what is refused. */
+static int set_pragma(gnndb *db, const char *name, const char *v, gnn_err *e)
+{
+    gnn_pragmas *p = &db->pragma;
+    const gnn_pragma *pr = db_pragma_find(name);
+    int64_t x;
+    int k;
+    switch (pr ? pr->kind : -1) {
+    case GNN_PK_SIZE: return set_size(p, pr, v, e);
+    case GNN_PK_INT:
+        if (parse_int(v, pr->lo, pr->hi, &x))
+            return gnn_seterr(e, GNNDB_RANGE, "PRAGMA %s = %s: use %" PRId64
+                              " to %" PRId64, name, v, pr->lo, pr->hi);
+        k = (int)x;
+        break;
+    case GNN_PK_CHOICE:
+    case GNN_PK_POLICY:
+        k = pr->kind == GNN_PK_CHOICE ? name_index(pr->names, v)
+                                      : fc_policy_parse(v);
+        if (k < 0)
+            return gnn_seterr(e, GNNDB_RANGE, "PRAGMA %s = '%s': use %s",
+                              name, v ? v : "", pr->use);
+        break;
+    case GNN_PK_PATH:
+        if (!v || strlen(v) >= sizeof p->temp_dir)
+            return gnn_seterr(e, GNNDB_RANGE, "PRAGMA %s: give a directory "
+                              "path shorter than %zu bytes ('' for the "
+                              "database directory)", name, sizeof p->temp_dir);
+        snprintf(field(p, pr), sizeof p->temp_dir, "%s", v);
+        return GNNDB_OK;
+    case GNN_PK_FORMAT:
+    case GNN_PK_STATS:
+        return gnn_seterr(e, GNNDB_READONLY, "PRAGMA %s is read-only", name);
+    default:
+        return gnn_seterr(e, GNNDB_NOTFOUND, "unknown pragma: %s", name);
+    }
+    memcpy(field(p, pr), &k, sizeof k);
+    return GNNDB_OK;
+}
+
+/* One (name, value) row of a listed PRAGMA, its value as it is set. */
+static int add_setting(gnndb *db, rowset *rs, const gnn_pragma *pr)
 {
     gnn_pragmas *p = &db->pragma;
     char b[64];
-    if (rs_row(rs) || rs_text(rs, name)) return -1;
-    if (!strcmp(name, "memory_limit"))
-        return rs_text(rs, db_fmt_size(p->memory_limit, b, sizeof b));
-    if (!strcmp(name, "import_memory"))
-        return rs_text(rs, db_fmt_size(p->import_memory, b, sizeof b));
-    if (!strcmp(name, "io")) return rs_text(rs, io_names[p->io]);
-    if (!strcmp(name, "threads")) return rs_int(rs, p->threads);
-    if (!strcmp(name, "io_depth")) return rs_int(rs, p->io_depth);
-    if (!strcmp(name, "coalesce")) return rs_int(rs, p->coalesce);
-    if (!strcmp(name, "batch_copies")) return rs_int(rs, p->batch_copies);
-    if (!strcmp(name, "feature_cache"))
-        return rs_text(rs, p->feature_cache < 0
-                               ? "auto"
-                               : db_fmt_size(p->feature_cache, b, sizeof b));
-    if (!strcmp(name, "cache_policy"))
-        return rs_text(rs, fc_policy_name(p->cache_policy));
-    if (!strcmp(name, "temp_dir"))
+    int64_t x;
+    int k;
+    if (rs_row(rs) || rs_text(rs, pr->name)) return -1;
+    switch (pr->kind) {
+    case GNN_PK_SIZE:
+        memcpy(&x, field(p, pr), sizeof x);
+        if (pr->autov && x < 0) return rs_text(rs, "auto");
+        if (pr->zero && x == 0) return rs_text(rs, "0");
+        return rs_text(rs, db_fmt_size(x, b, sizeof b));
+    case GNN_PK_INT:
+    case GNN_PK_CHOICE:
+    case GNN_PK_POLICY:
+        memcpy(&k, field(p, pr), sizeof k);
+        if (pr->kind == GNN_PK_INT) return rs_int(rs, k);
+        return rs_text(rs, pr->kind == GNN_PK_CHOICE ? pr->names[k]
+                                                     : fc_policy_name(k));
+    case GNN_PK_PATH:
         return rs_text(rs, p->temp_dir[0] ? p->temp_dir : db->dir);
-    if (!strcmp(name, "gpu_cache"))
-        return rs_text(rs, db_fmt_size(p->gpu_cache, b, sizeof b));
-    if (!strcmp(name, "spill_limit"))
-        return p->spill_limit ? rs_text(rs, db_fmt_size(p->spill_limit, b,
-                                                        sizeof b))
-                              : rs_text(rs, "0");
-    const choice *c = choice_of(name);
-    if (c) return rs_text(rs, c->values[*choice_field(p, c)]);
-    if (!strcmp(name, "format_version")) return rs_int(rs, GNNDB_FORMAT_VERSION);
-    return rs_null(rs);
+    case GNN_PK_FORMAT: return rs_int(rs, GNNDB_FORMAT_VERSION);
+    default: return rs_null(rs);
+    }
 }
-
-static const char *const settings[] = {"memory_limit", "io", "threads",
-                                       "io_depth", "coalesce", "import_memory",
-                                       "feature_cache", "cache_policy",
-                                       "temp_dir", "spill_limit", "spill",
-                                       "read_granularity", "strict",
-                                       "batch_copies", "pin_memory", "gpu_cache",
-                                       "format_version", NULL};
 
 static const char *const stat_names[GNN_NSTATUS] = {
     NULL, "seed", "seed_drawn", "batches", "total_batches", "blocks_read",
@@ -308,8 +218,9 @@ int pragma_run(gnndb *db, const ast_stmt *s, rowset **out, gnn_err *e)
 {
     static const char *const cols[] = {"name", "value", NULL};
     const char *name = s->name;
+    const gnn_pragma *pr = db_pragma_find(name);
     int rc;
-    if (name && !strcmp(name, "calibrate")) {
+    if (pr && pr->kind == GNN_PK_CALIBRATE) {
         rowset *rs = rs_new(2, cols);
         if (!rs) return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
         if ((rc = calibrate(db, s->value, rs, e))) { rs_free(rs); return rc; }
@@ -321,22 +232,20 @@ int pragma_run(gnndb *db, const ast_stmt *s, rowset **out, gnn_err *e)
     if (!rs) return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
     int oom = 0;
     if (!name) {
-        for (int i = 0; settings[i]; i++) oom |= add_setting(db, rs, settings[i]);
-    } else if (!strcmp(name, "stats")) {
+        for (pr = gnn_pragma_table; pr->name; pr++)
+            if (db_pragma_listed(pr)) oom |= add_setting(db, rs, pr);
+    } else if (pr && pr->kind == GNN_PK_STATS) {
         for (int i = 1; i < GNN_NSTATUS; i++)
             oom |= rs_prop_int(rs, stat_names[i], db->last_status[i]);
-    } else if (!strcmp(name, "format_version")) {
+    } else if (pr && pr->kind == GNN_PK_FORMAT) {
         int64_t v = 0;
         if ((rc = cat_format_version(db->cat, &v, e))) { rs_free(rs); return rc; }
         oom |= rs_prop_int(rs, "format_version", v);
+    } else if (!pr) {
+        rs_free(rs);
+        return gnn_seterr(e, GNNDB_NOTFOUND, "unknown pragma: %s", name);
     } else {
-        int known = 0;
-        for (int i = 0; settings[i]; i++) known |= !strcmp(settings[i], name);
-        if (!known) {
-            rs_free(rs);
-            return gnn_seterr(e, GNNDB_NOTFOUND, "unknown pragma: %s", name);
-        }
-        oom |= add_setting(db, rs, name);
+        oom |= add_setting(db, rs, pr);
     }
     if (oom) { rs_free(rs); return gnn_seterr(e, GNNDB_NOMEM, "out of memory"); }
     *out = rs;

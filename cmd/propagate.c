@@ -24,7 +24,7 @@
 ** memory_limit (the tiling) or the order in which blocks arrive: objects
 ** of a node whose list spans blocks are put aside while blocks arrive and
 ** summed afterwards in block order. */
-#include "stmt.h"
+#include "cmd.h"
 #include "block.h"
 #include "blockfile.h"
 #include "bufpool.h"
@@ -34,6 +34,7 @@
 #include "memory.h"
 #include "rss.h"
 #include "sort.h"
+#include "grow.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -77,18 +78,6 @@ typedef struct prop {
 
     int64_t done, total;     /* progress, in rows */
 } prop;
-
-static int grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap) return 0;
-    size_t c = *cap ? *cap : 16;
-    while (c < need) c *= 2;
-    void *q = realloc(*p, c * elem);
-    if (!q) return -1;
-    *p = q;
-    *cap = c;
-    return 0;
-}
 
 static int interrupted(prop *p, gnn_err *e)
 {
@@ -250,7 +239,7 @@ static int hop_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
     /* a list spanning blocks is summed after the fetch, in block order */
     if (h->count && (spans(blk_graph_object(data, 0)) ||
                      spans(blk_graph_object(data, h->count - 1)))) {
-        if (grow((void **)&p->spill, &p->capspill, p->nspill + 1,
+        if (gnn_grow((void **)&p->spill, &p->capspill, p->nspill + 1,
                  sizeof *p->spill))
             return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
         p->spill[p->nspill++] = no;

@@ -1,7 +1,7 @@
 /* show.c — SHOW GRAPHS and DESCRIBE: what a user exploring a dataset wants
 ** to see, as rows. DESCRIBE's rows are (property, value) pairs so that the
 ** shell and programs can pick the ones they need. */
-#include "stmt.h"
+#include "show.h"
 #include "block.h"
 #include "blockfile.h"
 

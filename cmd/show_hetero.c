@@ -3,7 +3,7 @@
 ** and target types, edges, the relation a reverse was built from, the
 ** edge feature tables it reads), as (property, value) rows beside
 ** show.c's. */
-#include "stmt.h"
+#include "show.h"
 #include "block.h"
 
 #include <inttypes.h>

@@ -7,8 +7,10 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 
 int gnn_seterr(gnn_err *e, int rc, const char *fmt, ...)
@@ -82,6 +84,19 @@ void *gnn_alloc_aligned(size_t size)
 }
 
 void gnn_free_aligned(void *p) { free(p); }
+
+void *gnn_alloc_huge(size_t size)
+{
+    void *p = gnn_alloc_aligned(size);
+#ifdef MADV_HUGEPAGE
+    /* the 2 MiB pages wholly inside the allocation */
+    uintptr_t huge = (uintptr_t)2 << 20;
+    uintptr_t lo = ((uintptr_t)p + huge - 1) & ~(huge - 1);
+    uintptr_t hi = ((uintptr_t)p + size) & ~(huge - 1);
+    if (p && hi > lo) madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+#endif
+    return p;
+}
 
 const char *gnn_fmt_size(int64_t bytes, char *buf, size_t len)
 {

@@ -42,6 +42,11 @@ const char *gnn_fmt_size(int64_t bytes, char *buf, size_t len);
 /* Memory aligned for O_DIRECT (4096 bytes). Free with gnn_free_aligned. */
 void *gnn_alloc_aligned(size_t size);
 void gnn_free_aligned(void *p);
+/* The same for a large array read at random (the buffer pool's frames): the
+** kernel is asked to back it with huge pages where it allows them
+** (MADV_HUGEPAGE), so that random reads over GBs do not each miss the TLB
+** and walk the page tables. Free with gnn_free_aligned. */
+void *gnn_alloc_huge(size_t size);
 
 #define GNN_ALIGN 4096
 #define GNN_MIN(a, b) ((a) < (b) ? (a) : (b))

@@ -91,3 +91,14 @@ size_t gnn_lower_u32(const uint32_t *a, size_t n, uint32_t key)
     }
     return lo;
 }
+
+size_t gnn_lower_u64(const uint64_t *a, size_t n, uint64_t key)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (a[mid] < key) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}

@@ -17,6 +17,7 @@ void gnn_sort_u64(uint64_t *a, size_t n);
 /* The first i with a[i] >= key in ascending a[0..n), n when there is none
 ** (binary search). */
 size_t gnn_lower_u32(const uint32_t *a, size_t n, uint32_t key);
+size_t gnn_lower_u64(const uint64_t *a, size_t n, uint64_t key);
 
 /* qsort comparators, for callers that sort records by a leading key. */
 int gnn_cmp_u32(const void *a, const void *b);

@@ -5,6 +5,8 @@
 #include "io.h"
 #include "rss.h"
 #include "memory.h"
+#include "pragmas.h"
+#include "../parser/parse.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -22,6 +24,11 @@
 #include <unistd.h>
 
 const char *gnndb_libversion(void) { return GNNDB_VERSION; }
+
+const char *gnndb_keyword(int i, int *reserved)
+{
+    return parse_keyword(i, reserved);
+}
 
 const char *gnndb_errstr(int rc)
 {
@@ -203,6 +210,11 @@ uint64_t db_new_token(void)
     return t;
 }
 
+const char *db_temp_dir(const gnndb *db)
+{
+    return db->pragma.temp_dir[0] ? db->pragma.temp_dir : db->dir;
+}
+
 int64_t db_parse_size(const char *s)
 {
     if (!s) return -1;
@@ -321,18 +333,6 @@ static const char *holds_data(const char *dir)
     return what;
 }
 
-/* A quarter of the machine's memory, and in a container (a memory cgroup)
-** at most half of its limit, so that the default leaves the program that
-** embeds gnndb room of its own wherever it runs. */
-static int64_t default_memory_limit(void)
-{
-    long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGE_SIZE);
-    int64_t m = pages > 0 && psz > 0 ? (int64_t)pages * psz / 4
-                                     : (int64_t)1 << 30;
-    int64_t cg = gnn_cgroup_limit();
-    return cg > 0 ? GNN_MIN(m, cg / 2) : m;
-}
-
 int gnndb_open(const char *path, gnndb **pdb, int flags)
 {
     if (!pdb) return GNNDB_MISUSE;
@@ -341,16 +341,7 @@ int gnndb_open(const char *path, gnndb **pdb, int flags)
     if (!db) return GNNDB_NOMEM;
     db->lock_fd = -1;
     db->flags = flags;
-    db->pragma.memory_limit = default_memory_limit();
-    db->pragma.io = IO_AUTO;
-    long nc = sysconf(_SC_NPROCESSORS_ONLN);
-    db->pragma.threads = nc > 0 ? (int)nc : 1;
-    db->pragma.io_depth = 64;
-    db->pragma.coalesce = 8;
-    db->pragma.feature_cache = -1;
-    db->pragma.cache_policy = 0;  /* FC_NONE */
-    db->pragma.import_memory = (int64_t)256 << 20;
-    db->pragma.strict = 0;        /* off: a plan's warnings stay warnings */
+    db_pragma_defaults(&db->pragma);   /* pragmas.c's table */
     db->progress_n = 1;
     if (!path || !*path)
         return db_error(db, GNNDB_MISUSE, "no database path given");

@@ -24,7 +24,7 @@ typedef struct gnn_pragmas {
     int coalesce;           /* blocks per coalesced read */
     int64_t import_memory;  /* edge buffers of an import */
     int64_t feature_cache;  /* bytes of the row cache; -1: the plan's share */
-    int cache_policy;       /* FC_* of fcache.h */
+    int cache_policy;       /* GNN_CACHE_* */
     char temp_dir[512];     /* the spill area; "": inside the database */
     int64_t spill_limit;    /* bytes the spill area may hold; 0: the disk */
     int spill;              /* GNN_SPILL_*: when a hyperbatch may spill */
@@ -44,6 +44,18 @@ typedef struct gnn_pragmas {
 #define GNN_SPILL_AUTO 0    /* when the cost model says it pays */
 #define GNN_SPILL_ON   1    /* always: every hyperbatch goes through disk */
 #define GNN_SPILL_OFF  2    /* never: the hyperbatch shrinks to fit memory */
+
+/* PRAGMA cache_policy: which feature rows the executor's cache keeps
+** (exec/fcache.c, exec/bcache.c); the planner sizes the cache by them. */
+#define GNN_CACHE_NONE          0
+#define GNN_CACHE_LRU           1
+#define GNN_CACHE_STATIC_DEGREE 2
+#define GNN_CACHE_BELADY        3
+#define GNN_CACHE_HOT_BLOCKS    4  /* whole blocks pinned, not a row policy */
+
+/* Bytes of bookkeeping a cached row costs besides its data: the hash slots
+** that find it, its recency links and its heap entry (exec/fcache.c). */
+#define GNN_CACHE_ROW_OVERHEAD 64
 
 struct gnndb {
     char dir[512];          /* the database directory */
@@ -124,6 +136,10 @@ int db_load_eid_index(gnndb *db, const cat_graph *g, uint64_t **first_nodes,
 ** which the caller frees); a graph with nodes and no entries is corrupt. */
 int db_load_graph_index(gnndb *db, const cat_graph *g, uint64_t **first_nodes,
                         uint64_t **block_nos, size_t *n, gnn_err *e);
+
+/* Where spill areas go: PRAGMA temp_dir, else the database directory
+** (owned by db). */
+const char *db_temp_dir(const gnndb *db);
 
 /* A fresh random 64-bit token (never 0). */
 uint64_t db_new_token(void);

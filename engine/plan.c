@@ -3,14 +3,12 @@
 ** and the staged output of the hyperbatch, shrinking the hyperbatch when H
 ** staged mini-batches would not fit. */
 #include "plan.h"
-#include "edge_split.h"
 #include "block.h"
 #include "index.h"
-#include "fcache.h"
 #include "spill.h"
-#include "seeds.h"
 #include "io.h"
 #include "bufpool.h"
+#include "plan_run.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -19,6 +17,10 @@
 #include <string.h>
 
 #define HB_DEFAULT_MAX 1024
+/* Mini-batches a round of a resident plan takes per thread: enough that
+** every thread has work to the end of the round, each building whole
+** mini-batches (exec/hb_resident.c). */
+#define HB_RESIDENT_PER_THREAD 4
 
 int plan_parse_device(const char *d, plan *p, gnn_err *e)
 {
@@ -250,6 +252,20 @@ static double spill_round(const plan *p, double nodes, double g, double *s,
     return reads_per_batch(p, *s, g) + 2.0 * p->run_bytes_est;
 }
 
+/* Without spill_limit the disk bounds a round: a round and the next one,
+** built beside it, are both in the spill area, and the rest of the machine
+** keeps a tenth of what is free. A round that did not fit would fail with
+** GNNDB_FULL when the disk filled, after minutes of work. */
+static int64_t spill_disk_cap(gnndb *db, plan *p)
+{
+    p->spill_free = spill_dir_free(db_temp_dir(db));
+    p->spill_free_cap = 0;
+    if (p->spill_free < 0) return INT64_MAX;
+    p->spill_free_cap = GNN_MAX(1, (int64_t)((double)p->spill_free * 0.45 /
+                                             plan_spill_bytes(p, 1)));
+    return p->spill_free_cap;
+}
+
 /* Spill or not (PRAGMA spill; by default when HYPERBATCH n asks for more
 ** than memory holds, or when it costs less I/O per mini-batch than the
 ** hyperbatch memory holds), and the round size G:
@@ -264,15 +280,16 @@ static void plan_spill(gnndb *db, plan *p, int64_t cap, int64_t fit)
     nodes = fmin(nodes * 1.1, (double)p->nodes_bound);
     edges = fmin(edges * 1.1, (double)p->edges_bound);
     double rowbytes = (double)plan_x_row_bytes(p);
-    /* a typed batch's outputs per type and relation are as many again
-    ** (hb_typed_words), beside the global n_id and edge_index */
-    double eb = (double)(p->eids ? 24 : 16) + (p->typed ? 16.0 : 0.0) +
-                (p->typed && p->eids ? 8.0 : 0.0);
-    double nb = p->typed ? 16.0 : 8.0;
-    /* edge rows: each edge's place and id, and its row */
-    double erow = p->has_efeat || p->typed_efeat
-                      ? 8.0 + 4.0 * (double)eattr_dim(p) : 0.0;
-    p->run_bytes_est = nodes * (nb + 8.0 + rowbytes) + edges * (eb + erow);
+    /* the run's layout (plan_run.h): its topology, the order of its
+    ** nodes and edges, and their rows */
+    double eb = (double)plan_run_edge_bytes(p);
+    double nb = (double)plan_run_node_bytes(p);
+    double erow = plan_run_order_edge_bytes(p)
+                      ? (double)plan_run_order_edge_bytes(p) +
+                        4.0 * (double)eattr_dim(p)
+                      : 0.0;
+    p->run_bytes_est = nodes * (nb + PLAN_RUN_ORDER_NODE_BYTES + rowbytes) +
+                       edges * (eb + erow);
     p->spill_topo_est = nodes * nb + edges * eb;
     p->hyperbatch_inmem = fit;
     p->cost_inmem = reads_per_batch(p, (double)fit, (double)fit);
@@ -281,6 +298,8 @@ static void plan_spill(gnndb *db, plan *p, int64_t cap, int64_t fit)
     if (db->pragma.spill_limit > 0)
         top = GNN_MIN(top, (int64_t)((double)db->pragma.spill_limit /
                                      plan_spill_bytes(p, 1)));
+    else
+        top = GNN_MIN(top, spill_disk_cap(db, p));
     top = GNN_MAX(1, top);
     int64_t g = 1;
     double s = 1, best = INFINITY;
@@ -306,8 +325,10 @@ static void plan_spill(gnndb *db, plan *p, int64_t cap, int64_t fit)
     p->cost_spill = best;
     /* without rows to gather a round saves nothing: only the sampling
     ** sub-rounds read the graph, and they are no larger than in memory */
+    /* nor where the pools keep every block: a round reads nothing again
+    ** whatever its size (plan_hyperbatch takes a small one) */
     int want = db->pragma.spill == GNN_SPILL_ON ||
-               (db->pragma.spill == GNN_SPILL_AUTO &&
+               (db->pragma.spill == GNN_SPILL_AUTO && !plan_resident(p) &&
                 plan_x_dim(p) + eattr_dim(p) > 0 &&
                 fit < cap && g > fit &&
                 (p->hyperbatch_asked > fit || p->cost_spill < p->cost_inmem));
@@ -336,13 +357,13 @@ static void plan_spill(gnndb *db, plan *p, int64_t cap, int64_t fit)
 ** table has. */
 static int plan_cache(gnndb *db, plan *p, int64_t share, gnn_err *e)
 {
-    p->cache_policy = p->has_feat ? db->pragma.cache_policy : FC_NONE;
-    if (p->cache_policy == FC_NONE) return GNNDB_OK;
+    p->cache_policy = p->has_feat ? db->pragma.cache_policy : GNN_CACHE_NONE;
+    if (p->cache_policy == GNN_CACHE_NONE) return GNNDB_OK;
     int64_t want = db->pragma.feature_cache >= 0 ? db->pragma.feature_cache
                                                  : share;
-    int64_t per = (int64_t)p->feat.dim * 4 + FC_ROW_OVERHEAD;
+    int64_t per = (int64_t)p->feat.dim * 4 + GNN_CACHE_ROW_OVERHEAD;
     int64_t rows = GNN_MIN(want / per, p->feat.rows);
-    if (p->cache_policy == FC_HOT_BLOCKS) {
+    if (p->cache_policy == GNN_CACHE_HOT_BLOCKS) {
         per = p->feat.block_size;
         rows = GNN_MIN(want / per, p->feat.nblocks);
     }
@@ -356,7 +377,7 @@ static int plan_cache(gnndb *db, plan *p, int64_t share, gnn_err *e)
                           db_fmt_size(want, b1, sizeof b1),
                           db_fmt_size(p->memory_limit, b2, sizeof b2));
     }
-    if (p->cache_policy == FC_HOT_BLOCKS) p->cache_blocks = rows;
+    if (p->cache_policy == GNN_CACHE_HOT_BLOCKS) p->cache_blocks = rows;
     else p->cache_rows = rows;
     p->cache_bytes = rows * per;
     return GNNDB_OK;
@@ -371,7 +392,8 @@ static int resolve_seeds(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
     }
     switch (s->seeds_kind) {
     case AST_SEEDS_SPLIT:
-        if (seeds_split_get(db, &p->graph, s->seeds_split, "", &p->split, e))
+        if (cat_node_split_get(db->cat, &p->graph, s->seeds_split, "",
+                               &p->split, e))
             return e->rc;
         p->nseeds = p->split.count;
         break;
@@ -436,9 +458,18 @@ int64_t plan_round(const plan *p, int64_t g, int64_t want, int64_t *epoch,
     return GNN_MIN(n, p->total_batches - g);
 }
 
+int plan_resident(const plan *p)
+{
+    return !p->spill && !p->typed && !p->link && !p->eids && !p->has_efeat &&
+           p->cache_policy == GNN_CACHE_NONE &&
+           p->read_granularity != GNN_GRAN_PAGE &&
+           p->graph_resident >= 1.0 &&
+           (p->feat_frames == 0 || p->feat_resident >= 1.0);
+}
+
 int64_t plan_hyperbatch_fit(const plan *p, double per_batch)
 {
-    if (p->cache_policy == FC_BELADY) per_batch *= 2;
+    if (p->cache_policy == GNN_CACHE_BELADY) per_batch *= 2;
     int64_t h = (int64_t)((double)p->staged_bytes / per_batch);
     return GNN_MAX(1, GNN_MIN(h, p->hyperbatch_cap));
 }
@@ -494,8 +525,8 @@ static int plan_exclude(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
             if (!strcmp(s->exclude_splits[i], s->exclude_splits[j]))
                 return gnn_seterr(e, GNNDB_ERROR, "EXCLUDE SPLIT names %s "
                                   "twice", s->exclude_splits[i]);
-        int rc = edge_split_get(db, &p->graph, s->exclude_splits[i],
-                                &p->exclude[i], e);
+        int rc = cat_edge_split_get(db->cat, &p->graph,
+                                    s->exclude_splits[i], &p->exclude[i], e);
         if (rc == GNNDB_ERROR)  /* a node split: its advice is SEEDS */
             return gnn_seterr(e, rc, "EXCLUDE SPLIT %s: '%s' is a node split "
                               "of graph '%s'; EXCLUDE SPLIT takes edge splits",
@@ -541,7 +572,8 @@ static int plan_link(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
                            &p->topo, e))
         return e->rc;
     if (s->edge_seeds) {
-        if (edge_split_get(db, &p->graph, s->edge_seeds, &p->edge_split, e))
+        if (cat_edge_split_get(db->cat, &p->graph, s->edge_seeds,
+                               &p->edge_split, e))
             return e->rc;
         p->link = 1;
         p->has_labels = 0;
@@ -731,9 +763,9 @@ static int plan_reserve(gnndb *db, plan *p, gnn_err *e)
 ** hot blocks still spare their reads. */
 static void spill_drops_row_cache(plan *p)
 {
-    if (!p->spill || p->cache_policy == FC_HOT_BLOCKS) return;
+    if (!p->spill || p->cache_policy == GNN_CACHE_HOT_BLOCKS) return;
     p->staged_bytes += p->cache_bytes;
-    p->cache_policy = FC_NONE;
+    p->cache_policy = GNN_CACHE_NONE;
     p->cache_bytes = p->cache_rows = 0;
 }
 
@@ -748,10 +780,14 @@ static void plan_note(plan *p, int64_t cap)
                  "in memory_limit %s only %" PRId64 " would fit",
                  db_fmt_size(p->memory_limit, b1, sizeof b1),
                  p->hyperbatch_inmem);
-    } else if (p->hyperbatch < cap) {
+    } else if (p->hyperbatch < p->hyperbatch_cap) {
         snprintf(why, sizeof why,
                  "reduced from %" PRId64 " to fit memory_limit %s",
                  cap, db_fmt_size(p->memory_limit, b1, sizeof b1));
+    } else if (p->hyperbatch < cap) {
+        snprintf(why, sizeof why,
+                 "%d a thread: the pools keep every block, so a larger "
+                 "one would read no less", HB_RESIDENT_PER_THREAD);
     }
     if (!why[0]) return;
     memcpy(was, p->note, sizeof was);
@@ -794,6 +830,14 @@ static int plan_hyperbatch(gnndb *db, plan *p, gnn_err *e)
     p->hyperbatch = plan_hyperbatch_fit(p, (double)p->per_batch_bytes);
     plan_spill(db, p, cap, p->hyperbatch);
     spill_drops_row_cache(p);
+    /* pools that keep every block read nothing again, whatever H: a large
+    ** H, asked or not, then costs memory, page faults and cache misses,
+    ** and buys nothing */
+    if (plan_resident(p)) {
+        p->hyperbatch_cap = GNN_MIN(cap, (int64_t)GNN_MAX(1, p->threads) *
+                                             HB_RESIDENT_PER_THREAD);
+        p->hyperbatch = GNN_MIN(p->hyperbatch, p->hyperbatch_cap);
+    }
     plan_note(p, cap);
     return GNNDB_OK;
 }
@@ -819,12 +863,16 @@ static double plan_cost(const plan *p)
 }
 
 /* Whether candidate q is a better division of memory than best: fewer
-** bytes of I/O per mini-batch, or as few and a larger H. */
+** bytes of I/O per mini-batch; or as few, and pools that keep every block
+** where best's do not (its rounds are built from their frames, where H buys
+** nothing), else a larger H. */
 static int better(const plan *q, const plan *best)
 {
     double a = plan_cost(q), b = plan_cost(best);
     if (a < b * 0.99 - 1.0) return 1;
-    return a <= b * 1.01 + 1.0 && q->hyperbatch > best->hyperbatch;
+    if (a > b * 1.01 + 1.0) return 0;
+    if (plan_resident(q) != plan_resident(best)) return plan_resident(q);
+    return q->hyperbatch > best->hyperbatch;
 }
 
 /* How the data's memory is divided between the buffer pools and the staged

@@ -84,6 +84,9 @@ typedef struct plan {
     int replace;
     int64_t batch;
     int64_t hyperbatch_asked;  /* 0: default */
+    /* without spill_limit, the bytes free where the spill area goes when
+    ** planned (-1: unknown) and the round they allow (0: no bound) */
+    int64_t spill_free, spill_free_cap;
     int64_t hyperbatch;        /* what the plan expects to fit */
     int64_t hyperbatch_cap;    /* at most this many (asked, and one epoch) */
     int64_t deg_hist[64];      /* the graph's degree histogram */
@@ -123,7 +126,7 @@ typedef struct plan {
     int64_t graph_pool_bytes, feat_pool_bytes, staged_bytes;
     int64_t per_batch_bytes;   /* expected bytes of one staged mini-batch */
     size_t graph_frames, feat_frames;
-    int cache_policy;          /* FC_* (fcache.h); FC_NONE without features */
+    int cache_policy;          /* GNN_CACHE_* (db.h); NONE without features */
     int64_t cache_bytes;       /* the row cache, data and bookkeeping */
     int64_t cache_rows;        /* rows it holds */
     int64_t cache_blocks;      /* hot_blocks: feature blocks it pins */
@@ -254,6 +257,12 @@ int64_t plan_round(const plan *p, int64_t g, int64_t want, int64_t *epoch,
 ** staged_bytes: halved under belady, which holds the next hyperbatch
 ** beside this one; at least 1, at most hyperbatch_cap. */
 int64_t plan_hyperbatch_fit(const plan *p, double per_batch);
+/* 1 when the pools keep every block of the graph and of the tables gather
+** reads between rounds, and the batches are of a kind the executor then
+** builds straight from the pools' frames (exec/hb_resident.c): untyped
+** node batches without edge ids, row or block cache, or reads of pages,
+** not spilled. */
+int plan_resident(const plan *p);
 void plan_free(plan *p);
 /* TO DEVICE 'host' | 'cuda[:N]' (NULL: host) into p->device and
 ** p->device_index. */

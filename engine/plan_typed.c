@@ -4,7 +4,6 @@
 ** and split, and the expected size of a mini-batch, hop by hop and
 ** relation by relation. */
 #include "plan.h"
-#include "seeds.h"
 #include "block.h"
 
 #include <inttypes.h>
@@ -176,7 +175,7 @@ static int load_seed_type(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
     }
     char stored[CAT_NAME_MAX];
     if (cat_type_object_name(s->seeds_type, s->seeds_split, stored, e) ||
-        seeds_split_get(db, &p->graph, stored, "", &p->split, e))
+        cat_node_split_get(db->cat, &p->graph, stored, "", &p->split, e))
         return e->rc;
     p->nseeds = p->split.count;
     return GNNDB_OK;

@@ -84,17 +84,28 @@ int rs_float(rowset *rs, double v)
     return c->text ? 0 : -1;
 }
 
-int rs_text(rowset *rs, const char *s)
+static int put_text(rs_value *c, const char *s)
 {
-    rs_value *c = next_cell(rs);
-    if (!c) return -1;
     if (!s) { c->type = GNNDB_NULL; return 0; }
+    char *t = strdup(s);
+    if (!t) return -1;
+    free(c->text);
     c->type = GNNDB_TEXT;
-    c->text = strdup(s);
-    if (!c->text) return -1;
+    c->text = t;
     c->i = strtoll(s, NULL, 10);
     c->d = strtod(s, NULL);
     return 0;
+}
+
+int rs_text(rowset *rs, const char *s)
+{
+    rs_value *c = next_cell(rs);
+    return c ? put_text(c, s) : -1;
+}
+
+int rs_set_text(rowset *rs, size_t row, int col, const char *s)
+{
+    return put_text(rs_cell(rs, row, col), s);
 }
 
 int rs_textf(rowset *rs, const char *fmt, ...)
@@ -122,4 +133,13 @@ int rs_prop_text(rowset *rs, const char *prop, const char *v)
 {
     if (rs_row(rs) || rs_text(rs, prop)) return -1;
     return rs_text(rs, v);
+}
+
+int rs_step(const rowset *rs, size_t *row)
+{
+    if (rs && *row < rs->nrows) {
+        (*row)++;
+        return GNNDB_ROW;
+    }
+    return GNNDB_DONE;
 }

@@ -32,9 +32,15 @@ int rs_text(rowset *rs, const char *s);
 int rs_textf(rowset *rs, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 int rs_null(rowset *rs);
+/* Set the text of a cell already added (replacing what it held). */
+int rs_set_text(rowset *rs, size_t row, int col, const char *s);
 /* A (property, value) row: the shape of DESCRIBE. */
 int rs_prop_int(rowset *rs, const char *prop, int64_t v);
 int rs_prop_text(rowset *rs, const char *prop, const char *v);
+
+/* A statement's step through rs (NULL: none): *row, 1-based, to the next
+** row and GNNDB_ROW, or GNNDB_DONE after the last. */
+int rs_step(const rowset *rs, size_t *row);
 
 static inline rs_value *rs_cell(rowset *rs, size_t row, int col)
 {

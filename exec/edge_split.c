@@ -1,20 +1,9 @@
 /* edge_split.c — reading an edge split: its catalog row, checked to be of
-** the edge kind, then its ids from the index ('T' keys of its token). */
+** the edge kind (cat_edge_split_get), then its ids from the index ('T'
+** keys of its token). */
 #include "edge_split.h"
 
 #include <stdlib.h>
-
-int edge_split_get(gnndb *db, const cat_graph *g, const char *name,
-                   cat_split *sp, gnn_err *e)
-{
-    int rc = cat_split_get(db->cat, g->id, name, sp, e);
-    if (rc) return rc;
-    if (sp->kind != CAT_SPLIT_EDGE)
-        return gnn_seterr(e, GNNDB_ERROR, "'%s' is a node split of graph "
-                          "'%s', not an edge split; use SEEDS %s", name,
-                          g->name, name);
-    return GNNDB_OK;
-}
 
 int edge_split_load(gnndb *db, const cat_graph *g, const char *name,
                     uint64_t **eids, size_t *n, gnn_err *e)
@@ -23,7 +12,7 @@ int edge_split_load(gnndb *db, const cat_graph *g, const char *name,
     *n = 0;
     cat_split sp;
     idx_txn *t;
-    int rc = edge_split_get(db, g, name, &sp, e);
+    int rc = cat_edge_split_get(db->cat, g, name, &sp, e);
     if (rc || (rc = idx_begin(db->idx, 0, &t, e))) return rc;
     rc = idx_load_edge_split(t, sp.token, (uint64_t)sp.count, eids, e);
     idx_abort(t);

@@ -8,16 +8,9 @@
 #include <stdint.h>
 #include "db.h"
 
-/* The edge split `name` of graph g: its catalog row in *sp.
-** GNNDB_NOTFOUND when g has no split of that name; GNNDB_ERROR when it
-** is a node split ("'train' is a node split of graph 'g', not an edge
-** split; use SEEDS train"). */
-int edge_split_get(gnndb *db, const cat_graph *g, const char *name,
-                   cat_split *sp, gnn_err *e);
-
 /* The members of edge split `name` of graph g: *n input edge ids, ascending
 ** and distinct, in *eids. On GNNDB_OK *eids is malloc'd (also when *n is 0)
-** and the caller frees it; on an error (the edge_split_get ones, or a
+** and the caller frees it; on an error (cat_edge_split_get's, or a
 ** damaged index: GNNDB_CORRUPT) *eids is NULL and *n 0. */
 int edge_split_load(gnndb *db, const cat_graph *g, const char *name,
                     uint64_t **eids, size_t *n, gnn_err *e);

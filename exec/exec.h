@@ -38,6 +38,7 @@ typedef struct hb_stats {
     uint64_t spill_batches, spill_written, spill_read, spill_peak;
     double spill_read_wait, spill_write_seconds;
     uint64_t overlapped;       /* rounds built while one was handed out */
+    uint64_t resident_rounds;  /* rounds built from pinned resident blocks */
     int64_t rss_peak;          /* the most resident bytes seen at a check */
     /* bytes read from the database (blocks and pages) when the first
     ** epoch's rounds were built, and the epochs begun */
@@ -50,6 +51,10 @@ int hb_open(gnndb *db, plan *p, hb_exec **out, gnn_err *e);
 /* The next mini-batch: GNNDB_BATCH with *view set (owned by the executor,
 ** valid until the next call), GNNDB_DONE, or an error code. */
 int hb_next(hb_exec *x, const gnndb_batch_view **view, gnn_err *e);
+/* The digest of the batch hb_next handed out last, computed into its view
+** (and into the device view under TO DEVICE): hb_next leaves it 0, since
+** it reads every byte of the batch. */
+void hb_digest(hb_exec *x);
 /* Bytes read from the database so far, blocks and pages of every hop and
 ** of the gather. */
 uint64_t hb_bytes_read(const hb_stats *s);
@@ -65,10 +70,5 @@ uint64_t batch_digest_pool(const gnndb_batch_view *v, struct wpool *pool);
 
 /* Write a batch's arrays as .npy files into `dir` (created). */
 int batch_write_npy(const gnndb_batch_view *v, const char *dir, gnn_err *e);
-
-/* EXPLAIN [ANALYZE] rows (one column, `plan`). `st` is NULL for EXPLAIN. */
-int explain_rows(const plan *p, const hb_stats *st, rowset *rs);
-/* Its transfer operator's rows (engine/explain_transfer.c). */
-int explain_transfer(const plan *p, const hb_stats *st, rowset *rs);
 
 #endif

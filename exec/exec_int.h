@@ -1,16 +1,14 @@
-/* exec_int.h — the executor's state, shared by hyperbatch.c (seeds and
-** rounds), hop.c (sampling one hop; the node maps), gather.c (gather),
-** batch.c (finishing and handing out batches) and the spilled hyperbatch:
-** hb_spill.c (building a round), hb_readback.c (handing it out) and
-** hb_pipeline.c (building the next round while one is handed out). Each
-** operator's own state is a struct of its own (hb_hop_state, hb_gather_state,
-** hb_spill_state, hb_readback, hb_bg, hb_transfer), a member of hb_exec
-** beside the handles they share; counts and sizes come from the plan.
-** Not part of any public interface. */
+/* exec_int.h — what the executor's files share: the handles (database,
+** plan, pools, open tables, topologies, worker pool), the seeds, the
+** hyperbatch being built and handed out, the buckets, the counters, and
+** the operators and the variant as the executor holds them. Each
+** operator's own state is defined in its own files (hop_int.h, gather.c,
+** hbs_int.h, transfer.c, hb_link.c) and reached here only through a
+** pointer; its functions are declared in its own header, included below.
+** Counts and sizes come from the plan. Not part of any public interface. */
 #ifndef GNN_EXEC_INT_H
 #define GNN_EXEC_INT_H
 
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -19,288 +17,13 @@
 #include "blockfile.h"
 #include "bufpool.h"
 #include "io.h"
-#include "sample.h"
-#include "granularity.h"
 #include "seeds.h"
 #include "link.h"
-#include "spill.h"
-#include "../gpu/xfer.h"
-
-typedef struct nmap {        /* internal id -> local index, open addressing */
-    uint32_t *slots;         /* local index (key: nodes[it]); UINT32_MAX: empty */
-    size_t cap, n;
-} nmap;
-
-typedef struct hb_batch {
-    int64_t epoch, batch;
-    int64_t nseeds;
-    uint32_t *nodes;         /* internal ids, in local order */
-    size_t nn, capn;
-    size_t frontier_lo;      /* first node of the current frontier */
-    nmap map;
-    uint32_t *esrc, *edst;   /* local indices, grouped by hop */
-    size_t ne, cape, capdst;
-    uint32_t *eid;           /* each edge's input id (plan eids), as esrc */
-    size_t capeid;
-    uint16_t *etype;         /* a typed batch: each edge's relation */
-    size_t capetype;
-    size_t hop_end;          /* the frontier's end while a hop samples */
-    lk_batch lk;             /* a link batch's seed edges and negatives */
-    int64_t nsn[AST_MAX_HOPS + 1];
-    int64_t nse[AST_MAX_HOPS];
-    /* the output, filled by gather.c and batch.c */
-    int64_t *n_id;
-    int64_t *edge_index;
-    float *x;
-    int64_t *y;
-    int64_t *e_id;
-    float *edge_attr;
-    size_t cap_out_nodes, cap_out_edges, cap_out_x, cap_out_y;
-    size_t cap_out_eid, cap_out_eattr;
-    /* a typed batch (hb_typed.c): each node's rank in its type, the
-    ** per-type and per-relation outputs, and their views */
-    uint32_t *trank;
-    size_t captrank;
-    int64_t *t_out;
-    size_t cap_t_out;
-    float *t_x;
-    size_t cap_t_x;
-    float *t_eattr;          /* each relation's edge_attr, in order */
-    size_t cap_t_eattr;
-    gnndb_type_view *tviews;
-    gnndb_rel_view *rviews;
-    gnndb_batch_view view;
-} hb_batch;
-
-typedef struct hb_item {     /* one frontier node of one mini-batch */
-    uint32_t node;
-    uint32_t bi;             /* mini-batch within the hyperbatch */
-    uint32_t pos;            /* its local index */
-    uint32_t res_n;          /* neighbours chosen */
-    uint64_t res_off;        /* where they are in the arena */
-} hb_item;
-
-typedef struct hb_pend {     /* a neighbour in a continuation block */
-    uint64_t block;
-    uint64_t slot;           /* arena slot to fill */
-    uint32_t pos;            /* position in the block's first object */
-    uint32_t node;
-} hb_pend;
-
-typedef struct hb_worker {  /* one worker's scratch */
-    uint32_t *pos;
-    size_t cappos;
-    uint32_t scratch[SAMPLE_SCRATCH];
-    hb_pend *pend;
-    size_t npend, cappend;
-    int oom;
-} hb_worker;
-
-typedef struct hb_sbatch {   /* a spilled mini-batch (hb_spill.c) */
-    int64_t epoch, batch, nseeds;
-    size_t nn, ne;
-    int64_t nsn[AST_MAX_HOPS + 1];
-    int64_t nse[AST_MAX_HOPS];
-    uint32_t *srows;         /* its nodes by row, ascending (until gathered) */
-    uint32_t *seids;         /* with edge rows: its edges' ids, ascending
-                             ** (a typed batch's relation by relation) */
-    size_t *esec;            /* typed: relation r's are seids[esec[r] ..
-                             ** esec[r + 1]) (p->nrels + 1 of them) */
-    uint64_t *yrows;         /* its seeds: (row << 32 | local), ascending */
-    int64_t *y;              /* their labels, local order */
-    int64_t *lk_words;       /* a link batch's label arrays (lk_finish) */
-    size_t npos, nneg;
-    struct spill_run *run;   /* topology, then rows as blocks arrived */
-} hb_sbatch;
-
-/* A typed SAMPLE takes at most this many node types (plan_typed.c). */
-#define HB_MAX_TYPES 64
-
-/* One table whose rows a spilled round gathers into its runs
-** (hbs_sections): the node features or one node type's, whose rows are the
-** nodes with ids in [base, end), row = id - base; or EDGE FEATURES' table
-** or one relation's (`edges`), whose rows are its edges' ids. Each run holds
-** the rows of its sections one after another, in section order. */
-typedef struct hbs_section {
-    const cat_table *t;
-    blk_file *f;
-    uint64_t base, end;
-    size_t rowbytes;         /* an output row: float32 */
-    int pinned;              /* the hot-block cache may hold its blocks */
-    int edges;               /* rows of edges: all of them, or relation rel's */
-    int rel;                 /* typed: the relation; -1 otherwise */
-} hbs_section;
-
-typedef struct hb_round {    /* a spilled round of mini-batches */
-    hb_sbatch *sb;           /* a record per mini-batch, in batch order */
-    int nsb;
-    size_t capsb;
-    uint32_t *arrival;       /* feature blocks in the order they arrived */
-    size_t narrival, caparrival;
-    /* section k's blocks are arrival[sec_arrival[k] .. sec_arrival[k+1]) */
-    size_t sec_arrival[PLAN_SPILL_SECTIONS + 1];
-} hb_round;
-
-#define HB_GI_CACHE UINT32_MAX
-
-/* Where a gather copies its rows in a mini-batch, at the item's `local`:
-** x, y (labels), edge_attr, the x of one node type, or the edge_attr of
-** one relation. */
-#define HB_TO_X      0
-#define HB_TO_Y      1
-#define HB_TO_EATTR  2
-#define HB_TO_TYPE_X 3
-#define HB_TO_REL_EATTR 4
-
-/* Items handed to one parallel task: large enough to amortise the hand-off. */
-#define HB_CHUNK 512
-
-typedef struct hb_gitem {    /* one feature row to copy */
-    uint32_t bi;             /* HB_GI_CACHE: into the cache's slot `local` */
-    uint32_t local;
-    uint32_t row;
-} hb_gitem;
-
-/* Items bucketed by block (hb_bucket, hop.c) and the block being visited
-** (hb_run_block): the block x item matrix that a hop walks over graph
-** blocks and gather over feature blocks, each refilling it for its own
-** items (hb_hop_state.items, hb_gather_state.gitems). */
-typedef struct hb_blocks {
-    uint64_t *blockof;       /* per item: its block (or a list of blocks) */
-    size_t capblockof;
-    uint32_t *sorted;        /* item indices, block by block */
-    size_t capsorted;
-    size_t *bstart;          /* block b: sorted[bstart[b] .. bstart[b+1]) */
-    size_t capbstart;
-    uint64_t *ublocks;       /* the distinct blocks, ascending */
-    size_t nub, capublocks;
-    uint64_t vis_no;         /* the block being visited ... */
-    const void *vis_data;
-    size_t vis_lo, vis_hi;   /* ... and its items in `sorted` */
-} hb_blocks;
-
-/* One hop's work (hop.c): the frontier items of every mini-batch, the
-** arena their chosen neighbours land in, and the requests for neighbours
-** in continuation blocks. What a hop keeps per sampled neighbour sits
-** beside the arena, indexed by the same slots (hb_item.res_off). */
-typedef struct hb_hop_state {
-    int index;               /* the hop being sampled */
-    int rel;                 /* a typed hop: the relation being sampled */
-    hb_item *items;
-    size_t nitems, capitems;
-    uint32_t *arena;         /* chosen neighbours, per item from res_off */
-    size_t narena, caparena;
-    uint32_t *earena;        /* their edge ids, when the plan reads them */
-    size_t capearena;
-    hb_pend *pend;
-    size_t npend, cappend;
-    size_t *bitem;           /* first item of each mini-batch */
-    size_t capbitem;
-    volatile int asm_fail;
-    const blk_node **objs;   /* objects of the items of the visited block */
-    size_t capobjs;
-    gran ggran;              /* graph blocks: whole or pages */
-    hb_worker *workers;      /* one per thread of x->pool */
-} hb_hop_state;
-
-/* Gather's work (gather.c): the rows to copy, the table they come from,
-** and the caches it consults: the row cache (fcache.c) with one gather's
-** decisions, and the hot-block cache (bcache.c). */
-typedef struct hb_gather_state {
-    hb_gitem *gitems;
-    size_t ngitems, capgitems;
-    const void *table;       /* cat_table being gathered */
-    int dest;                /* HB_TO_*: where its rows go */
-    int type;                /* HB_TO_TYPE_X: the node type;
-                             ** HB_TO_REL_EATTR: the relation */
-    gran fgran;              /* feature and label blocks: whole or pages */
-    struct fcache *fc;
-    struct bcache *bc;
-    uint32_t *crows, *cfut;
-    int64_t *csrc;
-    size_t capcrows, capcfut, capcsrc;
-} hb_gather_state;
-
-/* The spilled hyperbatch (hb_spill.c): the spill area, the round being
-** handed out (hb_readback.c) and the one being built, perhaps at the same
-** time on a thread of its own (hb_pipeline.c). */
-typedef struct hb_spill_state {
-    struct spill_area *area;
-    hb_round rounds[2];
-    hb_round *emit, *build;
-    int64_t s_next;          /* the plan's sampling sub-round */
-    double sample_per;       /* bytes a sampled mini-batch held (measured) */
-} hb_spill_state;
-
-/* Handing a spilled round out (hb_readback.c): the buffers its runs are
-** read into (raw, up to SPILL_READ_RUNS at once, each with the record being
-** read into it, -1: none), the one the batch handed out is put in order in
-** (out), or the raw one it was ordered in place in (in_raw, -1: none), and
-** the batch handed out. */
-typedef struct hb_readback {
-    int scur;                /* next record of `emit` to hand out */
-    unsigned char *raw[SPILL_READ_RUNS];
-    size_t capraw[SPILL_READ_RUNS];
-    int raw_rec[SPILL_READ_RUNS];
-    unsigned char *out;
-    size_t capout;
-    int in_raw;
-    uint32_t *ord;
-    size_t capord;
-    uint64_t *ordseen;       /* a bit per local index, checking `ord` */
-    size_t capordseen;
-    unsigned char *rowtmp;
-    size_t caprowtmp;
-    hb_batch sview;
-} hb_readback;
-
-/* The background build (hb_pipeline.c): while `running` (written by the
-** caller's thread only) the build thread alone touches the building state,
-** x->st, the pools and the worker pool; `reserve` is what the round handed
-** out may hold meanwhile, kept out of the build's budget. */
-typedef struct hb_bg {
-    pthread_t thread;
-    int running;
-    int rc;
-    gnn_err err;
-    atomic_int stop;         /* hb_close: give up the build */
-    size_t reserve;
-} hb_bg;
-
-/* The link operator's run-long state (link.c; loaded by hyperbatch.c):
-** what the negatives and EXCLUDE follow, the seed edges with their
-** endpoints, and the bits of EXCLUDE SPLIT's edges. */
-typedef struct hb_link {
-    lk_spec spec;
-    lk_seeds seeds;
-    uint64_t *excluded;
-} hb_link;
-
-/* A topology the hops read: the graph's (or its edge-id graph's), or one
-** relation's of a typed graph (hb_typed.c), with its block index; the hop
-** samples through whichever x->gtopo points at. */
-typedef struct hb_rel_topo {
-    blk_file *f;
-    blk_file *ef;            /* EDGE FEATURES: its table, where it has one */
-    uint64_t *idx_first, *idx_block;
-    size_t nidx;
-    uint32_t cont_cap;
-    uint64_t nblocks;
-} hb_rel_topo;
-
-/* Open graph g's topology (with edge ids when the plan carries them) as
-** buffer-pool file `id` into *t: its file, block index, the neighbours a
-** continuation block holds, its blocks. hb_topo_close frees what it holds
-** (t->ef too) and zeroes it. */
-int hb_topo_open(hb_exec *x, const cat_graph *g, int id, hb_rel_topo *t,
-                 gnn_err *e);
-void hb_topo_close(hb_rel_topo *t);
-
-typedef struct hb_transfer { /* the transfer operator (transfer.c) */
-    xfer *xf;                /* NULL for host */
-    gnndb_batch_view view;   /* the batch on the device */
-    int pin;                 /* outputs and read buffers in pinned memory */
-} hb_transfer;
+#include "hb_topo.h"
+#include "hb_batch.h"
+#include "hb_blocks.h"
+#include "hbs_format.h"
+#include "hb_variant.h"
 
 /* The executor: shared handles, the hyperbatch the operators pass along,
 ** and each operator's own state. */
@@ -332,14 +55,23 @@ struct hb_exec {
     int ahead;               /* sampling the lookahead: a cut to nothing is
                              ** no error, it only shortens the future */
 
-    hb_link link;            /* edge seeds (plan link) */
+    const hb_variant *var;   /* node, link or typed: chosen by hb_open */
+    struct hb_link *link;    /* edge seeds: the link variant's (hb_link.c) */
     hb_blocks bk;            /* items by block: a hop's, then gather's */
-    hb_hop_state hop;
-    hb_gather_state gat;
-    hb_spill_state sp;
-    hb_readback rb;
-    hb_bg bg;
-    hb_transfer tr;
+    struct hb_hop_state *hop; /* the hop operator's (hop.c) */
+    struct hb_gather_state *gat; /* the gather operator's (gather.c) */
+    /* the spilled hyperbatch's (hb_spill.c, hb_readback.c, hb_pipeline.c:
+    ** hbs_int.h), for a spilled plan only */
+    struct hb_spill_state *sp;
+    struct hb_readback *rb;
+    struct hb_bg *bg;
+    int building;            /* a spilled round is built on a thread of its
+                             ** own (hb_pipeline.c): x->st, the pools and the
+                             ** worker pool are its until it is joined */
+    atomic_int stop;         /* hb_close: give up the build */
+    struct hb_transfer *tr;  /* the transfer operator (transfer.c) */
+    struct hb_rs_worker **rsw; /* a resident round's workers (hb_resident.c) */
+    int nrsw;
 
     /* x->st: what building counts (the build thread's while one runs);
     ** x->est: what handing out counts (the caller's thread); hb_get_stats
@@ -349,256 +81,10 @@ struct hb_exec {
     atomic_int_least64_t rss_peak;
 };
 
-double hb_now(void);
-/* Bytes the process holds beyond what the plan knows of (the process at
-** prepare, the pools' frames read into, the row cache, the host's copies)
-** and `counted`, what the caller counts of the staged data: allocator slack
-** and anything a count misses. Measured (the process's resident bytes
-** now), so that budgets hold whatever the counts miss; keeps the peak. */
-size_t hb_uncounted(hb_exec *x, size_t counted);
-/* Grow *p to hold `need` elements of `elem` bytes; 0 or -1 on OOM. */
-int hb_grow(void **p, size_t *cap, size_t need, size_t elem);
-
-/* The per-batch node map (hop.c): empty map m for a new mini-batch whose
-** first `expect` nodes it holds without growing (`used`: the nodes the
-** previous one left); the local index of `node` in b, appended when new.
-** Both -1 when out of memory. */
-int hb_nmap_reset(nmap *m, size_t expect, const uint32_t *used, size_t nused);
-int hb_add_node(hb_batch *b, uint32_t node, uint32_t *local);
-/* Sample hop `hop` of every mini-batch of x->hb and append its nodes and
-** edges (hop.c). */
-int hb_run_hop(hb_exec *x, int hop, gnn_err *e);
-
-/* Sort n items on their block (bk->blockof[i] < nblocks) with a counting
-** sort: bk->sorted lists item indices block by block, bk->bstart[b] ..
-** bstart[b+1] the range of block b, and bk->ublocks the distinct blocks
-** ascending. */
-int hb_bucket(hb_blocks *bk, size_t n, uint64_t nblocks, gnn_err *e);
-/* Bytes of bk counted against the staged budget (hb_work_bytes); freeing
-** the arrays sized per item (release: between hops) or all of them. */
-size_t hb_blocks_bytes(const hb_blocks *bk);
-void hb_blocks_release(hb_blocks *bk);
-void hb_blocks_free(hb_blocks *bk);
-/* The same for a hop's state (hop.c): the bytes hb_work_bytes counts, the
-** arrays sized per item (release), everything (free; nworkers: the
-** workers allocated). */
-size_t hb_hop_bytes(const hb_hop_state *h);
-void hb_hop_release(hb_hop_state *h);
-void hb_hop_free(hb_hop_state *h, int nworkers);
-
-/* Run fn over the items [lo, hi) of the visited block `no` (data in
-** memory), HB_CHUNK items a task on the worker pool, and add the time to
-** *cpu_seconds. */
-struct wpool;
-void hb_run_block(hb_exec *x, uint64_t no, const void *data, size_t lo,
-                  size_t hi, void (*fn)(void *, size_t, int),
-                  double *cpu_seconds);
-
-/* How a hop reads graph blocks in pages (hop_pages.c): their offset-table
-** entries first, then their objects; `visit` samples a block. */
-void hb_hop_ops(hb_exec *x, bp_visit_fn visit, gran_ops *ops);
-
-int hb_gather_open(hb_exec *x, gnn_err *e);
-/* Bytes gather's state holds against the staged budget (its items, the
-** row cache's per-gather scratch); freeing its items between rounds. */
-size_t hb_gather_bytes(const hb_gather_state *g);
-void hb_gather_release(hb_gather_state *g);
-/* Visit the blocks of list[0..*n) the hot-block cache holds from memory
-** with fn, and keep in list only the others (order kept); counts what it
-** spared. */
-int hb_visit_pinned(hb_exec *x, uint64_t *list, size_t *n,
-                    int (*fn)(void *, uint64_t, const void *, gnn_err *),
-                    void *arg, gnn_err *e);
-void hb_gather_close(hb_exec *x);
-/* Copy the feature rows of every node and the labels of every seed of the
-** hyperbatch into each mini-batch's x and y. */
-int hb_gather(hb_exec *x, gnn_err *e);
-/* Room for n gather items (and their blocks), the list emptied; then each
-** item added with hb_gather_add: mini-batch bi (HB_GI_CACHE: the cache),
-** its place there, its row of a table of rpb rows a block. */
-int hb_gather_reserve(hb_exec *x, size_t n, gnn_err *e);
-static inline void hb_gather_add(hb_exec *x, uint32_t bi, uint32_t local,
-                                 uint32_t row, uint32_t rpb)
+/* Whether the build should give up: an interrupt, or hb_close. */
+static inline int hb_halted(const hb_exec *x)
 {
-    hb_gitem *it = &x->gat.gitems[x->gat.ngitems];
-    it->bi = bi;
-    it->local = local;
-    it->row = row;
-    x->bk.blockof[x->gat.ngitems++] = row / rpb;
+    return x->db->interrupt || atomic_load(&x->stop);
 }
-/* Copy the rows of table t (file f) that the items in x->gat.gitems name
-** (their blocks in x->bk.blockof) into `dest` (HB_TO_*; `type` for
-** HB_TO_TYPE_X) of each item's mini-batch: each block read once, whole or
-** in pages, rows copied in parallel; node features go through the caches.
-** The figures go to *o. */
-int hb_gather_items(hb_exec *x, const cat_table *t, blk_file *f, int dest,
-                    int type, hb_opstats *o, gnn_err *e);
-/* Copy the EDGE FEATURES row of every sampled edge of the hyperbatch
-** into its mini-batch's edge_attr (gather_edges.c), block by block. */
-int hb_gather_edges(hb_exec *x, gnn_err *e);
-/* One feature row of table t, as stored, into float32 dst: float16 rows
-** widened, float32 copied; with `stream`, as gnn_copy_stream (the caller
-** then calls gnn_copy_stream_done). The row cache keeps rows as stored. */
-void hb_put_row(const cat_table *t, float *dst, const void *src, int stream);
-/* n_id in the user's ids, edge_index laid out 2 x E, views filled: of
-** one mini-batch (t: a read transaction of the index where the graph maps
-** keys; *tmp scratch the caller frees), or of every one of x->hb. */
-int hb_finish_batch(hb_exec *x, hb_batch *b, idx_txn *t, uint64_t **tmp,
-                    size_t *captmp, gnn_err *e);
-int hb_finish_batches(hb_exec *x, gnn_err *e);
-/* Point b->view at b's counts (epoch, batch, seeds, nodes, edges, nodes
-** and edges per hop) and at these arrays; x and y only where the plan
-** has features and labels. */
-void hb_fill_view(const plan *p, hb_batch *b, int64_t *n_id,
-                  int64_t *edge_index, float *xrows, int64_t *y);
-/* Hand out one finished mini-batch: digest, INTO files, transfer. */
-int hb_emit(hb_exec *x, hb_batch *b, const gnndb_batch_view **view,
-            gnn_err *e);
-
-/* The transfer operator (transfer.c): open it (the device and its GPU
-** cache, for TO DEVICE 'cuda:N') and close it; hand b out, to the device
-** or as it is (*view: what the caller gets). */
-int hb_transfer_open(hb_exec *x, gnn_err *e);
-void hb_transfer_close(hb_exec *x);
-int hb_transfer_batch(hb_exec *x, hb_batch *b, const gnndb_batch_view **view,
-                      gnn_err *e);
-/* A batch's outputs that are handed out (n_id, edge_index, x, y,
-** edge_attr, a typed batch's rows) grow with hb_out_grow, as hb_grow
-** does, in pinned memory when the transfer wants it (hb_transfer.pin, a
-** round kept in memory), and are freed with hb_out_free; hb_out_release
-** frees all of b's before batch_free. A spilled round's read buffers, what
-** its batches are handed out from, come from hb_read_buffer (aligned for
-** O_DIRECT, pinned when wanted) and go back with hb_read_buffer_free. */
-int hb_out_grow(hb_exec *x, void **p, size_t *cap, size_t need, size_t elem);
-void hb_out_free(hb_exec *x, void *p);
-void hb_out_release(hb_exec *x, hb_batch *b);
-void *hb_read_buffer(hb_exec *x, size_t bytes);
-void hb_read_buffer_free(hb_exec *x, void *p);
-/* Sample mini-batches [g, g + h_next) of one epoch into x->hb (cut by
-** hb_fit to what memory_limit holds beside x->staged_other). */
-int hb_sample_round(hb_exec *x, int64_t g, gnn_err *e);
-void hb_release_sampling(hb_exec *x);
-uint64_t *hb_map_scratch(hb_batch *b);
-void hb_trim(void);
-/* Bytes the scratch of a hop and one staged mini-batch hold. */
-size_t hb_work_bytes(const hb_exec *x);
-size_t hb_batch_bytes(const hb_batch *b);
-
-/* The spilled hyperbatch: building a round (hb_spill.c). */
-int hbs_open(hb_exec *x, gnn_err *e);
-void hbs_close(hb_exec *x);
-/* Sample and gather the next round of p->hyperbatch mini-batches into
-** the spill area, as x->sp.build, within staged_bytes less x->bg.reserve. */
-int hbs_build(hb_exec *x, gnn_err *e);
-/* Words of a typed batch's outputs (t_out) of nn nodes, ne edges: the
-** types' n_id (nn in all), their per-hop node counts, the relations'
-** edge_index (2 ne in all), their per-hop edge counts, and with edge ids
-** the relations' e_id (ne in all). */
-size_t hb_typed_words(const plan *p, size_t nn, size_t ne);
-/* Where a run's parts start, for a mini-batch of nn nodes, ne edges:
-** n_id (8 bytes a node), edge_index (16 an edge), e_id when the batches
-** carry edge ids (8 an edge), a typed batch's per-type and per-relation
-** outputs (hb_typed_words), the local index of each node by row (for a
-** typed batch its rank in its type) and the rows themselves (4 each),
-** then the feature rows of each section. */
-static inline size_t hbs_off_perm(const plan *p, size_t nn, size_t ne)
-{
-    size_t typed = p->typed ? hb_typed_words(p, nn, ne) * 8 : 0;
-    return nn * 8 + ne * (p->eids ? 24 : 16) + typed;
-}
-/* Batches with EDGE FEATURES: each edge's place (its local index, or in a
-** typed batch its rank in its relation) by id, then the ids ascending (4
-** each), after the nodes'. */
-static inline size_t hbs_off_eperm(const plan *p, size_t nn, size_t ne)
-{
-    return hbs_off_perm(p, nn, ne) + nn * 8;
-}
-static inline size_t hbs_off_rows(const plan *p, size_t nn, size_t ne)
-{
-    return hbs_off_eperm(p, nn, ne) +
-           (p->has_efeat || p->typed_efeat ? ne * 8 : 0);
-}
-/* The sections of plan p's spilled rows (at most PLAN_SPILL_SECTIONS):
-** their count. */
-int hbs_sections(const hb_exec *x, hbs_section *out);
-/* Record s's ids of section sec, ascending (its nodes in [base, end) of
-** srows, or its edges, or one relation's, of seids), *n of them, from
-** index *lo of the array they are in. */
-const uint32_t *hbs_section_ids(const hbs_section *sec, const hb_sbatch *s,
-                                const uint32_t *srows, const uint32_t *seids,
-                                size_t *lo, size_t *n);
-/* The first i with a[i] >= key in ascending a[0..n). */
-size_t hbs_lower_u32(const uint32_t *a, size_t n, uint64_t key);
-/* Free a round's records and runs. */
-void hbs_round_release(hb_round *r);
-/* Bytes round r's records hold in memory (hb_spill.c). */
-size_t hbs_records_bytes(const hb_exec *x, const hb_round *r);
-/* Whether the build should give up (interrupt, or hb_close). */
-int hb_halted(const hb_exec *x);
-/* Handing a round out (hb_readback.c): the next mini-batch of x->sp.emit. */
-int hbs_next(hb_exec *x, const gnndb_batch_view **view, gnn_err *e);
-int hbs_pending(const hb_exec *x);
-/* Give back the read buffers (the batch handed out is dead). */
-void hbs_readback_trim(hb_exec *x);
-/* No run read into any buffer yet (hbs_open). */
-void hbs_readback_init(hb_exec *x);
-void hbs_readback_close(hb_exec *x);
-/* The pipeline (hb_pipeline.c): the next spilled mini-batch, switching
-** rounds and starting the next round's build as needed; joining it. */
-int hbp_next(hb_exec *x, const gnndb_batch_view **view, gnn_err *e);
-void hbp_stop(hb_exec *x);
-
-/* An edge-seeded SAMPLE (hb_link.c): load the seed edges into x->seeds
-** and x->link; start each mini-batch of x->hb from its seed edges and
-** negatives (taken from the epoch's `order`); finish b's link fields and
-** e_id into its view (after hb_fill_view). */
-int hb_link_open(hb_exec *x, gnn_err *e);
-void hb_link_close(hb_exec *x);
-int hb_link_seed_round(hb_exec *x, const uint32_t *order, gnn_err *e);
-int hb_link_finish(hb_exec *x, hb_batch *b, gnn_err *e);
-/* Point v's link fields at label arrays laid out as lk_finish lays them
-** in `words`, for npos seed edges and nneg negatives. */
-void hb_link_view(const plan *p, gnndb_batch_view *v, int64_t *words,
-                  size_t npos, size_t nneg);
-
-/* A typed SAMPLE (hb_typed.c): open and close the relations' topology;
-** load the seeds (global ids of the seeds' type); sample hop `hop` of
-** x->hb relation by relation; gather each type's rows and the seeds'
-** labels; finish b's per-type and per-relation outputs and views. */
-int hb_typed_open(hb_exec *x, gnn_err *e);
-void hb_typed_close(hb_exec *x);
-int hb_typed_seeds(hb_exec *x, gnn_err *e);
-int hb_typed_hop(hb_exec *x, int hop, gnn_err *e);
-int hb_typed_gather(hb_exec *x, gnn_err *e);
-/* hb_typed_finish needs b laid out (hb_typed_layout) first: the gather
-** does it for an in-memory round, hb_spill.c for a spilled one. */
-int hb_typed_finish(hb_exec *x, hb_batch *b, gnn_err *e);
-/* Each node's rank within its type and the types' node counts in b's
-** views (allocated once a slot). */
-int hb_typed_layout(const plan *p, hb_batch *b, gnn_err *e);
-/* Point b's type and relation views (allocated here once a slot) into
-** `out`, laid out as hb_typed_words says, whose counts are filled, and
-** into t_x (each type's rows, in type order; NULL: none yet); y on the
-** seeds' type. b->nn, b->ne, b->nseeds and b->y must be b's. A spilled
-** batch read back is bound in its read buffer this way. */
-int hb_typed_bind(const plan *p, hb_batch *b, int64_t *out, float *t_x,
-                  gnn_err *e);
-/* Point each type's x into t_x by the types' num_nodes (NULL: no rows). */
-void hb_typed_bind_x(const plan *p, hb_batch *b, float *t_x);
-/* Point each relation's edge_attr into t_eattr by the relations'
-** num_edges (NULL: none). */
-void hb_typed_bind_eattr(const plan *p, hb_batch *b, float *t_eattr);
-void hb_typed_batch_free(hb_batch *b);
-size_t hb_typed_batch_bytes(const hb_batch *b);
-/* One pass of a hop over the frontier [frontier_lo, hop_end) of each
-** mini-batch (hop.c): for a typed hop only the nodes of the relation's
-** target type, through x->gtopo; edges appended, tagged with h->rel. */
-int hb_hop_pass(hb_exec *x, int hop, gnn_err *e);
-
-/* 1 when `dir` is empty, 0 when not, -errno on failure. */
-int hb_dir_empty(const char *dir);
-/* Ready `dir` for INTO 'dir': create it, or accept it when it is an empty
-** directory; a non-empty one is refused (never mix two runs' batches). */
-int hb_prepare_into(const char *dir, gnn_err *e);
 
 #endif

@@ -145,8 +145,8 @@ int fc_open(int policy, size_t rows, size_t rowbytes, fcache **out, gnn_err *e)
 {
     *out = NULL;
     /* fc_plan runs these three; any other policy holds no rows */
-    if (rows > 0 && policy != FC_LRU && policy != FC_BELADY &&
-        policy != FC_STATIC_DEGREE)
+    if (rows > 0 && policy != GNN_CACHE_LRU && policy != GNN_CACHE_BELADY &&
+        policy != GNN_CACHE_STATIC_DEGREE)
         return gnn_seterr(e, GNNDB_MISUSE, "a feature cache of %zu rows "
                           "under a policy that keeps no rows", rows);
     fcache *c = calloc(1, sizeof *c);
@@ -330,8 +330,8 @@ static void admit(fcache *c, uint32_t r, size_t k)
     uint32_t s;
     if (c->used < c->cap) {
         s = (uint32_t)c->used++;
-        if (c->policy == FC_BELADY) heap_set(c, c->used - 1, s);
-    } else if (c->policy == FC_LRU) {
+        if (c->policy == GNN_CACHE_BELADY) heap_set(c, c->used - 1, s);
+    } else if (c->policy == GNN_CACHE_LRU) {
         s = c->tail;
         lru_unlink(c, s);
         map_del(&c->where, c->row[s]);
@@ -343,7 +343,7 @@ static void admit(fcache *c, uint32_t r, size_t k)
     c->row[s] = r;
     c->stamp[s] = c->pass;
     map_put(&c->where, r, s);
-    if (c->policy == FC_LRU) {
+    if (c->policy == GNN_CACHE_LRU) {
         lru_push(c, s);
     } else {
         c->nextuse[s] = c->nxt[k];
@@ -358,7 +358,7 @@ int fc_plan(fcache *c, const uint32_t *rows, size_t n, const uint32_t *future,
 {
     c->pass++;
     c->nfill = 0;
-    if (c->policy == FC_BELADY && c->cap && belady_window(c, rows, n, future, nf))
+    if (c->policy == GNN_CACHE_BELADY && c->cap && belady_window(c, rows, n, future, nf))
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory planning the "
                           "feature cache");
     for (size_t k = 0; k < n; k++, c->clock++) {
@@ -367,16 +367,16 @@ int fc_plan(fcache *c, const uint32_t *rows, size_t n, const uint32_t *future,
         if (s == NONE) {
             c->misses++;
             src[k] = -1;
-            if (c->cap && c->policy != FC_STATIC_DEGREE) admit(c, r, k);
+            if (c->cap && c->policy != GNN_CACHE_STATIC_DEGREE) admit(c, r, k);
             continue;
         }
         c->hits++;
         /* admitted in this gather: its data is still in its block */
         src[k] = c->stamp[s] == c->pass ? -1 : (int64_t)s;
-        if (c->policy == FC_LRU) {
+        if (c->policy == GNN_CACHE_LRU) {
             lru_unlink(c, s);
             lru_push(c, s);
-        } else if (c->policy == FC_BELADY) {
+        } else if (c->policy == GNN_CACHE_BELADY) {
             c->nextuse[s] = c->nxt[k];
             c->last[s] = c->clock;
             heap_up(c, c->hpos[s]);

@@ -7,16 +7,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "err.h"
+#include "db.h"
 
-#define FC_NONE          0
-#define FC_LRU           1
-#define FC_STATIC_DEGREE 2
-#define FC_BELADY        3
-#define FC_HOT_BLOCKS    4  /* whole blocks pinned: bcache.h, not a row policy */
-
-/* Bytes of bookkeeping a cached row costs besides its data: the hash slots
-** that find it, its recency links and its heap entry. */
-#define FC_ROW_OVERHEAD 64
+/* Policies are GNN_CACHE_* (engine/db.h: the planner sizes the cache by
+** them), a row's bookkeeping GNN_CACHE_ROW_OVERHEAD. */
 
 typedef struct fcache fcache;
 

@@ -4,6 +4,8 @@
 ** copies them as it copies node rows (hb_gather_items). Rows are float32
 ** out (float16 tables widened as they are copied). */
 #include "exec_int.h"
+#include "gather.h"
+#include "transfer.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -3,7 +3,9 @@
 ** each mini-batch's x of that type; and the seeds' labels. The items of
 ** the whole hyperbatch are listed here and copied by gather.c as node rows
 ** are (hb_gather_items). */
-#include "exec_int.h"
+#include "hb_typed.h"
+#include "gather.h"
+#include "transfer.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -4,11 +4,12 @@
 ** then read whole through the buffer pool (coalesced, cached) and the
 ** others in part through pagefetch.c. The two kinds of read bring the same
 ** bytes to the visit, so the result does not depend on the choice. */
+#include "grow.h"
 #include "granularity.h"
 #include "block.h"
 #include "costmodel.h"
 #include "db.h"
-#include "exec_int.h"
+#include "exec.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -34,11 +35,11 @@ static int split_one(gran *g, bp_pool *bp, blk_file *f, size_t i, uint64_t no,
     size_t n = 0;
     for (uint32_t k = 1; k < np; k++)
         if (map[k]) pages[n++] = k;
-    if (hb_grow((void **)&g->runs, &g->capruns, g->nruns + n + 1,
+    if (gnn_grow((void **)&g->runs, &g->capruns, g->nruns + n + 1,
                 sizeof *g->runs) ||
-        hb_grow((void **)&g->whole, &g->capwhole, g->nwhole + 1, 8) ||
-        hb_grow((void **)&g->part, &g->cappart, g->npart + 1, 8) ||
-        hb_grow((void **)&g->rstart, &g->caprstart, g->npart + 2,
+        gnn_grow((void **)&g->whole, &g->capwhole, g->nwhole + 1, 8) ||
+        gnn_grow((void **)&g->part, &g->cappart, g->npart + 1, 8) ||
+        gnn_grow((void **)&g->rstart, &g->caprstart, g->npart + 2,
                 sizeof *g->rstart))
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory choosing reads");
     pf_run *runs = g->runs + g->nruns;
@@ -65,7 +66,7 @@ static int split(gran *g, bp_pool *bp, blk_file *f, const uint64_t *blocks,
     uint32_t np = blk_npages(f->block_size);
     uint8_t map[BLK_MAX_PAGES];
     g->nwhole = g->npart = g->nruns = 0;
-    if (hb_grow((void **)&g->rstart, &g->caprstart, 1, sizeof *g->rstart))
+    if (gnn_grow((void **)&g->rstart, &g->caprstart, 1, sizeof *g->rstart))
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory choosing reads");
     g->rstart[0] = 0;
     for (size_t i = 0; i < n; i++) {

@@ -3,12 +3,24 @@
 ** PARTITION and the hyperbatch need nothing new), starting each mini-batch
 ** from its positives' and negatives' endpoints, and finishing its link
 ** fields. The rules themselves are link.c's. */
+#include "grow.h"
 #include "exec_int.h"
+#include "hb_variant.h"
+#include "hop.h"
 #include "edge_split.h"
 #include "edge_table.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+/* The link variant's run-long state:
+** what the negatives and EXCLUDE follow, the seed edges with their
+** endpoints, and the bits of EXCLUDE SPLIT's edges. */
+struct hb_link {
+    lk_spec spec;
+    lk_seeds seeds;
+    uint64_t *excluded;
+};
 
 /* EXCLUDE SPLIT: a bit per input edge of every excluded split. */
 static int load_excluded(hb_exec *x, gnn_err *e)
@@ -16,8 +28,8 @@ static int load_excluded(hb_exec *x, gnn_err *e)
     plan *p = x->p;
     if (!p->nexclude) return GNNDB_OK;
     uint64_t nbits = (uint64_t)p->graph.input_edges;
-    x->link.excluded = calloc(nbits / 64 + 1, 8);
-    if (!x->link.excluded)
+    x->link->excluded = calloc(nbits / 64 + 1, 8);
+    if (!x->link->excluded)
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory for EXCLUDE SPLIT");
     for (size_t i = 0; i < p->nexclude; i++) {
         uint64_t *ids;
@@ -26,11 +38,11 @@ static int load_excluded(hb_exec *x, gnn_err *e)
                                  &n, e);
         if (rc) return rc;
         for (size_t k = 0; k < n; k++)
-            if (ids[k] < nbits) x->link.excluded[ids[k] >> 6] |= 1ull << (ids[k] & 63);
+            if (ids[k] < nbits) x->link->excluded[ids[k] >> 6] |= 1ull << (ids[k] & 63);
         free(ids);
     }
-    x->link.spec.excluded = x->link.excluded;
-    x->link.spec.nexcluded = nbits;
+    x->link->spec.excluded = x->link->excluded;
+    x->link->spec.nexcluded = nbits;
     return GNNDB_OK;
 }
 
@@ -38,7 +50,7 @@ static int load_excluded(hb_exec *x, gnn_err *e)
 static int load_edges(hb_exec *x, gnn_err *e)
 {
     plan *p = x->p;
-    lk_seeds *sd = &x->link.seeds;
+    lk_seeds *sd = &x->link->seeds;
     uint64_t *ids;
     size_t n;
     int rc = edge_split_load(x->db, &p->graph, p->edge_split.name, &ids, &n,
@@ -69,10 +81,10 @@ static int load_edges(hb_exec *x, gnn_err *e)
     return rc;
 }
 
-int hb_link_open(hb_exec *x, gnn_err *e)
+static int link_seeds(hb_exec *x, gnn_err *e)
 {
     plan *p = x->p;
-    lk_spec *sp = &x->link.spec;
+    lk_spec *sp = &x->link->spec;
     sp->mode = p->neg_mode;
     sp->k = p->negative;
     sp->strict = p->neg_strict;
@@ -87,11 +99,14 @@ int hb_link_open(hb_exec *x, gnn_err *e)
     return rc;
 }
 
-void hb_link_close(hb_exec *x)
+static void link_close(hb_exec *x)
 {
-    lk_seeds_free(&x->link.seeds);
-    free(x->link.excluded);
-    x->link.excluded = NULL;
+    hb_node_close(x);
+    if (!x->link) return;
+    lk_seeds_free(&x->link->seeds);
+    free(x->link->excluded);
+    free(x->link);
+    x->link = NULL;
 }
 
 /* STRICT over the round's mini-batches: redraw negatives that are edges. */
@@ -112,14 +127,14 @@ static int strict_round(hb_exec *x, gnn_err *e)
         const hb_rel_topo *t = x->gtopo;
         lk_graph g = {x->gpool, t->f, t->idx_first, t->idx_block, t->nidx,
                       t->nblocks};
-        rc = lk_strict(&x->link.spec, &g, bs, ep, bn, (size_t)x->nb, e);
+        rc = lk_strict(&x->link->spec, &g, bs, ep, bn, (size_t)x->nb, e);
     }
     free(bs);
     free(ep);
     return rc;
 }
 
-int hb_link_seed_round(hb_exec *x, const uint32_t *order, gnn_err *e)
+static int link_start(hb_exec *x, const uint32_t *order, gnn_err *e)
 {
     plan *p = x->p;
     int rc;
@@ -127,11 +142,11 @@ int hb_link_seed_round(hb_exec *x, const uint32_t *order, gnn_err *e)
         hb_batch *b = &x->hb[i];
         int64_t lo = b->batch * p->batch;
         int64_t hi = GNN_MIN(lo + p->batch, p->nseeds);
-        if ((rc = lk_batch_fill(&x->link.spec, &x->link.seeds, order, lo, hi,
+        if ((rc = lk_batch_fill(&x->link->spec, &x->link->seeds, order, lo, hi,
                                 b->epoch, b->batch, &b->lk, e)))
             return rc;
     }
-    if (x->link.spec.strict && x->link.spec.k && (rc = strict_round(x, e)))
+    if (x->link->spec.strict && x->link->spec.k && (rc = strict_round(x, e)))
         return rc;
     for (int i = 0; i < x->nb; i++) {
         hb_batch *b = &x->hb[i];
@@ -151,31 +166,10 @@ int hb_link_seed_round(hb_exec *x, const uint32_t *order, gnn_err *e)
     return GNNDB_OK;
 }
 
-int hb_link_finish(hb_exec *x, hb_batch *b, gnn_err *e)
-{
-    const plan *p = x->p;
-    gnndb_batch_view *v = &b->view;
-    if (p->eids) {
-        if (hb_grow((void **)&b->e_id, &b->cap_out_eid, b->ne + 1,
-                    sizeof *b->e_id))
-            return gnn_seterr(e, GNNDB_NOMEM, "out of memory finishing "
-                              "batches");
-        for (size_t k = 0; k < b->ne; k++) b->e_id[k] = b->eid[k];
-        v->e_id = b->e_id;
-    }
-    if (p->has_efeat) {
-        v->edge_attr = b->edge_attr;
-        v->edge_attr_dim = p->efeat.dim;
-    }
-    if (!p->link) return GNNDB_OK;
-    lk_batch *l = &b->lk;
-    int rc = lk_finish(&x->link.spec, l, e);
-    if (!rc) hb_link_view(p, v, l->label_index, l->npos, l->nneg);
-    return rc;
-}
-
-void hb_link_view(const plan *p, gnndb_batch_view *v, int64_t *words,
-                  size_t npos, size_t nneg)
+/* Point v's link fields at label arrays laid out as lk_finish lays them
+** in `words`, for npos seed edges and nneg negatives. */
+static void link_view(const plan *p, gnndb_batch_view *v, int64_t *words,
+                      size_t npos, size_t nneg)
 {
     if (p->neg_mode == AST_NEG_TRIPLET) {
         v->num_pos = (int64_t)npos;
@@ -190,3 +184,56 @@ void hb_link_view(const plan *p, gnndb_batch_view *v, int64_t *words,
         v->edge_label = (const float *)(words + 2 * L);
     }
 }
+
+static int link_finish(hb_exec *x, hb_batch *b, gnn_err *e)
+{
+    lk_batch *l = &b->lk;
+    int rc = lk_finish(&x->link->spec, l, e);
+    if (!rc) link_view(x->p, &b->view, l->label_index, l->npos, l->nneg);
+    return rc;
+}
+
+/* The hops keep out what EXCLUDE drops (hop.c reads it through its state). */
+static int link_open(hb_exec *x, gnn_err *e)
+{
+    if (!(x->link = calloc(1, sizeof *x->link)))
+        return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
+    hb_hop_exclude(x, &x->link->spec);
+    return hb_node_open(x, e);
+}
+
+/* A spilled link batch's label arrays stay in its record (a few words a
+** seed edge), laid out as lk_finish left them. */
+static int link_spill(const plan *p, const hb_batch *b, hb_sbatch *s,
+                      gnn_err *e)
+{
+    size_t words = 3 * (b->lk.npos + b->lk.nneg) + 1;
+    s->lk_words = malloc(words * sizeof *s->lk_words);
+    if (!s->lk_words)
+        return gnn_seterr(e, GNNDB_NOMEM, "out of memory spilling");
+    memcpy(s->lk_words, b->lk.label_index, words * sizeof *s->lk_words);
+    s->npos = b->lk.npos;
+    s->nneg = b->lk.nneg;
+    return GNNDB_OK;
+}
+
+static int link_bind_run(const plan *p, hb_batch *b, const hb_sbatch *s,
+                         unsigned char *buf, float *rows, float *erows,
+                         gnn_err *e)
+{
+    link_view(p, &b->view, s->lk_words, s->npos, s->nneg);
+    return GNNDB_OK;
+}
+
+const hb_variant hb_variant_link = {
+    .name = "link",
+    .open = link_open,
+    .close = link_close,
+    .load_seeds = link_seeds,
+    .start = link_start,
+    .hop = hb_node_hop,
+    .gather = hb_node_gather,
+    .finish = link_finish,
+    .spill = link_spill,
+    .bind = link_bind_run,
+};

@@ -7,23 +7,26 @@
 ** The build thread has the building state, x->st, the buffer pools and the
 ** worker pool to itself until it is joined; the caller's thread keeps the
 ** round handed out, the read-back buffers and x->est. The build's budget
-** is the staged budget less x->bg.reserve, what the round handed out may hold
+** is the staged budget less x->bg->reserve, what the round handed out may hold
 ** meanwhile (its records and two read buffers). A round is built here, on
 ** the caller's thread, when there is one thread, when the round handed out
 ** would leave the build less than half the budget (it would read the graph
 ** in more sub-rounds than it saves), or when the spill area's limit cannot
 ** hold two rounds. The batches are the same either way: every choice is
 ** the sampler's, keyed by the batch. */
-#include "exec_int.h"
+#include "clock.h"
+#include "hbs_int.h"
+#include "hb_spill.h"
 #include "spill.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static void *bg_main(void *arg)
 {
     hb_exec *x = arg;
-    gnn_clearerr(&x->bg.err);
-    x->bg.rc = hbs_build(x, &x->bg.err);
+    gnn_clearerr(&x->bg->err);
+    x->bg->rc = hbs_build(x, &x->bg->err);
     return NULL;
 }
 
@@ -33,11 +36,11 @@ static void *bg_main(void *arg)
 static size_t emit_reserve(const hb_exec *x)
 {
     size_t big = 0;
-    for (int i = 0; i < x->sp.emit->nsb; i++)
-        if (x->sp.emit->sb[i].run)
-            big = GNN_MAX(big, spill_run_read_size(x->sp.emit->sb[i].run));
+    for (int i = 0; i < x->sp->emit->nsb; i++)
+        if (x->sp->emit->sb[i].run)
+            big = GNN_MAX(big, spill_run_read_size(x->sp->emit->sb[i].run));
     big += big / 16;
-    return hbs_records_bytes(x, x->sp.emit) +
+    return hbs_records_bytes(x->p, x->sp->emit) +
            (size_t)(1 + x->p->spill_ahead) * big;
 }
 
@@ -51,27 +54,30 @@ static int may_overlap(hb_exec *x, size_t reserve)
     int64_t limit = x->db->pragma.spill_limit;
     double next = plan_spill_bytes(p, (double)p->hyperbatch);
     return limit <= 0 ||
-           (double)spill_in_use(x->sp.area) + next <= (double)limit;
+           (double)spill_in_use(x->sp->area) + next <= (double)limit;
 }
 
 /* Start building the next round on its own thread; where no thread can be
 ** started it is built when it is needed instead. */
 static void start_build(hb_exec *x, size_t reserve)
 {
-    x->bg.reserve = reserve;
-    x->bg.running = 1;
-    if (pthread_create(&x->bg.thread, NULL, bg_main, x) != 0) {
-        x->bg.running = 0;
-        x->bg.reserve = 0;
+    x->bg->reserve = reserve;
+    x->bg->running = 1;
+    x->building = 1;
+    if (pthread_create(&x->bg->thread, NULL, bg_main, x) != 0) {
+        x->bg->running = 0;
+        x->building = 0;
+        x->bg->reserve = 0;
     }
 }
 
 static int join_build(hb_exec *x, gnn_err *e)
 {
-    pthread_join(x->bg.thread, NULL);
-    x->bg.running = 0;
-    x->bg.reserve = 0;
-    if (x->bg.rc) return gnn_seterr(e, x->bg.rc, "%s", x->bg.err.msg);
+    pthread_join(x->bg->thread, NULL);
+    x->bg->running = 0;
+    x->building = 0;
+    x->bg->reserve = 0;
+    if (x->bg->rc) return gnn_seterr(e, x->bg->rc, "%s", x->bg->err.msg);
     return GNNDB_OK;
 }
 
@@ -79,21 +85,21 @@ static int join_build(hb_exec *x, gnn_err *e)
 ** start the build of the one after it when it may overlap. */
 static int next_round(hb_exec *x, gnn_err *e)
 {
-    double t0 = hb_now();
+    double t0 = gnn_now();
     /* built here, the round has the whole budget: the read buffers of the
     ** round handed out are dead */
-    if (!x->bg.running) hbs_readback_trim(x);
-    int joined = x->bg.running;
+    if (!x->bg->running) hbs_readback_trim(x);
+    int joined = x->bg->running;
     int rc = joined ? join_build(x, e) : hbs_build(x, e);
-    x->est.seconds += hb_now() - t0;
+    x->est.seconds += gnn_now() - t0;
     x->est.overlapped += (uint64_t)(joined && !rc);
     if (rc) return rc;
-    hb_round *r = x->sp.emit;
-    x->sp.emit = x->sp.build;
-    x->sp.build = r;
+    hb_round *r = x->sp->emit;
+    x->sp->emit = x->sp->build;
+    x->sp->build = r;
     /* the last batch handed out of the old round is dead by now */
-    hbs_round_release(x->sp.build);
-    x->rb.scur = 0;
+    hbs_round_release(x->sp->build);
+    x->rb->scur = 0;
     size_t reserve = emit_reserve(x);
     if (may_overlap(x, reserve)) start_build(x, reserve);
     return GNNDB_OK;
@@ -102,7 +108,7 @@ static int next_round(hb_exec *x, gnn_err *e)
 int hbp_next(hb_exec *x, const gnndb_batch_view **view, gnn_err *e)
 {
     if (!hbs_pending(x)) {
-        if (!x->bg.running && x->next_global >= x->p->total_batches)
+        if (!x->bg->running && x->next_global >= x->p->total_batches)
             return GNNDB_DONE;
         if (x->db->interrupt)
             return gnn_seterr(e, GNNDB_INTERRUPT, "interrupted");
@@ -116,11 +122,53 @@ int hbp_next(hb_exec *x, const gnndb_batch_view **view, gnn_err *e)
     return GNNDB_BATCH;
 }
 
+int hbp_open(hb_exec *x, gnn_err *e)
+{
+    x->sp = calloc(1, sizeof *x->sp);
+    x->rb = calloc(1, sizeof *x->rb);
+    x->bg = calloc(1, sizeof *x->bg);
+    if (!x->sp || !x->rb || !x->bg)
+        return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
+    x->sp->emit = &x->sp->rounds[0];
+    x->sp->build = &x->sp->rounds[1];
+    hbs_readback_init(x);
+    return hbs_open(x, e);
+}
+
+/* The runs go before the buffers they may be read into, and both before
+** the area that holds them. */
+void hbp_close(hb_exec *x)
+{
+    hbp_stop(x);
+    if (x->sp) hbs_free_rounds(x);
+    if (x->rb) hbs_readback_close(x);
+    if (x->sp) hbs_close(x);
+    free(x->sp);
+    free(x->rb);
+    free(x->bg);
+    x->sp = NULL;
+    x->rb = NULL;
+    x->bg = NULL;
+}
+
+void hbp_stats(const hb_exec *x, hb_stats *v)
+{
+    if (!x->sp || !x->sp->area) return;
+    spill_stats s;
+    spill_get_stats(x->sp->area, &s);
+    v->spill_written = s.bytes_written;
+    v->spill_read = s.bytes_read;
+    v->spill_peak = s.peak_bytes;
+    v->spill_read_wait = s.read_wait_seconds;
+    v->spill_write_seconds = s.write_seconds;
+}
+
 void hbp_stop(hb_exec *x)
 {
-    if (!x->bg.running) return;
-    atomic_store(&x->bg.stop, 1);
-    pthread_join(x->bg.thread, NULL);
-    x->bg.running = 0;
-    x->bg.reserve = 0;
+    if (!x->bg || !x->bg->running) return;
+    atomic_store(&x->stop, 1);
+    pthread_join(x->bg->thread, NULL);
+    x->bg->running = 0;
+    x->building = 0;
+    x->bg->reserve = 0;
 }

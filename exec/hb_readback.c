@@ -3,11 +3,16 @@
 ** blocks arrived in into local order, and handed out. While the caller works
 ** on one batch the next runs are read (up to the plan's spill_ahead, at most
 ** SPILL_READ_RUNS), each into a buffer of its own, when they fit: beside the
-** round's records in the staged budget, or in x->bg.reserve while the next
+** round's records in the staged budget, or in x->bg->reserve while the next
 ** round is built on another thread (hb_pipeline.c), whose worker pool this
 ** side then leaves alone. Short of memory, one buffer does: the run is read
 ** into it and put in order in place, and nothing is read ahead. */
-#include "exec_int.h"
+#include "clock.h"
+#include "grow.h"
+#include "hbs_int.h"
+#include "batch.h"
+#include "hb_round.h"
+#include "transfer.h"
 #include "pool.h"
 #include "spill.h"
 
@@ -47,16 +52,16 @@ static size_t growth(size_t cap, size_t need)
 
 /* Whether the read-back's buffers, grown by `more` bytes, keep the round's
 ** records, and whatever the process holds beyond every count, within the
-** budget: the staged one, or x->bg.reserve while the next round is built
+** budget: the staged one, or x->bg->reserve while the next round is built
 ** (whose own bytes are its budget's). Runs differ in size from the plan's
 ** estimate, so it is checked on theirs. */
 static int fits(hb_exec *x, size_t more)
 {
-    const hb_readback *rb = &x->rb;
-    size_t held = rb->capout + hbs_records_bytes(x, x->sp.emit);
+    const hb_readback *rb = x->rb;
+    size_t held = rb->capout + hbs_records_bytes(x->p, x->sp->emit);
     for (int k = 0; k < SPILL_READ_RUNS; k++) held += rb->capraw[k];
-    size_t budget = x->bg.running ? x->bg.reserve : (size_t)x->p->staged_bytes;
-    size_t slack = x->bg.running ? 0 : hb_uncounted(x, held);
+    size_t budget = x->bg->running ? x->bg->reserve : (size_t)x->p->staged_bytes;
+    size_t slack = x->bg->running ? 0 : hb_uncounted(x, held);
     return held + more + slack <= budget;
 }
 
@@ -73,7 +78,7 @@ static int slot_of(const hb_readback *rb, int i)
 ** next run needs the memory. */
 static void drop_idle(hb_exec *x, int keep)
 {
-    hb_readback *rb = &x->rb;
+    hb_readback *rb = x->rb;
     buf_drop(x, &rb->out, &rb->capout);
     for (int k = 0; k < SPILL_READ_RUNS; k++)
         if (rb->raw_rec[k] < 0 && k != rb->in_raw && k != keep)
@@ -85,8 +90,8 @@ static void drop_idle(hb_exec *x, int keep)
 ** a buffer is free and it fits (*started says whether it was). */
 static int start_read(hb_exec *x, int i, int now, int *started, gnn_err *e)
 {
-    hb_readback *rb = &x->rb;
-    spill_run *run = x->sp.emit->sb[i].run;
+    hb_readback *rb = x->rb;
+    spill_run *run = x->sp->emit->sb[i].run;
     size_t need = spill_run_read_size(run);
     /* the free buffer with the most room: reused, not allocated again */
     int k = -1;
@@ -129,8 +134,8 @@ static int record_parts(hb_exec *x, const hb_sbatch *s,
 {
     const plan *p = x->p;
     hbs_section sec[PLAN_SPILL_SECTIONS];
-    int n = hbs_sections(x, sec);
-    const hb_round *r = x->sp.emit;
+    int n = hbs_sections(p, &x->sp->tables, sec);
+    const hb_round *r = x->sp->emit;
     const uint32_t *perm =
         (const uint32_t *)(buf + hbs_off_perm(p, s->nn, s->ne));
     const uint32_t *eperm =
@@ -155,19 +160,19 @@ static int bad_order(hb_exec *x, size_t k, size_t nn, gnn_err *e)
 {
     return gnn_seterr(e, GNNDB_CORRUPT, "spill area %s: a spilled mini-batch "
                       "lists %zu of its %zu rows, or a row twice",
-                      spill_dir(x->sp.area), k, nn);
+                      spill_dir(x->sp->area), k, nn);
 }
 
-/* x->rb.ord[j] = where the j-th row of part pt goes: the rows came block
+/* x->rb->ord[j] = where the j-th row of part pt goes: the rows came block
 ** by block in its arrival order, each block's in row order. Every place
 ** must appear once. */
 static int arrival_order(hb_exec *x, const rb_part *pt, gnn_err *e)
 {
-    hb_readback *rb = &x->rb;
+    hb_readback *rb = x->rb;
     size_t nn = pt->n;
     size_t words = nn / 64 + 1;
-    if (hb_grow((void **)&rb->ord, &rb->capord, nn + 1, sizeof *rb->ord) ||
-        hb_grow((void **)&rb->ordseen, &rb->capordseen, words,
+    if (gnn_grow((void **)&rb->ord, &rb->capord, nn + 1, sizeof *rb->ord) ||
+        gnn_grow((void **)&rb->ordseen, &rb->capordseen, words,
                 sizeof *rb->ordseen))
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory reading back");
     memset(rb->ordseen, 0, words * sizeof *rb->ordseen);
@@ -189,14 +194,14 @@ static int arrival_order(hb_exec *x, const rb_part *pt, gnn_err *e)
 }
 
 /* Put part pt's rows in buf into order in place: each cycle of the
-** permutation x->rb.ord is walked once with one row held aside. */
+** permutation x->rb->ord is walked once with one row held aside. */
 static int order_in_place(hb_exec *x, const rb_part *pt, unsigned char *buf,
                           gnn_err *e)
 {
-    hb_readback *rb = &x->rb;
+    hb_readback *rb = x->rb;
     size_t nn = pt->n, rowbytes = pt->rowbytes;
     unsigned char *rows = buf + pt->rows_off;
-    if (hb_grow((void **)&rb->rowtmp, &rb->caprowtmp, 2 * rowbytes + 1, 1))
+    if (gnn_grow((void **)&rb->rowtmp, &rb->caprowtmp, 2 * rowbytes + 1, 1))
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory reading back");
     unsigned char *held = rb->rowtmp, *swap = rb->rowtmp + rowbytes;
     const uint32_t done = 0x80000000u;
@@ -231,7 +236,7 @@ static void order_task(void *arg, size_t t, int w)
     order_job *j = arg;
     size_t lo = t * ORDER_TASK_ROWS, hi = GNN_MIN(lo + ORDER_TASK_ROWS, j->nn);
     for (size_t q = lo; q < hi; q++)
-        memcpy(j->dst + (size_t)j->x->rb.ord[q] * j->rowbytes,
+        memcpy(j->dst + (size_t)j->x->rb->ord[q] * j->rowbytes,
                j->src + q * j->rowbytes, j->rowbytes);
 }
 
@@ -244,7 +249,7 @@ static void order_into(hb_exec *x, const rb_part *pt, const unsigned char *src,
                    pt->rowbytes};
     size_t tasks = (pt->n + ORDER_TASK_ROWS - 1) / ORDER_TASK_ROWS;
     /* the worker pool is the build thread's while one runs */
-    if (x->bg.running)
+    if (x->bg->running)
         for (size_t t = 0; t < tasks; t++) order_task(&j, t, 0);
     else
         wpool_run(x->pool, tasks, order_task, &j);
@@ -259,7 +264,7 @@ static int put_in_order(hb_exec *x, hb_sbatch *s, int k, int two,
                         size_t size, unsigned char **buf, size_t *eoff,
                         gnn_err *e)
 {
-    hb_readback *rb = &x->rb;
+    hb_readback *rb = x->rb;
     unsigned char *raw = rb->raw[k];
     rb_part part[PLAN_SPILL_SECTIONS];
     int nparts = record_parts(x, s, raw, part), rc = GNNDB_OK;
@@ -300,7 +305,7 @@ static int fill_view(hb_exec *x, hb_sbatch *s, unsigned char *buf,
                      size_t eoff, gnn_err *e)
 {
     plan *p = x->p;
-    hb_batch *b = &x->rb.sview;
+    hb_batch *b = &x->rb->sview;
     b->epoch = s->epoch;
     b->batch = s->batch;
     b->nseeds = s->nseeds;
@@ -313,25 +318,22 @@ static int fill_view(hb_exec *x, hb_sbatch *s, unsigned char *buf,
     float *erows = eoff ? (float *)(buf + eoff) : NULL;
     hb_fill_view(p, b, (int64_t *)buf, (int64_t *)(buf + s->nn * 8), rows,
                  s->y);
-    if (p->eids) b->view.e_id = (const int64_t *)(buf + s->nn * 8 + s->ne * 16);
+    if (p->eids)
+        b->view.e_id = (const int64_t *)(buf + hbs_off_eid(p, s->nn, s->ne));
     if (p->has_efeat) {
         b->view.edge_attr = erows;
         b->view.edge_attr_dim = p->efeat.dim;
     }
-    if (p->link) hb_link_view(p, &b->view, s->lk_words, s->npos, s->nneg);
-    if (!p->typed) return GNNDB_OK;
-    int64_t *out = (int64_t *)(buf + s->nn * 8 + s->ne * (p->eids ? 24 : 16));
-    /* the read buffer's, not the slot's own (sview owns no arrays) */
-    b->t_eattr = erows;
-    return hb_typed_bind(p, b, out, rows, e);
+    return x->var->bind ? x->var->bind(p, b, s, buf, rows, erows, e)
+                        : GNNDB_OK;
 }
 
 /* Read the runs after record `from` ahead, as many as the plan reads ahead
 ** and free buffers and memory allow, while the caller works on this one. */
 static int read_ahead(hb_exec *x, int from, gnn_err *e)
 {
-    hb_readback *rb = &x->rb;
-    int last = GNN_MIN(from + x->p->spill_ahead, x->sp.emit->nsb);
+    hb_readback *rb = x->rb;
+    int last = GNN_MIN(from + x->p->spill_ahead, x->sp->emit->nsb);
     for (int j = from; j < last; j++) {
         if (slot_of(rb, j) >= 0) continue;
         int started, rc = start_read(x, j, 0, &started, e);
@@ -342,9 +344,9 @@ static int read_ahead(hb_exec *x, int from, gnn_err *e)
 
 int hbs_next(hb_exec *x, const gnndb_batch_view **view, gnn_err *e)
 {
-    hb_readback *rb = &x->rb;
+    hb_readback *rb = x->rb;
     int i = rb->scur, rc = GNNDB_OK, started;
-    hb_sbatch *s = &x->sp.emit->sb[i];
+    hb_sbatch *s = &x->sp->emit->sb[i];
     size_t size = spill_run_read_size(s->run);
     /* the batch handed out before is dead */
     rb->in_raw = -1;
@@ -354,11 +356,11 @@ int hbs_next(hb_exec *x, const gnndb_batch_view **view, gnn_err *e)
     /* in order into a buffer of its own when it fits, which lets the next
     ** runs be read meanwhile; else in place */
     int two = !rc && x->p->spill_ahead > 0 && fits(x, growth(rb->capout, size));
-    double t0 = hb_now();
+    double t0 = gnn_now();
     unsigned char *buf = NULL;
     size_t eoff = 0;
     if (!rc) rc = put_in_order(x, s, k, two, size, &buf, &eoff, e);
-    x->est.spill.cpu_seconds += hb_now() - t0;
+    x->est.spill.cpu_seconds += gnn_now() - t0;
     if (!rc && !(rc = fill_view(x, s, buf, eoff, e))) rb->scur++;
     if (!rc && two) rc = read_ahead(x, rb->scur, e);
     /* read back once: its space goes back to the spill area now, while
@@ -369,25 +371,25 @@ int hbs_next(hb_exec *x, const gnndb_batch_view **view, gnn_err *e)
     return hb_emit(x, &rb->sview, view, e);
 }
 
-int hbs_pending(const hb_exec *x) { return x->rb.scur < x->sp.emit->nsb; }
+int hbs_pending(const hb_exec *x) { return x->rb->scur < x->sp->emit->nsb; }
 
 void hbs_readback_trim(hb_exec *x)
 {
-    hb_readback *rb = &x->rb;
+    hb_readback *rb = x->rb;
     rb->in_raw = -1;
     drop_idle(x, -1);
 }
 
 void hbs_readback_init(hb_exec *x)
 {
-    hb_readback *rb = &x->rb;
+    hb_readback *rb = x->rb;
     for (int k = 0; k < SPILL_READ_RUNS; k++) rb->raw_rec[k] = -1;
     rb->in_raw = -1;
 }
 
 void hbs_readback_close(hb_exec *x)
 {
-    hb_readback *rb = &x->rb;
+    hb_readback *rb = x->rb;
     /* the runs are freed by now (hbs_close), their reads waited for */
     buf_drop(x, &rb->out, &rb->capout);
     for (int k = 0; k < SPILL_READ_RUNS; k++) {

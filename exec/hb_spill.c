@@ -7,23 +7,27 @@
 **    allows (hb_fit), each finished and its topology (n_id, edge_index, the
 **    order of its nodes by row) appended to a run of its own; only the
 **    sorted rows and the seeds' labels stay in memory;
-** 2. gather: table by table (the node features or each type's, then the
-**    edge features or each relation's: hbs_sections), every block any of
-**    the G needs is read once; as each block arrives, each mini-batch's rows
+** 2. gather (hbs_gather.c): table by table (the node features or each
+**    type's, then the edge features or each relation's: hbs_sections),
+**    every block any of the G needs is read once; as each block arrives, each mini-batch's rows
 **    in it are appended to its run, so a run holds its rows by block in the
 **    order blocks arrived (recorded);
 ** 3. emit (hb_readback.c): runs are read back in order, the next one read
 **    ahead when memory allows, the rows put into local order, handed out.
 ** Phases 1 and 2 of the next round may run on a thread of their own while
 ** this one is handed out (hb_pipeline.c); they then keep out of what the
-** round handed out holds (x->bg.reserve). Every choice is the sampler's, so
+** round handed out holds (x->bg->reserve). Every choice is the sampler's, so
 ** batches are bit-identical to the in-memory path; only where the bytes
 ** wait differs. */
-#include "exec_int.h"
+#include "clock.h"
+#include "grow.h"
+#include "hbs_int.h"
+#include "batch.h"
+#include "hb_round.h"
+#include "hb_spill.h"
 #include "pool.h"
 #include "spill.h"
 #include "sort.h"
-#include "copy.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -31,69 +35,36 @@
 int hbs_open(hb_exec *x, gnn_err *e)
 {
     gnndb *db = x->db;
-    const char *dir = db->pragma.temp_dir[0] ? db->pragma.temp_dir : db->dir;
-    hbs_readback_init(x);
-    return spill_open(dir, db->pragma.spill_limit, x->p->io, &x->sp.area, e);
+    const char *dir = db_temp_dir(db);
+    /* the tables are open by now (hb_gather_open, the typed variant's
+    ** open) and stay so for the run */
+    x->sp->tables = (hbs_tables){x->ff, x->ef, x->tf, x->rt};
+    x->sp->s_next = (int64_t)GNN_MAX(1, x->p->spill_subround);
+    return spill_open(dir, db->pragma.spill_limit, x->p->io, &x->sp->area, e);
 }
 
-static void sbatch_release(hb_sbatch *s)
+void hbs_free_rounds(hb_exec *x)
 {
-    free(s->srows);
-    free(s->seids);
-    free(s->esec);
-    free(s->yrows);
-    free(s->y);
-    free(s->lk_words);
-    spill_run_free(s->run);
-    memset(s, 0, sizeof *s);
-}
-
-void hbs_round_release(hb_round *r)
-{
-    for (int i = 0; i < r->nsb; i++) sbatch_release(&r->sb[i]);
-    r->nsb = 0;
+    for (int k = 0; k < 2; k++) {
+        hb_round *r = &x->sp->rounds[k];
+        for (size_t i = 0; i < r->capsb; i++) hbs_sbatch_release(&r->sb[i]);
+        free(r->sb);
+        free(r->arrival);
+    }
 }
 
 void hbs_close(hb_exec *x)
 {
-    for (int k = 0; k < 2; k++) {
-        hb_round *r = &x->sp.rounds[k];
-        for (size_t i = 0; i < r->capsb; i++) sbatch_release(&r->sb[i]);
-        free(r->sb);
-        free(r->arrival);
-    }
-    hbs_readback_close(x);
-    spill_close(x->sp.area);
-}
-
-int hb_halted(const hb_exec *x)
-{
-    return x->db->interrupt || atomic_load(&x->bg.stop);
-}
-
-/* Bytes the records of round r hold in memory: their sorted rows (until
-** gathered) and labels, each run's write buffer and the writes in flight,
-** and the outputs of the one batch being spilled (held only while
-** sampling; counted in every phase, which keeps the read-ahead check on
-** the safe side). */
-size_t hbs_records_bytes(const hb_exec *x, const hb_round *r)
-{
-    size_t sum = 0;
-    for (int i = 0; i < r->nsb; i++)
-        sum += (r->sb[i].srows ? r->sb[i].nn * 4 : 0) +
-               (r->sb[i].seids ? r->sb[i].ne * 4 : 0) +
-               (size_t)r->sb[i].nseeds * 16 + sizeof(hb_sbatch) +
-               (r->sb[i].npos + r->sb[i].nneg) * 24;
-    sum += (size_t)(r->nsb + SPILL_WRITE_DEPTH) * x->p->spill_wbuf;
-    return sum + (size_t)x->p->spill_topo_est;
+    spill_close(x->sp->area);
+    x->sp->area = NULL;
 }
 
 /* What the build may still hold beside its own records: the staged budget
 ** less what the round handed out meanwhile holds. */
 static double build_room(const hb_exec *x)
 {
-    return (double)x->p->staged_bytes - (double)x->bg.reserve -
-           (double)hbs_records_bytes(x, x->sp.build);
+    return (double)x->p->staged_bytes - (double)x->bg->reserve -
+           (double)hbs_records_bytes(x->p, x->sp->build);
 }
 
 typedef struct sort_job {
@@ -112,20 +83,6 @@ static void sort_task(void *arg, size_t i, int w)
     for (size_t q = 0; q < b->nn; q++)
         k[q] = ((uint64_t)b->nodes[q] << 32) | q;
     gnn_sort_u64(k, b->nn);
-}
-
-/* A link batch's label arrays stay in its record (a few words a seed
-** edge), laid out as lk_finish left them. */
-static int keep_link_labels(const hb_batch *b, hb_sbatch *s, gnn_err *e)
-{
-    size_t words = 3 * (b->lk.npos + b->lk.nneg) + 1;
-    s->lk_words = malloc(words * sizeof *s->lk_words);
-    if (!s->lk_words)
-        return gnn_seterr(e, GNNDB_NOMEM, "out of memory spilling");
-    memcpy(s->lk_words, b->lk.label_index, words * sizeof *s->lk_words);
-    s->npos = b->lk.npos;
-    s->nneg = b->lk.nneg;
-    return GNNDB_OK;
 }
 
 /* A batch with edge rows: its edges by id, relation by relation in a
@@ -202,15 +159,12 @@ static int spill_topology(hb_exec *x, hb_batch *b, uint64_t *k,
             s->yrows[ny++] = key - (ybase << 32);
         perm[q] = p->typed ? b->trank[local] : (uint32_t)local;
     }
-    int rc = spill_run_new(x->sp.area, p->spill_wbuf, &s->run, e);
+    int rc = spill_run_new(x->sp->area, p->spill_wbuf, &s->run, e);
     if (!rc) rc = spill_run_append(s->run, b->n_id, b->nn * 8, e);
     if (!rc) rc = spill_run_append(s->run, b->edge_index, b->ne * 16, e);
     if (!rc && p->eids)
         rc = spill_run_append(s->run, b->e_id, b->ne * 8, e);
-    if (!rc && p->typed)
-        rc = spill_run_append(s->run, b->t_out,
-                              hb_typed_words(p, b->nn, b->ne) * 8, e);
-    if (!rc && p->link) rc = keep_link_labels(b, s, e);
+    if (!rc && x->var->spill) rc = x->var->spill(p, b, s, e);
     if (!rc) rc = spill_run_append(s->run, perm, b->nn * 4, e);
     if (!rc) rc = spill_run_append(s->run, s->srows, b->nn * 4, e);
     if (!rc && (p->has_efeat || p->typed_efeat))
@@ -223,9 +177,9 @@ static int spill_topology(hb_exec *x, hb_batch *b, uint64_t *k,
 ** next sub-round's sampling has their memory. */
 static int spill_subround(hb_exec *x, gnn_err *e)
 {
-    hb_round *r = x->sp.build;
+    hb_round *r = x->sp->build;
     size_t had = r->capsb;
-    if (hb_grow((void **)&r->sb, &r->capsb, (size_t)(r->nsb + x->nb),
+    if (gnn_grow((void **)&r->sb, &r->capsb, (size_t)(r->nsb + x->nb),
                 sizeof *r->sb))
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory spilling");
     memset(r->sb + had, 0, (r->capsb - had) * sizeof *r->sb);
@@ -237,12 +191,12 @@ static int spill_subround(hb_exec *x, gnn_err *e)
     uint64_t *tmp = NULL;
     size_t captmp = 0;
     if (!rc && x->p->graph.has_map) rc = idx_begin(x->db->idx, 0, &t, e);
-    double t0 = hb_now();
+    double t0 = gnn_now();
     for (int i = 0; i < x->nb && !rc; i++) {
         hb_batch *b = &x->hb[i];
         /* a typed batch's ranks, which an in-memory round's gather lays
         ** out, before it is finished: nothing is gathered yet */
-        if (x->p->typed) rc = hb_typed_layout(x->p, b, e);
+        if (x->var->layout) rc = x->var->layout(x->p, b, e);
         if (!rc) rc = hb_finish_batch(x, b, t, &tmp, &captmp, e);
         if (!rc) rc = spill_topology(x, b, j.keys[i], &r->sb[r->nsb], e);
         r->nsb++;
@@ -257,7 +211,7 @@ static int spill_subround(hb_exec *x, gnn_err *e)
         b->cap_out_nodes = b->cap_out_edges = b->cap_out_eid = 0;
         b->cap_t_out = 0;
     }
-    x->st.spill.seconds += hb_now() - t0;
+    x->st.spill.seconds += gnn_now() - t0;
     free(tmp);
     idx_abort(t);
     hb_trim();  /* the outputs just freed, before the next sub-round grows */
@@ -271,9 +225,9 @@ static int spill_subround(hb_exec *x, gnn_err *e)
 ** evenly over the sub-rounds that takes, each of which reads the graph. */
 static int64_t subround_size(const hb_exec *x, int64_t left)
 {
-    int64_t cap = x->sp.s_next;
-    if (x->sp.sample_per > 0)
-        cap = (int64_t)(build_room(x) / (x->sp.sample_per * 1.1));
+    int64_t cap = x->sp->s_next;
+    if (x->sp->sample_per > 0)
+        cap = (int64_t)(build_room(x) / (x->sp->sample_per * 1.1));
     cap = GNN_MAX(1, cap);
     int64_t k = (left + cap - 1) / cap;
     return (left + k - 1) / k;
@@ -286,7 +240,7 @@ static int spill_sample(hb_exec *x, int64_t g, int64_t G, gnn_err *e)
     while (done < G) {
         x->h_next = subround_size(x, G - done);
         /* the records this sub-round will add are held beside its slots */
-        x->staged_other = x->bg.reserve + hbs_records_bytes(x, x->sp.build) +
+        x->staged_other = x->bg->reserve + hbs_records_bytes(x->p, x->sp->build) +
                           (size_t)((double)x->h_next * x->p->spill_rec_est);
         int rc = hb_sample_round(x, g + done, e);
         if (!rc) rc = spill_subround(x, e);
@@ -295,7 +249,7 @@ static int spill_sample(hb_exec *x, int64_t g, int64_t G, gnn_err *e)
         /* what a sampled mini-batch held, with its record to come */
         size_t sum = hb_work_bytes(x);
         for (int i = 0; i < x->nb; i++) sum += hb_batch_bytes(&x->hb[i]);
-        x->sp.sample_per = (double)sum / (double)GNN_MAX(x->nb, 1) +
+        x->sp->sample_per = (double)sum / (double)GNN_MAX(x->nb, 1) +
                         x->p->spill_rec_est;
     }
     x->staged_other = 0;
@@ -303,317 +257,19 @@ static int spill_sample(hb_exec *x, int64_t g, int64_t G, gnn_err *e)
     return GNNDB_OK;
 }
 
-/* ---- phase 2: gather into the runs ---- */
-
-size_t hbs_lower_u32(const uint32_t *a, size_t n, uint64_t key)
-{
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (a[mid] < key) lo = mid + 1; else hi = mid;
-    }
-    return lo;
-}
-
-static size_t lower_u64(const uint64_t *a, size_t n, uint64_t key)
-{
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (a[mid] < key) lo = mid + 1; else hi = mid;
-    }
-    return lo;
-}
-
-int hbs_sections(const hb_exec *x, hbs_section *out)
-{
-    const plan *p = x->p;
-    int n = 0;
-    if (p->has_feat)
-        out[n++] = (hbs_section){&p->feat, x->ff, 0, UINT64_MAX,
-                                 plan_x_row_bytes(p), 1, 0, -1};
-    for (int t = 0; p->typed && t < p->ntypes; t++) {
-        const plan_type *pt = &p->types[t];
-        if (pt->has_feat && n < PLAN_SPILL_SECTIONS)
-            out[n++] = (hbs_section){&pt->feat, x->tf[t], (uint64_t)pt->first,
-                                     (uint64_t)(pt->first + pt->count),
-                                     (size_t)pt->feat.dim * sizeof(float), 0,
-                                     0, -1};
-    }
-    if (p->has_efeat)
-        out[n++] = (hbs_section){&p->efeat, x->ef, 0, UINT64_MAX,
-                                 (size_t)p->efeat.dim * sizeof(float), 0, 1,
-                                 -1};
-    for (int r = 0; p->typed_efeat && r < p->nrels; r++) {
-        const plan_rel *pr = &p->rels[r];
-        if (pr->has_efeat && n < PLAN_SPILL_SECTIONS)
-            out[n++] = (hbs_section){&pr->efeat, x->rt[r].ef, 0, UINT64_MAX,
-                                     (size_t)pr->efeat.dim * sizeof(float),
-                                     0, 1, r};
-    }
-    return n;
-}
-
-const uint32_t *hbs_section_ids(const hbs_section *sec, const hb_sbatch *s,
-                                const uint32_t *srows, const uint32_t *seids,
-                                size_t *lo, size_t *n)
-{
-    if (sec->edges) {
-        size_t r = sec->rel < 0 ? 0 : (size_t)sec->rel;
-        *lo = s->esec[r];
-        *n = s->esec[r + 1] - s->esec[r];
-        return seids + *lo;
-    }
-    *lo = hbs_lower_u32(srows, s->nn, sec->base);
-    *n = hbs_lower_u32(srows, s->nn, sec->end) - *lo;
-    return srows + *lo;
-}
-
-typedef struct sg_job {
-    hb_exec *x;
-    const hbs_section *sec;  /* the table being gathered */
-    const blk_header *h;
-    float *row;              /* one output row, for the serial path */
-    const uint32_t **ids;    /* per record: its ids of the section */
-    size_t *nids;
-    size_t *lo, *hi;         /* per record: its rows in the block */
-    unsigned char **dst;     /* per record: where they go */
-} sg_job;
-
-static void sg_copy_task(void *arg, size_t i, int w)
-{
-    sg_job *j = arg;
-    const uint32_t *ids = j->ids[i];
-    unsigned char *d = j->dst[i];
-    if (!d) return;  /* none in this block, or appended serially */
-    /* bound for the disk, not for this CPU's cache */
-    const hbs_section *sec = j->sec;
-    for (size_t q = j->lo[i]; q < j->hi[i]; q++, d += sec->rowbytes)
-        hb_put_row(sec->t, (float *)d,
-                   blk_feature_row(j->h, ids[q] - sec->base -
-                                             j->h->first_node), 1);
-    gnn_copy_stream_done();
-}
-
-static int sg_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
-{
-    sg_job *j = arg;
-    hb_exec *x = j->x;
-    hb_round *r = x->sp.build;
-    const hbs_section *sec = j->sec;
-    if (hb_halted(x)) return gnn_seterr(e, GNNDB_INTERRUPT, "interrupted");
-    const blk_header *h = data;
-    uint64_t rpb = (uint64_t)sec->t->rows_per_block;
-    uint64_t r0 = sec->base + no * rpb;   /* as an id */
-    r->arrival[r->narrival++] = (uint32_t)no;
-    for (int i = 0; i < r->nsb; i++) {
-        hb_sbatch *s = &r->sb[i];
-        const uint32_t *ids = j->ids[i];
-        size_t lo = hbs_lower_u32(ids, j->nids[i], r0);
-        size_t hi = hbs_lower_u32(ids, j->nids[i], GNN_MIN(r0 + rpb, sec->end));
-        j->lo[i] = lo;
-        j->hi[i] = hi;
-        j->dst[i] = NULL;
-        if (lo == hi) continue;
-        if (ids[lo] - sec->base < h->first_node ||
-            ids[hi - 1] - sec->base - h->first_node >= h->count)
-            return gnn_seterr(e, GNNDB_CORRUPT, "corrupt block %llu of table "
-                              "%s: row %llu missing", (unsigned long long)no,
-                              sec->t->name,
-                              (unsigned long long)(ids[lo] - sec->base));
-        size_t len = (hi - lo) * sec->rowbytes;
-        if (len > x->p->spill_wbuf / 2) {
-            /* more of one block than half its buffer: appended here,
-            ** serially, in pieces the buffer takes */
-            for (size_t q = lo; q < hi; q++) {
-                hb_put_row(sec->t, j->row, blk_feature_row(
-                               h, ids[q] - sec->base - h->first_node), 0);
-                int rc = spill_run_append(s->run, j->row, sec->rowbytes, e);
-                if (rc) return rc;
-            }
-            x->st.gather.bytes_out += len;
-            continue;
-        }
-        j->dst[i] = spill_run_reserve(s->run, len, e);
-        if (!j->dst[i]) return e->rc;
-    }
-    j->h = h;
-    double t0 = hb_now();
-    wpool_run(x->pool, (size_t)r->nsb, sg_copy_task, j);
-    x->st.gather.cpu_seconds += hb_now() - t0;
-    for (int i = 0; i < r->nsb; i++) {
-        if (!j->dst[i]) continue;
-        spill_run_commit(r->sb[i].run, (j->hi[i] - j->lo[i]) * sec->rowbytes);
-        x->st.gather.bytes_out += (j->hi[i] - j->lo[i]) * sec->rowbytes;
-    }
-    return GNNDB_OK;
-}
-
-/* Mark in need[] the blocks (of rpb rows) holding the rows of a record's
-** sorted ids in [base, end). */
-static void mark_blocks(const uint32_t *ids, size_t n, uint64_t base,
-                        uint64_t end, uint64_t rpb, unsigned char *need)
-{
-    for (size_t q = hbs_lower_u32(ids, n, base); q < n && ids[q] < end; q++)
-        need[(ids[q] - base) / rpb] = 1;
-}
-
-/* The distinct blocks of section sec (NULL: the labels) the round's
-** records need, listed ascending in x->bk.blockof; their count, or -1 with
-** the words in e (a code returned here would read as a count). */
-static int round_blocks(hb_exec *x, const hbs_section *sec, gnn_err *e)
-{
-    const cat_table *t = sec ? sec->t : &x->p->labels;
-    uint64_t rpb = t->rows_per_block, nblocks = (uint64_t)t->nblocks;
-    unsigned char *need = NULL;
-    if (hb_grow((void **)&x->bk.blockof, &x->bk.capblockof, nblocks + 1,
-                sizeof *x->bk.blockof) ||
-        !(need = calloc(nblocks + 1, 1))) {
-        gnn_seterr(e, GNNDB_NOMEM, "out of memory gathering");
-        return -1;
-    }
-    const hb_round *r = x->sp.build;
-    for (int i = 0; i < r->nsb; i++) {
-        const hb_sbatch *s = &r->sb[i];
-        if (!sec)
-            for (int64_t q = 0; q < s->nseeds; q++)
-                need[(s->yrows[q] >> 32) / rpb] = 1;
-        else {
-            size_t lo, n;
-            const uint32_t *ids = hbs_section_ids(sec, s, s->srows, s->seids,
-                                                  &lo, &n);
-            mark_blocks(ids, n, sec->base, sec->end, rpb, need);
-        }
-    }
-    size_t n = 0;
-    for (uint64_t b = 0; b < nblocks; b++)
-        if (need[b]) x->bk.blockof[n++] = b;
-    free(need);
-    return (int)n;
-}
-
-static int sg_label_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
-{
-    hb_exec *x = arg;
-    const blk_header *h = data;
-    uint64_t rpb = x->p->labels.rows_per_block;
-    hb_round *r = x->sp.build;
-    for (int i = 0; i < r->nsb; i++) {
-        hb_sbatch *s = &r->sb[i];
-        size_t n = (size_t)s->nseeds;
-        size_t q = lower_u64(s->yrows, n, (no * rpb) << 32);
-        for (; q < n && (s->yrows[q] >> 32) < (no + 1) * rpb; q++) {
-            uint32_t row = (uint32_t)(s->yrows[q] >> 32);
-            if (row < h->first_node || row - h->first_node >= h->count)
-                return gnn_seterr(e, GNNDB_CORRUPT, "corrupt block %llu of the "
-                                  "labels: row %u missing",
-                                  (unsigned long long)no, row);
-            memcpy(&s->y[s->yrows[q] & UINT32_MAX],
-                   blk_feature_row(h, row - h->first_node), sizeof(int64_t));
-        }
-    }
-    return GNNDB_OK;
-}
-
-static int fetch_counted(hb_exec *x, blk_file *f, size_t n, bp_visit_fn fn,
-                         void *arg, gnn_err *e)
-{
-    double t0 = hb_now();
-    bp_stats before = *bp_get_stats(x->fpool);
-    int rc = bp_fetch(x->fpool, f, x->bk.blockof, n, fn, arg, e);
-    const bp_stats *after = bp_get_stats(x->fpool);
-    hb_opstats *o = &x->st.gather;
-    o->blocks_read += after->blocks_read - before.blocks_read;
-    o->bytes_read += after->bytes_read - before.bytes_read;
-    o->hits += after->hits - before.hits;
-    o->misses += after->misses - before.misses;
-    o->reads_issued += after->reads_issued - before.reads_issued;
-    o->seconds += hb_now() - t0;
-    return rc;
-}
-
-/* Section sec's rows into the runs, block by block. */
-static int gather_section(hb_exec *x, const hbs_section *sec, gnn_err *e)
-{
-    hb_round *r = x->sp.build;
-    int n = round_blocks(x, sec, e);
-    if (n < 0) return e->rc;
-    if (hb_grow((void **)&r->arrival, &r->caparrival,
-                r->narrival + (size_t)n + 1, sizeof *r->arrival))
-        return gnn_seterr(e, GNNDB_NOMEM, "out of memory gathering");
-    size_t ns = (size_t)r->nsb + 1;
-    sg_job j = {x, sec, NULL, malloc(sec->rowbytes + 1),
-                calloc(ns, sizeof(uint32_t *)), calloc(ns, sizeof(size_t)),
-                calloc(ns, sizeof(size_t)), calloc(ns, sizeof(size_t)),
-                calloc(ns, sizeof(void *))};
-    int rc = GNNDB_OK;
-    if (!j.row || !j.ids || !j.nids || !j.lo || !j.hi || !j.dst)
-        rc = gnn_seterr(e, GNNDB_NOMEM, "out of memory gathering");
-    for (int i = 0; !rc && i < r->nsb; i++) {
-        size_t lo;
-        const hb_sbatch *s = &r->sb[i];
-        j.ids[i] = hbs_section_ids(sec, s, s->srows, s->seids, &lo,
-                                   &j.nids[i]);
-        x->st.gather.items += j.nids[i];
-    }
-    size_t left = (size_t)n;
-    if (!rc && sec->pinned)
-        rc = hb_visit_pinned(x, x->bk.blockof, &left, sg_visit, &j, e);
-    if (!rc) rc = fetch_counted(x, sec->f, left, sg_visit, &j, e);
-    free(j.row);
-    free(j.ids);
-    free(j.nids);
-    free(j.lo);
-    free(j.hi);
-    free(j.dst);
-    return rc;
-}
-
-/* Phase 2: rows into the runs, section by section, labels into the
-** records; runs sealed. */
-static int spill_gather(hb_exec *x, gnn_err *e)
-{
-    plan *p = x->p;
-    hb_round *r = x->sp.build;
-    hbs_section sec[PLAN_SPILL_SECTIONS];
-    int nsec = hbs_sections(x, sec), rc = GNNDB_OK;
-    r->narrival = 0;
-    r->sec_arrival[0] = 0;
-    for (int k = 0; k < nsec && !rc; k++) {
-        rc = gather_section(x, &sec[k], e);
-        r->sec_arrival[k + 1] = r->narrival;
-    }
-    if (!rc && p->has_labels) {
-        int n = round_blocks(x, NULL, e);
-        rc = n < 0 ? e->rc
-                   : fetch_counted(x, x->lf, (size_t)n, sg_label_visit, x, e);
-    }
-    if (rc) return rc;
-    double t0 = hb_now();
-    for (int i = 0; i < r->nsb && !rc; i++) {
-        rc = spill_run_seal(r->sb[i].run, e);
-        free(r->sb[i].srows);   /* the run holds them for phase 3 */
-        free(r->sb[i].seids);
-        r->sb[i].srows = NULL;
-        r->sb[i].seids = NULL;
-    }
-    x->st.spill.seconds += hb_now() - t0;
-    return rc;
-}
-
 /* Build the next round: phases 1 and 2 for G mini-batches. */
 int hbs_build(hb_exec *x, gnn_err *e)
 {
     plan *p = x->p;
-    hbs_round_release(x->sp.build);
+    hbs_round_release(x->sp->build);
     int64_t g = x->next_global;
     int64_t epoch, first;
     int64_t G = plan_round(p, g, p->hyperbatch, &epoch, &first);
     int rc = spill_sample(x, g, G, e);
-    if (!rc) rc = spill_gather(x, e);
+    if (!rc) rc = hbs_gather(x, e);
     if (rc) return rc;
     hb_trim();  /* the gather's scratch, before the read-back's buffers */
-    uint64_t built = (uint64_t)x->sp.build->nsb;
+    uint64_t built = (uint64_t)x->sp->build->nsb;
     x->next_global += (int64_t)built;
     x->st.max_hyperbatch = GNN_MAX(x->st.max_hyperbatch, built);
     x->st.hyperbatches++;

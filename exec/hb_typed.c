@@ -7,7 +7,11 @@
 ** each node gets its rank within its type, and the outputs are cut per
 ** type (n_id local to the type, x from the type's table, y on the seeds'
 ** type) and per relation (edge_index into the two types' n_id). */
-#include "exec_int.h"
+#include "grow.h"
+#include "hb_typed.h"
+#include "hb_variant.h"
+#include "hop.h"
+#include "spill.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -15,17 +19,19 @@
 
 /* Feature files of the types: buffer-pool file ids from here up; the
 ** relations' edge feature tables after them. */
+/* A typed SAMPLE takes at most HB_MAX_TYPES node types (plan_typed.c). */
+#define HB_MAX_TYPES 64
 #define TYPED_FILE_ID 64
 #define TYPED_EFEAT_ID (TYPED_FILE_ID + HB_MAX_TYPES)
 
-int hb_typed_open(hb_exec *x, gnn_err *e)
+static int hb_typed_open(hb_exec *x, gnn_err *e)
 {
     plan *p = x->p;
     x->rt = calloc((size_t)p->nrels + 1, sizeof *x->rt);
     if (!x->rt) return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
     for (int r = 0; r < p->nrels; r++) {
         hb_rel_topo *t = &x->rt[r];
-        int rc = hb_topo_open(x, &p->rels[r].topo, 16 + r, t, e);
+        int rc = hb_topo_open(x->db, p, &p->rels[r].topo, 16 + r, t, e);
         if (rc) return rc;
         if (p->rels[r].has_efeat &&
             (rc = db_open_table(x->db, &p->rels[r].efeat, TYPED_EFEAT_ID + r,
@@ -44,7 +50,7 @@ int hb_typed_open(hb_exec *x, gnn_err *e)
     return GNNDB_OK;
 }
 
-void hb_typed_close(hb_exec *x)
+static void hb_typed_close(hb_exec *x)
 {
     if (!x->rt) return;
     for (int r = 0; r < x->p->nrels; r++) hb_topo_close(&x->rt[r]);
@@ -81,7 +87,7 @@ static int typed_list(hb_exec *x, const plan_type *t, seed_set *s,
     return rc;
 }
 
-int hb_typed_seeds(hb_exec *x, gnn_err *e)
+static int hb_typed_seeds(hb_exec *x, gnn_err *e)
 {
     plan *p = x->p;
     const plan_type *t = &p->types[p->seed_type];
@@ -108,15 +114,14 @@ int hb_typed_seeds(hb_exec *x, gnn_err *e)
     return GNNDB_OK;
 }
 
-int hb_typed_hop(hb_exec *x, int hop, gnn_err *e)
+static int hb_typed_hop(hb_exec *x, int hop, gnn_err *e)
 {
     const plan *p = x->p;
     for (int i = 0; i < x->nb; i++) x->hb[i].hop_end = x->hb[i].nn;
     for (int r = 0; r < p->nrels; r++) {
         if (!p->rels[r].fanout[hop]) continue;
         x->gtopo = &x->rt[r];
-        x->hop.rel = r;
-        int rc = hb_hop_pass(x, hop, e);
+        int rc = hb_hop_pass(x, hop, r, e);
         if (rc) return rc;
     }
     for (int i = 0; i < x->nb; i++) {
@@ -155,18 +160,12 @@ static int have_views(const plan *p, hb_batch *b)
 int hb_typed_layout(const plan *p, hb_batch *b, gnn_err *e)
 {
     if (!have_views(p, b) ||
-        hb_grow((void **)&b->trank, &b->captrank, b->nn + 1, sizeof *b->trank))
+        gnn_grow((void **)&b->trank, &b->captrank, b->nn + 1, sizeof *b->trank))
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
     for (int t = 0; t < p->ntypes; t++) b->tviews[t].num_nodes = 0;
     for (size_t q = 0; q < b->nn; q++)
         b->trank[q] = (uint32_t)b->tviews[type_of(p, b->nodes[q])].num_nodes++;
     return GNNDB_OK;
-}
-
-size_t hb_typed_words(const plan *p, size_t nn, size_t ne)
-{
-    return nn + (size_t)p->ntypes * ((size_t)p->nhops + 1) + 2 * ne +
-           (size_t)p->nrels * (size_t)p->nhops + (p->eids ? ne : 0);
 }
 
 void hb_typed_bind_x(const plan *p, hb_batch *b, float *t_x)
@@ -200,8 +199,13 @@ static int64_t sum_counts(const int64_t *c, size_t n)
     return s;
 }
 
-int hb_typed_bind(const plan *p, hb_batch *b, int64_t *out, float *t_x,
-                  gnn_err *e)
+/* Point b's type and relation views (allocated here once a slot) into
+** `out`, laid out as plan_typed_words says, whose counts are filled, and
+** into t_x (each type's rows, in type order; NULL: none yet); y on the
+** seeds' type. b->nn, b->ne, b->nseeds and b->y must be b's. A spilled
+** batch read back is bound in its read buffer this way. */
+static int typed_bind(const plan *p, hb_batch *b, int64_t *out, float *t_x,
+                      gnn_err *e)
 {
     if (!have_views(p, b)) return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
     size_t H = (size_t)p->nhops, off = 0;
@@ -285,31 +289,46 @@ static int fill_outputs(const plan *p, hb_batch *b, gnn_err *e)
     return GNNDB_OK;
 }
 
-int hb_typed_finish(hb_exec *x, hb_batch *b, gnn_err *e)
+static int hb_typed_finish(hb_exec *x, hb_batch *b, gnn_err *e)
 {
     const plan *p = x->p;
     int rc;
-    if (hb_grow((void **)&b->t_out, &b->cap_t_out,
-                hb_typed_words(p, b->nn, b->ne) + 1, sizeof *b->t_out))
+    if (gnn_grow((void **)&b->t_out, &b->cap_t_out,
+                plan_typed_words(p, b->nn, b->ne) + 1, sizeof *b->t_out))
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory finishing batches");
     count_outputs(p, b, b->t_out);
-    rc = hb_typed_bind(p, b, b->t_out, b->t_x, e);
+    rc = typed_bind(p, b, b->t_out, b->t_x, e);
     return rc ? rc : fill_outputs(p, b, e);
 }
 
-void hb_typed_batch_free(hb_batch *b)
+/* A spilled typed batch's outputs go in its run after its e_id. */
+static int typed_spill(const plan *p, const hb_batch *b, hb_sbatch *s,
+                       gnn_err *e)
 {
-    free(b->etype);
-    free(b->trank);
-    free(b->t_out);
-    free(b->t_x);
-    free(b->t_eattr);
-    free(b->tviews);
-    free(b->rviews);
+    return spill_run_append(s->run, b->t_out,
+                            plan_typed_words(p, b->nn, b->ne) * 8, e);
 }
 
-size_t hb_typed_batch_bytes(const hb_batch *b)
+/* A typed batch read back: its views bound in the read buffer. */
+static int typed_bind_run(const plan *p, hb_batch *b, const hb_sbatch *s,
+                          unsigned char *buf, float *rows, float *erows,
+                          gnn_err *e)
 {
-    return b->capetype * 2 + b->captrank * 4 + b->cap_t_out * 8 +
-           b->cap_t_x * 4 + b->cap_t_eattr * 4;
+    int64_t *out = (int64_t *)(buf + hbs_off_typed(p, s->nn, s->ne));
+    /* the read buffer's, not the slot's own (the view owns no arrays) */
+    b->t_eattr = erows;
+    return typed_bind(p, b, out, rows, e);
 }
+
+const hb_variant hb_variant_typed = {
+    .name = "typed",
+    .open = hb_typed_open,
+    .close = hb_typed_close,
+    .load_seeds = hb_typed_seeds,
+    .hop = hb_typed_hop,
+    .gather = hb_typed_gather,
+    .layout = hb_typed_layout,
+    .finish = hb_typed_finish,
+    .spill = typed_spill,
+    .bind = typed_bind_run,
+};

@@ -5,7 +5,10 @@
 ** neighbours in continuation blocks fetched in a second round, and the
 ** results assembled in frontier order into each mini-batch through its
 ** node map (internal id -> local index), which this file also owns. */
-#include "exec_int.h"
+#include "clock.h"
+#include "grow.h"
+#include "hop_int.h"
+#include "hop.h"
 #include "rng.h"
 #include "sample.h"
 #include "pool.h"
@@ -14,193 +17,25 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- per mini-batch node map: internal id -> local index ---- */
-
-/* The table holds local indices only; a slot's key is the mini-batch's
-** nodes[slot], so the map costs 4 bytes a slot. It is kept at most half
-** full and grown on demand, never sized for a hop's worst case.
-**
-** fcache.c's u32map is a table of the same kind (linear probing, the same
-** hash) kept apart on purpose: H of these maps are alive at once and
-** count against the staged memory, hence implied keys, growth and the
-** cheap reset below; the cache's maps are one or two per run, sized once,
-** must delete (eviction), and one of them is keyed by accesses that lie in
-** two arrays, so they store their keys. */
-
-/* Empty the map for reuse by a new mini-batch, whose first `expect` nodes
-** it must hold without growing. `used` lists the nodes the previous
-** mini-batch left (its nodes[], still in place): when they are few,
-** clearing their slots beats clearing the whole table. */
-int hb_nmap_reset(nmap *m, size_t expect, const uint32_t *used,
-                  size_t nused)
-{
-    size_t cap = 64;
-    while (cap < expect * 2) cap <<= 1;
-    if (cap > m->cap) {
-        free(m->slots);
-        m->slots = malloc(cap * sizeof *m->slots);
-        if (!m->slots) { m->cap = 0; return -1; }
-        m->cap = cap;
-        memset(m->slots, 0xff, m->cap * sizeof *m->slots);
-    } else if (used && m->n == nused && nused * 8 < m->cap) {
-        /* every listed node is present, so walking to it terminates even
-        ** when slots cleared earlier opened gaps in its probe run */
-        for (size_t i = 0; i < nused; i++) {
-            size_t h = gnn_hash_slot(used[i], m->cap);
-            while (m->slots[h] == UINT32_MAX || used[m->slots[h]] != used[i])
-                h = (h + 1) & (m->cap - 1);
-            m->slots[h] = UINT32_MAX;
-        }
-    } else {
-        memset(m->slots, 0xff, m->cap * sizeof *m->slots);
-    }
-    m->n = 0;
-    return 0;
-}
-
-/* The map's table as scratch for the nn + 1 64-bit sort keys of a finished
-** mini-batch, so that spilling a sub-round allocates no keys of its own
-** (grown when the table is smaller); the map is cleared whole at its next
-** reset. NULL when out of memory. */
-uint64_t *hb_map_scratch(hb_batch *b)
-{
-    size_t need = (b->nn + 1) * sizeof(uint64_t) / sizeof *b->map.slots;
-    if (b->map.cap < need) {
-        size_t cap = GNN_MAX(b->map.cap, 64);
-        while (cap < need) cap <<= 1;
-        uint32_t *t = realloc(b->map.slots, cap * sizeof *t);
-        if (!t) return NULL;
-        b->map.slots = t;
-        b->map.cap = cap;
-    }
-    b->map.n = SIZE_MAX;  /* no list of used nodes matches: memset on reset */
-    return (uint64_t *)b->map.slots;
-}
-
-/* Double the table and place nodes[0..n) again. */
-static int nmap_rehash(nmap *m, const uint32_t *nodes)
-{
-    size_t cap = m->cap * 2;
-    uint32_t *t = malloc(cap * sizeof *t);
-    if (!t) return -1;
-    memset(t, 0xff, cap * sizeof *t);
-    for (size_t i = 0; i < m->n; i++) {
-        size_t h = gnn_hash_slot(nodes[i], cap);
-        while (t[h] != UINT32_MAX) h = (h + 1) & (cap - 1);
-        t[h] = (uint32_t)i;
-    }
-    free(m->slots);
-    m->slots = t;
-    m->cap = cap;
-    return 0;
-}
-
-/* The local index of `node` in mini-batch b, appending it to b->nodes when
-** new. Out of memory: -1, the batch unchanged. */
-int hb_add_node(hb_batch *b, uint32_t node, uint32_t *local)
-{
-    nmap *m = &b->map;
-    size_t h = gnn_hash_slot(node, m->cap);
-    while (m->slots[h] != UINT32_MAX) {
-        if (b->nodes[m->slots[h]] == node) { *local = m->slots[h]; return 0; }
-        h = (h + 1) & (m->cap - 1);
-    }
-    if (hb_grow((void **)&b->nodes, &b->capn, b->nn + 1, sizeof *b->nodes))
-        return -1;
-    if ((m->n + 1) * 2 > m->cap) {
-        if (nmap_rehash(m, b->nodes)) return -1;
-        h = gnn_hash_slot(node, m->cap);
-        while (m->slots[h] != UINT32_MAX) h = (h + 1) & (m->cap - 1);
-    }
-    m->slots[h] = (uint32_t)b->nn;
-    b->nodes[b->nn] = node;
-    *local = (uint32_t)b->nn++;
-    m->n++;
-    return 0;
-}
-
-/* ---- the block x item matrix (hb_blocks) ---- */
-
-int hb_bucket(hb_blocks *bk, size_t n, uint64_t nblocks, gnn_err *e)
-{
-    if (hb_grow((void **)&bk->bstart, &bk->capbstart, nblocks + 1,
-                sizeof *bk->bstart) ||
-        hb_grow((void **)&bk->sorted, &bk->capsorted, n + 1,
-                sizeof *bk->sorted) ||
-        hb_grow((void **)&bk->ublocks, &bk->capublocks,
-                GNN_MIN(n, nblocks) + 1, sizeof *bk->ublocks))
-        return gnn_seterr(e, GNNDB_NOMEM, "out of memory bucketing blocks");
-    const uint64_t *blockof = bk->blockof;
-    size_t *bstart = bk->bstart;
-    memset(bstart, 0, (nblocks + 1) * sizeof *bstart);
-    for (size_t i = 0; i < n; i++) bstart[blockof[i] + 1]++;
-    bk->nub = 0;
-    for (uint64_t b = 0; b < nblocks; b++) {
-        if (bstart[b + 1]) bk->ublocks[bk->nub++] = b;
-        bstart[b + 1] += bstart[b];
-    }
-    /* place items; bstart[b] walks forward, then is restored */
-    for (size_t i = 0; i < n; i++)
-        bk->sorted[bstart[blockof[i]]++] = (uint32_t)i;
-    for (uint64_t b = nblocks; b > 0; b--) bstart[b] = bstart[b - 1];
-    bstart[0] = 0;
-    return GNNDB_OK;
-}
-
-size_t hb_blocks_bytes(const hb_blocks *bk)
-{
-    return bk->capblockof * 8 + bk->capsorted * 4 +
-           bk->capbstart * sizeof(size_t);
-}
-
-void hb_blocks_release(hb_blocks *bk)
-{
-    free(bk->blockof); bk->blockof = NULL; bk->capblockof = 0;
-    free(bk->sorted); bk->sorted = NULL; bk->capsorted = 0;
-}
-
-void hb_blocks_free(hb_blocks *bk)
-{
-    hb_blocks_release(bk);
-    free(bk->bstart);
-    free(bk->ublocks);
-    bk->bstart = NULL;
-    bk->ublocks = NULL;
-    bk->capbstart = bk->capublocks = bk->nub = 0;
-}
-
-void hb_run_block(hb_exec *x, uint64_t no, const void *data, size_t lo,
-                  size_t hi, void (*fn)(void *, size_t, int),
-                  double *cpu_seconds)
-{
-    x->bk.vis_no = no;
-    x->bk.vis_data = data;
-    x->bk.vis_lo = lo;
-    x->bk.vis_hi = hi;
-    size_t tasks = (hi - lo + HB_CHUNK - 1) / HB_CHUNK;
-    double t0 = hb_now();
-    /* small blocks of work are not worth waking the workers for */
-    wpool_run(tasks > 1 ? x->pool : NULL, tasks, fn, x);
-    *cpu_seconds += hb_now() - t0;
-}
-
 /* ---- a hop's own state ---- */
 
 size_t hb_hop_bytes(const hb_hop_state *h)
 {
+    if (!h) return 0;
     return h->capitems * sizeof *h->items + h->caparena * 4 +
            h->capearena * 4 + h->cappend * sizeof(hb_pend);
 }
 
 void hb_hop_release(hb_hop_state *h)
 {
+    if (!h) return;
     free(h->items); h->items = NULL; h->capitems = 0;
     free(h->arena); h->arena = NULL; h->caparena = 0;
     free(h->earena); h->earena = NULL; h->capearena = 0;
     free(h->pend); h->pend = NULL; h->cappend = 0;
 }
 
-void hb_hop_free(hb_hop_state *h, int nworkers)
+static void hop_free(hb_hop_state *h, int nworkers)
 {
     hb_hop_release(h);
     free(h->objs);
@@ -215,6 +50,34 @@ void hb_hop_free(hb_hop_state *h, int nworkers)
         }
     free(h->workers);
     h->workers = NULL;
+}
+
+int hb_hop_open(hb_exec *x, gnn_err *e)
+{
+    const plan *p = x->p;
+    hb_hop_state *h = x->hop = calloc(1, sizeof *x->hop);
+    if (!h) return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
+    h->rel = -1;
+    h->ggran.mode = p->read_granularity;
+    h->ggran.pr = &p->profile;
+    h->workers = calloc((size_t)GNN_MAX(1, p->threads), sizeof *h->workers);
+    if (!h->workers)
+        return gnn_seterr(e, GNNDB_NOMEM, "cannot start %d worker threads",
+                          p->threads);
+    return GNNDB_OK;
+}
+
+void hb_hop_close(hb_exec *x)
+{
+    if (!x->hop) return;
+    hop_free(x->hop, GNN_MAX(1, x->p->threads));
+    free(x->hop);
+    x->hop = NULL;
+}
+
+void hb_hop_exclude(hb_exec *x, const lk_spec *spec)
+{
+    x->hop->exclude = spec;
 }
 
 /* ---- sample: one hop of the whole hyperbatch ---- */
@@ -238,16 +101,16 @@ static int corrupt_node(hb_exec *x, uint64_t no, uint32_t node, gnn_err *e)
 ** its choices are keyed by: a typed graph's relations draw apart. */
 static int hop_fanout(const hb_exec *x)
 {
-    const hb_hop_state *h = &x->hop;
-    return x->p->typed ? x->p->rels[h->rel].fanout[h->index]
+    const hb_hop_state *h = x->hop;
+    return h->rel >= 0 ? x->p->rels[h->rel].fanout[h->index]
                        : x->p->fanouts[h->index];
 }
 
 static uint64_t hop_key_hop(const hb_exec *x)
 {
-    const hb_hop_state *h = &x->hop;
+    const hb_hop_state *h = x->hop;
     return (uint64_t)h->index +
-           (x->p->typed ? (uint64_t)h->rel * AST_MAX_HOPS : 0);
+           (h->rel >= 0 ? (uint64_t)h->rel * AST_MAX_HOPS : 0);
 }
 
 /* Record a neighbour that lies in a continuation block: position q of
@@ -255,7 +118,7 @@ static uint64_t hop_key_hop(const hb_exec *x)
 static int pend_add(hb_exec *x, hb_worker *wk, const hb_item *it,
                     const blk_node *o, uint32_t q, uint32_t i)
 {
-    if (hb_grow((void **)&wk->pend, &wk->cappend, wk->npend + 1,
+    if (gnn_grow((void **)&wk->pend, &wk->cappend, wk->npend + 1,
                 sizeof *wk->pend))
         return -1;
     hb_pend *pd = &wk->pend[wk->npend++];
@@ -271,7 +134,7 @@ static int pend_add(hb_exec *x, hb_worker *wk, const hb_item *it,
 static void hop_task(void *arg, size_t task, int w)
 {
     hb_exec *x = arg;
-    hb_hop_state *h = &x->hop;
+    hb_hop_state *h = x->hop;
     const hb_blocks *bk = &x->bk;
     hb_worker *wk = &h->workers[w];
     int fanout = hop_fanout(x);
@@ -312,7 +175,7 @@ static void hop_task(void *arg, size_t task, int w)
 static int hop_reserve(hb_exec *x, uint64_t no, const void *data, size_t lo,
                        size_t hi, uint32_t *most, gnn_err *e)
 {
-    hb_hop_state *h = &x->hop;
+    hb_hop_state *h = x->hop;
     int fanout = hop_fanout(x);
     size_t need = h->narena;
     *most = 0;
@@ -332,8 +195,8 @@ static int hop_reserve(hb_exec *x, uint64_t no, const void *data, size_t lo,
         need += m;
         if (m > *most) *most = m;
     }
-    if (hb_grow((void **)&h->arena, &h->caparena, need + 1, sizeof *h->arena) ||
-        (x->p->eids && hb_grow((void **)&h->earena, &h->capearena, need + 1,
+    if (gnn_grow((void **)&h->arena, &h->caparena, need + 1, sizeof *h->arena) ||
+        (x->p->eids && gnn_grow((void **)&h->earena, &h->capearena, need + 1,
                                sizeof *h->earena)))
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory sampling");
     h->narena = need;
@@ -343,11 +206,11 @@ static int hop_reserve(hb_exec *x, uint64_t no, const void *data, size_t lo,
 static int hop_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
 {
     hb_exec *x = arg;
-    hb_hop_state *h = &x->hop;
+    hb_hop_state *h = x->hop;
     if (hb_halted(x))
         return gnn_seterr(e, GNNDB_INTERRUPT, "interrupted");
     size_t lo = x->bk.bstart[no], hi = x->bk.bstart[no + 1];
-    if (hb_grow((void **)&h->objs, &h->capobjs, hi - lo, sizeof *h->objs))
+    if (gnn_grow((void **)&h->objs, &h->capobjs, hi - lo, sizeof *h->objs))
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory sampling");
     uint32_t most;
     int rc = hop_reserve(x, no, data, lo, hi, &most, e);
@@ -355,18 +218,18 @@ static int hop_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
     int nw = wpool_threads(x->pool);
     for (int w = 0; w < nw; w++) {
         hb_worker *wk = &h->workers[w];
-        if (hb_grow((void **)&wk->pos, &wk->cappos, most + 1, sizeof *wk->pos))
+        if (gnn_grow((void **)&wk->pos, &wk->cappos, most + 1, sizeof *wk->pos))
             return gnn_seterr(e, GNNDB_NOMEM, "out of memory sampling");
         wk->npend = 0;
         wk->oom = 0;
     }
-    hb_run_block(x, no, data, lo, hi, hop_task,
+    hb_run_block(&x->bk, x->pool, no, data, lo, hi, hop_task, x,
                  &x->st.hop[h->index].cpu_seconds);
     /* gather the workers' continuation requests */
     for (int w = 0; w < nw; w++) {
         hb_worker *wk = &h->workers[w];
         if (wk->oom ||
-            hb_grow((void **)&h->pend, &h->cappend, h->npend + wk->npend + 1,
+            gnn_grow((void **)&h->pend, &h->cappend, h->npend + wk->npend + 1,
                     sizeof *h->pend))
             return gnn_seterr(e, GNNDB_NOMEM, "out of memory sampling");
         if (wk->npend)
@@ -379,7 +242,7 @@ static int hop_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
 static int pend_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
 {
     hb_exec *x = arg;
-    hb_hop_state *h = &x->hop;
+    hb_hop_state *h = x->hop;
     const blk_header *hd = data;
     const blk_node *o = hd->count ? blk_graph_object(data, 0) : NULL;
     for (size_t k = x->bk.bstart[no]; k < x->bk.bstart[no + 1]; k++) {
@@ -404,10 +267,11 @@ static void stats_add(hb_opstats *o, const bp_stats *before,
 }
 
 /* Size b's edge arrays for `more` edges after its b->ne (and its edge ids
-** when the plan reads them); -1 when out of memory. */
-static int reserve_edges(const plan *p, hb_batch *b, size_t more)
+** when the plan reads them, its edges' relations in a typed hop); -1 when
+** out of memory. */
+static int reserve_edges(const plan *p, hb_batch *b, size_t more, int typed)
 {
-    if (hb_grow((void **)&b->esrc, &b->cape, b->ne + more + 1,
+    if (gnn_grow((void **)&b->esrc, &b->cape, b->ne + more + 1,
                 sizeof *b->esrc))
         return -1;
     if (b->cape > b->capdst) {
@@ -422,7 +286,7 @@ static int reserve_edges(const plan *p, hb_batch *b, size_t more)
         b->eid = d;
         b->capeid = b->cape;
     }
-    if (p->typed && b->cape > b->capetype) {
+    if (typed && b->cape > b->capetype) {
         uint16_t *d = realloc(b->etype, b->cape * sizeof *d);
         if (!d) return -1;
         b->etype = d;
@@ -439,13 +303,16 @@ static int reserve_edges(const plan *p, hb_batch *b, size_t more)
 static void assemble_task(void *arg, size_t i, int w)
 {
     hb_exec *x = arg;
-    hb_hop_state *h = &x->hop;
+    hb_hop_state *h = x->hop;
     hb_batch *b = &x->hb[i];
-    const lk_spec *ex = x->p->link ? &x->link.spec : NULL;
+    const lk_spec *ex = h->exclude;
     size_t k0 = h->bitem[i], k1 = h->bitem[i + 1], total = 0;
     for (size_t k = k0; k < k1; k++) total += h->items[k].res_n;
     size_t before_nn = b->nn, before_ne = b->ne;
-    if (reserve_edges(x->p, b, total)) { h->asm_fail = 1; return; }
+    if (reserve_edges(x->p, b, total, h->rel >= 0)) {
+        h->asm_fail = 1;
+        return;
+    }
     uint32_t *esrc = b->esrc, *edst = b->edst;
     size_t ne = b->ne;
     for (size_t k = k0; k < k1; k++) {
@@ -459,12 +326,12 @@ static void assemble_task(void *arg, size_t i, int w)
             esrc[ne] = local;
             edst[ne] = it->pos;
             if (eres) b->eid[ne] = eres[j];
-            if (x->p->typed) b->etype[ne] = (uint16_t)h->rel;
+            if (h->rel >= 0) b->etype[ne] = (uint16_t)h->rel;
             ne++;
         }
     }
     b->ne = ne;
-    if (x->p->typed) return;  /* hb_typed_hop counts the whole hop */
+    if (h->rel >= 0) return;  /* hb_typed_hop counts the whole hop */
     b->frontier_lo = before_nn;
     b->nsn[h->index + 1] = (int64_t)(b->nn - before_nn);
     b->nse[h->index] = (int64_t)(ne - before_ne);
@@ -476,10 +343,10 @@ static void assemble_task(void *arg, size_t i, int w)
 ** nodes of its relation's target type. */
 static int hop_items(hb_exec *x, gnn_err *e)
 {
-    hb_hop_state *h = &x->hop;
+    hb_hop_state *h = x->hop;
     hb_blocks *bk = &x->bk;
     uint64_t tlo = 0, thi = UINT64_MAX;
-    if (x->p->typed) {
+    if (h->rel >= 0) {
         const plan_type *t = &x->p->types[x->p->rels[h->rel].dst];
         tlo = (uint64_t)t->first;
         thi = tlo + (uint64_t)t->count;
@@ -488,9 +355,9 @@ static int hop_items(hb_exec *x, gnn_err *e)
     for (int i = 0; i < x->nb; i++) {
         hb_batch *b = &x->hb[i];
         size_t lo = b->frontier_lo, hi = b->hop_end;
-        if (hb_grow((void **)&h->items, &h->capitems, h->nitems + (hi - lo),
+        if (gnn_grow((void **)&h->items, &h->capitems, h->nitems + (hi - lo),
                     sizeof *h->items) ||
-            hb_grow((void **)&bk->blockof, &bk->capblockof,
+            gnn_grow((void **)&bk->blockof, &bk->capblockof,
                     h->nitems + (hi - lo), sizeof *bk->blockof))
             return gnn_seterr(e, GNNDB_NOMEM, "out of memory sampling");
         for (size_t q = lo; q < hi; q++) {
@@ -510,10 +377,10 @@ static int hop_items(hb_exec *x, gnn_err *e)
 ** whole. */
 static int hop_continuations(hb_exec *x, gnn_err *e)
 {
-    hb_hop_state *h = &x->hop;
+    hb_hop_state *h = x->hop;
     hb_blocks *bk = &x->bk;
     uint64_t nblocks = x->gtopo->nblocks;
-    if (hb_grow((void **)&bk->blockof, &bk->capblockof, h->npend,
+    if (gnn_grow((void **)&bk->blockof, &bk->capblockof, h->npend,
                 sizeof *bk->blockof))
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory sampling");
     for (size_t i = 0; i < h->npend; i++) {
@@ -532,8 +399,8 @@ static int hop_continuations(hb_exec *x, gnn_err *e)
 ** mini-batches are independent, so they are assembled in parallel. */
 static int hop_assemble(hb_exec *x, gnn_err *e)
 {
-    hb_hop_state *h = &x->hop;
-    if (hb_grow((void **)&h->bitem, &h->capbitem, (size_t)x->nb + 1,
+    hb_hop_state *h = x->hop;
+    if (gnn_grow((void **)&h->bitem, &h->capbitem, (size_t)x->nb + 1,
                 sizeof *h->bitem))
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory sampling");
     for (size_t k = 0, i = 0; i <= (size_t)x->nb; i++) {
@@ -547,10 +414,11 @@ static int hop_assemble(hb_exec *x, gnn_err *e)
     return GNNDB_OK;
 }
 
-int hb_hop_pass(hb_exec *x, int hop, gnn_err *e)
+int hb_hop_pass(hb_exec *x, int hop, int rel, gnn_err *e)
 {
-    double t0 = hb_now();
-    hb_hop_state *h = &x->hop;
+    double t0 = gnn_now();
+    hb_hop_state *h = x->hop;
+    h->rel = rel;
     hb_opstats *o = &x->st.hop[hop];
     h->index = hop;
     int rc = hop_items(x, e);
@@ -568,22 +436,15 @@ int hb_hop_pass(hb_exec *x, int hop, gnn_err *e)
     if (!rc && h->npend) rc = hop_continuations(x, e);
     if (rc) return rc;
 
-    double ta = hb_now();
+    double ta = gnn_now();
     size_t ne0 = 0, ne1 = 0;
     for (int i = 0; i < x->nb; i++) ne0 += x->hb[i].ne;
     if ((rc = hop_assemble(x, e))) return rc;
     for (int i = 0; i < x->nb; i++) ne1 += x->hb[i].ne;
-    o->cpu_seconds += hb_now() - ta;
+    o->cpu_seconds += gnn_now() - ta;
     stats_add(o, &before, bp_get_stats(x->gpool));
     o->items += h->nitems;
     o->edges += ne1 - ne0;
-    o->seconds += hb_now() - t0;
+    o->seconds += gnn_now() - t0;
     return GNNDB_OK;
-}
-
-int hb_run_hop(hb_exec *x, int hop, gnn_err *e)
-{
-    if (x->p->typed) return hb_typed_hop(x, hop, e);
-    for (int i = 0; i < x->nb; i++) x->hb[i].hop_end = x->hb[i].nn;
-    return hb_hop_pass(x, hop, e);
 }

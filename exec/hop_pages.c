@@ -4,7 +4,7 @@
 ** those are verified, the pages of the nodes' objects (where they lie, the
 ** entries tell). The estimate of the second read, for the choice under
 ** PRAGMA read_granularity = 'auto', takes the graph's mean object. */
-#include "exec_int.h"
+#include "hop_int.h"
 #include "costmodel.h"
 
 /* The first node whose object starts in block `no` (the index's entry;
@@ -25,7 +25,7 @@ static void hop_mark(void *arg, size_t i, uint64_t no, uint8_t *map)
     uint32_t np = blk_npages(bs);
     uint64_t first = first_start(x, no), at = blk_data_offset(bs);
     for (size_t k = x->bk.bstart[no]; k < x->bk.bstart[no + 1]; k++) {
-        uint64_t node = x->hop.items[x->bk.sorted[k]].node;
+        uint64_t node = x->hop->items[x->bk.sorted[k]].node;
         if (node < first) continue;  /* reported by hop_more */
         uint64_t lo = at + 4 * (node - first), hi = lo + 4 * 3 - 1;
         for (uint64_t pg = lo / ps; pg <= hi / ps && pg < np; pg++)
@@ -52,7 +52,7 @@ static int hop_more(void *arg, uint64_t no, const void *data, uint8_t *map,
     uint32_t ps = blk_page_size(h->block_size), np = blk_npages(h->block_size);
     uint64_t first = first_start(x, no);
     for (size_t k = x->bk.bstart[no]; k < x->bk.bstart[no + 1]; k++) {
-        uint64_t node = x->hop.items[x->bk.sorted[k]].node;
+        uint64_t node = x->hop->items[x->bk.sorted[k]].node;
         uint64_t j = node - h->first_node, start, end;
         if (node < h->first_node || j >= h->count || node < first ||
             (j != node - first && j != node - first + 1) ||

@@ -6,150 +6,37 @@
 ** copies feature rows the same way, and the batches are handed out in order.
 ** HYPERBATCH 1 is the per-mini-batch strategy of older systems.
 **
+** This file opens a run (choosing its variant, node, link or typed, once:
+** hb_variant.h), builds each hyperbatch in memory (its rounds: hb_round.c;
+** from resident blocks: hb_resident.c), hands the batches out, and closes
+** it; a spilled plan's rounds go through hb_pipeline.c instead.
+**
 ** Determinism: each choice depends only on (seed, epoch, batch, hop, node)
 ** and results are assembled in frontier order after all blocks of a hop have
 ** been visited, so the order in which blocks arrive changes nothing. */
+#include "clock.h"
 #include "exec.h"
 #include "exec_int.h"
-#include "sample.h"
+#include "batch.h"
+#include "gather.h"
+#include "hb_resident.h"
+#include "hb_round.h"
+#include "hb_spill.h"
+#include "hb_variant.h"
+#include "hop.h"
+#include "transfer.h"
 #include "pool.h"
-#include "fcache.h"
-#include "sort.h"
-#include "spill.h"
-#include "rss.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
-#include <sys/stat.h>
-#include <time.h>
-
-double hb_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-size_t hb_uncounted(hb_exec *x, size_t counted)
-{
-    int64_t rss = gnn_rss_now();
-    if (rss < 0 || !gnn_rss_meaningful()) return 0;
-    int64_t peak = atomic_load(&x->rss_peak);
-    while (rss > peak && !atomic_compare_exchange_weak(&x->rss_peak, &peak, rss))
-        ;
-    const plan *p = x->p;
-    int64_t known = p->mem.rss + (int64_t)bp_touched_bytes(x->gpool) +
-                    (int64_t)bp_touched_bytes(x->fpool) + p->cache_bytes +
-                    p->copies_bytes + (int64_t)counted;
-    return rss > known ? (size_t)(rss - known) : 0;
-}
-
-int hb_grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap) return 0;
-    /* a quarter of slack, not doubling: capacities are what count against
-    ** memory_limit, and staged arrays are sized once per hop */
-    size_t c = GNN_MAX(need, *cap + *cap / 4);
-    if (c < 64) c = 64;
-    void *q = realloc(*p, c * elem);
-    if (!q) return -1;
-    *p = q;
-    *cap = c;
-    return 0;
-}
-
-/* ---- seeds: each epoch's seeds (seeds.c) ---- */
-
-static int load_seeds(hb_exec *x, gnn_err *e)
-{
-    plan *p = x->p;
-    int rc = p->link    ? hb_link_open(x, e)
-             : p->typed ? hb_typed_seeds(x, e)
-                        : seeds_load(x->db, &p->graph, p->seeds_kind,
-                                     p->split.token, p->seed_list,
-                                     p->n_seed_list, "", &x->seeds, e);
-    if (rc) return rc;
-    /* the plan counted the seeds from the catalog; trust what was loaded */
-    plan_set_seed_count(p, x->seeds.n);
-    return seeds_order_init(&x->seeds, 1, p->shuffle, p->seed, 0x5eed,
-                            p->seed_lo, p->nseeds, e);
-}
-
-/* ---- hyperbatch orchestration ---- */
-
-static int hb_alloc_batches(hb_exec *x, int n, gnn_err *e)
-{
-    if (n <= x->capb) return GNNDB_OK;
-    hb_batch *nb = realloc(x->hb, (size_t)n * sizeof *nb);
-    if (!nb) return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
-    memset(nb + x->capb, 0, (size_t)(n - x->capb) * sizeof *nb);
-    x->hb = nb;
-    x->capb = n;
-    return GNNDB_OK;
-}
-
-/* Free slot b's arrays; those handed out are the transfer operator's
-** memory (perhaps pinned: hb_out_release). */
-static void batch_free(hb_exec *x, hb_batch *b)
-{
-    hb_out_release(x, b);
-    free(b->nodes);
-    free(b->map.slots);
-    free(b->esrc);
-    free(b->edst);
-    free(b->n_id);
-    free(b->edge_index);
-    free(b->x);
-    free(b->y);
-    free(b->eid);
-    free(b->e_id);
-    free(b->edge_attr);
-    lk_batch_free(&b->lk);
-    hb_typed_batch_free(b);
-}
-
-size_t hb_batch_bytes(const hb_batch *b)
-{
-    return b->capn * 4 + b->map.cap * 4 + b->cape * 4 + b->capdst * 4 +
-           b->cap_out_nodes * 8 + b->cap_out_edges * 8 + b->cap_out_x * 4 +
-           b->cap_out_y * 8 + b->capeid * 4 + b->cap_out_eid * 8 +
-           b->cap_out_eattr * 4 + b->lk.cap_pos * 12 + b->lk.cap_neg * 9 +
-           b->lk.cap_ends * 4 + b->lk.cap_out * 8 + hb_typed_batch_bytes(b);
-}
-
-size_t hb_work_bytes(const hb_exec *x)
-{
-    return hb_hop_bytes(&x->hop) + hb_blocks_bytes(&x->bk) +
-           hb_gather_bytes(&x->gat);
-}
-
-/* Bytes that growing an array of `cap` elements to `need` adds. */
-static size_t grow_bytes(size_t need, size_t cap, size_t elem)
-{
-    return need > cap ? (need - cap) * elem : 0;
-}
-
-/* What mini-batch b stages: what it holds, and with its rows gathered the
-** outputs still to be sized (a slot reused from an earlier hyperbatch
-** already holds some of their capacity). */
-static size_t staged_of(const hb_batch *b, int64_t dim)
-{
-    return hb_batch_bytes(b) + grow_bytes(b->nn * (size_t)dim, b->cap_out_x, 4) +
-           grow_bytes(b->nn, b->cap_out_nodes, 8) +
-           grow_bytes(2 * b->ne, b->cap_out_edges, 8) +
-           grow_bytes((size_t)b->nseeds, b->cap_out_y, 8);
-}
 
 /* What a hyperbatch stages once its rows are gathered (fit_prefix's sum). */
 static size_t staged_with_features(const hb_exec *x)
 {
     int64_t dim = plan_x_dim(x->p);
     size_t sum = 0;
-    for (int i = 0; i < x->nb; i++) sum += staged_of(&x->hb[i], dim);
+    for (int i = 0; i < x->nb; i++) sum += hb_staged_bytes(&x->hb[i], dim);
     return sum;
 }
 
@@ -166,176 +53,12 @@ static void swap_ahead(hb_exec *x)
     x->capb2 = c;
 }
 
-/* Keep what is staged within the plan's budget: when the mini-batches built
-** so far (plus `extra(i)` bytes each still to come, e.g. their feature rows)
-** do not fit, keep the longest prefix that does and free the rest; they are
-** built again in the next hyperbatch with the same result, since every
-** choice depends only on its key. A single mini-batch that does not fit is
-** an error. */
-static int fit_prefix(hb_exec *x, int with_features, size_t used)
-{
-    plan *p = x->p;
-    int64_t dim = with_features ? plan_x_dim(p) : 0;
-    int keep = 0;
-    for (int i = 0; i < x->nb; i++) {
-        size_t more = with_features ? staged_of(&x->hb[i], dim)
-                                    : hb_batch_bytes(&x->hb[i]);
-        if (used + more > (size_t)p->staged_bytes) break;
-        used += more;
-        keep++;
-    }
-    return keep;
-}
-
-/* Release the scratch of a hop (sized for every mini-batch of the
-** hyperbatch); between hops it holds nothing that is still needed. */
-static void work_free(hb_exec *x)
-{
-    hb_hop_release(&x->hop);
-    hb_blocks_release(&x->bk);
-    hb_gather_release(&x->gat);
-}
-
-/* Free every mini-batch slot and the hop scratch: a spilled round's
-** sampling state is not needed while its rows are gathered and read back,
-** and those phases have the whole budget to themselves. */
-void hb_release_sampling(hb_exec *x)
-{
-    work_free(x);
-    for (int i = 0; i < x->capb; i++) {
-        batch_free(x, &x->hb[i]);
-        memset(&x->hb[i], 0, sizeof x->hb[i]);
-    }
-    x->nb = 0;
-    hb_trim();
-}
-
-/* Hand freed pages back to the system: glibc keeps large freed chunks in
-** its arenas (its mmap threshold rises with every large free), and the
-** pages it keeps count against a memory cgroup as if still in use. */
-void hb_trim(void)
-{
-#ifdef __GLIBC__
-    malloc_trim(0);
-#endif
-}
-
-/* Free the arrays of slots [from, capb): nothing of theirs is staged. */
-static void free_slots(hb_exec *x, int from)
-{
-    for (int i = from; i < x->capb; i++) {
-        batch_free(x, &x->hb[i]);
-        memset(&x->hb[i], 0, sizeof x->hb[i]);
-    }
-}
-
-/* What the staged mini-batches are measured against besides their own
-** bytes: the hop's scratch, what else the caller stages (staged_other) and
-** what the process holds that no count has (hb_uncounted). */
-static size_t fit_base(hb_exec *x)
-{
-    size_t base = hb_work_bytes(x) + x->staged_other, slots = 0;
-    for (int i = 0; i < x->nb; i++) slots += hb_batch_bytes(&x->hb[i]);
-    return base + hb_uncounted(x, base + slots);
-}
-
-static int hb_fit(hb_exec *x, int with_features, gnn_err *e)
-{
-    plan *p = x->p;
-    int keep = fit_prefix(x, with_features, fit_base(x));
-    if (keep == x->nb) return GNNDB_OK;
-    work_free(x);
-    hb_trim();
-    keep = fit_prefix(x, with_features, fit_base(x));
-    if (keep == 0 && !x->ahead) {
-        char b1[32], b2[32];
-        return gnn_seterr(e, GNNDB_NOMEM,
-                          "memory_limit %s is too small for one mini-batch of "
-                          "BATCH %lld (it stages more than %s); raise PRAGMA "
-                          "memory_limit or lower BATCH or the fanouts",
-                          db_fmt_size(p->memory_limit, b1, sizeof b1),
-                          (long long)p->batch,
-                          db_fmt_size(p->staged_bytes, b2, sizeof b2));
-    }
-    free_slots(x, keep);
-    x->nb = keep;
-    x->st.shrunk++;
-    return GNNDB_OK;
-}
-
-uint64_t hb_bytes_read(const hb_stats *s)
-{
-    uint64_t by = s->gather.bytes_read;
-    for (int h = 0; h < AST_MAX_HOPS; h++) by += s->hop[h].bytes_read;
-    return by;
-}
-
-/* A round of epoch `epoch` begins: rounds stay within an epoch, so what
-** was read before the first round of epoch 1 is the first epoch's. */
-static void count_epoch(hb_stats *st, int64_t epoch)
-{
-    if (epoch + 1 <= st->epochs_begun) return;
-    if (epoch == 1) st->epoch0_read = hb_bytes_read(st);
-    st->epochs_begun = epoch + 1;
-}
-
-int hb_sample_round(hb_exec *x, int64_t g, gnn_err *e)
-{
-    plan *p = x->p;
-    int64_t epoch, first;
-    int64_t n = plan_round(p, g, x->h_next, &epoch, &first);
-    if (!x->ahead) count_epoch(&x->st, epoch);
-    double t0 = hb_now();
-    if (hb_alloc_batches(x, (int)n, e)) return e->rc;
-    /* slots a larger hyperbatch left beyond this one hold their arrays'
-    ** memory, which no budget counts: give it back */
-    free_slots(x, (int)n);
-    const uint32_t *order = seeds_order(&x->seeds, epoch);
-    for (int i = 0; i < (int)n; i++) {
-        hb_batch *b = &x->hb[i];
-        b->epoch = epoch;
-        b->batch = first + i;
-        int64_t lo = b->batch * p->batch;
-        int64_t hi = GNN_MIN(lo + p->batch, p->nseeds);
-        b->nn = b->ne = 0;
-        b->frontier_lo = 0;
-        b->nseeds = hi - lo;
-        memset(b->nsn, 0, sizeof b->nsn);
-        memset(b->nse, 0, sizeof b->nse);
-        if (p->link) continue;   /* hb_link_seed_round starts it */
-        /* sized for the seeds; assembly grows it once per hop as needed */
-        if (hb_nmap_reset(&b->map, (size_t)p->batch, b->nodes, b->map.n))
-            return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
-        for (int64_t s = lo; s < hi; s++) {
-            uint32_t local;
-            if (hb_add_node(b, order[s], &local))
-                return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
-        }
-        /* a seed listed twice (impossible after dedup) would shrink this */
-        b->nsn[0] = (int64_t)b->nn;
-        b->nseeds = (int64_t)b->nn;
-    }
-    x->nb = (int)n;
-    x->cur = 0;
-    if (p->link) {
-        int rc = hb_link_seed_round(x, order, e);
-        if (rc) return rc;
-    }
-    x->st.seeds.seconds += hb_now() - t0;
-    for (int h = 0; h < p->nhops && x->nb; h++) {
-        int rc = hb_run_hop(x, h, e);
-        if (!rc) rc = hb_fit(x, 0, e);
-        if (rc) return rc;
-        hb_trim();
-    }
-    return GNNDB_OK;
-}
-
-/* Build the next hyperbatch: batches [next_global, ...) within one epoch.
-** Under belady the hyperbatch after it is sampled before it is gathered
-** (the inspector-executor split): its rows are the future the cache evicts
-** by, and it is the next one handed out, cut only as hb_fit would cut it. */
-static int build_hyperbatch(hb_exec *x, gnn_err *e)
+/* Build the next hyperbatch block by block: batches [next_global, ...)
+** within one epoch. Under belady the hyperbatch after it is sampled before
+** it is gathered (the inspector-executor split): its rows are the future
+** the cache evicts by, and it is the next one handed out, cut only as
+** hb_fit would cut it. */
+static int build_blockwise(hb_exec *x, gnn_err *e)
 {
     plan *p = x->p;
     int rc;
@@ -350,7 +73,7 @@ static int build_hyperbatch(hb_exec *x, gnn_err *e)
     rc = hb_fit(x, 1, e);
     if (rc) return rc;
     int64_t after = x->next_global + x->nb;
-    if (p->cache_policy == FC_BELADY && after < p->total_batches) {
+    if (p->cache_policy == GNN_CACHE_BELADY && after < p->total_batches) {
         x->staged_other = staged_with_features(x);
         swap_ahead(x);
         x->ahead = 1;
@@ -361,9 +84,20 @@ static int build_hyperbatch(hb_exec *x, gnn_err *e)
         x->staged_other = 0;
         if (rc) return rc;
     }
-    rc = hb_gather(x, e);
+    rc = x->var->gather(x, e);
     if (rc) return rc;
-    rc = hb_finish_batches(x, e);
+    return hb_finish_batches(x, e);
+}
+
+/* Build the next hyperbatch from resident blocks where the pools hold them
+** all (hb_resident.c), else block by block; then size the one after. */
+static int build_hyperbatch(hb_exec *x, gnn_err *e)
+{
+    plan *p = x->p;
+    int done = 0;
+    int rc = x->nb2 > 0 ? GNNDB_OK
+                        : hb_resident_round(x, x->next_global, &done, e);
+    if (!rc && !done) rc = build_blockwise(x, e);
     if (rc) return rc;
     x->next_global += x->nb;
     /* size the next hyperbatch from what this one really staged, with a
@@ -378,28 +112,6 @@ static int build_hyperbatch(hb_exec *x, gnn_err *e)
     return GNNDB_OK;
 }
 
-int hb_topo_open(hb_exec *x, const cat_graph *g, int id, hb_rel_topo *t,
-                 gnn_err *e)
-{
-    int rc = db_open_graph(x->db, g, id, &t->f, e);
-    if (!rc) rc = db_load_graph_index(x->db, g, &t->idx_first, &t->idx_block,
-                                      &t->nidx, e);
-    /* an edge-id topology's continuation blocks hold ids too */
-    t->cont_cap = blk_graph_cont_capacity_flags(
-        g->block_size, x->p->eids ? BLK_FLAG_EIDS : 0);
-    t->nblocks = (uint64_t)g->graph_blocks;
-    return rc;
-}
-
-void hb_topo_close(hb_rel_topo *t)
-{
-    if (t->f) blkf_close(t->f);
-    if (t->ef) blkf_close(t->ef);
-    free(t->idx_first);
-    free(t->idx_block);
-    memset(t, 0, sizeof *t);
-}
-
 int hb_open(gnndb *db, plan *p, hb_exec **out, gnn_err *e)
 {
     *out = NULL;
@@ -407,39 +119,32 @@ int hb_open(gnndb *db, plan *p, hb_exec **out, gnn_err *e)
     if (!x) return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
     x->db = db;
     x->p = p;
+    /* the variant, chosen once: every difference between node, link and
+    ** typed batches goes through it */
+    x->var = p->link ? &hb_variant_link
+             : p->typed ? &hb_variant_typed : &hb_variant_node;
     x->h_next = p->hyperbatch;
-    x->sp.emit = &x->sp.rounds[0];
-    x->sp.build = &x->sp.rounds[1];
     int rc = GNNDB_OK;
 
     if (p->into && (rc = hb_prepare_into(p->into, e))) goto fail;
     if ((rc = io_open(p->io, (unsigned)p->io_depth, &x->io, e))) goto fail;
 
-    if (p->typed) {
-        if ((rc = hb_typed_open(x, e))) goto fail;
-    } else {
-        if ((rc = hb_topo_open(x, &p->topo, 1, &x->topo, e))) goto fail;
-        x->gtopo = &x->topo;
-    }
+    /* the hop first: a variant's open tells it what to exclude */
+    if ((rc = hb_hop_open(x, e))) goto fail;
+    if ((rc = x->var->open(x, e))) goto fail;
     if ((rc = bp_open(p->graph_frames, p->topo.block_size, x->io, &x->gpool,
                       e)))
         goto fail;
     bp_set_max_coalesce(x->gpool, (unsigned)p->coalesce);
-    x->hop.ggran.mode = p->read_granularity;
-    x->hop.ggran.pr = &p->profile;
     x->pool = wpool_new(p->threads);
-    x->hop.workers = calloc((size_t)GNN_MAX(1, p->threads),
-                            sizeof *x->hop.workers);
-    if (!x->pool || !x->hop.workers) {
+    if (!x->pool) {
         rc = gnn_seterr(e, GNNDB_NOMEM, "cannot start %d worker threads",
                         p->threads);
         goto fail;
     }
     if ((rc = hb_gather_open(x, e))) goto fail;
-    if (p->spill && (rc = hbs_open(x, e))) goto fail;
-    x->sp.s_next = p->spill ? (int64_t)GNN_MAX(1, p->spill_subround)
-                            : p->hyperbatch;
-    if ((rc = load_seeds(x, e))) goto fail;
+    if (p->spill && (rc = hbp_open(x, e))) goto fail;
+    if ((rc = hb_load_seeds(x, e))) goto fail;
     if ((rc = hb_transfer_open(x, e))) goto fail;
     *out = x;
     return GNNDB_OK;
@@ -456,17 +161,16 @@ int hb_next(hb_exec *x, const gnndb_batch_view **view, gnn_err *e)
         if (x->next_global >= x->p->total_batches) return GNNDB_DONE;
         if (x->db->interrupt)
             return gnn_seterr(e, GNNDB_INTERRUPT, "interrupted");
-        double t0 = hb_now();
+        double t0 = gnn_now();
         int rc = build_hyperbatch(x, e);
-        x->est.seconds += hb_now() - t0;
+        x->est.seconds += gnn_now() - t0;
         if (rc) return rc;
     }
     hb_batch *b = &x->hb[x->cur++];
     int rc = hb_emit(x, b, view, e);
     if (rc) return rc;
     /* start copying the next batch while the caller trains on this one */
-    if (x->tr.xf && x->cur < x->nb)
-        xfer_prefetch(x->tr.xf, &x->hb[x->cur].view, NULL);
+    if (x->cur < x->nb) hb_transfer_prefetch(x, &x->hb[x->cur]);
     x->est.batches++;
     return GNNDB_BATCH;
 }
@@ -492,7 +196,7 @@ static void opstats_add(hb_opstats *a, const hb_opstats *b)
 ** area's counters. */
 const hb_stats *hb_get_stats(hb_exec *x)
 {
-    if (!x->bg.running) x->snap = x->st;
+    if (!x->building) x->snap = x->st;
     hb_stats *v = &x->view;
     *v = x->snap;
     v->batches += x->est.batches;
@@ -503,15 +207,7 @@ const hb_stats *hb_get_stats(hb_exec *x)
     v->rss_peak = atomic_load(&x->rss_peak);
     opstats_add(&v->transfer, &x->est.transfer);
     opstats_add(&v->spill, &x->est.spill);
-    if (x->sp.area) {
-        spill_stats s;
-        spill_get_stats(x->sp.area, &s);
-        v->spill_written = s.bytes_written;
-        v->spill_read = s.bytes_read;
-        v->spill_peak = s.peak_bytes;
-        v->spill_read_wait = s.read_wait_seconds;
-        v->spill_write_seconds = s.write_seconds;
-    }
+    hbp_stats(x, v);
     return v;
 }
 
@@ -520,20 +216,20 @@ void hb_close(hb_exec *x)
     if (!x) return;
     hbp_stop(x);
     hb_transfer_close(x);
-    for (int i = 0; i < x->capb; i++) batch_free(x, &x->hb[i]);
+    for (int i = 0; i < x->capb; i++) hb_slot_free(x, &x->hb[i]);
     free(x->hb);
-    for (int i = 0; i < x->capb2; i++) batch_free(x, &x->hb2[i]);
+    for (int i = 0; i < x->capb2; i++) hb_slot_free(x, &x->hb2[i]);
     free(x->hb2);
     hb_gather_close(x);
-    hbs_close(x);
+    hbp_close(x);
     if (x->gpool) bp_close(x->gpool);
-    hb_typed_close(x);
-    hb_topo_close(&x->topo);
+    x->var->close(x);
     if (x->io) io_close(x->io);
     seeds_free(&x->seeds);
-    hb_link_close(x);
-    hb_hop_free(&x->hop, GNN_MAX(1, x->p->threads));
+    hb_hop_close(x);
+    hb_resident_close(x);
     hb_blocks_free(&x->bk);
     wpool_free(x->pool);
+    hb_transfer_free(x);   /* last: freeing outputs asks whether pinned */
     free(x);
 }

@@ -5,6 +5,7 @@
 #include "index.h"
 #include "rng.h"
 #include "sort.h"
+#include "grow.h"
 #include "../parser/ast.h"
 
 #include <stdlib.h>
@@ -14,24 +15,13 @@
 ** hop's key (hops are < AST_MAX_HOPS). */
 #define LK_NEG_HOP 0x4e45ull
 
-static int grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap) return 0;
-    size_t c = need + need / 4 + 16;
-    void *q = realloc(*p, c * elem);
-    if (!q) return -1;
-    *p = q;
-    *cap = c;
-    return 0;
-}
-
 /* Grow each of the n arrays ps[i] to hold `need` elements of elem[i]
 ** bytes; *cap is their shared capacity. */
 static int grow_all(void **ps[], const size_t *elem, int n, size_t *cap,
                     size_t need)
 {
     if (need <= *cap) return 0;
-    size_t c = need + need / 4 + 16;
+    size_t c = gnn_grow_cap(*cap, need);
     for (int i = 0; i < n; i++) {
         void *q = realloc(*ps[i], c * elem[i]);
         if (!q) return -1;
@@ -101,7 +91,7 @@ int lk_batch_fill(const lk_spec *sp, const lk_seeds *sd, const uint32_t *order,
 int lk_endpoints(lk_batch *b, gnn_err *e)
 {
     size_t n = 2 * b->npos + 2 * b->nneg;
-    if (grow((void **)&b->ends, &b->cap_ends, n + 1, 4))
+    if (gnn_grow((void **)&b->ends, &b->cap_ends, n + 1, 4))
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
     uint32_t *a = b->ends;
     /* without negatives their arrays may never have been allocated */
@@ -158,7 +148,7 @@ int lk_finish(const lk_spec *sp, lk_batch *b, gnn_err *e)
     /* one allocation: 2L indices and L labels (binary), or 2B + kB
     ** indices (TRIPLET) */
     size_t words = 3 * L + 1;
-    if (grow((void **)&b->label_index, &b->cap_out, words, 8))
+    if (gnn_grow((void **)&b->label_index, &b->cap_out, words, 8))
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
     if (sp->mode == AST_NEG_TRIPLET) {
         b->src_index = b->label_index;

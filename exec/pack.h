@@ -33,14 +33,7 @@
 #define PK_FLAG_X      1
 #define PK_FLAG_Y      2
 
-/* SAMPLE ... INTO PACK: run the planned SAMPLE and store its batches as a
-** new pack, published atomically; one result row (pack, epochs, batches,
-** bytes of the file). Takes the write lock. */
-int pack_build(gnndb *db, const ast_stmt *s, plan *p, const char *sql,
-               rowset **out, gnn_err *e);
-
-/* DROP PACK name. */
-int pack_drop(gnndb *db, const ast_stmt *s, gnn_err *e);
+/* SAMPLE ... INTO PACK and DROP PACK are commands (cmd/cmd.h). */
 
 /* SCAN PACK name [EPOCH e] [INTO 'dir'] [TO DEVICE d]: the stored batches,
 ** read back in order with large sequential reads. */

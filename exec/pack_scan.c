@@ -8,6 +8,7 @@
 #include "pack.h"
 #include "exec.h"
 #include "exec_int.h"
+#include "batch.h"
 #include "block.h"
 #include "blockfile.h"
 #include "io.h"

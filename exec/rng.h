@@ -15,15 +15,27 @@ static inline uint64_t rng_mix(uint64_t z)
     return z ^ (z >> 31);
 }
 
-/* The key of one node's choices at one hop of one mini-batch. */
-static inline uint64_t rng_key(uint64_t seed, uint64_t epoch, uint64_t batch,
-                               uint64_t hop, uint64_t node)
+/* rng_key (below) in two steps: the part shared by every node of one hop
+** of one mini-batch, then one node's key from it. */
+static inline uint64_t rng_key_hop(uint64_t seed, uint64_t epoch,
+                                   uint64_t batch, uint64_t hop)
 {
     uint64_t k = rng_mix(seed ^ 0x6a09e667f3bcc909ull);
     k = rng_mix(k ^ epoch);
     k = rng_mix(k ^ batch);
-    k = rng_mix(k ^ (hop + 0x100));
-    return rng_mix(k ^ node);
+    return rng_mix(k ^ (hop + 0x100));
+}
+
+static inline uint64_t rng_key_node(uint64_t khop, uint64_t node)
+{
+    return rng_mix(khop ^ node);
+}
+
+/* The key of one node's choices at one hop of one mini-batch. */
+static inline uint64_t rng_key(uint64_t seed, uint64_t epoch, uint64_t batch,
+                               uint64_t hop, uint64_t node)
+{
+    return rng_key_node(rng_key_hop(seed, epoch, batch, hop), node);
 }
 
 /* Draw number `i` under key `k`. */

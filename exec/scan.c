@@ -121,7 +121,8 @@ static int find_split(scan_exec *x, const ast_stmt *s, cat_split *sp,
 {
     memset(sp, 0, sizeof *sp);
     if (s->seeds_kind == AST_SEEDS_SPLIT) {
-        if (seeds_split_get(x->db, &x->g, s->seeds_split, "SCAN: ", sp, e))
+        if (cat_node_split_get(x->db->cat, &x->g, s->seeds_split, "SCAN: ",
+                               sp, e))
             return e->rc;
         *nseeds = sp->count;
     } else {
@@ -325,10 +326,14 @@ int scan_next(scan_exec *x, const gnndb_batch_view **view, gnn_err *e)
     v->x = x->x;
     v->x_dim = x->t.dim;
     v->y = x->has_labels ? x->y : NULL;
-    v->digest = batch_digest(v);
     x->next++;
     *view = v;
     return GNNDB_BATCH;
+}
+
+void scan_digest(scan_exec *x)
+{
+    x->view.digest = batch_digest(&x->view);
 }
 
 void scan_status(const scan_exec *x, int64_t *status)

@@ -16,6 +16,9 @@ int scan_open(gnndb *db, const ast_stmt *s, scan_exec **out, gnn_err *e);
 ** GNNDB_DONE, or an error code. */
 int scan_next(scan_exec *x, const gnndb_batch_view **view, gnn_err *e);
 void scan_close(scan_exec *x);
+/* The digest of the batch scan_next handed out last, into its view (the
+** step leaves it 0). */
+void scan_digest(scan_exec *x);
 
 /* The run's counters, as gnndb_stmt_status numbers them (GNNDB_STATUS_*);
 ** `status` has 16 entries. */

@@ -73,17 +73,6 @@ static int load_list(gnndb *db, const cat_graph *g, const int64_t *list,
     return GNNDB_OK;
 }
 
-int seeds_split_get(gnndb *db, const cat_graph *g, const char *name,
-                    const char *who, cat_split *sp, gnn_err *e)
-{
-    int rc = cat_split_get(db->cat, g->id, name, sp, e);
-    if (rc) return rc;
-    if (sp->kind != CAT_SPLIT_NODE)
-        return gnn_seterr(e, GNNDB_ERROR, "%s'%s' is an edge split; use "
-                          "EDGES %s", who, name, name);
-    return GNNDB_OK;
-}
-
 int seeds_load(gnndb *db, const cat_graph *g, int kind, uint64_t split,
                const int64_t *list, size_t nlist, const char *who,
                seed_set *s, gnn_err *e)

@@ -21,14 +21,6 @@ typedef struct seed_set {
     int64_t lo, len;         /* the share of each order kept (PARTITION) */
 } seed_set;
 
-/* The node split `name` of graph g (SEEDS name): its catalog row in *sp.
-** GNNDB_NOTFOUND when g has no split of that name; GNNDB_ERROR when it is
-** an edge split, whose members are edges, not nodes ("'train' is an edge
-** split; use EDGES train"), with `who` (the statement, "SCAN: ", or "")
-** before the words. */
-int seeds_split_get(gnndb *db, const cat_graph *g, const char *name,
-                    const char *who, cat_split *sp, gnn_err *e);
-
 /* Load the seeds of graph g: the members of the split whose index token is
 ** `split` (kind AST_SEEDS_SPLIT), the external ids list[0..nlist) mapped
 ** through the graph's key index when it has one (AST_SEEDS_LIST; sorted,

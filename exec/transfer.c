@@ -8,49 +8,71 @@
 ** Pinned outputs are those of rounds kept in memory (x, y, edge_attr, a
 ** typed batch's rows, n_id and edge_index) and a spilled round's read
 ** buffers, which are what a spilled batch is handed out from. */
+#include "clock.h"
+#include "grow.h"
 #include "exec_int.h"
+#include "transfer.h"
 #include "../gpu/gcache.h"
+#include "../gpu/xfer.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+struct hb_transfer {
+    xfer *xf;                /* NULL for host */
+    gnndb_batch_view view;   /* the batch on the device */
+    int pin;                 /* outputs and read buffers in pinned memory */
+    hb_batch *last;          /* handed out last, in host memory: hb_digest */
+};
+
 int hb_transfer_open(hb_exec *x, gnn_err *e)
 {
     const plan *p = x->p;
-    x->tr.pin = p->tr.pin;
-    if (x->tr.pin && p->device != GNNDB_DEVICE_CUDA) {
+    if (!(x->tr = calloc(1, sizeof *x->tr)))
+        return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
+    x->tr->pin = p->tr.pin;
+    if (x->tr->pin && p->device != GNNDB_DEVICE_CUDA) {
         /* pin_memory on a machine where nothing can be pinned: ordinary
         ** memory, as PyTorch's pin_memory does without a device */
         void *probe = xfer_pinned_alloc(1);
-        x->tr.pin = probe != NULL;
+        x->tr->pin = probe != NULL;
         xfer_pinned_free(probe);
     }
     if (p->device != GNNDB_DEVICE_CUDA) return GNNDB_OK;
-    int rc = xfer_open(p->device_index, &x->tr.xf, e);
+    int rc = xfer_open(p->device_index, &x->tr->xf, e);
     if (!rc && p->tr.cache_rows > 0)
-        rc = xfer_cache(x->tr.xf, p->tr.cache_rows, plan_x_dim(p),
+        rc = xfer_cache(x->tr->xf, p->tr.cache_rows, plan_x_dim(p),
                         (int)GNN_MIN(p->hyperbatch, GC_WARM_MAX), e);
     return rc;
 }
 
 void hb_transfer_close(hb_exec *x)
 {
-    if (x->tr.xf) xfer_close(x->tr.xf);
-    x->tr.xf = NULL;
+    if (x->tr && x->tr->xf) xfer_close(x->tr->xf);
+    if (x->tr) x->tr->xf = NULL;
+}
+
+void hb_transfer_free(hb_exec *x)
+{
+    free(x->tr);
+    x->tr = NULL;
 }
 
 /* Whether this executor's outputs go in pinned memory: a spilled round's
 ** outputs are written to its runs and freed, never handed out. */
-static int pin_outputs(const hb_exec *x) { return x->tr.pin && !x->p->spill; }
+static int pinning(const hb_exec *x) { return x->tr && x->tr->pin; }
+
+/* Whether this executor's outputs go in pinned memory: a spilled round's
+** outputs are written to its runs and freed, never handed out. */
+static int pin_outputs(const hb_exec *x) { return pinning(x) && !x->p->spill; }
 
 int hb_out_grow(hb_exec *x, void **p, size_t *cap, size_t need, size_t elem)
 {
-    if (!pin_outputs(x)) return hb_grow(p, cap, need, elem);
+    if (!pin_outputs(x)) return gnn_grow(p, cap, need, elem);
     if (need <= *cap) return 0;
-    size_t c = GNN_MAX(need, *cap + *cap / 4);
-    if (c < 64) c = 64;
+    size_t c = gnn_grow_cap(*cap, need);
     /* pinned when it can be had, else ordinary memory: never a failure */
     void *q = xfer_pinned_alloc(c * elem);
     if (!q && !(q = malloc(c * elem))) return -1;
@@ -66,7 +88,7 @@ int hb_out_grow(hb_exec *x, void **p, size_t *cap, size_t need, size_t elem)
 void hb_out_free(hb_exec *x, void *p)
 {
     if (!p) return;
-    if (x->tr.pin && xfer_is_pinned(p)) xfer_pinned_free(p);
+    if (pinning(x) && xfer_is_pinned(p)) xfer_pinned_free(p);
     else free(p);
 }
 
@@ -86,7 +108,7 @@ void hb_out_release(hb_exec *x, hb_batch *b)
 
 void *hb_read_buffer(hb_exec *x, size_t bytes)
 {
-    void *p = x->tr.pin ? xfer_pinned_alloc(bytes) : NULL;
+    void *p = pinning(x) ? xfer_pinned_alloc(bytes) : NULL;
     if (p && (uintptr_t)p % GNN_ALIGN) { /* O_DIRECT reads need pages */
         xfer_pinned_free(p);
         p = NULL;
@@ -96,7 +118,7 @@ void *hb_read_buffer(hb_exec *x, size_t bytes)
 
 void hb_read_buffer_free(hb_exec *x, void *p)
 {
-    if (p && x->tr.pin && xfer_is_pinned(p)) xfer_pinned_free(p);
+    if (p && pinning(x) && xfer_is_pinned(p)) xfer_pinned_free(p);
     else gnn_free_aligned(p);
 }
 
@@ -105,7 +127,7 @@ void hb_read_buffer_free(hb_exec *x, void *p)
 static void count(hb_exec *x, double seconds)
 {
     xfer_stats s;
-    xfer_get_stats(x->tr.xf, &s);
+    xfer_get_stats(x->tr->xf, &s);
     hb_opstats *o = &x->est.transfer;
     o->seconds += seconds;
     o->cpu_seconds = s.wait_seconds;
@@ -131,14 +153,30 @@ static int failed(hb_exec *x, const hb_batch *b, gnn_err *e)
 int hb_transfer_batch(hb_exec *x, hb_batch *b, const gnndb_batch_view **view,
                       gnn_err *e)
 {
-    if (!x->tr.xf) {
+    x->tr->last = b;
+    if (!x->tr->xf) {
         *view = &b->view;
         return GNNDB_OK;
     }
-    double t0 = hb_now();
-    int rc = xfer_batch(x->tr.xf, &b->view, &x->tr.view, e);
-    count(x, hb_now() - t0);
+    double t0 = gnn_now();
+    int rc = xfer_batch(x->tr->xf, &b->view, &x->tr->view, e);
+    count(x, gnn_now() - t0);
     if (rc) return failed(x, b, e);
-    *view = &x->tr.view;
+    *view = &x->tr->view;
     return GNNDB_OK;
+}
+
+void hb_transfer_prefetch(hb_exec *x, const hb_batch *b)
+{
+    if (x->tr->xf) xfer_prefetch(x->tr->xf, &b->view, NULL);
+}
+
+void hb_digest(hb_exec *x)
+{
+    hb_batch *b = x->tr->last;
+    if (!b) return;
+    /* the worker pool is the build thread's while one runs (hb_pipeline.c) */
+    b->view.digest = batch_digest_pool(&b->view,
+                                       x->building ? NULL : x->pool);
+    x->tr->view.digest = b->view.digest;
 }

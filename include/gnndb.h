@@ -120,6 +120,14 @@ typedef struct gnndb_stmt gnndb_stmt; /* one prepared statement */
 /* The library's version string, e.g. "0.1.0". Static storage. */
 GNNDB_API const char *gnndb_libversion(void);
 
+/* The words of the language, as sqlite3_keyword_name lists SQLite's: the
+** i-th (from 0), in upper case, or NULL past the last. *reserved, when not
+** NULL, is set to 1 for a word that cannot name a graph, table or split
+** (SAMPLE, FEATURES), and to 0 for one that can (the words of a FORMAT or
+** a REORDER, and those a newer grammar added, such as EDGES). Static
+** storage. For tab completion and for checking a name before use. */
+GNNDB_API const char *gnndb_keyword(int i, int *reserved);
+
 /* Open the database at `path` (a directory, conventionally NAME.gnndb) and
 ** store a new handle in *pdb. With GNNDB_OPEN_CREATE the directory is created
 ** when missing. Even on failure *pdb is set to a handle (or NULL when memory
@@ -233,7 +241,8 @@ GNNDB_API double gnndb_column_double(gnndb_stmt *stmt, int i);
 **                            of the node it was sampled for (target)
 **   x[num_nodes*x_dim]       feature rows of n_id, row-major (NULL if none)
 **   y[num_seeds]             labels of the seeds (NULL if no labels)
-**   digest                   the 64-bit digest of the batch (docs/format.md)
+**   digest                   the 64-bit digest of the batch (docs/format.md):
+**                            0 until gnndb_batch_digest() computes it
 **
 ** A link batch (SAMPLE ... EDGES split) starts from B seed edges and their
 ** negatives: its seeds (n_id[0..num_seeds)) are the distinct endpoints of
@@ -331,6 +340,14 @@ typedef struct gnndb_batch_view {
 ** A SCAN batch has no edges: num_hops 0, num_edges 0, n_id the rows' node
 ** ids, x the rows, y their labels. */
 GNNDB_API const gnndb_batch_view *gnndb_batch(gnndb_stmt *stmt);
+
+/* The digest of the current mini-batch (docs/format.md), computed on the
+** first call for that batch and written into its view's `digest`, which
+** is 0 until then: a digest reads every byte of the batch, so a step
+** computes none unless asked. The digest column of the batch's summary row
+** asks for it when read. 0 when the last step did not return GNNDB_BATCH
+** (or another thread is using the handle). */
+GNNDB_API uint64_t gnndb_batch_digest(gnndb_stmt *stmt);
 
 /* Counters of a statement, as sqlite3_stmt_status has: read them during or
 ** after its run. Unknown ops give -1. */

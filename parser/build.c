@@ -394,7 +394,6 @@ void build_finish(parse_ctx *p)
              "to SCAN PACK");
     else if (p->s->kind == AST_SAMPLE)
         finish_link_clauses(p);
-    build_gather_finish(p);
 }
 
 /* ---- importers' options ----------------------------------------------- */

@@ -410,6 +410,18 @@ static void gnn_expected(yyParser *p, unsigned char *ok, int n)
 #endif
 }
 
+/* Whether keyword token `major` falls back to a name (%fallback above):
+** such a word still names a graph or a table. */
+int gnnParseFallsBack(int major)
+{
+#ifdef YYFALLBACK
+    if (major > 0 && major < (int)(sizeof yyFallback / sizeof yyFallback[0]))
+        return yyFallback[major] == TK_ID;
+#endif
+    (void)major;
+    return 0;
+}
+
 /* Called by parse.c before each token: by the time lemon itself finds a
 ** syntax error it has made the default reductions, and fewer tokens would
 ** be named as expected than the statement allowed before the bad one. */

@@ -81,7 +81,12 @@ int parse_statement(const char *sql, size_t len, int base_line,
         }
     }
     gnnParseFree(parser, free);
-    if (!ctx.rc && ctx.accepted) build_finish(&ctx);
+    /* the whole statement's checks: SAMPLE's and SCAN's, then GATHER's and
+    ** the seed lists' (build_gather.c) */
+    if (!ctx.rc && ctx.accepted) {
+        build_finish(&ctx);
+        build_gather_finish(&ctx);
+    }
     if (!ctx.rc && !ctx.accepted)
         ctx.rc = gnn_seterr(e, GNNDB_INTERNAL, "line %d, column %d: the "
                             "parser stopped without a result", t.line, t.col);

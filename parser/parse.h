@@ -23,5 +23,8 @@ int parse_statement(const char *sql, size_t len, int base_line,
 
 /* Every keyword of the language, NULL-terminated (for tab completion). */
 extern const char *const parse_keywords[];
+/* The i-th of them (gnndb_keyword), or NULL past the last; *reserved, when
+** not NULL, is 1 for a word that cannot name an object. */
+const char *parse_keyword(int i, int *reserved);
 
 #endif

@@ -43,6 +43,19 @@ const char *const parse_keywords[] = {
     NULL
 };
 
+#define NWORDS (sizeof parse_keywords / sizeof parse_keywords[0] - 1)
+
+int gnnParseFallsBack(int major);   /* the generated grammar.c */
+
+const char *parse_keyword(int i, int *reserved)
+{
+    if (i < 0 || (size_t)i >= NWORDS) return NULL;
+    if (reserved)
+        *reserved = (size_t)i < NKEYWORDS &&
+                    !gnnParseFallsBack(keywords[i].code);
+    return parse_keywords[i];
+}
+
 void lex_init(lexer *lx, const char *sql, size_t len, int base_line)
 {
     lx->z = sql;

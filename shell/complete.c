@@ -1,4 +1,5 @@
-/* complete.c — Tab completion with readline: the language's keywords, the
+/* complete.c — Tab completion with readline: the language's keywords (the
+** parser's own list, gnndb_keyword), the
 ** dot commands and their arguments, the names of graphs, feature tables and
 ** splits of the open database, and file names inside quotes. */
 #include "shell.h"
@@ -9,23 +10,6 @@
 #include <strings.h>
 
 #include <readline/readline.h>
-
-/* The keywords of the language (docs/language.md). */
-static const char *const keywords[] = {
-    "CREATE", "GRAPH", "FROM", "FORMAT", "UNDIRECTED", "DROP", "DUPLICATES",
-    "SELF", "LOOPS", "MAP", "IDS", "NODES", "REORDER", "BLOCK", "SIZE",
-    "IMPORT", "FEATURES", "INTO", "LABELS", "SPLIT", "ON", "RANDOM", "SEED",
-    "SHOW", "GRAPHS", "DESCRIBE", "PRAGMA", "SAMPLE", "SEEDS", "ALL", "BATCH",
-    "HYPERBATCH", "SHUFFLE", "EPOCHS", "WITH", "REPLACEMENT", "LIMIT", "TO",
-    "DEVICE", "EXPLAIN", "ANALYZE", "CHECK", "PROPAGATE", "OVER", "HOPS",
-    "NORMALIZE", "SYM", "ROW", "SCAN", "CHUNK", "PACK", "EPOCH", NULL};
-
-int shell_is_keyword(const char *s)
-{
-    for (int i = 0; keywords[i]; i++)
-        if (!strcasecmp(keywords[i], s)) return 1;
-    return 0;
-}
 
 static const char *const modes[] = {"table", "list", "csv", "json", "line",
                                     NULL};
@@ -238,7 +222,7 @@ static char **complete(const char *text, int start, int end)
 
     words ws = {0};
     int nkw = 0;
-    for (; keywords[nkw]; nkw++) add(&ws, keywords[nkw]);
+    for (const char *k; (k = gnndb_keyword(nkw, NULL)); nkw++) add(&ws, k);
     names nm = {0};
     db_names(&nm, 1);
     for (int i = 0; i < nm.graphs.n; i++) add(&ws, nm.graphs.w[i]);

@@ -153,7 +153,7 @@ static int cmd_open(dot_ctx *c, int argc, char **argv)
         shell_error(c->sh, c->src, c->line, "usage: .open ?-readonly? PATH");
         return SHELL_ERR;
     }
-    if (shell_open(c->sh, path, ro) != 0) return SHELL_ERR;
+    if (c->sh->open(c->sh, path, ro) != 0) return SHELL_ERR;
     return SHELL_OK;
 }
 
@@ -181,7 +181,7 @@ static int cmd_output(dot_ctx *c, int argc, char **argv)
 static int cmd_read(dot_ctx *c, int argc, char **argv)
 {
     (void)argc;
-    return shell_run_file(c->sh, argv[1]);
+    return c->sh->run_file(c->sh, argv[1]);
 }
 
 static int cmd_tables(dot_ctx *c, int argc, char **argv)
@@ -252,47 +252,6 @@ static int cmd_pragma(dot_ctx *c, int argc, char **argv)
     int rc = run_sql(c, sql);
     free(sql);
     return rc;
-}
-
-static void put_size(FILE *f, int64_t v)
-{
-    fprintf(f, "%" PRId64, v);
-    if (v >= 1024) {
-        const char *u[] = {"KiB", "MiB", "GiB", "TiB"};
-        double x = (double)v / 1024;
-        int i = 0;
-        while (x >= 1024 && i < 3) x /= 1024, i++;
-        fprintf(f, " (%.1f %s)", x, u[i]);
-    }
-}
-
-void shell_print_stats(shell *sh, FILE *f)
-{
-    static const struct { int op; const char *name; } rows[] = {
-        {GNNDB_STATUS_BLOCKS_READ, "blocks read"},
-        {GNNDB_STATUS_BYTES_READ, "bytes read"},
-        {GNNDB_STATUS_CACHE_HITS, "cache hits"},
-        {GNNDB_STATUS_CACHE_MISSES, "cache misses"},
-        {GNNDB_STATUS_BATCHES, "batches"},
-        {GNNDB_STATUS_EDGES, "edges"},
-        {GNNDB_STATUS_HYPERBATCH, "hyperbatch"},
-        {GNNDB_STATUS_SEED, "seed"},
-    };
-    if (!sh->has_status) {
-        fputs("no statement has run yet\n", f);
-        return;
-    }
-    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-        int64_t v = sh->last_status[rows[i].op];
-        fprintf(f, "%-14s", rows[i].name);
-        if (v < 0 && rows[i].op != GNNDB_STATUS_SEED) fputs("-", f);
-        else if (rows[i].op == GNNDB_STATUS_BYTES_READ) put_size(f, v);
-        else fprintf(f, "%" PRId64, v);
-        if (rows[i].op == GNNDB_STATUS_SEED &&
-            sh->last_status[GNNDB_STATUS_SEED_DRAWN] == 1)
-            fputs(" (drawn)", f);
-        fputc('\n', f);
-    }
 }
 
 static int cmd_stats(dot_ctx *c, int argc, char **argv)

@@ -11,39 +11,6 @@
 #include <sys/resource.h>
 #include <time.h>
 
-void *shell_xmalloc(size_t n)
-{
-    void *p = malloc(n ? n : 1);
-    if (!p) {
-        fputs("gnndb: out of memory\n", stderr);
-        exit(1);
-    }
-    return p;
-}
-
-void *shell_xrealloc(void *p, size_t n)
-{
-    p = realloc(p, n ? n : 1);
-    if (!p) {
-        fputs("gnndb: out of memory\n", stderr);
-        exit(1);
-    }
-    return p;
-}
-
-char *shell_xstrdup(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    return memcpy(shell_xmalloc(n), s, n);
-}
-
-double shell_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* The lexical states that matter for splitting: the language has
 ** '...' strings ('' inside is a quote), "..." names, -- line comments and
 ** block comments. */
@@ -73,29 +40,6 @@ static int lex_step(const char *p, int *st)
     default:
         if (p[0] == '*' && p[1] == '/') { *st = LX_CODE; return 2; }
         return 1;
-    }
-}
-
-const char *shell_skip_space(const char *p, int *line)
-{
-    for (;;) {
-        if (*p == '\n') {
-            if (line) (*line)++;
-            p++;
-        } else if (isspace((unsigned char)*p)) {
-            p++;
-        } else if (p[0] == '-' && p[1] == '-') {
-            while (*p && *p != '\n') p++;
-        } else if (p[0] == '/' && p[1] == '*') {
-            const char *q = p + 2;
-            while (*q && !(q[0] == '*' && q[1] == '/')) {
-                if (*q == '\n' && line) (*line)++;
-                q++;
-            }
-            p = *q ? q + 2 : q;
-        } else {
-            return p;
-        }
     }
 }
 

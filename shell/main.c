@@ -17,40 +17,8 @@
 #define HISTORY_MAX 1000
 #define READ_DEPTH  16
 
-volatile sig_atomic_t shell_sigint;
-volatile sig_atomic_t shell_running;
-gnndb *volatile shell_sigdb;
-
-static void on_sigint(int sig)
-{
-    (void)sig;
-    shell_sigint++;
-    gnndb *db = shell_sigdb;
-    if (db && shell_running) gnndb_interrupt(db);
-    if (shell_sigint >= 3 && shell_running) {
-        /* a statement that ignores three requests: give up on it */
-        static const char msg[] = "\ngnndb: interrupted three times; exiting\n";
-        ssize_t r = write(STDERR_FILENO, msg, sizeof msg - 1);
-        (void)r;
-        _exit(130);
-    }
-}
-
-void shell_error(shell *sh, const char *src, int line, const char *fmt, ...)
-{
-    shell_progress_clear(sh);
-    fflush(sh->out);
-    if (src) fprintf(stderr, "%s:%d: ", src, line);
-    fputs("Error: ", stderr);
-    va_list ap;
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-    sh->nerrors++;
-}
-
-int shell_open(shell *sh, const char *path, int readonly)
+/* .open and -db: close the database open (if any), open `path`. */
+static int shell_open(shell *sh, const char *path, int readonly)
 {
     if (sh->db) {
         shell_sigdb = NULL;
@@ -169,7 +137,8 @@ static int run_stream(shell *sh, FILE *f, const char *src)
     return result;
 }
 
-int shell_run_file(shell *sh, const char *path)
+/* .read and -f: run the statements and commands of a file ("-": stdin). */
+static int shell_run_file(shell *sh, const char *path)
 {
     if (sh->depth >= READ_DEPTH) {
         shell_error(sh, NULL, 0, "%s: .read nested more than %d deep", path,
@@ -230,7 +199,7 @@ static void history_open(shell *sh)
 static void interactive_loop(shell *sh)
 {
     shell_input in = {0};
-    rl_catch_signals = 0; /* SIGINT is ours (on_sigint, shell_getc) */
+    rl_catch_signals = 0; /* SIGINT is ours (shell_on_sigint, shell_getc) */
     rl_getc_function = shell_getc;
     rl_instream = stdin;
     shell_completion_init();
@@ -406,6 +375,8 @@ int main(int argc, char **argv)
     sh.exit_code = -1;
     snprintf(sh.sep, sizeof sh.sep, "|");
     sh.progress.tty = isatty(STDERR_FILENO);
+    sh.open = shell_open;
+    sh.run_file = shell_run_file;
 
     options o;
     memset(&o, 0, sizeof o);
@@ -419,7 +390,7 @@ int main(int argc, char **argv)
 
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_sigint;
+    sa.sa_handler = shell_on_sigint;
     sigemptyset(&sa.sa_mask);
     sa.sa_flags = 0; /* no SA_RESTART: a read at the prompt must see EINTR */
     sigaction(SIGINT, &sa, NULL);

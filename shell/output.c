@@ -1,10 +1,11 @@
 /* output.c — printing a statement's rows in the current output mode: table
 ** (aligned, buffered to size the columns), list, csv (RFC 4180), json (as
-** sqlite3 -json prints it) and line. */
+** sqlite3 -json prints it) and line; errors, and the counters of .stats. */
 #include "shell.h"
 
 #include <inttypes.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -325,4 +326,59 @@ void shell_result_end(shell *sh)
         fputs("]\n", sh->out);
     }
     free_result(r);
+}
+
+void shell_error(shell *sh, const char *src, int line, const char *fmt, ...)
+{
+    shell_progress_clear(sh);
+    fflush(sh->out);
+    if (src) fprintf(stderr, "%s:%d: ", src, line);
+    fputs("Error: ", stderr);
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    sh->nerrors++;
+}
+
+static void put_size(FILE *f, int64_t v)
+{
+    fprintf(f, "%" PRId64, v);
+    if (v >= 1024) {
+        const char *u[] = {"KiB", "MiB", "GiB", "TiB"};
+        double x = (double)v / 1024;
+        int i = 0;
+        while (x >= 1024 && i < 3) x /= 1024, i++;
+        fprintf(f, " (%.1f %s)", x, u[i]);
+    }
+}
+
+void shell_print_stats(shell *sh, FILE *f)
+{
+    static const struct { int op; const char *name; } rows[] = {
+        {GNNDB_STATUS_BLOCKS_READ, "blocks read"},
+        {GNNDB_STATUS_BYTES_READ, "bytes read"},
+        {GNNDB_STATUS_CACHE_HITS, "cache hits"},
+        {GNNDB_STATUS_CACHE_MISSES, "cache misses"},
+        {GNNDB_STATUS_BATCHES, "batches"},
+        {GNNDB_STATUS_EDGES, "edges"},
+        {GNNDB_STATUS_HYPERBATCH, "hyperbatch"},
+        {GNNDB_STATUS_SEED, "seed"},
+    };
+    if (!sh->has_status) {
+        fputs("no statement has run yet\n", f);
+        return;
+    }
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        int64_t v = sh->last_status[rows[i].op];
+        fprintf(f, "%-14s", rows[i].name);
+        if (v < 0 && rows[i].op != GNNDB_STATUS_SEED) fputs("-", f);
+        else if (rows[i].op == GNNDB_STATUS_BYTES_READ) put_size(f, v);
+        else fprintf(f, "%" PRId64, v);
+        if (rows[i].op == GNNDB_STATUS_SEED &&
+            sh->last_status[GNNDB_STATUS_SEED_DRAWN] == 1)
+            fputs(" (drawn)", f);
+        fputc('\n', f);
+    }
 }

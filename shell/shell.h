@@ -1,8 +1,10 @@
 /* shell.h — the state of the `gnndb` shell shared by its files: the input
-** loop (main.c), statement execution (exec.c), result formatting
-** (output.c), dot commands (dot.c), .summary (summary.c), the progress bar
-** (progress.c) and tab completion (complete.c). The shell uses only the
-** public API, include/gnndb.h. */
+** loop (main.c), tab completion (complete.c), dot commands (dot.c) and
+** what they run (import.c, summary.c, tables.c, describe.c), statement
+** execution (exec.c), result formatting and errors (output.c), the progress
+** bar (progress.c) and the helpers of them all (util.c). Each calls only
+** the files after it in that list; main.c hands dot.c what .open and .read
+** need as hooks. The shell uses only the public API, include/gnndb.h. */
 #ifndef GNNDB_SHELL_H
 #define GNNDB_SHELL_H
 
@@ -25,7 +27,7 @@ enum { SHELL_TABLE, SHELL_LIST, SHELL_CSV, SHELL_JSON, SHELL_LINE };
 ** bounded. */
 #define SHELL_TABLE_BUFFER 500
 
-/* The state a SIGINT handler needs — the only globals of the shell.
+/* The state a SIGINT handler needs — the only globals of the shell (util.c).
 ** shell_sigint counts Ctrl-C presses since it was last cleared;
 ** shell_running is 1 while a statement steps; shell_sigdb is the open database
 ** (for gnndb_interrupt; tab completion reads it too). */
@@ -89,13 +91,12 @@ typedef struct shell {
     char *history_path;  /* NULL: no history */
     shell_progress progress;
     shell_result res;
+    /* main.c's, for .open and .read: open the database at `path` (closing
+    ** the one open), and run the statements and commands of a file ("-":
+    ** stdin); each returns SHELL_OK, SHELL_ERR or SHELL_STOP */
+    int (*open)(struct shell *sh, const char *path, int readonly);
+    int (*run_file)(struct shell *sh, const char *path);
 } shell;
-
-/* main.c */
-int shell_run_file(shell *sh, const char *path);
-int shell_open(shell *sh, const char *path, int readonly);
-void shell_error(shell *sh, const char *src, int line, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
 
 /* exec.c: run every statement of `sql`. `src`/`line` name where it came from
 ** (NULL for the command line or the terminal). With `stop_on_error` an error
@@ -108,18 +109,11 @@ int shell_exec(shell *sh, const char *sql, const char *src, int line,
 int shell_query(gnndb *db, const char *sql,
                 void (*cb)(void *arg, gnndb_stmt *st), void *arg);
 /* The end of the statement in `p` (past its ';', or the NUL), skipping
-** quotes and comments; and the first byte of `p` that is not whitespace or a
-** comment, counting newlines into *line when not NULL. */
+** quotes and comments. */
 const char *shell_stmt_end(const char *p);
-const char *shell_skip_space(const char *p, int *line);
 /* 1 when `sql` ends with a ';' outside quotes and comments, 2 when it holds
 ** only blanks and (closed) comments, 0 when more input is needed. */
 int shell_sql_complete(const char *sql);
-double shell_now(void);
-/* Allocation that cannot fail: the shell exits on out-of-memory. */
-void *shell_xmalloc(size_t n);
-void *shell_xrealloc(void *p, size_t n);
-char *shell_xstrdup(const char *s);
 
 /* output.c */
 void shell_result_begin(shell *sh, gnndb_stmt *st);
@@ -130,11 +124,15 @@ const char *shell_mode_name(int mode);
 int shell_headers_on(const shell *sh);
 void shell_json_string(FILE *f, const char *s);
 int shell_utf8_width(const char *s);
+/* An error on stderr ("src:line: Error: ..."), counted in sh->nerrors. */
+void shell_error(shell *sh, const char *src, int line, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* The last statement's counters, as .stats prints them. */
+void shell_print_stats(shell *sh, FILE *f);
 
 /* dot.c */
 int shell_dot(shell *sh, const char *line, const char *src, int lineno);
 extern const char *const shell_dot_commands[];
-void shell_print_stats(shell *sh, FILE *f);
 
 /* describe.c: DESCRIBE's (property, value) rows and SHOW GRAPHS' names,
 ** through the public API. */
@@ -183,7 +181,21 @@ void shell_progress_redraw(shell *sh);
 
 /* complete.c */
 void shell_completion_init(void);
-/* 1 when `s` is a keyword of the language (which cannot name an object). */
+
+/* util.c */
+/* Allocation that cannot fail: the shell exits on out-of-memory. */
+void *shell_xmalloc(size_t n);
+void *shell_xrealloc(void *p, size_t n);
+char *shell_xstrdup(const char *s);
+double shell_now(void);
+/* The first byte of `p` that is not whitespace or a comment, counting
+** newlines into *line when not NULL. */
+const char *shell_skip_space(const char *p, int *line);
+/* 1 when `s` is a reserved word of the language, which cannot name an
+** object (gnndb_keyword). */
 int shell_is_keyword(const char *s);
+/* The SIGINT handler: counts presses into shell_sigint, interrupts the
+** running statement, and gives up on one that ignores three. */
+void shell_on_sigint(int sig);
 
 #endif

@@ -239,7 +239,7 @@ int bp_open(size_t nframes, uint32_t frame_size, io_backend *io,
     bp->io = io;
     bp->mask = nb - 1;
     bp->max_coalesce = BP_DEFAULT_COALESCE;
-    bp->mem = gnn_alloc_aligned(nframes * stride);
+    bp->mem = gnn_alloc_huge(nframes * stride);
     bp->frames = calloc(nframes, sizeof *bp->frames);
     bp->buckets = calloc(nb, sizeof *bp->buckets);
     if (!bp->mem || !bp->frames || !bp->buckets) {
@@ -314,8 +314,13 @@ size_t bp_nframes(const bp_pool *bp) { return bp->nframes; }
 size_t bp_touched_bytes(const bp_pool *bp)
 {
     if (!bp) return 0;
-    return atomic_load_explicit(&bp->touched, memory_order_relaxed) *
-           bp->stride;
+    size_t pool = bp->nframes * bp->stride;
+    size_t bytes = atomic_load_explicit(&bp->touched, memory_order_relaxed) *
+                   bp->stride;
+    /* frames are grabbed in order, and under MADV_HUGEPAGE (gnn_alloc_huge)
+    ** the kernel backs the 2 MiB page the last one lies in all at once */
+    bytes += (size_t)2 << 20;
+    return bytes < pool ? bytes : pool;
 }
 
 void bp_drop_file(bp_pool *bp, const blk_file *f)

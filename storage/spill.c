@@ -4,6 +4,7 @@
 #include "spill.h"
 #include "block.h"
 #include "io.h"
+#include "clock.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -15,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #define SPILL_PREFIX     "gnndb-spill-"
@@ -83,13 +84,6 @@ struct spill_run {
     gnn_err rd_err;          /* ... when it is waited for */
 };
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 int spill_open(const char *dir, int64_t limit, int io_kind, spill_area **out,
                gnn_err *e)
 {
@@ -134,6 +128,13 @@ void spill_get_stats(spill_area *a, spill_stats *out)
 }
 
 const char *spill_dir(const spill_area *a) { return a->dir; }
+
+int64_t spill_dir_free(const char *dir)
+{
+    struct statvfs v;
+    if (statvfs(dir, &v) != 0) return -1;
+    return (int64_t)v.f_bavail * (int64_t)v.f_frsize;
+}
 
 uint64_t spill_in_use(spill_area *a)
 {
@@ -255,9 +256,9 @@ static void write_done(spill_area *a, spill_write *w)
 static int wait_write(spill_area *a, gnn_err *e)
 {
     io_req *done;
-    double t0 = now_s();
+    double t0 = gnn_now();
     int rc = io_wait(a->io, &done, e);
-    account(a, 0, 0, 0, now_s() - t0, 0);
+    account(a, 0, 0, 0, gnn_now() - t0, 0);
     if (rc) return rc;
     write_done(a, (spill_write *)done->user);
     return GNNDB_OK;
@@ -548,7 +549,7 @@ int spill_run_read_wait(spill_run *r, gnn_err *e)
     spill_area *a = r->a;
     if (reading_slot(a, r) < 0)
         return gnn_seterr(e, GNNDB_MISUSE, "no read started");
-    double t0 = now_s();
+    double t0 = gnn_now();
     int rc = GNNDB_OK;
     while (!rc && !r->rd_rc && r->rd_done < r->nchunks)
         rc = take_completion(a, e);
@@ -557,7 +558,7 @@ int spill_run_read_wait(spill_run *r, gnn_err *e)
     ** (the other runs' reads are taken in on the way) */
     while (busy(r) && take_completion(a, NULL) == GNNDB_OK) {}
     stop_reading(a, r);
-    account(a, 0, 0, 0, 0, now_s() - t0);
+    account(a, 0, 0, 0, 0, gnn_now() - t0);
     return rc;
 }
 

@@ -57,6 +57,10 @@ void spill_close(spill_area *a);
 void spill_get_stats(spill_area *a, spill_stats *out);
 const char *spill_dir(const spill_area *a);
 uint64_t spill_in_use(spill_area *a);
+/* Bytes free to an unprivileged writer on the file system of `dir`, or -1
+** when it cannot be asked: what a spilled round may take when no
+** spill_limit is set. */
+int64_t spill_dir_free(const char *dir);
 
 /* Remove the named run files a crash left in `dir` (their process gone).
 ** Returns how many were removed, or -errno. */

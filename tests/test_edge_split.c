@@ -301,7 +301,7 @@ static void test_random_matches_brute_force(void **state)
     cat_split sp;
     gnn_err e = {0};
     assert_int_equal(cat_graph_get(f->d.h->cat, "u", &g, &e), GNNDB_OK);
-    assert_int_equal(edge_split_get(f->d.h, &g, "x", &sp, &e), GNNDB_OK);
+    assert_int_equal(cat_edge_split_get(f->d.h->cat, &g, "x", &sp, &e), GNNDB_OK);
     assert_true(sp.has_seed);
     uint64_t want[NROWS];
     const double f6[] = {0.6};

@@ -116,20 +116,20 @@ static void ref_gather(ref *r, const uint32_t *rows, size_t n,
             continue;
         }
         r->misses++;
-        if (r->cap == 0 || r->policy == FC_STATIC_DEGREE) continue;
+        if (r->cap == 0 || r->policy == GNN_CACHE_STATIC_DEGREE) continue;
         size_t v;
         if (r->used < r->cap) {
             v = r->used++;
         } else {
             v = 0;
             for (size_t j = 1; j < r->used; j++) {
-                int better = r->policy == FC_LRU
+                int better = r->policy == GNN_CACHE_LRU
                     ? r->last[j] < r->last[v]
                     : r->next[j] > r->next[v] ||
                       (r->next[j] == r->next[v] && r->last[j] < r->last[v]);
                 if (better) v = j;
             }
-            if (r->policy == FC_BELADY && nu > r->next[v]) continue;
+            if (r->policy == GNN_CACHE_BELADY && nu > r->next[v]) continue;
             r->evictions++;
         }
         r->row[v] = rows[k];
@@ -231,7 +231,7 @@ static void replay(int policy, size_t cap, uint32_t u, size_t n, int gathers,
     uint32_t *seq = malloc(((size_t)gathers + 1) * n * sizeof *seq);
     for (size_t i = 0; i < ((size_t)gathers + 1) * n; i++)
         seq[i] = skewed_row(&seed, u);
-    if (policy == FC_STATIC_DEGREE) {
+    if (policy == GNN_CACHE_STATIC_DEGREE) {
         /* pin rows 0, 2, 4, ...: the hot ones and some cold ones */
         size_t np = cap < u / 2 ? cap : u / 2;
         uint32_t *pin = malloc((np + 1) * sizeof *pin);
@@ -247,7 +247,7 @@ static void replay(int policy, size_t cap, uint32_t u, size_t n, int gathers,
         free(pin);
     }
     for (int g = 0; g < gathers; g++) {
-        size_t nf = policy == FC_BELADY && g + 1 < gathers ? n : 0;
+        size_t nf = policy == GNN_CACHE_BELADY && g + 1 < gathers ? n : 0;
         gather_and_check(&m, &r, seq + (size_t)g * n, n, seq + (size_t)(g + 1) * n, nf);
     }
     assert_int_equal(fc_hits(m.c), r.hits);
@@ -264,7 +264,7 @@ static void replay(int policy, size_t cap, uint32_t u, size_t n, int gathers,
 static void each_policy_matches_brute_force_replay(void **state)
 {
     (void)state;
-    static const int pols[] = {FC_LRU, FC_BELADY, FC_STATIC_DEGREE};
+    static const int pols[] = {GNN_CACHE_LRU, GNN_CACHE_BELADY, GNN_CACHE_STATIC_DEGREE};
     static const size_t caps[] = {1, 7, 64, 300};
     for (int p = 0; p < 3; p++)
         for (int c = 0; c < 4; c++)
@@ -274,9 +274,9 @@ static void each_policy_matches_brute_force_replay(void **state)
                 replay(pols[p], caps[c], u, 200, 12, seed * 7919, &hits, &ev);
                 /* a cache of one row still hits repeats; one that holds
                 ** every row hits all but the first accesses */
-                if (caps[c] >= 64 && pols[p] != FC_STATIC_DEGREE)
+                if (caps[c] >= 64 && pols[p] != GNN_CACHE_STATIC_DEGREE)
                     assert_true(hits > 0);
-                if (caps[c] >= u && pols[p] != FC_STATIC_DEGREE)
+                if (caps[c] >= u && pols[p] != GNN_CACHE_STATIC_DEGREE)
                     assert_int_equal(ev, 0);
             }
 }
@@ -288,8 +288,8 @@ static void belady_hits_at_least_lru_with_whole_future(void **state)
     (void)state;
     for (uint64_t seed = 11; seed < 14; seed++) {
         uint64_t hl, hb, ev;
-        replay(FC_LRU, 32, 300, 2000, 1, seed, &hl, &ev);
-        replay(FC_BELADY, 32, 300, 2000, 1, seed, &hb, &ev);
+        replay(GNN_CACHE_LRU, 32, 300, 2000, 1, seed, &hl, &ev);
+        replay(GNN_CACHE_BELADY, 32, 300, 2000, 1, seed, &hb, &ev);
         print_message("seed %" PRIu64 ": lru %" PRIu64 ", belady %" PRIu64
                       " hits of 2000\n", seed, hl, hb);
         assert_true(hb >= hl);
@@ -301,7 +301,7 @@ static void empty_cache_and_pinning_limits(void **state)
     (void)state;
     /* no rows (policy none, or a feature_cache too small for one row):
     ** every access misses, nothing is copied or filled */
-    static const int pols[] = {FC_LRU, FC_BELADY, FC_STATIC_DEGREE};
+    static const int pols[] = {GNN_CACHE_LRU, GNN_CACHE_BELADY, GNN_CACHE_STATIC_DEGREE};
     uint32_t rows[6] = {3, 3, 9, 3, 9, 1};
     int64_t src[6];
     for (int p = 0; p < 3; p++) {
@@ -319,17 +319,17 @@ static void empty_cache_and_pinning_limits(void **state)
     /* more pinned rows than slots is refused */
     fcache *c;
     gnn_err e = {0};
-    assert_int_equal(fc_open(FC_STATIC_DEGREE, 2, ROWBYTES, &c, &e), GNNDB_OK);
+    assert_int_equal(fc_open(GNN_CACHE_STATIC_DEGREE, 2, ROWBYTES, &c, &e), GNNDB_OK);
     assert_int_equal(fc_pin(c, rows, 3, &e), GNNDB_RANGE);
     fc_close(c);
     /* a policy that keeps no rows is refused rows (fc_plan cannot run it) */
-    assert_int_equal(fc_open(FC_NONE, 1, ROWBYTES, &c, &e), GNNDB_MISUSE);
+    assert_int_equal(fc_open(GNN_CACHE_NONE, 1, ROWBYTES, &c, &e), GNNDB_MISUSE);
     assert_null(c);
-    assert_int_equal(fc_open(FC_HOT_BLOCKS, 4, ROWBYTES, &c, &e), GNNDB_MISUSE);
+    assert_int_equal(fc_open(GNN_CACHE_HOT_BLOCKS, 4, ROWBYTES, &c, &e), GNNDB_MISUSE);
     /* the names PRAGMA cache_policy takes */
     static const char *const names[] = {"none", "lru", "static_degree",
                                         "belady"};
-    static const int ids[] = {FC_NONE, FC_LRU, FC_STATIC_DEGREE, FC_BELADY};
+    static const int ids[] = {GNN_CACHE_NONE, GNN_CACHE_LRU, GNN_CACHE_STATIC_DEGREE, GNN_CACHE_BELADY};
     for (int i = 0; i < 4; i++) {
         assert_int_equal(fc_policy_parse(names[i]), ids[i]);
         assert_string_equal(fc_policy_name(ids[i]), names[i]);

@@ -601,7 +601,7 @@ static int64_t run_case(fx *f, const tcase *c, const char *pre, const char *sql,
                   c->batch;
     int rc;
     while ((rc = gnndb_step(st)) == GNNDB_BATCH) {
-        const gnndb_batch_view *v = gnndb_batch(st);
+        const gnndb_batch_view *v = tu_batch(st);
         assert_true(n < total);
         assert_int_equal(v->epoch, n / bpe);
         assert_int_equal(v->batch, n % bpe);
@@ -704,7 +704,7 @@ static void typed_partitions_match_reference(void **state)
             fail_msg("%s: %s", sql, gnndb_errmsg(f->d.h));
         int rc;
         while ((rc = gnndb_step(st)) == GNNDB_BATCH) {
-            const gnndb_batch_view *v = gnndb_batch(st);
+            const gnndb_batch_view *v = tu_batch(st);
             refb r = ref_sample(f, &q, v->epoch, v->batch);
             check_batch(f, &q, &r, v);
             for (int64_t i = 0; i < r.ns; i++)
@@ -746,7 +746,7 @@ static void count_draws(fx *f, const char *sql, const char *rel, int64_t hub,
         fail_msg("%s: %s", sql, gnndb_errmsg(f->d.h));
     int r = rel_no(f, rel), rc;
     while ((rc = gnndb_step(st)) == GNNDB_BATCH) {
-        const gnndb_batch_view *v = gnndb_batch(st);
+        const gnndb_batch_view *v = tu_batch(st);
         const gnndb_rel_view *rv = &v->rels[r];
         const gnndb_type_view *s = &v->types[rv->src_type];
         const gnndb_type_view *d = &v->types[rv->dst_type];
@@ -950,7 +950,7 @@ static void unreached_relation_is_a_warning(void **state)
     assert_int_equal(gnndb_prepare(f->d.h, q, -1, &st, NULL), GNNDB_OK);
     int rc, n = 0, r = rel_no(f, "topic_of");
     while ((rc = gnndb_step(st)) == GNNDB_BATCH) {
-        const gnndb_batch_view *v = gnndb_batch(st);
+        const gnndb_batch_view *v = tu_batch(st);
         assert_int_equal(v->rels[r].num_edges, 0);
         assert_int_equal(v->types[2].num_nodes, 0);
         n++;
@@ -1059,7 +1059,7 @@ static void typed_row_summarises_types(void **state)
         "relations", "digest"};
     int rc;
     while ((rc = gnndb_step(st)) == GNNDB_BATCH) {
-        const gnndb_batch_view *v = gnndb_batch(st);
+        const gnndb_batch_view *v = tu_batch(st);
         assert_int_equal(gnndb_column_count(st), 9);
         for (int i = 0; i < 9; i++)
             assert_string_equal(gnndb_column_name(st, i), cols[i]);
@@ -1101,7 +1101,7 @@ static void typed_into_writes_types_and_relations(void **state)
     assert_int_equal(gnndb_prepare(f->d.h, sql, -1, &st, NULL), GNNDB_OK);
     int rc;
     while ((rc = gnndb_step(st)) == GNNDB_BATCH) {
-        const gnndb_batch_view *v = gnndb_batch(st);
+        const gnndb_batch_view *v = tu_batch(st);
         char dir[1300];
         snprintf(dir, sizeof dir, "%s/into/epoch-0/batch-%06" PRId64,
                  f->d.dir, v->batch);
@@ -1211,7 +1211,7 @@ static int64_t run_edge_features(fx *f, const char *pre, const char *q,
     int rc;
     while ((rc = gnndb_step(st)) == GNNDB_BATCH) {
         assert_int_equal(gnndb_step(plain), GNNDB_BATCH);
-        const gnndb_batch_view *v = gnndb_batch(st), *u = gnndb_batch(plain);
+        const gnndb_batch_view *v = tu_batch(st), *u = tu_batch(plain);
         for (int t = 0; t < NTYPES; t++) {
             assert_int_equal(v->types[t].num_nodes, u->types[t].num_nodes);
             assert_memory_equal(v->types[t].n_id, u->types[t].n_id,

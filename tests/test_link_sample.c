@@ -599,7 +599,7 @@ static int64_t run_against_ref(fx *f, const char *pre, const lq *q)
         fail_msg("%s\n-> %s", sql, gnndb_errmsg(f->h));
     int rc, n = 0;
     while ((rc = gnndb_step(st)) == GNNDB_BATCH) {
-        const gnndb_batch_view *v = gnndb_batch(st);
+        const gnndb_batch_view *v = tu_batch(st);
         assert_int_equal(v->epoch, n / ref_batches_per_epoch(&r));
         assert_int_equal(v->batch, n % ref_batches_per_epoch(&r));
         ref_batch(&r, v->epoch, v->batch, &b);
@@ -804,7 +804,7 @@ static void exclude_seeds_never_samples_a_seed_edge(void **state)
             assert_int_equal(gnndb_prepare(f->h, sql, -1, &st, NULL), 0);
             int64_t hits = 0, rc, n = 0;
             while ((rc = gnndb_step(st)) == GNNDB_BATCH) {
-                hits += seed_edges_sampled(gnndb_batch(st), &k, !g);
+                hits += seed_edges_sampled(tu_batch(st), &k, !g);
                 n++;
             }
             assert_int_equal(rc, GNNDB_DONE);
@@ -831,7 +831,7 @@ static int64_t edge_negatives(fx *f, const char *sql, const rowkeys *k,
     int64_t hits = 0;
     *total = 0;
     while ((rc = gnndb_step(st)) == GNNDB_BATCH) {
-        const gnndb_batch_view *v = gnndb_batch(st);
+        const gnndb_batch_view *v = tu_batch(st);
         int64_t L = v->num_label_edges, m = v->num_pos * v->num_neg;
         for (int64_t i = 0; i < (v->src_index ? m : L); i++) {
             int64_t a, b;

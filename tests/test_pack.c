@@ -104,7 +104,7 @@ static int setup(void **state)
     gnndb_stmt *st;
     if (gnndb_prepare(f->d.h, QUERY ";", -1, &st, NULL)) return -1;
     while (gnndb_step(st) == GNNDB_BATCH && f->n < MAXB)
-        copy_batch(&f->online[f->n++], gnndb_batch(st));
+        copy_batch(&f->online[f->n++], tu_batch(st));
     gnndb_finalize(st);
     *state = f;
     return f->n == 6 ? 0 : -1;   /* 140 seeds: 3 batches an epoch */
@@ -129,10 +129,10 @@ static int scan_and_compare(fx *f, gnndb *h, const char *sql, int first,
     int n = 0, rc;
     while ((rc = gnndb_step(st)) == GNNDB_BATCH) {
         assert_true(first + n < f->n);
-        assert_same_batch(gnndb_batch(st), &f->online[first + n].v);
+        assert_same_batch(tu_batch(st), &f->online[first + n].v);
         n++;
     }
-    if (rc != GNNDB_DONE) assert_null(gnndb_batch(st));
+    if (rc != GNNDB_DONE) assert_null(tu_batch(st));
     gnndb_finalize(st);
     *rc_out = rc;
     return n;

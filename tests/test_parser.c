@@ -10,8 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "../parser/parse.h"
+#include "gnndb.h"
 
 /* Parse the first statement of `sql`; it must succeed. */
 static ast_stmt *parse_ok(const char *sql)
@@ -943,6 +945,94 @@ static void pack_errors(void **state)
     expect_error("DESCRIBE pack", GNNDB_SYNTAX, NULL); /* reserved */
 }
 
+/* The words of grammar.y's %token lines that are not words of the language:
+** punctuation, literals and names. */
+static int punctuation(const char *t)
+{
+    static const char *const p[] = {
+        "SEMI", "ILLEGAL", "ID", "INTEGER", "FLOAT", "STRING", "COMMA", "LP",
+        "RP", "EQ", "DOT", "LBRACE", "RBRACE", "LBRACKET", "RBRACKET",
+        "COLON", "STAR", NULL};
+    for (int i = 0; p[i]; i++)
+        if (!strcmp(p[i], t)) return 1;
+    return 0;
+}
+
+/* The words after `directive` ("%token", "%fallback") in grammar.y, up to
+** each '.', into words[] (the fallback's first word, ID, left out). */
+static size_t grammar_words(const char *text, const char *directive,
+                            char words[][32], size_t max)
+{
+    size_t n = 0, dl = strlen(directive);
+    for (const char *p = text; (p = strstr(p, directive)); p += dl) {
+        if ((p != text && p[-1] != '\n') || p[dl] != ' ') continue;
+        const char *q = p + dl;
+        int first = 1;
+        while (*q && *q != '.') {
+            while (*q == ' ' || *q == '\t' || *q == '\n') q++;
+            size_t k = 0;
+            while ((*q >= 'A' && *q <= 'Z') || *q == '_') {
+                if (k < 31) words[n][k++] = *q;
+                q++;
+            }
+            words[n][k] = 0;
+            if (k && !(first && !strcmp(directive, "%fallback")) && n < max)
+                n++;
+            if (k) first = 0;
+            if (!k && *q && *q != '.') q++;
+        }
+    }
+    return n;
+}
+
+static int listed(char words[][32], size_t n, const char *w)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcasecmp(words[i], w)) return 1;
+    return 0;
+}
+
+/* Tab completion offers gnndb_keyword's words (shell/complete.c): each
+** terminal of the grammar is among them, reserved unless the grammar lets
+** it fall back to a name; and each reserved word is a terminal of the
+** grammar, so that neither list can go stale. */
+static void completion_offers_every_keyword_of_the_grammar(void **state)
+{
+    (void)state;
+    FILE *f = fopen("parser/grammar.y", "r");
+    if (!f) skip();   /* run from elsewhere than the source tree */
+    static char text[1 << 16];
+    size_t len = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[len] = 0;
+    static char tokens[256][32], fallback[64][32];
+    size_t nt = grammar_words(text, "%token", tokens, 256);
+    size_t nf = grammar_words(text, "%fallback", fallback, 64);
+    assert_true(nt > 60);
+    assert_true(nf > 5);
+    for (size_t i = 0; i < nt; i++) {
+        if (punctuation(tokens[i])) continue;
+        int found = 0, reserved = -1;
+        const char *k;
+        for (int j = 0; (k = gnndb_keyword(j, NULL)); j++)
+            if (!strcmp(k, tokens[i])) {
+                found = 1;
+                gnndb_keyword(j, &reserved);
+            }
+        if (!found) fail_msg("%s is not offered by completion", tokens[i]);
+        if (reserved != !listed(fallback, nf, tokens[i]))
+            fail_msg("%s: reserved is %d, the grammar says otherwise",
+                     tokens[i], reserved);
+    }
+    const char *k;
+    int reserved, n = 0;
+    for (int j = 0; (k = gnndb_keyword(j, &reserved)); j++, n++)
+        if (reserved && !listed(tokens, nt, k))
+            fail_msg("%s is offered but is no terminal of the grammar", k);
+    assert_null(gnndb_keyword(n, NULL));
+    assert_null(gnndb_keyword(-1, NULL));
+}
+
 static void keyword_table_lists_the_language(void **state)
 {
     (void)state;
@@ -1618,6 +1708,7 @@ int main(void)
         cmocka_unit_test(hetero_errors),
         cmocka_unit_test(hetero_sample_errors),
         cmocka_unit_test(keyword_table_lists_the_language),
+        cmocka_unit_test(completion_offers_every_keyword_of_the_grammar),
         cmocka_unit_test(random_and_mutated_input_never_crashes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

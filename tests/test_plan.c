@@ -133,7 +133,7 @@ static void check_memory(const plan *p, const char *what)
     ** unless H reached its cap */
     assert_true(p->hyperbatch >= 1 && p->hyperbatch <= p->hyperbatch_cap);
     if (!p->spill) {
-        int64_t k = p->cache_policy == FC_BELADY ? 2 : 1;
+        int64_t k = p->cache_policy == GNN_CACHE_BELADY ? 2 : 1;
         assert_true(p->hyperbatch == 1 ||
                     k * p->hyperbatch * p->per_batch_bytes <= p->staged_bytes);
         if (p->hyperbatch < p->hyperbatch_cap)
@@ -176,7 +176,7 @@ static void pools_cache_and_staged_fit_memory_limit(void **state)
     plan p;
     plan_ok(d->h, qs[0], &p);
     assert_int_equal(p.graph_pool_bytes + p.feat_pool_bytes, 8 * MIB);
-    assert_int_equal(p.cache_rows, 10 * MIB / (1433 * 4 + FC_ROW_OVERHEAD));
+    assert_int_equal(p.cache_rows, 10 * MIB / (1433 * 4 + GNN_CACHE_ROW_OVERHEAD));
     check_memory(&p, "32MB lru 10MB");
     plan_free(&p);
     exec_ok(d->h, "PRAGMA feature_cache = '14MB';");
@@ -249,15 +249,30 @@ static void hyperbatch_asked_capped_shrunk_or_spilled(void **state)
     /* 2708 seeds in batches of 64: 43 a epoch */
     plan_ok(d->h, "SAMPLE 10,10 FROM cora BATCH 64 SEED 1;", &p);
     assert_int_equal(p.batches_per_epoch, 43);
-    assert_int_equal(p.hyperbatch, 43);       /* the default: up to 1024 */
+    /* the pools hold the whole database: rounds of 4 mini-batches a
+    ** thread, however many memory holds (up to 1024 otherwise) */
+    assert_true(plan_resident(&p));
+    assert_int_equal(p.hyperbatch, 4 * p.threads < 43 ? 4 * p.threads : 43);
     assert_int_equal(p.spill, 0);
-    assert_string_equal(p.note, "");
+    assert_non_null(strstr(p.note, "a thread"));
     plan_free(&p);
-    plan_ok(d->h, "SAMPLE 10,10 FROM cora BATCH 64 HYPERBATCH 4 SEED 1;", &p);
-    assert_int_equal(p.hyperbatch, 4);
+    exec_ok(d->h, "PRAGMA cache_policy = 'lru';");
+    plan_ok(d->h, "SAMPLE 10,10 FROM cora BATCH 64 SEED 1;", &p);
+    assert_false(plan_resident(&p));
+    assert_int_equal(p.hyperbatch, 43);       /* the default: up to 1024 */
+    assert_string_equal(p.note, "");
     plan_free(&p);
     plan_ok(d->h, "SAMPLE 10,10 FROM cora BATCH 64 HYPERBATCH 900 SEED 1;", &p);
     assert_int_equal(p.hyperbatch, 43);       /* never beyond one epoch */
+    plan_free(&p);
+    exec_ok(d->h, "PRAGMA cache_policy = 'none';");
+    plan_ok(d->h, "SAMPLE 10,10 FROM cora BATCH 64 HYPERBATCH 4 SEED 1;", &p);
+    assert_int_equal(p.hyperbatch, 4);
+    plan_free(&p);
+    /* asked for more, a resident plan still takes 4 a thread, in memory */
+    plan_ok(d->h, "SAMPLE 10,10 FROM cora BATCH 64 HYPERBATCH 900 SEED 1;", &p);
+    assert_int_equal(p.hyperbatch, 4 * p.threads < 43 ? 4 * p.threads : 43);
+    assert_int_equal(p.spill, 0);
     plan_free(&p);
     assert_int_equal(run_hyperbatch(d->h, "SAMPLE 10,10 FROM cora BATCH 64 "
                                     "HYPERBATCH 4 SEED 1 LIMIT 8;"), 4);
@@ -283,13 +298,21 @@ static void hyperbatch_asked_capped_shrunk_or_spilled(void **state)
     assert_int_equal(p.hyperbatch, shrunk / 2 > 1 ? shrunk / 2 : 1);
     plan_free(&p);
     exec_ok(d->h, "PRAGMA cache_policy = 'none'; PRAGMA feature_cache = 'auto';");
-    /* spill 'auto': HYPERBATCH 43 asks for more than memory holds, so the
-    ** round goes through the spill area; 'on' always spills */
-    static const char *const modes[] = {"auto", "on"};
+    /* spill 'auto': HYPERBATCH 43 asks for more than memory holds. The
+    ** pools keep every block here, so a round reads nothing again and stays
+    ** in memory, shrunk; read in pages, blocks stay out of the pools, and
+    ** the round goes through the spill area; 'on' always spills */
+    exec_ok(d->h, "PRAGMA spill = 'auto';");
+    plan_ok(d->h, q, &p);
+    assert_true(plan_resident(&p));
+    assert_int_equal(p.spill, 0);
+    assert_int_equal(p.hyperbatch, p.staged_bytes / p.per_batch_bytes);
+    plan_free(&p);
+    static const char *const modes[] = {
+        "PRAGMA spill = 'auto'; PRAGMA read_granularity = 'page';",
+        "PRAGMA spill = 'on'; PRAGMA read_granularity = 'auto';"};
     for (int i = 0; i < 2; i++) {
-        char sql[128];
-        snprintf(sql, sizeof sql, "PRAGMA spill = '%s';", modes[i]);
-        exec_ok(d->h, sql);
+        exec_ok(d->h, modes[i]);
         plan_ok(d->h, q, &p);
         assert_int_equal(p.spill, 1);
         assert_true(p.hyperbatch > p.hyperbatch_inmem && p.hyperbatch <= 43);

@@ -222,7 +222,7 @@ static int collect(gnndb *db, const char *pre, const char *sql,
     int n = 0, rc;
     while ((rc = gnndb_step(st)) == GNNDB_BATCH) {
         assert_true(n < max);
-        out[n++] = gnndb_batch(st)->digest;
+        out[n++] = gnndb_batch_digest(st);
     }
     if (rc != GNNDB_DONE) fail_msg("%s", gnndb_errmsg(db));
     gnndb_finalize(st);
@@ -360,7 +360,7 @@ static void digests_and_counter(gnndb *db, const char *pre, const char *sql,
     int k = 0, rc;
     while ((rc = gnndb_step(st)) == GNNDB_BATCH) {
         assert_true(k < n);
-        assert_int_equal(gnndb_batch(st)->digest, ref[k]);
+        assert_int_equal(gnndb_batch_digest(st), ref[k]);
         k++;
     }
     if (rc != GNNDB_DONE) fail_msg("%s", gnndb_errmsg(db));
@@ -609,7 +609,7 @@ static void generated_graph_larger_than_pool(void **state)
         assert_int_equal(gnndb_prepare(f->h, sql, -1, &st, NULL), GNNDB_OK);
         int k = 0, rc;
         while ((rc = gnndb_step(st)) == GNNDB_BATCH)
-            (i ? got : ref)[k++] = gnndb_batch(st)->digest;
+            (i ? got : ref)[k++] = gnndb_batch_digest(st);
         assert_int_equal(rc, GNNDB_DONE);
         assert_int_equal(k, 200);
         /* whole or in part (HYPERBATCH 1 reads few objects a block: pages) */
@@ -696,7 +696,7 @@ static void spilled_digests_match_in_memory(void **state)
     assert_int_equal(gnndb_prepare(f->h, sql, -1, &st, NULL), GNNDB_OK);
     int n = 0, rc;
     while ((rc = gnndb_step(st)) == GNNDB_BATCH)
-        got[n++] = gnndb_batch(st)->digest;
+        got[n++] = gnndb_batch_digest(st);
     assert_int_equal(rc, GNNDB_DONE);
     assert_int_equal(n, 40);
     assert_memory_equal(ref, got, sizeof(uint64_t) * 40);

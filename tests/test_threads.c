@@ -99,7 +99,7 @@ static void *sample_thread(void *arg)
         r->rc = gnndb_prepare(db, SAMPLE_SQL, -1, &st, NULL);
     if (r->rc == GNNDB_OK) {
         while ((r->rc = gnndb_step(st)) == GNNDB_BATCH && r->n < MAX_BATCHES)
-            r->digest[r->n++] = gnndb_batch(st)->digest;
+            r->digest[r->n++] = gnndb_batch_digest(st);
     }
     if (r->rc != GNNDB_DONE)
         snprintf(r->msg, sizeof r->msg, "%s", gnndb_errmsg(db));

@@ -135,6 +135,12 @@ int tu_write_npy(const char *path, const char *descr, const void *data,
     return (fclose(f) == 0 && ok) ? 0 : -1;
 }
 
+const gnndb_batch_view *tu_batch(gnndb_stmt *st)
+{
+    gnndb_batch_digest(st);
+    return gnndb_batch(st);
+}
+
 /* MurmurHash3's 64-bit finaliser. */
 static uint64_t tu_fmix(uint64_t z)
 {

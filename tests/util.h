@@ -43,6 +43,11 @@ void *tu_load_npy(const char *path, size_t *bytes);
 int tu_write_npy(const char *path, const char *descr, const void *data,
                  size_t rows, size_t cols, size_t elem);
 
+/* The current batch of st with its digest computed into the view
+** (gnndb_batch_digest; a step leaves it 0), for tests that compare
+** digests. */
+const gnndb_batch_view *tu_batch(gnndb_stmt *st);
+
 /* The batch digest as docs/format.md defines it, computed here apart from
 ** the engine's (exec/batch.c) for the reference tests: start from
 ** TU_DIGEST_START and fold each section's `len` bytes in turn (an absent

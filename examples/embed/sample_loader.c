@@ -85,7 +85,7 @@ int main(int argc, char **argv)
         }
         printf("%" PRId64 " %" PRId64 " %" PRId64 " %" PRId64 " %" PRId64
                " %016llx\n", b->epoch, b->batch, b->num_seeds, b->num_nodes,
-               b->num_edges, (unsigned long long)b->digest);
+               b->num_edges, (unsigned long long)gnndb_batch_digest(st));
         n++;
     }
 

@@ -600,7 +600,7 @@ class Batch:
         self.num_edges = int(view.num_edges)
         self.num_hops = int(view.num_hops)
         self.x_dim = int(view.x_dim)
-        self.digest = int(view.digest)
+        self._digest = None
         self.device_type = int(view.device)
         self.device_index = int(view.device_index)
         self.cuda_stream = int(ffi.cast("uintptr_t", view.cuda_stream))
@@ -616,6 +616,17 @@ class Batch:
         self.types, self.rels = _typed_parts(self, view)
         self.seed_type = next((t.name for t in self.types.values()
                                if t.num_seeds > 0), None)
+
+    @property
+    def digest(self):
+        """The batch's 64-bit digest (docs/format.md), computed when first
+        read: it reads every byte of the batch (gnndb_batch_digest)."""
+        if self._digest is None:
+            self._check()
+            it = self._it
+            with it._conn._lock:
+                self._digest = int(it._lib.gnndb_batch_digest(it._stmt))
+        return self._digest
 
     @property
     def device(self):

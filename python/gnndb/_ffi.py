@@ -42,7 +42,9 @@ CONSTANTS = {**RESULT_CODES, **OPEN_FLAGS, **COLUMN_TYPES, **DEVICES,
 
 ffi = FFI()
 ffi.cdef("".join("#define GNNDB_%s %d\n" % kv for kv in CONSTANTS.items()))
-ffi.cdef("""
+# The header's declarations that the binding uses, copied verbatim
+# (python/tests/test_constants.py holds them to include/gnndb.h).
+CDEF = """
 typedef struct gnndb gnndb;
 typedef struct gnndb_stmt gnndb_stmt;
 
@@ -126,12 +128,14 @@ typedef struct gnndb_batch_view {
 } gnndb_batch_view;
 
 const gnndb_batch_view *gnndb_batch(gnndb_stmt *stmt);
+uint64_t gnndb_batch_digest(gnndb_stmt *stmt);
 int64_t gnndb_stmt_status(gnndb_stmt *stmt, int op);
 void gnndb_interrupt(gnndb *db);
 void gnndb_progress_handler(gnndb *db, int n,
                             int (*cb)(void *arg, int64_t done, int64_t total),
                             void *arg);
-""")
+"""
+ffi.cdef(CDEF)
 
 # The package's own folder: `pip install` puts libgnndb.so here. In a
 # checkout (python/gnndb/_ffi.py) the repository root is two levels up.

@@ -65,12 +65,18 @@ wait_prompt || fail "no prompt after SHOW GRAPHS"
 typ 'DESCR'
 keys Tab
 wait_for '^gnndb> DESCRIBE$' || fail "Tab did not complete DESCRIBE"
-typ 'co'
+typ 'cor'   # "co" is also COLUMNS and COUNT
 keys Tab
 wait_for '^gnndb> DESCRIBE cora$' || fail "Tab did not complete the graph name"
 typ ';'
 keys Enter
 wait_prompt || fail "no prompt after the completed statement"
+# the keywords are the parser's own (gnndb_keyword): this year's words too
+typ 'SAMPLE 2 FROM cora EDGES train NEGATIVE 1 TRIP'
+keys Tab
+wait_for '^gnndb> SAMPLE 2 FROM cora EDGES train NEGATIVE 1 TRIPLET$' \
+    || fail "Tab did not complete TRIPLET"
+keys C-u
 
 # tab completion of the dot commands for the catalog: the command, a graph
 # name for .schema, the file of .import, then INTO and the graph

@@ -235,6 +235,7 @@ static void run_query(gnndb *db, const char *pragmas, const char *sql,
     while ((r->rc = gnndb_step(st)) == GNNDB_BATCH) {
         if (r->n == cap) r->b = realloc(r->b, (size_t)(cap = cap * 2 + 8) *
                                                   sizeof *r->b);
+        gnndb_batch_digest(st);  /* into the view: the batches' digests agree */
         if (hbatch_copy(&r->b[r->n], gnndb_batch(st))) failures++;
         r->n++;
     }

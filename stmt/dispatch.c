@@ -4,7 +4,8 @@
 ** batches; every other statement does its work on the first step and
 ** leaves rows, if any, for the steps that follow. */
 #include "stmt.h"
-#include "ddl.h"
+#include "cmd.h"
+#include "explain.h"
 #include "pack.h"
 #include "gather_rows.h"
 
@@ -244,7 +245,9 @@ static int batch_row(gnndb_stmt *st, const gnndb_batch_view *v, gnn_err *e)
             pos += v->edge_label[i] > 0.5f;
         bad |= rs_int(st->rs, pos) | rs_int(st->rs, v->num_label_edges - pos);
     }
-    if (bad || rs_textf(st->rs, "%016" PRIx64, v->digest)) goto nomem;
+    /* the digest, filled in when read (stmt.c) */
+    st->digest_col = st->rs->ncol - 1;
+    if (bad || rs_null(st->rs)) goto nomem;
     st->row = 1;
     return GNNDB_BATCH;
 nomem:
@@ -361,7 +364,7 @@ static int run_explain(gnndb_stmt *st, gnn_err *e)
 ** steps after it hand out the report's rows. */
 static int step_analyze(gnndb_stmt *st, gnn_err *e)
 {
-    if (st->rs) return stmt_next_row(st);
+    if (st->rs) return rs_step(st->rs, &st->row);
     const gnndb_batch_view *v;
     int rc;
     while ((rc = next_batch(st, &v, e)) == GNNDB_BATCH) {
@@ -372,8 +375,11 @@ static int step_analyze(gnndb_stmt *st, gnn_err *e)
     copy_exec_status(st);
     if ((rc = explain_into(st, hb_get_stats(st->x), e))) return rc;
     st->row = 0;
-    return stmt_next_row(st);
+    return rs_step(st->rs, &st->row);
 }
+
+/* The digest of the batch handed out last, into its view. */
+static void digest_sample(gnndb_stmt *st) { hb_digest(st->x); }
 
 /* The executor's last counters kept in the handle, then the executor and
 ** the plan freed. */
@@ -411,6 +417,8 @@ static int step_scan(gnndb_stmt *st, gnn_err *e)
 }
 
 static void finalize_scan(gnndb_stmt *st) { scan_close(st->scan); }
+
+static void digest_scan(gnndb_stmt *st) { scan_digest(st->scan); }
 
 static int prepare_scan_pack(gnndb_stmt *st, gnn_err *e)
 {
@@ -501,9 +509,10 @@ static const stmt_ops kinds[] = {
     [AST_PRAGMA] = {.run = run_pragma, .writes = pragma_writes},
     [AST_CHECK] = {.prepare = prepare_check, .run = run_check},
     [AST_SAMPLE] = {.prepare = prepare_plan, .step = step_sample,
-                    .finalize = finalize_sample},
+                    .finalize = finalize_sample, .digest = digest_sample},
     [AST_SCAN] = {.prepare = prepare_scan, .step = step_scan,
-                  .finalize = finalize_scan},
+                  .finalize = finalize_scan, .digest = digest_scan},
+    /* SCAN PACK checks every stored digest as it reads: its view has it */
     [AST_SCAN_PACK] = {.prepare = prepare_scan_pack, .step = step_scan_pack,
                        .finalize = finalize_scan_pack},
     [AST_GATHER] = {.prepare = prepare_gather, .step = step_gather,

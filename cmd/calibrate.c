@@ -8,6 +8,7 @@
 #include "io.h"
 #include "rng.h"
 #include "sample.h"
+#include "clock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -20,13 +21,6 @@
 
 #define SCRATCH_BYTES ((int64_t)64 << 20) /* larger than any block size */
 #define MAX_QD 64
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 typedef struct scratch {
     char path[1024];
@@ -108,7 +102,7 @@ static int run_reads(scratch *s, uint32_t size, unsigned qd, int seq,
     if (per < size) qd = (unsigned)((s->slot * (MAX_QD / 4)) / size);
     if (qd > MAX_QD) qd = MAX_QD;
     memset(req, 0, sizeof req);
-    double t0 = now(), tsum = 0, started[MAX_QD];
+    double t0 = gnn_now(), tsum = 0, started[MAX_QD];
     uint64_t done = 0;
     unsigned inflight = 0;
     int rc = GNNDB_OK, stop = 0;
@@ -120,7 +114,7 @@ static int run_reads(scratch *s, uint32_t size, unsigned qd, int seq,
         req[i].buf = (char *)s->buf + (size_t)i * size;
         req[i].user = (void *)(uintptr_t)i;
         if ((rc = io_submit(s->io, &req[i], e))) return rc;
-        started[i] = now();
+        started[i] = gnn_now();
         inflight++;
     }
     if ((rc = io_flush(s->io, e))) goto drain;
@@ -129,7 +123,7 @@ static int run_reads(scratch *s, uint32_t size, unsigned qd, int seq,
         if ((rc = io_wait(s->io, &r, e))) return rc;
         inflight--;
         unsigned i = (unsigned)(uintptr_t)r->user;
-        double t = now();
+        double t = gnn_now();
         if (r->result != (int64_t)size) {
             rc = gnn_seterr_errno(e, GNNDB_IOERR,
                                   r->result < 0 ? (int)-r->result : EIO,
@@ -145,10 +139,10 @@ static int run_reads(scratch *s, uint32_t size, unsigned qd, int seq,
         r->offset = k * size;
         if ((rc = io_submit(s->io, r, e)) || (rc = io_flush(s->io, e)))
             goto drain;
-        started[i] = now();
+        started[i] = gnn_now();
         inflight++;
     }
-    double el = now() - t0;
+    double el = gnn_now() - t0;
     *rate = (double)done / (el > 0 ? el : 1e-9);
     *lat = tsum / (double)(done ? done : 1);
     return GNNDB_OK;
@@ -177,7 +171,7 @@ static double measure_sampling(uint64_t seed, double secs)
     }
     for (size_t i = 0; i < (size_t)N * DEG; i++)
         adj[i] = (uint32_t)(rng_mix(seed + i) % N);
-    double t0 = now(), el = 0;
+    double t0 = gnn_now(), el = 0;
     uint64_t edges = 0, sink = 0;
     for (uint64_t round = 0; el < secs; round++) {
         memset(keys, 0xff, MAPCAP * sizeof *keys);
@@ -201,7 +195,7 @@ static double measure_sampling(uint64_t seed, double secs)
             }
             edges += n;
         }
-        el = now() - t0;
+        el = gnn_now() - t0;
     }
     free(adj); free(keys); free(out);
     return sink == 1 ? 0 : (double)edges / el;
@@ -215,7 +209,7 @@ static double measure_gather(uint64_t seed, double secs)
     char *src = malloc(nrows * row), *dst = malloc(outrows * row);
     if (!src || !dst) { free(src); free(dst); return 0; }
     memset(src, 1, nrows * row);
-    double t0 = now(), el = 0;
+    double t0 = gnn_now(), el = 0;
     uint64_t bytes = 0;
     for (uint64_t round = 0; el < secs; round++) {
         for (size_t i = 0; i < outrows; i++) {
@@ -223,7 +217,7 @@ static double measure_gather(uint64_t seed, double secs)
             memcpy(dst + i * row, src + r * row, row);
         }
         bytes += outrows * row;
-        el = now() - t0;
+        el = gnn_now() - t0;
     }
     volatile char keep = dst[rng_mix(seed) % (outrows * row)];
     (void)keep;

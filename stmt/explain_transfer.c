@@ -2,7 +2,7 @@
 ** batches go, in what memory they are gathered, the GPU cache and its
 ** policy, and after a run (EXPLAIN ANALYZE) the bytes that crossed the bus
 ** and the rows the device cache served, per batch. */
-#include "exec.h"
+#include "explain.h"
 #include "../gpu/gcache.h"
 
 #include <inttypes.h>

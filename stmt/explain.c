@@ -1,7 +1,7 @@
 /* explain.c — EXPLAIN and EXPLAIN ANALYZE: the plan tree, one text row per
 ** line, with the planner's estimates and, after a run, the actual figures
 ** of each operator. */
-#include "exec.h"
+#include "explain.h"
 #include "block.h"
 #include "costmodel.h"
 #include "fcache.h"
@@ -218,7 +218,13 @@ static int spill_line(const plan *p, const hb_stats *st, rowset *rs)
                     db_fmt_size((int64_t)p->cost_spill, b2, sizeof b2),
                     db_fmt_size((int64_t)p->cost_inmem, b3, sizeof b3),
                     p->hyperbatch_inmem);
-    else if (p->hyperbatch_inmem < p->hyperbatch_cap)
+    if (p->spill && p->hyperbatch == p->spill_free_cap)
+        err |= line(rs, 0, "spill: the %s free on the spill area's disk "
+                    "bound a round to %" PRId64 " mini-batches (it and the "
+                    "next on disk at once; PRAGMA spill_limit sets the bound)",
+                    db_fmt_size(p->spill_free, b4, sizeof b4),
+                    p->spill_free_cap);
+    else if (!p->spill && p->hyperbatch_inmem < p->hyperbatch_cap)
         err |= line(rs, 0, "spill: no; est. %s of I/O per mini-batch in "
                     "memory at HYPERBATCH %" PRId64 ", against %s spilled",
                     db_fmt_size((int64_t)p->cost_inmem, b1, sizeof b1),
@@ -304,17 +310,17 @@ static int head_lines(const plan *p, rowset *rs)
                 p->graph_resident >= 1 && (p->feat_resident >= 1 ||
                                            !p->feat_frames)
                     ? ": the database is read once" : "");
-    if (p->cache_policy == FC_HOT_BLOCKS)
+    if (p->cache_policy == GNN_CACHE_HOT_BLOCKS)
         err |= line(rs, 0, "feature cache %s: %" PRId64 " blocks pinned, "
                     "policy hot_blocks (the blocks of the nodes with the "
                     "most stored neighbours)",
                     db_fmt_size(p->cache_bytes, b1, sizeof b1),
                     p->cache_blocks);
-    else if (p->cache_policy != FC_NONE)
+    else if (p->cache_policy != GNN_CACHE_NONE)
         err |= line(rs, 0, "feature cache %s: %" PRId64 " rows, policy %s%s",
                     db_fmt_size(p->cache_bytes, b1, sizeof b1), p->cache_rows,
                     fc_policy_name(p->cache_policy),
-                    p->cache_policy == FC_BELADY
+                    p->cache_policy == GNN_CACHE_BELADY
                         ? " (the next hyperbatch is sampled ahead)" : "");
     err |= line(rs, 0, "HYPERBATCH %" PRId64 "%s%s%s (%" PRId64
                 " hyperbatches)", p->hyperbatch,
@@ -370,7 +376,7 @@ static int gather_lines(const plan *p, const hb_stats *st, const cm_est *est,
     if (st) err |= actual(rs, d + 1, &st->gather);
     if (st && st->gather.partial_blocks)
         err |= pages_actual(rs, d + 1, &st->gather);
-    if (st && p->cache_policy != FC_NONE) {
+    if (st && p->cache_policy != GNN_CACHE_NONE) {
         uint64_t n = st->cache_hits + st->cache_misses;
         err |= line(rs, d + 1, "feature cache: hits %" PRIu64 ", misses %"
                     PRIu64 " rows (%.1f%% hit), %" PRIu64 " blocks saved, %"
@@ -508,6 +514,10 @@ static int total_lines(const plan *p, const hb_stats *st, const cm_est *est,
                 st->nodes, st->shrunk ? "; some hyperbatches were cut "
                                         "short to stay within memory_limit"
                                       : "");
+    if (st->resident_rounds)
+        err |= line(rs, 0, "%" PRIu64 " of the hyperbatches built from "
+                    "resident blocks, a mini-batch a task",
+                    st->resident_rounds);
     /* blocks read whole or in part, as the estimate counts them */
     uint64_t blocks = st->gather.blocks_read + st->gather.partial_blocks;
     uint64_t bytes = st->gather.bytes_read;

@@ -5,10 +5,12 @@
 #include "stmt.h"
 #include "../parser/parse.h"
 #include "rss.h"
+#include "clock.h"
 
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 static int prepare(gnndb *db, const char *sql, int nbyte, gnndb_stmt **pstmt,
                    const char **tail)
@@ -50,36 +52,20 @@ static int prepare(gnndb *db, const char *sql, int nbyte, gnndb_stmt **pstmt,
     return GNNDB_OK;
 }
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* The first step's work. A statement that changed the database goes in the
 ** catalog's log, with its time; a failure to log is not the statement's
 ** failure. */
 static int run(gnndb_stmt *st, gnn_err *e)
 {
     gnndb *db = st->db;
-    double t0 = now();
+    double t0 = gnn_now();
     int rc = st->ops->run(st, e);
     if (rc == GNNDB_OK && st->ops->writes && st->ops->writes(st->ast) &&
         !(db->flags & GNNDB_OPEN_READONLY)) {
         gnn_err le = {0};
-        cat_log(db->cat, st->sql, rc, (now() - t0) * 1000.0, &le);
+        cat_log(db->cat, st->sql, rc, (gnn_now() - t0) * 1000.0, &le);
     }
     return rc;
-}
-
-int stmt_next_row(gnndb_stmt *st)
-{
-    if (st->rs && st->row < st->rs->nrows) {
-        st->row++;
-        return GNNDB_ROW;
-    }
-    return GNNDB_DONE;
 }
 
 static int step(gnndb_stmt *st)
@@ -89,12 +75,14 @@ static int step(gnndb_stmt *st)
     gnn_err e = {0};
     int rc;
     st->view = NULL;
+    st->digested = 0;
+    st->digest_col = -1;
     if (st->state == ST_NEW) {
         st->db->interrupt = 0;
         st->state = ST_RUNNING;
         if (st->ops->run && (rc = run(st, &e))) goto fail;
     }
-    rc = st->ops->step ? st->ops->step(st, &e) : stmt_next_row(st);
+    rc = st->ops->step ? st->ops->step(st, &e) : rs_step(st->rs, &st->row);
     if (rc == GNNDB_BATCH || rc == GNNDB_ROW) return rc;
     if (rc == GNNDB_DONE) {
         st->state = ST_DONE;
@@ -158,6 +146,22 @@ const gnndb_batch_view *gnndb_batch(gnndb_stmt *st)
     return st ? st->view : NULL;
 }
 
+static uint64_t batch_digest_of(gnndb_stmt *st)
+{
+    if (!st->view) return 0;
+    if (!st->digested && st->ops->digest) st->ops->digest(st);
+    st->digested = 1;
+    return st->view->digest;
+}
+
+uint64_t gnndb_batch_digest(gnndb_stmt *st)
+{
+    if (!st || db_enter(st->db)) return 0;
+    uint64_t d = batch_digest_of(st);
+    db_leave(st->db);
+    return d;
+}
+
 int64_t gnndb_stmt_status(gnndb_stmt *st, int op)
 {
     if (!st || op <= 0 || op >= GNN_NSTATUS) return -1;
@@ -169,7 +173,14 @@ static rs_value *cell(gnndb_stmt *st, int i)
     if (!st || !st->rs || st->row == 0 || st->row > st->rs->nrows || i < 0 ||
         i >= st->rs->ncol)
         return NULL;
-    return rs_cell(st->rs, st->row - 1, i);
+    rs_value *c = rs_cell(st->rs, st->row - 1, i);
+    /* a batch's digest, a pass over all of it, is computed when read */
+    if (i == st->digest_col && c->type == GNNDB_NULL) {
+        char hex[24];
+        snprintf(hex, sizeof hex, "%016" PRIx64, batch_digest_of(st));
+        rs_set_text(st->rs, st->row - 1, i, hex);
+    }
+    return c;
 }
 
 int gnndb_column_count(gnndb_stmt *st)
