@@ -16,6 +16,7 @@
 #include "blockfile.h"
 #include "bufpool.h"
 #include "exec_int.h"
+#include "gather.h"
 #include "granularity.h"
 #include "idlist.h"
 #include "io.h"
