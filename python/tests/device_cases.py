@@ -124,6 +124,19 @@ def test_device_batches_equal_host_batches(cora_db, link, hetero, pragma):
             assert_same(h, g)
 
 
+def test_gather_to_device_equals_host(cora_db):
+    # GATHER's chunks (repeats, BATCH 2, labels) cross to the device as
+    # SAMPLE's batches do
+    for sql in ("GATHER feat ON cora ROWS (2707, 0, 5, 0, 1000) BATCH 2",
+                "GATHER LABELS ON cora ROWS (3, 1, 2)"):
+        ref = host_run(cora_db, sql)
+        got = device_run(cora_db, sql)
+        assert len(got) == len(ref) > 0, sql
+        for h, (g, dg) in zip(ref, got):
+            assert dg == h.digest
+            assert_same(h, g)
+
+
 def test_pinned_host_batches_are_the_same(cora_db, link):
     for path, sql in queries(cora_db, link, link)[:2]:
         plain = [b.digest for b in host_run(path, sql)]

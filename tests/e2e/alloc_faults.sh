@@ -6,8 +6,9 @@
 # and the database is as it was (its files, .schema and the digest of a
 # SAMPLE) and passes CHECK. Each statement is swept over n from the first
 # allocation after the database is open to its last, sparsely, so that the
-# whole test takes about a minute: SAMPLE (in memory and spilled), IMPORT
-# FEATURES, CREATE GRAPH and PROPAGATE on cora, and the spilled SAMPLE again
+# whole test takes about a minute: SAMPLE (in memory and spilled), GATHER
+# of a file of ids, IMPORT FEATURES, CREATE GRAPH and PROPAGATE on cora,
+# and the spilled SAMPLE again
 # with every allocation from the n-th on failing. Skipped, saying so, where
 # the library cannot be built.
 set -u
@@ -107,6 +108,7 @@ sweep_write() {
 SPILLED="PRAGMA spill = 'on'; SAMPLE 10,10 FROM cora SEEDS train BATCH 32 HYPERBATCH 4 SEED 1;"
 sweep_read "SAMPLE" "SAMPLE 10,10 FROM cora SEEDS train BATCH 32 SEED 1;"
 sweep_read "SAMPLE (spilled)" "$SPILLED"
+sweep_read "GATHER" "GATHER feat ON cora ROWS '$D/test_idx.npy' BATCH 256;"
 sweep_write "IMPORT FEATURES" "IMPORT FEATURES f2 INTO cora FROM '$D/features.npy';" \
     "DROP FEATURES f2 ON cora;"
 sweep_write "CREATE GRAPH" "CREATE GRAPH c2 FROM '$D/edges.tsv';" "DROP GRAPH c2;"

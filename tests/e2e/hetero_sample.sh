@@ -104,7 +104,7 @@ expect_error "SAMPLE {cites: 5, venue_of: 2} FROM mag SEEDS paper.train BATCH 8 
 expect_error "SAMPLE {cites: 5} FROM mag SEEDS venue.train BATCH 8;" \
     'graph mag has no node type venue'
 expect_error "SAMPLE {cites: 5} FROM mag SEEDS train BATCH 8;" \
-    'needs SEEDS type.split or SEEDS type.ALL'
+    'needs SEEDS type.split, SEEDS type.ALL or SEEDS type (ids)'
 expect_error "SAMPLE {cites: 5} * 2 FROM plain BATCH 8;" \
     'graph plain has no node types or relations'
 expect_error "SAMPLE {cites: 5} FROM mag EDGES tr BATCH 8;" \

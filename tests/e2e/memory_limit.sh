@@ -10,7 +10,8 @@
 # features), CREATE SPLIT, CREATE EDGE SPLITS, CREATE RELATION; node SAMPLE
 # at the planner's HYPERBATCH and at HYPERBATCH 1024 (spilled where it does
 # not fit), link SAMPLE with EDGE FEATURES, typed SAMPLE; PROPAGATE and
-# SCAN; INTO PACK and SCAN PACK; CHECK. A limit too small for a statement's
+# SCAN; INTO PACK and SCAN PACK; GATHER of 10^5 ids from a file and IMPORT
+# FEATURES ... REPLACE; CHECK. A limit too small for a statement's
 # least is refused at prepare, in words, with nothing changed. Skipped,
 # saying so, where no memory group can be made (not root, or no cgroup v1
 # memory controller).
@@ -41,6 +42,7 @@ mkdir typed
 import numpy as np
 m = np.memmap("e.bin", dtype="<i8", mode="r").shape[0] // 2
 np.save("ef.npy", np.random.default_rng(1).random((m, 4), dtype=np.float32))
+np.save("ids.npy", np.random.default_rng(2).integers(0, 1 << 17, 100000))
 PY
 /usr/bin/python3 "$ROOT/bench/typed_data.py" --edges e.bin --features x.npy \
     --scale 17 --out typed > typed/counts || fail "typed data"
@@ -104,6 +106,9 @@ for mib in 64 256 1024; do
     in_group $mib "INTO PACK, SCAN PACK" "$DB" \
         "SAMPLE 10,10 FROM g SEEDS train BATCH 1024 SEED 1 LIMIT 16 INTO PACK pk;
          SCAN PACK pk;"
+    in_group $mib "GATHER, IMPORT ... REPLACE" "$DB" \
+        "GATHER feat ON g ROWS '$PWD/ids.npy';
+         IMPORT FEATURES feat INTO g FROM '$PWD/x.npy' REPLACE;"
     in_group $mib "CHECK" "$DB" "CHECK;"
     grep -q '^ok,' out.txt || fail "CHECK at $mib MiB: $(cat out.txt)"
     rm -rf "$DB"
