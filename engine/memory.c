@@ -14,15 +14,11 @@
 #include <stdio.h>
 
 /* The kernel's share: page tables over everything the limit may map (one
-** 8-byte entry a 4 KiB page, with their upper levels: 1/400), a mebibyte
-** for io_uring rings, file tables and the like, and what the allocator
-** maps beyond the bytes the executor counts between two of its checks
-** (1/80). With 1/400 alone a spilled run at 512 MiB peaked at 511.7 MiB
-** resident, and the memory group, which charges the kernel's pages too,
-** killed it. */
+** 8-byte entry a 4 KiB page, with their upper levels: 1/400), plus a
+** mebibyte for io_uring rings, file tables and the like. */
 static int64_t kernel_share(int64_t limit)
 {
-    return limit / 400 + limit / 80 + ((int64_t)1 << 20);
+    return limit / 400 + ((int64_t)1 << 20);
 }
 
 int db_memory_reserve(gnndb *db, int threads, int64_t min_data,
