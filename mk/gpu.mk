@@ -25,5 +25,8 @@ $(B)/mock/libgnndb.so: $(LIB_OBJ) $(MOCK_OBJ)
 
 gpu-mock: all $(GPU_MOCK_BIN) $(B)/mock/libgnndb.so
 test-gpu: gpu-mock
+# python/tests/test_device.py runs against the mock library: one left by an
+# earlier build would test yesterday's engine
+pytest: $(B)/mock/libgnndb.so
 .PHONY: gpu-mock
 endif

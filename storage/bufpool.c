@@ -23,10 +23,13 @@
 #include "block.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <limits.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+
+#define BP_HUGE_MIN ((size_t)64 << 20)
 
 #define BP_DEFAULT_COALESCE 8
 /* One read never asks for more than this, whatever max_coalesce says. */
@@ -72,6 +75,7 @@ struct bp_pool {
     size_t nspare;              /* of them on the free list or probation */
     size_t nprot;               /* protected blocks, pinned or not */
     size_t prot_max;
+    int huge;                   /* mem asked for huge pages */
     atomic_size_t touched;      /* frames ever read into (read by another
                                 ** thread, for the memory check) */
     unsigned max_coalesce;
@@ -239,7 +243,11 @@ int bp_open(size_t nframes, uint32_t frame_size, io_backend *io,
     bp->io = io;
     bp->mask = nb - 1;
     bp->max_coalesce = BP_DEFAULT_COALESCE;
-    bp->mem = gnn_alloc_huge(nframes * stride);
+    /* huge pages where random reads span more than the TLB reaches; below
+    ** 64 MiB their 2 MiB granules would only blur what the pool holds */
+    bp->huge = nframes * stride >= BP_HUGE_MIN;
+    bp->mem = bp->huge ? gnn_alloc_huge(nframes * stride)
+                       : gnn_alloc_aligned(nframes * stride);
     bp->frames = calloc(nframes, sizeof *bp->frames);
     bp->buckets = calloc(nb, sizeof *bp->buckets);
     if (!bp->mem || !bp->frames || !bp->buckets) {
@@ -317,10 +325,15 @@ size_t bp_touched_bytes(const bp_pool *bp)
     size_t pool = bp->nframes * bp->stride;
     size_t bytes = atomic_load_explicit(&bp->touched, memory_order_relaxed) *
                    bp->stride;
-    /* frames are grabbed in order, and under MADV_HUGEPAGE (gnn_alloc_huge)
-    ** the kernel backs the 2 MiB page the last one lies in all at once */
-    bytes += (size_t)2 << 20;
-    return bytes < pool ? bytes : pool;
+    /* frames are grabbed in order, and within the 2 MiB pages that
+    ** gnn_alloc_huge asked huge pages for, the kernel backs the page the
+    ** last touched frame lies in whole */
+    uintptr_t huge = (uintptr_t)2 << 20, base = (uintptr_t)bp->mem;
+    uintptr_t lo = (base + huge - 1) & ~(huge - 1);
+    uintptr_t hi = (base + pool) & ~(huge - 1);
+    uintptr_t end = base + bytes;
+    if (bp->huge && hi > lo && end > lo && end < hi) end = (end + huge - 1) & ~(huge - 1);
+    return (size_t)(end - base);
 }
 
 void bp_drop_file(bp_pool *bp, const blk_file *f)
