@@ -19,6 +19,7 @@
 #include "exec_int.h"
 #include "batch.h"
 #include "gather.h"
+#include "transfer.h"
 #include "hb_resident.h"
 #include "hop_resident.h"
 #include "hb_round.h"
@@ -252,22 +253,41 @@ static int rs_copy_rows(const rs_table *rt, const uint32_t *ids, size_t n,
     return GNNDB_OK;
 }
 
+/* Every kept batch's outputs grown to their size on the caller's thread,
+** before the gather tasks: pinned memory (PRAGMA pin_memory, TO DEVICE)
+** is allocated and freed there, never from the workers, whose writes then
+** never grow an array. */
+static int rs_reserve(hb_exec *x, gnn_err *e)
+{
+    const plan *p = x->p;
+    for (int i = 0; i < x->nb; i++) {
+        hb_batch *b = &x->hb[i];
+        if ((p->has_feat &&
+             hb_out_grow(x, (void **)&b->x, &b->cap_out_x,
+                         b->nn * p->feat.dim + 1, sizeof *b->x)) ||
+            (p->has_labels &&
+             hb_out_grow(x, (void **)&b->y, &b->cap_out_y,
+                         (size_t)b->nseeds + 1, sizeof *b->y)) ||
+            hb_out_grow(x, (void **)&b->n_id, &b->cap_out_nodes, b->nn + 1,
+                        sizeof *b->n_id) ||
+            hb_out_grow(x, (void **)&b->edge_index, &b->cap_out_edges,
+                        2 * b->ne + 1, sizeof *b->edge_index))
+            return gnn_seterr(e, GNNDB_NOMEM, "out of memory for a round's "
+                              "batches");
+    }
+    return GNNDB_OK;
+}
+
 /* b's feature rows into its x and its seeds' labels into y, in local
-** order. */
+** order (the arrays reserved by rs_reserve). */
 static int rs_gather(rs_round *r, hb_batch *b, gnn_err *e)
 {
     const plan *p = r->x->p;
     if (p->has_feat) {
-        if (gnn_grow((void **)&b->x, &b->cap_out_x, b->nn * p->feat.dim + 1,
-                    sizeof *b->x))
-            return gnn_seterr(e, GNNDB_NOMEM, "out of memory for x");
         int rc = rs_copy_rows(&r->feat, b->nodes, b->nn, b->x, e);
         if (rc) return rc;
     }
     if (p->has_labels) {
-        if (gnn_grow((void **)&b->y, &b->cap_out_y, (size_t)b->nseeds + 1,
-                    sizeof *b->y))
-            return gnn_seterr(e, GNNDB_NOMEM, "out of memory for y");
         for (size_t q = 0; q < (size_t)b->nseeds; q++) {
             if (b->nodes[q] >= r->labels.rows)
                 return rs_bad_row(&p->labels, b->nodes[q], e);
@@ -375,7 +395,9 @@ static int rs_run(rs_round *r, int64_t g, gnn_err *e)
     int rc = hb_seed_round(x, g, e);
     if (rc) return rc;
     wpool_run(x->pool, (size_t)x->nb, rs_sample_task, r);
-    if ((rc = rs_settle(r, e)) || (rc = hb_fit(x, 1, e))) return rc;
+    if ((rc = rs_settle(r, e)) || (rc = hb_fit(x, 1, e)) ||
+        (rc = rs_reserve(x, e)))
+        return rc;
     wpool_run(x->pool, (size_t)x->nb, rs_gather_task, r);
     if ((rc = rs_settle(r, e))) return rc;
     rs_count(r, x->nb);

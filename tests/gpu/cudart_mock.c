@@ -25,6 +25,7 @@
 ** are (a spilled round's read buffers are read into with O_DIRECT). */
 #include <cuda_runtime_api.h>
 
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,6 +104,9 @@ typedef struct alloc {
 } alloc;
 static alloc *allocs;
 static int nallocs, capallocs;
+/* The engine pins a batch's outputs from its worker threads, as a real
+** runtime allows: the table is shared by them. */
+static pthread_mutex_t allocs_mu = PTHREAD_MUTEX_INITIALIZER;
 
 static alloc *find(const void *p)
 {
@@ -116,38 +120,61 @@ static alloc *find(const void *p)
 /* Whether [p, p + n) lies in one allocation of `kind`. */
 static int inside(const void *p, size_t n, int kind)
 {
-    alloc *a = n ? find(p) : NULL;
     if (!n) return 1;
-    return a && a->kind == kind && (const char *)p + n <= a->p + a->n;
+    pthread_mutex_lock(&allocs_mu);
+    alloc *a = find(p);
+    int in = a && a->kind == kind && (const char *)p + n <= a->p + a->n;
+    pthread_mutex_unlock(&allocs_mu);
+    return in;
+}
+
+/* The kind of the allocation p lies in, or -1. */
+static int kind_at(const void *p)
+{
+    pthread_mutex_lock(&allocs_mu);
+    alloc *a = find(p);
+    int k = a ? a->kind : -1;
+    pthread_mutex_unlock(&allocs_mu);
+    return k;
 }
 
 static cudaError_t track(void **out, size_t n, int kind)
 {
-    if (nallocs == capallocs) {
-        int cap = capallocs ? 2 * capallocs : 256;
-        alloc *a = realloc(allocs, (size_t)cap * sizeof *a);
-        if (!a) return cudaErrorMemoryAllocation;
-        allocs = a;
-        capallocs = cap;
-    }
     void *v = NULL;
     if (posix_memalign(&v, 4096, n ? n : 1)) return cudaErrorMemoryAllocation;
     char *p = v;
     memset(p, 0xee, n); /* poison */
+    pthread_mutex_lock(&allocs_mu);
+    if (nallocs == capallocs) {
+        int cap = capallocs ? 2 * capallocs : 256;
+        alloc *a = realloc(allocs, (size_t)cap * sizeof *a);
+        if (!a) {
+            pthread_mutex_unlock(&allocs_mu);
+            free(p);
+            return cudaErrorMemoryAllocation;
+        }
+        allocs = a;
+        capallocs = cap;
+    }
     allocs[nallocs++] = (alloc){p, n ? n : 1, kind};
+    pthread_mutex_unlock(&allocs_mu);
     *out = p;
     return cudaSuccess;
 }
 
 static cudaError_t untrack(void *p, int kind)
 {
+    pthread_mutex_lock(&allocs_mu);
     for (int i = 0; i < nallocs; i++)
         if (allocs[i].p == p && allocs[i].kind == kind) {
-            memset(p, 0xdd, allocs[i].n);
-            free(p);
+            size_t n = allocs[i].n;
             allocs[i] = allocs[--nallocs];
+            pthread_mutex_unlock(&allocs_mu);
+            memset(p, 0xdd, n);
+            free(p);
             return cudaSuccess;
         }
+    pthread_mutex_unlock(&allocs_mu);
     return cudaErrorInvalidValue;
 }
 
@@ -155,7 +182,9 @@ static cudaError_t untrack(void *p, int kind)
 MOCK_API int mock_live(int kind)
 {
     int n = 0;
+    pthread_mutex_lock(&allocs_mu);
     for (int i = 0; i < nallocs; i++) n += allocs[i].kind == kind;
+    pthread_mutex_unlock(&allocs_mu);
     return n;
 }
 
@@ -190,7 +219,7 @@ static int kernel_ok(const gc_args *a)
            inside(a->src, rows * 4, cudaMemoryTypeDevice) &&
            inside(a->admit, nmiss * 4, cudaMemoryTypeDevice) &&
            inside(a->miss, nmiss * dim * 4, cudaMemoryTypeDevice) &&
-           find(a->cache) && find(a->cache)->kind == cudaMemoryTypeDevice;
+           kind_at(a->cache) == cudaMemoryTypeDevice;
 }
 
 static void run(work *w)
@@ -374,7 +403,7 @@ static int check_dir(void *dst, const void *src, size_t n,
 {
     if (kind == cudaMemcpyHostToDevice)
         return inside(dst, n, cudaMemoryTypeDevice) &&
-               !(find(src) && find(src)->kind == cudaMemoryTypeDevice);
+               kind_at(src) != cudaMemoryTypeDevice;
     if (kind == cudaMemcpyDeviceToHost)
         return inside(src, n, cudaMemoryTypeDevice);
     if (kind == cudaMemcpyDeviceToDevice)
