@@ -19,18 +19,24 @@
 #include <malloc.h>
 #endif
 
-size_t hb_uncounted(hb_exec *x, size_t counted)
+int64_t hb_staged_resident(hb_exec *x)
 {
     int64_t rss = gnn_rss_now();
-    if (rss < 0 || !gnn_rss_meaningful()) return 0;
+    if (rss < 0 || !gnn_rss_meaningful()) return -1;
     int64_t peak = atomic_load(&x->rss_peak);
     while (rss > peak && !atomic_compare_exchange_weak(&x->rss_peak, &peak, rss))
         ;
     const plan *p = x->p;
-    int64_t known = p->mem.rss + (int64_t)bp_touched_bytes(x->gpool) +
-                    (int64_t)bp_touched_bytes(x->fpool) + p->cache_bytes +
-                    p->copies_bytes + (int64_t)counted;
-    return rss > known ? (size_t)(rss - known) : 0;
+    int64_t outside = p->mem.rss + (int64_t)bp_touched_bytes(x->gpool) +
+                      (int64_t)bp_touched_bytes(x->fpool) + p->cache_bytes +
+                      p->copies_bytes;
+    return rss > outside ? rss - outside : 0;
+}
+
+size_t hb_uncounted(hb_exec *x, size_t counted)
+{
+    int64_t staged = hb_staged_resident(x);
+    return staged > (int64_t)counted ? (size_t)staged - counted : 0;
 }
 
 /* ---- seeds: each epoch's seeds (seeds.c) ---- */
@@ -161,13 +167,20 @@ static size_t fit_base(hb_exec *x)
 {
     size_t base = hb_work_bytes(x) + x->staged_other, slots = 0;
     for (int i = 0; i < x->nb; i++) slots += hb_batch_bytes(&x->hb[i]);
-    return base + hb_uncounted(x, base + slots);
+    x->fit_resident = hb_staged_resident(x);
+    size_t counted = base + slots, staged = x->fit_resident > 0
+                                               ? (size_t)x->fit_resident : 0;
+    return base + (staged > counted ? staged - counted : 0);
 }
 
 int hb_fit(hb_exec *x, int with_features, gnn_err *e)
 {
     plan *p = x->p;
     int keep = fit_prefix(x, with_features, fit_base(x));
+    /* what the round held as sampled, before any cut: its builder sizes
+    ** the next from it (hb_spill.c) */
+    x->fit_sampled = x->nb;
+    x->fit_held = x->fit_resident;
     if (keep == x->nb) return GNNDB_OK;
     hb_release_work(x);
     hb_trim();
