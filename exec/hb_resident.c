@@ -253,13 +253,17 @@ static int rs_copy_rows(const rs_table *rt, const uint32_t *ids, size_t n,
     return GNNDB_OK;
 }
 
-/* Every kept batch's outputs grown to their size on the caller's thread,
-** before the gather tasks: pinned memory (PRAGMA pin_memory, TO DEVICE)
-** is allocated and freed there, never from the workers, whose writes then
-** never grow an array. */
+/* Where the outputs go in pinned memory (PRAGMA pin_memory, TO DEVICE),
+** every kept batch's grown to its size on the caller's thread before the
+** gather tasks, so that no worker allocates or frees pinned memory, which
+** synchronises the device. Ordinary memory is grown by each batch's task,
+** on the worker's own arena: grown here, on the caller's, the round's
+** freed outputs stayed in one arena and a Python loader under 64 MiB grew
+** past it. */
 static int rs_reserve(hb_exec *x, gnn_err *e)
 {
     const plan *p = x->p;
+    if (!hb_out_pinned(x)) return GNNDB_OK;
     for (int i = 0; i < x->nb; i++) {
         hb_batch *b = &x->hb[i];
         if ((p->has_feat &&
@@ -279,15 +283,21 @@ static int rs_reserve(hb_exec *x, gnn_err *e)
 }
 
 /* b's feature rows into its x and its seeds' labels into y, in local
-** order (the arrays reserved by rs_reserve). */
+** order (the arrays grown here unless rs_reserve did). */
 static int rs_gather(rs_round *r, hb_batch *b, gnn_err *e)
 {
     const plan *p = r->x->p;
     if (p->has_feat) {
+        if (hb_out_grow(r->x, (void **)&b->x, &b->cap_out_x,
+                        b->nn * p->feat.dim + 1, sizeof *b->x))
+            return gnn_seterr(e, GNNDB_NOMEM, "out of memory for x");
         int rc = rs_copy_rows(&r->feat, b->nodes, b->nn, b->x, e);
         if (rc) return rc;
     }
     if (p->has_labels) {
+        if (hb_out_grow(r->x, (void **)&b->y, &b->cap_out_y,
+                        (size_t)b->nseeds + 1, sizeof *b->y))
+            return gnn_seterr(e, GNNDB_NOMEM, "out of memory for y");
         for (size_t q = 0; q < (size_t)b->nseeds; q++) {
             if (b->nodes[q] >= r->labels.rows)
                 return rs_bad_row(&p->labels, b->nodes[q], e);

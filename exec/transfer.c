@@ -68,6 +68,8 @@ static int pinning(const hb_exec *x) { return x->tr && x->tr->pin; }
 ** outputs are written to its runs and freed, never handed out. */
 static int pin_outputs(const hb_exec *x) { return pinning(x) && !x->p->spill; }
 
+int hb_out_pinned(const hb_exec *x) { return pin_outputs(x); }
+
 int hb_out_grow(hb_exec *x, void **p, size_t *cap, size_t need, size_t elem)
 {
     if (!pin_outputs(x)) return gnn_grow(p, cap, need, elem);

@@ -29,6 +29,8 @@ int hb_transfer_batch(hb_exec *x, hb_batch *b, const gnndb_batch_view **view,
 ** its batches are handed out from, come from hb_read_buffer (aligned for
 ** O_DIRECT, pinned when wanted) and go back with hb_read_buffer_free. */
 int hb_out_grow(hb_exec *x, void **p, size_t *cap, size_t need, size_t elem);
+/* Whether hb_out_grow gives pinned memory. */
+int hb_out_pinned(const hb_exec *x);
 void hb_out_free(hb_exec *x, void *p);
 void hb_out_release(hb_exec *x, hb_batch *b);
 void *hb_read_buffer(hb_exec *x, size_t bytes);
