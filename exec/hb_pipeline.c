@@ -31,17 +31,16 @@ static void *bg_main(void *arg)
 }
 
 /* What the round handed out may hold while the next is built: its records
-** and the read buffers of its largest run (one more for each run read
+** and the read buffers of its largest run (`ahead` more for the runs read
 ** ahead), with the sixteenth to spare that the read-back gives a buffer. */
-static size_t emit_reserve(const hb_exec *x)
+static size_t emit_reserve(const hb_exec *x, int ahead)
 {
     size_t big = 0;
     for (int i = 0; i < x->sp->emit->nsb; i++)
         if (x->sp->emit->sb[i].run)
             big = GNN_MAX(big, spill_run_read_size(x->sp->emit->sb[i].run));
     big += big / 16;
-    return hbs_records_bytes(x->p, x->sp->emit) +
-           (size_t)(1 + x->p->spill_ahead) * big;
+    return hbs_records_bytes(x->p, x->sp->emit) + (size_t)(1 + ahead) * big;
 }
 
 /* Whether the next round may be built beside the one handed out, which
@@ -100,7 +99,12 @@ static int next_round(hb_exec *x, gnn_err *e)
     /* the last batch handed out of the old round is dead by now */
     hbs_round_release(x->sp->build);
     x->rb->scur = 0;
-    size_t reserve = emit_reserve(x);
+    /* the read-back keeps within the reserve (hb_readback.c): where the
+    ** plan's runs read ahead leave the build too little, each run is read
+    ** when it is handed out and put in order in place, so that the build
+    ** overlaps the hand-out, which saves more than reading ahead does */
+    size_t reserve = emit_reserve(x, x->p->spill_ahead);
+    if (!may_overlap(x, reserve)) reserve = emit_reserve(x, 0);
     if (may_overlap(x, reserve)) start_build(x, reserve);
     return GNNDB_OK;
 }
