@@ -255,8 +255,7 @@ class NeighborSampler(BaseSampler):
     def _start(self, seed_type, seeds, future):
         """A new round: this batch and the planned ones of its size."""
         if self._round is not None:
-            self._read += self._round.it.status(gnndb.STATUS_BYTES_READ)
-            self._round.close()
+            self._end_round()
         batches = [seeds]
         for t, s in future:
             if t != seed_type or s.numel() != seeds.numel():
@@ -277,6 +276,16 @@ class NeighborSampler(BaseSampler):
         it = conn.sample(self._sql(seed_type, ids, seeds.numel(), rnd))
         self._round = _Round(it, batches)
         self.stats["rounds"] += 1
+
+    def _end_round(self):
+        """Finalize the round's statement, its reads counted: its pools and
+        staged batches are freed now, not when the next round starts (after
+        an epoch's last round, that may be never, or during another
+        loader's run)."""
+        r, self._round = self._round, None
+        self._read += max(0, r.it.status(gnndb.STATUS_BYTES_READ))
+        self.stats["bytes_read"] = self._read
+        r.close()
 
     def _next_batch(self, seed_type, seeds):
         if self._pid != os.getpid():          # a forked worker
@@ -345,8 +354,14 @@ class NeighborSampler(BaseSampler):
                 raise ValueError("gnndb: a typed SAMPLE starts from seeds of "
                                  "one node type, not %s" % list(seed))
             (t, s), = seed.items()
-            return self._typed(self._next_batch(t, s))
-        return self._plain(self._next_batch(None, seed))
+            out = self._typed(self._next_batch(t, s))
+        else:
+            out = self._plain(self._next_batch(None, seed))
+        # the batch is copied out: a round whose batches are all handed out
+        # has nothing left to step to
+        if self._round.next == len(self._round.batches):
+            self._end_round()
+        return out
 
     # -- BaseSampler ----------------------------------------------------------
 
