@@ -39,6 +39,11 @@ from . import pyg as _pyg
 # Rounds: a 64-bit odd multiplier spreads the round numbers over seeds.
 _MIX = 0x9E3779B97F4A7C15
 
+# Copies of a batch alive at once outside the engine: the one being built
+# into PyG's tensors (and held by the FeatureStore until the next), and the
+# Data before it, still referenced by the training loop.
+_BATCH_COPIES = 2
+
 
 class _ReadAhead:
     """An index iterator whose next items can be looked at before they are
@@ -238,11 +243,19 @@ class NeighborSampler(BaseSampler):
                    self.round_batches, seed,
                    " WITH REPLACEMENT" if self.replace else ""))
 
+    def _pragmas(self):
+        """The sampler's pragmas, with the batch copies this process holds
+        at once counted inside memory_limit unless given: the batch being
+        converted and handed to the FeatureStore, and the one before it
+        that the training loop still holds (as gnndb.torch.loader)."""
+        p = {"batch_copies": _BATCH_COPIES}
+        p.update(self.pragmas)
+        return p
+
     def _start(self, seed_type, seeds, future):
         """A new round: this batch and the planned ones of its size."""
         if self._round is not None:
-            self._read += self._round.it.status(gnndb.STATUS_BYTES_READ)
-            self._round.close()
+            self._end_round()
         batches = [seeds]
         for t, s in future:
             if t != seed_type or s.numel() != seeds.numel():
@@ -255,7 +268,7 @@ class NeighborSampler(BaseSampler):
         if len(np.unique(ids)) != len(ids):
             raise ValueError("gnndb: a batch lists a seed twice")
         conn = self._db.conn()
-        for k, v in self.pragmas.items():
+        for k, v in self._pragmas().items():
             conn.execute("PRAGMA %s = '%s';" % (k, v))
         wid = torch.utils.data.get_worker_info()
         rnd = self._rounds * 64 + (wid.id + 1 if wid else 0)
@@ -263,6 +276,16 @@ class NeighborSampler(BaseSampler):
         it = conn.sample(self._sql(seed_type, ids, seeds.numel(), rnd))
         self._round = _Round(it, batches)
         self.stats["rounds"] += 1
+
+    def _end_round(self):
+        """Finalize the round's statement, its reads counted: its pools and
+        staged batches are freed now, not when the next round starts (after
+        an epoch's last round, that may be never, or during another
+        loader's run)."""
+        r, self._round = self._round, None
+        self._read += max(0, r.it.status(gnndb.STATUS_BYTES_READ))
+        self.stats["bytes_read"] = self._read
+        r.close()
 
     def _next_batch(self, seed_type, seeds):
         if self._pid != os.getpid():          # a forked worker
@@ -283,10 +306,6 @@ class NeighborSampler(BaseSampler):
 
     # -- batches into PyG's outputs ---------------------------------------------
 
-    def _hand(self, node, key, a):
-        if self.fs is not None and a is not None:
-            self.fs._hand(node, {key: torch.from_numpy(np.array(a))})
-
     def _plain(self, b):
         node = torch.from_numpy(np.array(b.n_id))
         ei = torch.from_numpy(np.array(b.edge_index))
@@ -298,7 +317,7 @@ class NeighborSampler(BaseSampler):
             if b.edge_attr is not None:
                 rows[(_pyg.PLAIN_EDGE, "edge_attr")] = \
                     torch.from_numpy(np.array(b.edge_attr))
-            self.fs._hand(node, rows)
+            self.fs._hand([(node, rows)])
         return SamplerOutput(
             node=node, row=ei[0], col=ei[1], edge=edge, batch=None,
             num_sampled_nodes=np.asarray(b.num_sampled_nodes).tolist(),
@@ -306,12 +325,15 @@ class NeighborSampler(BaseSampler):
 
     def _typed(self, b):
         node, row, col, edge, nsn, nse = {}, {}, {}, {}, {}, {}
+        handed = []
         for t, part in b.types.items():
             node[t] = torch.from_numpy(np.array(part.n_id))
             nsn[t] = np.asarray(part.num_sampled_nodes).tolist()
             if self.fs is not None and part.x is not None:
-                self.fs._hand(node[t], {(t, "x"):
-                                        torch.from_numpy(np.array(part.x))})
+                handed.append((node[t], {(t, "x"):
+                                         torch.from_numpy(np.array(part.x))}))
+        if self.fs is not None:
+            self.fs._hand(handed)
         for name, rel in b.rels.items():
             et = rel.edge_type
             ei = torch.from_numpy(np.array(rel.edge_index))
@@ -332,8 +354,14 @@ class NeighborSampler(BaseSampler):
                 raise ValueError("gnndb: a typed SAMPLE starts from seeds of "
                                  "one node type, not %s" % list(seed))
             (t, s), = seed.items()
-            return self._typed(self._next_batch(t, s))
-        return self._plain(self._next_batch(None, seed))
+            out = self._typed(self._next_batch(t, s))
+        else:
+            out = self._plain(self._next_batch(None, seed))
+        # the batch is copied out: a round whose batches are all handed out
+        # has nothing left to step to
+        if self._round.next == len(self._round.batches):
+            self._end_round()
+        return out
 
     # -- BaseSampler ----------------------------------------------------------
 

@@ -180,7 +180,9 @@ class FeatureStore(_PygFeatureStore):
         self.__dict__["_db"] = _Db(db, readonly)
         self.__dict__["graph"] = graph
         self.__dict__["x_table"] = x
-        self.__dict__["_inflight"] = []   # [(node tensor, {key: rows})]
+        # the batch in flight's rows: [(node tensor, {key: rows})], one
+        # entry per node type
+        self.__dict__["_inflight"] = []
         # GATHER statements run, and tensors the sampler handed over
         self.__dict__["stats"] = {"reads": 0, "handed": 0}
 
@@ -264,10 +266,15 @@ class FeatureStore(_PygFeatureStore):
 
     # -- reads ----------------------------------------------------------------
 
-    def _hand(self, node, rows):
-        """The sampler's rows of the batch in flight (node: its n_id)."""
-        self._inflight.append((node, rows))
-        del self._inflight[:-4]
+    def _hand(self, parts):
+        """The sampler's rows of the batch in flight: [(node, rows)], node
+        the n_id of a node type, rows {(group, attr): tensor}. They replace
+        the last batch's, which the loader has already filtered (its
+        filter_fn follows each sample_from_nodes call), so that the store
+        keeps no batch alive beyond the one the loader is building: the
+        sampler counts two batch copies (PRAGMA batch_copies), that one and
+        the one the training loop still holds."""
+        self.__dict__["_inflight"] = list(parts)
 
     def _handed(self, attr):
         idx = attr.index

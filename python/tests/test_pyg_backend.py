@@ -158,6 +158,26 @@ def test_rows_are_handed_not_read_again(cora, stores):
     assert fs.stats["reads"] == n
 
 
+def test_finished_rounds_hold_nothing(cora, stores):
+    """A round's statement is finalized once its last batch is copied out,
+    and the store keeps only the batch in flight's rows, so an epoch's end
+    leaves no pools or batch copies behind (the sampler counts two copies
+    inside memory_limit: PRAGMA batch_copies)."""
+    fs, gs = stores
+    sampler = gp.NeighborSampler(stores, [10, 10], seed=5, round_batches=4,
+                                 pragmas={"memory_limit": "64MB"})
+    loader = NodeLoader(stores, node_sampler=sampler,
+                        input_nodes=torch.arange(cora.num_nodes),
+                        batch_size=256, shuffle=True)
+    batches = list(loader)
+    assert sampler._round is None
+    assert len(fs._inflight) == 1
+    assert fs._inflight[0][0] is batches[-1].n_id
+    assert sampler.stats["bytes_read"] > 0
+    conn = sampler._db.conn()
+    assert dict(conn.execute("PRAGMA batch_copies;"))["batch_copies"] == 2
+
+
 @pytest.mark.parametrize("workers", [0, 2])
 def test_link_loader(cora, stores, workers):
     sampler = gp.NeighborSampler(stores, [10, 10], seed=6)
