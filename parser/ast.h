@@ -30,10 +30,11 @@ typedef enum ast_kind {
     AST_CREATE_NODES,    /* CREATE NODES t IN g COUNT n */
     AST_CREATE_RELATION, /* CREATE RELATION r IN g FROM s TO d FROM 'f' */
     AST_DROP_RELATION,   /* DROP RELATION r ON g */
-    AST_GATHER           /* GATHER t [ON g[.x]] ROWS (ids) | ROWS 'f' */
+    AST_GATHER,          /* GATHER t [ON g[.x]] ROWS (ids) | ROWS 'f' */
+    AST_IMPORT_TIMES     /* IMPORT EDGE | NODE TIMES INTO g FROM 'f' */
 } ast_kind;
 
-#define AST_LAST_KIND AST_GATHER
+#define AST_LAST_KIND AST_IMPORT_TIMES
 
 #define AST_MAX_HOPS 8
 
@@ -202,6 +203,7 @@ typedef struct ast_stmt {
     char *exclude_splits[AST_MAX_EDGE_SPLITS];  /* EXCLUDE SPLIT a, b */
     size_t n_exclude_splits;
     char *edge_features;        /* EDGE FEATURES w */
+    int time_nodes;             /* IMPORT NODE TIMES (else EDGE TIMES) */
 
     /* PROPAGATE name OVER graph HOPS k [NORMALIZE w] INTO target;
     ** SCAN name [ON graph] (seeds, BATCH, SHUFFLE, SEED, EPOCHS, LIMIT as

@@ -132,6 +132,11 @@ void build_hop_repeat(parse_ctx *p, const gtok *k);
 void build_typed_seeds(parse_ctx *p, const gtok *kw, const gtok *type,
                        const gtok *split);
 
+/* Time (build_time.c): IMPORT EDGE TIMES (nodes 0) or NODE TIMES INTO g
+** FROM 'f'. */
+void build_import_times(parse_ctx *p, const gtok *graph, const gtok *path,
+                        int nodes);
+
 /* After the grammar accepted: the checks that need the whole statement. */
 void build_finish(parse_ctx *p);
 

@@ -66,6 +66,10 @@ int gnnParseCheck(void *parser, int major, const gtok *t, parse_ctx *ctx);
 /* IMPORT ... REPLACE; a name as well. */
 %token REPLACE.
 %fallback ID REPLACE.
+
+/* Time's words are names elsewhere too. */
+%token TIMES NODE.
+%fallback ID TIMES NODE.
 %fallback ID RELATION COUNT REVERSE IN.
 
 /* ---- CREATE GRAPH ---------------------------------------------------- */
@@ -125,6 +129,12 @@ format_type ::= TYPE(K) ID(V).      { build_dtype(pctx, &K, CL_TYPE, &V); }
 /* INTO g.r: relation r of typed graph g (qname puts r in node_type) */
 cmd ::= IMPORT EDGE FEATURES ID(N) INTO qname(G) FROM STRING(P) feat_opts.
                                     { build_import_edge_features(pctx, &N, &G, &P); }
+
+/* ---- IMPORT EDGE TIMES / NODE TIMES: an int64 per input edge or node --- */
+cmd ::= IMPORT EDGE TIMES INTO ID(G) FROM STRING(P).
+                                    { build_import_times(pctx, &G, &P, 0); }
+cmd ::= IMPORT NODE TIMES INTO ID(G) FROM STRING(P).
+                                    { build_import_times(pctx, &G, &P, 1); }
 
 /* ---- IMPORT OGB: a graph, its features, labels and splits at once ------ */
 cmd ::= IMPORT OGB STRING(P) AS ID(N) ogb_opts.

@@ -22,7 +22,8 @@
     X(EDGE) X(EDGES) X(WITHOUT) X(NEGATIVE) X(PAIRS) X(TRIPLET) X(STRICT) \
     X(EXCLUDE) X(SPLITS) \
     X(RELATION) X(COUNT) X(REVERSE) X(IN) \
-    X(GATHER) X(ROWS) X(ORDER) X(REPLACE)
+    X(GATHER) X(ROWS) X(ORDER) X(REPLACE) \
+    X(TIMES) X(NODE)
 
 #define KW_ENTRY(k) {#k, sizeof #k - 1, TK_##k},
 static const struct keyword {
