@@ -22,6 +22,7 @@
 #include "transfer.h"
 #include "hb_resident.h"
 #include "hop_resident.h"
+#include "hop_temporal.h"
 #include "hb_round.h"
 
 #include <pthread.h>
@@ -309,7 +310,9 @@ static void rs_sample_task(void *arg, size_t i, int w)
     double t0 = gnn_now();
     int rc = hb_halted(x) ? gnn_seterr(&e, GNNDB_INTERRUPT, "interrupted")
                           : GNNDB_OK;
-    if (!rc) rc = hb_rs_sample(&r->graph, x->p, b, x->rsw[w], &e);
+    if (!rc && x->p->temporal)
+        rc = hb_tm_sample(&r->graph, x->p, x->tm_seed_time, b, &e);
+    else if (!rc) rc = hb_rs_sample(&r->graph, x->p, b, x->rsw[w], &e);
     r->busy[2 * w] += gnn_now() - t0;
     if (rc) rs_fail(r, i, &e);
 }
@@ -416,7 +419,12 @@ void hb_resident_close(hb_exec *x)
 int hb_resident_round(hb_exec *x, int64_t g, int *done, gnn_err *e)
 {
     *done = 0;
-    if (!rs_eligible(x)) return GNNDB_OK;
+    if (!rs_eligible(x))
+        return x->p->temporal
+                   ? gnn_seterr(e, GNNDB_NOMEM, "a time-respecting SAMPLE "
+                                "needs every block of the time graph in the "
+                                "buffer pool, and it has too few frames")
+                   : GNNDB_OK;
     rs_round r;
     memset(&r, 0, sizeof r);
     r.x = x;

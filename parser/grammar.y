@@ -68,8 +68,8 @@ int gnnParseCheck(void *parser, int major, const gtok *t, parse_ctx *ctx);
 %fallback ID REPLACE.
 
 /* Time's words are names elsewhere too. */
-%token TIMES NODE.
-%fallback ID TIMES NODE.
+%token TIMES TIME NODE AT TEMPORAL UNIFORM LAST BEFORE OR WINDOW.
+%fallback ID TIMES TIME NODE AT TEMPORAL UNIFORM LAST BEFORE OR WINDOW.
 %fallback ID RELATION COUNT REVERSE IN.
 
 /* ---- CREATE GRAPH ---------------------------------------------------- */
@@ -312,6 +312,16 @@ exclude_names ::= exclude_names COMMA ID(S).
                                     { build_exclude_split(pctx, &S); }
 sample_clause ::= EDGE(K) FEATURES ID(T).
                                     { build_name(pctx, &K, CL_EDGE_FEATURES, &T); }
+
+/* ---- SAMPLE ... AT TIMES 'f' | AT NODE TIME: time-respecting hops ------ */
+sample_clause ::= AT(K) TIMES STRING(F). { build_at_times(pctx, &K, &F); }
+sample_clause ::= AT(K) NODE TIME.  { build_at_times(pctx, &K, NULL); }
+sample_clause ::= TEMPORAL(K) UNIFORM.
+                                    { build_temporal(pctx, &K, AST_TEMPORAL_UNIFORM); }
+sample_clause ::= TEMPORAL(K) LAST. { build_temporal(pctx, &K, AST_TEMPORAL_LAST); }
+sample_clause ::= BEFORE(K).        { build_time_cmp(pctx, &K, 1); }
+sample_clause ::= AT(K) OR BEFORE.  { build_time_cmp(pctx, &K, 0); }
+sample_clause ::= WINDOW(K) INTEGER(W). { build_window(pctx, &K, &W); }
 
 /* ---- PROPAGATE and SCAN (pre-propagated features) ---------------------- */
 cmd ::= PROPAGATE(K) ID(F) OVER ID(G) HOPS INTEGER(N) prop_norm INTO ID(O).

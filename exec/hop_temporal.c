@@ -1,0 +1,316 @@
+/* hop_temporal.c — the hops of a time-respecting SAMPLE, as PyG's temporal
+** NeighborLoader defines them. Each seed roots a tree of its own (a node
+** reached from two seeds is two nodes of the batch; within one tree a node
+** is one node), and every hop of a tree compares edge times with the root
+** seed's time T: an edge is eligible when its time is <= T (< T under
+** BEFORE) and, with WINDOW w, > T - w. Each list of the time graph is
+** sorted by time, so the eligible entries are one run of it, found by two
+** binary searches; TEMPORAL LAST takes the last k of the run, TEMPORAL
+** UNIFORM k of it drawn by sample_choose under a key of (SEED, epoch,
+** batch, hop, root, node), so the batches are a function of the statement.
+**
+** The blocks are all pinned (a resident round, hb_resident.c): an entry
+** past a node's first block is found by arithmetic, as hop_resident.c's
+** far_nbr finds it. */
+#include "grow.h"
+#include "exec_int.h"
+#include "hop_temporal.h"
+#include "hash.h"
+#include "rng.h"
+#include "sample.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- seed times ---- */
+
+/* The node times table, whole, into t[node]. */
+static int load_node_times(hb_exec *x, int64_t *t, gnn_err *e)
+{
+    const cat_table *nt = &x->p->node_times;
+    blk_file *f = NULL;
+    int rc = db_open_table(x->db, nt, 0, &f, e);
+    void *buf = rc ? NULL : gnn_alloc_aligned(nt->block_size);
+    if (!rc && !buf) rc = gnn_seterr(e, GNNDB_NOMEM, "out of memory");
+    for (int64_t b = 0; !rc && b < nt->nblocks; b++) {
+        if ((rc = blkf_read(f, (uint64_t)b, buf, e))) break;
+        const blk_header *h = buf;
+        if (h->first_node + h->count > (uint64_t)x->p->graph.nodes ||
+            h->dtype != BLK_DTYPE_I64)
+            rc = gnn_seterr(e, GNNDB_CORRUPT, "corrupt block %lld of %s: "
+                            "rows past the graph's nodes", (long long)b,
+                            f->path);
+        for (uint32_t i = 0; !rc && i < h->count; i++)
+            memcpy(&t[h->first_node + i], blk_feature_row(buf, i), 8);
+    }
+    gnn_free_aligned(buf);
+    if (f) blkf_close(f);
+    return rc;
+}
+
+int hb_tm_open(hb_exec *x, gnn_err *e)
+{
+    plan *p = x->p;
+    size_t n = (size_t)p->graph.nodes;
+    int64_t *t = calloc(n + 1, sizeof *t);
+    if (!t) return gnn_seterr(e, GNNDB_NOMEM, "out of memory for the seeds' "
+                              "times");
+    x->tm_seed_time = t;
+    if (p->time_source == AST_TIME_NODE) return load_node_times(x, t, e);
+    /* AT TIMES: time i belongs to seed i of the seed set as loaded (the
+    ** plan put a SEEDS (...) list's times in the set's order) */
+    if ((size_t)x->seeds.n != p->n_seed_times)
+        return gnn_seterr(e, GNNDB_RANGE, "AT TIMES: %zu times for %lld "
+                          "seeds", p->n_seed_times, (long long)x->seeds.n);
+    for (int64_t i = 0; i < x->seeds.n; i++)
+        t[x->seeds.ids[i]] = p->seed_times[i];
+    return GNNDB_OK;
+}
+
+/* ---- the map of one batch: (root, node) -> local index ---- */
+
+typedef struct tm_map {
+    uint64_t *key;           /* (root << 32 | node) + 1; 0: empty */
+    uint32_t *val;
+    size_t cap, n;
+} tm_map;
+
+static int tm_map_grow(tm_map *m)
+{
+    size_t cap = m->cap ? 2 * m->cap : 1024;
+    uint64_t *k = calloc(cap, sizeof *k);
+    uint32_t *v = malloc(cap * sizeof *v);
+    if (!k || !v) {
+        free(k);
+        free(v);
+        return -1;
+    }
+    for (size_t i = 0; i < m->cap; i++) {
+        if (!m->key[i]) continue;
+        size_t h = gnn_hash_slot((uint32_t)(m->key[i] ^ (m->key[i] >> 29)),
+                                 cap);
+        while (k[h]) h = (h + 1) & (cap - 1);
+        k[h] = m->key[i];
+        v[h] = m->val[i];
+    }
+    free(m->key);
+    free(m->val);
+    m->key = k;
+    m->val = v;
+    m->cap = cap;
+    return 0;
+}
+
+/* The local index of `node` in the tree of root r, appended to b (with its
+** root) when new; -1 when out of memory. */
+static int tm_add(tm_map *m, hb_batch *b, uint32_t r, uint32_t node,
+                  uint32_t *local)
+{
+    if ((m->n + 1) * 2 > m->cap && tm_map_grow(m)) return -1;
+    uint64_t key = (((uint64_t)r << 32) | node) + 1;
+    size_t h = gnn_hash_slot((uint32_t)(key ^ (key >> 29)), m->cap);
+    while (m->key[h]) {
+        if (m->key[h] == key) {
+            *local = m->val[h];
+            return 0;
+        }
+        h = (h + 1) & (m->cap - 1);
+    }
+    if (gnn_grow((void **)&b->nodes, &b->capn, b->nn + 1, sizeof *b->nodes) ||
+        gnn_grow((void **)&b->troot, &b->captroot, b->nn + 1,
+                 sizeof *b->troot))
+        return -1;
+    *local = (uint32_t)b->nn;
+    b->troot[b->nn] = r;
+    b->nodes[b->nn++] = node;
+    m->key[h] = key;
+    m->val[h] = *local;
+    m->n++;
+    return 0;
+}
+
+/* ---- a node's list in the pinned blocks ---- */
+
+typedef struct tm_list {
+    const hb_rs_graph *g;
+    const blk_node *o;       /* the node's first object */
+    uint64_t no;             /* its block */
+} tm_list;
+
+static int tm_corrupt(const hb_rs_graph *g, uint64_t no, uint32_t node,
+                      gnn_err *e)
+{
+    return gnn_seterr(e, GNNDB_CORRUPT, "corrupt block %llu of %s: node %u "
+                      "is not where the index says", (unsigned long long)no,
+                      g->t->f->path, node);
+}
+
+static int tm_find(const hb_rs_graph *g, uint32_t node, tm_list *l,
+                   gnn_err *e)
+{
+    const hb_rel_topo *t = g->t;
+    uint64_t no = idx_block_of(t->idx_first, t->idx_block, t->nidx, node);
+    const blk_node *o = no < g->n ? blk_graph_find(g->data[no], node) : NULL;
+    const blk_header *h = no < g->n ? g->data[no] : NULL;
+    if (!o || o->start != 0 || !(h->flags & BLK_FLAG_TIMES))
+        return tm_corrupt(g, no, node, e);
+    *l = (tm_list){g, o, no};
+    return GNNDB_OK;
+}
+
+/* Entry q of the list: the object holding it and its place there. */
+static int tm_entry(const tm_list *l, uint32_t q, const blk_node **c,
+                    uint32_t *j, gnn_err *e)
+{
+    if (q < l->o->n) {
+        *c = l->o;
+        *j = q;
+        return GNNDB_OK;
+    }
+    uint32_t cap = l->g->t->cont_cap, k = q - l->o->n;
+    uint64_t cb = l->no + 1 + k / cap;
+    if (cb >= l->g->n) return tm_corrupt(l->g, cb, l->o->node, e);
+    const blk_header *hd = l->g->data[cb];
+    const blk_node *o = hd->count ? blk_graph_object(hd, 0) : NULL;
+    if (!o || o->node != l->o->node || !(hd->flags & BLK_FLAG_CONT_FIRST) ||
+        k % cap >= o->n)
+        return tm_corrupt(l->g, cb, l->o->node, e);
+    *c = o;
+    *j = k % cap;
+    return GNNDB_OK;
+}
+
+/* The first entry whose time is above `t` (strict 0) or at or above it
+** (strict 1): with `t` the root's time, the end of what is at or before
+** it (before it). */
+static int tm_bound(const tm_list *l, int64_t t, int strict, uint32_t *at,
+                    gnn_err *e)
+{
+    uint32_t lo = 0, hi = l->o->degree;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2, j;
+        const blk_node *c;
+        int rc = tm_entry(l, mid, &c, &j, e);
+        if (rc) return rc;
+        int64_t v = blk_node_time(c, j);
+        if (strict ? v < t : v <= t) lo = mid + 1;
+        else hi = mid;
+    }
+    *at = lo;
+    return GNNDB_OK;
+}
+
+/* ---- the hops ---- */
+
+typedef struct tm_hop {
+    const hb_rs_graph *g;
+    const plan *p;
+    const int64_t *stime;    /* by node: the seeds' times */
+    hb_batch *b;
+    tm_map m;
+    uint32_t *pos;
+    size_t cappos;
+    uint32_t scratch[SAMPLE_SCRATCH];
+} tm_hop;
+
+static int tm_reserve(hb_batch *b, size_t more)
+{
+    size_t need = b->ne + more + 1;
+    if (gnn_grow((void **)&b->esrc, &b->cape, need, sizeof *b->esrc) ||
+        gnn_grow((void **)&b->eid, &b->capeid, need, sizeof *b->eid) ||
+        gnn_grow((void **)&b->etime, &b->capetime, need, sizeof *b->etime))
+        return -1;
+    if (b->cape > b->capdst) {
+        uint32_t *d = realloc(b->edst, b->cape * sizeof *d);
+        if (!d) return -1;
+        b->edst = d;
+        b->capdst = b->cape;
+    }
+    return 0;
+}
+
+/* Frontier node i of b: its eligible entries [lo, hi), the chosen ones
+** added with their edges. */
+static int tm_node(tm_hop *h, size_t i, int fanout, uint64_t khop,
+                   gnn_err *e)
+{
+    hb_batch *b = h->b;
+    const plan *p = h->p;
+    uint32_t node = b->nodes[i], r = b->troot[i];
+    int64_t T = h->stime[b->nodes[r]];
+    tm_list l;
+    uint32_t lo = 0, hi;
+    int rc = tm_find(h->g, node, &l, e);
+    if (!rc) rc = tm_bound(&l, T, p->time_strict, &hi, e);
+    /* WINDOW w keeps T - w < time: entries at or before T - w go */
+    if (!rc && p->time_window > 0 && T - p->time_window < T)
+        rc = tm_bound(&l, T - p->time_window, 0, &lo, e);
+    if (rc) return rc;
+    if (lo > hi) lo = hi;
+    uint32_t m = hi - lo, n;
+    uint32_t most = sample_max(m, fanout, p->replace);
+    if (gnn_grow((void **)&h->pos, &h->cappos, most + 1, sizeof *h->pos))
+        return gnn_seterr(e, GNNDB_NOMEM, "out of memory sampling");
+    if (p->time_strategy == AST_TEMPORAL_LAST) {
+        n = fanout < 0 || (uint32_t)fanout > m ? m : (uint32_t)fanout;
+        for (uint32_t j = 0; j < n; j++) h->pos[j] = hi - n + j;
+    } else {
+        uint64_t key = rng_key_node(rng_mix(khop ^ (0x51ed27u + r)), node);
+        n = sample_choose(key, m, fanout, p->replace, h->pos, h->scratch);
+        for (uint32_t j = 0; j < n; j++) h->pos[j] += lo;
+    }
+    if (tm_reserve(b, n))
+        return gnn_seterr(e, GNNDB_NOMEM, "out of memory sampling");
+    for (uint32_t j = 0; j < n; j++) {
+        const blk_node *c;
+        uint32_t q, local;
+        if ((rc = tm_entry(&l, h->pos[j], &c, &q, e))) return rc;
+        if (tm_add(&h->m, b, r, blk_node_nbrs(c)[q], &local))
+            return gnn_seterr(e, GNNDB_NOMEM, "out of memory sampling");
+        b->esrc[b->ne] = local;
+        b->edst[b->ne] = (uint32_t)i;
+        b->eid[b->ne] = blk_node_eids(c)[q];
+        b->etime[b->ne++] = blk_node_time(c, q);
+    }
+    return GNNDB_OK;
+}
+
+int hb_tm_sample(const hb_rs_graph *g, const plan *p, const int64_t *stime,
+                 hb_batch *b, gnn_err *e)
+{
+    tm_hop *h = calloc(1, sizeof *h);
+    if (!h) return gnn_seterr(e, GNNDB_NOMEM, "out of memory sampling");
+    h->g = g;
+    h->p = p;
+    h->stime = stime;
+    h->b = b;
+    int rc = GNNDB_OK;
+    /* the seeds: each the root of its own tree */
+    if (gnn_grow((void **)&b->troot, &b->captroot, b->nn + 1,
+                 sizeof *b->troot))
+        rc = gnn_seterr(e, GNNDB_NOMEM, "out of memory sampling");
+    for (size_t q = 0; !rc && q < b->nn; q++) {
+        uint32_t local;
+        size_t nn = b->nn;
+        b->nn = q;            /* tm_add appends seed q where it already is */
+        if (tm_add(&h->m, b, (uint32_t)q, b->nodes[q], &local))
+            rc = gnn_seterr(e, GNNDB_NOMEM, "out of memory sampling");
+        b->nn = nn;
+    }
+    for (int hop = 0; !rc && hop < p->nhops; hop++) {
+        uint64_t khop = rng_key_hop(p->seed, (uint64_t)b->epoch,
+                                    (uint64_t)b->batch, (uint64_t)hop);
+        size_t lo = b->frontier_lo, hi = b->nn, ne0 = b->ne;
+        for (size_t i = lo; !rc && i < hi; i++)
+            rc = tm_node(h, i, p->fanouts[hop], khop, e);
+        if (rc) break;
+        b->frontier_lo = hi;
+        b->nsn[hop + 1] = (int64_t)(b->nn - hi);
+        b->nse[hop] = (int64_t)(b->ne - ne0);
+    }
+    free(h->m.key);
+    free(h->m.val);
+    free(h->pos);
+    free(h);
+    return rc;
+}
