@@ -16,21 +16,17 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* A time-respecting batch's root of each node, its seeds' times and each
-** edge's time, into its view. */
-static int finish_times(const int64_t *stime, hb_batch *b, gnn_err *e)
+/* A time-respecting batch's root of each node and each edge's time, with
+** its seeds' times (hop_temporal.c put them in o_time), into its view. */
+static int finish_times(hb_batch *b, gnn_err *e)
 {
     gnndb_batch_view *v = &b->view;
-    size_t ns = (size_t)b->nseeds;
     if (gnn_grow((void **)&b->o_root, &b->cap_o_root, b->nn + 1,
                  sizeof *b->o_root) ||
-        gnn_grow((void **)&b->o_time, &b->cap_o_time, ns + 1,
-                 sizeof *b->o_time) ||
         gnn_grow((void **)&b->o_etime, &b->cap_o_etime, b->ne + 1,
                  sizeof *b->o_etime))
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory finishing batches");
     for (size_t q = 0; q < b->nn; q++) b->o_root[q] = b->troot[q];
-    for (size_t q = 0; q < ns; q++) b->o_time[q] = stime[b->nodes[q]];
     for (size_t k = 0; k < b->ne; k++) b->o_etime[k] = b->etime[k];
     v->node_seed = b->o_root;
     v->time = b->o_time;
@@ -84,7 +80,7 @@ int hb_finish_batch(hb_exec *x, hb_batch *b, idx_txn *t, uint64_t **tmp,
     }
     hb_fill_view(p, b, b->n_id, b->edge_index, b->x, b->y);
     int rc = finish_edges(p, b, e);
-    if (!rc && p->temporal) rc = finish_times(x->tm_seed_time, b, e);
+    if (!rc && p->temporal) rc = finish_times(b, e);
     return rc || !x->var->finish ? rc : x->var->finish(x, b, e);
 }
 

@@ -311,7 +311,7 @@ static void rs_sample_task(void *arg, size_t i, int w)
     int rc = hb_halted(x) ? gnn_seterr(&e, GNNDB_INTERRUPT, "interrupted")
                           : GNNDB_OK;
     if (!rc && x->p->temporal)
-        rc = hb_tm_sample(&r->graph, x->p, x->tm_seed_time, b, &e);
+        rc = hb_tm_sample(&r->graph, x->p, x->tm, b, &e);
     else if (!rc) rc = hb_rs_sample(&r->graph, x->p, b, x->rsw[w], &e);
     r->busy[2 * w] += gnn_now() - t0;
     if (rc) rs_fail(r, i, &e);

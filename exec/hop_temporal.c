@@ -15,56 +15,105 @@
 #include "grow.h"
 #include "exec_int.h"
 #include "hop_temporal.h"
+#include "hb_times.h"
 #include "hash.h"
 #include "rng.h"
 #include "sample.h"
+#include "sort.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 /* ---- seed times ---- */
 
-/* The node times table, whole, into t[node]. */
-static int load_node_times(hb_exec *x, int64_t *t, gnn_err *e)
+/* The node times of the seeds tt->id[0..n) (ascending), from the table
+** read block by block: only the blocks holding seeds. */
+static int load_node_times(hb_exec *x, hb_tm_times *tt, gnn_err *e)
 {
     const cat_table *nt = &x->p->node_times;
     blk_file *f = NULL;
     int rc = db_open_table(x->db, nt, 0, &f, e);
     void *buf = rc ? NULL : gnn_alloc_aligned(nt->block_size);
     if (!rc && !buf) rc = gnn_seterr(e, GNNDB_NOMEM, "out of memory");
-    for (int64_t b = 0; !rc && b < nt->nblocks; b++) {
-        if ((rc = blkf_read(f, (uint64_t)b, buf, e))) break;
+    uint32_t rpb = nt->rows_per_block;
+    for (size_t i = 0; !rc && i < tt->n;) {
+        uint64_t b = tt->id[i] / rpb;
+        if ((rc = blkf_read(f, b, buf, e))) break;
         const blk_header *h = buf;
-        if (h->first_node + h->count > (uint64_t)x->p->graph.nodes ||
-            h->dtype != BLK_DTYPE_I64)
-            rc = gnn_seterr(e, GNNDB_CORRUPT, "corrupt block %lld of %s: "
-                            "rows past the graph's nodes", (long long)b,
-                            f->path);
-        for (uint32_t i = 0; !rc && i < h->count; i++)
-            memcpy(&t[h->first_node + i], blk_feature_row(buf, i), 8);
+        if (h->dtype != BLK_DTYPE_I64 || h->first_node != b * rpb)
+            rc = gnn_seterr(e, GNNDB_CORRUPT, "corrupt block %llu of %s: "
+                            "not the node times it should hold",
+                            (unsigned long long)b, f->path);
+        for (; !rc && i < tt->n && tt->id[i] / rpb == b; i++) {
+            uint32_t k = (uint32_t)(tt->id[i] - b * rpb);
+            if (k >= h->count)
+                rc = gnn_seterr(e, GNNDB_CORRUPT, "%s has no row %u: a node "
+                                "past its rows", f->path, tt->id[i]);
+            else memcpy(&tt->t[i], blk_feature_row(buf, k), 8);
+        }
     }
     gnn_free_aligned(buf);
     if (f) blkf_close(f);
     return rc;
 }
 
+/* AT TIMES: seed i of the set as loaded has time i of the file; for IN
+** ORDER (not ascending) the pairs are sorted by id. */
+static int file_times(hb_exec *x, hb_tm_times *tt, gnn_err *e)
+{
+    const plan *p = x->p;
+    if (tt->n != p->n_seed_times)
+        return gnn_seterr(e, GNNDB_RANGE, "AT TIMES: %zu times for %zu seeds",
+                          p->n_seed_times, tt->n);
+    uint64_t *k = malloc((tt->n + 1) * sizeof *k);
+    if (!k) return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
+    for (size_t i = 0; i < tt->n; i++)
+        k[i] = ((uint64_t)x->seeds.ids[i] << 32) | i;
+    gnn_sort_u64(k, tt->n);
+    for (size_t i = 0; i < tt->n; i++) {
+        tt->id[i] = (uint32_t)(k[i] >> 32);
+        tt->t[i] = p->seed_times[(uint32_t)k[i]];
+    }
+    free(k);
+    return GNNDB_OK;
+}
+
 int hb_tm_open(hb_exec *x, gnn_err *e)
 {
-    plan *p = x->p;
-    size_t n = (size_t)p->graph.nodes;
-    int64_t *t = calloc(n + 1, sizeof *t);
-    if (!t) return gnn_seterr(e, GNNDB_NOMEM, "out of memory for the seeds' "
-                              "times");
-    x->tm_seed_time = t;
-    if (p->time_source == AST_TIME_NODE) return load_node_times(x, t, e);
-    /* AT TIMES: time i belongs to seed i of the seed set as loaded (the
-    ** plan put a SEEDS (...) list's times in the set's order) */
-    if ((size_t)x->seeds.n != p->n_seed_times)
-        return gnn_seterr(e, GNNDB_RANGE, "AT TIMES: %zu times for %lld "
-                          "seeds", p->n_seed_times, (long long)x->seeds.n);
-    for (int64_t i = 0; i < x->seeds.n; i++)
-        t[x->seeds.ids[i]] = p->seed_times[i];
-    return GNNDB_OK;
+    hb_tm_times *tt = calloc(1, sizeof *tt);
+    if (!tt) return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
+    x->tm = tt;
+    tt->n = (size_t)x->seeds.n;
+    tt->id = malloc((tt->n + 1) * sizeof *tt->id);
+    tt->t = malloc((tt->n + 1) * sizeof *tt->t);
+    if (!tt->id || !tt->t)
+        return gnn_seterr(e, GNNDB_NOMEM, "out of memory for the seeds' "
+                          "times");
+    if (x->p->time_source == AST_TIME_FILE) return file_times(x, tt, e);
+    for (size_t i = 0; i < tt->n; i++) tt->id[i] = x->seeds.ids[i];
+    gnn_sort_u32(tt->id, tt->n);
+    return load_node_times(x, tt, e);
+}
+
+void hb_tm_close(hb_exec *x)
+{
+    if (!x->tm) return;
+    free(x->tm->id);
+    free(x->tm->t);
+    free(x->tm);
+    x->tm = NULL;
+}
+
+/* The time of seed `node` (one of tt's). */
+static int64_t tm_time_of(const hb_tm_times *tt, uint32_t node)
+{
+    size_t lo = 0, hi = tt->n;
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (tt->id[mid] <= node) lo = mid;
+        else hi = mid;
+    }
+    return tt->t[lo];
 }
 
 /* ---- the map of one batch: (root, node) -> local index ---- */
@@ -205,7 +254,7 @@ static int tm_bound(const tm_list *l, int64_t t, int strict, uint32_t *at,
 typedef struct tm_hop {
     const hb_rs_graph *g;
     const plan *p;
-    const int64_t *stime;    /* by node: the seeds' times */
+    const int64_t *rtime;    /* each root's time: b->o_time */
     hb_batch *b;
     tm_map m;
     uint32_t *pos;
@@ -237,13 +286,13 @@ static int tm_node(tm_hop *h, size_t i, int fanout, uint64_t khop,
     hb_batch *b = h->b;
     const plan *p = h->p;
     uint32_t node = b->nodes[i], r = b->troot[i];
-    int64_t T = h->stime[b->nodes[r]];
+    int64_t T = h->rtime[r];
     tm_list l;
     uint32_t lo = 0, hi;
     int rc = tm_find(h->g, node, &l, e);
     if (!rc) rc = tm_bound(&l, T, p->time_strict, &hi, e);
     /* WINDOW w keeps T - w < time: entries at or before T - w go */
-    if (!rc && p->time_window > 0 && T - p->time_window < T)
+    if (!rc && p->time_window > 0 && T >= INT64_MIN + p->time_window)
         rc = tm_bound(&l, T - p->time_window, 0, &lo, e);
     if (rc) return rc;
     if (lo > hi) lo = hi;
@@ -275,14 +324,20 @@ static int tm_node(tm_hop *h, size_t i, int fanout, uint64_t khop,
     return GNNDB_OK;
 }
 
-int hb_tm_sample(const hb_rs_graph *g, const plan *p, const int64_t *stime,
+int hb_tm_sample(const hb_rs_graph *g, const plan *p, const hb_tm_times *tt,
                  hb_batch *b, gnn_err *e)
 {
+    size_t ns = (size_t)b->nseeds;
+    if (gnn_grow((void **)&b->o_time, &b->cap_o_time, ns + 1,
+                 sizeof *b->o_time))
+        return gnn_seterr(e, GNNDB_NOMEM, "out of memory sampling");
+    for (size_t q = 0; q < ns; q++)
+        b->o_time[q] = tm_time_of(tt, b->nodes[q]);
     tm_hop *h = calloc(1, sizeof *h);
     if (!h) return gnn_seterr(e, GNNDB_NOMEM, "out of memory sampling");
     h->g = g;
     h->p = p;
-    h->stime = stime;
+    h->rtime = b->o_time;
     h->b = b;
     int rc = GNNDB_OK;
     /* the seeds: each the root of its own tree */

@@ -10,16 +10,19 @@
 #include "hb_batch.h"
 #include "hop_resident.h"
 
-struct hb_exec;
+/* The seeds' times: seed id[i] (ascending) has time t[i]. Twelve bytes
+** a seed, never a table of every node. */
+typedef struct hb_tm_times {
+    uint32_t *id;
+    int64_t *t;
+    size_t n;
+} hb_tm_times;
 
-/* Each seed's time, by internal node id (the executor's, hb_tm_open):
-** from AT TIMES' file, in the order of the seed set, or from the graph's
-** node times (AT NODE TIME). */
-int hb_tm_open(struct hb_exec *x, gnn_err *e);
 /* Sample every hop of mini-batch b (its seeds in place) from g's pinned
 ** time-graph blocks: b's nodes numbered tree by tree within a hop, each
-** node's root seed in b->troot, each edge's id and time beside it. */
-int hb_tm_sample(const hb_rs_graph *g, const plan *p, const int64_t *stime,
+** node's root seed in b->troot, each edge's id and time beside it, and
+** each seed's time in b->o_time. */
+int hb_tm_sample(const hb_rs_graph *g, const plan *p, const hb_tm_times *tt,
                  hb_batch *b, gnn_err *e);
 
 #endif

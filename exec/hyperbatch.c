@@ -24,7 +24,7 @@
 #include "hb_spill.h"
 #include "hb_variant.h"
 #include "hop.h"
-#include "hop_temporal.h"
+#include "hb_times.h"
 #include "transfer.h"
 #include "pool.h"
 
@@ -228,7 +228,7 @@ void hb_close(hb_exec *x)
     x->var->close(x);
     if (x->io) io_close(x->io);
     seeds_free(&x->seeds);
-    free(x->tm_seed_time);
+    hb_tm_close(x);
     hb_hop_close(x);
     hb_resident_close(x);
     hb_blocks_free(&x->bk);
