@@ -321,3 +321,58 @@ def test_into_dir_writes_the_time_arrays(tgraph, tmp_path):
         arr = np.load(d / (k + ".npy"))
         np.testing.assert_array_equal(
             arr, got[0]["node_seed" if k == "batch" else k])
+
+
+def test_lists_across_continuation_blocks_equal_the_reference(tmp_path):
+    """4 KiB blocks: a hub's 1500 entries span several continuation blocks,
+    and the binary searches and picks cross them."""
+    rng = np.random.default_rng(11)
+    n, m = 60, 3000
+    src, dst = rng.integers(0, n, m), rng.integers(0, n, m)
+    dst[:1500] = 1
+    t = rng.integers(0, 5000, m).astype(np.int64)
+    np.savetxt(tmp_path / "e.csv", np.stack([src, dst], 1), fmt="%d",
+               delimiter=",")
+    np.save(tmp_path / "t.npy", t)
+    seeds = np.arange(n)
+    st = rng.integers(0, 5500, n).astype(np.int64)
+    st[1] = 2500
+    np.save(tmp_path / "st.npy", st)
+    path = str(tmp_path / "small.gnndb")
+    with gnndb.connect(path) as c:
+        c.execute("CREATE GRAPH g FROM '%s' BLOCK SIZE 4096;" %
+                  (tmp_path / "e.csv"))
+        c.execute("IMPORT EDGE TIMES INTO g FROM '%s';" % (tmp_path / "t.npy"))
+        rows = dict((r[0], r[1]) for r in c.execute("DESCRIBE g;"))
+        assert int(rows["graph_blocks"]) > 2   # the time graph: 4x that
+        assert "ok" in str(c.execute("CHECK g;"))
+    g = dict(path=path, src=src, dst=dst, t=t)
+    for clause, strict, window in (("", False, 0), ("BEFORE WINDOW 700",
+                                                    True, 700)):
+        got = batches(g, "SAMPLE 300,2 FROM g SEEDS ALL AT TIMES '%s' "
+                         "TEMPORAL LAST %s BATCH 20;" % (tmp_path / "st.npy",
+                                                         clause))
+        for b, lo in zip(got, range(0, n, 20)):
+            n_id, ei, eid, root = reference_last(
+                g, seeds[lo:lo + 20], st[lo:lo + 20], [300, 2], strict,
+                window)
+            np.testing.assert_array_equal(b["n_id"], n_id)
+            np.testing.assert_array_equal(b["edge_index"], ei)
+            np.testing.assert_array_equal(b["e_id"], eid)
+            np.testing.assert_array_equal(b["node_seed"], root)
+        got = batches(g, "SAMPLE 300,5 FROM g SEEDS ALL AT TIMES '%s' %s "
+                         "BATCH 20 SEED 2;" % (tmp_path / "st.npy", clause))
+        for b in got:
+            check_bound(g, b, strict, window, [300, 5])
+
+
+def test_seed_list_times_follow_their_ids(tgraph, tmp_path):
+    g = tgraph
+    np.save(tmp_path / "three.npy", np.array([70, 30, 90], dtype=np.int64))
+    for order in ("", "IN ORDER"):
+        got = batches(g, "SAMPLE 2 FROM g SEEDS (5, 3, 9) %s AT TIMES '%s' "
+                         "BATCH 3;" % (order, tmp_path / "three.npy"))
+        b = got[0]
+        want = {5: 70, 3: 30, 9: 90}
+        assert [want[int(v)] for v in b["n_id"][:3]] == b["time"].tolist()
+        check_bound(g, b, False, 0, [2])
