@@ -3,7 +3,7 @@
 ** the graph's time graph (IMPORT EDGE TIMES) and carry edge ids; the
 ** seeds' times are read here, so that a wrong count is refused at prepare.
 ** What the executor cannot yet run time-respecting is refused here too,
-** in words: only rounds from resident blocks compare times. */
+** in words: spilled rounds, page reads, packs and device batches. */
 #include "plan.h"
 #include "timecol.h"
 
@@ -109,20 +109,16 @@ int plan_time(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
 int plan_time_check(const ast_stmt *s, const plan *p, gnn_err *e)
 {
     if (!p->temporal) return GNNDB_OK;
-    const char *why = p->spill ? "the rounds would spill (raise "
-                                 "memory_limit or lower HYPERBATCH)"
+    const char *why = p->spill ? "its rounds would spill, and spilled runs "
+                                 "do not carry times yet (raise memory_limit "
+                                 "or lower HYPERBATCH)"
         : p->read_granularity == GNN_GRAN_PAGE ? "PRAGMA read_granularity is "
-                                                 "page"
-        : p->cache_policy != GNN_CACHE_NONE ? "a feature cache is set (PRAGMA "
-                                              "cache_policy)"
-        : !plan_resident(p) ? "the graph's time blocks and the tables do not "
-                              "all fit in the buffer pools (raise "
-                              "memory_limit)"
-        : s->pack ? "INTO PACK stores no times"
+                                                 "page: it reads whole blocks "
+                                                 "for now"
+        : s->pack ? "INTO PACK stores no times yet"
         : s->device ? "TO DEVICE does not carry the times yet"
         : NULL;
     if (!why) return GNNDB_OK;
     return gnn_seterr(e, GNNDB_MISUSE, "a time-respecting SAMPLE (AT TIMES / "
-                      "AT NODE TIME) runs only from blocks resident in "
-                      "memory for now, and here %s", why);
+                      "AT NODE TIME) cannot run here: %s", why);
 }

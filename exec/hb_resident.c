@@ -310,8 +310,10 @@ static void rs_sample_task(void *arg, size_t i, int w)
     double t0 = gnn_now();
     int rc = hb_halted(x) ? gnn_seterr(&e, GNNDB_INTERRUPT, "interrupted")
                           : GNNDB_OK;
-    if (!rc && x->p->temporal)
-        rc = hb_tm_sample(&r->graph, x->p, x->tm, b, &e);
+    if (!rc && x->p->temporal) {
+        hb_tm_graph tg = {&r->graph, NULL, r->graph.t};
+        rc = hb_tm_sample(&tg, x->p, x->tm, b, &e);
+    }
     else if (!rc) rc = hb_rs_sample(&r->graph, x->p, b, x->rsw[w], &e);
     r->busy[2 * w] += gnn_now() - t0;
     if (rc) rs_fail(r, i, &e);
@@ -419,12 +421,7 @@ void hb_resident_close(hb_exec *x)
 int hb_resident_round(hb_exec *x, int64_t g, int *done, gnn_err *e)
 {
     *done = 0;
-    if (!rs_eligible(x))
-        return x->p->temporal
-                   ? gnn_seterr(e, GNNDB_NOMEM, "a time-respecting SAMPLE "
-                                "needs every block of the time graph in the "
-                                "buffer pool, and it has too few frames")
-                   : GNNDB_OK;
+    if (!rs_eligible(x)) return GNNDB_OK;
     rs_round r;
     memset(&r, 0, sizeof r);
     r.x = x;

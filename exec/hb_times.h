@@ -12,5 +12,9 @@ struct hb_exec;
 ** by block for the seeds only; freed by hb_tm_close (hop_temporal.c). */
 int hb_tm_open(struct hb_exec *x, gnn_err *e);
 void hb_tm_close(struct hb_exec *x);
+/* Every hop of the round's mini-batches (their seeds in place), reading
+** the time graph through the graph's buffer pool on the caller's thread:
+** the round of a plan whose blocks are not all resident. */
+int hb_tm_round(struct hb_exec *x, gnn_err *e);
 
 #endif

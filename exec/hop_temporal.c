@@ -9,9 +9,12 @@
 ** UNIFORM k of it drawn by sample_choose under a key of (SEED, epoch,
 ** batch, hop, root, node), so the batches are a function of the statement.
 **
-** The blocks are all pinned (a resident round, hb_resident.c): an entry
-** past a node's first block is found by arithmetic, as hop_resident.c's
-** far_nbr finds it. */
+** The blocks are read from a resident round's pinned frames
+** (hb_resident.c, one mini-batch a worker) or through the graph's buffer
+** pool one at a time (hb_tm_round, the caller's thread): an entry past a
+** node's first block is found by arithmetic, as hop_resident.c's far_nbr
+** finds it, and copied out before its block is let go. */
+#include "clock.h"
 #include "grow.h"
 #include "exec_int.h"
 #include "hop_temporal.h"
@@ -20,6 +23,7 @@
 #include "rng.h"
 #include "sample.h"
 #include "sort.h"
+#include "bufpool.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -104,6 +108,32 @@ void hb_tm_close(hb_exec *x)
     x->tm = NULL;
 }
 
+int hb_tm_round(hb_exec *x, gnn_err *e)
+{
+    const plan *p = x->p;
+    hb_tm_graph g = {NULL, x->gpool, x->gtopo};
+    bp_stats before = *bp_get_stats(x->gpool);
+    double t0 = gnn_now();
+    int rc = GNNDB_OK;
+    for (int i = 0; i < x->nb && !rc; i++) {
+        if (hb_halted(x))
+            return gnn_seterr(e, GNNDB_INTERRUPT, "interrupted");
+        rc = hb_tm_sample(&g, p, x->tm, &x->hb[i], e);
+    }
+    const bp_stats *after = bp_get_stats(x->gpool);
+    hb_opstats *o = &x->st.hop[0];
+    o->blocks_read += after->blocks_read - before.blocks_read;
+    o->bytes_read += after->bytes_read - before.bytes_read;
+    o->misses += after->misses - before.misses;
+    o->seconds += gnn_now() - t0;
+    for (int i = 0; i < x->nb && !rc; i++)
+        for (int h = 0; h < p->nhops; h++) {
+            x->st.hop[h].items += (uint64_t)x->hb[i].nsn[h];
+            x->st.hop[h].edges += (uint64_t)x->hb[i].nse[h];
+        }
+    return rc;
+}
+
 /* The time of seed `node` (one of tt's). */
 static int64_t tm_time_of(const hb_tm_times *tt, uint32_t node)
 {
@@ -178,15 +208,43 @@ static int tm_add(tm_map *m, hb_batch *b, uint32_t r, uint32_t node,
     return 0;
 }
 
-/* ---- a node's list in the pinned blocks ---- */
+/* ---- a node's list, in pinned blocks or through the pool ---- */
 
+/* Block `no` of the time graph: a pinned frame of the resident round, or
+** pinned now in the buffer pool (read when absent) until tm_put; -1 when
+** the graph has no such block. */
+static int tm_get(const hb_tm_graph *g, uint64_t no, const void **data,
+                  gnn_err *e)
+{
+    if (g->rs) {
+        if (no >= g->rs->n) return -1;
+        *data = g->rs->data[no];
+        return GNNDB_OK;
+    }
+    if (no >= g->t->nblocks) return -1;
+    return bp_get(g->bp, g->t->f, no, data, e);
+}
+
+static void tm_put(const hb_tm_graph *g, uint64_t no)
+{
+    if (!g->rs) bp_unpin(g->bp, g->t->f, no);
+}
+
+/* What the hops keep of a node's list: its first object's place and
+** sizes (the blocks are released between reads). */
 typedef struct tm_list {
-    const hb_rs_graph *g;
-    const blk_node *o;       /* the node's first object */
-    uint64_t no;             /* its block */
+    const hb_tm_graph *g;
+    uint32_t node, degree, n0; /* n0: entries in its first block */
+    uint64_t no;             /* its first block */
 } tm_list;
 
-static int tm_corrupt(const hb_rs_graph *g, uint64_t no, uint32_t node,
+/* One entry of a list, copied out of its block. */
+typedef struct tm_ent {
+    uint32_t nbr, eid;
+    int64_t t;
+} tm_ent;
+
+static int tm_corrupt(const hb_tm_graph *g, uint64_t no, uint32_t node,
                       gnn_err *e)
 {
     return gnn_seterr(e, GNNDB_CORRUPT, "corrupt block %llu of %s: node %u "
@@ -194,39 +252,52 @@ static int tm_corrupt(const hb_rs_graph *g, uint64_t no, uint32_t node,
                       g->t->f->path, node);
 }
 
-static int tm_find(const hb_rs_graph *g, uint32_t node, tm_list *l,
+static int tm_find(const hb_tm_graph *g, uint32_t node, tm_list *l,
                    gnn_err *e)
 {
     const hb_rel_topo *t = g->t;
     uint64_t no = idx_block_of(t->idx_first, t->idx_block, t->nidx, node);
-    const blk_node *o = no < g->n ? blk_graph_find(g->data[no], node) : NULL;
-    const blk_header *h = no < g->n ? g->data[no] : NULL;
+    const void *data;
+    int rc = tm_get(g, no, &data, e);
+    if (rc < 0) return tm_corrupt(g, no, node, e);
+    if (rc) return rc;
+    const blk_node *o = blk_graph_find(data, node);
+    const blk_header *h = data;
+    if (o && o->start == 0 && (h->flags & BLK_FLAG_TIMES))
+        *l = (tm_list){g, node, o->degree, o->n, no};
+    tm_put(g, no);
     if (!o || o->start != 0 || !(h->flags & BLK_FLAG_TIMES))
         return tm_corrupt(g, no, node, e);
-    *l = (tm_list){g, o, no};
     return GNNDB_OK;
 }
 
-/* Entry q of the list: the object holding it and its place there. */
-static int tm_entry(const tm_list *l, uint32_t q, const blk_node **c,
-                    uint32_t *j, gnn_err *e)
+/* Entry q of the list, from its first block or a continuation block. */
+static int tm_entry(const tm_list *l, uint32_t q, tm_ent *out, gnn_err *e)
 {
-    if (q < l->o->n) {
-        *c = l->o;
-        *j = q;
-        return GNNDB_OK;
+    uint32_t cap = l->g->t->cont_cap, k = q < l->n0 ? 0 : q - l->n0;
+    uint64_t no = q < l->n0 ? l->no : l->no + 1 + k / cap;
+    const void *data;
+    int rc = tm_get(l->g, no, &data, e);
+    if (rc < 0) return tm_corrupt(l->g, no, l->node, e);
+    if (rc) return rc;
+    const blk_header *hd = data;
+    const blk_node *o;
+    uint32_t j;
+    if (q < l->n0) {
+        o = blk_graph_find(data, l->node);
+        j = q;
+    } else {
+        o = hd->count && (hd->flags & BLK_FLAG_CONT_FIRST)
+                ? blk_graph_object(hd, 0) : NULL;
+        j = k % cap;
     }
-    uint32_t cap = l->g->t->cont_cap, k = q - l->o->n;
-    uint64_t cb = l->no + 1 + k / cap;
-    if (cb >= l->g->n) return tm_corrupt(l->g, cb, l->o->node, e);
-    const blk_header *hd = l->g->data[cb];
-    const blk_node *o = hd->count ? blk_graph_object(hd, 0) : NULL;
-    if (!o || o->node != l->o->node || !(hd->flags & BLK_FLAG_CONT_FIRST) ||
-        k % cap >= o->n)
-        return tm_corrupt(l->g, cb, l->o->node, e);
-    *c = o;
-    *j = k % cap;
-    return GNNDB_OK;
+    int ok = o && o->node == l->node && j < o->n &&
+             (hd->flags & BLK_FLAG_TIMES);
+    if (ok)
+        *out = (tm_ent){blk_node_nbrs(o)[j], blk_node_eids(o)[j],
+                        blk_node_time(o, j)};
+    tm_put(l->g, no);
+    return ok ? GNNDB_OK : tm_corrupt(l->g, no, l->node, e);
 }
 
 /* The first entry whose time is above `t` (strict 0) or at or above it
@@ -235,14 +306,13 @@ static int tm_entry(const tm_list *l, uint32_t q, const blk_node **c,
 static int tm_bound(const tm_list *l, int64_t t, int strict, uint32_t *at,
                     gnn_err *e)
 {
-    uint32_t lo = 0, hi = l->o->degree;
+    uint32_t lo = 0, hi = l->degree;
     while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2, j;
-        const blk_node *c;
-        int rc = tm_entry(l, mid, &c, &j, e);
+        uint32_t mid = lo + (hi - lo) / 2;
+        tm_ent v;
+        int rc = tm_entry(l, mid, &v, e);
         if (rc) return rc;
-        int64_t v = blk_node_time(c, j);
-        if (strict ? v < t : v <= t) lo = mid + 1;
+        if (strict ? v.t < t : v.t <= t) lo = mid + 1;
         else hi = mid;
     }
     *at = lo;
@@ -252,7 +322,7 @@ static int tm_bound(const tm_list *l, int64_t t, int strict, uint32_t *at,
 /* ---- the hops ---- */
 
 typedef struct tm_hop {
-    const hb_rs_graph *g;
+    const hb_tm_graph *g;
     const plan *p;
     const int64_t *rtime;    /* each root's time: b->o_time */
     hb_batch *b;
@@ -311,20 +381,20 @@ static int tm_node(tm_hop *h, size_t i, int fanout, uint64_t khop,
     if (tm_reserve(b, n))
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory sampling");
     for (uint32_t j = 0; j < n; j++) {
-        const blk_node *c;
-        uint32_t q, local;
-        if ((rc = tm_entry(&l, h->pos[j], &c, &q, e))) return rc;
-        if (tm_add(&h->m, b, r, blk_node_nbrs(c)[q], &local))
+        tm_ent v;
+        uint32_t local;
+        if ((rc = tm_entry(&l, h->pos[j], &v, e))) return rc;
+        if (tm_add(&h->m, b, r, v.nbr, &local))
             return gnn_seterr(e, GNNDB_NOMEM, "out of memory sampling");
         b->esrc[b->ne] = local;
         b->edst[b->ne] = (uint32_t)i;
-        b->eid[b->ne] = blk_node_eids(c)[q];
-        b->etime[b->ne++] = blk_node_time(c, q);
+        b->eid[b->ne] = v.eid;
+        b->etime[b->ne++] = v.t;
     }
     return GNNDB_OK;
 }
 
-int hb_tm_sample(const hb_rs_graph *g, const plan *p, const hb_tm_times *tt,
+int hb_tm_sample(const hb_tm_graph *g, const plan *p, const hb_tm_times *tt,
                  hb_batch *b, gnn_err *e)
 {
     size_t ns = (size_t)b->nseeds;

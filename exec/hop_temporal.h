@@ -18,11 +18,19 @@ typedef struct hb_tm_times {
     size_t n;
 } hb_tm_times;
 
-/* Sample every hop of mini-batch b (its seeds in place) from g's pinned
-** time-graph blocks: b's nodes numbered tree by tree within a hop, each
+/* The time graph the hops read: a resident round's pinned blocks (rs), or
+** else its file through the buffer pool bp (t: its index and file). */
+typedef struct hb_tm_graph {
+    const hb_rs_graph *rs;
+    struct bp_pool *bp;
+    const hb_rel_topo *t;
+} hb_tm_graph;
+
+/* Sample every hop of mini-batch b (its seeds in place) from g's
+** time-graph blocks (with a pool: on one thread at a time): b's nodes numbered tree by tree within a hop, each
 ** node's root seed in b->troot, each edge's id and time beside it, and
 ** each seed's time in b->o_time. */
-int hb_tm_sample(const hb_rs_graph *g, const plan *p, const hb_tm_times *tt,
+int hb_tm_sample(const hb_tm_graph *g, const plan *p, const hb_tm_times *tt,
                  hb_batch *b, gnn_err *e);
 
 #endif
