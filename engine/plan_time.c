@@ -3,7 +3,7 @@
 ** the graph's time graph (IMPORT EDGE TIMES) and carry edge ids; the
 ** seeds' times are read here, so that a wrong count is refused at prepare.
 ** What the executor cannot yet run time-respecting is refused here too,
-** in words: spilled rounds, page reads, packs and device batches. */
+** in words: page reads, packs and device batches. */
 #include "plan.h"
 #include "timecol.h"
 
@@ -109,10 +109,7 @@ int plan_time(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
 int plan_time_check(const ast_stmt *s, const plan *p, gnn_err *e)
 {
     if (!p->temporal) return GNNDB_OK;
-    const char *why = p->spill ? "its rounds would spill, and spilled runs "
-                                 "do not carry times yet (raise memory_limit "
-                                 "or lower HYPERBATCH)"
-        : p->read_granularity == GNN_GRAN_PAGE ? "PRAGMA read_granularity is "
+    const char *why = p->read_granularity == GNN_GRAN_PAGE ? "PRAGMA read_granularity is "
                                                  "page: it reads whole blocks "
                                                  "for now"
         : s->pack ? "INTO PACK stores no times yet"
