@@ -3,7 +3,9 @@
 ** the graph's time graph (IMPORT EDGE TIMES) and carry edge ids; the
 ** seeds' times are read here, so that a wrong count is refused at prepare.
 ** What the executor cannot yet run time-respecting is refused here too,
-** in words: page reads, packs and device batches. */
+** in words: packs and device batches. Under PRAGMA read_granularity =
+** 'page' the hops read the time graph's blocks whole (through the pool),
+** the gather its rows in pages. */
 #include "plan.h"
 #include "timecol.h"
 
@@ -109,10 +111,7 @@ int plan_time(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
 int plan_time_check(const ast_stmt *s, const plan *p, gnn_err *e)
 {
     if (!p->temporal) return GNNDB_OK;
-    const char *why = p->read_granularity == GNN_GRAN_PAGE ? "PRAGMA read_granularity is "
-                                                 "page: it reads whole blocks "
-                                                 "for now"
-        : s->pack ? "INTO PACK stores no times yet"
+    const char *why = s->pack ? "INTO PACK stores no times yet"
         : s->device ? "TO DEVICE does not carry the times yet"
         : NULL;
     if (!why) return GNNDB_OK;
