@@ -417,3 +417,27 @@ def test_rounds_read_through_the_pool_or_spilled_equal_resident_rounds(
     assert len(runs[0]) == 10
     for r in runs[1:]:
         assert r == runs[0]
+
+
+def test_copies_and_torch_batches_keep_the_time_fields(tgraph):
+    torch = pytest.importorskip("torch")
+    import gnndb.torch as gt
+    g = tgraph
+    sql = ("SAMPLE 3,2 FROM g SEEDS train AT TIMES '%s' BATCH 16 SEED 1;" %
+           (g["dir"] / "st.npy"))
+    with gnndb.connect(g["path"], readonly=True) as c:
+        copies = [b.copy() for b in c.sample(sql)]
+    tb = list(gt.loader(g["path"], sql, pyg=False))
+    assert len(copies) == len(tb) == 4
+    for cb, t in zip(copies, tb):
+        for k in ("node_seed", "time", "edge_time", "e_id"):
+            np.testing.assert_array_equal(getattr(cb, k),
+                                          getattr(t, k).numpy())
+        assert t.node_seed.dtype == torch.int64
+        assert t.time.shape == (t.batch_size,)
+    if gt.pyg_available():
+        d = next(iter(gt.loader(g["path"], sql, pyg=True)))
+        np.testing.assert_array_equal(d.batch.numpy(), copies[0].node_seed)
+        np.testing.assert_array_equal(d.time.numpy(), copies[0].time)
+        np.testing.assert_array_equal(d.edge_time.numpy(),
+                                      copies[0].edge_time)
