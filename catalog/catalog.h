@@ -52,11 +52,22 @@ typedef struct cat_graph {
 #define CAT_GRAPH_PLAIN    0
 #define CAT_GRAPH_TYPED    1
 #define CAT_GRAPH_RELATION 2
+/* A graph's time graph (IMPORT EDGE TIMES): the temporal CSR, a graphs
+** row named "<graph>.__time" whose parent is the graph, read as an
+** edge-id topology (its eid_file is its file) whose blocks also carry
+** each entry's time (BLK_FLAG_TIMES). Listed with no graph; dropped with
+** its graph. */
+#define CAT_GRAPH_TIME     3
+#define CAT_TIME_SUFFIX    ".__time"
+/* The table of a graph's node times (IMPORT NODE TIMES): int64, dim 1,
+** a row per node, kind CAT_TABLE_NODE_TIMES. */
+#define CAT_NODE_TIME_TABLE "__node_time"
 
 #define CAT_TABLE_FEATURES      1
 #define CAT_TABLE_LABELS        2
 #define CAT_TABLE_EDGES         3  /* the edge table: input edge -> (src, dst) */
 #define CAT_TABLE_EDGE_FEATURES 4  /* a row per input edge */
+#define CAT_TABLE_NODE_TIMES    5  /* int64, a row per node (IMPORT NODE TIMES) */
 
 /* The name of a graph's edge table (kind CAT_TABLE_EDGES). */
 #define CAT_EDGES_TABLE "__edges"
@@ -138,6 +149,11 @@ int cat_graph_need_eids(const cat_graph *g, const char *what, gnn_err *e);
 ** whatever opens or indexes a topology reads each neighbour's edge id. Fails
 ** as cat_graph_need_eids(g, what) does when g has none, *out untouched. */
 int cat_graph_eid_view(const cat_graph *g, const char *what, cat_graph *out,
+                       gnn_err *e);
+
+/* The time graph of graph g into *t; GNNDB_NOTFOUND, with words saying
+** to IMPORT EDGE TIMES, when g has none. */
+int cat_time_graph_get(cat_db *c, const cat_graph *g, cat_graph *t,
                        gnn_err *e);
 
 /* Tables of a graph (features and the label table). */

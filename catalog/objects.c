@@ -280,12 +280,28 @@ int cat_graph_list(cat_db *c, cat_graph **out, size_t *n, gnn_err *e)
 {
     char sql[512];
     void *a;
-    graph_select(c, c->has_types ? "kind != 2 ORDER BY name"
+    graph_select(c, c->has_types ? "kind NOT IN (2, 3) ORDER BY name"
                                  : "1 ORDER BY name", sql, sizeof sql);
     int rc = catx_query_rows(c, sql, 0, NULL, graph_row, sizeof **out, &a, n,
                              "listing graphs", e);
     *out = rc ? NULL : a;
     return rc;
+}
+
+int cat_time_graph_get(cat_db *c, const cat_graph *g, cat_graph *t,
+                       gnn_err *e)
+{
+    char name[CAT_NAME_MAX + 16];
+    snprintf(name, sizeof name, "%s" CAT_TIME_SUFFIX, g->name);
+    gnn_err e2 = {0};
+    int rc = strlen(name) < CAT_NAME_MAX ? cat_graph_get(c, name, t, &e2)
+                                         : GNNDB_NOTFOUND;
+    if (rc == GNNDB_OK && t->kind != CAT_GRAPH_TIME) rc = GNNDB_NOTFOUND;
+    if (rc == GNNDB_NOTFOUND)
+        return gnn_seterr(e, rc, "graph %s has no edge times: IMPORT EDGE "
+                          "TIMES INTO %s FROM 'times.npy' first", g->name,
+                          g->name);
+    return rc ? gnn_seterr(e, rc, "%s", e2.msg) : GNNDB_OK;
 }
 
 int cat_graph_children(cat_db *c, int64_t parent_id, cat_graph **out,

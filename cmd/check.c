@@ -274,6 +274,16 @@ static int check_graph(ck *c, const cat_graph *g, gnn_err *e)
         /* the lists compared only when both files read clean */
         if (!rc && c->problems == before) rc = check_eid_lists(c, g, e);
     }
+    /* its time graph (IMPORT EDGE TIMES): every block and its index */
+    cat_graph tg;
+    gnn_err e2 = {0};
+    if (!rc && g->kind == CAT_GRAPH_PLAIN &&
+        cat_time_graph_get(c->db->cat, g, &tg, &e2) == GNNDB_OK) {
+        rc = check_file(c, tg.file, tg.block_size, BLK_KIND_GRAPH, tg.token,
+                        tg.graph_blocks, e);
+        if (!rc) rc = check_index(c, &tg, tg.token, tg.graph_blocks,
+                                  "time graph");
+    }
     if (!rc) rc = check_tables(c, g, e);
     return rc;
 }

@@ -25,6 +25,8 @@ int ddl_drop_relation_stmt(gnndb *db, const ast_stmt *s, gnn_err *e);
 /* IMPORT EDGE FEATURES w INTO g FROM 'f', and INTO g.r for relation r of
 ** a typed graph (cmd/ddl_edges.c). */
 int ddl_import_edge_features(gnndb *db, const ast_stmt *s, gnn_err *e);
+/* IMPORT EDGE TIMES / IMPORT NODE TIMES INTO g FROM 'f' (ddl_times.c). */
+int ddl_import_times(gnndb *db, const ast_stmt *s, gnn_err *e);
 /* IMPORT OGB 'dir' AS name (cmd/ddl_ogb.c). */
 int ddl_import_ogb(gnndb *db, const ast_stmt *s, gnn_err *e);
 /* CREATE EDGE SPLIT s ON g FROM 'pairs' and CREATE EDGE SPLITS a, b ON g

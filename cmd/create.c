@@ -51,7 +51,7 @@ out:
 }
 
 /* The node-id -> file-row map of a graph made with mapped ids. */
-static int load_i2r(gnndb *db, const cat_graph *g, int64_t **i2r, gnn_err *e)
+int ddl_load_i2r(gnndb *db, const cat_graph *g, int64_t **i2r, gnn_err *e)
 {
     *i2r = NULL;
     if (!g->has_map) return GNNDB_OK;
@@ -80,7 +80,7 @@ int ddl_import(gnndb *db, const ast_stmt *s, int labels, gnn_err *e)
                               : CAT_TABLE_FEATURES, s->replace_table, &d,
                               e)) ||
         (rc = ddl_table_opts(s, &d.o, e)) ||
-        (rc = load_i2r(db, &view, &i2r, e)) ||
+        (rc = ddl_load_i2r(db, &view, &i2r, e)) ||
         (rc = ddl_table_build(db, &view, i2r, name, s->path, &d, e)))
         goto out;
     d.t.has_type = s->node_type != NULL;

@@ -316,7 +316,10 @@ int ddl_table_build(gnndb *db, const cat_graph *g, const int64_t *i2r,
     o->i2r = i2r;
     ddl_ctl ctl;
     char what[2 * CAT_NAME_MAX + 32];
-    if (o->labels) snprintf(what, sizeof what, "IMPORT LABELS INTO %s", g->name);
+    if (o->times) snprintf(what, sizeof what, "IMPORT NODE TIMES INTO %s",
+                           g->name);
+    else if (o->labels)
+        snprintf(what, sizeof what, "IMPORT LABELS INTO %s", g->name);
     else snprintf(what, sizeof what, "IMPORT %sFEATURES %s INTO %s",
                   o->edges ? "EDGE " : "", name, g->name);
     /* the row map, and the index pages it was read from */
@@ -331,7 +334,8 @@ int ddl_table_build(gnndb *db, const cat_graph *g, const int64_t *i2r,
     cat_table *t = &d->t;
     memset(t, 0, sizeof *t);
     snprintf(t->name, sizeof t->name, "%s", name);
-    t->kind = o->labels ? CAT_TABLE_LABELS
+    t->kind = o->times  ? CAT_TABLE_NODE_TIMES
+            : o->labels ? CAT_TABLE_LABELS
             : o->edges  ? CAT_TABLE_EDGE_FEATURES
                         : CAT_TABLE_FEATURES;
     t->token = o->token;
@@ -367,6 +371,7 @@ static const char *kind_words(int kind)
 {
     switch (kind) {
     case CAT_TABLE_FEATURES: return "a feature table";
+    case CAT_TABLE_NODE_TIMES: return "the node times";
     case CAT_TABLE_LABELS: return "the labels";
     case CAT_TABLE_EDGE_FEATURES: return "an edge feature table";
     default: return "the graph's edge table";

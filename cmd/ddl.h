@@ -108,6 +108,9 @@ int ddl_check_table(gnndb *db, const cat_graph *g, const char *name,
 ** FEATURES or LABELS statement into o (the other fields untouched). */
 int ddl_table_opts(const ast_stmt *s, imp_feat_opts *o, gnn_err *e);
 
+/* The row map of graph g (internal id -> file row) when its ids were
+** mapped, else NULL (the identity). */
+int ddl_load_i2r(gnndb *db, const cat_graph *g, int64_t **i2r, gnn_err *e);
 /* Build table `name` of graph g (rows permuted by i2r, NULL: identity);
 ** with d->o.edges an edge feature table of g->input_edges rows. */
 int ddl_table_build(gnndb *db, const cat_graph *g, const int64_t *i2r,

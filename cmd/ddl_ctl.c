@@ -51,6 +51,10 @@ static const char *import_words(const ast_stmt *s, char *buf, size_t cap)
     case AST_IMPORT_EDGE_FEATURES:
         snprintf(buf, cap, "IMPORT EDGE FEATURES %s INTO %s", s->name, g);
         break;
+    case AST_IMPORT_TIMES:
+        snprintf(buf, cap, "IMPORT %s TIMES INTO %s",
+                 s->time_nodes ? "NODE" : "EDGE", g);
+        break;
     default: snprintf(buf, cap, "IMPORT OGB AS %s", s->name); break;
     }
     return buf;

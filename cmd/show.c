@@ -153,6 +153,9 @@ static int table_props(gnndb *db, const cat_table *ts, size_t nt, rowset *rs,
                  blk_dtype_name(ts[i].dtype));
         *oom |= rs_prop_text(rs, key, val);
     }
+    for (size_t i = 0; i < nt; i++)
+        if (ts[i].kind == CAT_TABLE_NODE_TIMES)
+            *oom |= rs_prop_text(rs, "node_times", ts[i].source);
     for (size_t i = 0; i < nt; i++) {
         if (ts[i].kind != CAT_TABLE_LABELS || ts[i].has_type) continue;
         snprintf(buf, sizeof buf, "%" PRId64 " classes", ts[i].nclasses);
@@ -201,6 +204,14 @@ static int file_props(gnndb *db, const cat_graph *g, const cat_table *ts,
     if (g->has_eids) {
         snprintf(buf, sizeof buf, "file.%s", g->eid_file);
         oom |= rs_prop_int(rs, buf, file_size(db->dir, g->eid_file));
+    }
+    cat_graph tg;
+    gnn_err e2 = {0};
+    if (g->kind == CAT_GRAPH_PLAIN &&
+        cat_time_graph_get(db->cat, g, &tg, &e2) == GNNDB_OK) {
+        oom |= rs_prop_text(rs, "edge_times", tg.source);
+        snprintf(buf, sizeof buf, "file.%s", tg.file);
+        oom |= rs_prop_int(rs, buf, file_size(db->dir, tg.file));
     }
     for (size_t i = 0; i < nt; i++) {
         snprintf(buf, sizeof buf, "file.%s", ts[i].file);

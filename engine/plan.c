@@ -602,9 +602,10 @@ int plan_build(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
     else if ((rc = plan_features(db, s, p, e)) ||
              (rc = plan_labels(db, p, e)) || (rc = plan_link(db, s, p, e)))
         return rc;
-    else
-        rc = plan_seeds(db, s, p, e);
-    if (rc || (rc = plan_clauses(db, s, p, e)) || (rc = plan_memory(db, p, e)))
+    else if (!(rc = plan_seeds(db, s, p, e)))
+        rc = plan_time(db, s, p, e);
+    if (rc || (rc = plan_clauses(db, s, p, e)) || (rc = plan_memory(db, p, e))
+        || (rc = plan_time_check(s, p, e)))
         return rc;
     plan_blocks_est(p);
     return plan_profile(db, p, e);
@@ -613,6 +614,8 @@ int plan_build(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
 void plan_free(plan *p)
 {
     free(p->seed_list);
+    free(p->seed_times);
+    p->seed_times = NULL;
     free(p->into);
     free(p->types);
     free(p->rels);

@@ -69,6 +69,18 @@ typedef struct plan {
     cat_split exclude[AST_MAX_EDGE_SPLITS]; /* EXCLUDE SPLIT a, b */
     size_t nexclude;
     int has_efeat;             /* EDGE FEATURES w */
+    /* a time-respecting SAMPLE (plan_time.c): AT TIMES 'f' (the seeds'
+    ** times, malloc'd, in the order of the seed set as loaded) or AT
+    ** NODE TIME (the node times table); the hops read the time graph
+    ** (topo) and carry edge ids (eids) */
+    int temporal;
+    int time_source;           /* AST_TIME_* */
+    int time_strategy;         /* AST_TEMPORAL_* */
+    int time_strict;           /* BEFORE */
+    int64_t time_window;       /* WINDOW w; 0: none */
+    int64_t *seed_times;
+    size_t n_seed_times;
+    cat_table node_times;
     int typed_efeat;           /* EDGE FEATURES w of a typed graph's
                                ** relations (plan_rel), not p->efeat */
     cat_table efeat;
@@ -230,6 +242,12 @@ static inline int64_t plan_seed_nodes(const plan *p)
 ** maps and seeds' type; and the expected mini-batch, hop by hop. */
 int plan_typed(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e);
 void plan_typed_estimate(plan *p);
+
+/* The time clauses of a SAMPLE (plan_time.c): the time graph as the
+** topology, the seeds' times; then, once memory is planned, whether the
+** plan can run them (plan_time_check). */
+int plan_time(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e);
+int plan_time_check(const ast_stmt *s, const plan *p, gnn_err *e);
 
 /* Resolve names and memory for a SAMPLE. On failure the words are in *e. */
 int plan_build(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e);

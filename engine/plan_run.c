@@ -9,21 +9,24 @@ size_t plan_typed_words(const plan *p, size_t nn, size_t ne)
 
 size_t plan_run_node_bytes(const plan *p)
 {
-    /* n_id, and a typed batch's n_id of its type */
-    return p->typed ? 16 : 8;
+    /* n_id, and a typed batch's n_id of its type; a time-respecting
+    ** batch's seed index and root time */
+    return p->typed ? 16 : p->temporal ? 24 : 8;
 }
 
 size_t plan_run_edge_bytes(const plan *p)
 {
-    /* edge_index and e_id, twice in a typed batch: its relations' too */
+    /* edge_index and e_id, twice in a typed batch: its relations' too;
+    ** a time-respecting batch's edge_time */
     size_t one = p->eids ? 24 : 16;
-    return p->typed ? 2 * one : one;
+    return p->typed ? 2 * one : p->temporal ? one + 8 : one;
 }
 
 size_t plan_run_topo_bytes(const plan *p, size_t nn, size_t ne)
 {
     size_t typed = p->typed ? plan_typed_words(p, nn, ne) * 8 : 0;
-    return nn * 8 + ne * (p->eids ? 24 : 16) + typed;
+    size_t timed = p->temporal ? nn * 16 + ne * 8 : 0;
+    return nn * 8 + ne * (p->eids ? 24 : 16) + typed + timed;
 }
 
 size_t plan_run_order_edge_bytes(const plan *p)

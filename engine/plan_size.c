@@ -374,7 +374,8 @@ int64_t plan_round(const plan *p, int64_t g, int64_t want, int64_t *epoch,
 
 int plan_resident(const plan *p)
 {
-    return !p->spill && !p->typed && !p->link && !p->eids && !p->has_efeat &&
+    return !p->spill && !p->typed && !p->link && (!p->eids || p->temporal) &&
+           !p->has_efeat &&
            p->cache_policy == GNN_CACHE_NONE &&
            p->read_granularity != GNN_GRAN_PAGE &&
            p->graph_resident >= 1.0 &&

@@ -16,6 +16,24 @@
 #include <string.h>
 #include <sys/stat.h>
 
+/* A time-respecting batch's root of each node and each edge's time, with
+** its seeds' times (hop_temporal.c put them in o_time), into its view. */
+static int finish_times(hb_batch *b, gnn_err *e)
+{
+    gnndb_batch_view *v = &b->view;
+    if (gnn_grow((void **)&b->o_root, &b->cap_o_root, b->nn + 1,
+                 sizeof *b->o_root) ||
+        gnn_grow((void **)&b->o_etime, &b->cap_o_etime, b->ne + 1,
+                 sizeof *b->o_etime))
+        return gnn_seterr(e, GNNDB_NOMEM, "out of memory finishing batches");
+    for (size_t q = 0; q < b->nn; q++) b->o_root[q] = b->troot[q];
+    for (size_t k = 0; k < b->ne; k++) b->o_etime[k] = b->etime[k];
+    v->node_seed = b->o_root;
+    v->time = b->o_time;
+    v->edge_time = b->o_etime;
+    return GNNDB_OK;
+}
+
 /* b's e_id, where the plan carries edge ids, and its edge_attr into its
 ** view, whatever its variant. */
 static int finish_edges(const plan *p, hb_batch *b, gnn_err *e)
@@ -62,6 +80,7 @@ int hb_finish_batch(hb_exec *x, hb_batch *b, idx_txn *t, uint64_t **tmp,
     }
     hb_fill_view(p, b, b->n_id, b->edge_index, b->x, b->y);
     int rc = finish_edges(p, b, e);
+    if (!rc && p->temporal) rc = finish_times(b, e);
     return rc || !x->var->finish ? rc : x->var->finish(x, b, e);
 }
 
@@ -136,6 +155,11 @@ int batch_write_npy(const gnndb_batch_view *v, const char *dir, gnn_err *e)
     if (v->x) WRITE("x", NPY_F32, 2, v->num_nodes, v->x_dim, v->x);
     if (v->y) WRITE("y", NPY_I64, 1, v->num_seeds, 1, v->y);
     if (v->e_id) WRITE("e_id", NPY_I64, 1, v->num_edges, 1, v->e_id);
+    if (v->edge_time) {
+        WRITE("batch", NPY_I64, 1, v->num_nodes, 1, v->node_seed);
+        WRITE("time", NPY_I64, 1, v->num_seeds, 1, v->time);
+        WRITE("edge_time", NPY_I64, 1, v->num_edges, 1, v->edge_time);
+    }
     if (v->edge_attr)
         WRITE("edge_attr", NPY_F32, 2, v->num_edges, v->edge_attr_dim,
               v->edge_attr);

@@ -90,8 +90,11 @@ static uint64_t section_sum(const void *data, size_t len, size_t w0, size_t w1)
 
 #define DG_CHUNK ((size_t)1 << 18) /* words per parallel task */
 
-/* A node batch has four sections; a batch carrying edge ids seven more. */
-#define DG_MAX_SECTIONS 11
+/* A node batch has four sections; a batch carrying edge ids seven more;
+** a time-respecting batch three more after those (node_seed, time,
+** edge_time), so that no other batch's digest changes. */
+#define DG_EID_SECTIONS 11
+#define DG_MAX_SECTIONS 14
 
 typedef struct dg_job {
     const void *sec[DG_MAX_SECTIONS];
@@ -118,7 +121,7 @@ static int dg_sections(const gnndb_batch_view *v, const void **sec,
     const void *s[DG_MAX_SECTIONS] = {
         v->n_id, v->edge_index, v->x, v->y, v->e_id, v->edge_attr,
         v->edge_label_index, v->edge_label, v->src_index, v->dst_pos_index,
-        v->dst_neg_index};
+        v->dst_neg_index, v->node_seed, v->time, v->edge_time};
     size_t l[DG_MAX_SECTIONS] = {
         (size_t)v->num_nodes * 8, E * 16,
         v->x ? (size_t)v->num_nodes * (size_t)v->x_dim * 4 : 0,
@@ -126,8 +129,9 @@ static int dg_sections(const gnndb_batch_view *v, const void **sec,
         E * 8, v->edge_attr ? E * (size_t)v->edge_attr_dim * 4 : 0,
         v->edge_label_index ? 2 * L * 8 : 0, v->edge_label ? L * 4 : 0,
         v->src_index ? B * 8 : 0, v->dst_pos_index ? B * 8 : 0,
-        v->dst_neg_index ? B * (size_t)v->num_neg * 8 : 0};
-    int n = v->e_id ? DG_MAX_SECTIONS : 4;
+        v->dst_neg_index ? B * (size_t)v->num_neg * 8 : 0,
+        (size_t)v->num_nodes * 8, (size_t)v->num_seeds * 8, E * 8};
+    int n = v->edge_time ? DG_MAX_SECTIONS : v->e_id ? DG_EID_SECTIONS : 4;
     for (int i = 0; i < n; i++) {
         sec[i] = s[i];
         len[i] = l[i];

@@ -71,6 +71,8 @@ struct hb_exec {
     atomic_int stop;         /* hb_close: give up the build */
     struct hb_transfer *tr;  /* the transfer operator (transfer.c) */
     struct hb_rs_worker **rsw; /* a resident round's workers (hb_resident.c) */
+    struct hb_tm_times *tm;  /* a time-respecting SAMPLE: the seeds'
+                             ** times (hop_temporal.c) */
     int nrsw;
 
     /* x->st: what building counts (the build thread's while one runs);

@@ -144,6 +144,11 @@ void hb_batch_free(hb_batch *b)
     free(b->y);
     free(b->eid);
     free(b->e_id);
+    free(b->troot);
+    free(b->etime);
+    free(b->o_root);
+    free(b->o_time);
+    free(b->o_etime);
     free(b->edge_attr);
     lk_batch_free(&b->lk);
     /* a typed batch's */
@@ -164,5 +169,7 @@ size_t hb_batch_bytes(const hb_batch *b)
            b->cap_out_nodes * 8 + b->cap_out_edges * 8 + b->cap_out_x * 4 +
            b->cap_out_y * 8 + b->capeid * 4 + b->cap_out_eid * 8 +
            b->cap_out_eattr * 4 + b->lk.cap_pos * 12 + b->lk.cap_neg * 9 +
-           b->lk.cap_ends * 4 + b->lk.cap_out * 8 + typed;
+           b->lk.cap_ends * 4 + b->lk.cap_out * 8 + typed +
+           b->captroot * 4 + b->capetime * 8 + b->cap_o_root * 8 +
+           b->cap_o_time * 8 + b->cap_o_etime * 8;
 }

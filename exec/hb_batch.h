@@ -29,6 +29,15 @@ typedef struct hb_batch {
     size_t ne, cape, capdst;
     uint32_t *eid;           /* each edge's input id (plan eids), as esrc */
     size_t capeid;
+    /* a time-respecting batch (hop_temporal.c): each node's root seed
+    ** (its index in the batch), each edge's time, and their outputs with
+    ** the seeds' times */
+    uint32_t *troot;
+    size_t captroot;
+    int64_t *etime;
+    size_t capetime;
+    int64_t *o_root, *o_time, *o_etime;
+    size_t cap_o_root, cap_o_time, cap_o_etime;
     uint16_t *etype;         /* a typed batch: each edge's relation */
     size_t capetype;
     size_t hop_end;          /* the frontier's end while a hop samples */

@@ -320,6 +320,13 @@ static int fill_view(hb_exec *x, hb_sbatch *s, unsigned char *buf,
                  s->y);
     if (p->eids)
         b->view.e_id = (const int64_t *)(buf + hbs_off_eid(p, s->nn, s->ne));
+    if (p->temporal) {
+        const int64_t *t = (const int64_t *)(buf + hbs_off_time(p, s->nn,
+                                                                s->ne));
+        b->view.node_seed = t;
+        b->view.time = t + s->nn;
+        b->view.edge_time = t + 2 * s->nn;
+    }
     if (p->has_efeat) {
         b->view.edge_attr = erows;
         b->view.edge_attr_dim = p->efeat.dim;

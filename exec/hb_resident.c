@@ -22,6 +22,7 @@
 #include "transfer.h"
 #include "hb_resident.h"
 #include "hop_resident.h"
+#include "hop_temporal.h"
 #include "hb_round.h"
 
 #include <pthread.h>
@@ -319,7 +320,11 @@ static void rs_sample_task(void *arg, size_t i, int w)
     double t0 = gnn_now();
     int rc = hb_halted(x) ? gnn_seterr(&e, GNNDB_INTERRUPT, "interrupted")
                           : GNNDB_OK;
-    if (!rc) rc = hb_rs_sample(&r->graph, x->p, b, x->rsw[w], &e);
+    if (!rc && x->p->temporal) {
+        hb_tm_graph tg = {&r->graph, NULL, r->graph.t};
+        rc = hb_tm_sample(&tg, x->p, x->tm, b, &e);
+    }
+    else if (!rc) rc = hb_rs_sample(&r->graph, x->p, b, x->rsw[w], &e);
     r->busy[2 * w] += gnn_now() - t0;
     if (rc) rs_fail(r, i, &e);
 }

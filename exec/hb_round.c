@@ -9,6 +9,7 @@
 #include "gather.h"
 #include "hop_resident.h"
 #include "hb_round.h"
+#include "hb_times.h"
 #include "hop.h"
 #include "transfer.h"
 #include "rss.h"
@@ -268,6 +269,8 @@ int hb_sample_round(hb_exec *x, int64_t g, gnn_err *e)
     plan *p = x->p;
     int rc = hb_seed_round(x, g, e);
     if (rc) return rc;
+    /* time-respecting hops go tree by tree, not block by block */
+    if (p->temporal) return x->nb ? hb_tm_round(x, e) : GNNDB_OK;
     for (int h = 0; h < p->nhops && x->nb; h++) {
         rc = x->var->hop(x, h, e);
         if (!rc) rc = hb_fit(x, 0, e);

@@ -129,6 +129,20 @@ static int spill_edge_order(hb_exec *x, const hb_batch *b, hb_sbatch *s,
     return rc;
 }
 
+/* A time-respecting batch's node_seed, each node's root time and
+** edge_time, after its e_id (hbs_off_time). */
+static int spill_times(const hb_batch *b, hb_sbatch *s, gnn_err *e)
+{
+    int64_t *rt = malloc((b->nn + 1) * sizeof *rt);
+    if (!rt) return gnn_seterr(e, GNNDB_NOMEM, "out of memory spilling");
+    for (size_t q = 0; q < b->nn; q++) rt[q] = b->o_time[b->troot[q]];
+    int rc = spill_run_append(s->run, b->o_root, b->nn * 8, e);
+    if (!rc) rc = spill_run_append(s->run, rt, b->nn * 8, e);
+    if (!rc) rc = spill_run_append(s->run, b->o_etime, b->ne * 8, e);
+    free(rt);
+    return rc;
+}
+
 /* The record and run of finished batch b (keys: its nodes sorted). */
 static int spill_topology(hb_exec *x, hb_batch *b, uint64_t *k,
                           hb_sbatch *s, gnn_err *e)
@@ -167,6 +181,7 @@ static int spill_topology(hb_exec *x, hb_batch *b, uint64_t *k,
     if (!rc) rc = spill_run_append(s->run, b->edge_index, b->ne * 16, e);
     if (!rc && p->eids)
         rc = spill_run_append(s->run, b->e_id, b->ne * 8, e);
+    if (!rc && p->temporal) rc = spill_times(b, s, e);
     if (!rc && x->var->spill) rc = x->var->spill(p, b, s, e);
     if (!rc) rc = spill_run_append(s->run, perm, b->nn * 4, e);
     if (!rc) rc = spill_run_append(s->run, s->srows, b->nn * 4, e);

@@ -13,7 +13,8 @@ int hb_topo_open(gnndb *db, const plan *p, const cat_graph *g, int id,
                                       &t->nidx, e);
     /* an edge-id topology's continuation blocks hold ids too */
     t->cont_cap = blk_graph_cont_capacity_flags(
-        g->block_size, p->eids ? BLK_FLAG_EIDS : 0);
+        g->block_size, p->temporal ? BLK_FLAG_EIDS | BLK_FLAG_TIMES
+                       : p->eids   ? BLK_FLAG_EIDS : 0);
     t->nblocks = (uint64_t)g->graph_blocks;
     return rc;
 }

@@ -94,6 +94,13 @@ static inline size_t hbs_off_typed(const plan *p, size_t nn, size_t ne)
 {
     return hbs_off_eid(p, nn, ne) + (p->eids ? ne * 8 : 0);
 }
+/* A time-respecting run's node_seed (8 a node), each node's root time (8
+** a node: the seeds' first, which is the batch's time) and edge_time (8
+** an edge), where a typed run's outputs would be. */
+static inline size_t hbs_off_time(const plan *p, size_t nn, size_t ne)
+{
+    return hbs_off_typed(p, nn, ne);
+}
 
 /* The sections of plan p's spilled rows (at most PLAN_SPILL_SECTIONS),
 ** from tables t: their count. */

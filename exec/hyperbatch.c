@@ -24,6 +24,7 @@
 #include "hb_spill.h"
 #include "hb_variant.h"
 #include "hop.h"
+#include "hb_times.h"
 #include "transfer.h"
 #include "pool.h"
 
@@ -145,6 +146,7 @@ int hb_open(gnndb *db, plan *p, hb_exec **out, gnn_err *e)
     if ((rc = hb_gather_open(x, e))) goto fail;
     if (p->spill && (rc = hbp_open(x, e))) goto fail;
     if ((rc = hb_load_seeds(x, e))) goto fail;
+    if (p->temporal && (rc = hb_tm_open(x, e))) goto fail;
     if ((rc = hb_transfer_open(x, e))) goto fail;
     *out = x;
     return GNNDB_OK;
@@ -226,6 +228,7 @@ void hb_close(hb_exec *x)
     x->var->close(x);
     if (x->io) io_close(x->io);
     seeds_free(&x->seeds);
+    hb_tm_close(x);
     hb_hop_close(x);
     hb_resident_close(x);
     hb_blocks_free(&x->bk);

@@ -333,6 +333,17 @@ typedef struct gnndb_batch_view {
     /* TO DEVICE 'cuda:N': the CUDA stream (a cudaStream_t) the batch was
     ** copied on; NULL for a host batch (see above) */
     void *cuda_stream;
+    /* a time-respecting batch (SAMPLE ... AT TIMES 'f' | AT NODE TIME;
+    ** NULL in every other batch), as PyG's temporal NeighborLoader hands
+    ** out: each seed roots a tree of its own, and
+    **   node_seed  num_nodes: the index (0 .. num_seeds - 1) of the seed
+    **              whose tree holds the node (PyG's `batch`)
+    **   time       num_seeds: each seed's time
+    **   edge_time  num_edges: each sampled edge's time (e_id holds its
+    **              input edge id) */
+    const int64_t *node_seed;
+    const int64_t *time;
+    const int64_t *edge_time;
 } gnndb_batch_view;
 
 /* The current mini-batch of a SAMPLE or SCAN statement, or NULL when the

@@ -41,6 +41,7 @@ void ast_free(ast_stmt *s)
     for (size_t i = 0; i < s->n_exclude_splits; i++)
         free(s->exclude_splits[i]);
     free(s->edge_features);
+    free(s->time_path);
     free(s->node_type);
     free(s->src_type);
     free(s->dst_type);

@@ -30,10 +30,11 @@ typedef enum ast_kind {
     AST_CREATE_NODES,    /* CREATE NODES t IN g COUNT n */
     AST_CREATE_RELATION, /* CREATE RELATION r IN g FROM s TO d FROM 'f' */
     AST_DROP_RELATION,   /* DROP RELATION r ON g */
-    AST_GATHER           /* GATHER t [ON g[.x]] ROWS (ids) | ROWS 'f' */
+    AST_GATHER,          /* GATHER t [ON g[.x]] ROWS (ids) | ROWS 'f' */
+    AST_IMPORT_TIMES     /* IMPORT EDGE | NODE TIMES INTO g FROM 'f' */
 } ast_kind;
 
-#define AST_LAST_KIND AST_GATHER
+#define AST_LAST_KIND AST_IMPORT_TIMES
 
 #define AST_MAX_HOPS 8
 
@@ -69,6 +70,14 @@ typedef enum ast_kind {
 #define AST_NEG_TRIPLET 2 /* k destinations per positive, as B x k */
 
 #define AST_MAX_NEGATIVE 1000
+
+/* A time-respecting SAMPLE: where each seed's time comes from, how the
+** eligible neighbours are taken, and how an edge's time compares. */
+#define AST_TIME_NONE    0
+#define AST_TIME_FILE    1  /* AT TIMES 'f.npy' */
+#define AST_TIME_NODE    2  /* AT NODE TIME */
+#define AST_TEMPORAL_UNIFORM 0
+#define AST_TEMPORAL_LAST    1
 #define AST_MAX_EDGE_SPLITS 16 /* names in CREATE EDGE SPLITS, EXCLUDE SPLIT */
 
 /* Heterogeneous graphs. A typed graph has one global node id space; each
@@ -202,6 +211,14 @@ typedef struct ast_stmt {
     char *exclude_splits[AST_MAX_EDGE_SPLITS];  /* EXCLUDE SPLIT a, b */
     size_t n_exclude_splits;
     char *edge_features;        /* EDGE FEATURES w */
+    /* time: AT TIMES 'f' | AT NODE TIME [TEMPORAL UNIFORM | LAST]
+    ** [BEFORE | AT OR BEFORE] [WINDOW w]; IMPORT EDGE | NODE TIMES */
+    int time_source;            /* AST_TIME_* */
+    char *time_path;            /* AT TIMES 'f' */
+    int temporal;               /* AST_TEMPORAL_* */
+    int time_strict;            /* BEFORE: edge time < seed time */
+    int64_t time_window;        /* WINDOW w (> 0); 0 when absent */
+    int time_nodes;             /* IMPORT NODE TIMES (else EDGE TIMES) */
 
     /* PROPAGATE name OVER graph HOPS k [NORMALIZE w] INTO target;
     ** SCAN name [ON graph] (seeds, BATCH, SHUFFLE, SEED, EPOCHS, LIMIT as

@@ -34,6 +34,8 @@ static const char *const clause_names[CL_COUNT] = {
     [CL_EXCLUDE_SEEDS] = "EXCLUDE SEEDS", [CL_EXCLUDE_SPLIT] = "EXCLUDE SPLIT",
     [CL_EDGE_FEATURES] = "EDGE FEATURES",
     [CL_NODE_COUNT] = "COUNT", [CL_REVERSE] = "WITH REVERSE",
+    [CL_AT] = "AT TIMES / AT NODE TIME", [CL_TEMPORAL] = "TEMPORAL",
+    [CL_TIME_CMP] = "BEFORE / AT OR BEFORE", [CL_WINDOW] = "WINDOW",
 };
 
 /* Record the first error, prefixed with the place of token `at`. */

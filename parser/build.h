@@ -21,6 +21,7 @@ enum {
     CL_NODE_COUNT, CL_REVERSE,
     CL_ROWS, CL_IN_ORDER,
     CL_REPLACE,
+    CL_AT, CL_TEMPORAL, CL_TIME_CMP, CL_WINDOW,
     CL_COUNT
 };
 
@@ -131,6 +132,18 @@ void build_empty_hop(parse_ctx *p, const gtok *rbrace);
 void build_hop_repeat(parse_ctx *p, const gtok *k);
 void build_typed_seeds(parse_ctx *p, const gtok *kw, const gtok *type,
                        const gtok *split);
+
+/* Time (build_time.c): IMPORT EDGE TIMES (nodes 0) or NODE TIMES INTO g
+** FROM 'f'; in SAMPLE, AT TIMES 'f' (file) or AT NODE TIME (file NULL),
+** TEMPORAL UNIFORM | LAST (AST_TEMPORAL_*), BEFORE (strict 1) or AT OR
+** BEFORE (strict 0), WINDOW w; and the checks of the whole SAMPLE. */
+void build_import_times(parse_ctx *p, const gtok *graph, const gtok *path,
+                        int nodes);
+void build_at_times(parse_ctx *p, const gtok *kw, const gtok *file);
+void build_temporal(parse_ctx *p, const gtok *kw, int strategy);
+void build_time_cmp(parse_ctx *p, const gtok *kw, int strict);
+void build_window(parse_ctx *p, const gtok *kw, const gtok *w);
+void build_time_finish(parse_ctx *p);
 
 /* After the grammar accepted: the checks that need the whole statement. */
 void build_finish(parse_ctx *p);

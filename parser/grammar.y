@@ -66,6 +66,10 @@ int gnnParseCheck(void *parser, int major, const gtok *t, parse_ctx *ctx);
 /* IMPORT ... REPLACE; a name as well. */
 %token REPLACE.
 %fallback ID REPLACE.
+
+/* Time's words are names elsewhere too. */
+%token TIMES TIME NODE AT TEMPORAL UNIFORM LAST BEFORE OR WINDOW.
+%fallback ID TIMES TIME NODE AT TEMPORAL UNIFORM LAST BEFORE OR WINDOW.
 %fallback ID RELATION COUNT REVERSE IN.
 
 /* ---- CREATE GRAPH ---------------------------------------------------- */
@@ -125,6 +129,12 @@ format_type ::= TYPE(K) ID(V).      { build_dtype(pctx, &K, CL_TYPE, &V); }
 /* INTO g.r: relation r of typed graph g (qname puts r in node_type) */
 cmd ::= IMPORT EDGE FEATURES ID(N) INTO qname(G) FROM STRING(P) feat_opts.
                                     { build_import_edge_features(pctx, &N, &G, &P); }
+
+/* ---- IMPORT EDGE TIMES / NODE TIMES: an int64 per input edge or node --- */
+cmd ::= IMPORT EDGE TIMES INTO ID(G) FROM STRING(P).
+                                    { build_import_times(pctx, &G, &P, 0); }
+cmd ::= IMPORT NODE TIMES INTO ID(G) FROM STRING(P).
+                                    { build_import_times(pctx, &G, &P, 1); }
 
 /* ---- IMPORT OGB: a graph, its features, labels and splits at once ------ */
 cmd ::= IMPORT OGB STRING(P) AS ID(N) ogb_opts.
@@ -302,6 +312,16 @@ exclude_names ::= exclude_names COMMA ID(S).
                                     { build_exclude_split(pctx, &S); }
 sample_clause ::= EDGE(K) FEATURES ID(T).
                                     { build_name(pctx, &K, CL_EDGE_FEATURES, &T); }
+
+/* ---- SAMPLE ... AT TIMES 'f' | AT NODE TIME: time-respecting hops ------ */
+sample_clause ::= AT(K) TIMES STRING(F). { build_at_times(pctx, &K, &F); }
+sample_clause ::= AT(K) NODE TIME.  { build_at_times(pctx, &K, NULL); }
+sample_clause ::= TEMPORAL(K) UNIFORM.
+                                    { build_temporal(pctx, &K, AST_TEMPORAL_UNIFORM); }
+sample_clause ::= TEMPORAL(K) LAST. { build_temporal(pctx, &K, AST_TEMPORAL_LAST); }
+sample_clause ::= BEFORE(K).        { build_time_cmp(pctx, &K, 1); }
+sample_clause ::= AT(K) OR BEFORE.  { build_time_cmp(pctx, &K, 0); }
+sample_clause ::= WINDOW(K) INTEGER(W). { build_window(pctx, &K, &W); }
 
 /* ---- PROPAGATE and SCAN (pre-propagated features) ---------------------- */
 cmd ::= PROPAGATE(K) ID(F) OVER ID(G) HOPS INTEGER(N) prop_norm INTO ID(O).

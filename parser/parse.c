@@ -86,6 +86,7 @@ int parse_statement(const char *sql, size_t len, int base_line,
     if (!ctx.rc && ctx.accepted) {
         build_finish(&ctx);
         build_gather_finish(&ctx);
+        build_time_finish(&ctx);
     }
     if (!ctx.rc && !ctx.accepted)
         ctx.rc = gnn_seterr(e, GNNDB_INTERNAL, "line %d, column %d: the "

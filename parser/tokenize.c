@@ -22,7 +22,9 @@
     X(EDGE) X(EDGES) X(WITHOUT) X(NEGATIVE) X(PAIRS) X(TRIPLET) X(STRICT) \
     X(EXCLUDE) X(SPLITS) \
     X(RELATION) X(COUNT) X(REVERSE) X(IN) \
-    X(GATHER) X(ROWS) X(ORDER) X(REPLACE)
+    X(GATHER) X(ROWS) X(ORDER) X(REPLACE) \
+    X(TIMES) X(TIME) X(NODE) X(AT) X(TEMPORAL) X(UNIFORM) X(LAST) X(BEFORE) \
+    X(OR) X(WINDOW)
 
 #define KW_ENTRY(k) {#k, sizeof #k - 1, TK_##k},
 static const struct keyword {

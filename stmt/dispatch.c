@@ -66,6 +66,11 @@ static int run_import_edge_features(gnndb_stmt *st, gnn_err *e)
     return ddl_import_edge_features(st->db, st->ast, e);
 }
 
+static int run_import_times(gnndb_stmt *st, gnn_err *e)
+{
+    return ddl_import_times(st->db, st->ast, e);
+}
+
 static int run_import_ogb(gnndb_stmt *st, gnn_err *e)
 {
     return ddl_import_ogb(st->db, st->ast, e);
@@ -498,6 +503,8 @@ static const stmt_ops kinds[] = {
     [AST_IMPORT_EDGE_FEATURES] = {.prepare = prepare_import,
                                   .run = run_import_edge_features,
                                   .writes = always},
+    [AST_IMPORT_TIMES] = {.prepare = prepare_import, .run = run_import_times,
+                          .writes = always},
     [AST_PROPAGATE] = {.prepare = prepare_propagate, .run = run_propagate,
                        .writes = always},
     [AST_DROP_GRAPH] = {.run = run_drop, .writes = always},

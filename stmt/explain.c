@@ -476,6 +476,22 @@ static int link_lines(const plan *p, int d, rowset *rs)
     return err;
 }
 
+/* A time-respecting SAMPLE's rule, under its scan: where the seeds' times
+** come from and which edges each hop keeps. */
+static int time_line(const plan *p, int d, rowset *rs)
+{
+    char win[64] = "";
+    if (p->time_window > 0)
+        snprintf(win, sizeof win, " and T - %" PRId64 " < t",
+                 p->time_window);
+    return line(rs, d, "time: each seed's T from %s; every hop keeps edges "
+                "with t %s T%s (the root's T), %s; a tree per seed",
+                p->time_source == AST_TIME_FILE ? "AT TIMES" : "its node time",
+                p->time_strict ? "<" : "<=", win,
+                p->time_strategy == AST_TEMPORAL_LAST ? "the latest k"
+                                                      : "k drawn uniformly");
+}
+
 /* The scan of the seeds at depth d, the leaf of the tree. */
 static int scan_lines(const plan *p, int d, rowset *rs)
 {
@@ -499,6 +515,8 @@ static int scan_lines(const plan *p, int d, rowset *rs)
         err |= line(rs, d + 1, "partition %" PRId64 " of %" PRId64
                     ": this rank's share of %" PRId64 " seeds per epoch",
                     p->part_rank, p->part_count, p->nseeds_all);
+    if (p->temporal)
+        err |= time_line(p, d + 1, rs);
     return err;
 }
 

@@ -36,6 +36,17 @@
 ** (blk_graph_cont_capacity_flags). The offset table, the index and the
 ** order of the lists are those of the plain graph.
 **
+** A time graph (IMPORT EDGE TIMES: the temporal CSR, a file of its own)
+** has BLK_FLAG_EIDS | BLK_FLAG_TIMES in every header, and objects that
+** carry each entry's time (int64, the user's unit) after the edge ids:
+**
+**   obj = { uint32 node, degree, start, n } then n uint32 neighbour ids
+**         then n uint32 edge ids then n int64 times (little-endian)
+**
+** each list sorted by (time, neighbour, edge id), so that the entries at
+** or before a time are a prefix found by binary search. An entry takes
+** 16 bytes; a time may lie at a 4-byte boundary (read with memcpy).
+**
 ** Feature blocks (BLK_KIND_FEATURE) hold `count` whole rows starting at row
 ** first_node, each of dim elements of the stored dtype, packed after the
 ** header. A label table is a feature table of dtype int64 and dim 1. */
@@ -44,6 +55,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include "err.h"
 
 #define BLK_MAGIC        0x4b4c424eu /* "NBLK" little-endian */
@@ -53,6 +65,7 @@
 #define BLK_KIND_PACK    3
 #define BLK_FLAG_CONT_FIRST 0x1      /* first object continues a node */
 #define BLK_FLAG_EIDS    0x2         /* objects carry edge ids (above) */
+#define BLK_FLAG_TIMES   0x4         /* with EIDS: and each edge's time (below) */
 #define BLK_MIN_SIZE     4096u
 #define BLK_MAX_SIZE     (16u << 20)
 #define BLK_DEFAULT_SIZE (1u << 20)
@@ -130,10 +143,11 @@ uint32_t blk_graph_cont_capacity(uint32_t block_size);
 /* The same for blocks of header flags `flags`: half as many with
 ** BLK_FLAG_EIDS (each entry is a neighbour and an edge id). */
 uint32_t blk_graph_cont_capacity_flags(uint32_t block_size, uint32_t flags);
-/* Bytes of one list entry in blocks of header flags `flags`: 4, or 8 with
-** BLK_FLAG_EIDS. */
+/* Bytes of one list entry in blocks of header flags `flags`: 4, 8 with
+** BLK_FLAG_EIDS, 16 with BLK_FLAG_TIMES as well. */
 static inline uint32_t blk_graph_entry_size(uint32_t flags)
 {
+    if (flags & BLK_FLAG_TIMES) return 16u;
     return flags & BLK_FLAG_EIDS ? 8u : 4u;
 }
 
@@ -196,6 +210,15 @@ static inline const uint32_t *blk_node_eids(const blk_node *o)
     return (const uint32_t *)(o + 1) + o->n;
 }
 
+/* The time of entry j of an object of a block flagged BLK_FLAG_TIMES. */
+static inline int64_t blk_node_time(const blk_node *o, uint32_t j)
+{
+    int64_t t;
+    memcpy(&t, (const uint8_t *)(blk_node_eids(o) + o->n) + 8 * (size_t)j,
+           sizeof t);
+    return t;
+}
+
 /* Row i (0-based within the block) of a verified feature block. */
 const void *blk_feature_row(const void *block, uint32_t i);
 
@@ -228,5 +251,15 @@ int blk_graph_packer_new_eids(uint32_t block_size, uint64_t token,
 int blk_graph_packer_add_eids(blk_graph_packer *p, uint64_t node,
                               const uint32_t *nbrs, const uint32_t *eids,
                               uint32_t degree, gnn_err *e);
+/* A packer of a time graph: every block flagged BLK_FLAG_EIDS |
+** BLK_FLAG_TIMES, nodes added with blk_graph_packer_add_times (times[j]
+** the time of edge eids[j]); finish and free as above. */
+int blk_graph_packer_new_times(uint32_t block_size, uint64_t token,
+                               blk_emit_fn emit, blk_index_fn index_entry,
+                               void *arg, blk_graph_packer **out, gnn_err *e);
+int blk_graph_packer_add_times(blk_graph_packer *p, uint64_t node,
+                               const uint32_t *nbrs, const uint32_t *eids,
+                               const int64_t *times, uint32_t degree,
+                               gnn_err *e);
 
 #endif

@@ -1,7 +1,8 @@
 /* graphpack.c — packing node objects into graph blocks: offsets, objects,
 ** lists continued across blocks, index entries, sealing; for the plain
-** graph and for the edge-id graph (BLK_FLAG_EIDS: each object's edge ids
-** after its neighbours). */
+** graph, for the edge-id graph (BLK_FLAG_EIDS: each object's edge ids
+** after its neighbours) and for the time graph (BLK_FLAG_TIMES as well:
+** each entry's time after the edge ids). */
 #include "block.h"
 
 #include <stdlib.h>
@@ -29,8 +30,9 @@ struct blk_graph_packer {
     uint64_t first_start; /* ... the first one */
     uint64_t block_no;    /* number of the current block */
     uint64_t next_node;   /* the node the next add must give */
-    uint32_t base_flags;  /* BLK_FLAG_EIDS for an edge-id graph, else 0 */
-    uint32_t es;          /* bytes of one list entry: 4, or 8 with eids */
+    uint32_t base_flags;  /* BLK_FLAG_EIDS for an edge-id graph (and
+                          ** BLK_FLAG_TIMES for a time graph), else 0 */
+    uint32_t es;          /* bytes of one list entry: 4, 8 or 16 */
 };
 
 static int packer_new(uint32_t block_size, uint32_t base_flags,
@@ -78,6 +80,14 @@ int blk_graph_packer_new_eids(uint32_t block_size, uint64_t token,
                       arg, out, e);
 }
 
+int blk_graph_packer_new_times(uint32_t block_size, uint64_t token,
+                               blk_emit_fn emit, blk_index_fn index_entry,
+                               void *arg, blk_graph_packer **out, gnn_err *e)
+{
+    return packer_new(block_size, BLK_FLAG_EIDS | BLK_FLAG_TIMES, token, emit,
+                      index_entry, arg, out, e);
+}
+
 static size_t space_left(const blk_graph_packer *p)
 {
     return p->bs - blk_data_offset(p->bs) - p->count * sizeof(uint32_t) -
@@ -115,11 +125,11 @@ static int flush(blk_graph_packer *p, gnn_err *e)
 }
 
 /* Append an object of `node` holding nbrs[start, start+n) (and then
-** eids[start, start+n) in an edge-id graph) to the current block, which
-** has room for it. */
+** eids[start, start+n) in an edge-id graph, and times[start, start+n) in
+** a time graph) to the current block, which has room for it. */
 static void put(blk_graph_packer *p, uint64_t node, const uint32_t *nbrs,
-                const uint32_t *eids, uint32_t degree, uint32_t start,
-                uint32_t n)
+                const uint32_t *eids, const int64_t *times, uint32_t degree,
+                uint32_t start, uint32_t n)
 {
     if (p->count == 0) {
         p->first_node = node;
@@ -137,11 +147,15 @@ static void put(blk_graph_packer *p, uint64_t node, const uint32_t *nbrs,
     if (n && eids)
         memcpy(at + (size_t)n * sizeof(uint32_t), eids + start,
                (size_t)n * sizeof(uint32_t));
+    if (n && times)
+        memcpy(at + (size_t)n * 2 * sizeof(uint32_t), times + start,
+               (size_t)n * sizeof(int64_t));
     p->objbytes += sizeof o + (size_t)n * p->es;
 }
 
 static int add(blk_graph_packer *p, uint64_t node, const uint32_t *nbrs,
-               const uint32_t *eids, uint32_t degree, gnn_err *e)
+               const uint32_t *eids, const int64_t *times, uint32_t degree,
+               gnn_err *e)
 {
     if (node != p->next_node)
         return gnn_seterr(e, GNNDB_INTERNAL, "graph packer: node %llu added "
@@ -160,13 +174,13 @@ static int add(blk_graph_packer *p, uint64_t node, const uint32_t *nbrs,
     ** continuation blocks, the last of which takes the following nodes. */
     uint32_t n0 = (uint32_t)GNN_MIN((uint64_t)degree,
                                     (space_left(p) - OBJ_MIN) / p->es);
-    put(p, node, nbrs, eids, degree, 0, n0);
+    put(p, node, nbrs, eids, times, degree, 0, n0);
     uint32_t at = n0;
     uint32_t cap = blk_graph_cont_capacity_flags(p->bs, p->base_flags);
     while (at < degree) {
         if ((rc = flush(p, e)) != 0) return rc;
         uint32_t n = GNN_MIN(degree - at, cap);
-        put(p, node, nbrs, eids, degree, at, n);
+        put(p, node, nbrs, eids, times, degree, at, n);
         at += n;
     }
     p->next_node = node + 1;
@@ -180,18 +194,30 @@ int blk_graph_packer_add(blk_graph_packer *p, uint64_t node,
         return gnn_seterr(e, GNNDB_INTERNAL, "graph packer: node %llu added "
                           "without edge ids to an edge-id graph",
                           (unsigned long long)node);
-    return add(p, node, nbrs, NULL, degree, e);
+    return add(p, node, nbrs, NULL, NULL, degree, e);
 }
 
 int blk_graph_packer_add_eids(blk_graph_packer *p, uint64_t node,
                               const uint32_t *nbrs, const uint32_t *eids,
                               uint32_t degree, gnn_err *e)
 {
-    if (!(p->base_flags & BLK_FLAG_EIDS))
-        return gnn_seterr(e, GNNDB_INTERNAL, "graph packer: edge ids added "
-                          "to a plain graph (node %llu)",
+    if (p->base_flags != BLK_FLAG_EIDS)
+        return gnn_seterr(e, GNNDB_INTERNAL, "graph packer: edge ids alone "
+                          "added to a graph of flags %u (node %llu)",
+                          p->base_flags, (unsigned long long)node);
+    return add(p, node, nbrs, eids, NULL, degree, e);
+}
+
+int blk_graph_packer_add_times(blk_graph_packer *p, uint64_t node,
+                               const uint32_t *nbrs, const uint32_t *eids,
+                               const int64_t *times, uint32_t degree,
+                               gnn_err *e)
+{
+    if (!(p->base_flags & BLK_FLAG_TIMES))
+        return gnn_seterr(e, GNNDB_INTERNAL, "graph packer: times added to "
+                          "a graph without them (node %llu)",
                           (unsigned long long)node);
-    return add(p, node, nbrs, eids, degree, e);
+    return add(p, node, nbrs, eids, times, degree, e);
 }
 
 int blk_graph_packer_finish(blk_graph_packer *p, uint64_t *nblocks,

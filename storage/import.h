@@ -151,6 +151,8 @@ int64_t imp_graph_node_bytes(const imp_graph_opts *o);
 typedef struct imp_feat_opts {
     int format;            /* IMP_FEAT_* (0: by extension) */
     int labels;            /* a label vector: 1-D int, stored int64 dim 1 */
+    int times;             /* a time column: int64 (checked by the caller,
+                              timecol.h), stored as it is, int64 dim 1 */
     int64_t dim;           /* BIN: elements per row (required) */
     const char *key;       /* .npz: the member (NULL: the only one) */
     int bin_dtype;         /* BIN: NPY_F32 / NPY_F64 / NPY_I64 */

@@ -369,6 +369,9 @@ static int open_source(const char *src, const imp_feat_opts *o,
                           "(expected .npy, .npz, .csv, .csv.gz or .bin)",
                           name);
     }
+    if (o->times && (s->dim != 1 || s->info.dtype != NPY_I64))
+        return gnn_seterr(e, GNNDB_FORMAT, "%s: times must be one int64 per "
+                          "row", s->name);
     if (o->labels) {
         if (s->dim != 1)
             return gnn_seterr(e, GNNDB_FORMAT, "%s: labels must be a vector "
@@ -610,7 +613,9 @@ static int fill_rows(feat_out *f, int64_t first, uint32_t cnt, gnn_err *e)
         int64_t frow = f->o->i2r ? f->o->i2r[first + i] : first + i;
         const uint8_t *row = f->rows + i * f->srow;
         uint8_t *to = f->blk + blk_data_offset(f->bs) + i * f->drow;
-        if (f->o->labels) {
+        if (f->o->times) {
+            memcpy(to, row, 8);
+        } else if (f->o->labels) {
             int64_t v = 0;
             if ((rc = label_of(f->s, row, frow, &v, e)) ||
                 (rc = count_label(f->res, v, f->fname, frow, e)))
@@ -654,7 +659,7 @@ int imp_features(const char *src, const char *dir, const char *name,
     memset(res, 0, sizeof *res);
     feat_out f = {.o = o, .ctl = ctl, .res = res, .fname = base_name(src)};
     f.bs = o->block_size ? o->block_size : BLK_DEFAULT_SIZE;
-    f.dtype = o->labels ? BLK_DTYPE_I64
+    f.dtype = o->labels || o->times ? BLK_DTYPE_I64
               : o->store_dtype ? o->store_dtype : BLK_DTYPE_F32;
     int rc = check_store(f.bs, f.dtype, e);
     if (rc) return rc;

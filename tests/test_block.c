@@ -348,6 +348,65 @@ static void test_eid_packer_layout(void **state)
     free(p.blocks);
 }
 
+/* The packer of a time graph: every block flagged with edge ids and
+** times, 16 bytes an entry (a quarter of a plain block's entries in a
+** continuation block), each entry's time read back where its id is, and
+** the times inside the checksummed payload: a changed time is caught. */
+static void test_time_packer_layout(void **state)
+{
+    uint32_t bs = 4096, deg[3] = {2, 1000, 5};
+    uint32_t nb[1000], id[1000];
+    int64_t tm[1000];
+    packed p = {NULL, 0, bs};
+    blk_graph_packer *pk;
+    gnn_err e = {0};
+    assert_int_equal(blk_graph_packer_new_times(bs, TOKEN, keep_block, NULL,
+                                                &p, &pk, &e), GNNDB_OK);
+    assert_int_equal(blk_graph_packer_add_eids(pk, 0, nb, id, 1, &e),
+                     GNNDB_INTERNAL);
+    for (uint32_t v = 0; v < 3; v++) {
+        for (uint32_t j = 0; j < deg[v]; j++) {
+            nb[j] = nbr_of(v, j);
+            id[j] = v * 10000 + j;
+            tm[j] = (int64_t)j * 3 - 1000000000000ll * v;
+        }
+        assert_int_equal(blk_graph_packer_add_times(pk, v, nb, id, tm, deg[v],
+                                                    &e), GNNDB_OK);
+    }
+    assert_int_equal(blk_graph_packer_finish(pk, NULL, &e), GNNDB_OK);
+    blk_graph_packer_free(pk);
+    uint32_t cap = blk_graph_cont_capacity_flags(bs, BLK_FLAG_EIDS |
+                                                 BLK_FLAG_TIMES);
+    assert_int_equal(cap, blk_graph_cont_capacity(bs) / 4);
+    uint32_t seen[3] = {0};
+    for (uint64_t b = 0; b < p.n; b++) {
+        uint8_t *blk = p.blocks + b * bs;
+        const blk_header *h = (const blk_header *)blk;
+        assert_int_equal(verify(blk, bs, BLK_KIND_GRAPH, b, &e), GNNDB_OK);
+        assert_true((h->flags & BLK_FLAG_EIDS) && (h->flags & BLK_FLAG_TIMES));
+        for (uint32_t k = 0; k < h->count; k++) {
+            const blk_node *o = blk_graph_object(blk, k);
+            assert_true(blk_graph_object_fits(blk, k));
+            for (uint32_t j = 0; j < o->n; j++) {
+                uint32_t q = o->start + j;
+                assert_int_equal(blk_node_nbrs(o)[j], nbr_of(o->node, q));
+                assert_int_equal(blk_node_eids(o)[j], o->node * 10000 + q);
+                assert_true(blk_node_time(o, j) ==
+                            (int64_t)q * 3 - 1000000000000ll * o->node);
+            }
+            seen[o->node] += o->n;
+        }
+    }
+    for (uint32_t v = 0; v < 3; v++) assert_int_equal(seen[v], deg[v]);
+    /* a time changed in place no longer matches its page's checksum */
+    uint8_t *blk = p.blocks + bs;
+    const blk_node *o = blk_graph_object(blk, 0);
+    uint8_t *t0 = (uint8_t *)(blk_node_eids(o) + o->n);
+    t0[8 * (o->n - 1)] ^= 1;
+    assert_corrupt(blk, bs, BLK_KIND_GRAPH, 1, "checksum mismatch");
+    free(p.blocks);
+}
+
 static void assert_corrupt(const uint8_t *blk, uint32_t bs, uint16_t kind,
                            uint64_t no, const char *words)
 {
@@ -539,6 +598,7 @@ int main(void)
         cmocka_unit_test(test_graph_objects_found_by_node),
         cmocka_unit_test(test_continuation_blocks_verify),
         cmocka_unit_test(test_eid_packer_layout),
+        cmocka_unit_test(test_time_packer_layout),
         cmocka_unit_test(test_flipped_byte_is_corrupt_naming_file_and_block),
         cmocka_unit_test(test_wrong_block_no_token_kind_or_size_detected),
         cmocka_unit_test(test_bad_graph_layout_detected),

@@ -593,7 +593,7 @@ static void typo_on_line_two_names_line_column_and_expected(void **state)
                  "near line 2, column 14: syntax error at 'BATCHES'; expected "
                  "one of SEEDS, FEATURES, BATCH, HYPERBATCH, SHUFFLE, SEED, "
                  "EPOCHS, WITH, LIMIT, INTO, TO, '(', PARTITION, EDGE, EDGES, "
-                 "NEGATIVE, STRICT, EXCLUDE, IN, '.', ';'");
+                 "NEGATIVE, STRICT, EXCLUDE, IN, '.', AT, TEMPORAL, BEFORE, WINDOW, ';'");
     expect_error("SAMPEL 10 FROM g BATCH 1", GNNDB_SYNTAX,
                  "near line 1, column 1: syntax error at 'SAMPEL'; expected "
                  "one of CREATE, IMPORT, SHOW, DESCRIBE, DROP, CHECK, PRAGMA, "
@@ -1149,6 +1149,70 @@ static void link_statements(void **state)
     ast_free(s);
 }
 
+/* ---- time: IMPORT EDGE | NODE TIMES, SAMPLE ... AT TIMES --------------- */
+
+static void time_statements(void **state)
+{
+    (void)state;
+    ast_stmt *s = parse_ok("IMPORT EDGE TIMES INTO g FROM 't.npy'");
+    assert_int_equal(s->kind, AST_IMPORT_TIMES);
+    assert_int_equal(s->time_nodes, 0);
+    assert_string_equal(s->graph, "g");
+    assert_string_equal(s->path, "t.npy");
+    ast_free(s);
+    s = parse_ok("IMPORT NODE TIMES INTO g FROM 'nt.npy'");
+    assert_int_equal(s->kind, AST_IMPORT_TIMES);
+    assert_int_equal(s->time_nodes, 1);
+    ast_free(s);
+
+    s = parse_ok("SAMPLE 10,10 FROM g SEEDS train AT TIMES 'st.npy' BATCH 4");
+    assert_int_equal(s->time_source, AST_TIME_FILE);
+    assert_string_equal(s->time_path, "st.npy");
+    assert_int_equal(s->temporal, AST_TEMPORAL_UNIFORM);
+    assert_int_equal(s->time_strict, 0);
+    assert_int_equal(s->time_window, 0);
+    ast_free(s);
+    s = parse_ok("SAMPLE 5 FROM g AT NODE TIME TEMPORAL LAST BEFORE "
+                 "WINDOW 86400 BATCH 4");
+    assert_int_equal(s->time_source, AST_TIME_NODE);
+    assert_null(s->time_path);
+    assert_int_equal(s->temporal, AST_TEMPORAL_LAST);
+    assert_int_equal(s->time_strict, 1);
+    assert_int_equal(s->time_window, 86400);
+    ast_free(s);
+    s = parse_ok("SAMPLE 5 FROM g BATCH 4 AT OR BEFORE TEMPORAL UNIFORM "
+                 "AT TIMES 'a.npy'");
+    assert_int_equal(s->time_strict, 0);
+    assert_int_equal(s->time_source, AST_TIME_FILE);
+    ast_free(s);
+    /* the words are names elsewhere */
+    s = parse_ok("SAMPLE 5 FROM time SEEDS last FEATURES window BATCH 4");
+    assert_string_equal(s->graph, "time");
+    assert_string_equal(s->seeds_split, "last");
+    assert_string_equal(s->features, "window");
+    ast_free(s);
+}
+
+static void time_errors(void **state)
+{
+    (void)state;
+    expect_error("SAMPLE 5 FROM g TEMPORAL LAST BATCH 4", GNNDB_SYNTAX,
+                 "line 1, column 17: this clause compares edge times with "
+                 "each seed's time: give AT TIMES 'file' or AT NODE TIME too");
+    expect_error_part("SAMPLE 5 FROM g BEFORE BATCH 4", GNNDB_SYNTAX,
+                      "give AT TIMES 'file' or AT NODE TIME too");
+    expect_error_part("SAMPLE 5 FROM g AT NODE TIME WINDOW 0 BATCH 4",
+                      GNNDB_RANGE, "WINDOW 0 is out of range");
+    expect_error_part("SAMPLE 5 FROM g AT NODE TIME AT TIMES 'f' BATCH 4",
+                      GNNDB_SYNTAX, "AT TIMES / AT NODE TIME given twice");
+    expect_error_part("SAMPLE 5 FROM g BEFORE AT OR BEFORE AT NODE TIME "
+                      "BATCH 4", GNNDB_SYNTAX, "given twice");
+    expect_error_part("SAMPLE 5 FROM g EDGES e AT NODE TIME BATCH 4",
+                      GNNDB_SYNTAX, "seed by nodes");
+    expect_error_part("IMPORT EDGE TIMES INTO g FROM t.npy", GNNDB_SYNTAX,
+                      "expected string");
+}
+
 static void link_errors(void **state)
 {
     (void)state;
@@ -1500,7 +1564,7 @@ static void hetero_sample_errors(void **state)
                  "near line 1, column 31: syntax error at '.'; expected one "
                  "of SEEDS, FEATURES, BATCH, HYPERBATCH, SHUFFLE, SEED, "
                  "EPOCHS, WITH, LIMIT, INTO, TO, PARTITION, EDGE, EDGES, "
-                 "NEGATIVE, STRICT, EXCLUDE, IN, ';'");
+                 "NEGATIVE, STRICT, EXCLUDE, IN, AT, TEMPORAL, BEFORE, WINDOW, ';'");
     expect_error("SAMPLE {a: 1} FROM g SEEDS p.s", GNNDB_SYNTAX,
                  "line 1, column 1: SAMPLE needs a BATCH clause");
 }
@@ -1697,6 +1761,8 @@ int main(void)
         cmocka_unit_test(unknown_option_words_list_the_choices),
         cmocka_unit_test(unterminated_string_or_comment),
         cmocka_unit_test(stray_bytes_are_syntax_errors),
+        cmocka_unit_test(time_statements),
+        cmocka_unit_test(time_errors),
         cmocka_unit_test(pack_statements),
         cmocka_unit_test(pack_errors),
         cmocka_unit_test(link_statements),

@@ -544,6 +544,13 @@ class Batch:
       src_index, dst_pos_index  int64 [num_pos]      (NEGATIVE k TRIPLET,
       dst_neg_index      int64 [num_pos, num_neg]     instead of the two
                                                       above)
+    A time-respecting batch (SAMPLE ... AT TIMES 'f' | AT NODE TIME) holds
+    one tree per seed, as PyG's temporal NeighborLoader (None elsewhere):
+      node_seed          int64 [num_nodes]  the seed whose tree holds each
+                         node (PyG's `batch`; the PyG Data has it as batch)
+      time               int64 [batch_size] each seed's time
+      edge_time          int64 [num_edges]  each sampled edge's time (e_id
+                         holds its input edge id)
     Scalars: batch_size (= num_seeds; in a link batch the distinct
     endpoints), epoch, batch, digest, num_nodes, num_edges, num_hops, x_dim,
     device, and edge_attr_dim, num_label_edges, num_pos, num_neg (0 in a node
@@ -574,7 +581,8 @@ class Batch:
     _ARRAYS = ("n_id", "edge_index", "x", "y",
                "num_sampled_nodes", "num_sampled_edges",
                "e_id", "edge_attr", "edge_label_index", "edge_label",
-               "src_index", "dst_pos_index", "dst_neg_index")
+               "src_index", "dst_pos_index", "dst_neg_index",
+               "node_seed", "time", "edge_time")
     # The arrays a TO DEVICE batch holds on the GPU (gnndb.h): all but the
     # per-hop counts, which stay in host memory (a type's and a relation's
     # too: _TYPED_ON_DEVICE).
@@ -687,6 +695,12 @@ class Batch:
             return v.dst_pos_index, (p,), np.int64
         if name == "dst_neg_index":
             return v.dst_neg_index, (p, self.num_neg), np.int64
+        if name == "node_seed":
+            return v.node_seed, (n,), np.int64
+        if name == "time":
+            return v.time, (self.batch_size,), np.int64
+        if name == "edge_time":
+            return v.edge_time, (e,), np.int64
         raise KeyError(name)
 
     def _array(self, name):
@@ -728,6 +742,9 @@ class Batch:
     src_index = property(lambda self: self._array("src_index"))
     dst_pos_index = property(lambda self: self._array("dst_pos_index"))
     dst_neg_index = property(lambda self: self._array("dst_neg_index"))
+    node_seed = property(lambda self: self._array("node_seed"))
+    time = property(lambda self: self._array("time"))
+    edge_time = property(lambda self: self._array("edge_time"))
 
     def device_array(self, name):
         """For a batch on a GPU: an object exposing __cuda_array_interface__

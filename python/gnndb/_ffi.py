@@ -125,6 +125,10 @@ typedef struct gnndb_batch_view {
     const gnndb_type_view *types;
     const gnndb_rel_view *rels;
     void *cuda_stream;
+    /* time-respecting batches */
+    const int64_t *node_seed;
+    const int64_t *time;
+    const int64_t *edge_time;
 } gnndb_batch_view;
 
 const gnndb_batch_view *gnndb_batch(gnndb_stmt *stmt);

@@ -147,11 +147,16 @@ class NeighborBatch(_Fields):
       e_id, edge_attr    with EDGE FEATURES: LongTensor [num_edges], the
                          input edge id of each edge, and FloatTensor
                          [num_edges, edge_attr_dim] its row; else None
+      node_seed, time,   a time-respecting batch (AT TIMES / AT NODE TIME):
+      edge_time          LongTensors [num_nodes] (each node's seed, PyG's
+                         `batch`), [batch_size] (the seeds' times) and
+                         [num_edges] (each edge's time); else None
     plus gnndb's epoch, batch (its number in the epoch) and digest."""
 
     keys = ("n_id", "edge_index", "x", "y", "batch_size",
             "num_sampled_nodes", "num_sampled_edges", "input_id",
-            "e_id", "edge_attr", "epoch", "batch", "digest")
+            "e_id", "edge_attr", "node_seed", "time", "edge_time",
+            "epoch", "batch", "digest")
 
 
 class LinkBatch(_Fields):
@@ -438,6 +443,7 @@ def to_torch(b, device=None, non_blocking=False):
         n_id=t["n_id"], edge_index=t["edge_index"], x=t["x"], y=t["y"],
         batch_size=bs, num_sampled_nodes=nsn, num_sampled_edges=nse,
         input_id=t["n_id"][:bs], e_id=t["e_id"], edge_attr=t["edge_attr"],
+        node_seed=t["node_seed"], time=t["time"], edge_time=t["edge_time"],
         epoch=int(b.epoch), batch=int(b.batch), digest=int(b.digest))
 
 
@@ -532,6 +538,10 @@ def to_pyg(b):
         data.num_nodes = int(b.n_id.numel())
     if isinstance(b, NeighborBatch):
         data.batch_size = int(b.batch_size)
+        if b.edge_time is not None:     # PyG's temporal fields
+            data.batch = b.node_seed
+            data.time = b.time
+            data.edge_time = b.edge_time
     data.num_sampled_nodes = list(b.num_sampled_nodes)
     data.num_sampled_edges = list(b.num_sampled_edges)
     data.epoch = b.epoch

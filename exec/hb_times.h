@@ -1,0 +1,20 @@
+/* hb_times.h — the seeds' times of a time-respecting SAMPLE, held by the
+** executor (x->tm) while it runs; the hops read them (hop_temporal.h). */
+#ifndef GNN_HB_TIMES_H
+#define GNN_HB_TIMES_H
+
+#include "err.h"
+
+struct hb_exec;
+
+/* The executor's seed times (x->tm): from AT TIMES' file, in the order of
+** the seed set, or from the graph's node times (AT NODE TIME), read block
+** by block for the seeds only; freed by hb_tm_close (hop_temporal.c). */
+int hb_tm_open(struct hb_exec *x, gnn_err *e);
+void hb_tm_close(struct hb_exec *x);
+/* Every hop of the round's mini-batches (their seeds in place), reading
+** the time graph through the graph's buffer pool on the caller's thread:
+** the round of a plan whose blocks are not all resident. */
+int hb_tm_round(struct hb_exec *x, gnn_err *e);
+
+#endif
