@@ -35,6 +35,7 @@ from torch_geometric.sampler.base import NumNeighbors, SubgraphType
 from torch_geometric.sampler.neighbor_sampler import edge_sample, node_sample
 
 from . import pyg as _pyg
+from ._alloc import fix_mmap_threshold
 
 # Rounds: a 64-bit odd multiplier spreads the round numbers over seeds.
 _MIX = 0x9E3779B97F4A7C15
@@ -175,6 +176,7 @@ class NeighborSampler(BaseSampler):
         if self.graph is None:
             raise ValueError("gnndb.pyg.NeighborSampler: name the graph")
         self._db = _pyg._Db(db, True)
+        fix_mmap_threshold()    # the bound's promise: gnndb._alloc says why
         self.schema = _pyg._Schema(self._db.conn(), self.graph)
         self.replace = bool(replace)
         self.round_batches = max(1, int(round_batches))

@@ -53,6 +53,7 @@ import torch
 import torch.utils.data
 
 import gnndb
+from gnndb._alloc import fix_mmap_threshold
 
 __all__ = ["NeighborBatch", "LinkBatch", "HeteroBatch", "NodeTypeFields",
            "EdgeTypeFields", "GnnDataset", "loader", "to_torch", "to_pyg",
@@ -585,6 +586,8 @@ def loader(path, sql, readonly=True, shard=None, pyg=None, device=None,
     at `path` (opened read-only by default): torch_geometric Data objects
     or NeighborBatch objects as `pyg` says (see the module documentation).
     The connection is closed when the generator finishes or is closed.
+    It fixes glibc's mmap threshold for the process (gnndb._alloc says
+    why; GNNDB_KEEP_MALLOC=1 leaves it).
 
     A statement with TO DEVICE 'cuda:N' yields tensors on that device.
     Otherwise `device` (e.g. 'cuda') moves each host batch there; with
@@ -604,6 +607,7 @@ def loader(path, sql, readonly=True, shard=None, pyg=None, device=None,
 
     status, a dict, receives the run's bytes and blocks read so far
     (gnndb.STATUS_BYTES_READ, STATUS_BLOCKS_READ) at each batch."""
+    fix_mmap_threshold()
     async_copy = bool(pin_memory) and _on_cuda(device)
     convert = _converter(pyg, device, async_copy)
     with gnndb.connect(path, readonly=readonly, create=False) as conn:
