@@ -81,10 +81,10 @@ struct hb_exec {
     hb_stats st, est, snap, view;
     /* the most resident bytes the memory checks saw (either thread) */
     atomic_int_least64_t rss_peak;
-    /* the builder's last hb_fit: the staged resident bytes it measured
-    ** (fit_resident at its latest check, fit_held at its first, before any
-    ** cut; -1: not measurable) and the mini-batches it found sampled */
-    int64_t fit_resident, fit_held;
+    /* the builder's last hb_fit: what the sampled mini-batches and the
+    ** hops' scratch counted (fit_counted at its latest check, fit_held at
+    ** its first, before any cut) and how many it found */
+    size_t fit_counted, fit_held;
     int fit_sampled;
 };
 

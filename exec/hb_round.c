@@ -168,9 +168,9 @@ static size_t fit_base(hb_exec *x)
 {
     size_t base = hb_work_bytes(x) + x->staged_other, slots = 0;
     for (int i = 0; i < x->nb; i++) slots += hb_batch_bytes(&x->hb[i]);
-    x->fit_resident = hb_staged_resident(x);
-    size_t counted = base + slots, staged = x->fit_resident > 0
-                                               ? (size_t)x->fit_resident : 0;
+    int64_t resident = hb_staged_resident(x);
+    x->fit_counted = base - x->staged_other + slots;
+    size_t counted = base + slots, staged = resident > 0 ? (size_t)resident : 0;
     return base + (staged > counted ? staged - counted : 0);
 }
 
@@ -181,7 +181,7 @@ int hb_fit(hb_exec *x, int with_features, gnn_err *e)
     /* what the round held as sampled, before any cut: its builder sizes
     ** the next from it (hb_spill.c) */
     x->fit_sampled = x->nb;
-    x->fit_held = x->fit_resident;
+    x->fit_held = x->fit_counted;
     if (keep == x->nb) return GNNDB_OK;
     hb_release_work(x);
     hb_trim();

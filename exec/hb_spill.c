@@ -59,15 +59,12 @@ void hbs_close(hb_exec *x)
     x->sp->area = NULL;
 }
 
-/* What the build may still hold beside what is staged now: the staged
-** budget less the round handed out meanwhile (x->bg->reserve, what it may
-** grow to) and the build's records, or less what the process measurably
-** holds beyond its other counts (`held`), where that is more. */
-static double build_room(const hb_exec *x, size_t held)
+/* What the build may still hold beside its own records: the staged budget
+** less what the round handed out meanwhile holds. */
+static double build_room(const hb_exec *x)
 {
-    double counted = (double)x->bg->reserve +
-                     (double)hbs_records_bytes(x->p, x->sp->build);
-    return (double)x->p->staged_bytes - GNN_MAX(counted, (double)held);
+    return (double)x->p->staged_bytes - (double)x->bg->reserve -
+           (double)hbs_records_bytes(x->p, x->sp->build);
 }
 
 typedef struct sort_job {
@@ -241,30 +238,29 @@ static int spill_subround(hb_exec *x, gnn_err *e)
 ** sub-round: as many as the room beside the records holds, at the bytes a
 ** sampled mini-batch measured (the plan's estimate before any was), spread
 ** evenly over the sub-rounds that takes, each of which reads the graph. */
-static int64_t subround_size(const hb_exec *x, int64_t left, size_t held)
+static int64_t subround_size(const hb_exec *x, int64_t left)
 {
     int64_t cap = x->sp->s_next;
     if (x->sp->sample_per > 0)
-        cap = (int64_t)(build_room(x, held) / (x->sp->sample_per * 1.1));
+        cap = (int64_t)(build_room(x) / (x->sp->sample_per * 1.1));
     cap = GNN_MAX(1, cap);
     int64_t k = (left + cap - 1) / cap;
     return (left + k - 1) / k;
 }
 
 /* What a mini-batch of the sub-round just sampled held, with the hops'
-** scratch: the larger of what its slots count and of what the staged
-** resident bytes grew by from `before` up to the sub-round's check, before
-** any cut (the allocator's slack included; a round handed out beside it
-** may give memory back meanwhile, hence the larger). The next sub-round is
-** sized from it, so that sampling stays within the room, not only what
-** hb_fit keeps of it. */
-static double sampled_per_batch(const hb_exec *x, int64_t before)
+** scratch: the larger of what its slots count now and of what they and
+** the scratch counted at hb_fit's check, before any cut. Counted after a
+** cut, which frees the scratch, it sized every other sub-round too large,
+** and that one sampled past the limit before hb_fit cut it (HYPERBATCH
+** 1024 at 512 MiB: 541-555 MiB resident at those checks). */
+static double sampled_per_batch(const hb_exec *x)
 {
     size_t sum = hb_work_bytes(x);
     for (int i = 0; i < x->nb; i++) sum += hb_batch_bytes(&x->hb[i]);
     double per = (double)sum / (double)GNN_MAX(x->nb, 1);
-    if (x->fit_sampled > 0 && before >= 0 && x->fit_held > before)
-        per = GNN_MAX(per, (double)(x->fit_held - before) / x->fit_sampled);
+    if (x->fit_sampled > 0)
+        per = GNN_MAX(per, (double)x->fit_held / x->fit_sampled);
     return per;
 }
 
@@ -273,13 +269,7 @@ static int spill_sample(hb_exec *x, int64_t g, int64_t G, gnn_err *e)
 {
     int64_t done = 0;
     while (done < G) {
-        /* what is staged before the sub-round: the records so far, the
-        ** slots' arrays kept for reuse, what the allocator holds */
-        size_t counted = hbs_records_bytes(x->p, x->sp->build) + hb_work_bytes(x);
-        for (int i = 0; i < x->capb; i++) counted += hb_batch_bytes(&x->hb[i]);
-        int64_t before = hb_staged_resident(x);
-        size_t held = GNN_MAX(counted, before > 0 ? (size_t)before : 0);
-        x->h_next = subround_size(x, G - done, held);
+        x->h_next = subround_size(x, G - done);
         /* the records this sub-round will add are held beside its slots */
         x->staged_other = x->bg->reserve + hbs_records_bytes(x->p, x->sp->build) +
                           (size_t)((double)x->h_next * x->p->spill_rec_est);
@@ -288,7 +278,7 @@ static int spill_sample(hb_exec *x, int64_t g, int64_t G, gnn_err *e)
         if (!rc) rc = spill_subround(x, e);
         if (rc) return rc;
         done += x->nb;
-        x->sp->sample_per = sampled_per_batch(x, before) + x->p->spill_rec_est;
+        x->sp->sample_per = sampled_per_batch(x) + x->p->spill_rec_est;
     }
     x->staged_other = 0;
     hb_release_sampling(x);
