@@ -173,3 +173,17 @@ size_t hb_batch_bytes(const hb_batch *b)
            b->captroot * 4 + b->capetime * 8 + b->cap_o_root * 8 +
            b->cap_o_time * 8 + b->cap_o_etime * 8;
 }
+
+int hb_reserve_edges(hb_batch *b, size_t more)
+{
+    if (gnn_grow((void **)&b->esrc, &b->cape, b->ne + more + 1,
+                 sizeof *b->esrc))
+        return -1;
+    if (b->cape > b->capdst) {
+        uint32_t *d = realloc(b->edst, b->cape * sizeof *d);
+        if (!d) return -1;
+        b->edst = d;
+        b->capdst = b->cape;
+    }
+    return 0;
+}

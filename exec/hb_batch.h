@@ -74,6 +74,9 @@ typedef struct hb_batch {
 ** out of memory. */
 int hb_nmap_reset(nmap *m, size_t expect, const uint32_t *used, size_t nused);
 int hb_add_node(hb_batch *b, uint32_t node, uint32_t *local);
+/* Room in b's edge lists (esrc, edst) for `more` edges after b->ne; -1
+** when out of memory. The hops grow their own per-edge arrays beside. */
+int hb_reserve_edges(hb_batch *b, size_t more);
 /* The map's table as scratch for the nn + 1 64-bit sort keys of a
 ** finished mini-batch, so that spilling a sub-round allocates no keys of
 ** its own (grown when the table is smaller); the map is cleared whole at

@@ -271,15 +271,7 @@ static void stats_add(hb_opstats *o, const bp_stats *before,
 ** out of memory. */
 static int reserve_edges(const plan *p, hb_batch *b, size_t more, int typed)
 {
-    if (gnn_grow((void **)&b->esrc, &b->cape, b->ne + more + 1,
-                sizeof *b->esrc))
-        return -1;
-    if (b->cape > b->capdst) {
-        uint32_t *d = realloc(b->edst, b->cape * sizeof *d);
-        if (!d) return -1;
-        b->edst = d;
-        b->capdst = b->cape;
-    }
+    if (hb_reserve_edges(b, more)) return -1;
     if (p->eids && b->cape > b->capeid) {
         uint32_t *d = realloc(b->eid, b->cape * sizeof *d);
         if (!d) return -1;

@@ -253,27 +253,12 @@ static int stage_read(rs_hop *h, size_t i, gnn_err *e)
     return GNNDB_OK;
 }
 
-/* Grow b's edge arrays for `more` edges after b->ne. */
-static int reserve_edges(hb_batch *b, size_t more)
-{
-    if (gnn_grow((void **)&b->esrc, &b->cape, b->ne + more + 1,
-                sizeof *b->esrc))
-        return -1;
-    if (b->cape > b->capdst) {
-        uint32_t *d = realloc(b->edst, b->cape * sizeof *d);
-        if (!d) return -1;
-        b->edst = d;
-        b->capdst = b->cape;
-    }
-    return 0;
-}
-
 /* Its turn: each neighbour added to the batch, with its edge. */
 static int stage_add(rs_hop *h, size_t i, gnn_err *e)
 {
     const rs_item *it = &h->w->item[i % RS_ITEMS];
     hb_batch *b = h->b;
-    if (reserve_edges(b, it->n))
+    if (hb_reserve_edges(b, it->n))
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory sampling");
     for (uint32_t j = 0; j < it->n; j++) {
         uint32_t local;

@@ -335,16 +335,10 @@ typedef struct tm_hop {
 static int tm_reserve(hb_batch *b, size_t more)
 {
     size_t need = b->ne + more + 1;
-    if (gnn_grow((void **)&b->esrc, &b->cape, need, sizeof *b->esrc) ||
+    if (hb_reserve_edges(b, more) ||
         gnn_grow((void **)&b->eid, &b->capeid, need, sizeof *b->eid) ||
         gnn_grow((void **)&b->etime, &b->capetime, need, sizeof *b->etime))
         return -1;
-    if (b->cape > b->capdst) {
-        uint32_t *d = realloc(b->edst, b->cape * sizeof *d);
-        if (!d) return -1;
-        b->edst = d;
-        b->capdst = b->cape;
-    }
     return 0;
 }
 
