@@ -20,7 +20,11 @@
 #include <malloc.h>
 #endif
 
-int64_t hb_staged_resident(hb_exec *x)
+/* The resident bytes now beyond what the plan knows the process holds
+** outside the staged data (the process at prepare, the pools' frames read
+** into, the row cache, the host's copies), -1 where they cannot be
+** measured; keeps the peak. */
+static int64_t staged_resident(hb_exec *x)
 {
     int64_t rss = gnn_rss_now();
     if (rss < 0 || !gnn_rss_meaningful()) return -1;
@@ -36,7 +40,7 @@ int64_t hb_staged_resident(hb_exec *x)
 
 size_t hb_uncounted(hb_exec *x, size_t counted)
 {
-    int64_t staged = hb_staged_resident(x);
+    int64_t staged = staged_resident(x);
     return staged > (int64_t)counted ? (size_t)staged - counted : 0;
 }
 
@@ -168,7 +172,7 @@ static size_t fit_base(hb_exec *x)
 {
     size_t base = hb_work_bytes(x) + x->staged_other, slots = 0;
     for (int i = 0; i < x->nb; i++) slots += hb_batch_bytes(&x->hb[i]);
-    int64_t resident = hb_staged_resident(x);
+    int64_t resident = staged_resident(x);
     x->fit_counted = base - x->staged_other + slots;
     size_t counted = base + slots, staged = resident > 0 ? (size_t)resident : 0;
     return base + (staged > counted ? staged - counted : 0);

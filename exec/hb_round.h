@@ -17,11 +17,6 @@
 ** and anything a count misses. Measured (the process's resident bytes
 ** now), so that budgets hold whatever the counts miss; keeps the peak. */
 size_t hb_uncounted(hb_exec *x, size_t counted);
-/* The resident bytes now beyond what the plan knows the process holds
-** outside the staged data (the process at prepare, the pools' frames read
-** into, the row cache, the host's copies), -1 where they cannot be
-** measured; keeps the peak. */
-int64_t hb_staged_resident(hb_exec *x);
 
 /* Load the seeds (through the variant) and order each epoch's
 ** (hb_round.c). */
