@@ -55,6 +55,11 @@ int hb_next(hb_exec *x, const gnndb_batch_view **view, gnn_err *e);
 ** (and into the device view under TO DEVICE): hb_next leaves it 0, since
 ** it reads every byte of the batch. */
 void hb_digest(hb_exec *x);
+/* The batch hb_next handed out last, in host memory (owned by x, valid
+** until the next call; NULL before the first): the view hb_next gave, or
+** under TO DEVICE the host batch it was copied from, whose arrays, unlike
+** the device view's, the host can read. */
+const gnndb_batch_view *hb_host_view(const hb_exec *x);
 /* Bytes read from the database so far, blocks and pages of every hop and
 ** of the gather. */
 uint64_t hb_bytes_read(const hb_stats *s);

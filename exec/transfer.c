@@ -173,6 +173,11 @@ void hb_transfer_prefetch(hb_exec *x, const hb_batch *b)
     if (x->tr->xf) xfer_prefetch(x->tr->xf, &b->view, NULL);
 }
 
+const gnndb_batch_view *hb_host_view(const hb_exec *x)
+{
+    return x->tr && x->tr->last ? &x->tr->last->view : NULL;
+}
+
 void hb_digest(hb_exec *x)
 {
     hb_batch *b = x->tr->last;

@@ -245,9 +245,12 @@ static int batch_row(gnndb_stmt *st, const gnndb_batch_view *v, gnn_err *e)
         bad |= rs_int(st->rs, v->num_pos) |
                rs_int(st->rs, v->num_pos * v->num_neg);
     } else if (link) {
+        /* counted from the host batch: a device batch's labels are in
+        ** memory the host cannot read */
+        const gnndb_batch_view *h = hb_host_view(st->x);
         int64_t pos = 0;
-        for (int64_t i = 0; i < v->num_label_edges; i++)
-            pos += v->edge_label[i] > 0.5f;
+        for (int64_t i = 0; h && i < h->num_label_edges; i++)
+            pos += h->edge_label[i] > 0.5f;
         bad |= rs_int(st->rs, pos) | rs_int(st->rs, v->num_label_edges - pos);
     }
     /* the digest, filled in when read (stmt.c) */

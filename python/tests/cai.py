@@ -5,6 +5,7 @@ what gnndb promises of it; read() gives its contents as numpy, through the
 memory itself (the stand-in runtime's device memory is host memory) or,
 on a real device, through torch."""
 import ctypes
+import os
 
 import numpy as np
 
@@ -56,7 +57,13 @@ def read(obj, mock=True):
     if n == 0:
         return np.empty(shape, dtype=dt)
     if mock:
-        raw = ctypes.string_at(cai["data"][0], n * dt.itemsize)
+        # the stand-in runtime's device memory faults when touched from
+        # the host, as a real device's does: read it through its view
+        lib = ctypes.CDLL(os.environ["GNNDB_LIB"])
+        lib.mock_host_view.restype = ctypes.c_void_p
+        lib.mock_host_view.argtypes = [ctypes.c_void_p]
+        raw = ctypes.string_at(lib.mock_host_view(cai["data"][0]),
+                               n * dt.itemsize)
         return np.frombuffer(raw, dtype=dt).reshape(shape).copy()
     import torch
     return torch.as_tensor(obj, device=obj.device).cpu().numpy()

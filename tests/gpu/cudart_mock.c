@@ -4,7 +4,10 @@
 ** build/mock/libgnndb.so for the Python tests).
 **
 ** "Device" memory is host memory the mock tracks, poisoned when allocated
-** and freed. Work enqueued on a stream (cudaMemcpyAsync, kernel launches)
+** and freed, and mapped twice: at the address the caller is given, with no
+** access at all, so that host code that reads or writes device memory
+** faults here as it does against a real device; and at a second address
+** (mock_host_view) through which the mock's copies and its kernel work. Work enqueued on a stream (cudaMemcpyAsync, kernel launches)
 ** is deferred, per stream, until that stream, or an event recorded on it
 ** after the work, is synchronised; so a missing wait, staging refilled
 ** before its copy ran, or host arrays changed under an asynchronous copy
@@ -27,6 +30,8 @@
 
 #include <pthread.h>
 #include <stdint.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,7 +103,8 @@ static cudaError_t failing(const char *name)
 
 /* ---- tracked allocations ---- */
 typedef struct alloc {
-    char *p;
+    char *p;       /* what the caller was given */
+    char *view;    /* where the mock reads and writes it (p for host) */
     size_t n;
     int kind; /* cudaMemoryTypeDevice or cudaMemoryTypeHost */
 } alloc;
@@ -138,25 +144,65 @@ static int kind_at(const void *p)
     return k;
 }
 
+/* Device memory: one shared file mapped inaccessible at *p and writable at
+** *view. Host memory: page-aligned heap memory, both at once. */
+static int map_pages(int kind, size_t n, char **p, char **view)
+{
+    if (kind != cudaMemoryTypeDevice) {
+        void *v = NULL;
+        if (posix_memalign(&v, 4096, n)) return -1;
+        *p = *view = v;
+        return 0;
+    }
+    int fd = memfd_create("cudart_mock", MFD_CLOEXEC);
+    if (fd < 0) return -1;
+    void *a = MAP_FAILED, *b = MAP_FAILED;
+    if (!ftruncate(fd, (off_t)n)) {
+        a = mmap(NULL, n, PROT_NONE, MAP_SHARED, fd, 0);
+        b = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    }
+    close(fd);
+    if (a == MAP_FAILED || b == MAP_FAILED) {
+        if (a != MAP_FAILED) munmap(a, n);
+        if (b != MAP_FAILED) munmap(b, n);
+        return -1;
+    }
+    *p = a;
+    *view = b;
+    return 0;
+}
+
+static void unmap_pages(const alloc *a)
+{
+    memset(a->view, 0xdd, a->n);
+    if (a->kind != cudaMemoryTypeDevice) {
+        free(a->p);
+        return;
+    }
+    munmap(a->p, a->n);
+    munmap(a->view, a->n);
+}
+
 static cudaError_t track(void **out, size_t n, int kind)
 {
-    void *v = NULL;
-    if (posix_memalign(&v, 4096, n ? n : 1)) return cudaErrorMemoryAllocation;
-    char *p = v;
-    memset(p, 0xee, n); /* poison */
+    char *p, *view;
+    if (!n) n = 1;
+    if (map_pages(kind, n, &p, &view)) return cudaErrorMemoryAllocation;
+    memset(view, 0xee, n); /* poison */
+    alloc rec = {p, view, n, kind};
     pthread_mutex_lock(&allocs_mu);
     if (nallocs == capallocs) {
         int cap = capallocs ? 2 * capallocs : 256;
         alloc *a = realloc(allocs, (size_t)cap * sizeof *a);
         if (!a) {
             pthread_mutex_unlock(&allocs_mu);
-            free(p);
+            unmap_pages(&rec);
             return cudaErrorMemoryAllocation;
         }
         allocs = a;
         capallocs = cap;
     }
-    allocs[nallocs++] = (alloc){p, n ? n : 1, kind};
+    allocs[nallocs++] = rec;
     pthread_mutex_unlock(&allocs_mu);
     *out = p;
     return cudaSuccess;
@@ -167,15 +213,25 @@ static cudaError_t untrack(void *p, int kind)
     pthread_mutex_lock(&allocs_mu);
     for (int i = 0; i < nallocs; i++)
         if (allocs[i].p == p && allocs[i].kind == kind) {
-            size_t n = allocs[i].n;
+            alloc a = allocs[i];
             allocs[i] = allocs[--nallocs];
             pthread_mutex_unlock(&allocs_mu);
-            memset(p, 0xdd, n);
-            free(p);
+            unmap_pages(&a);
             return cudaSuccess;
         }
     pthread_mutex_unlock(&allocs_mu);
     return cudaErrorInvalidValue;
+}
+
+/* Where the mock (and a test reading a device array back) reaches the
+** bytes at p: its writable mapping for device memory, p itself otherwise. */
+MOCK_API void *mock_host_view(const void *p)
+{
+    pthread_mutex_lock(&allocs_mu);
+    alloc *a = find(p);
+    char *v = a ? a->view + ((const char *)p - a->p) : (char *)p;
+    pthread_mutex_unlock(&allocs_mu);
+    return v;
 }
 
 /* How many allocations of `kind` are live (the tests check for leaks). */
@@ -213,10 +269,11 @@ static int nstreams;
 static int kernel_ok(const gc_args *a)
 {
     size_t rows = (size_t)a->rows, dim = (size_t)a->dim, nmiss = 0;
+    if (!inside(a->src, rows * 4, cudaMemoryTypeDevice)) return 0;
+    const int32_t *src = mock_host_view(a->src);
     for (size_t i = 0; i < rows; i++)
-        if (a->src[i] < 0) nmiss++;
+        if (src[i] < 0) nmiss++;
     return inside(a->out, rows * dim * 4, cudaMemoryTypeDevice) &&
-           inside(a->src, rows * 4, cudaMemoryTypeDevice) &&
            inside(a->admit, nmiss * 4, cudaMemoryTypeDevice) &&
            inside(a->miss, nmiss * dim * 4, cudaMemoryTypeDevice) &&
            kind_at(a->cache) == cudaMemoryTypeDevice;
@@ -225,7 +282,7 @@ static int kernel_ok(const gc_args *a)
 static void run(work *w)
 {
     if (!w->is_kernel) {
-        memcpy(w->dst, w->src, w->n);
+        memcpy(mock_host_view(w->dst), mock_host_view(w->src), w->n);
         return;
     }
     if (!kernel_ok(&w->k)) {
@@ -233,7 +290,13 @@ static void run(work *w)
                         "that is not a device allocation of its size\n");
         abort();
     }
-    gc_gather_host(&w->k, 0, w->k.rows * w->k.dim);
+    gc_args k = w->k;
+    k.out = mock_host_view(k.out);
+    k.cache = mock_host_view(k.cache);
+    k.miss = mock_host_view(k.miss);
+    k.src = mock_host_view(k.src);
+    k.admit = mock_host_view(k.admit);
+    gc_gather_host(&k, 0, k.rows * k.dim);
 }
 
 static void drain(cudaStream_t s, size_t upto)
@@ -429,7 +492,7 @@ cudaError_t cudaMemcpy(void *dst, const void *src, size_t n,
     /* the legacy default stream does not wait for non-blocking streams:
     ** copy at once, so that reading a batch before its copy was waited for
     ** gives poison */
-    memcpy(dst, src, n);
+    memcpy(mock_host_view(dst), mock_host_view(src), n);
     return cudaSuccess;
 }
 
