@@ -52,7 +52,7 @@ case $(echo "$out" | tail -1) in
     SKIP*) echo "SKIP: gpu.sh: $(echo "$out" | tail -1 | sed 's/^SKIP: //')"; exit 0 ;;
 esac
 echo "$out"
-t=$(PYTHONPATH=$ROOT/python "$PY" -c 'import torch; print(int(torch.cuda.is_available()))' 2>/dev/null)
+t=$(PYTHONPATH=$ROOT/python${PYTHONPATH:+:$PYTHONPATH} "$PY" -c 'import torch; print(int(torch.cuda.is_available()))' 2>/dev/null)
 [ "$t" = 1 ] || { echo "SKIP: gpu.sh: $PY's torch sees no CUDA device"; exit 0; }
 FRACTION=$(field "$(echo "$out" | tail -1)" FRACTION)
 
@@ -75,7 +75,7 @@ CORES=$(nproc)
 PRAGMAS="PRAGMA threads = $CORES; PRAGMA memory_limit = '16GB';"
 Q="SAMPLE 10,10,10 FROM g FEATURES feat BATCH 1024 SHUFFLE SEED 1 LIMIT 60"
 
-export GNNDB_LIB=$B/libgnndb.so PYTHONPATH=$ROOT/python
+export GNNDB_LIB=$B/libgnndb.so PYTHONPATH=$ROOT/python${PYTHONPATH:+:$PYTHONPATH}
 log "stream: TO DEVICE against host batches + .to('cuda')"
 s=$("$PY" "$ROOT/bench/gpu_loader.py" stream --db "$DB" --sql "$PRAGMAS $Q;" | tail -1)
 echo "stream $s"

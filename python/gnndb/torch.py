@@ -67,6 +67,9 @@ def pick_device(name=None):
     if name is None:
         name = "cuda" if torch.cuda.is_available() else "cpu"
     dev = torch.device(name)
+    if dev.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError("device '%s': this torch (%s) sees no CUDA device; "
+                         "use 'cpu'" % (name, torch.__version__))
     if dev.type == "cuda" and dev.index is None:
         dev = torch.device("cuda", torch.cuda.current_device())
     return dev

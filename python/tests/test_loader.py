@@ -111,6 +111,15 @@ def test_to_device_cuda(cora_db):
         assert t.num_sampled_nodes == r.num_sampled_nodes.tolist()
 
 
+def test_pick_device_names_a_missing_device():
+    from gnndb.torch import pick_device
+    if torch.cuda.is_available():
+        pytest.skip("torch sees a CUDA device")
+    assert pick_device(None) == torch.device("cpu")
+    with pytest.raises(ValueError, match="device 'cuda': .* sees no CUDA"):
+        pick_device("cuda")
+
+
 def test_default_form_without_pyg_is_plain_tensors(cora_db):
     from gnndb.torch import pyg_available
     if pyg_available():
