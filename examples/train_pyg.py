@@ -48,6 +48,7 @@ except ImportError as exc:
              "installs it into build/pyg-venv" % exc)
 
 from gnndb.torch import GnnDataset, device_clause, pick_device
+from train_sage import default_data
 
 
 def cora_as_pyg(data_dir):
@@ -88,18 +89,14 @@ def evaluate(model, db_path, split, fanout, to=""):
     return correct / max(total, 1)
 
 
-def default_data():
-    base = os.environ.get("GNNDB_DATA") or os.path.join(REPO, "..", "shared",
-                                                        "data")
-    return os.path.join(base, "cora")
-
-
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--epochs", type=int, default=20)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--data", default=default_data(),
-                    help="folder with cora's edges.tsv, features.npy, ...")
+    ap.add_argument("--data", default=None,
+                    help="folder with cora's edges.tsv, features.npy, ... "
+                         "(default: $GNNDB_DATA/cora, ../shared/data/cora "
+                         "or the shipped data/cora)")
     ap.add_argument("--fanout", default="10,10", help="training fanouts")
     ap.add_argument("--eval-fanout", default="-1,-1",
                     help="fanouts for val/test (-1: every neighbour)")
@@ -113,6 +110,8 @@ def main(argv=None):
                     help="cpu, cuda or cuda:N (default: cuda when torch "
                          "sees a GPU); on a GPU the batches come TO DEVICE")
     args = ap.parse_args(argv)
+    if args.data is None:
+        args.data = default_data()
     device = pick_device(args.device)
     to = device_clause(device)
 

@@ -25,7 +25,6 @@ fixed --seed, runs are deterministic; cora reaches about 0.8 test accuracy.
 """
 import argparse
 import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -44,6 +43,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from gnndb.torch import loader, pick_device
+from train_sage import default_data
 
 
 def quote(path):
@@ -85,22 +85,6 @@ def evaluate(model, db_path, split, dim, hops, concat, device):
         correct += int((pred == b.y).sum())
         total += b.batch_size
     return correct / max(total, 1)
-
-
-def default_data():
-    """cora's folder when --data is not given: under $GNNDB_DATA, else the
-    one scripts/data.sh of this checkout finds (../shared/data beside it,
-    or the cora shipped in data/cora, decompressed into build/data)."""
-    base = os.environ.get("GNNDB_DATA")
-    script = os.path.join(REPO, "scripts", "data.sh")
-    if not base and os.path.exists(script):
-        p = subprocess.run(["sh", script], stdout=subprocess.PIPE,
-                           universal_newlines=True)
-        base = p.stdout.strip() if p.returncode == 0 else None
-    if not base:
-        sys.exit("train_sgc: no cora found: pass --data FOLDER "
-                 "(with edges.tsv, features.npy, ...) or set GNNDB_DATA")
-    return os.path.join(base, "cora")
 
 
 def main(argv=None):
