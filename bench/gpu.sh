@@ -101,5 +101,5 @@ for spec in "0:0" "q:$QB" "h:$HB"; do
     echo "cache $k gpu_cache=$bytes batches_per_s=$bps bus_mb_per_batch=$bus device_cache_hits=$(field "$r" device_cache_hits)"
     eval "BPS_$k=$bps; BUS_$k=$bus"
 done
-BUSR=$(echo "$BUS_q $BUS_0" | awk '{ printf "%.3f", $2 > 0 ? $1 / $2 : 0 }')
+BUSR=$(echo "$BUS_q $BUS_0" | awk '{ printf "%.3f", ($2 > 0 ? $1 / $2 : 0) }')
 echo "SUMMARY gpu_h2d_fraction=$FRACTION to_device_speedup=$SPEEDUP cora_epoch_ratio=$RATIO cache0_bps=$BPS_0 cache0_bus_mb=$BUS_0 cacheq_bps=$BPS_q cacheq_bus_mb=$BUS_q cacheh_bps=$BPS_h cacheh_bus_mb=$BUS_h cacheq_bus_ratio=$BUSR"

@@ -36,11 +36,28 @@ def consume(b):
     return b.x.sum() if b.x is not None else b.n_id.sum()
 
 
+def split_pragmas(sql):
+    """--sql's statements as (the loader's pragmas dict, the one SAMPLE):
+    the loader takes its pragmas apart from the statement it runs."""
+    pragmas, rest = {}, []
+    for st in filter(None, (t.strip() for t in sql.split(";"))):
+        if st.upper().startswith("PRAGMA ") and "=" in st:
+            name, value = st[len("PRAGMA "):].split("=", 1)
+            pragmas[name.strip()] = value.strip().strip("'")
+        else:
+            rest.append(st)
+    if len(rest) != 1:
+        sys.exit("gpu_loader: --sql holds %d statements besides PRAGMAs; "
+                 "give one SAMPLE" % len(rest))
+    return pragmas, rest[0]
+
+
 def stream_bps(db, sql, to_device, warm=3):
     """Batches per second of one run, after `warm` batches."""
     n, t0, acc = 0, None, torch.zeros((), device="cuda")
-    q = sql.rstrip("; ") + (" TO DEVICE 'cuda:0';" if to_device else ";")
-    for b in loader(db, q, pyg=False):
+    pragmas, q = split_pragmas(sql)
+    q += " TO DEVICE 'cuda:0';" if to_device else ";"
+    for b in loader(db, q, pyg=False, pragmas=pragmas):
         if not to_device:
             b = b.to("cuda")
         acc += consume(b)
