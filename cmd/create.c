@@ -31,19 +31,37 @@ int ddl_create_graph(gnndb *db, const ast_stmt *s, gnn_err *e)
                : s->reorder == AST_REORDER_BFS    ? IMP_REORDER_BFS
                                                   : IMP_REORDER_NONE;
     d.no_edge_ids = s->no_edge_ids;
+    ddl_time_graph tg;
+    memset(&tg, 0, sizeof tg);
+    if (s->col_time && s->no_edge_ids) {
+        rc = gnn_seterr(e, GNNDB_MISUSE, "CREATE GRAPH %s: a time column "
+                        "needs edge ids, which WITHOUT EDGE IDS leaves out",
+                        s->name);
+        goto out;
+    }
+    /* with a time column the graph and its time graph are published by
+    ** the same transaction: both or neither */
     if ((rc = ddl_check_new_graph(db, s->name, e)) ||
         (rc = ddl_check_block_size(s->block_size, &o->block_size, e)) ||
         (rc = ddl_graph_build(db, s->name, s->path, &d, e)) ||
-        (rc = ddl_graph_index(db, &d, e)))
+        (rc = ddl_graph_index(db, &d, e)) ||
+        (s->col_time &&
+         (rc = ddl_time_graph_build(db, &d.g, "CREATE GRAPH", d.r.times,
+                                    (size_t)d.r.input_edges, &tg, e))))
         goto undo;
     if ((rc = cat_begin(db->cat, e))) goto undo;
-    if ((rc = ddl_graph_insert(db, &d, e)) || (rc = cat_commit(db->cat, e))) {
+    if ((rc = ddl_graph_insert(db, &d, e)) ||
+        (s->col_time &&
+         (rc = ddl_time_graph_insert(db, &d.g, s->path, &tg, e))) ||
+        (rc = cat_commit(db->cat, e))) {
         cat_rollback(db->cat);
         goto undo;
     }
+    ddl_time_graph_free(&tg);
     ddl_graph_free(&d);
     goto out;
 undo:
+    ddl_time_graph_undo(db, &tg);
     ddl_graph_undo(db, &d);
 out:
     db_write_unlock(db);

@@ -67,7 +67,8 @@ void ddl_edge_text_opts(const ast_stmt *s, edge_opts *t)
     t->columns = s->columns == AST_COLS_POS ? EDGE_COLS_POS
                : s->columns == AST_COLS_NAME ? EDGE_COLS_NAME
                                               : EDGE_COLS_FIRST;
-    for (int w = 0; w < 2; w++) {
+    t->with_time = s->col_time;
+    for (int w = 0; w < 2 + !!s->col_time; w++) {
         t->col[w] = (int)s->col_pos[w];
         if (s->col_name[w])
             snprintf(t->col_name[w], sizeof t->col_name[w], "%s",

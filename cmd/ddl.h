@@ -12,6 +12,7 @@
 #include "cmd.h"
 #include "edgelist.h"
 #include "import.h"
+#include "timecol.h"
 
 typedef struct ddl_graph {
     imp_graph_opts o;     /* set by the caller (token and block size too) */
@@ -24,6 +25,14 @@ typedef struct ddl_graph {
     cat_table edges;      /* the edge table's row (CAT_EDGES_TABLE) */
     int built;
 } ddl_graph;
+
+/* A time graph (ddl_times.c) being built: its file, token and blocks. */
+typedef struct ddl_time_graph {
+    uint64_t token;
+    char file[64];
+    tc_graph_result r;
+    int built;
+} ddl_time_graph;
 
 typedef struct ddl_table {
     imp_feat_opts o;      /* set by the caller (labels, key, dtypes) */
@@ -88,6 +97,21 @@ int ddl_graph_index(gnndb *db, ddl_graph *d, gnn_err *e);
 int ddl_graph_insert(gnndb *db, ddl_graph *d, gnn_err *e);
 void ddl_graph_undo(gnndb *db, ddl_graph *d);
 void ddl_graph_free(ddl_graph *d);
+
+/* The time graph of graph g (IMPORT EDGE TIMES, CREATE GRAPH ... COLUMNS
+** (src, dst, t)) from times[0..n), one per input edge: its block file
+** and index entries, read from g's edge-id graph (published). `what`
+** starts the words of a refusal. */
+int ddl_time_graph_build(gnndb *db, const cat_graph *g, const char *what,
+                         const int64_t *t, size_t n, ddl_time_graph *tg,
+                         gnn_err *e);
+/* Its catalog rows, in the caller's transaction (g has its id); `source`
+** is what DESCRIBE names as the times' origin. */
+int ddl_time_graph_insert(gnndb *db, const cat_graph *g, const char *source,
+                          ddl_time_graph *tg, gnn_err *e);
+/* Remove what the build left (nothing once committed: use _free). */
+void ddl_time_graph_undo(gnndb *db, ddl_time_graph *tg);
+void ddl_time_graph_free(ddl_time_graph *tg);
 
 /* GNNDB_EXISTS when graph g already has table `name` (labels: its label
 ** table). */

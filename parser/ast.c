@@ -34,6 +34,7 @@ void ast_free(ast_stmt *s)
     free(s->pack);
     free(s->col_name[0]);
     free(s->col_name[1]);
+    free(s->col_name[2]);
     free(s->key);
     free(s->split);
     for (size_t i = 0; i < s->n_split_names; i++) free(s->split_names[i]);

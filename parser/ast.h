@@ -142,8 +142,9 @@ typedef struct ast_stmt {
     /* text inputs: HEADER, COLUMNS (a, b); .npz inputs: KEY 'member' */
     int header;             /* HEADER given */
     int columns;            /* AST_COLS_* */
-    int64_t col_pos[2];     /* COLUMNS (0, 1): fields, from 0 */
-    char *col_name[2];      /* COLUMNS (src, dst): names in the header */
+    int64_t col_pos[3];     /* COLUMNS (0, 1): fields, from 0 */
+    char *col_name[3];      /* COLUMNS (src, dst): names in the header */
+    int col_time;           /* CREATE GRAPH ... COLUMNS (src, dst, t) */
     char *key;              /* KEY 'edge_index', or NULL */
 
     /* IMPORT OGB 'dir' AS name [SPLIT 'which'] (name, path, undirected,

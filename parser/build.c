@@ -409,19 +409,19 @@ void build_ogb(parse_ctx *p, const gtok *dir, const gtok *name)
 }
 
 /* COLUMNS takes two positions or two names, not one of each. */
-void build_columns(parse_ctx *p, const gtok *kw, const gtok *a,
-                   const gtok *b)
+/* Columns t[0..n) of COLUMNS: all positions or all names. */
+static void set_columns(parse_ctx *p, const gtok *const *t, int n)
 {
-    if (!bld_once(p, kw, CL_COLUMNS)) return;
-    if ((a->type == TK_INTEGER) != (b->type == TK_INTEGER)) {
-        bld_fail(p, GNNDB_SYNTAX, b, "COLUMNS takes two positions or two names, "
-             "not one of each");
-        return;
-    }
-    const gtok *t[2] = {a, b};
     ast_stmt *s = p->s;
-    for (int w = 0; w < 2 && !p->rc; w++) {
-        if (a->type != TK_INTEGER) {
+    for (int w = 1; w < n; w++)
+        if ((t[0]->type == TK_INTEGER) != (t[w]->type == TK_INTEGER)) {
+            bld_fail(p, GNNDB_SYNTAX, t[w], "COLUMNS takes %s positions or "
+                     "%s names, not %s of each", n == 3 ? "three" : "two",
+                     n == 3 ? "three" : "two", n == 3 ? "some" : "one");
+            return;
+        }
+    for (int w = 0; w < n && !p->rc; w++) {
+        if (t[0]->type != TK_INTEGER) {
             bld_set_str(p, &s->col_name[w], t[w]);
             if (s->col_name[w] && (!s->col_name[w][0] ||
                                    strlen(s->col_name[w]) >= 64))
@@ -433,7 +433,24 @@ void build_columns(parse_ctx *p, const gtok *kw, const gtok *a,
                  "(0..1000, counted from 0)", s->col_pos[w]);
         }
     }
-    s->columns = a->type == TK_INTEGER ? AST_COLS_POS : AST_COLS_NAME;
+    s->columns = t[0]->type == TK_INTEGER ? AST_COLS_POS : AST_COLS_NAME;
+}
+
+void build_columns(parse_ctx *p, const gtok *kw, const gtok *a,
+                   const gtok *b)
+{
+    if (!bld_once(p, kw, CL_COLUMNS)) return;
+    const gtok *t[2] = {a, b};
+    set_columns(p, t, 2);
+}
+
+void build_columns_time(parse_ctx *p, const gtok *kw, const gtok *a,
+                        const gtok *b, const gtok *t)
+{
+    if (!bld_once(p, kw, CL_COLUMNS)) return;
+    const gtok *c[3] = {a, b, t};
+    set_columns(p, c, 3);
+    p->s->col_time = 1;
 }
 
 /* ---- packs ----------------------------------------------------------- */

@@ -93,6 +93,10 @@ void build_block_size(parse_ctx *p, const gtok *kw, const gtok *n,
 /* COLUMNS (a, b): two field names, or two positions from 0. */
 void build_columns(parse_ctx *p, const gtok *kw, const gtok *a,
                    const gtok *b);
+/* CREATE GRAPH's COLUMNS (src, dst, t): the two node id columns and a
+** time column, by name or position (all three alike). */
+void build_columns_time(parse_ctx *p, const gtok *kw, const gtok *a,
+                        const gtok *b, const gtok *t);
 /* IMPORT OGB 'dir' AS name. */
 void build_ogb(parse_ctx *p, const gtok *dir, const gtok *name);
 

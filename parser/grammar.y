@@ -89,6 +89,8 @@ graph_opt ::= block_size.
 graph_opt ::= HEADER(K).            { build_flag(pctx, &K, CL_HEADER); }
 graph_opt ::= COLUMNS(K) LP column(A) COMMA column(B) RP.
                                     { build_columns(pctx, &K, &A, &B); }
+graph_opt ::= COLUMNS(K) LP column(A) COMMA column(B) COMMA column(T) RP.
+                                    { build_columns_time(pctx, &K, &A, &B, &T); }
 graph_opt ::= npz_key.
 graph_opt ::= WITHOUT(K) EDGE IDS.  { build_flag(pctx, &K, CL_NO_EDGE_IDS); }
 %type column {gtok}

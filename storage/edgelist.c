@@ -25,7 +25,9 @@ struct edge_reader {
     gz_stream *gz;         /* the file, inflated when gzip */
     int format;            /* TSV, CSV or BIN after AUTO is resolved */
     edge_opts opts;
-    int sel[2];            /* the fields of source and target */
+    int sel[3];            /* the fields of source, target (and time) */
+    int nsel;              /* 2, or 3 with a time field */
+    int64_t tval;          /* the time of the last edge */
     int started;           /* the first non-comment line has been seen */
     int header;            /* ... and it was a header */
     char *path;
@@ -76,9 +78,10 @@ static int token_error(const char *path, uint64_t lineno, size_t col,
 {
     int q = (int)GNN_MIN(n, (size_t)TOKEN_QUOTE);
     if (overflow)
-        return -!!gnn_seterr(e, GNNDB_FORMAT, "%s:%llu:%zu: node id '%.*s%s' "
+        return -!!gnn_seterr(e, GNNDB_FORMAT, "%s:%llu:%zu: %s '%.*s%s' "
                           "does not fit in 64 bits", path,
-                          (unsigned long long)lineno, col, q, tok,
+                          (unsigned long long)lineno, col,
+                          strstr(what, "time") ? "time" : "node id", q, tok,
                           n > TOKEN_QUOTE ? "..." : "");
     return -!!gnn_seterr(e, GNNDB_FORMAT, "%s:%llu:%zu: expected %s, found "
                       "'%.*s%s'", path, (unsigned long long)lineno, col, what,
@@ -129,11 +132,29 @@ int edge_is_header_line(const char *line, size_t len, int format,
     return named == (col[0] == col[1] ? 1 : 2);
 }
 
-/* Parse fields sel[0] (source) and sel[1] (target) of a line. Text formats:
-** a separator is a run of blanks (TSV, whitespace) or a comma with optional
-** blanks around it (CSV). */
+/* "expected N fields" for a line that ends at field k, naming what the
+** chosen fields hold. */
+static int too_few_fields(const char *path, uint64_t lineno, size_t col,
+                          const int *sel, int nsel, int need, int k,
+                          gnn_err *e)
+{
+    if (need == 1)
+        return -!!gnn_seterr(e, GNNDB_FORMAT, "%s:%llu:%zu: expected a second "
+                          "node id (the target), found the end of the line",
+                          path, (unsigned long long)lineno, col);
+    char tf[48] = "";
+    if (nsel == 3) snprintf(tf, sizeof tf, ", the time field %d", sel[2]);
+    return -!!gnn_seterr(e, GNNDB_FORMAT, "%s:%llu:%zu: expected %d fields "
+                      "(the node ids are fields %d and %d%s, from 0), found "
+                      "%d", path, (unsigned long long)lineno, col, need + 1,
+                      sel[0], sel[1], tf, k);
+}
+
+/* Parse fields sel[0] (source), sel[1] (target) and, with nsel 3, sel[2]
+** (a time) of a line. Text formats: a separator is a run of blanks (TSV,
+** whitespace) or a comma with optional blanks around it (CSV). */
 static int parse_line_cols(const char *line, size_t len, int format,
-                           const int sel[2], int64_t *src, int64_t *dst,
+                           const int *sel, int nsel, int64_t *v,
                            const char *path, uint64_t lineno, uint32_t *cols,
                            gnn_err *e)
 {
@@ -141,8 +162,11 @@ static int parse_line_cols(const char *line, size_t len, int format,
     while (i < len && is_space(line[i])) i++;
     if (i == len || line[i] == '#' || line[i] == '%') return 0;
     int csv = format == EDGE_FMT_CSV;
-    int need = GNN_MAX(sel[0], sel[1]);
-    int64_t v[2] = {0, 0};
+    int need = 0;
+    for (int w = 0; w < nsel; w++) {
+        need = GNN_MAX(need, sel[w]);
+        v[w] = 0;
+    }
     for (int k = 0; k <= need; k++) {
         if (k > 0) {
             /* the separator before field k */
@@ -157,48 +181,57 @@ static int parse_line_cols(const char *line, size_t len, int format,
                                        "fields", line + i, 1, 0, e);
                 }
             }
-            if (i == len || (i == s0 && !csv)) {
-                if (need == 1)
-                    return -!!gnn_seterr(e, GNNDB_FORMAT, "%s:%llu:%zu: "
-                                      "expected a second node id (the "
-                                      "target), found the end of the line",
-                                      path, (unsigned long long)lineno, i + 1);
-                return -!!gnn_seterr(e, GNNDB_FORMAT, "%s:%llu:%zu: expected "
-                                  "%d fields (the node ids are fields %d and "
-                                  "%d, from 0), found %d", path,
-                                  (unsigned long long)lineno, i + 1, need + 1,
-                                  sel[0], sel[1], k);
-            }
+            if (i == len || (i == s0 && !csv))
+                return too_few_fields(path, lineno, i + 1, sel, nsel, need,
+                                      k, e);
         }
         size_t t0 = i;
         while (i < len && !is_space(line[i]) && !(csv && line[i] == ','))
             i++;
-        for (int w = 0; w < 2; w++) {
+        for (int w = 0; w < nsel; w++) {
             if (sel[w] != k) continue;
             int r = parse_i64(line + t0, i - t0, &v[w]);
             if (r != 0)
-                return token_error(path, lineno, t0 + 1, "an integer node id",
+                return token_error(path, lineno, t0 + 1,
+                                   w == 2 ? "an integer time"
+                                          : "an integer node id",
                                    line + t0, i - t0, r == -2, e);
-            if (cols) cols[w] = (uint32_t)GNN_MIN(t0 + 1, (size_t)UINT32_MAX);
+            if (cols && w < 2)
+                cols[w] = (uint32_t)GNN_MIN(t0 + 1, (size_t)UINT32_MAX);
         }
     }
     /* Whatever follows (a weight, a timestamp) must be separated from the
     ** last field used; its content is ignored. */
-    *src = v[0];
-    *dst = v[1];
     return 1;
 }
 
 static const int first_two[2] = {0, 1};
 
+int edge_parse_fields(const char *line, size_t len, int format,
+                      const int *sel, int nsel, int64_t *v, const char *path,
+                      uint64_t lineno, gnn_err *e)
+{
+    if (!path) path = "?";
+    if (nsel != 2 && nsel != 3)
+        return -!!gnn_seterr(e, GNNDB_MISUSE, "%d fields asked of an edge "
+                             "line (2 or 3)", nsel);
+    int rc = parse_line_cols(line, len, format, sel, nsel, v, path, lineno,
+                             NULL, e);
+    return rc < 0 ? -1 : rc;
+}
+
 int edge_parse_line(const char *line, size_t len, int format,
                     int64_t *src, int64_t *dst, const char *path,
                     uint64_t lineno, gnn_err *e)
 {
-    if (!path) path = "?";
-    int rc = parse_line_cols(line, len, format, first_two, src, dst, path,
-                             lineno, NULL, e);
-    return rc < 0 ? -1 : rc;
+    int64_t v[2];
+    int rc = edge_parse_fields(line, len, format, first_two, 2, v, path,
+                               lineno, e);
+    if (rc == 1) {
+        *src = v[0];
+        *dst = v[1];
+    }
+    return rc;
 }
 
 /* ---- the reader -------------------------------------------------------- */
@@ -316,6 +349,8 @@ int edge_open_opts(const char *path, const edge_opts *o, edge_reader **out,
     r->next_line = 1;
     r->sel[0] = o->columns == EDGE_COLS_POS ? o->col[0] : 0;
     r->sel[1] = o->columns == EDGE_COLS_POS ? o->col[1] : 1;
+    r->sel[2] = o->columns == EDGE_COLS_POS ? o->col[2] : 2;
+    r->nsel = o->with_time ? 3 : 2;
     r->path = strdup(path);
     r->buf = malloc(EDGE_BUF_BYTES);
     if (!r->path || !r->buf) {
@@ -325,7 +360,13 @@ int edge_open_opts(const char *path, const edge_opts *o, edge_reader **out,
     const char *slash = strrchr(r->path, '/');
     r->name = slash ? slash + 1 : r->path;
     int rc;
-    if (o->key || arr_is_array_path(path))
+    if (o->with_time && (o->key || arr_is_array_path(path) ||
+                         format == EDGE_FMT_BIN))
+        rc = gnn_seterr(e, GNNDB_MISUSE, "%s: a time column is read from a "
+                        "text edge list (TSV or CSV); give the times of a "
+                        "binary or array edge list with IMPORT EDGE TIMES",
+                        r->name);
+    else if (o->key || arr_is_array_path(path))
         rc = open_array(r, path, o, e);
     else if (!(rc = gz_open(path, &r->gz, e))) {
         r->total = gz_bytes_total(r->gz);
@@ -452,7 +493,7 @@ static int first_line(edge_reader *r, const char *line, size_t len,
     if (!hdr) return 0;
     r->header = 1;
     if (o->columns == EDGE_COLS_NAME)
-        for (int w = 0; w < 2; w++)
+        for (int w = 0; w < r->nsel; w++)
             if ((r->sel[w] = find_column(r, line, len, o->col_name[w],
                                          lineno, e)) < 0)
                 return -1;
@@ -470,8 +511,14 @@ static int data_line(edge_reader *r, const char *line, size_t len,
             if (h != 0) return h < 0 ? -1 : 0;
         }
     }
-    int rc = parse_line_cols(line, len, r->format, r->sel, src, dst, r->name,
-                             lineno, r->col, e);
+    int64_t v[3];
+    int rc = parse_line_cols(line, len, r->format, r->sel, r->nsel, v,
+                             r->name, lineno, r->col, e);
+    if (rc == 1) {
+        *src = v[0];
+        *dst = v[1];
+        r->tval = r->nsel == 3 ? v[2] : 0;
+    }
     if (rc < 0 && r->opts.header != EDGE_HEADER_NO &&
         edge_is_header_line(line, len, r->format, r->sel))
         gnn_seterr(e, GNNDB_FORMAT, "%s:%llu: a header line in the middle of "
@@ -517,6 +564,8 @@ int edge_next(edge_reader *r, int64_t *src, int64_t *dst, gnn_err *e)
 }
 
 uint64_t edge_lineno(const edge_reader *r) { return r->lineno; }
+
+int64_t edge_time(const edge_reader *r) { return r->tval; }
 
 int edge_had_header(const edge_reader *r) { return r->header; }
 

@@ -30,8 +30,9 @@ typedef struct edge_opts {
     int format;                          /* EDGE_FMT_* */
     int header;                          /* EDGE_HEADER_* */
     int columns;                         /* EDGE_COLS_* */
-    int col[2];
-    char col_name[2][EDGE_NAME_MAX];
+    int col[3];                          /* [2]: the time field ... */
+    char col_name[3][EDGE_NAME_MAX];
+    int with_time;   /* ... of a third column (text only): edge_time() */
     const char *key;        /* .npz member of an edge array (2 x E or E x 2) */
     const char *tmpdir;     /* where an inflated member is kept (NULL: /tmp) */
 } edge_opts;
@@ -50,6 +51,10 @@ int edge_open(const char *path, int format, edge_reader **out, gnn_err *e);
 ** value after an error (its code and words in *e, e.g.
 ** "edges.tsv:1234:7: expected an integer node id, found 'x12'"). */
 int edge_next(edge_reader *r, int64_t *src, int64_t *dst, gnn_err *e);
+/* With opts.with_time: the int64 time field of the edge edge_next gave
+** last (its words on a bad value: "t.csv:12:9: expected an integer time,
+** found '3.5'"). */
+int64_t edge_time(const edge_reader *r);
 uint64_t edge_lineno(const edge_reader *r);     /* line of the last edge */
 int edge_had_header(const edge_reader *r);      /* a header line was read */
 uint64_t edge_bytes_done(const edge_reader *r);
@@ -67,5 +72,10 @@ int edge_is_header_line(const char *line, size_t len, int format,
 int edge_parse_line(const char *line, size_t len, int format,
                     int64_t *src, int64_t *dst, const char *path,
                     uint64_t lineno, gnn_err *e);
+/* The same for fields sel[0] (source), sel[1] (target) and, when nsel is
+** 3, sel[2] (a time), into v[0..nsel). Pure; fuzzable. */
+int edge_parse_fields(const char *line, size_t len, int format,
+                      const int *sel, int nsel, int64_t *v, const char *path,
+                      uint64_t lineno, gnn_err *e);
 
 #endif

@@ -101,6 +101,10 @@ typedef struct imp_graph_result {
     uint64_t edges_nblocks;   /* the edge table: input_edges rows of dim 2 */
     uint32_t edges_rows_per_block;
     uint32_t *edges_checksums;
+    /* With a time column (opts.text.with_time): each input edge's time,
+    ** input_edges of them, malloc'd; read back from a scratch file once
+    ** the graph is built, so that the build's memory never holds them. */
+    int64_t *times;
 } imp_graph_result;
 
 /* Build `dir`/`name` (a graph block file, published by rename) from the

@@ -217,7 +217,10 @@ static int parse_edges(graph_ctx *g)
     eo.tmpdir = g->tmpdir;
     int rc = edge_open_opts(g->src, &eo, &r, e);
     if (rc) return rc;
-    if ((rc = xs_file_open(&g->pairs, g->tmpdir, IO_BUF, e))) goto out;
+    if ((rc = xs_file_open(&g->pairs, g->tmpdir, IO_BUF, e)) ||
+        (eo.with_time &&
+         (rc = xs_file_open(&g->times, g->tmpdir, IO_BUF, e))))
+        goto out;
     /* an eighth: the keys' own array (16 bytes a node of the budget) is
     ** made from it while its runs are merged */
     if (o->map_ids &&
@@ -227,7 +230,10 @@ static int parse_edges(graph_ctx *g)
     int64_t s, d;
     int k;
     while ((k = edge_next(r, &s, &d, e)) > 0) {
-        if ((rc = take_edge(g, r, ks, s, d, &maxid))) goto out;
+        int64_t t = edge_time(r);
+        if ((rc = take_edge(g, r, ks, s, d, &maxid)) ||
+            (eo.with_time && (rc = xs_file_write(&g->times, &t, 8, e))))
+            goto out;
         if (++g->npairs % CHECK_EVERY == 0 &&
             ((rc = interrupted(g)) ||
              (rc = progress(g, edge_bytes_done(r), edge_bytes_total(r)))))
@@ -238,6 +244,7 @@ static int parse_edges(graph_ctx *g)
         goto out;
     }
     if ((rc = xs_file_flush(&g->pairs, e)) ||
+        (eo.with_time && (rc = xs_file_flush(&g->times, e))) ||
         (rc = progress(g, edge_bytes_total(r), edge_bytes_total(r))))
         goto out;
     rc = count_nodes(g, r, ks, maxid);
@@ -527,13 +534,25 @@ static int check_input_edges(graph_ctx *g)
                       UINT32_MAX - 1);
 }
 
+/* The time column, one int64 per input edge, out of its scratch file. */
+static int read_times(graph_ctx *g, imp_graph_result *res)
+{
+    size_t bytes = (size_t)g->npairs * 8;
+    if (!(res->times = malloc(bytes ? bytes : 1)))
+        return gnn_seterr(g->e, GNNDB_NOMEM, "%s: out of memory for the "
+                          "times of %llu edges", g->src,
+                          (unsigned long long)g->npairs);
+    return bytes ? xs_pread(g->times.fd, res->times, bytes, 0, g->e)
+                 : GNNDB_OK;
+}
+
 int imp_graph(const char *src, const char *dir, const char *name,
               const imp_graph_opts *o, const imp_ctl *ctl,
               imp_graph_result *res, gnn_err *e)
 {
     memset(res, 0, sizeof *res);
     graph_ctx g = {.src = src, .o = o, .ctl = ctl, .e = e};
-    g.pairs.fd = g.dropped.fd = -1;
+    g.pairs.fd = g.dropped.fd = g.times.fd = -1;
     g.tmpdir = ctl && ctl->tmpdir ? ctl->tmpdir : dir;
     g.total = ctl && ctl->mem_budget ? ctl->mem_budget : DEFAULT_BUDGET;
     g.total = GNN_MAX(g.total, (size_t)1 << 20);
@@ -562,10 +581,6 @@ int imp_graph(const char *src, const char *dir, const char *name,
     if (!rc && o->reorder != IMP_REORDER_NONE) rc = reorder(&g);
     g.eids = want_eids;
     if (!rc) rc = build_files(&g, dir, name, res);
-    if (rc) {
-        imp_graph_result_free(res);
-        memset(res, 0, sizeof *res);
-    }
     xs_file_close(&g.pairs);
     xs_file_close(&g.dropped);
     free(g.keys);
@@ -574,6 +589,12 @@ int imp_graph(const char *src, const char *dir, const char *name,
     free(g.deg);
     graph_out_free(&g.out);
     graph_out_free(&g.eout);
+    if (!rc && o->text.with_time) rc = read_times(&g, res);
+    xs_file_close(&g.times);
+    if (rc) {
+        imp_graph_result_free(res);
+        memset(res, 0, sizeof *res);
+    }
     return rc;
 }
 
@@ -589,6 +610,8 @@ void imp_graph_result_free(imp_graph_result *res)
     free(res->eid_idx_first);
     free(res->eid_idx_block);
     free(res->edges_checksums);
+    free(res->times);
+    res->times = NULL;
     res->checksums = res->eid_checksums = res->edges_checksums = NULL;
     res->idx_first = res->idx_block = NULL;
     res->eid_idx_first = res->eid_idx_block = NULL;

@@ -38,6 +38,7 @@ typedef struct graph_ctx {
     gnn_err *e;
 
     xs_file pairs;        /* raw (src, dst) int64 pairs as parsed */
+    xs_file times;        /* with a time column: each pair's int64 time */
     uint64_t npairs;
     int64_t *keys;        /* map_ids: distinct keys, ascending (rank order) */
     uint64_t n;           /* nodes */

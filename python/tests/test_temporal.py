@@ -221,6 +221,57 @@ def test_bad_times_are_refused_and_change_nothing(tmp_path):
     assert sorted(os.listdir(path)) == files
 
 
+def test_a_time_column_equals_imported_edge_times(tgraph, tmp_path):
+    """CREATE GRAPH ... COLUMNS (src, dst, t) from one CSV (by names, in
+    another order than the fields, and by positions) gives the time graph
+    IMPORT EDGE TIMES gives: the same batches, digest for digest."""
+    g = tgraph
+    with open(tmp_path / "ev.csv", "w") as f:
+        f.write("t,src,dst\n")
+        for a, b, t in zip(g["src"], g["dst"], g["t"]):
+            f.write("%d,%d,%d\n" % (t, a, b))
+    sql = ("SAMPLE 4,3 FROM g SEEDS train AT TIMES '%s' TEMPORAL LAST BATCH "
+           "16 SEED 3;" % (g["dir"] / "st.npy"))
+    want = [b["digest"] for b in batches(g, sql)]
+    for cols in ("(src, dst, t)", "(1, 2, 0)"):
+        path = str(tmp_path / ("c%d.gnndb" % len(cols)))
+        with gnndb.connect(path) as c:
+            c.execute("CREATE GRAPH g FROM '%s' COLUMNS %s;" %
+                      (tmp_path / "ev.csv", cols))
+            c.execute("CREATE SPLIT train ON g FROM '%s';" %
+                      (g["dir"] / "seeds.npy"))
+        assert describe(path)["edge_times"].endswith("ev.csv")
+        assert [b["digest"] for b in batches(dict(path=path), sql)] == want
+
+
+def test_a_bad_time_column_creates_nothing(tmp_path):
+    rows = ["a,b,t", "0,1,5", "1,2,x7", "2,0,9"]
+    (tmp_path / "bad.csv").write_text("\n".join(rows) + "\n")
+    (tmp_path / "short.csv").write_text("0,1,5\n1,2\n")
+    (tmp_path / "e.bin").write_bytes(np.array([0, 1, 1, 2], "<i8").tobytes())
+    path = str(tmp_path / "b.gnndb")
+    with gnndb.connect(path) as c:
+        c.execute("PRAGMA threads = 1;")
+    files = sorted(os.listdir(path))
+    for sql, words in (
+            ("CREATE GRAPH g FROM '%s' COLUMNS (a, b, t)" % (tmp_path / "bad.csv"),
+             "bad.csv:3:5: expected an integer time, found 'x7'"),
+            ("CREATE GRAPH g FROM '%s' COLUMNS (0, 1, 2)" % (tmp_path / "short.csv"),
+             "short.csv:2:4: expected 3 fields"),
+            ("CREATE GRAPH g FROM '%s' COLUMNS (a, b, when)" % (tmp_path / "bad.csv"),
+             "no column named 'when'"),
+            ("CREATE GRAPH g FROM '%s' COLUMNS (0, 1, 2)" % (tmp_path / "e.bin"),
+             "a time column is read from a text edge list"),
+            ("CREATE GRAPH g FROM '%s' COLUMNS (0, 1, 2) WITHOUT EDGE IDS" %
+             (tmp_path / "short.csv"), "needs edge ids")):
+        with gnndb.connect(path) as c:
+            with pytest.raises(gnndb.Error) as ex:
+                c.execute(sql + ";")
+            assert words in str(ex.value), str(ex.value)
+            assert c.execute("SHOW GRAPHS;") == []
+        assert sorted(os.listdir(path)) == files
+
+
 def test_at_times_with_the_wrong_count_is_refused_at_prepare(tgraph,
                                                             tmp_path):
     g = tgraph

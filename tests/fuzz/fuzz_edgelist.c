@@ -5,7 +5,10 @@
 **    naming path:line:column; never reads outside the line.
 ** 2. The streaming reader (edge_open/edge_next) over the same bytes as a
 **    file (a memfd) must yield exactly the edges the line parser yields, and
-**    for the binary format the little-endian int64 pairs of the bytes. */
+**    for the binary format the little-endian int64 pairs of the bytes.
+** 3. edge_parse_fields with a time field (fields 1, 2 and 0, as COLUMNS
+**    (1, 2, 0) reads them): -1 with words naming the line, 0, or 1 with
+**    three values; where it takes the line, fields 1 and 2 alone do too. */
 #include "edgelist.h"
 
 #include <stdint.h>
@@ -36,6 +39,31 @@ static int parse_one(const char *line, size_t len, int fmt, uint64_t lineno,
     }
     free(copy);
     return rc;
+}
+
+/* The line with a time field in front of the node ids. */
+static void parse_timed(const char *line, size_t len, int fmt,
+                        uint64_t lineno)
+{
+    static const int sel3[3] = {1, 2, 0}, sel2[2] = {1, 2};
+    char *copy = malloc(len ? len : 1);
+    CHECK(copy);
+    memcpy(copy, line, len);
+    gnn_err e = {0};
+    int64_t v[3], w[2];
+    int rc = edge_parse_fields(copy, len, fmt, sel3, 3, v, "fuzz.csv",
+                               lineno, &e);
+    CHECK(rc == -1 || rc == 0 || rc == 1);
+    if (rc < 0) {
+        CHECK(e.rc == GNNDB_FORMAT && strncmp(e.msg, "fuzz.csv:", 9) == 0);
+    } else {
+        gnn_err e2 = {0};
+        int r2 = edge_parse_fields(copy, len, fmt, sel2, 2, w, "fuzz.csv",
+                                   lineno, &e2);
+        CHECK(r2 == rc);
+        CHECK(rc == 0 || (w[0] == v[0] && w[1] == v[1]));
+    }
+    free(copy);
 }
 
 /* Run the streaming reader over the memfd `fd` with `fmt`; compare with the
@@ -109,6 +137,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
         for (size_t f = 0; f < sizeof fmts / sizeof fmts[0]; f++)
             parse_one(p, len, fmts[f], lineno, &s, &d);
+        parse_timed(p, len, EDGE_FMT_CSV, lineno);
+        parse_timed(p, len, EDGE_FMT_TSV, lineno);
         if (!nl) break;
         p = nl + 1;
         lineno++;
