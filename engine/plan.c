@@ -443,7 +443,7 @@ static int plan_hyperbatch(gnndb *db, plan *p, gnn_err *e)
     /* the seeds and their epoch order stay loaded for the whole run */
     p->staged_bytes = p->data_bytes - p->graph_pool_bytes -
                       p->feat_pool_bytes - p->cache_bytes - seeds_bytes_of(p);
-    char b1[32], b2[32];
+    char b1[32], b2[32], b3[32];
     /* the seeds alone must fit; the rest is checked on what is staged */
     int64_t seeds_bytes = plan_seed_nodes(p) * HB_NODE_BYTES(plan_x_dim(p));
     if (p->staged_bytes < seeds_bytes)
@@ -453,6 +453,23 @@ static int plan_hyperbatch(gnndb *db, plan *p, gnn_err *e)
                           "PRAGMA memory_limit or lower BATCH",
                           db_fmt_size(p->memory_limit, b1, sizeof b1), p->batch,
                           db_fmt_size(seeds_bytes, b2, sizeof b2));
+    /* A third of one mini-batch's expected staging must fit as well:
+    ** below it no round can hold a mini-batch, and the first step would
+    ** say so only after the seeds and the pools were read. The estimate
+    ** errs high (its 1.25 margin, and twice the truth on cora's small
+    ** neighbourhoods), never three times, so nothing that could run is
+    ** refused; between a third and the whole the executor decides on what
+    ** it really holds (hb_fit). */
+    if (p->staged_bytes < p->per_batch_bytes / 3)
+        return gnn_seterr(e, GNNDB_NOMEM,
+                          "memory_limit %s is too small for one mini-batch of "
+                          "BATCH %" PRId64 " (it stages about %s, and the "
+                          "limit leaves %s for staging); raise PRAGMA "
+                          "memory_limit or lower BATCH or the fanouts",
+                          db_fmt_size(p->memory_limit, b1, sizeof b1), p->batch,
+                          db_fmt_size(p->per_batch_bytes, b2, sizeof b2),
+                          db_fmt_size(GNN_MAX(p->staged_bytes, 0), b3,
+                                      sizeof b3));
     int64_t want = p->hyperbatch_asked ? p->hyperbatch_asked : HB_DEFAULT_MAX;
     int64_t bpe = GNN_MAX(1, p->batches_per_epoch);
     int64_t cap = GNN_MIN(want, bpe);  /* a hyperbatch stays in one epoch */

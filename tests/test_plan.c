@@ -15,7 +15,8 @@
 **     or spilled, as PRAGMA spill says; the executor runs at most the
 **     plan's H;
 **   - a memory_limit too small for one mini-batch fails with GNNDB_NOMEM
-**     and words naming memory_limit and BATCH, before any batch;
+**     and words naming memory_limit and BATCH, before any batch; one that
+**     leaves less than a third of a mini-batch's estimate, at prepare;
 **   - batches per epoch and in all, with EPOCHS, LIMIT and PARTITION,
 **     against the arithmetic done here and the batches the run returns;
 **   - the per-hop estimates of new nodes and sampled edges per mini-batch
@@ -355,6 +356,25 @@ static void memory_limit_below_one_batch_is_a_clear_error(void **state)
             fail_msg("unclear: %s", gnndb_errmsg(d->h));
         gnndb_finalize(st);
     }
+    /* one whose mini-batch stages over three times what the limit leaves
+    ** is refused by prepare itself, naming both */
+    static const char *const big = "SAMPLE 10,10 FROM cora FEATURES feat "
+                                   "BATCH 512 SEED 1;";
+    plan q;
+    gnn_err e2;
+    exec_ok(d->h, "PRAGMA memory_limit = '14MB';");
+    int r2 = plan_sql(d->h, big, &q, &e2);
+    if (r2 == GNNDB_OK || q.staged_bytes * 3 >= q.per_batch_bytes)
+        fail_msg("14MB: rc %d, %lld B staged for %lld B a mini-batch", r2,
+                 (long long)q.staged_bytes, (long long)q.per_batch_bytes);
+    plan_free(&q);
+    gnndb_stmt *st = NULL;
+    assert_int_equal(gnndb_prepare(d->h, big, -1, &st, NULL), GNNDB_NOMEM);
+    assert_null(st);
+    if (!strstr(gnndb_errmsg(d->h), "stages about") ||
+        !strstr(gnndb_errmsg(d->h), "for staging"))
+        fail_msg("unclear: %s", gnndb_errmsg(d->h));
+    exec_ok(d->h, "PRAGMA memory_limit = '20MB';");
     /* a smaller batch fits the same limit */
     plan p;
     plan_ok(d->h, "SAMPLE 10,10 FROM cora BATCH 64 SEED 1;", &p);
