@@ -1,7 +1,9 @@
 /* ddl_ogb.c — IMPORT OGB 'dir' AS name: an OGB node-property dataset as
-** graph `name` with feature table feat, its labels and the splits train,
-** valid and test, all published by one catalog transaction: a failure at
-** any step leaves the database as it was (the steps are ddl.c's). */
+** graph `name` with feature table feat, its labels, its node times (the
+** dataset's node_year, as IMPORT NODE TIMES gives them, where it has one:
+** arxiv, papers100M) and the splits train, valid and test, all published
+** by one catalog transaction: a failure at any step leaves the database as
+** it was (the steps are ddl.c's). */
 #include "ddl.h"
 #include "block.h"
 #include "edgelist.h"
@@ -16,7 +18,7 @@ static const char *const split_names[3] = {"train", "valid", "test"};
 typedef struct ogb_job {
     ogb_dataset ds;
     ddl_graph g;
-    ddl_table feat, labels;
+    ddl_table feat, labels, year;
     ddl_split split[3];
 } ogb_job;
 
@@ -45,6 +47,13 @@ static int build_all(gnndb *db, const ast_stmt *s, ogb_job *j, gnn_err *e)
     if ((rc = ddl_table_build(db, &j->g.g, NULL, "__labels",
                               j->ds.labels.path, &j->labels, e)))
         return rc;
+    j->year.o.times = 1;
+    j->year.o.key = j->ds.year.key;
+    j->year.o.block_size = o->block_size;
+    if (j->ds.year.path[0] &&
+        (rc = ddl_table_build(db, &j->g.g, NULL, CAT_NODE_TIME_TABLE,
+                              j->ds.year.path, &j->year, e)))
+        return rc;
     for (int k = 0; k < 3; k++) {
         uint32_t *m = NULL;
         size_t n = 0;
@@ -67,6 +76,7 @@ static int insert_all(gnndb *db, ogb_job *j, gnn_err *e)
     int64_t id = j->g.g.id;
     if (!rc && j->feat.built) rc = ddl_table_insert(db, id, &j->feat, e);
     if (!rc) rc = ddl_table_insert(db, id, &j->labels, e);
+    if (!rc && j->year.built) rc = ddl_table_insert(db, id, &j->year, e);
     for (int k = 0; !rc && k < 3; k++)
         rc = ddl_split_insert(db, id, &j->split[k], e);
     if (!rc) rc = cat_commit(db->cat, e);
@@ -95,11 +105,13 @@ int ddl_import_ogb(gnndb *db, const ast_stmt *s, gnn_err *e)
         rc = insert_all(db, j, e);
     if (rc) {
         for (int k = 0; k < 3; k++) ddl_split_undo(db, &j->split[k]);
+        ddl_table_undo(db, &j->year);
         ddl_table_undo(db, &j->labels);
         ddl_table_undo(db, &j->feat);
         ddl_graph_undo(db, &j->g);
     } else {
         for (int k = 0; k < 3; k++) ddl_split_free(&j->split[k]);
+        imp_feat_result_free(&j->year.r);
         imp_feat_result_free(&j->labels.r);
         imp_feat_result_free(&j->feat.r);
         ddl_graph_free(&j->g);

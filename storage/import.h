@@ -225,6 +225,7 @@ typedef struct ogb_dataset {
     ogb_src edges;             /* 2 x E (binary) or headerless src,dst */
     ogb_src feat;              /* node features (may be absent) */
     ogb_src labels;            /* node labels, NaN for none */
+    ogb_src year;              /* node_year, where the dataset has it */
     char split_name[256];
     char split[3][OGB_PATH_MAX];  /* train, valid, test: one id per line */
     int64_t nodes;

@@ -213,10 +213,25 @@ typedef struct feat_src {
 /* The values of one CSV line (line `lineno` of `name`), appended to the
 ** scratch file: float64 numbers, or int64 labels; *cols counts them. A line
 ** may not hold more values than the first row did. */
+/* What a CSV's values are: numbers (features), labels (integers, NaN for
+** none) or times (integers, nothing else). */
+#define CSV_NUMBERS 0
+#define CSV_LABELS  1
+#define CSV_TIMES   2
+
+static int csv_value(const char *t, size_t n, int kind, double *d,
+                     int64_t *v)
+{
+    if (kind == CSV_LABELS) return parse_label(t, n, v);
+    return parse_num(t, n, kind == CSV_TIMES, d, v);
+}
+
 static int csv_values(const char *l, size_t n, const char *name,
-                      uint64_t lineno, int labels, feat_src *s, int64_t *cols,
+                      uint64_t lineno, int kind, feat_src *s, int64_t *cols,
                       gnn_err *e)
 {
+    static const char *const what[] = {"a number", "an integer label",
+                                       "an integer time"};
     size_t i = 0;
     for (;;) {
         while (i < n && (l[i] == ' ' || l[i] == '\t')) i++;
@@ -226,17 +241,15 @@ static int csv_values(const char *l, size_t n, const char *name,
         while (t1 > t0 && (l[t1 - 1] == ' ' || l[t1 - 1] == '\t')) t1--;
         double d = 0;
         int64_t v = 0;
-        if (labels ? parse_label(l + t0, t1 - t0, &v) != 0
-                   : parse_num(l + t0, t1 - t0, 0, &d, &v) != 0) {
+        if (csv_value(l + t0, t1 - t0, kind, &d, &v) != 0) {
             int q = (int)GNN_MIN(t1 - t0, (size_t)40);
             return gnn_seterr(e, GNNDB_FORMAT, "%s:%llu:%zu: expected %s, "
                               "found '%.*s'", name,
-                              (unsigned long long)lineno, t0 + 1,
-                              labels ? "an integer label" : "a number", q,
-                              l + t0);
+                              (unsigned long long)lineno, t0 + 1, what[kind],
+                              q, l + t0);
         }
-        int rc = labels ? xs_file_write(&s->scratch, &v, 8, e)
-                        : xs_file_write(&s->scratch, &d, 8, e);
+        int rc = kind != CSV_NUMBERS ? xs_file_write(&s->scratch, &v, 8, e)
+                                     : xs_file_write(&s->scratch, &d, 8, e);
         if (rc) return rc;
         (*cols)++;
         if (s->dim >= 0 && *cols > s->dim)
@@ -249,7 +262,7 @@ static int csv_values(const char *l, size_t n, const char *name,
     }
 }
 
-static int open_csv(const char *src, const char *name, int labels,
+static int open_csv(const char *src, const char *name, int kind,
                     const imp_ctl *ctl, const char *dir, feat_src *s,
                     gnn_err *e)
 {
@@ -261,7 +274,7 @@ static int open_csv(const char *src, const char *name, int labels,
         lr_close(&lr);
         return rc;
     }
-    s->info.dtype = labels ? NPY_I64 : NPY_F64;
+    s->info.dtype = kind != CSV_NUMBERS ? NPY_I64 : NPY_F64;
     s->info.elem_size = 8;
     s->info.ndim = 2;
     s->dim = -1;
@@ -270,7 +283,7 @@ static int open_csv(const char *src, const char *name, int labels,
     int k;
     while ((k = lr_data(&lr, name, &l, &n, e)) > 0) {
         int64_t cols = 0;
-        if ((rc = csv_values(l, n, name, lr.lineno, labels, s, &cols, e)))
+        if ((rc = csv_values(l, n, name, lr.lineno, kind, s, &cols, e)))
             goto out;
         if (s->dim < 0) {
             s->dim = cols;
@@ -281,10 +294,12 @@ static int open_csv(const char *src, const char *name, int labels,
                             (long long)s->dim, (long long)cols);
             goto out;
         }
-        if (labels && cols != 1) {
-            rc = gnn_seterr(e, GNNDB_FORMAT, "%s:%llu: labels need one value "
+        if (kind != CSV_NUMBERS && cols != 1) {
+            rc = gnn_seterr(e, GNNDB_FORMAT, "%s:%llu: %s need one value "
                             "per line, found %lld", name,
-                            (unsigned long long)lr.lineno, (long long)cols);
+                            (unsigned long long)lr.lineno,
+                            kind == CSV_TIMES ? "times" : "labels",
+                            (long long)cols);
             goto out;
         }
         s->rows++;
@@ -333,7 +348,12 @@ static int open_source(const char *src, const imp_feat_opts *o,
         s->dim = s->info.shape[1];
         break;
     case IMP_FEAT_CSV:
-        if ((rc = open_csv(src, name, o->labels, ctl, dir, s, e))) return rc;
+        if ((rc = open_csv(src, name,
+                           o->times    ? CSV_TIMES
+                           : o->labels ? CSV_LABELS
+                                       : CSV_NUMBERS,
+                           ctl, dir, s, e)))
+            return rc;
         break;
     case IMP_FEAT_BIN: {
         if (o->dim <= 0)

@@ -116,6 +116,11 @@ static int binary_layout(const char *dir, const char *tmpdir, ogb_dataset *d,
         snprintf(d->feat.path, sizeof d->feat.path, "%s", data);
         d->feat.key = "node_feat";
     }
+    if ((has = npz_has(data, "node_year", e)) < 0) return e->rc;
+    if (has) {
+        snprintf(d->year.path, sizeof d->year.path, "%s", data);
+        d->year.key = "node_year";
+    }
     if (!join(d->labels.path, dir, "raw/node-label.npz", 0))
         return gnn_seterr(e, GNNDB_NOTFOUND, "%s: missing (the labels of an "
                           "ogbn dataset)", d->labels.path);
@@ -134,6 +139,8 @@ static int csv_layout(const char *dir, const char *tmpdir, ogb_dataset *d,
     if (rc) return rc;
     if (!join(d->feat.path, dir, "raw/node-feat.csv.gz", 1))
         d->feat.path[0] = 0;
+    if (!join(d->year.path, dir, "raw/node_year.csv.gz", 1))
+        d->year.path[0] = 0;
     if (!join(d->labels.path, dir, "raw/node-label.csv.gz", 1))
         return gnn_seterr(e, GNNDB_NOTFOUND, "%s: missing (the labels of an "
                           "ogbn dataset)", d->labels.path);

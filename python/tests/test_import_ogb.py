@@ -111,3 +111,63 @@ def test_ogb_failure_leaves_nothing(tmp_path):
             ei.value.message
         assert c.execute("SHOW GRAPHS;") == []
         assert sorted(os.listdir(db)) == before
+
+
+def add_year(root, layout, year):
+    """node_year as OGB ships it (arxiv, papers100M): a member of data.npz
+    of shape (N, 1), or raw/node_year.csv.gz, one year a line."""
+    raw = os.path.join(root, "raw")
+    if layout is write_binary:
+        data = dict(np.load(os.path.join(raw, "data.npz")))
+        data["node_year"] = year.reshape(-1, 1)
+        np.savez_compressed(os.path.join(raw, "data.npz"), **data)
+    else:
+        gz_lines(os.path.join(raw, "node_year.csv.gz"),
+                 ["%d" % v for v in year])
+
+
+@pytest.mark.parametrize("layout", [write_binary, write_csv])
+def test_ogb_node_year_becomes_node_times(tmp_path, layout):
+    """IMPORT OGB of a dataset with node_year gives the node times IMPORT
+    NODE TIMES gives from the same years: AT NODE TIME batches equal digest
+    for digest; a dataset without node_year gets none, as before."""
+    edges, x, y, split = dataset()
+    year = np.random.default_rng(5).integers(1990, 2021, N).astype(np.int64)
+    np.save(tmp_path / "year.npy", year)
+    np.save(tmp_path / "et.npy", np.random.default_rng(6).integers(
+        1990, 2021, len(edges)).astype(np.int64))
+    timed, plain = str(tmp_path / "timed"), str(tmp_path / "plain")
+    layout(timed, edges, x, y, split)
+    add_year(timed, layout, year)
+    layout(plain, edges, x, y, split)
+    sql = ("SAMPLE 3,3 FROM g SEEDS train AT NODE TIME TEMPORAL LAST "
+           "BATCH 8 SEED 1;")
+    digests = []
+    for root in (timed, plain):
+        with gnndb.connect(root + ".gnndb") as c:
+            c.execute("IMPORT OGB %s AS g;" % quote(root))
+            has = "node_times" in dict(c.execute("DESCRIBE g;"))
+            assert has == (root == timed)
+            if not has:
+                c.execute("IMPORT NODE TIMES INTO g FROM %s;" %
+                          quote(str(tmp_path / "year.npy")))
+            c.execute("IMPORT EDGE TIMES INTO g FROM %s;" %
+                      quote(str(tmp_path / "et.npy")))
+            digests.append([b.digest for b in c.sample(sql)])
+    assert digests[0] == digests[1] and len(digests[0]) == 4
+
+
+def test_ogb_bad_node_year_leaves_nothing(tmp_path):
+    edges, x, y, split = dataset()
+    root = str(tmp_path / "ogbn_bad")
+    write_csv(root, edges, x, y, split)
+    rows = ["%d" % (2000 + i) for i in range(N)]
+    rows[7] = "nan"
+    gz_lines(os.path.join(root, "raw", "node_year.csv.gz"), rows)
+    path = str(tmp_path / "b.gnndb")
+    with gnndb.connect(path) as c:
+        with pytest.raises(gnndb.Error) as ex:
+            c.execute("IMPORT OGB %s AS g;" % quote(root))
+        assert "node_year.csv.gz:8:1: expected an integer time, found 'nan'" \
+            in str(ex.value)
+        assert c.execute("SHOW GRAPHS;") == []
