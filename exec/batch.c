@@ -1,6 +1,7 @@
 /* batch.c — finishing mini-batches and handing them out: ids back in the
 ** user's id space, edge_index laid out 2 x E, the INTO files; then the
 ** transfer operator (transfer.c). */
+#include "batch_fields.h"
 #include "grow.h"
 #include "exec_int.h"
 #include "batch.h"
@@ -146,28 +147,17 @@ int batch_write_npy(const gnndb_batch_view *v, const char *dir, gnn_err *e)
         shape[1] = (s1);                                                      \
         if ((rc = npy_write(path, dtype, nd, shape, data, e))) return rc;    \
     } while (0)
-    WRITE("n_id", NPY_I64, 1, v->num_nodes, 1, v->n_id);
-    WRITE("edge_index", NPY_I64, 2, 2, v->num_edges, v->edge_index);
+    for (int i = 0; i < BF_NFIELDS; i++) {
+        const bf_field *f = &bf_fields[i];
+        const void *data = bf_ptr(v, f);
+        if (!data && !f->always) continue;
+        WRITE(f->name, f->is_float ? NPY_F32 : NPY_I64, f->ndim,
+              bf_count_of(v, f->d0), bf_count_of(v, f->d1), data);
+    }
     WRITE("num_sampled_nodes", NPY_I64, 1, v->num_hops + 1, 1,
           v->num_sampled_nodes);
     WRITE("num_sampled_edges", NPY_I64, 1, v->num_hops, 1,
           v->num_sampled_edges);
-    if (v->x) WRITE("x", NPY_F32, 2, v->num_nodes, v->x_dim, v->x);
-    if (v->y) WRITE("y", NPY_I64, 1, v->num_seeds, 1, v->y);
-    if (v->e_id) WRITE("e_id", NPY_I64, 1, v->num_edges, 1, v->e_id);
-    if (v->edge_time) {
-        WRITE("batch", NPY_I64, 1, v->num_nodes, 1, v->node_seed);
-        WRITE("time", NPY_I64, 1, v->num_seeds, 1, v->time);
-        WRITE("edge_time", NPY_I64, 1, v->num_edges, 1, v->edge_time);
-    }
-    if (v->edge_attr)
-        WRITE("edge_attr", NPY_F32, 2, v->num_edges, v->edge_attr_dim,
-              v->edge_attr);
-    if (v->edge_label_index)
-        WRITE("edge_label_index", NPY_I64, 2, 2, v->num_label_edges,
-              v->edge_label_index);
-    if (v->edge_label)
-        WRITE("edge_label", NPY_F32, 1, v->num_label_edges, 1, v->edge_label);
     for (int32_t t = 0; t < v->num_node_types; t++) {
         const gnndb_type_view *tv = &v->types[t];
         char nm[200];
@@ -193,12 +183,6 @@ int batch_write_npy(const gnndb_batch_view *v, const char *dir, gnn_err *e)
         if (rv->edge_attr)
             WRITE(nm, NPY_F32, 2, rv->num_edges, rv->edge_attr_dim,
                   rv->edge_attr);
-    }
-    if (v->src_index) {
-        WRITE("src_index", NPY_I64, 1, v->num_pos, 1, v->src_index);
-        WRITE("dst_pos_index", NPY_I64, 1, v->num_pos, 1, v->dst_pos_index);
-        WRITE("dst_neg_index", NPY_I64, 2, v->num_pos, v->num_neg,
-              v->dst_neg_index);
     }
 #undef WRITE
     return GNNDB_OK;

@@ -1,5 +1,6 @@
 /* digest.c — a batch's digest (docs/format.md): a checksum of every array
 ** of its view, in one vectorisable pass that numpy can recompute. */
+#include "batch_fields.h"
 #include "exec.h"
 #include "pool.h"
 
@@ -94,7 +95,7 @@ static uint64_t section_sum(const void *data, size_t len, size_t w0, size_t w1)
 ** a time-respecting batch three more after those (node_seed, time,
 ** edge_time), so that no other batch's digest changes. */
 #define DG_EID_SECTIONS 11
-#define DG_MAX_SECTIONS 14
+#define DG_MAX_SECTIONS BF_NFIELDS
 
 typedef struct dg_job {
     const void *sec[DG_MAX_SECTIONS];
@@ -112,29 +113,16 @@ static void digest_task(void *arg, size_t t, int w)
     j->part[t] = section_sum(j->sec[s], j->len[s], w0, w0 + DG_CHUNK);
 }
 
-/* The sections of v in digest order (docs/format.md); their number. */
+/* The sections of v in digest order (docs/format.md, and the order of
+** common/batch_fields.h's list); their number. */
 static int dg_sections(const gnndb_batch_view *v, const void **sec,
                        size_t *len)
 {
-    size_t E = (size_t)v->num_edges, L = (size_t)v->num_label_edges;
-    size_t B = (size_t)v->num_pos;
-    const void *s[DG_MAX_SECTIONS] = {
-        v->n_id, v->edge_index, v->x, v->y, v->e_id, v->edge_attr,
-        v->edge_label_index, v->edge_label, v->src_index, v->dst_pos_index,
-        v->dst_neg_index, v->node_seed, v->time, v->edge_time};
-    size_t l[DG_MAX_SECTIONS] = {
-        (size_t)v->num_nodes * 8, E * 16,
-        v->x ? (size_t)v->num_nodes * (size_t)v->x_dim * 4 : 0,
-        v->y ? (size_t)v->num_seeds * 8 : 0,
-        E * 8, v->edge_attr ? E * (size_t)v->edge_attr_dim * 4 : 0,
-        v->edge_label_index ? 2 * L * 8 : 0, v->edge_label ? L * 4 : 0,
-        v->src_index ? B * 8 : 0, v->dst_pos_index ? B * 8 : 0,
-        v->dst_neg_index ? B * (size_t)v->num_neg * 8 : 0,
-        (size_t)v->num_nodes * 8, (size_t)v->num_seeds * 8, E * 8};
     int n = v->edge_time ? DG_MAX_SECTIONS : v->e_id ? DG_EID_SECTIONS : 4;
     for (int i = 0; i < n; i++) {
-        sec[i] = s[i];
-        len[i] = l[i];
+        int64_t bytes = bf_bytes(v, &bf_fields[i]);
+        sec[i] = bf_ptr(v, &bf_fields[i]);
+        len[i] = bytes > 0 ? (size_t)bytes : 0;
     }
     return n;
 }

@@ -3,6 +3,7 @@
 ** in a fixed order, so that planning a layout and binding a device view to
 ** it can never disagree on which array is where. */
 #include "xfer_layout.h"
+#include "batch_fields.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -59,31 +60,18 @@ static int walk_rels(int32_t nr, gnndb_rel_view *rv, xl_fn fn, void *ctx)
     return 0;
 }
 
-/* Every array of v in the one order: the batch's own, then its link
-** arrays, then each type's and each relation's (in tv and rv, v's types
-** and relations or copies of them). */
+/* Every array of v in the one order: the batch's own (common/
+** batch_fields.h's list), then each type's and each relation's (in tv
+** and rv, v's types and relations or copies of them). */
 static int walk(gnndb_batch_view *v, gnndb_type_view *tv, gnndb_rel_view *rv,
                 xl_fn fn, void *ctx)
 {
-    int64_t E = v->num_edges, L = v->num_label_edges, B = v->num_pos;
-    VISIT(v->n_id, size_of(v->num_nodes, 1, 8), XL_ARRAY, "n_id");
-    VISIT(v->edge_index, size_of(E, 2, 8), XL_ARRAY, "edge_index");
-    VISIT(v->x, v->x ? size_of(v->num_nodes, v->x_dim, 4) : 0, XL_X, "x");
-    VISIT(v->y, v->y ? size_of(v->num_seeds, 1, 8) : 0, XL_ARRAY, "y");
-    VISIT(v->e_id, v->e_id ? size_of(E, 1, 8) : 0, XL_ARRAY, "e_id");
-    VISIT(v->edge_attr, v->edge_attr ? size_of(E, v->edge_attr_dim, 4) : 0,
-          XL_ARRAY, "edge_attr");
-    VISIT(v->edge_label_index, v->edge_label_index ? size_of(L, 2, 8) : 0,
-          XL_ARRAY, "edge_label_index");
-    VISIT(v->edge_label, v->edge_label ? size_of(L, 1, 4) : 0, XL_ARRAY,
-          "edge_label");
-    VISIT(v->src_index, v->src_index ? size_of(B, 1, 8) : 0, XL_ARRAY,
-          "src_index");
-    VISIT(v->dst_pos_index, v->dst_pos_index ? size_of(B, 1, 8) : 0,
-          XL_ARRAY, "dst_pos_index");
-    VISIT(v->dst_neg_index,
-          v->dst_neg_index ? size_of(B, v->num_neg, 8) : 0, XL_ARRAY,
-          "dst_neg_index");
+    for (int i = 0; i < BF_NFIELDS; i++) {
+        const bf_field *f = &bf_fields[i];
+        int rc = fn(ctx, (char *)v + f->off, bf_bytes(v, f),
+                    f->is_x ? XL_X : XL_ARRAY, f->name);
+        if (rc) return rc;
+    }
     int rc = walk_types(v->num_node_types, tv, fn, ctx);
     return rc ? rc : walk_rels(v->num_relations, rv, fn, ctx);
 }

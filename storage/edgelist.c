@@ -565,7 +565,7 @@ int edge_next(edge_reader *r, int64_t *src, int64_t *dst, gnn_err *e)
 
 uint64_t edge_lineno(const edge_reader *r) { return r->lineno; }
 
-int64_t edge_time(const edge_reader *r) { return r->tval; }
+int64_t edge_last_time(const edge_reader *r) { return r->tval; }
 
 int edge_had_header(const edge_reader *r) { return r->header; }
 

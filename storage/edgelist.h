@@ -32,7 +32,7 @@ typedef struct edge_opts {
     int columns;                         /* EDGE_COLS_* */
     int col[3];                          /* [2]: the time field ... */
     char col_name[3][EDGE_NAME_MAX];
-    int with_time;   /* ... of a third column (text only): edge_time() */
+    int with_time;   /* ... of a third column (text only): edge_last_time() */
     const char *key;        /* .npz member of an edge array (2 x E or E x 2) */
     const char *tmpdir;     /* where an inflated member is kept (NULL: /tmp) */
 } edge_opts;
@@ -54,7 +54,7 @@ int edge_next(edge_reader *r, int64_t *src, int64_t *dst, gnn_err *e);
 /* With opts.with_time: the int64 time field of the edge edge_next gave
 ** last (its words on a bad value: "t.csv:12:9: expected an integer time,
 ** found '3.5'"). */
-int64_t edge_time(const edge_reader *r);
+int64_t edge_last_time(const edge_reader *r);
 uint64_t edge_lineno(const edge_reader *r);     /* line of the last edge */
 int edge_had_header(const edge_reader *r);      /* a header line was read */
 uint64_t edge_bytes_done(const edge_reader *r);

@@ -230,7 +230,7 @@ static int parse_edges(graph_ctx *g)
     int64_t s, d;
     int k;
     while ((k = edge_next(r, &s, &d, e)) > 0) {
-        int64_t t = edge_time(r);
+        int64_t t = edge_last_time(r);
         if ((rc = take_edge(g, r, ks, s, d, &maxid)) ||
             (eo.with_time && (rc = xs_file_write(&g->times, &t, 8, e))))
             goto out;

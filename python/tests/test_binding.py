@@ -441,3 +441,56 @@ def test_feature_cache_counts_every_row_and_keeps_batches(conn):
     conn.execute("PRAGMA cache_policy = 'none';")
     assert got == plain
     assert hits > 0 and hits + misses == rows
+
+
+def test_every_array_written_into_a_directory_is_a_batch_field(tmp_path):
+    """SAMPLE ... INTO writes the view's arrays from the engine's one list
+    of them (common/batch_fields.h): each .npy it writes, for node, link,
+    triplet and time-respecting batches with features and edge features,
+    is an array Python's Batch exposes under that name (PyG's `batch` is
+    node_seed), byte for byte."""
+    rng = np.random.default_rng(2)
+    n, m = 200, 1500
+    src, dst = rng.integers(0, n, m), rng.integers(0, n, m)
+    np.savetxt(tmp_path / "e.csv", np.stack([src, dst], 1), fmt="%d",
+               delimiter=",")
+    np.save(tmp_path / "x.npy", rng.random((n, 3), dtype=np.float32))
+    np.save(tmp_path / "y.npy", rng.integers(0, 4, n))
+    np.save(tmp_path / "w.npy", rng.random((m, 2), dtype=np.float32))
+    np.save(tmp_path / "t.npy", rng.integers(0, 100, m))
+    np.save(tmp_path / "st.npy", rng.integers(0, 100, n))
+    path = str(tmp_path / "f.gnndb")
+    q = lambda p: "'%s'" % (tmp_path / p)
+    with gnndb.connect(path) as c:
+        c.execute("CREATE GRAPH g FROM %s NODES %d;" % (q("e.csv"), n))
+        c.execute("IMPORT FEATURES feat INTO g FROM %s;" % q("x.npy"))
+        c.execute("IMPORT LABELS INTO g FROM %s;" % q("y.npy"))
+        c.execute("IMPORT EDGE FEATURES w INTO g FROM %s;" % q("w.npy"))
+        c.execute("IMPORT EDGE TIMES INTO g FROM %s;" % q("t.npy"))
+        c.execute("CREATE EDGE SPLITS a ON g RANDOM 0.2 SEED 1;")
+    stmts = {
+        "node": "SAMPLE 3,3 FROM g SEEDS ALL FEATURES feat EDGE FEATURES w "
+                "BATCH 32 SEED 1 LIMIT 2",
+        "link": "SAMPLE 3 FROM g EDGES a FEATURES feat BATCH 16 NEGATIVE 2 "
+                "SEED 1 LIMIT 2",
+        "triplet": "SAMPLE 3 FROM g EDGES a BATCH 16 NEGATIVE 2 TRIPLET "
+                   "SEED 1 LIMIT 2",
+        "time": "SAMPLE 3,3 FROM g SEEDS ALL AT TIMES %s FEATURES feat "
+                "BATCH 32 SEED 1 LIMIT 2" % q("st.npy"),
+    }
+    for kind, sql in stmts.items():
+        out = tmp_path / kind
+        with gnndb.connect(path) as c:
+            c.execute("%s INTO '%s';" % (sql, out))
+            got = [b.copy() for b in c.sample(sql + ";")]
+        for i, b in enumerate(got):
+            d = out / "epoch-0" / ("batch-%06d" % i)
+            names = sorted(f[:-4] for f in os.listdir(d))
+            assert "n_id" in names and len(names) >= 4, (kind, names)
+            for name in names:
+                field = "node_seed" if name == "batch" else name
+                assert field in gnndb.Batch._ARRAYS, (kind, name)
+                want = np.load(d / (name + ".npy"))
+                have = np.asarray(getattr(b, field))
+                assert have.dtype == want.dtype, (kind, name)
+                np.testing.assert_array_equal(have.reshape(want.shape), want)

@@ -1,0 +1,44 @@
+/* batch_fields.h — the one list of a batch view's own arrays (include/
+** gnndb.h, gnndb_batch_view): each one's name, element type and shape, in
+** the digest's order (docs/format.md). The digest (exec/digest.c), the
+** .npy files of SAMPLE ... INTO (exec/batch.c) and the device layout of
+** TO DEVICE (gpu/xfer_layout.c) walk it, so that an array added to the
+** view is added here once and reaches all three. A typed batch's per-type
+** and per-relation arrays, and the per-hop counts, which stay in host
+** memory, are walked by each of them apart. */
+#ifndef GNN_BATCH_FIELDS_H
+#define GNN_BATCH_FIELDS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "gnndb.h"
+
+/* The counts a shape is made of. */
+typedef enum bf_count {
+    BF_ONE, BF_TWO, BF_NODES, BF_EDGES, BF_SEEDS, BF_LABEL_EDGES, BF_POS,
+    BF_NEG, BF_X_DIM, BF_EATTR_DIM
+} bf_count;
+
+typedef struct bf_field {
+    const char *name;   /* its .npy file's name, as Python names it */
+    size_t off;         /* where its pointer lies in gnndb_batch_view */
+    int is_float;       /* float32; else int64 */
+    int ndim;           /* of its .npy: 1, or 2 */
+    bf_count d0, d1;    /* its shape, d0 x d1 (d1 BF_ONE when 1-D) */
+    int always;         /* counted even where its pointer is NULL (empty) */
+    int is_x;           /* the feature rows (what a GPU cache serves) */
+} bf_field;
+
+/* The arrays in the digest's order, BF_NFIELDS of them. */
+#define BF_NFIELDS 14
+extern const bf_field *const bf_fields;
+
+/* Field f's pointer in v. */
+const void *bf_ptr(const gnndb_batch_view *v, const bf_field *f);
+/* Count c of v. */
+int64_t bf_count_of(const gnndb_batch_view *v, bf_count c);
+/* The bytes field f holds in v: 0 where its pointer is NULL (unless
+** `always`), -1 when a count is negative or the size overflows. */
+int64_t bf_bytes(const gnndb_batch_view *v, const bf_field *f);
+
+#endif
