@@ -3,7 +3,9 @@
 ** tables, a typed graph's by relation), as a list and as the
 ** statements that would build them again. Both read SHOW GRAPHS and
 ** DESCRIBE only; what DESCRIBE does not tell (the source of a feature
-** table, labels or a split, a pack's SAMPLE) is written as a comment. */
+** table, labels or a split, a pack's SAMPLE) is written as a comment.
+** A graph's edge and node times, whose files DESCRIBE names, follow its
+** CREATE GRAPH as the IMPORT ... TIMES that would give them again. */
 #include "shell.h"
 
 #include <inttypes.h>
@@ -254,10 +256,38 @@ static void create_object(FILE *f, const char *graph, int k, const char *o,
             k == 3 ? "its SAMPLE" : "source");
 }
 
+/* IMPORT EDGE TIMES and IMPORT NODE TIMES of the graph, where it has
+** them; edge times read from a column of the graph's own file (CREATE
+** GRAPH ... COLUMNS (src, dst, t)) are said in words, since DESCRIBE does
+** not tell which column. */
+static void import_times(FILE *f, const char *graph, shell_props *ps)
+{
+    shell_prop *src = shell_prop_find(ps, "source");
+    shell_prop *et = shell_prop_find(ps, "edge_times");
+    shell_prop *nt = shell_prop_find(ps, "node_times");
+    if (et && src && !strcmp(et->value, src->value)) {
+        fprintf(f, "-- the edge times of %s came from a column of ", graph);
+        put_string(f, src->value);
+        fputs(" (CREATE GRAPH ... COLUMNS (src, dst, t))\n", f);
+    } else if (et) {
+        fprintf(f, "IMPORT EDGE TIMES INTO %s FROM ", graph);
+        put_string(f, et->value);
+        fputs(";\n", f);
+    }
+    if (nt) {
+        fprintf(f, "IMPORT NODE TIMES INTO %s FROM ", graph);
+        put_string(f, nt->value);
+        fputs(";\n", f);
+    }
+}
+
 static void schema_graph(shell *sh, const char *graph, shell_props *ps,
                          const char *pat, int gm)
 {
-    if (gm) create_graph(sh->out, graph, ps);
+    if (gm) {
+        create_graph(sh->out, graph, ps);
+        import_times(sh->out, graph, ps);
+    }
     for (int k = 0; k < NKINDS; k++)
         for (int i = 0; i < ps->n; i++) {
             char buf[300];

@@ -92,6 +92,26 @@ grep -qx -- "-- IMPORT LABELS INTO cora FROM '?';  -- 7 classes; source unknown"
 "$GNNDB" "$DB" ".schema val" > got.txt
 echo "-- CREATE SPLIT val ON cora FROM '?';  -- 500 seeds; source unknown" | diff - got.txt ||
     fail ".schema val"
+# edge and node times follow their graph as the imports that give them,
+# and running them again gives the same time-respecting batches
+/usr/bin/python3 -c "
+import numpy as np
+np.save('et.npy', np.arange(10556, dtype=np.int64) % 97)
+np.save('nt.npy', np.arange(2708, dtype=np.int64) % 89)" || fail "time files"
+"$GNNDB" "$DB" "CREATE GRAPH timed FROM '$D/edges.tsv';
+IMPORT EDGE TIMES INTO timed FROM '$PWD/et.npy';
+IMPORT NODE TIMES INTO timed FROM '$PWD/nt.npy';" || fail "timed"
+"$GNNDB" "$DB" ".schema timed" > schema.txt || fail ".schema timed"
+cat > want.txt <<EOT
+CREATE GRAPH timed FROM '$D/edges.tsv';  -- 2708 nodes, 10556 edges
+IMPORT EDGE TIMES INTO timed FROM '$PWD/et.npy';
+IMPORT NODE TIMES INTO timed FROM '$PWD/nt.npy';
+EOT
+diff want.txt schema.txt || fail ".schema timed"
+"$GNNDB" "$PWD/again2.gnndb" ".read $PWD/schema.txt" || fail "running .schema timed"
+q="SAMPLE 5,5 FROM timed SEEDS ALL AT NODE TIME BATCH 64 SEED 1 LIMIT 3;"
+[ "$("$GNNDB" "$DB" "$q")" = "$("$GNNDB" "$PWD/again2.gnndb" "$q")" ] ||
+    fail ".schema did not rebuild timed's times"
 
 # a compressed edge list goes to CREATE GRAPH as it is (the library reads it,
 # or says why not)
