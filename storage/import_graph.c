@@ -589,7 +589,14 @@ int imp_graph(const char *src, const char *dir, const char *name,
     free(g.deg);
     graph_out_free(&g.out);
     graph_out_free(&g.eout);
-    if (!rc && o->text.with_time) rc = read_times(&g, res);
+    if (!rc && o->text.with_time && (rc = read_times(&g, res))) {
+        /* what build_files published goes too: nothing is left behind */
+        unlink_in(dir, name);
+        if (want_eids) {
+            unlink_in(dir, o->eid_name);
+            unlink_in(dir, o->edges_name);
+        }
+    }
     xs_file_close(&g.times);
     if (rc) {
         imp_graph_result_free(res);
