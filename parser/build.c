@@ -409,48 +409,35 @@ void build_ogb(parse_ctx *p, const gtok *dir, const gtok *name)
 }
 
 /* COLUMNS takes two positions or two names, not one of each. */
-/* Columns t[0..n) of COLUMNS: all positions or all names. */
-static void set_columns(parse_ctx *p, const gtok *const *t, int n)
-{
-    ast_stmt *s = p->s;
-    for (int w = 1; w < n; w++)
-        if ((t[0]->type == TK_INTEGER) != (t[w]->type == TK_INTEGER)) {
-            bld_fail(p, GNNDB_SYNTAX, t[w], "COLUMNS takes %s positions or "
-                     "%s names, not %s of each", n == 3 ? "three" : "two",
-                     n == 3 ? "three" : "two", n == 3 ? "some" : "one");
-            return;
-        }
-    for (int w = 0; w < n && !p->rc; w++) {
-        if (t[0]->type != TK_INTEGER) {
-            bld_set_str(p, &s->col_name[w], t[w]);
-            if (s->col_name[w] && (!s->col_name[w][0] ||
-                                   strlen(s->col_name[w]) >= 64))
-                bld_fail(p, GNNDB_RANGE, t[w], "a column name must have 1 to 63 "
-                     "characters");
-        } else if (bld_int64(p, t[w], &s->col_pos[w]) &&
-                   (s->col_pos[w] < 0 || s->col_pos[w] > 1000)) {
-            bld_fail(p, GNNDB_RANGE, t[w], "column %" PRId64 " is out of range "
-                 "(0..1000, counted from 0)", s->col_pos[w]);
-        }
-    }
-    s->columns = t[0]->type == TK_INTEGER ? AST_COLS_POS : AST_COLS_NAME;
-}
-
 void build_columns(parse_ctx *p, const gtok *kw, const gtok *a,
-                   const gtok *b)
-{
-    if (!bld_once(p, kw, CL_COLUMNS)) return;
-    const gtok *t[2] = {a, b};
-    set_columns(p, t, 2);
-}
-
-void build_columns_time(parse_ctx *p, const gtok *kw, const gtok *a,
-                        const gtok *b, const gtok *t)
+                   const gtok *b, const gtok *t)
 {
     if (!bld_once(p, kw, CL_COLUMNS)) return;
     const gtok *c[3] = {a, b, t};
-    set_columns(p, c, 3);
-    p->s->col_time = 1;
+    int n = t ? 3 : 2;
+    ast_stmt *s = p->s;
+    for (int w = 1; w < n; w++)
+        if ((a->type == TK_INTEGER) != (c[w]->type == TK_INTEGER)) {
+            bld_fail(p, GNNDB_SYNTAX, c[w], "COLUMNS takes %s positions or "
+                     "%s names, not %s of each", t ? "three" : "two",
+                     t ? "three" : "two", t ? "some" : "one");
+            return;
+        }
+    for (int w = 0; w < n && !p->rc; w++) {
+        if (a->type != TK_INTEGER) {
+            bld_set_str(p, &s->col_name[w], c[w]);
+            if (s->col_name[w] && (!s->col_name[w][0] ||
+                                   strlen(s->col_name[w]) >= 64))
+                bld_fail(p, GNNDB_RANGE, c[w], "a column name must have 1 to 63 "
+                     "characters");
+        } else if (bld_int64(p, c[w], &s->col_pos[w]) &&
+                   (s->col_pos[w] < 0 || s->col_pos[w] > 1000)) {
+            bld_fail(p, GNNDB_RANGE, c[w], "column %" PRId64 " is out of range "
+                 "(0..1000, counted from 0)", s->col_pos[w]);
+        }
+    }
+    s->columns = a->type == TK_INTEGER ? AST_COLS_POS : AST_COLS_NAME;
+    s->col_time = t != NULL;
 }
 
 /* ---- packs ----------------------------------------------------------- */

@@ -90,13 +90,11 @@ void build_dtype(parse_ctx *p, const gtok *kw, int clause, const gtok *v);
 void build_block_size(parse_ctx *p, const gtok *kw, const gtok *n,
                       const gtok *unit);
 
-/* COLUMNS (a, b): two field names, or two positions from 0. */
+/* COLUMNS (a, b): two field names, or two positions from 0; with t (NULL
+** for none), CREATE GRAPH's COLUMNS (src, dst, t), whose third is the
+** edges' time column, all three alike. */
 void build_columns(parse_ctx *p, const gtok *kw, const gtok *a,
-                   const gtok *b);
-/* CREATE GRAPH's COLUMNS (src, dst, t): the two node id columns and a
-** time column, by name or position (all three alike). */
-void build_columns_time(parse_ctx *p, const gtok *kw, const gtok *a,
-                        const gtok *b, const gtok *t);
+                   const gtok *b, const gtok *t);
 /* IMPORT OGB 'dir' AS name. */
 void build_ogb(parse_ctx *p, const gtok *dir, const gtok *name);
 

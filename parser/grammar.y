@@ -88,9 +88,9 @@ graph_opt ::= REORDER(K) ID(V).     { build_reorder(pctx, &K, &V); }
 graph_opt ::= block_size.
 graph_opt ::= HEADER(K).            { build_flag(pctx, &K, CL_HEADER); }
 graph_opt ::= COLUMNS(K) LP column(A) COMMA column(B) RP.
-                                    { build_columns(pctx, &K, &A, &B); }
+                                    { build_columns(pctx, &K, &A, &B, NULL); }
 graph_opt ::= COLUMNS(K) LP column(A) COMMA column(B) COMMA column(T) RP.
-                                    { build_columns_time(pctx, &K, &A, &B, &T); }
+                                    { build_columns(pctx, &K, &A, &B, &T); }
 graph_opt ::= npz_key.
 graph_opt ::= WITHOUT(K) EDGE IDS.  { build_flag(pctx, &K, CL_NO_EDGE_IDS); }
 %type column {gtok}
@@ -168,7 +168,7 @@ pair_opts ::= pair_opts pair_opt.
 pair_opt ::= FORMAT(K) ID(V).       { build_format(pctx, &K, &V, 0); }
 pair_opt ::= HEADER(K).             { build_flag(pctx, &K, CL_HEADER); }
 pair_opt ::= COLUMNS(K) LP column(A) COMMA column(B) RP.
-                                    { build_columns(pctx, &K, &A, &B); }
+                                    { build_columns(pctx, &K, &A, &B, NULL); }
 pair_opt ::= npz_key.
 cmd ::= CREATE EDGE SPLITS split_names ON ID(G) RANDOM split_fractions
         split_seed.                 { build_edge_splits(pctx, &G); }
@@ -214,7 +214,7 @@ rel_opt ::= DROP(K) SELF LOOPS.     { build_flag(pctx, &K, CL_DROP_SELF_LOOPS); 
 rel_opt ::= block_size.
 rel_opt ::= HEADER(K).              { build_flag(pctx, &K, CL_HEADER); }
 rel_opt ::= COLUMNS(K) LP column(A) COMMA column(B) RP.
-                                    { build_columns(pctx, &K, &A, &B); }
+                                    { build_columns(pctx, &K, &A, &B, NULL); }
 rel_opt ::= npz_key.
 rel_opt ::= WITHOUT(K) EDGE IDS.    { build_flag(pctx, &K, CL_NO_EDGE_IDS); }
 
