@@ -181,16 +181,21 @@ static int lr_data(line_reader *r, const char *name, char **line,
     return k;
 }
 
-/* A label: an integer, or a float with an integral value; NaN (no label)
-** is -1, as is any negative label. 0 on success. */
-static int parse_label(const char *t, size_t n, int64_t *v)
+/* What a CSV's values are: numbers (features), labels or times. */
+enum { CSV_NUMBERS, CSV_LABELS, CSV_TIMES };
+
+/* A value of `kind` into *d (a number) or *v: a time is an integer; a
+** label an integer, or a float with an integral value, NaN (no label) -1,
+** as is any negative label. 0 on success. */
+static int parse_value(const char *t, size_t n, int kind, double *d,
+                       int64_t *v)
 {
-    double d;
-    if (parse_num(t, n, 1, &d, v) == 0) return 0;
-    if (parse_num(t, n, 0, &d, v) != 0) return -1;
-    if (isnan(d)) { *v = -1; return 0; }
-    if (d != floor(d) || !(d > -9.2e18 && d < 9.2e18)) return -1;
-    *v = (int64_t)d;
+    if (kind == CSV_NUMBERS) return parse_num(t, n, 0, d, v);
+    if (parse_num(t, n, 1, d, v) == 0) return 0;
+    if (kind == CSV_TIMES || parse_num(t, n, 0, d, v) != 0) return -1;
+    if (isnan(*d)) { *v = -1; return 0; }
+    if (*d != floor(*d) || !(*d > -9.2e18 && *d < 9.2e18)) return -1;
+    *v = (int64_t)*d;
     return 0;
 }
 
@@ -211,21 +216,8 @@ typedef struct feat_src {
 } feat_src;
 
 /* The values of one CSV line (line `lineno` of `name`), appended to the
-** scratch file: float64 numbers, or int64 labels; *cols counts them. A line
-** may not hold more values than the first row did. */
-/* What a CSV's values are: numbers (features), labels (integers, NaN for
-** none) or times (integers, nothing else). */
-#define CSV_NUMBERS 0
-#define CSV_LABELS  1
-#define CSV_TIMES   2
-
-static int csv_value(const char *t, size_t n, int kind, double *d,
-                     int64_t *v)
-{
-    if (kind == CSV_LABELS) return parse_label(t, n, v);
-    return parse_num(t, n, kind == CSV_TIMES, d, v);
-}
-
+** scratch file: float64 numbers, or int64 labels and times; *cols counts
+** them. A line may not hold more values than the first row did. */
 static int csv_values(const char *l, size_t n, const char *name,
                       uint64_t lineno, int kind, feat_src *s, int64_t *cols,
                       gnn_err *e)
@@ -241,7 +233,7 @@ static int csv_values(const char *l, size_t n, const char *name,
         while (t1 > t0 && (l[t1 - 1] == ' ' || l[t1 - 1] == '\t')) t1--;
         double d = 0;
         int64_t v = 0;
-        if (csv_value(l + t0, t1 - t0, kind, &d, &v) != 0) {
+        if (parse_value(l + t0, t1 - t0, kind, &d, &v) != 0) {
             int q = (int)GNN_MIN(t1 - t0, (size_t)40);
             return gnn_seterr(e, GNNDB_FORMAT, "%s:%llu:%zu: expected %s, "
                               "found '%.*s'", name,
@@ -348,11 +340,8 @@ static int open_source(const char *src, const imp_feat_opts *o,
         s->dim = s->info.shape[1];
         break;
     case IMP_FEAT_CSV:
-        if ((rc = open_csv(src, name,
-                           o->times    ? CSV_TIMES
-                           : o->labels ? CSV_LABELS
-                                       : CSV_NUMBERS,
-                           ctl, dir, s, e)))
+        if ((rc = open_csv(src, name, o->times ? CSV_TIMES : o->labels
+                           ? CSV_LABELS : CSV_NUMBERS, ctl, dir, s, e)))
             return rc;
         break;
     case IMP_FEAT_BIN: {
