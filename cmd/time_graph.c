@@ -57,12 +57,11 @@ int ddl_time_graph_build(gnndb *db, const cat_graph *g, const char *what,
     if (strlen(g->name) + strlen(CAT_TIME_SUFFIX) >= CAT_NAME_MAX)
         return gnn_seterr(e, GNNDB_RANGE, "%s: graph name %s is too long to "
                           "name its time graph", what, g->name);
-    int rc = cat_graph_need_eids(g, what, e);
-    if (rc) return rc;
     tg->token = db_new_token();
     snprintf(tg->file, sizeof tg->file, "g-%016" PRIx64 ".blk", tg->token);
     blk_file *f = NULL;
-    if ((rc = db_open_eid_graph(db, g, 0, &f, e))) return rc;
+    int rc = db_open_eid_graph(db, g, 0, &f, e);
+    if (rc) return rc;
     rc = tc_build_graph(f, (uint64_t)g->nodes, t, n, db->dir, tg->file,
                         tg->token, &tg->r, e);
     blkf_close(f);

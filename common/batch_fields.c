@@ -51,12 +51,18 @@ int64_t bf_count_of(const gnndb_batch_view *v, bf_count c)
     return -1;
 }
 
+int64_t bf_array_bytes(int64_t n, int64_t k, int64_t elem)
+{
+    int64_t r;
+    if (n < 0 || k < 0 || __builtin_mul_overflow(n, k, &r) ||
+        __builtin_mul_overflow(r, elem, &r))
+        return -1;
+    return r;
+}
+
 int64_t bf_bytes(const gnndb_batch_view *v, const bf_field *f)
 {
     if (!f->always && !bf_ptr(v, f)) return 0;
-    int64_t a = bf_count_of(v, f->d0), b = bf_count_of(v, f->d1), r;
-    if (a < 0 || b < 0 || __builtin_mul_overflow(a, b, &r) ||
-        __builtin_mul_overflow(r, (int64_t)(f->is_float ? 4 : 8), &r))
-        return -1;
-    return r;
+    return bf_array_bytes(bf_count_of(v, f->d0), bf_count_of(v, f->d1),
+                          f->is_float ? 4 : 8);
 }

@@ -37,6 +37,8 @@ extern const bf_field *const bf_fields;
 const void *bf_ptr(const gnndb_batch_view *v, const bf_field *f);
 /* Count c of v. */
 int64_t bf_count_of(const gnndb_batch_view *v, bf_count c);
+/* n * k * elem bytes, or -1 when a count is negative or it overflows. */
+int64_t bf_array_bytes(int64_t n, int64_t k, int64_t elem);
 /* The bytes field f holds in v: 0 where its pointer is NULL (unless
 ** `always`), -1 when a count is negative or the size overflows. */
 int64_t bf_bytes(const gnndb_batch_view *v, const bf_field *f);

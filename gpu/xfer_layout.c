@@ -16,16 +16,6 @@
 typedef int (*xl_fn)(void *ctx, void *field, int64_t bytes, int kind,
                      const char *name);
 
-/* n * k * elem bytes, or -1 when a count is negative or it overflows. */
-static int64_t size_of(int64_t n, int64_t k, int64_t elem)
-{
-    int64_t r;
-    if (n < 0 || k < 0 || __builtin_mul_overflow(n, k, &r) ||
-        __builtin_mul_overflow(r, elem, &r))
-        return -1;
-    return r;
-}
-
 #define VISIT(field, bytes, kind, name)                                      \
     do {                                                                     \
         int rc_ = fn(ctx, (void *)&(field), (bytes), (kind), (name));        \
@@ -36,10 +26,10 @@ static int walk_types(int32_t nt, gnndb_type_view *tv, xl_fn fn, void *ctx)
 {
     for (int32_t t = 0; t < nt; t++) {
         gnndb_type_view *v = &tv[t];
-        VISIT(v->n_id, size_of(v->num_nodes, 1, 8), XL_ARRAY, "type n_id");
-        VISIT(v->x, v->x ? size_of(v->num_nodes, v->x_dim, 4) : 0, XL_ARRAY,
+        VISIT(v->n_id, bf_array_bytes(v->num_nodes, 1, 8), XL_ARRAY, "type n_id");
+        VISIT(v->x, v->x ? bf_array_bytes(v->num_nodes, v->x_dim, 4) : 0, XL_ARRAY,
               "type x");
-        VISIT(v->y, v->y ? size_of(v->num_seeds, 1, 8) : 0, XL_ARRAY,
+        VISIT(v->y, v->y ? bf_array_bytes(v->num_seeds, 1, 8) : 0, XL_ARRAY,
               "type y");
     }
     return 0;
@@ -49,12 +39,12 @@ static int walk_rels(int32_t nr, gnndb_rel_view *rv, xl_fn fn, void *ctx)
 {
     for (int32_t r = 0; r < nr; r++) {
         gnndb_rel_view *v = &rv[r];
-        VISIT(v->edge_index, size_of(v->num_edges, 2, 8), XL_ARRAY,
+        VISIT(v->edge_index, bf_array_bytes(v->num_edges, 2, 8), XL_ARRAY,
               "relation edge_index");
-        VISIT(v->e_id, v->e_id ? size_of(v->num_edges, 1, 8) : 0, XL_ARRAY,
+        VISIT(v->e_id, v->e_id ? bf_array_bytes(v->num_edges, 1, 8) : 0, XL_ARRAY,
               "relation e_id");
         VISIT(v->edge_attr,
-              v->edge_attr ? size_of(v->num_edges, v->edge_attr_dim, 4) : 0,
+              v->edge_attr ? bf_array_bytes(v->num_edges, v->edge_attr_dim, 4) : 0,
               XL_ARRAY, "relation edge_attr");
     }
     return 0;

@@ -256,6 +256,14 @@ static void create_object(FILE *f, const char *graph, int k, const char *o,
             k == 3 ? "its SAMPLE" : "source");
 }
 
+static void put_import_times(FILE *f, const char *what, const char *graph,
+                             const char *path)
+{
+    fprintf(f, "IMPORT %s TIMES INTO %s FROM ", what, graph);
+    put_string(f, path);
+    fputs(";\n", f);
+}
+
 /* IMPORT EDGE TIMES and IMPORT NODE TIMES of the graph, where it has
 ** them; edge times read from a column of the graph's own file (CREATE
 ** GRAPH ... COLUMNS (src, dst, t)) are said in words, since DESCRIBE does
@@ -270,15 +278,9 @@ static void import_times(FILE *f, const char *graph, shell_props *ps)
         put_string(f, src->value);
         fputs(" (CREATE GRAPH ... COLUMNS (src, dst, t))\n", f);
     } else if (et) {
-        fprintf(f, "IMPORT EDGE TIMES INTO %s FROM ", graph);
-        put_string(f, et->value);
-        fputs(";\n", f);
+        put_import_times(f, "EDGE", graph, et->value);
     }
-    if (nt) {
-        fprintf(f, "IMPORT NODE TIMES INTO %s FROM ", graph);
-        put_string(f, nt->value);
-        fputs(";\n", f);
-    }
+    if (nt) put_import_times(f, "NODE", graph, nt->value);
 }
 
 static void schema_graph(shell *sh, const char *graph, shell_props *ps,

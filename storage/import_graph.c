@@ -492,6 +492,18 @@ static void unlink_in(const char *dir, const char *name)
     unlink(path);
 }
 
+/* Remove the files a build publishes: the graph and, with edge ids, the
+** edge-id graph and the edge table. */
+static void unlink_published(const imp_graph_opts *o, int eids,
+                             const char *dir, const char *name)
+{
+    unlink_in(dir, name);
+    if (eids) {
+        unlink_in(dir, o->eid_name);
+        unlink_in(dir, o->edges_name);
+    }
+}
+
 /* The last build into the files it publishes: the graph and, with edge
 ** ids, the edge-id graph and the edge table. On failure none is left. */
 static int build_files(graph_ctx *g, const char *dir, const char *name,
@@ -514,11 +526,7 @@ static int build_files(graph_ctx *g, const char *dir, const char *name,
         blkw_abort(g->out.w);
         blkw_abort(g->eout.w);
         g->out.w = g->eout.w = NULL;
-        unlink_in(dir, name);
-        if (g->eids) {
-            unlink_in(dir, o->eid_name);
-            unlink_in(dir, o->edges_name);
-        }
+        unlink_published(o, g->eids, dir, name);
     }
     return rc;
 }
@@ -589,14 +597,9 @@ int imp_graph(const char *src, const char *dir, const char *name,
     free(g.deg);
     graph_out_free(&g.out);
     graph_out_free(&g.eout);
-    if (!rc && o->text.with_time && (rc = read_times(&g, res))) {
-        /* what build_files published goes too: nothing is left behind */
-        unlink_in(dir, name);
-        if (want_eids) {
-            unlink_in(dir, o->eid_name);
-            unlink_in(dir, o->edges_name);
-        }
-    }
+    /* a failure after the build takes what it published too */
+    if (!rc && o->text.with_time && (rc = read_times(&g, res)))
+        unlink_published(o, want_eids, dir, name);
     xs_file_close(&g.times);
     if (rc) {
         imp_graph_result_free(res);

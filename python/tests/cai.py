@@ -5,6 +5,7 @@ what gnndb promises of it; read() gives its contents as numpy, through the
 memory itself (the stand-in runtime's device memory is host memory) or,
 on a real device, through torch."""
 import ctypes
+import functools
 import os
 
 import numpy as np
@@ -49,6 +50,15 @@ def check(obj, stream=None):
     return cai
 
 
+@functools.lru_cache(maxsize=None)
+def mock_host_view():
+    """The stand-in runtime's mock_host_view, from the library under test."""
+    f = ctypes.CDLL(os.environ["GNNDB_LIB"]).mock_host_view
+    f.restype = ctypes.c_void_p
+    f.argtypes = [ctypes.c_void_p]
+    return f
+
+
 def read(obj, mock=True):
     """The contents of a checked device array as a numpy array."""
     cai = check(obj)
@@ -59,10 +69,7 @@ def read(obj, mock=True):
     if mock:
         # the stand-in runtime's device memory faults when touched from
         # the host, as a real device's does: read it through its view
-        lib = ctypes.CDLL(os.environ["GNNDB_LIB"])
-        lib.mock_host_view.restype = ctypes.c_void_p
-        lib.mock_host_view.argtypes = [ctypes.c_void_p]
-        raw = ctypes.string_at(lib.mock_host_view(cai["data"][0]),
+        raw = ctypes.string_at(mock_host_view()(cai["data"][0]),
                                n * dt.itemsize)
         return np.frombuffer(raw, dtype=dt).reshape(shape).copy()
     import torch
