@@ -166,8 +166,12 @@ def test_ogb_bad_node_year_leaves_nothing(tmp_path):
     gz_lines(os.path.join(root, "raw", "node_year.csv.gz"), rows)
     path = str(tmp_path / "b.gnndb")
     with gnndb.connect(path) as c:
+        c.execute("PRAGMA threads = 1;")
+    files = sorted(os.listdir(path))
+    with gnndb.connect(path) as c:
         with pytest.raises(gnndb.Error) as ex:
             c.execute("IMPORT OGB %s AS g;" % quote(root))
         assert "node_year.csv.gz:8:1: expected an integer time, found 'nan'" \
             in str(ex.value)
         assert c.execute("SHOW GRAPHS;") == []
+    assert sorted(os.listdir(path)) == files
