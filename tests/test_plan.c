@@ -266,6 +266,13 @@ static void hyperbatch_asked_capped_shrunk_or_spilled(void **state)
     plan_ok(d->h, "SAMPLE 10,10 FROM cora BATCH 64 HYPERBATCH 900 SEED 1;", &p);
     assert_int_equal(p.hyperbatch, 43);       /* never beyond one epoch */
     plan_free(&p);
+    /* nor beyond the statement: a round costed over more mini-batches
+    ** than LIMIT runs looked cheaper than it was */
+    plan_ok(d->h, "SAMPLE 10,10 FROM cora BATCH 64 HYPERBATCH 900 SEED 1 "
+                  "LIMIT 10;", &p);
+    assert_int_equal(p.hyperbatch, 10);
+    assert_string_equal(p.note, "");
+    plan_free(&p);
     exec_ok(d->h, "PRAGMA cache_policy = 'none';");
     plan_ok(d->h, "SAMPLE 10,10 FROM cora BATCH 64 HYPERBATCH 4 SEED 1;", &p);
     assert_int_equal(p.hyperbatch, 4);
