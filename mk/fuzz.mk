@@ -35,7 +35,8 @@ FUZZ_SRC_idlist   := storage/idlist.c storage/array.c storage/npz.c \
 FUZZ_SRC_header   := storage/edgelist.c storage/gz.c storage/array.c \
                      storage/npz.c storage/npy.c storage/extsort.c common/err.c
 FUZZ_SRC_ogb      := storage/import_ogb.c storage/import_graph.c \
-                     storage/import_features.c storage/edgelist.c \
+                     storage/import_features.c storage/csv_lines.c \
+                     storage/edgelist.c \
                      storage/gz.c storage/array.c storage/npz.c storage/npy.c \
                      storage/extsort.c storage/block.c storage/blockfile.c \
                      storage/graphpack.c storage/graph_build.c \
