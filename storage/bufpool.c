@@ -336,6 +336,26 @@ size_t bp_touched_bytes(const bp_pool *bp)
     return (size_t)(end - base);
 }
 
+size_t bp_frames_touched(const bp_pool *bp)
+{
+    return atomic_load_explicit(&bp->touched, memory_order_relaxed);
+}
+
+void bp_prefault(bp_pool *bp, size_t from, size_t to)
+{
+    size_t k = 0;
+    if (to > bp->nframes) to = bp->nframes;
+    for (size_t i = from; i < to; i++) {
+        bp_frame *f = &bp->frames[i];
+        if (f->used) continue;
+        for (size_t o = 0; o < bp->stride; o += 4096)
+            ((volatile uint8_t *)f->data)[o] = 0;
+        f->used = 1;
+        k++;
+    }
+    atomic_fetch_add_explicit(&bp->touched, k, memory_order_relaxed);
+}
+
 void bp_drop_file(bp_pool *bp, const blk_file *f)
 {
     for (size_t i = 0; i < bp->nframes; i++) {

@@ -59,6 +59,16 @@ uint8_t *bp_borrow(bp_pool *bp);
 void bp_return(bp_pool *bp, uint8_t *data);
 io_backend *bp_io(const bp_pool *bp);
 
+/* Frames ever read into (or faulted in by bp_prefault): they are the
+** first ones, since empty frames are taken in order. */
+size_t bp_frames_touched(const bp_pool *bp);
+/* Fault in the pages of frames [from, to) never read into, writing a byte
+** in each page, and count them as touched. Reading a whole file into a
+** new pool spends most of its time in the kernel zeroing the fresh pages
+** on the reading thread; callers split the frames among threads that call
+** this at once, each for its own range, while nothing else uses the pool. */
+void bp_prefault(bp_pool *bp, size_t from, size_t to);
+
 void bp_set_max_coalesce(bp_pool *bp, unsigned blocks);
 const bp_stats *bp_get_stats(const bp_pool *bp);
 void bp_reset_stats(bp_pool *bp);

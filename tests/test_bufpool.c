@@ -545,6 +545,39 @@ static void test_visit_may_get_but_not_fetch_from_its_pool(void **state)
     bp_close(bp);
 }
 
+/* Frames faulted in by parts, as several threads would, count as touched
+** once: the reads that follow fill them without counting them again, and
+** the blocks come back as written. */
+static void test_prefaulted_frames_count_once(void **state)
+{
+    fx *x = *state;
+    bp_pool *bp;
+    gnn_err e;
+    assert_int_equal(bp_open(64, BS, x->io, &bp, &e), GNNDB_OK);
+    assert_int_equal(bp_frames_touched(bp), 0);
+    assert_int_equal(bp_touched_bytes(bp), 0);
+    bp_prefault(bp, 20, 40);               /* a middle part first */
+    bp_prefault(bp, 0, 20);
+    bp_prefault(bp, 30, 1000);             /* overlapping, past the end */
+    assert_int_equal(bp_frames_touched(bp), 64);
+    size_t all = bp_touched_bytes(bp);
+    uint64_t list[64];
+    for (uint64_t i = 0; i < 64; i++) list[i] = i;
+    seen *s = new_seen();
+    assert_int_equal(bp_fetch(bp, x->f, list, 64, visit, s, &e), GNNDB_OK);
+    assert_int_equal(s->n, 64);
+    free(s);
+    assert_int_equal(bp_frames_touched(bp), 64);
+    assert_int_equal(bp_touched_bytes(bp), all);
+    for (uint64_t i = 0; i < 64; i++) {
+        const void *d;
+        assert_int_equal(bp_get(bp, x->f, i, &d, &e), GNNDB_OK);
+        check_block(d, i);
+        bp_unpin(bp, x->f, i);
+    }
+    bp_close(bp);
+}
+
 #define BOTH(t)                                                          \
     cmocka_unit_test_setup_teardown(t, setup_uring, teardown),           \
     cmocka_unit_test_setup_teardown(t, setup_pread, teardown)
@@ -561,6 +594,7 @@ int main(void)
         BOTH(test_corrupt_block_in_the_middle_is_named),
         BOTH(test_visit_error_stops_the_fetch),
         BOTH(test_visit_may_get_but_not_fetch_from_its_pool),
+        BOTH(test_prefaulted_frames_count_once),
         cmocka_unit_test_setup_teardown(test_bad_block_lists_are_refused,
                                         setup_pread, teardown),
         cmocka_unit_test_setup_teardown(test_drop_file_forgets_its_frames,
