@@ -229,12 +229,15 @@ static inline double plan_spill_bytes(const plan *p, double g)
 
 /* The nodes a mini-batch starts from: BATCH seeds, or for a link batch
 ** the endpoints of its seed edges and negatives (at most, before repeats
-** are merged). */
+** are merged; a time-respecting one keeps a root per endpoint slot, a
+** negative's source among them unless TRIPLET). */
 static inline int64_t plan_seed_nodes(const plan *p)
 {
     if (!p->link) return p->batch;
     int64_t ends = p->neg_mode == AST_NEG_PAIRS ? 2 * (1 + p->negative)
                                                 : 2 + p->negative;
+    if (p->temporal && p->neg_mode != AST_NEG_TRIPLET)
+        ends = 2 * (1 + p->negative);
     return p->batch * ends;
 }
 

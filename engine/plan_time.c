@@ -94,6 +94,12 @@ int plan_time(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
     if (s->edge_features)
         return gnn_seterr(e, GNNDB_MISUSE, "EDGE FEATURES with AT TIMES / AT "
                           "NODE TIME is not available yet");
+    /* STRICT looks pairs up in lists ascending by neighbour; the time
+    ** graph's are ascending by time */
+    if (s->time_source == AST_TIME_EDGE && p->neg_strict)
+        return gnn_seterr(e, GNNDB_MISUSE, "NEGATIVE ... STRICT with AT EDGE "
+                          "TIME is not available yet: drop STRICT (negatives "
+                          "are then drawn uniformly, an edge now and then)");
     if ((rc = cat_time_graph_get(db->cat, &p->graph, &tg, e)) ||
         (rc = cat_graph_eid_view(&tg, "a time-respecting SAMPLE", &p->topo,
                                  e)))
@@ -104,6 +110,9 @@ int plan_time(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
     p->time_strategy = s->temporal;
     p->time_strict = s->time_strict;
     p->time_window = s->time_window;
+    /* AT EDGE TIME: the executor reads each seed edge's time from the
+    ** time graph as its round starts */
+    if (s->time_source == AST_TIME_EDGE) return GNNDB_OK;
     return s->time_source == AST_TIME_FILE ? seed_times(s, p, e)
                                            : node_times(db, p, e);
 }

@@ -7,6 +7,7 @@
 #include "exec_int.h"
 #include "hb_variant.h"
 #include "hop.h"
+#include "hop_temporal.h"
 #include "edge_split.h"
 #include "edge_table.h"
 
@@ -91,6 +92,7 @@ static int link_seeds(hb_exec *x, gnn_err *e)
     sp->exclude_seeds = p->exclude_seeds;
     sp->seed = p->seed;
     sp->nodes = (uint32_t)p->graph.nodes;
+    sp->disjoint = p->temporal;
     if (sp->k && p->graph.nodes < 1)
         return gnn_seterr(e, GNNDB_RANGE, "graph %s has no nodes to draw "
                           "negatives from", p->graph.name);
@@ -134,6 +136,32 @@ static int strict_round(hb_exec *x, gnn_err *e)
     return rc;
 }
 
+/* AT EDGE TIME: a tree per endpoint slot, each rooted at its seed edge's
+** time (the roots in lk_roots' order); hop_temporal.c samples them. */
+static int link_roots(hb_exec *x, hb_batch *b, gnn_err *e)
+{
+    lk_batch *l = &b->lk;
+    size_t n = lk_nroots(&x->link->spec, l);
+    int64_t *tpos = malloc((l->npos + 1) * sizeof *tpos);
+    if (!tpos ||
+        gnn_grow((void **)&b->nodes, &b->capn, n + 1, sizeof *b->nodes) ||
+        gnn_grow((void **)&b->o_time, &b->cap_o_time, n + 1,
+                 sizeof *b->o_time)) {
+        free(tpos);
+        return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
+    }
+    hb_tm_graph g = {NULL, x->gpool, x->gtopo};
+    int rc = hb_tm_edge_times(&g, l->psrc, l->pdst, l->peid, l->npos, tpos,
+                              e);
+    if (!rc) {
+        lk_roots(&x->link->spec, l, tpos, b->nodes, b->o_time);
+        b->nn = n;
+        b->nsn[0] = b->nseeds = (int64_t)n;
+    }
+    free(tpos);
+    return rc;
+}
+
 static int link_start(hb_exec *x, const uint32_t *order, gnn_err *e)
 {
     plan *p = x->p;
@@ -150,6 +178,10 @@ static int link_start(hb_exec *x, const uint32_t *order, gnn_err *e)
         return rc;
     for (int i = 0; i < x->nb; i++) {
         hb_batch *b = &x->hb[i];
+        if (x->link->spec.disjoint) {
+            if ((rc = link_roots(x, b, e))) return rc;
+            continue;
+        }
         if ((rc = lk_endpoints(&b->lk, e))) return rc;
         if (hb_nmap_reset(&b->map, b->lk.nends, b->nodes, b->map.n))
             return gnn_seterr(e, GNNDB_NOMEM, "out of memory");

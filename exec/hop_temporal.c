@@ -19,6 +19,7 @@
 #include "exec_int.h"
 #include "hop_temporal.h"
 #include "hb_times.h"
+#include "link.h"
 #include "hash.h"
 #include "rng.h"
 #include "sample.h"
@@ -87,6 +88,8 @@ int hb_tm_open(hb_exec *x, gnn_err *e)
     hb_tm_times *tt = calloc(1, sizeof *tt);
     if (!tt) return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
     x->tm = tt;
+    /* AT EDGE TIME: each round's seed edges are timed as it starts */
+    if (x->p->time_source == AST_TIME_EDGE) return GNNDB_OK;
     tt->n = (size_t)x->seeds.n;
     tt->id = malloc((tt->n + 1) * sizeof *tt->id);
     tt->t = malloc((tt->n + 1) * sizeof *tt->t);
@@ -378,12 +381,48 @@ static int tm_node(tm_hop *h, size_t i, int fanout, uint64_t khop,
         tm_ent v;
         uint32_t local;
         if ((rc = tm_entry(&l, h->pos[j], &v, e))) return rc;
+        /* EXCLUDE drops a chosen edge before its source joins the tree */
+        if (p->link && lk_excluded(b->lk.spec, &b->lk, v.eid)) continue;
         if (tm_add(&h->m, b, r, v.nbr, &local))
             return gnn_seterr(e, GNNDB_NOMEM, "out of memory sampling");
         b->esrc[b->ne] = local;
         b->edst[b->ne] = (uint32_t)i;
         b->eid[b->ne] = v.eid;
         b->etime[b->ne++] = v.t;
+    }
+    return GNNDB_OK;
+}
+
+/* The time of edge `eid` in node's list: 0 when found (in *t), 1 when the
+** list does not hold it. */
+static int tm_find_eid(const hb_tm_graph *g, uint32_t node, uint32_t eid,
+                       int64_t *t, gnn_err *e)
+{
+    tm_list l;
+    int rc = tm_find(g, node, &l, e);
+    for (uint32_t q = 0; !rc && q < l.degree; q++) {
+        tm_ent v;
+        if ((rc = tm_entry(&l, q, &v, e))) break;
+        if (v.eid == eid) {
+            *t = v.t;
+            return GNNDB_OK;
+        }
+    }
+    return rc ? rc : 1;
+}
+
+int hb_tm_edge_times(const hb_tm_graph *g, const uint32_t *src,
+                     const uint32_t *dst, const uint32_t *eid, size_t n,
+                     int64_t *t, gnn_err *e)
+{
+    for (size_t i = 0; i < n; i++) {
+        int rc = tm_find_eid(g, src[i], eid[i], &t[i], e);
+        if (rc == 1) rc = tm_find_eid(g, dst[i], eid[i], &t[i], e);
+        if (rc == 1)
+            return gnn_seterr(e, GNNDB_CORRUPT, "seed edge %u (%u -> %u) is "
+                              "in neither endpoint's list of the time graph "
+                              "%s", eid[i], src[i], dst[i], g->t->f->path);
+        if (rc) return rc;
     }
     return GNNDB_OK;
 }
@@ -395,8 +434,10 @@ int hb_tm_sample(const hb_tm_graph *g, const plan *p, const hb_tm_times *tt,
     if (gnn_grow((void **)&b->o_time, &b->cap_o_time, ns + 1,
                  sizeof *b->o_time))
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory sampling");
-    for (size_t q = 0; q < ns; q++)
-        b->o_time[q] = tm_time_of(tt, b->nodes[q]);
+    /* a link batch's roots were timed by their seed edges (hb_link.c) */
+    if (p->time_source != AST_TIME_EDGE)
+        for (size_t q = 0; q < ns; q++)
+            b->o_time[q] = tm_time_of(tt, b->nodes[q]);
     tm_hop *h = calloc(1, sizeof *h);
     if (!h) return gnn_seterr(e, GNNDB_NOMEM, "out of memory sampling");
     h->g = g;

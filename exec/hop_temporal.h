@@ -33,4 +33,13 @@ typedef struct hb_tm_graph {
 int hb_tm_sample(const hb_tm_graph *g, const plan *p, const hb_tm_times *tt,
                  hb_batch *b, gnn_err *e);
 
+/* AT EDGE TIME: the time of each seed edge src[i] -> dst[i] with id
+** eid[i], found by its id in src's list of the time graph, else in dst's
+** (the list holding it depends on the edge's direction), read through g
+** (with a pool: on one thread at a time). A scan of each list, so its
+** cost grows with the endpoints' degrees. */
+int hb_tm_edge_times(const hb_tm_graph *g, const uint32_t *src,
+                     const uint32_t *dst, const uint32_t *eid, size_t n,
+                     int64_t *t, gnn_err *e);
+
 #endif

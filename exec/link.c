@@ -35,10 +35,10 @@ static int grow_all(void **ps[], const size_t *elem, int n, size_t *cap,
 static int batch_reserve(lk_batch *b, size_t npos, size_t nneg)
 {
     void **pos[] = {(void **)&b->psrc, (void **)&b->pdst,
-                    (void **)&b->sorted_eid};
+                    (void **)&b->sorted_eid, (void **)&b->peid};
     void **neg[] = {(void **)&b->nsrc, (void **)&b->ndst, (void **)&b->ntry};
-    const size_t ep[] = {4, 4, 4}, en[] = {4, 4, 1};
-    return grow_all(pos, ep, 3, &b->cap_pos, npos) ||
+    const size_t ep[] = {4, 4, 4, 4}, en[] = {4, 4, 1};
+    return grow_all(pos, ep, 4, &b->cap_pos, npos) ||
            grow_all(neg, en, 3, &b->cap_neg, nneg);
 }
 
@@ -73,6 +73,7 @@ int lk_batch_fill(const lk_spec *sp, const lk_seeds *sd, const uint32_t *order,
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory drawing negatives");
     b->npos = npos;
     b->nneg = nneg;
+    b->spec = sp;
     for (size_t i = 0; i < npos; i++) {
         uint32_t id = order[lo + (int64_t)i];
         size_t at = find_u32(sd->eid, sd->n, id);
@@ -82,6 +83,7 @@ int lk_batch_fill(const lk_spec *sp, const lk_seeds *sd, const uint32_t *order,
         b->psrc[i] = sd->src[at];
         b->pdst[i] = sd->dst[at];
         b->sorted_eid[i] = id;
+        b->peid[i] = id;
     }
     gnn_sort_u32(b->sorted_eid, npos);
     for (size_t i = 0; i < nneg; i++) lk_redraw(sp, epoch, batch, b, i, 0);
@@ -111,10 +113,56 @@ int lk_endpoints(lk_batch *b, gnn_err *e)
     return GNNDB_OK;
 }
 
+size_t lk_nroots(const lk_spec *sp, const lk_batch *b)
+{
+    return sp->mode == AST_NEG_TRIPLET ? 2 * b->npos + b->nneg
+                                       : 2 * (b->npos + b->nneg);
+}
+
+void lk_roots(const lk_spec *sp, const lk_batch *b, const int64_t *tpos,
+              uint32_t *root, int64_t *rtime)
+{
+    size_t k = sp->k > 0 ? (size_t)sp->k : 1, r = 0;
+    int triplet = sp->mode == AST_NEG_TRIPLET;
+    for (int half = 0; half < 2; half++) {
+        const uint32_t *pos = half ? b->pdst : b->psrc;
+        for (size_t i = 0; i < b->npos; i++, r++) {
+            root[r] = pos[i];
+            rtime[r] = tpos[i];
+        }
+        if (triplet && !half) continue;   /* its sources are the positives' */
+        const uint32_t *neg = half ? b->ndst : b->nsrc;
+        for (size_t j = 0; j < b->nneg; j++, r++) {
+            root[r] = neg[j];
+            rtime[r] = tpos[j / k];
+        }
+    }
+}
+
 /* The local index of endpoint v: its rank among the endpoints. */
 static int64_t local_of(const lk_batch *b, uint32_t v)
 {
     return (int64_t)find_u32(b->ends, b->nends, v);
+}
+
+/* A disjoint batch's label edges index its roots by place (lk_roots). */
+static void finish_disjoint(const lk_spec *sp, lk_batch *b)
+{
+    size_t B = b->npos, L = B + b->nneg;
+    if (sp->mode == AST_NEG_TRIPLET) {
+        for (size_t i = 0; i < B; i++) {
+            b->src_index[i] = (int64_t)i;
+            b->dst_pos_index[i] = (int64_t)(B + i);
+        }
+        for (size_t j = 0; j < b->nneg; j++)
+            b->dst_neg_index[j] = (int64_t)(2 * B + j);
+        return;
+    }
+    for (size_t i = 0; i < L; i++) {
+        b->label_index[i] = (int64_t)i;
+        b->label_index[L + i] = (int64_t)(L + i);
+        b->label[i] = i < B ? 1.0f : 0.0f;
+    }
 }
 
 static void finish_binary(lk_batch *b)
@@ -155,12 +203,13 @@ int lk_finish(const lk_spec *sp, lk_batch *b, gnn_err *e)
         b->dst_pos_index = b->src_index + b->npos;
         b->dst_neg_index = b->dst_pos_index + b->npos;
         b->label = NULL;
-        finish_triplet(b);
     } else {
         b->label = (float *)(b->label_index + 2 * L);
         b->src_index = b->dst_pos_index = b->dst_neg_index = NULL;
-        finish_binary(b);
     }
+    if (sp->disjoint) finish_disjoint(sp, b);
+    else if (sp->mode == AST_NEG_TRIPLET) finish_triplet(b);
+    else finish_binary(b);
     return GNNDB_OK;
 }
 
@@ -181,6 +230,7 @@ void lk_batch_free(lk_batch *b)
     free(b->ndst);
     free(b->ntry);
     free(b->sorted_eid);
+    free(b->peid);
     free(b->ends);
     free(b->label_index);
     memset(b, 0, sizeof *b);

@@ -27,6 +27,9 @@ typedef struct lk_spec {
     uint64_t nexcluded;      /* bits of `excluded` */
     uint64_t seed;           /* the statement's SEED */
     uint32_t nodes;          /* negatives are drawn from [0, nodes) */
+    int disjoint;            /* one tree per endpoint slot (AT EDGE TIME):
+                             ** the roots in lk_roots' order, not the
+                             ** distinct endpoints */
 } lk_spec;
 
 /* The seed edges of the statement, ascending by edge id, with their
@@ -44,7 +47,9 @@ typedef struct lk_batch {
     uint32_t *psrc, *pdst;   /* the positives, in seed order */
     uint32_t *nsrc, *ndst;   /* the negatives (source repeated unless PAIRS) */
     uint8_t *ntry;           /* each negative's attempt */
+    uint32_t *peid;          /* the positives' edge ids, in seed order */
     uint32_t *sorted_eid;    /* the seed edges' ids ascending (EXCLUDE SEEDS) */
+    const lk_spec *spec;     /* what filled it (lk_batch_fill): its EXCLUDE */
     uint32_t *ends;          /* the distinct endpoints, ascending */
     size_t nends;
     size_t cap_pos, cap_neg, cap_ends;
@@ -69,8 +74,19 @@ void lk_redraw(const lk_spec *sp, int64_t epoch, int64_t batch, lk_batch *b,
 /* b->ends: the distinct endpoints of the positives and negatives. */
 int lk_endpoints(lk_batch *b, gnn_err *e);
 
+/* The roots of a disjoint (time-respecting) mini-batch, one tree each,
+** in the order its label arrays index them: the sources of its label
+** edges (positives, then negatives), then their destinations; under
+** TRIPLET the sources, the positives' and the negatives' destinations.
+** Each root's time is its label edge's, a negative taking that of the
+** positive it was drawn for: tpos[i] is positive i's. */
+size_t lk_nroots(const lk_spec *sp, const lk_batch *b);
+void lk_roots(const lk_spec *sp, const lk_batch *b, const int64_t *tpos,
+              uint32_t *root, int64_t *rtime);
+
 /* The output arrays, given that the endpoints are the mini-batch's first
-** nends local indices in ascending order. */
+** nends local indices in ascending order (disjoint: that the roots are
+** its first lk_nroots local indices, in lk_roots' order). */
 int lk_finish(const lk_spec *sp, lk_batch *b, gnn_err *e);
 
 /* Whether a sampled edge of this mini-batch is dropped: one of its seed

@@ -76,6 +76,7 @@ typedef enum ast_kind {
 #define AST_TIME_NONE    0
 #define AST_TIME_FILE    1  /* AT TIMES 'f.npy' */
 #define AST_TIME_NODE    2  /* AT NODE TIME */
+#define AST_TIME_EDGE    3  /* AT EDGE TIME: each seed edge's own time */
 #define AST_TEMPORAL_UNIFORM 0
 #define AST_TEMPORAL_LAST    1
 #define AST_MAX_EDGE_SPLITS 16 /* names in CREATE EDGE SPLITS, EXCLUDE SPLIT */

@@ -142,6 +142,7 @@ void build_typed_seeds(parse_ctx *p, const gtok *kw, const gtok *type,
 void build_import_times(parse_ctx *p, const gtok *graph, const gtok *path,
                         int nodes);
 void build_at_times(parse_ctx *p, const gtok *kw, const gtok *file);
+void build_at_edge_time(parse_ctx *p, const gtok *kw);
 void build_temporal(parse_ctx *p, const gtok *kw, int strategy);
 void build_time_cmp(parse_ctx *p, const gtok *kw, int strict);
 void build_window(parse_ctx *p, const gtok *kw, const gtok *w);

@@ -1,7 +1,7 @@
 /* build_time.c — the builders of time: IMPORT EDGE | NODE TIMES, and the
-** clauses of a time-respecting SAMPLE (AT TIMES 'f' | AT NODE TIME,
-** TEMPORAL UNIFORM | LAST, BEFORE | AT OR BEFORE, WINDOW w), with the
-** checks that need the whole statement. */
+** clauses of a time-respecting SAMPLE (AT TIMES 'f' | AT NODE TIME | AT
+** EDGE TIME, TEMPORAL UNIFORM | LAST, BEFORE | AT OR BEFORE, WINDOW w),
+** with the checks that need the whole statement. */
 #include "build_int.h"
 
 #include <inttypes.h>
@@ -21,6 +21,11 @@ void build_at_times(parse_ctx *p, const gtok *kw, const gtok *file)
     if (!bld_once(p, kw, CL_AT)) return;
     p->s->time_source = file ? AST_TIME_FILE : AST_TIME_NODE;
     if (file) bld_set_str(p, &p->s->time_path, file);
+}
+
+void build_at_edge_time(parse_ctx *p, const gtok *kw)
+{
+    if (bld_once(p, kw, CL_AT)) p->s->time_source = AST_TIME_EDGE;
 }
 
 void build_temporal(parse_ctx *p, const gtok *kw, int strategy)
@@ -45,8 +50,9 @@ void build_window(parse_ctx *p, const gtok *kw, const gtok *w)
     p->s->time_window = v;
 }
 
-/* TEMPORAL, BEFORE and WINDOW need a time to compare with; a temporal
-** SAMPLE is of nodes of a plain graph for now. */
+/* TEMPORAL, BEFORE and WINDOW need a time to compare with; seed edges
+** take their own (AT EDGE TIME), nodes a file's or their node times; a
+** temporal SAMPLE is of a plain graph for now. */
 void build_time_finish(parse_ctx *p)
 {
     static const int needs_at[] = {CL_TEMPORAL, CL_TIME_CMP, CL_WINDOW};
@@ -58,17 +64,21 @@ void build_time_finish(parse_ctx *p)
             if (p->seen & (1ull << c)) {
                 bld_fail(p, GNNDB_SYNTAX, &p->clause_at[c], "this clause "
                          "compares edge times with each seed's time: give "
-                         "AT TIMES 'file' or AT NODE TIME too");
+                         "AT TIMES 'file', AT NODE TIME or AT EDGE TIME "
+                         "too");
                 return;
             }
         }
         return;
     }
     const gtok *at = &p->clause_at[CL_AT];
-    if (s->edge_seeds)
-        bld_fail(p, GNNDB_SYNTAX, at, "AT TIMES / AT NODE TIME with EDGES "
-                 "(seed edges' own times) is not available yet: seed by "
-                 "nodes");
+    if (s->edge_seeds && s->time_source != AST_TIME_EDGE)
+        bld_fail(p, GNNDB_SYNTAX, at, "with EDGES seeds the time of each "
+                 "tree is its seed edge's own: write AT EDGE TIME");
+    else if (!s->edge_seeds && s->time_source == AST_TIME_EDGE)
+        bld_fail(p, GNNDB_SYNTAX, at, "AT EDGE TIME takes each seed edge's "
+                 "time: it needs EDGES split (seed by nodes with AT TIMES "
+                 "'file' or AT NODE TIME)");
     else if (s->typed || s->seeds_type)
         bld_fail(p, GNNDB_SYNTAX, at, "a time-respecting SAMPLE of a typed "
                  "graph is not available yet");

@@ -318,6 +318,7 @@ sample_clause ::= EDGE(K) FEATURES ID(T).
 /* ---- SAMPLE ... AT TIMES 'f' | AT NODE TIME: time-respecting hops ------ */
 sample_clause ::= AT(K) TIMES STRING(F). { build_at_times(pctx, &K, &F); }
 sample_clause ::= AT(K) NODE TIME.  { build_at_times(pctx, &K, NULL); }
+sample_clause ::= AT(K) EDGE TIME.  { build_at_edge_time(pctx, &K); }
 sample_clause ::= TEMPORAL(K) UNIFORM.
                                     { build_temporal(pctx, &K, AST_TEMPORAL_UNIFORM); }
 sample_clause ::= TEMPORAL(K) LAST. { build_temporal(pctx, &K, AST_TEMPORAL_LAST); }

@@ -445,6 +445,27 @@ static int hop_lines(const plan *p, const hb_stats *st, const cm_est *est,
     return err;
 }
 
+/* A time-respecting SAMPLE's rule, under its scan: where the seeds' times
+** come from and which edges each hop keeps. */
+static int time_line(const plan *p, int d, rowset *rs)
+{
+    char win[64] = "";
+    if (p->time_window > 0)
+        snprintf(win, sizeof win, " and T - %" PRId64 " < t",
+                 p->time_window);
+    const char *from = p->time_source == AST_TIME_FILE ? "each seed's T from "
+                                                         "AT TIMES"
+                       : p->time_source == AST_TIME_EDGE
+                           ? "each root's T its seed edge's time"
+                           : "each seed's T from its node time";
+    return line(rs, d, "time: %s; every hop keeps edges with t %s T%s (the "
+                "root's T), %s; a tree per %s", from,
+                p->time_strict ? "<" : "<=", win,
+                p->time_strategy == AST_TEMPORAL_LAST ? "the latest k"
+                                                      : "k drawn uniformly",
+                p->link ? "endpoint slot" : "seed");
+}
+
 /* An edge-seeded SAMPLE's leaf: its seed edges, negatives and what it
 ** excludes, and the endpoints its hops start from. */
 static int link_lines(const plan *p, int d, rowset *rs)
@@ -473,23 +494,8 @@ static int link_lines(const plan *p, int d, rowset *rs)
         err |= line(rs, d + 1, "partition %" PRId64 " of %" PRId64
                     ": this rank's share of %" PRId64 " seed edges per "
                     "epoch", p->part_rank, p->part_count, p->nseeds_all);
+    if (p->temporal) err |= time_line(p, d + 1, rs);
     return err;
-}
-
-/* A time-respecting SAMPLE's rule, under its scan: where the seeds' times
-** come from and which edges each hop keeps. */
-static int time_line(const plan *p, int d, rowset *rs)
-{
-    char win[64] = "";
-    if (p->time_window > 0)
-        snprintf(win, sizeof win, " and T - %" PRId64 " < t",
-                 p->time_window);
-    return line(rs, d, "time: each seed's T from %s; every hop keeps edges "
-                "with t %s T%s (the root's T), %s; a tree per seed",
-                p->time_source == AST_TIME_FILE ? "AT TIMES" : "its node time",
-                p->time_strict ? "<" : "<=", win,
-                p->time_strategy == AST_TEMPORAL_LAST ? "the latest k"
-                                                      : "k drawn uniformly");
 }
 
 /* The scan of the seeds at depth d, the leaf of the tree. */

@@ -1185,6 +1185,12 @@ static void time_statements(void **state)
     assert_int_equal(s->time_strict, 0);
     assert_int_equal(s->time_source, AST_TIME_FILE);
     ast_free(s);
+    s = parse_ok("SAMPLE 5 FROM g EDGES lp AT EDGE TIME BEFORE NEGATIVE 1 "
+                 "EXCLUDE SEEDS BATCH 4");
+    assert_int_equal(s->time_source, AST_TIME_EDGE);
+    assert_string_equal(s->edge_seeds, "lp");
+    assert_int_equal(s->time_strict, 1);
+    ast_free(s);
     /* the words are names elsewhere */
     s = parse_ok("SAMPLE 5 FROM time SEEDS last FEATURES window BATCH 4");
     assert_string_equal(s->graph, "time");
@@ -1198,17 +1204,26 @@ static void time_errors(void **state)
     (void)state;
     expect_error("SAMPLE 5 FROM g TEMPORAL LAST BATCH 4", GNNDB_SYNTAX,
                  "line 1, column 17: this clause compares edge times with "
-                 "each seed's time: give AT TIMES 'file' or AT NODE TIME too");
+                 "each seed's time: give AT TIMES 'file', AT NODE TIME or "
+                 "AT EDGE TIME too");
     expect_error_part("SAMPLE 5 FROM g BEFORE BATCH 4", GNNDB_SYNTAX,
-                      "give AT TIMES 'file' or AT NODE TIME too");
+                      "give AT TIMES 'file', AT NODE TIME or AT EDGE TIME");
     expect_error_part("SAMPLE 5 FROM g AT NODE TIME WINDOW 0 BATCH 4",
                       GNNDB_RANGE, "WINDOW 0 is out of range");
     expect_error_part("SAMPLE 5 FROM g AT NODE TIME AT TIMES 'f' BATCH 4",
-                      GNNDB_SYNTAX, "AT TIMES / AT NODE TIME given twice");
+                      GNNDB_SYNTAX,
+                      "AT TIMES / AT NODE TIME / AT EDGE TIME given twice");
     expect_error_part("SAMPLE 5 FROM g BEFORE AT OR BEFORE AT NODE TIME "
                       "BATCH 4", GNNDB_SYNTAX, "given twice");
-    expect_error_part("SAMPLE 5 FROM g EDGES e AT NODE TIME BATCH 4",
-                      GNNDB_SYNTAX, "seed by nodes");
+    expect_error("SAMPLE 5 FROM g EDGES e AT NODE TIME BATCH 4",
+                 GNNDB_SYNTAX, "line 1, column 25: with EDGES seeds the time "
+                 "of each tree is its seed edge's own: write AT EDGE TIME");
+    expect_error("SAMPLE 5 FROM g SEEDS s AT EDGE TIME BATCH 4", GNNDB_SYNTAX,
+                 "line 1, column 25: AT EDGE TIME takes each seed edge's "
+                 "time: it needs EDGES split (seed by nodes with AT TIMES "
+                 "'file' or AT NODE TIME)");
+    expect_error_part("SAMPLE 5 FROM g EDGES e AT EDGE TIME AT NODE TIME "
+                      "BATCH 4", GNNDB_SYNTAX, "given twice");
     expect_error_part("IMPORT EDGE TIMES INTO g FROM t.npy", GNNDB_SYNTAX,
                       "expected string");
 }

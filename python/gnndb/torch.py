@@ -182,13 +182,18 @@ class LinkBatch(_Fields):
       src_index          LongTensor [B]
       dst_pos_index      LongTensor [B]
       dst_neg_index      LongTensor [B, k], [B] when k == 1 (as PyG)
+      node_seed, time,   AT EDGE TIME: LongTensors [num_nodes] (each node's
+      edge_time          root, PyG's `batch`), [roots] (each root's time: its
+                         seed edge's) and [num_edges]; else None. The roots,
+                         a tree each, come first in n_id, and the label
+                         arrays index them by place (docs/language.md)
     plus gnndb's epoch, batch (its number in the epoch) and digest. There is
     no y and no input_id."""
 
     keys = ("n_id", "e_id", "edge_index", "x", "edge_attr",
             "num_sampled_nodes", "num_sampled_edges", "edge_label_index",
             "edge_label", "src_index", "dst_pos_index", "dst_neg_index",
-            "epoch", "batch", "digest")
+            "node_seed", "time", "edge_time", "epoch", "batch", "digest")
 
 
 class NodeTypeFields(_Fields):
@@ -441,6 +446,8 @@ def to_torch(b, device=None, non_blocking=False):
             num_sampled_edges=nse, edge_label_index=t["edge_label_index"],
             edge_label=t["edge_label"], src_index=t["src_index"],
             dst_pos_index=t["dst_pos_index"], dst_neg_index=neg,
+            node_seed=t["node_seed"], time=t["time"],
+            edge_time=t["edge_time"],
             epoch=int(b.epoch), batch=int(b.batch), digest=int(b.digest))
     bs = int(b.batch_size)
     return NeighborBatch(
@@ -510,7 +517,8 @@ def to_pyg(b):
 
       x, edge_index, n_id, e_id, edge_attr, num_sampled_nodes,
       num_sampled_edges, and edge_label_index, edge_label or (TRIPLET)
-      src_index, dst_pos_index, dst_neg_index
+      src_index, dst_pos_index, dst_neg_index (and with AT EDGE TIME
+      batch, time and edge_time, as for a time-respecting node batch)
 
     and gnndb's epoch, batch_no (the batch's number in its epoch; `batch`
     means something else to PyG) and digest. y holds the seeds' labels only,
@@ -542,10 +550,10 @@ def to_pyg(b):
         data.num_nodes = int(b.n_id.numel())
     if isinstance(b, NeighborBatch):
         data.batch_size = int(b.batch_size)
-        if b.edge_time is not None:     # PyG's temporal fields
-            data.batch = b.node_seed
-            data.time = b.time
-            data.edge_time = b.edge_time
+    if b.edge_time is not None:         # PyG's temporal fields
+        data.batch = b.node_seed
+        data.time = b.time
+        data.edge_time = b.edge_time
     data.num_sampled_nodes = list(b.num_sampled_nodes)
     data.num_sampled_edges = list(b.num_sampled_edges)
     data.epoch = b.epoch

@@ -1,0 +1,269 @@
+"""Time-respecting link batches (SAMPLE ... EDGES split AT EDGE TIME)
+against a brute-force sampler written here from docs/language.md ("Time"),
+apart from the engine: every endpoint slot roots a tree of its own at its
+seed edge's time (a negative at its positive's), the label arrays index
+the roots by place, TEMPORAL LAST equals the reference array for array
+with and without BEFORE, WINDOW and EXCLUDE SEEDS, TEMPORAL UNIFORM keeps
+the time bound on every batch of an epoch, and the batches do not depend
+on HYPERBATCH, threads or spilling."""
+import numpy as np
+import pytest
+
+import gnndb
+
+N, E, NSEED = 300, 4000, 48
+
+
+@pytest.fixture(scope="module")
+def lgraph(tmp_path_factory):
+    """A directed graph with a hub (node 0) and edge times with ties, and
+    an edge split of 48 edges whose (source, target) pairs occur once."""
+    d = tmp_path_factory.mktemp("temporal_link")
+    rng = np.random.default_rng(11)
+    src = rng.integers(0, N, E)
+    dst = rng.integers(0, N, E)
+    dst[:400] = 0
+    t = rng.integers(0, 1000, E).astype(np.int64)
+    np.savetxt(d / "e.csv", np.stack([src, dst], 1), fmt="%d", delimiter=",")
+    np.save(d / "t.npy", t)
+    pair = src * N + dst
+    once = np.nonzero(np.bincount(pair, minlength=N * N)[pair] == 1)[0]
+    sel = np.sort(rng.choice(once, NSEED, replace=False))
+    np.save(d / "lp.npy", np.stack([src[sel], dst[sel]], 1))
+    path = str(d / "l.gnndb")
+    with gnndb.connect(path) as c:
+        c.execute("CREATE GRAPH g FROM '%s';" % (d / "e.csv"))
+        c.execute("IMPORT EDGE TIMES INTO g FROM '%s';" % (d / "t.npy"))
+        c.execute("CREATE EDGE SPLIT lp ON g FROM '%s';" % (d / "lp.npy"))
+        c.execute("CREATE GRAPH plain FROM '%s';" % (d / "e.csv"))
+        c.execute("CREATE EDGE SPLIT lq ON plain FROM '%s';" % (d / "lp.npy"))
+    return dict(dir=d, path=path, src=src, dst=dst, t=t, sel=sel)
+
+
+FIELDS = ("n_id", "edge_index", "e_id", "edge_time", "node_seed", "time",
+          "num_sampled_nodes", "num_sampled_edges", "edge_label_index",
+          "edge_label", "src_index", "dst_pos_index", "dst_neg_index")
+
+
+def batches(g, sql, pragmas=None):
+    out = []
+    with gnndb.connect(g["path"], readonly=True) as c:
+        if pragmas:
+            c.execute(pragmas)
+        for b in c.sample(sql):
+            d = {}
+            for k in FIELDS:
+                a = getattr(b, k)
+                d[k] = None if a is None else np.array(a)
+            d["digest"] = b.digest
+            out.append(d)
+    return out
+
+
+def eligible(g, v, T, strict, window):
+    """Input edges into v that pass against root time T, in (time, source,
+    edge id) order, the order of the engine's time-sorted lists."""
+    e = np.nonzero(g["dst"] == v)[0]
+    tt = g["t"][e]
+    ok = tt < T if strict else tt <= T
+    if window:
+        ok &= tt > T - window
+    e = e[ok]
+    return e[np.lexsort((e, g["src"][e], g["t"][e]))]
+
+
+def reference_last(g, roots, times, fanouts, strict, window, exclude):
+    """TEMPORAL LAST tree by tree: the latest k eligible edges of each
+    node, less those in `exclude` (dropped after the choice, before their
+    source joins), nodes numbered in frontier order within each tree."""
+    nodes = list(roots)
+    root = list(range(len(roots)))
+    where = {(r, v): r for r, v in enumerate(roots)}
+    es, ed, eid = [], [], []
+    lo = 0
+    for k in fanouts:
+        hi = len(nodes)
+        for i in range(lo, hi):
+            r = root[i]
+            el = eligible(g, nodes[i], times[r], strict, window)
+            for e in el[max(0, len(el) - k):]:
+                if int(e) in exclude:
+                    continue
+                u = int(g["src"][e])
+                if (r, u) not in where:
+                    where[(r, u)] = len(nodes)
+                    nodes.append(u)
+                    root.append(r)
+                es.append(where[(r, u)])
+                ed.append(i)
+                eid.append(int(e))
+        lo = hi
+    return (np.array(nodes), np.array([es, ed]).reshape(2, -1),
+            np.array(eid, dtype=np.int64), np.array(root))
+
+
+def expected_roots(g, b, pe, k, triplet):
+    """Check b's roots against its seed edges pe (edge ids, in order) and
+    return (roots, their times): sources then destinations of the label
+    edges (binary), or sources, positive and negative destinations."""
+    B, tp = len(pe), g["t"][pe]
+    src, dst = g["src"][pe], g["dst"][pe]
+    r = b["n_id"]
+    if triplet:
+        n = 2 * B + k * B
+        np.testing.assert_array_equal(r[:B], src)
+        np.testing.assert_array_equal(r[B:2 * B], dst)
+        times = np.concatenate([tp, tp, np.repeat(tp, k)])
+        np.testing.assert_array_equal(b["src_index"], np.arange(B))
+        np.testing.assert_array_equal(b["dst_pos_index"], np.arange(B, 2 * B))
+        np.testing.assert_array_equal(b["dst_neg_index"].ravel(),
+                                      np.arange(2 * B, n))
+    else:
+        L = B + k * B
+        n = 2 * L
+        np.testing.assert_array_equal(r[:B], src)
+        np.testing.assert_array_equal(r[B:L], np.repeat(src, k))
+        np.testing.assert_array_equal(r[L:L + B], dst)
+        times = np.tile(np.concatenate([tp, np.repeat(tp, k)]), 2)
+        np.testing.assert_array_equal(b["edge_label_index"],
+                                      np.stack([np.arange(L),
+                                                np.arange(L, 2 * L)]))
+        np.testing.assert_array_equal(b["edge_label"],
+                                      np.r_[np.ones(B), np.zeros(k * B)])
+    assert int(b["num_sampled_nodes"][0]) == n
+    np.testing.assert_array_equal(b["time"], times)
+    return r[:n], times
+
+
+@pytest.mark.parametrize("clause,strict,window,exclude", [
+    ("", False, 0, False), ("BEFORE", True, 0, False),
+    ("WINDOW 300", False, 300, False), ("EXCLUDE SEEDS", False, 0, True),
+    ("BEFORE WINDOW 80 EXCLUDE SEEDS", True, 80, True)])
+@pytest.mark.parametrize("neg,k,triplet", [
+    ("NEGATIVE 1", 1, False), ("NEGATIVE 2 TRIPLET", 2, True)])
+def test_last_equals_the_reference(lgraph, clause, strict, window, exclude,
+                                   neg, k, triplet):
+    g = lgraph
+    got = batches(g, "SAMPLE 4,3 FROM g EDGES lp AT EDGE TIME TEMPORAL LAST "
+                     "%s %s BATCH 16 SEED 5;" % (clause, neg))
+    assert len(got) == NSEED // 16
+    for b, lo in zip(got, range(0, NSEED, 16)):
+        pe = g["sel"][lo:lo + 16]
+        roots, times = expected_roots(g, b, pe, k, triplet)
+        ex = set(pe.tolist()) if exclude else set()
+        n_id, ei, eid, root = reference_last(g, roots, times, [4, 3], strict,
+                                             window, ex)
+        np.testing.assert_array_equal(b["n_id"], n_id)
+        np.testing.assert_array_equal(b["edge_index"], ei)
+        np.testing.assert_array_equal(b["e_id"], eid)
+        np.testing.assert_array_equal(b["edge_time"], g["t"][eid])
+        np.testing.assert_array_equal(b["node_seed"], root)
+
+
+def own_edge(b, pe):
+    """The seed edge whose time roots the tree of each sampled edge (a
+    negative's tree: its positive's), NEGATIVE 1 binary."""
+    L = 2 * len(pe)
+    slot = b["node_seed"][b["edge_index"][1]] % L
+    return pe[slot % len(pe)]
+
+
+def test_without_exclude_the_seed_edge_itself_is_sampled(lgraph):
+    """The leak EXCLUDE SEEDS and BEFORE close: at its own time a seed edge
+    is eligible in the trees its time roots (its target's among them)."""
+    g = lgraph
+    q = ("SAMPLE -1 FROM g EDGES lp AT EDGE TIME %s NEGATIVE 1 BATCH 16 "
+         "SEED 1;")
+    runs = {c: batches(g, q % c) for c in ("", "EXCLUDE SEEDS", "BEFORE")}
+    leaks = 0
+    for c, got in runs.items():
+        for b, lo in zip(got, range(0, NSEED, 16)):
+            pe = g["sel"][lo:lo + 16]
+            n = int((b["e_id"] == own_edge(b, pe)).sum())
+            if c:
+                assert n == 0, c
+            else:
+                leaks += n
+            if c == "EXCLUDE SEEDS":
+                assert not np.isin(b["e_id"], pe).any()
+    assert leaks >= NSEED       # each seed edge at least in its target's tree
+
+
+@pytest.mark.parametrize("clause,strict,window", [
+    ("", False, 0), ("BEFORE", True, 0), ("WINDOW 200", False, 200)])
+def test_uniform_keeps_the_time_bound_on_every_batch(lgraph, clause, strict,
+                                                     window):
+    g = lgraph
+    sql = ("SAMPLE 5,5 FROM g EDGES lp AT EDGE TIME TEMPORAL UNIFORM %s "
+           "NEGATIVE 2 BATCH 8 SHUFFLE SEED 3;" % clause)
+    got = batches(g, sql)
+    assert len(got) == NSEED // 8
+    for b in got:
+        dst_t = b["time"][b["node_seed"]][b["edge_index"][1]]
+        et = b["edge_time"]
+        assert (et < dst_t).all() if strict else (et <= dst_t).all()
+        if window:
+            assert (et > dst_t - window).all()
+        np.testing.assert_array_equal(et, g["t"][b["e_id"]])
+        np.testing.assert_array_equal(g["src"][b["e_id"]],
+                                      b["n_id"][b["edge_index"][0]])
+        np.testing.assert_array_equal(g["dst"][b["e_id"]],
+                                      b["n_id"][b["edge_index"][1]])
+        # a tree's edges run within the tree
+        ns = b["node_seed"]
+        np.testing.assert_array_equal(ns[b["edge_index"][0]],
+                                      ns[b["edge_index"][1]])
+    again = batches(g, sql)
+    assert [b["digest"] for b in got] == [b["digest"] for b in again]
+
+
+def test_batches_do_not_depend_on_hyperbatch_threads_or_spilling(lgraph):
+    g = lgraph
+    sql = ("SAMPLE 5,5 FROM g EDGES lp AT EDGE TIME NEGATIVE 1 EXCLUDE SEEDS "
+           "BATCH 8 SHUFFLE SEED 9 %s;")
+    ref = [b["digest"] for b in batches(g, sql % "")]
+    for extra, pragmas in (("HYPERBATCH 1", None), ("HYPERBATCH 4", None),
+                           ("", "PRAGMA threads = 1;"),
+                           ("", "PRAGMA spill = 'on';")):
+        got = [b["digest"] for b in batches(g, sql % extra, pragmas)]
+        assert got == ref, (extra, pragmas)
+
+
+@pytest.mark.parametrize("sql,words", [
+    ("SAMPLE 2 FROM g EDGES lp AT NODE TIME BATCH 8;", "AT EDGE TIME"),
+    ("SAMPLE 2 FROM g EDGES lp AT TIMES 'x.npy' BATCH 8;", "AT EDGE TIME"),
+    ("SAMPLE 2 FROM g SEEDS ALL AT EDGE TIME BATCH 8;", "needs EDGES"),
+    ("SAMPLE 2 FROM plain EDGES lq AT EDGE TIME BATCH 8;", "IMPORT EDGE TIMES"),
+    ("SAMPLE 2 FROM g EDGES lp AT EDGE TIME NEGATIVE 1 STRICT BATCH 8;",
+     "STRICT with AT EDGE TIME is not available yet"),
+])
+def test_what_cannot_run_is_refused_in_words(lgraph, sql, words):
+    with gnndb.connect(lgraph["path"], readonly=True) as c:
+        with pytest.raises(gnndb.Error) as ex:
+            list(c.sample(sql))
+    assert words in str(ex.value)
+
+
+def test_copies_and_torch_batches_keep_link_and_time_fields(lgraph):
+    torch = pytest.importorskip("torch")
+    import gnndb.torch as gt
+    g = lgraph
+    sql = ("SAMPLE 3,2 FROM g EDGES lp AT EDGE TIME NEGATIVE 1 EXCLUDE SEEDS "
+           "BATCH 16 SEED 1;")
+    with gnndb.connect(g["path"], readonly=True) as c:
+        copies = [b.copy() for b in c.sample(sql)]
+    tb = list(gt.loader(g["path"], sql, pyg=False))
+    assert len(copies) == len(tb) == NSEED // 16
+    for cb, t in zip(copies, tb):
+        for k in ("node_seed", "time", "edge_time", "e_id",
+                  "edge_label_index", "edge_label"):
+            np.testing.assert_array_equal(getattr(cb, k),
+                                          getattr(t, k).numpy())
+        assert t.time.shape == (t.num_sampled_nodes[0],) == (64,)
+        assert t.node_seed.dtype == torch.int64
+    if gt.pyg_available():
+        d = next(iter(gt.loader(g["path"], sql, pyg=True)))
+        np.testing.assert_array_equal(d.batch.numpy(), copies[0].node_seed)
+        np.testing.assert_array_equal(d.time.numpy(), copies[0].time)
+        np.testing.assert_array_equal(d.edge_label_index.numpy(),
+                                      copies[0].edge_label_index)
