@@ -432,7 +432,10 @@ static int64_t seeds_bytes_of(const plan *p)
 {
     if (!p->link) return (p->nseeds_all + 1) * 8;
     return (p->nseeds_all + 1) * 16 +
-           (p->nexclude ? p->graph.input_edges / 8 + 8 : 0);
+           (p->nexclude ? p->graph.input_edges / 8 + 8 : 0) +
+           /* the nodes by time (12 bytes a node), sorted beside the times
+           ** read (8 more while it is built) */
+           (p->neg_by_time ? (p->graph.nodes + 1) * 20 : 0);
 }
 
 /* H: as many staged mini-batches as what the pools and the cache leave

@@ -81,6 +81,9 @@ typedef struct plan {
     int64_t *seed_times;
     size_t n_seed_times;
     cat_table node_times;
+    int neg_by_time;           /* AT EDGE TIME on a graph with node times:
+                               ** a negative is drawn among the nodes whose
+                               ** time is at or before its root's */
     int typed_efeat;           /* EDGE FEATURES w of a typed graph's
                                ** relations (plan_rel), not p->efeat */
     cat_table efeat;

@@ -67,18 +67,26 @@ static int seed_times(const ast_stmt *s, plan *p, gnn_err *e)
                                               : GNNDB_OK;
 }
 
-static int node_times(gnndb *db, plan *p, gnn_err *e)
+/* The graph's node times table into p->node_times: *found 1, else 0. */
+static int find_node_times(gnndb *db, plan *p, int *found, gnn_err *e)
 {
     cat_table *ts = NULL;
     size_t nt = 0;
+    *found = 0;
     if (cat_table_list(db->cat, p->graph.id, &ts, &nt, e)) return e->rc;
-    int found = 0;
     for (size_t i = 0; i < nt; i++)
         if (ts[i].kind == CAT_TABLE_NODE_TIMES) {
             p->node_times = ts[i];
-            found = 1;
+            *found = 1;
         }
     free(ts);
+    return GNNDB_OK;
+}
+
+static int node_times(gnndb *db, plan *p, gnn_err *e)
+{
+    int found;
+    if (find_node_times(db, p, &found, e)) return e->rc;
     if (!found)
         return gnn_seterr(e, GNNDB_NOTFOUND, "AT NODE TIME: graph %s has no "
                           "node times: IMPORT NODE TIMES INTO %s FROM 'f' "
@@ -111,8 +119,13 @@ int plan_time(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
     p->time_strict = s->time_strict;
     p->time_window = s->time_window;
     /* AT EDGE TIME: the executor reads each seed edge's time from the
-    ** time graph as its round starts */
-    if (s->time_source == AST_TIME_EDGE) return GNNDB_OK;
+    ** time graph as its round starts; node times, where the graph has
+    ** them, say which nodes a negative may be (those already there) */
+    if (s->time_source == AST_TIME_EDGE) {
+        rc = find_node_times(db, p, &p->neg_by_time, e);
+        p->neg_by_time = !rc && p->negative > 0 && p->neg_by_time;
+        return rc;
+    }
     return s->time_source == AST_TIME_FILE ? seed_times(s, p, e)
                                            : node_times(db, p, e);
 }

@@ -8,6 +8,7 @@
 #include "hb_variant.h"
 #include "hop.h"
 #include "hop_temporal.h"
+#include "hb_times.h"
 #include "edge_split.h"
 #include "edge_table.h"
 
@@ -21,7 +22,24 @@ struct hb_link {
     lk_spec spec;
     lk_seeds seeds;
     uint64_t *excluded;
+    uint32_t *by_time;       /* AT EDGE TIME with node times (lk_by_time) */
+    int64_t *times;
 };
+
+/* AT EDGE TIME on a graph with node times: every node's time, and the
+** nodes in time order, for the negatives. */
+static int load_by_time(hb_exec *x, gnn_err *e)
+{
+    struct hb_link *l = x->link;
+    size_t n = (size_t)x->p->graph.nodes;
+    if (!(l->times = malloc((n + 1) * sizeof *l->times)))
+        return gnn_seterr(e, GNNDB_NOMEM, "out of memory for the node times");
+    int rc = hb_tm_node_times(x, NULL, n, l->times, e);
+    if (!rc) rc = lk_by_time(l->times, n, &l->by_time, e);
+    l->spec.by_time = l->by_time;
+    l->spec.times = l->times;
+    return rc;
+}
 
 /* EXCLUDE SPLIT: a bit per input edge of every excluded split. */
 static int load_excluded(hb_exec *x, gnn_err *e)
@@ -98,6 +116,7 @@ static int link_seeds(hb_exec *x, gnn_err *e)
                           "negatives from", p->graph.name);
     int rc = load_edges(x, e);
     if (!rc) rc = load_excluded(x, e);
+    if (!rc && p->neg_by_time) rc = load_by_time(x, e);
     return rc;
 }
 
@@ -107,6 +126,8 @@ static void link_close(hb_exec *x)
     if (!x->link) return;
     lk_seeds_free(&x->link->seeds);
     free(x->link->excluded);
+    free(x->link->by_time);
+    free(x->link->times);
     free(x->link);
     x->link = NULL;
 }
@@ -153,6 +174,9 @@ static int link_roots(hb_exec *x, hb_batch *b, gnn_err *e)
     hb_tm_graph g = {NULL, x->gpool, x->gtopo};
     int rc = hb_tm_edge_times(&g, l->psrc, l->pdst, l->peid, l->npos, tpos,
                               e);
+    if (!rc && x->link->spec.by_time)
+        rc = lk_time_negatives(&x->link->spec, b->epoch, b->batch, l, tpos,
+                               e);
     if (!rc) {
         lk_roots(&x->link->spec, l, tpos, b->nodes, b->o_time);
         b->nn = n;

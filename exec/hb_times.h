@@ -3,6 +3,8 @@
 #ifndef GNN_HB_TIMES_H
 #define GNN_HB_TIMES_H
 
+#include <stddef.h>
+#include <stdint.h>
 #include "err.h"
 
 struct hb_exec;
@@ -16,5 +18,10 @@ void hb_tm_close(struct hb_exec *x);
 ** the time graph through the graph's buffer pool on the caller's thread:
 ** the round of a plan whose blocks are not all resident. */
 int hb_tm_round(struct hb_exec *x, gnn_err *e);
+/* The node times of nodes id[0..n) (ascending; NULL: the nodes 0..n-1)
+** into t, from the graph's node times table read block by block: only the
+** blocks holding them. */
+int hb_tm_node_times(struct hb_exec *x, const uint32_t *id, size_t n,
+                     int64_t *t, gnn_err *e);
 
 #endif

@@ -31,9 +31,8 @@
 
 /* ---- seed times ---- */
 
-/* The node times of the seeds tt->id[0..n) (ascending), from the table
-** read block by block: only the blocks holding seeds. */
-static int load_node_times(hb_exec *x, hb_tm_times *tt, gnn_err *e)
+int hb_tm_node_times(hb_exec *x, const uint32_t *id, size_t n, int64_t *t,
+                     gnn_err *e)
 {
     const cat_table *nt = &x->p->node_times;
     blk_file *f = NULL;
@@ -41,22 +40,24 @@ static int load_node_times(hb_exec *x, hb_tm_times *tt, gnn_err *e)
     void *buf = rc ? NULL : gnn_alloc_aligned(nt->block_size);
     if (!rc && !buf) rc = gnn_seterr(e, GNNDB_NOMEM, "out of memory");
     uint32_t rpb = nt->rows_per_block;
-    for (size_t i = 0; !rc && i < tt->n;) {
-        uint64_t b = tt->id[i] / rpb;
+#define NODE_AT(i) (id ? id[i] : (uint32_t)(i))
+    for (size_t i = 0; !rc && i < n;) {
+        uint64_t b = NODE_AT(i) / rpb;
         if ((rc = blkf_read(f, b, buf, e))) break;
         const blk_header *h = buf;
         if (h->dtype != BLK_DTYPE_I64 || h->first_node != b * rpb)
             rc = gnn_seterr(e, GNNDB_CORRUPT, "corrupt block %llu of %s: "
                             "not the node times it should hold",
                             (unsigned long long)b, f->path);
-        for (; !rc && i < tt->n && tt->id[i] / rpb == b; i++) {
-            uint32_t k = (uint32_t)(tt->id[i] - b * rpb);
+        for (; !rc && i < n && NODE_AT(i) / rpb == b; i++) {
+            uint32_t k = (uint32_t)(NODE_AT(i) - b * rpb);
             if (k >= h->count)
                 rc = gnn_seterr(e, GNNDB_CORRUPT, "%s has no row %u: a node "
-                                "past its rows", f->path, tt->id[i]);
-            else memcpy(&tt->t[i], blk_feature_row(buf, k), 8);
+                                "past its rows", f->path, NODE_AT(i));
+            else memcpy(&t[i], blk_feature_row(buf, k), 8);
         }
     }
+#undef NODE_AT
     gnn_free_aligned(buf);
     if (f) blkf_close(f);
     return rc;
@@ -99,7 +100,7 @@ int hb_tm_open(hb_exec *x, gnn_err *e)
     if (x->p->time_source == AST_TIME_FILE) return file_times(x, tt, e);
     for (size_t i = 0; i < tt->n; i++) tt->id[i] = x->seeds.ids[i];
     gnn_sort_u32(tt->id, tt->n);
-    return load_node_times(x, tt, e);
+    return hb_tm_node_times(x, tt->id, tt->n, tt->t, e);
 }
 
 void hb_tm_close(hb_exec *x)

@@ -113,6 +113,69 @@ int lk_endpoints(lk_batch *b, gnn_err *e)
     return GNNDB_OK;
 }
 
+static int by_time_cmp(const void *a, const void *b, void *arg)
+{
+    const int64_t *t = arg;
+    uint32_t u = *(const uint32_t *)a, v = *(const uint32_t *)b;
+    if (t[u] != t[v]) return t[u] < t[v] ? -1 : 1;
+    return (u > v) - (u < v);
+}
+
+int lk_by_time(int64_t *t, size_t n, uint32_t **nodes, gnn_err *e)
+{
+    uint32_t *id = malloc((n + 1) * sizeof *id);
+    int64_t *sorted = malloc((n + 1) * sizeof *sorted);
+    if (!id || !sorted) {
+        free(id);
+        free(sorted);
+        return gnn_seterr(e, GNNDB_NOMEM, "out of memory sorting %zu nodes "
+                          "by time", n);
+    }
+    for (size_t i = 0; i < n; i++) id[i] = (uint32_t)i;
+    qsort_r(id, n, sizeof *id, by_time_cmp, t);
+    for (size_t i = 0; i < n; i++) sorted[i] = t[id[i]];
+    memcpy(t, sorted, n * sizeof *t);
+    free(sorted);
+    *nodes = id;
+    return GNNDB_OK;
+}
+
+/* How many nodes are there at time T: those with a time <= T. */
+static size_t there_at(const lk_spec *sp, int64_t T)
+{
+    size_t lo = 0, hi = sp->nodes;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (sp->times[mid] <= T) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+int lk_time_negatives(const lk_spec *sp, int64_t epoch, int64_t batch,
+                      lk_batch *b, const int64_t *tpos, gnn_err *e)
+{
+    size_t k = sp->k > 0 ? (size_t)sp->k : 1;
+    uint64_t key = rng_key(sp->seed, (uint64_t)epoch, (uint64_t)batch,
+                           LK_NEG_HOP, 0);
+    for (size_t i = 0; i < b->nneg; i++) {
+        int64_t T = tpos[i / k];
+        size_t c = there_at(sp, T);
+        if (c == 0)
+            return gnn_seterr(e, GNNDB_RANGE, "seed edge %u has time %lld, "
+                              "and no node has a time at or before it: no "
+                              "negative can be drawn for it",
+                              b->peid[i / k], (long long)T);
+        b->ntry[i] = 0;
+        b->ndst[i] = sp->by_time[rng_below(rng_draw(key, 2 * (uint64_t)i + 1),
+                                           c)];
+        if (sp->mode == AST_NEG_PAIRS)
+            b->nsrc[i] = sp->by_time[rng_below(rng_draw(key, 2 * (uint64_t)i),
+                                               c)];
+    }
+    return GNNDB_OK;
+}
+
 size_t lk_nroots(const lk_spec *sp, const lk_batch *b)
 {
     return sp->mode == AST_NEG_TRIPLET ? 2 * b->npos + b->nneg

@@ -30,6 +30,8 @@ typedef struct lk_spec {
     int disjoint;            /* one tree per endpoint slot (AT EDGE TIME):
                              ** the roots in lk_roots' order, not the
                              ** distinct endpoints */
+    const uint32_t *by_time; /* AT EDGE TIME with node times: every node, */
+    const int64_t *times;    /* ascending by (time, id), and those times */
 } lk_spec;
 
 /* The seed edges of the statement, ascending by edge id, with their
@@ -73,6 +75,19 @@ void lk_redraw(const lk_spec *sp, int64_t epoch, int64_t batch, lk_batch *b,
 
 /* b->ends: the distinct endpoints of the positives and negatives. */
 int lk_endpoints(lk_batch *b, gnn_err *e);
+
+/* Every node by time, for lk_time_negatives: t[0..n) (node i's time)
+** sorted in place, and *nodes (malloc'd, the caller's) the node ids in
+** that order, ties by id. */
+int lk_by_time(int64_t *t, size_t n, uint32_t **nodes, gnn_err *e);
+
+/* Draw b's negatives again among the nodes already there at their root's
+** time (node time <= tpos[i / k], the time of the positive negative i was
+** drawn for; tpos[j]: positive j's), uniformly, under the keys of their
+** first draws (the destination; the source too with PAIRS). GNNDB_RANGE,
+** naming the seed edge, when no node is there yet. */
+int lk_time_negatives(const lk_spec *sp, int64_t epoch, int64_t batch,
+                      lk_batch *b, const int64_t *tpos, gnn_err *e);
 
 /* The roots of a disjoint (time-respecting) mini-batch, one tree each,
 ** in the order its label arrays index them: the sources of its label

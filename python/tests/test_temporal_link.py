@@ -11,6 +11,8 @@ import pytest
 
 import gnndb
 
+scipy_stats = pytest.importorskip("scipy.stats")
+
 N, E, NSEED = 300, 4000, 48
 
 
@@ -30,6 +32,8 @@ def lgraph(tmp_path_factory):
     once = np.nonzero(np.bincount(pair, minlength=N * N)[pair] == 1)[0]
     sel = np.sort(rng.choice(once, NSEED, replace=False))
     np.save(d / "lp.npy", np.stack([src[sel], dst[sel]], 1))
+    nt = rng.integers(0, 1000, N).astype(np.int64)
+    np.save(d / "nt.npy", nt)
     path = str(d / "l.gnndb")
     with gnndb.connect(path) as c:
         c.execute("CREATE GRAPH g FROM '%s';" % (d / "e.csv"))
@@ -37,7 +41,11 @@ def lgraph(tmp_path_factory):
         c.execute("CREATE EDGE SPLIT lp ON g FROM '%s';" % (d / "lp.npy"))
         c.execute("CREATE GRAPH plain FROM '%s';" % (d / "e.csv"))
         c.execute("CREATE EDGE SPLIT lq ON plain FROM '%s';" % (d / "lp.npy"))
-    return dict(dir=d, path=path, src=src, dst=dst, t=t, sel=sel)
+        c.execute("CREATE GRAPH h FROM '%s';" % (d / "e.csv"))
+        c.execute("IMPORT EDGE TIMES INTO h FROM '%s';" % (d / "t.npy"))
+        c.execute("IMPORT NODE TIMES INTO h FROM '%s';" % (d / "nt.npy"))
+        c.execute("CREATE EDGE SPLIT lp ON h FROM '%s';" % (d / "lp.npy"))
+    return dict(dir=d, path=path, src=src, dst=dst, t=t, sel=sel, nt=nt)
 
 
 FIELDS = ("n_id", "edge_index", "e_id", "edge_time", "node_seed", "time",
@@ -267,3 +275,78 @@ def test_copies_and_torch_batches_keep_link_and_time_fields(lgraph):
         np.testing.assert_array_equal(d.time.numpy(), copies[0].time)
         np.testing.assert_array_equal(d.edge_label_index.numpy(),
                                       copies[0].edge_label_index)
+
+
+def negative_roots(b, B, k, pairs):
+    """(root index, node) of each drawn endpoint of b's negatives: their
+    destinations, and with PAIRS their sources (binary layout)."""
+    L = B + k * B
+    out = [(L + B + j, b["n_id"][L + B + j]) for j in range(k * B)]
+    if pairs:
+        out += [(B + j, b["n_id"][B + j]) for j in range(k * B)]
+    return out
+
+
+@pytest.mark.parametrize("neg,pairs", [("NEGATIVE 3", False),
+                                       ("NEGATIVE 2 PAIRS", True)])
+def test_negatives_are_nodes_already_there_at_the_root_time(lgraph, neg,
+                                                            pairs):
+    """With node times a negative is drawn among the nodes whose time is at
+    or before its root's; without them (graph g, same edges) the draws
+    break that rule, so the check can fail."""
+    g, k = lgraph, int(neg.split()[1])
+    sql = ("SAMPLE 2 FROM %s EDGES lp AT EDGE TIME " + neg +
+           " BATCH 16 SHUFFLE SEED 4;")
+    late = {}
+    for graph in ("h", "g"):
+        late[graph] = 0
+        for b in batches(g, sql % graph):
+            B = len(b["edge_label"]) // (1 + k)
+            for r, v in negative_roots(b, B, k, pairs):
+                late[graph] += int(g["nt"][v] > b["time"][r])
+    assert late["h"] == 0
+    assert late["g"] > 0
+
+
+def test_negatives_by_time_are_uniform_among_the_nodes_there(lgraph):
+    """Chi-square over many epochs: the destinations drawn for the seed
+    edge with the latest time, against the nodes there at that time."""
+    g = lgraph
+    last = int(np.argmax(g["t"][g["sel"]]))
+    T = int(g["t"][g["sel"][last]])
+    there = np.nonzero(g["nt"] <= T)[0]
+    counts = dict.fromkeys(there.tolist(), 0)
+    got = batches(g, "SAMPLE 1 FROM h EDGES lp AT EDGE TIME NEGATIVE 50 "
+                     "BATCH 48 SHUFFLE SEED 8 EPOCHS 40;")
+    for b in got:
+        B = 48
+        L = B + 50 * B
+        i = int(np.nonzero(b["n_id"][:B] == g["src"][g["sel"][last]])[0][0])
+        assert b["time"][i] == T
+        for j in range(i * 50, i * 50 + 50):
+            counts[int(b["n_id"][L + B + j])] += 1
+    obs = np.array(list(counts.values()))
+    assert obs.sum() == 40 * 50
+    p = scipy_stats.chisquare(obs).pvalue
+    assert p > 1e-4, p
+
+
+def test_a_seed_edge_older_than_every_node_is_refused_in_words(tmp_path):
+    np.savetxt(tmp_path / "e.csv", [[0, 1], [1, 2], [2, 0]], fmt="%d",
+               delimiter=",")
+    np.save(tmp_path / "t.npy", np.array([100, 600, 700], dtype=np.int64))
+    np.save(tmp_path / "nt.npy", np.array([500, 500, 500], dtype=np.int64))
+    np.save(tmp_path / "lp.npy", np.array([[0, 1]]))
+    path = str(tmp_path / "o.gnndb")
+    with gnndb.connect(path) as c:
+        c.execute("CREATE GRAPH g FROM '%s';" % (tmp_path / "e.csv"))
+        c.execute("IMPORT EDGE TIMES INTO g FROM '%s';" % (tmp_path / "t.npy"))
+        c.execute("IMPORT NODE TIMES INTO g FROM '%s';" %
+                  (tmp_path / "nt.npy"))
+        c.execute("CREATE EDGE SPLIT lp ON g FROM '%s';" %
+                  (tmp_path / "lp.npy"))
+        with pytest.raises(gnndb.Error) as ex:
+            list(c.sample("SAMPLE 1 FROM g EDGES lp AT EDGE TIME NEGATIVE 1 "
+                          "BATCH 4;"))
+    assert ("seed edge 0 has time 100, and no node has a time at or before "
+            "it" in str(ex.value))
