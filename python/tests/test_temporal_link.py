@@ -350,3 +350,22 @@ def test_a_seed_edge_older_than_every_node_is_refused_in_words(tmp_path):
                           "BATCH 4;"))
     assert ("seed edge 0 has time 100, and no node has a time at or before "
             "it" in str(ex.value))
+
+
+def test_the_example_shows_what_the_leak_costs(cora):
+    """examples/train_temporal_link.py, short: the model trained with the
+    seed edge in view scores lower on the test edges than the one trained
+    on time-respecting batches, and its own validation (scored as it was
+    trained) overstates it."""
+    pytest.importorskip("torch")
+    from conftest import run_example
+    out, _ = run_example("train_temporal_link.py", cora, "--pyg", "no",
+                         "--epochs", "4", "--fanout", "5,5")
+    rows = {}
+    for line in out.splitlines():
+        if line.startswith(("leak ", "time-respecting ")):
+            words = line.split()
+            rows[words[0]] = dict(zip(words[1::2], map(float, words[2::2])))
+    leak, fair = rows["leak"], rows["time-respecting"]
+    assert fair["test"] > leak["test"] + 0.03, out
+    assert leak["val_as_trained"] > leak["val"] + 0.05, out
