@@ -430,7 +430,10 @@ static void plan_note(plan *p, int64_t cap)
 ** and a bit per edge for EXCLUDE SPLIT. */
 static int64_t seeds_bytes_of(const plan *p)
 {
-    if (!p->link) return (p->nseeds_all + 1) * 8;
+    /* BY NODE TIME: every node's time, held for the run */
+    if (!p->link)
+        return (p->nseeds_all + 1) * 8 +
+               (p->time_by_node ? (p->graph.nodes + 1) * 8 : 0);
     return (p->nseeds_all + 1) * 16 +
            (p->nexclude ? p->graph.input_edges / 8 + 8 : 0) +
            /* the nodes by time (12 bytes a node), sorted beside the times

@@ -77,6 +77,9 @@ typedef struct plan {
     int time_source;           /* AST_TIME_* */
     int time_strategy;         /* AST_TEMPORAL_* */
     int time_strict;           /* BEFORE */
+    int time_by_node;          /* BY NODE TIME: an edge's time is its
+                               ** source node's; the hops read the graph's
+                               ** own lists and every node's time */
     int64_t time_window;       /* WINDOW w; 0: none */
     int64_t *seed_times;
     size_t n_seed_times;

@@ -108,16 +108,29 @@ int plan_time(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
         return gnn_seterr(e, GNNDB_MISUSE, "NEGATIVE ... STRICT with AT EDGE "
                           "TIME is not available yet: drop STRICT (negatives "
                           "are then drawn uniformly, an edge now and then)");
-    if ((rc = cat_time_graph_get(db->cat, &p->graph, &tg, e)) ||
-        (rc = cat_graph_eid_view(&tg, "a time-respecting SAMPLE", &p->topo,
-                                 e)))
+    if (s->time_by_node) {
+        /* the graph's own lists, judged by their sources' node times */
+        int found;
+        if ((rc = find_node_times(db, p, &found, e))) return rc;
+        if (!found)
+            return gnn_seterr(e, GNNDB_NOTFOUND, "BY NODE TIME: graph %s has "
+                              "no node times: IMPORT NODE TIMES INTO %s FROM "
+                              "'f' first", p->graph.name, p->graph.name);
+        if ((rc = cat_graph_eid_view(&p->graph, "a time-respecting SAMPLE",
+                                     &p->topo, e)))
+            return rc;
+    } else if ((rc = cat_time_graph_get(db->cat, &p->graph, &tg, e)) ||
+               (rc = cat_graph_eid_view(&tg, "a time-respecting SAMPLE",
+                                        &p->topo, e))) {
         return rc;
+    }
     p->temporal = 1;
     p->eids = 1;
     p->time_source = s->time_source;
     p->time_strategy = s->temporal;
     p->time_strict = s->time_strict;
     p->time_window = s->time_window;
+    p->time_by_node = s->time_by_node;
     /* AT EDGE TIME: the executor reads each seed edge's time from the
     ** time graph as its round starts; node times, where the graph has
     ** them, say which nodes a negative may be (those already there) */

@@ -89,6 +89,14 @@ int hb_tm_open(hb_exec *x, gnn_err *e)
     hb_tm_times *tt = calloc(1, sizeof *tt);
     if (!tt) return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
     x->tm = tt;
+    if (x->p->time_by_node) {
+        size_t nn = (size_t)x->p->graph.nodes;
+        if (!(tt->ntime = malloc((nn + 1) * sizeof *tt->ntime)))
+            return gnn_seterr(e, GNNDB_NOMEM, "out of memory for the node "
+                              "times");
+        int rc = hb_tm_node_times(x, NULL, nn, tt->ntime, e);
+        if (rc) return rc;
+    }
     /* AT EDGE TIME: each round's seed edges are timed as it starts */
     if (x->p->time_source == AST_TIME_EDGE) return GNNDB_OK;
     tt->n = (size_t)x->seeds.n;
@@ -108,6 +116,7 @@ void hb_tm_close(hb_exec *x)
     if (!x->tm) return;
     free(x->tm->id);
     free(x->tm->t);
+    free(x->tm->ntime);
     free(x->tm);
     x->tm = NULL;
 }
@@ -235,9 +244,12 @@ static void tm_put(const hb_tm_graph *g, uint64_t no)
 }
 
 /* What the hops keep of a node's list: its first object's place and
-** sizes (the blocks are released between reads). */
+** sizes (the blocks are released between reads). With ntime (BY NODE
+** TIME) it is one of the graph's own lists, ascending by neighbour, and an
+** entry's time is its neighbour's node time. */
 typedef struct tm_list {
     const hb_tm_graph *g;
+    const int64_t *ntime;
     uint32_t node, degree, n0; /* n0: entries in its first block */
     uint64_t no;             /* its first block */
 } tm_list;
@@ -256,8 +268,8 @@ static int tm_corrupt(const hb_tm_graph *g, uint64_t no, uint32_t node,
                       g->t->f->path, node);
 }
 
-static int tm_find(const hb_tm_graph *g, uint32_t node, tm_list *l,
-                   gnn_err *e)
+static int tm_find(const hb_tm_graph *g, const int64_t *ntime,
+                   uint32_t node, tm_list *l, gnn_err *e)
 {
     const hb_rel_topo *t = g->t;
     uint64_t no = idx_block_of(t->idx_first, t->idx_block, t->nidx, node);
@@ -267,11 +279,10 @@ static int tm_find(const hb_tm_graph *g, uint32_t node, tm_list *l,
     if (rc) return rc;
     const blk_node *o = blk_graph_find(data, node);
     const blk_header *h = data;
-    if (o && o->start == 0 && (h->flags & BLK_FLAG_TIMES))
-        *l = (tm_list){g, node, o->degree, o->n, no};
+    int ok = o && o->start == 0 && (ntime || (h->flags & BLK_FLAG_TIMES));
+    if (ok) *l = (tm_list){g, ntime, node, o->degree, o->n, no};
     tm_put(g, no);
-    if (!o || o->start != 0 || !(h->flags & BLK_FLAG_TIMES))
-        return tm_corrupt(g, no, node, e);
+    if (!ok) return tm_corrupt(g, no, node, e);
     return GNNDB_OK;
 }
 
@@ -296,10 +307,12 @@ static int tm_entry(const tm_list *l, uint32_t q, tm_ent *out, gnn_err *e)
         j = k % cap;
     }
     int ok = o && o->node == l->node && j < o->n &&
-             (hd->flags & BLK_FLAG_TIMES);
-    if (ok)
-        *out = (tm_ent){blk_node_nbrs(o)[j], blk_node_eids(o)[j],
-                        blk_node_time(o, j)};
+             (l->ntime || (hd->flags & BLK_FLAG_TIMES));
+    if (ok) {
+        uint32_t nbr = blk_node_nbrs(o)[j];
+        *out = (tm_ent){nbr, blk_node_eids(o)[j],
+                        l->ntime ? l->ntime[nbr] : blk_node_time(o, j)};
+    }
     tm_put(l->g, no);
     return ok ? GNNDB_OK : tm_corrupt(l->g, no, l->node, e);
 }
@@ -328,6 +341,9 @@ static int tm_bound(const tm_list *l, int64_t t, int strict, uint32_t *at,
 typedef struct tm_hop {
     const hb_tm_graph *g;
     const plan *p;
+    const int64_t *ntime;    /* BY NODE TIME: every node's time */
+    tm_ent *ents;            /* BY NODE TIME: a node's eligible entries */
+    size_t capents;
     const int64_t *rtime;    /* each root's time: b->o_time */
     hb_batch *b;
     tm_map m;
@@ -346,6 +362,78 @@ static int tm_reserve(hb_batch *b, size_t more)
     return 0;
 }
 
+/* Chosen entry v of frontier node i (of root r's tree) into b: its source
+** in r's tree (added when new) and the edge, unless EXCLUDE drops it
+** first. */
+static int tm_take(tm_hop *h, size_t i, uint32_t r, const tm_ent *v,
+                   gnn_err *e)
+{
+    hb_batch *b = h->b;
+    uint32_t local;
+    if (h->p->link && lk_excluded(b->lk.spec, &b->lk, v->eid))
+        return GNNDB_OK;
+    if (tm_add(&h->m, b, r, v->nbr, &local))
+        return gnn_seterr(e, GNNDB_NOMEM, "out of memory sampling");
+    b->esrc[b->ne] = local;
+    b->edst[b->ne] = (uint32_t)i;
+    b->eid[b->ne] = v->eid;
+    b->etime[b->ne++] = v->t;
+    return GNNDB_OK;
+}
+
+/* Whether time t passes against root time T (BEFORE, WINDOW). */
+static int tm_passes(const plan *p, int64_t t, int64_t T)
+{
+    if (p->time_strict ? !(t < T) : !(t <= T)) return 0;
+    return p->time_window <= 0 || T < INT64_MIN + p->time_window ||
+           t > T - p->time_window;
+}
+
+static int tm_ent_cmp(const void *a, const void *b)
+{
+    const tm_ent *x = a, *y = b;
+    if (x->t != y->t) return x->t < y->t ? -1 : 1;
+    if (x->nbr != y->nbr) return x->nbr < y->nbr ? -1 : 1;
+    return (x->eid > y->eid) - (x->eid < y->eid);
+}
+
+/* BY NODE TIME: node i's list (ascending by neighbour) read whole, the
+** entries whose source passes kept in list order; TEMPORAL LAST takes the
+** k latest by (time, neighbour, edge id), in ascending time, UNIFORM k of
+** them drawn under the key the edge-time hop uses. */
+static int tm_node_by_node(tm_hop *h, const tm_list *l, size_t i, int fanout,
+                           uint64_t khop, gnn_err *e)
+{
+    const plan *p = h->p;
+    uint32_t r = h->b->troot[i], m = 0, n;
+    int64_t T = h->rtime[r];
+    if (gnn_grow((void **)&h->ents, &h->capents, (size_t)l->degree + 1,
+                 sizeof *h->ents))
+        return gnn_seterr(e, GNNDB_NOMEM, "out of memory sampling");
+    for (uint32_t q = 0; q < l->degree; q++) {
+        int rc = tm_entry(l, q, &h->ents[m], e);
+        if (rc) return rc;
+        m += (uint32_t)tm_passes(p, h->ents[m].t, T);
+    }
+    uint32_t most = sample_max(m, fanout, p->replace);
+    if (gnn_grow((void **)&h->pos, &h->cappos, most + 1, sizeof *h->pos) ||
+        tm_reserve(h->b, most))
+        return gnn_seterr(e, GNNDB_NOMEM, "out of memory sampling");
+    if (p->time_strategy == AST_TEMPORAL_LAST) {
+        qsort(h->ents, m, sizeof *h->ents, tm_ent_cmp);
+        n = fanout < 0 || (uint32_t)fanout > m ? m : (uint32_t)fanout;
+        for (uint32_t j = 0; j < n; j++) h->pos[j] = m - n + j;
+    } else {
+        uint64_t key = rng_key_node(rng_mix(khop ^ (0x51ed27u + r)), l->node);
+        n = sample_choose(key, m, fanout, p->replace, h->pos, h->scratch);
+    }
+    for (uint32_t j = 0; j < n; j++) {
+        int rc = tm_take(h, i, r, &h->ents[h->pos[j]], e);
+        if (rc) return rc;
+    }
+    return GNNDB_OK;
+}
+
 /* Frontier node i of b: its eligible entries [lo, hi), the chosen ones
 ** added with their edges. */
 static int tm_node(tm_hop *h, size_t i, int fanout, uint64_t khop,
@@ -357,7 +445,8 @@ static int tm_node(tm_hop *h, size_t i, int fanout, uint64_t khop,
     int64_t T = h->rtime[r];
     tm_list l;
     uint32_t lo = 0, hi;
-    int rc = tm_find(h->g, node, &l, e);
+    int rc = tm_find(h->g, h->ntime, node, &l, e);
+    if (!rc && h->ntime) return tm_node_by_node(h, &l, i, fanout, khop, e);
     if (!rc) rc = tm_bound(&l, T, p->time_strict, &hi, e);
     /* WINDOW w keeps T - w < time: entries at or before T - w go */
     if (!rc && p->time_window > 0 && T >= INT64_MIN + p->time_window)
@@ -380,16 +469,9 @@ static int tm_node(tm_hop *h, size_t i, int fanout, uint64_t khop,
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory sampling");
     for (uint32_t j = 0; j < n; j++) {
         tm_ent v;
-        uint32_t local;
-        if ((rc = tm_entry(&l, h->pos[j], &v, e))) return rc;
-        /* EXCLUDE drops a chosen edge before its source joins the tree */
-        if (p->link && lk_excluded(b->lk.spec, &b->lk, v.eid)) continue;
-        if (tm_add(&h->m, b, r, v.nbr, &local))
-            return gnn_seterr(e, GNNDB_NOMEM, "out of memory sampling");
-        b->esrc[b->ne] = local;
-        b->edst[b->ne] = (uint32_t)i;
-        b->eid[b->ne] = v.eid;
-        b->etime[b->ne++] = v.t;
+        if ((rc = tm_entry(&l, h->pos[j], &v, e)) ||
+            (rc = tm_take(h, i, r, &v, e)))
+            return rc;
     }
     return GNNDB_OK;
 }
@@ -400,7 +482,7 @@ static int tm_find_eid(const hb_tm_graph *g, uint32_t node, uint32_t eid,
                        int64_t *t, gnn_err *e)
 {
     tm_list l;
-    int rc = tm_find(g, node, &l, e);
+    int rc = tm_find(g, NULL, node, &l, e);
     for (uint32_t q = 0; !rc && q < l.degree; q++) {
         tm_ent v;
         if ((rc = tm_entry(&l, q, &v, e))) break;
@@ -443,6 +525,7 @@ int hb_tm_sample(const hb_tm_graph *g, const plan *p, const hb_tm_times *tt,
     if (!h) return gnn_seterr(e, GNNDB_NOMEM, "out of memory sampling");
     h->g = g;
     h->p = p;
+    h->ntime = tt->ntime;
     h->rtime = b->o_time;
     h->b = b;
     int rc = GNNDB_OK;
@@ -472,6 +555,7 @@ int hb_tm_sample(const hb_tm_graph *g, const plan *p, const hb_tm_times *tt,
     free(h->m.key);
     free(h->m.val);
     free(h->pos);
+    free(h->ents);
     free(h);
     return rc;
 }

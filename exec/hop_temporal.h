@@ -16,6 +16,7 @@ typedef struct hb_tm_times {
     uint32_t *id;
     int64_t *t;
     size_t n;
+    int64_t *ntime;          /* BY NODE TIME: every node's time, by id */
 } hb_tm_times;
 
 /* The time graph the hops read: a resident round's pinned blocks (rs), or

@@ -220,6 +220,8 @@ typedef struct ast_stmt {
     int temporal;               /* AST_TEMPORAL_* */
     int time_strict;            /* BEFORE: edge time < seed time */
     int64_t time_window;        /* WINDOW w (> 0); 0 when absent */
+    int time_by_node;           /* BY NODE TIME: an edge is judged by its
+                                ** source node's time, not its own */
     int time_nodes;             /* IMPORT NODE TIMES (else EDGE TIMES) */
 
     /* PROPAGATE name OVER graph HOPS k [NORMALIZE w] INTO target;

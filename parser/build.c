@@ -35,6 +35,7 @@ static const char *const clause_names[CL_COUNT] = {
     [CL_REVERSE] = "WITH REVERSE", [CL_TEMPORAL] = "TEMPORAL",
     [CL_AT] = "AT TIMES / AT NODE TIME / AT EDGE TIME",
     [CL_TIME_CMP] = "BEFORE / AT OR BEFORE", [CL_WINDOW] = "WINDOW",
+    [CL_TIME_BY] = "BY NODE TIME / BY EDGE TIME",
 };
 
 /* Record the first error, prefixed with the place of token `at`. */

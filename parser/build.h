@@ -21,7 +21,7 @@ enum {
     CL_NODE_COUNT, CL_REVERSE,
     CL_ROWS, CL_IN_ORDER,
     CL_REPLACE,
-    CL_AT, CL_TEMPORAL, CL_TIME_CMP, CL_WINDOW,
+    CL_AT, CL_TEMPORAL, CL_TIME_CMP, CL_WINDOW, CL_TIME_BY,
     CL_COUNT
 };
 
@@ -146,6 +146,7 @@ void build_at_edge_time(parse_ctx *p, const gtok *kw);
 void build_temporal(parse_ctx *p, const gtok *kw, int strategy);
 void build_time_cmp(parse_ctx *p, const gtok *kw, int strict);
 void build_window(parse_ctx *p, const gtok *kw, const gtok *w);
+void build_time_by(parse_ctx *p, const gtok *kw, int node);
 void build_time_finish(parse_ctx *p);
 
 /* After the grammar accepted: the checks that need the whole statement. */

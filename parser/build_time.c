@@ -50,12 +50,18 @@ void build_window(parse_ctx *p, const gtok *kw, const gtok *w)
     p->s->time_window = v;
 }
 
-/* TEMPORAL, BEFORE and WINDOW need a time to compare with; seed edges
+void build_time_by(parse_ctx *p, const gtok *kw, int node)
+{
+    if (bld_once(p, kw, CL_TIME_BY)) p->s->time_by_node = node;
+}
+
+/* TEMPORAL, BEFORE, WINDOW and BY need a time to compare with; seed edges
 ** take their own (AT EDGE TIME), nodes a file's or their node times; a
 ** temporal SAMPLE is of a plain graph for now. */
 void build_time_finish(parse_ctx *p)
 {
-    static const int needs_at[] = {CL_TEMPORAL, CL_TIME_CMP, CL_WINDOW};
+    static const int needs_at[] = {CL_TEMPORAL, CL_TIME_CMP, CL_WINDOW,
+                                   CL_TIME_BY};
     ast_stmt *s = p->s;
     if (p->rc || s->kind != AST_SAMPLE) return;
     if (!s->time_source) {
@@ -75,6 +81,10 @@ void build_time_finish(parse_ctx *p)
     if (s->edge_seeds && s->time_source != AST_TIME_EDGE)
         bld_fail(p, GNNDB_SYNTAX, at, "with EDGES seeds the time of each "
                  "tree is its seed edge's own: write AT EDGE TIME");
+    else if (s->time_source == AST_TIME_EDGE && s->time_by_node)
+        bld_fail(p, GNNDB_SYNTAX, &p->clause_at[CL_TIME_BY], "BY NODE TIME "
+                 "with AT EDGE TIME is not available yet: a seed edge's "
+                 "tree is judged by edge times");
     else if (!s->edge_seeds && s->time_source == AST_TIME_EDGE)
         bld_fail(p, GNNDB_SYNTAX, at, "AT EDGE TIME takes each seed edge's "
                  "time: it needs EDGES split (seed by nodes with AT TIMES "

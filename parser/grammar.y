@@ -68,8 +68,8 @@ int gnnParseCheck(void *parser, int major, const gtok *t, parse_ctx *ctx);
 %fallback ID REPLACE.
 
 /* Time's words are names elsewhere too. */
-%token TIMES TIME NODE AT TEMPORAL UNIFORM LAST BEFORE OR WINDOW.
-%fallback ID TIMES TIME NODE AT TEMPORAL UNIFORM LAST BEFORE OR WINDOW.
+%token TIMES TIME NODE AT TEMPORAL UNIFORM LAST BEFORE OR WINDOW BY.
+%fallback ID TIMES TIME NODE AT TEMPORAL UNIFORM LAST BEFORE OR WINDOW BY.
 %fallback ID RELATION COUNT REVERSE IN.
 
 /* ---- CREATE GRAPH ---------------------------------------------------- */
@@ -325,6 +325,8 @@ sample_clause ::= TEMPORAL(K) LAST. { build_temporal(pctx, &K, AST_TEMPORAL_LAST
 sample_clause ::= BEFORE(K).        { build_time_cmp(pctx, &K, 1); }
 sample_clause ::= AT(K) OR BEFORE.  { build_time_cmp(pctx, &K, 0); }
 sample_clause ::= WINDOW(K) INTEGER(W). { build_window(pctx, &K, &W); }
+sample_clause ::= BY(K) NODE TIME.  { build_time_by(pctx, &K, 1); }
+sample_clause ::= BY(K) EDGE TIME.  { build_time_by(pctx, &K, 0); }
 
 /* ---- PROPAGATE and SCAN (pre-propagated features) ---------------------- */
 cmd ::= PROPAGATE(K) ID(F) OVER ID(G) HOPS INTEGER(N) prop_norm INTO ID(O).

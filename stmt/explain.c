@@ -459,8 +459,9 @@ static int time_line(const plan *p, int d, rowset *rs)
                            ? "each root's T its seed edge's time"
                            : "each seed's T from its node time";
     return line(rs, d, "time: %s; every hop keeps edges with t %s T%s (the "
-                "root's T), %s; a tree per %s", from,
+                "root's T; t %s), %s; a tree per %s", from,
                 p->time_strict ? "<" : "<=", win,
+                p->time_by_node ? "its source's node time" : "the edge's time",
                 p->time_strategy == AST_TEMPORAL_LAST ? "the latest k"
                                                       : "k drawn uniformly",
                 p->link ? "endpoint slot" : "seed");

@@ -593,7 +593,8 @@ static void typo_on_line_two_names_line_column_and_expected(void **state)
                  "near line 2, column 14: syntax error at 'BATCHES'; expected "
                  "one of SEEDS, FEATURES, BATCH, HYPERBATCH, SHUFFLE, SEED, "
                  "EPOCHS, WITH, LIMIT, INTO, TO, '(', PARTITION, EDGE, EDGES, "
-                 "NEGATIVE, STRICT, EXCLUDE, IN, '.', AT, TEMPORAL, BEFORE, WINDOW, ';'");
+                 "NEGATIVE, STRICT, EXCLUDE, IN, '.', AT, TEMPORAL, BEFORE, "
+                 "WINDOW, BY, ';'");
     expect_error("SAMPEL 10 FROM g BATCH 1", GNNDB_SYNTAX,
                  "near line 1, column 1: syntax error at 'SAMPEL'; expected "
                  "one of CREATE, IMPORT, SHOW, DESCRIBE, DROP, CHECK, PRAGMA, "
@@ -1191,10 +1192,16 @@ static void time_statements(void **state)
     assert_string_equal(s->edge_seeds, "lp");
     assert_int_equal(s->time_strict, 1);
     ast_free(s);
+    s = parse_ok("SAMPLE 5 FROM g SEEDS s AT NODE TIME BY NODE TIME BATCH 4");
+    assert_int_equal(s->time_by_node, 1);
+    ast_free(s);
+    s = parse_ok("SAMPLE 5 FROM g SEEDS s BY EDGE TIME AT NODE TIME BATCH 4");
+    assert_int_equal(s->time_by_node, 0);
+    ast_free(s);
     /* the words are names elsewhere */
-    s = parse_ok("SAMPLE 5 FROM time SEEDS last FEATURES window BATCH 4");
+    s = parse_ok("SAMPLE 5 FROM time SEEDS by FEATURES window BATCH 4");
     assert_string_equal(s->graph, "time");
-    assert_string_equal(s->seeds_split, "last");
+    assert_string_equal(s->seeds_split, "by");
     assert_string_equal(s->features, "window");
     ast_free(s);
 }
@@ -1223,6 +1230,14 @@ static void time_errors(void **state)
                  "time: it needs EDGES split (seed by nodes with AT TIMES "
                  "'file' or AT NODE TIME)");
     expect_error_part("SAMPLE 5 FROM g EDGES e AT EDGE TIME AT NODE TIME "
+                      "BATCH 4", GNNDB_SYNTAX, "given twice");
+    expect_error_part("SAMPLE 5 FROM g BY NODE TIME BATCH 4", GNNDB_SYNTAX,
+                      "give AT TIMES 'file', AT NODE TIME or AT EDGE TIME");
+    expect_error("SAMPLE 5 FROM g EDGES e AT EDGE TIME BY NODE TIME BATCH 4",
+                 GNNDB_SYNTAX, "line 1, column 38: BY NODE TIME with AT EDGE "
+                 "TIME is not available yet: a seed edge's tree is judged by "
+                 "edge times");
+    expect_error_part("SAMPLE 5 FROM g AT NODE TIME BY NODE TIME BY EDGE TIME "
                       "BATCH 4", GNNDB_SYNTAX, "given twice");
     expect_error_part("IMPORT EDGE TIMES INTO g FROM t.npy", GNNDB_SYNTAX,
                       "expected string");
@@ -1579,7 +1594,8 @@ static void hetero_sample_errors(void **state)
                  "near line 1, column 31: syntax error at '.'; expected one "
                  "of SEEDS, FEATURES, BATCH, HYPERBATCH, SHUFFLE, SEED, "
                  "EPOCHS, WITH, LIMIT, INTO, TO, PARTITION, EDGE, EDGES, "
-                 "NEGATIVE, STRICT, EXCLUDE, IN, AT, TEMPORAL, BEFORE, WINDOW, ';'");
+                 "NEGATIVE, STRICT, EXCLUDE, IN, AT, TEMPORAL, BEFORE, "
+                 "WINDOW, BY, ';'");
     expect_error("SAMPLE {a: 1} FROM g SEEDS p.s", GNNDB_SYNTAX,
                  "line 1, column 1: SAMPLE needs a BATCH clause");
 }

@@ -1,0 +1,195 @@
+"""SAMPLE ... BY NODE TIME: an edge judged by its source node's time (PyG's
+NeighborLoader with a node-level time_attr), against a brute-force
+sampler written here from docs/language.md ("Time"): TEMPORAL LAST array
+for array with BEFORE and WINDOW, UNIFORM keeping the bound on every
+batch and uniform among the eligible neighbours (chi-square), the same
+batches through the pool, resident or spilled, and what is refused."""
+import numpy as np
+import pytest
+
+import gnndb
+
+scipy_stats = pytest.importorskip("scipy.stats")
+
+N, E = 300, 4000
+
+
+@pytest.fixture(scope="module")
+def ngraph(tmp_path_factory):
+    """A directed graph with a hub (node 0) and node times with ties (no
+    edge times), and a split of 64 seeds with times of their own."""
+    d = tmp_path_factory.mktemp("temporal_by_node")
+    rng = np.random.default_rng(5)
+    src = rng.integers(0, N, E)
+    dst = rng.integers(0, N, E)
+    dst[:400] = 0
+    nt = rng.integers(0, 200, N).astype(np.int64)
+    np.savetxt(d / "e.csv", np.stack([src, dst], 1), fmt="%d", delimiter=",")
+    np.save(d / "nt.npy", nt)
+    seeds = np.sort(rng.choice(np.arange(1, N), 64, replace=False))
+    np.save(d / "seeds.npy", seeds)
+    st = rng.integers(0, 220, len(seeds)).astype(np.int64)
+    np.save(d / "st.npy", st)
+    path = str(d / "n.gnndb")
+    with gnndb.connect(path) as c:
+        c.execute("CREATE GRAPH g FROM '%s';" % (d / "e.csv"))
+        c.execute("IMPORT NODE TIMES INTO g FROM '%s';" % (d / "nt.npy"))
+        c.execute("CREATE SPLIT train ON g FROM '%s';" % (d / "seeds.npy"))
+        c.execute("CREATE GRAPH bare FROM '%s';" % (d / "e.csv"))
+        c.execute("CREATE SPLIT train ON bare FROM '%s';" % (d / "seeds.npy"))
+    return dict(dir=d, path=path, src=src, dst=dst, nt=nt, seeds=seeds,
+                st=st)
+
+
+def batches(g, sql, pragmas=None):
+    out = []
+    with gnndb.connect(g["path"], readonly=True) as c:
+        if pragmas:
+            c.execute(pragmas)
+        for b in c.sample(sql):
+            out.append({k: np.array(getattr(b, k)) for k in
+                        ("n_id", "edge_index", "e_id", "edge_time",
+                         "node_seed", "time", "num_sampled_nodes")})
+            out[-1]["digest"] = b.digest
+    return out
+
+
+def eligible(g, v, T, strict, window):
+    """Input edges into v whose source's node time passes against T, in
+    (source time, source, edge id) order."""
+    e = np.nonzero(g["dst"] == v)[0]
+    tt = g["nt"][g["src"][e]]
+    ok = tt < T if strict else tt <= T
+    if window:
+        ok &= tt > T - window
+    e = e[ok]
+    return e[np.lexsort((e, g["src"][e], g["nt"][g["src"][e]]))]
+
+
+def reference_last(g, seeds, times, fanouts, strict, window):
+    nodes, root = list(seeds), list(range(len(seeds)))
+    where = {(r, v): r for r, v in enumerate(seeds)}
+    es, ed, eid = [], [], []
+    lo = 0
+    for k in fanouts:
+        hi = len(nodes)
+        for i in range(lo, hi):
+            r = root[i]
+            el = eligible(g, nodes[i], times[r], strict, window)
+            for e in el[max(0, len(el) - k):]:
+                u = int(g["src"][e])
+                if (r, u) not in where:
+                    where[(r, u)] = len(nodes)
+                    nodes.append(u)
+                    root.append(r)
+                es.append(where[(r, u)])
+                ed.append(i)
+                eid.append(int(e))
+        lo = hi
+    return (np.array(nodes), np.array([es, ed]).reshape(2, -1),
+            np.array(eid, dtype=np.int64), np.array(root))
+
+
+@pytest.mark.parametrize("clause,strict,window", [
+    ("", False, 0), ("BEFORE", True, 0), ("WINDOW 60", False, 60),
+    ("BEFORE WINDOW 30", True, 30)])
+def test_last_equals_the_reference(ngraph, clause, strict, window):
+    g = ngraph
+    got = batches(g, "SAMPLE 4,3 FROM g SEEDS train AT TIMES '%s' BY NODE "
+                     "TIME TEMPORAL LAST %s BATCH 16;" %
+                  (g["dir"] / "st.npy", clause))
+    assert len(got) == 4
+    for b, lo in zip(got, range(0, 64, 16)):
+        seeds, times = g["seeds"][lo:lo + 16], g["st"][lo:lo + 16]
+        n_id, ei, eid, root = reference_last(g, seeds, times, [4, 3], strict,
+                                             window)
+        np.testing.assert_array_equal(b["n_id"], n_id)
+        np.testing.assert_array_equal(b["edge_index"], ei)
+        np.testing.assert_array_equal(b["e_id"], eid)
+        # edge_time holds the time each edge was judged by: its source's
+        np.testing.assert_array_equal(b["edge_time"],
+                                      g["nt"][g["src"][eid]])
+        np.testing.assert_array_equal(b["node_seed"], root)
+        np.testing.assert_array_equal(b["time"], times)
+
+
+def test_at_node_time_by_node_time_is_pygs_node_level_time(ngraph):
+    """Seeds at their own node times, neighbours no later than that: PyG's
+    NeighborLoader(time_attr='time') on node times."""
+    g = ngraph
+    for b in batches(g, "SAMPLE 5,5 FROM g SEEDS train AT NODE TIME BY NODE "
+                        "TIME BATCH 16 SHUFFLE SEED 2;"):
+        np.testing.assert_array_equal(b["time"], g["nt"][b["n_id"][:16]])
+        root_t = b["time"][b["node_seed"]]
+        assert (g["nt"][b["n_id"]] <= root_t).all()
+
+
+@pytest.mark.parametrize("clause,strict,window", [
+    ("", False, 0), ("BEFORE", True, 0), ("WINDOW 50", False, 50)])
+def test_uniform_keeps_the_bound_and_takes_what_it_can(ngraph, clause,
+                                                       strict, window):
+    g = ngraph
+    got = batches(g, "SAMPLE 5,5 FROM g SEEDS train AT TIMES '%s' BY NODE "
+                     "TIME %s BATCH 8 SHUFFLE SEED 3;" %
+                  (g["dir"] / "st.npy", clause))
+    assert len(got) == 8
+    for b in got:
+        dst_t = b["time"][b["node_seed"]][b["edge_index"][1]]
+        src_t = g["nt"][b["n_id"][b["edge_index"][0]]]
+        np.testing.assert_array_equal(b["edge_time"], src_t)
+        assert (src_t < dst_t).all() if strict else (src_t <= dst_t).all()
+        if window:
+            assert (src_t > dst_t - window).all()
+        np.testing.assert_array_equal(g["src"][b["e_id"]],
+                                      b["n_id"][b["edge_index"][0]])
+        np.testing.assert_array_equal(g["dst"][b["e_id"]],
+                                      b["n_id"][b["edge_index"][1]])
+        for i in range(int(b["num_sampled_nodes"][0])):
+            mine = b["e_id"][b["edge_index"][1] == i]
+            m = len(eligible(g, b["n_id"][i], b["time"][i], strict, window))
+            assert len(mine) == min(5, m)
+
+
+def test_uniform_is_uniform_among_eligible_neighbours(ngraph, tmp_path):
+    """The hub (in-degree > 400) as the one seed, 400 epochs of 5 draws:
+    the counts of its eligible in-edges against equal expectations."""
+    g = ngraph
+    T = 120
+    np.save(tmp_path / "t0.npy", np.array([T], dtype=np.int64))
+    got = batches(g, "SAMPLE 5 FROM g SEEDS (0) AT TIMES '%s' BY NODE TIME "
+                     "BATCH 1 SHUFFLE SEED 11 EPOCHS 400;" %
+                  (tmp_path / "t0.npy"))
+    el = eligible(g, 0, T, False, 0)
+    counts = dict.fromkeys(el.tolist(), 0)
+    for b in got:
+        for e in b["e_id"]:
+            counts[int(e)] += 1
+    obs = np.array(list(counts.values()))
+    assert obs.sum() == 400 * 5
+    assert scipy_stats.chisquare(obs).pvalue > 1e-4
+
+
+def test_batches_do_not_depend_on_hyperbatch_threads_pool_or_spill(ngraph):
+    g = ngraph
+    sql = ("SAMPLE 5,5 FROM g SEEDS train AT TIMES '%s' BY NODE TIME BATCH 8 "
+           "SHUFFLE SEED 9 %%s;" % (g["dir"] / "st.npy"))
+    ref = [b["digest"] for b in batches(g, sql % "")]
+    for extra, pragmas in (("HYPERBATCH 1", None), ("", "PRAGMA threads = 1;"),
+                           ("", "PRAGMA cache_policy = 'lru';"),
+                           ("", "PRAGMA spill = 'on';")):
+        got = [b["digest"] for b in batches(g, sql % extra, pragmas)]
+        assert got == ref, (extra, pragmas)
+
+
+@pytest.mark.parametrize("sql,words", [
+    ("SAMPLE 2 FROM bare SEEDS train AT NODE TIME BY NODE TIME BATCH 8;",
+     "no node times"),
+    ("SAMPLE 2 FROM g SEEDS train BY NODE TIME BATCH 8;", "AT TIMES"),
+    ("SAMPLE 2 FROM g SEEDS train AT NODE TIME BATCH 8;",
+     "IMPORT EDGE TIMES"),
+])
+def test_what_cannot_run_is_refused_in_words(ngraph, sql, words):
+    with gnndb.connect(ngraph["path"], readonly=True) as c:
+        with pytest.raises(gnndb.Error) as ex:
+            list(c.sample(sql))
+    assert words in str(ex.value)
