@@ -74,6 +74,9 @@ extern const char catx_schema_types[];
 ** itself, its relation row, its edges taken off its typed graph's. */
 int catx_types_drop_graph(cat_db *c, int64_t graph_id, gnn_err *e);
 
+/* The time ranges table, migration 6 of catalog.c (time_ranges.c). */
+extern const char catx_schema_time_ranges[];
+
 /* Note whether the packs tables exist: a writable open has added them
 ** (migration 3); a read-only catalog without them has no packs. */
 int catx_packs_schema(cat_db *c, gnn_err *e);

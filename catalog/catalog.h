@@ -313,6 +313,15 @@ typedef struct cat_profile_field {
 extern const cat_profile_field cat_profile_fields[];
 extern const int cat_profile_nfields;
 
+/* The smallest and largest of graph graph_id's times of `kind` ("edge" or
+** "node"): put in the transaction that publishes them (replacing any),
+** get where stored, else GNNDB_NOTFOUND (times imported by an older gnndb,
+** or a read-only catalog that predates the table). */
+int cat_time_range_put(cat_db *c, int64_t graph_id, const char *kind,
+                       int64_t tmin, int64_t tmax, gnn_err *e);
+int cat_time_range_get(cat_db *c, int64_t graph_id, const char *kind,
+                       int64_t *tmin, int64_t *tmax, gnn_err *e);
+
 /* The documented defaults (source "default"), used when none is stored. */
 void cat_profile_defaults(cat_profile *p);
 /* The stored profile; GNNDB_NOTFOUND (p set to the defaults) when none is,

@@ -90,6 +90,9 @@ static const char *const migrations[] = {
     ** split (catalog/hetero.c). format_version stays 3: no released
     ** reader of format 3 predates it */
     catx_schema_types,
+    /* 6: the range of a graph's edge and node times, for DESCRIBE
+    ** (catalog/time_ranges.c) */
+    catx_schema_time_ranges,
 };
 #define SCHEMA_VERSION (1 + (int)(sizeof migrations / sizeof migrations[0]))
 

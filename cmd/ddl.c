@@ -358,6 +358,10 @@ int ddl_table_insert(gnndb *db, int64_t graph_id, ddl_table *d, gnn_err *e)
     int rc = cat_table_insert(db->cat, &d->t, e);
     if (!rc) rc = cat_checksums_put(db->cat, d->file, d->r.checksums,
                                     d->r.nblocks, e);
+    /* node times: their range, for DESCRIBE */
+    if (!rc && d->o.times && d->r.rows > 0)
+        rc = cat_time_range_put(db->cat, graph_id, "node", d->r.tmin,
+                                d->r.tmax, e);
     return rc;
 }
 

@@ -136,6 +136,23 @@ static int graph_props(gnndb *db, const cat_graph *g, rowset *rs, int *oom,
     return GNNDB_OK;
 }
 
+/* kind_times.min and .max ("edge" or "node") where the catalog holds
+** their range (times imported by an older gnndb have none). Returns
+** nonzero when out of memory. */
+static int time_range_props(gnndb *db, int64_t graph_id, const char *kind,
+                            rowset *rs)
+{
+    int64_t lo, hi;
+    gnn_err e2 = {0};
+    if (cat_time_range_get(db->cat, graph_id, kind, &lo, &hi, &e2))
+        return 0;
+    char key[32];
+    snprintf(key, sizeof key, "%s_times.min", kind);
+    int oom = rs_prop_int(rs, key, lo);
+    snprintf(key, sizeof key, "%s_times.max", kind);
+    return oom | rs_prop_int(rs, key, hi);
+}
+
 /* A row for each feature table, then for the label table its classes and
 ** the nodes of each (counted from its blocks). */
 static int table_props(gnndb *db, const cat_table *ts, size_t nt, rowset *rs,
@@ -154,8 +171,10 @@ static int table_props(gnndb *db, const cat_table *ts, size_t nt, rowset *rs,
         *oom |= rs_prop_text(rs, key, val);
     }
     for (size_t i = 0; i < nt; i++)
-        if (ts[i].kind == CAT_TABLE_NODE_TIMES)
+        if (ts[i].kind == CAT_TABLE_NODE_TIMES) {
             *oom |= rs_prop_text(rs, "node_times", ts[i].source);
+            *oom |= time_range_props(db, ts[i].graph_id, "node", rs);
+        }
     for (size_t i = 0; i < nt; i++) {
         if (ts[i].kind != CAT_TABLE_LABELS || ts[i].has_type) continue;
         snprintf(buf, sizeof buf, "%" PRId64 " classes", ts[i].nclasses);
@@ -210,6 +229,7 @@ static int file_props(gnndb *db, const cat_graph *g, const cat_table *ts,
     if (g->kind == CAT_GRAPH_PLAIN &&
         cat_time_graph_get(db->cat, g, &tg, &e2) == GNNDB_OK) {
         oom |= rs_prop_text(rs, "edge_times", tg.source);
+        oom |= time_range_props(db, g->id, "edge", rs);
         snprintf(buf, sizeof buf, "file.%s", tg.file);
         oom |= rs_prop_int(rs, buf, file_size(db->dir, tg.file));
     }

@@ -180,6 +180,7 @@ typedef struct imp_feat_result {
     uint32_t *checksums;   /* malloc'd */
     int64_t nclasses;      /* labels: max label + 1 */
     int64_t *class_counts; /* labels: nclasses counts, malloc'd */
+    int64_t tmin, tmax;    /* times: the smallest and largest value */
 } imp_feat_result;
 
 /* Build `dir`/`name` (a feature block file, published by rename) from

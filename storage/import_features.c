@@ -482,7 +482,11 @@ static int fill_rows(feat_out *f, int64_t first, uint32_t cnt, gnn_err *e)
         const uint8_t *row = f->rows + i * f->srow;
         uint8_t *to = f->blk + blk_data_offset(f->bs) + i * f->drow;
         if (f->o->times) {
-            memcpy(to, row, 8);
+            int64_t v;
+            memcpy(&v, row, 8);
+            memcpy(to, &v, 8);
+            if (v < f->res->tmin) f->res->tmin = v;
+            if (v > f->res->tmax) f->res->tmax = v;
         } else if (f->o->labels) {
             int64_t v = 0;
             if ((rc = label_of(f->s, row, frow, &v, e)) ||
@@ -525,6 +529,8 @@ int imp_features(const char *src, const char *dir, const char *name,
                  imp_feat_result *res, gnn_err *e)
 {
     memset(res, 0, sizeof *res);
+    res->tmin = INT64_MAX;
+    res->tmax = INT64_MIN;
     feat_out f = {.o = o, .ctl = ctl, .res = res, .fname = base_name(src)};
     f.bs = o->block_size ? o->block_size : BLK_DEFAULT_SIZE;
     f.dtype = o->labels || o->times ? BLK_DTYPE_I64

@@ -182,7 +182,7 @@ static void test_new_catalog_has_schema_and_version(void **state)
     /* format_version, and schema_version: the last migration applied */
     assert_int_equal(raw_int(f->path, "SELECT count(*) FROM meta"), 2);
     assert_int_equal(raw_int(f->path, "SELECT value FROM meta WHERE key = "
-                                      "'schema_version'"), 5);
+                                      "'schema_version'"), 6);
 }
 
 /* ---- graphs -------------------------------------------------------------- */
@@ -859,7 +859,7 @@ static void test_packs_tables_added_to_an_older_catalog(void **state)
                                       "WHERE name IN ('packs', "
                                       "'pack_batches')"), 2);
     assert_int_equal(raw_int(f->path, "SELECT value FROM meta WHERE key = "
-                                      "'schema_version'"), 5);
+                                      "'schema_version'"), 6);
 }
 
 /* A format-2 catalog: read-only, it reads as it is (graphs without edge

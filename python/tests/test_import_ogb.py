@@ -146,8 +146,12 @@ def test_ogb_node_year_becomes_node_times(tmp_path, layout):
     for root in (timed, plain):
         with gnndb.connect(root + ".gnndb") as c:
             c.execute("IMPORT OGB %s AS g;" % quote(root))
-            has = "node_times" in dict(c.execute("DESCRIBE g;"))
+            d = dict(c.execute("DESCRIBE g;"))
+            has = "node_times" in d
             assert has == (root == timed)
+            if has:     # node_year's range, written with it
+                assert (d["node_times.min"], d["node_times.max"]) == \
+                    (year.min(), year.max())
             if not has:
                 c.execute("IMPORT NODE TIMES INTO g FROM %s;" %
                           quote(str(tmp_path / "year.npy")))

@@ -240,8 +240,32 @@ def test_a_time_column_equals_imported_edge_times(tgraph, tmp_path):
                       (tmp_path / "ev.csv", cols))
             c.execute("CREATE SPLIT train ON g FROM '%s';" %
                       (g["dir"] / "seeds.npy"))
-        assert describe(path)["edge_times"].endswith("ev.csv")
+        d = describe(path)
+        assert d["edge_times"].endswith("ev.csv")
+        assert (d["edge_times.min"], d["edge_times.max"]) == \
+            (g["t"].min(), g["t"].max())
         assert [b["digest"] for b in batches(dict(path=path), sql)] == want
+
+
+def test_describe_shows_the_time_ranges_until_the_graph_goes(tgraph,
+                                                             tmp_path):
+    """DESCRIBE's edge_times.min/max and node_times.min/max equal numpy's,
+    written with the times; a graph made again under the name after DROP
+    GRAPH has none."""
+    g = tgraph
+    d = describe(g["path"])
+    assert (d["edge_times.min"], d["edge_times.max"]) == \
+        (g["t"].min(), g["t"].max())
+    assert (d["node_times.min"], d["node_times.max"]) == \
+        (g["nt"].min(), g["nt"].max())
+    path = str(tmp_path / "r.gnndb")
+    with gnndb.connect(path) as c:
+        c.execute("CREATE GRAPH g FROM '%s';" % (g["dir"] / "e.csv"))
+        c.execute("IMPORT NODE TIMES INTO g FROM '%s';" % (g["dir"] / "nt.npy"))
+        c.execute("DROP GRAPH g;")
+        c.execute("CREATE GRAPH g FROM '%s';" % (g["dir"] / "e.csv"))
+    d = describe(path)
+    assert not [k for k in d if "times" in k], d
 
 
 def test_a_bad_time_column_creates_nothing(tmp_path):
