@@ -397,7 +397,7 @@ static void test_profile_stored(void **state)
                                         "= 'schema_version'", -1, &st, NULL),
                      SQLITE_OK);
     assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    assert_int_equal(sqlite3_column_int(st, 0), 5);
+    assert_int_equal(sqlite3_column_int(st, 0), 6);
     sqlite3_finalize(st);
     sqlite3_close(db);
     tu_rmrf(dir);
