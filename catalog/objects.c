@@ -424,9 +424,15 @@ int cat_table_list(cat_db *c, int64_t graph_id, cat_table **out, size_t *n,
     return rc;
 }
 
+_Static_assert(CAT_TABLE_NODE_TIMES == 5, "cat_table_delete names kind 5");
+
 int cat_table_delete(cat_db *c, int64_t table_id, gnn_err *e)
 {
+    /* node times (kind 5, CAT_TABLE_NODE_TIMES) take their range with
+    ** them (time_ranges.c) */
     static const char *const sqls[] = {
+        "DELETE FROM time_ranges WHERE kind = 'node' AND graph_id IN ("
+        "  SELECT graph_id FROM tables WHERE id = ?1 AND kind = 5)",
         "DELETE FROM checksums WHERE file IN ("
         "  SELECT file FROM tables WHERE id = ?1)",
         "DELETE FROM tables WHERE id = ?1",

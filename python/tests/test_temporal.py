@@ -266,6 +266,14 @@ def test_describe_shows_the_time_ranges_until_the_graph_goes(tgraph,
         c.execute("CREATE GRAPH g FROM '%s';" % (g["dir"] / "e.csv"))
     d = describe(path)
     assert not [k for k in d if "times" in k], d
+    # node times dropped alone take their range along
+    with gnndb.connect(path) as c:
+        c.execute("IMPORT NODE TIMES INTO g FROM '%s';" % (g["dir"] / "nt.npy"))
+        c.execute("DROP FEATURES __node_time ON g;")
+    import sqlite3
+    with sqlite3.connect(os.path.join(path, "catalog.db")) as db:
+        assert db.execute("SELECT count(*) FROM time_ranges").fetchone() == \
+            (0,)
 
 
 def test_a_bad_time_column_creates_nothing(tmp_path):
