@@ -49,19 +49,30 @@ static size_t find_u32(const uint32_t *a, size_t n, uint32_t id)
     return at < n && a[at] == id ? at : n;
 }
 
+/* Negative i of b under `key` as its attempt: its destination (and its
+** source with PAIRS, else its positive's) drawn among the first c nodes of
+** `order` (NULL: the nodes 0 .. c-1). */
+static void draw_negative(const lk_spec *sp, uint64_t key, unsigned attempt,
+                          const uint32_t *order, size_t c, lk_batch *b,
+                          size_t i)
+{
+    uint64_t d = rng_below(rng_draw(key, 2 * (uint64_t)i + 1), c);
+    b->ntry[i] = (uint8_t)attempt;
+    b->ndst[i] = order ? order[d] : (uint32_t)d;
+    if (sp->mode == AST_NEG_PAIRS) {
+        uint64_t s = rng_below(rng_draw(key, 2 * (uint64_t)i), c);
+        b->nsrc[i] = order ? order[s] : (uint32_t)s;
+    } else {
+        b->nsrc[i] = b->psrc[i / (size_t)sp->k];
+    }
+}
+
 void lk_redraw(const lk_spec *sp, int64_t epoch, int64_t batch, lk_batch *b,
                size_t i, unsigned attempt)
 {
     uint64_t key = rng_key(sp->seed, (uint64_t)epoch, (uint64_t)batch,
                            LK_NEG_HOP, attempt);
-    b->ntry[i] = (uint8_t)attempt;
-    b->ndst[i] = (uint32_t)rng_below(rng_draw(key, 2 * (uint64_t)i + 1),
-                                     sp->nodes);
-    if (sp->mode == AST_NEG_PAIRS)
-        b->nsrc[i] = (uint32_t)rng_below(rng_draw(key, 2 * (uint64_t)i),
-                                         sp->nodes);
-    else
-        b->nsrc[i] = b->psrc[i / (size_t)sp->k];
+    draw_negative(sp, key, attempt, NULL, sp->nodes, b, i);
 }
 
 int lk_batch_fill(const lk_spec *sp, const lk_seeds *sd, const uint32_t *order,
@@ -166,12 +177,7 @@ int lk_time_negatives(const lk_spec *sp, int64_t epoch, int64_t batch,
                               "and no node has a time at or before it: no "
                               "negative can be drawn for it",
                               b->peid[i / k], (long long)T);
-        b->ntry[i] = 0;
-        b->ndst[i] = sp->by_time[rng_below(rng_draw(key, 2 * (uint64_t)i + 1),
-                                           c)];
-        if (sp->mode == AST_NEG_PAIRS)
-            b->nsrc[i] = sp->by_time[rng_below(rng_draw(key, 2 * (uint64_t)i),
-                                               c)];
+        draw_negative(sp, key, 0, sp->by_time, c, b, i);
     }
     return GNNDB_OK;
 }
