@@ -31,11 +31,9 @@ struct hb_link {
 static int load_by_time(hb_exec *x, gnn_err *e)
 {
     struct hb_link *l = x->link;
-    size_t n = (size_t)x->p->graph.nodes;
-    if (!(l->times = malloc((n + 1) * sizeof *l->times)))
-        return gnn_seterr(e, GNNDB_NOMEM, "out of memory for the node times");
-    int rc = hb_tm_node_times(x, NULL, n, l->times, e);
-    if (!rc) rc = lk_by_time(l->times, n, &l->by_time, e);
+    int rc = hb_tm_every_node_time(x, &l->times, e);
+    if (!rc) rc = lk_by_time(l->times, (size_t)x->p->graph.nodes,
+                             &l->by_time, e);
     l->spec.by_time = l->by_time;
     l->spec.times = l->times;
     return rc;

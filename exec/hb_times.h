@@ -18,10 +18,8 @@ void hb_tm_close(struct hb_exec *x);
 ** the time graph through the graph's buffer pool on the caller's thread:
 ** the round of a plan whose blocks are not all resident. */
 int hb_tm_round(struct hb_exec *x, gnn_err *e);
-/* The node times of nodes id[0..n) (ascending; NULL: the nodes 0..n-1)
-** into t, from the graph's node times table read block by block: only the
-** blocks holding them. */
-int hb_tm_node_times(struct hb_exec *x, const uint32_t *id, size_t n,
-                     int64_t *t, gnn_err *e);
+/* Every node's time, by id, from the graph's node times table: *t
+** malloc'd (the caller frees it, set even on failure). */
+int hb_tm_every_node_time(struct hb_exec *x, int64_t **t, gnn_err *e);
 
 #endif

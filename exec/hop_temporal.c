@@ -31,8 +31,11 @@
 
 /* ---- seed times ---- */
 
-int hb_tm_node_times(hb_exec *x, const uint32_t *id, size_t n, int64_t *t,
-                     gnn_err *e)
+/* The node times of nodes id[0..n) (ascending; NULL: the nodes 0..n-1)
+** into t, from the graph's node times table read block by block: only the
+** blocks holding them. */
+static int load_node_times(hb_exec *x, const uint32_t *id, size_t n,
+                           int64_t *t, gnn_err *e)
 {
     const cat_table *nt = &x->p->node_times;
     blk_file *f = NULL;
@@ -84,19 +87,22 @@ static int file_times(hb_exec *x, hb_tm_times *tt, gnn_err *e)
     return GNNDB_OK;
 }
 
+int hb_tm_every_node_time(hb_exec *x, int64_t **t, gnn_err *e)
+{
+    size_t n = (size_t)x->p->graph.nodes;
+    if (!(*t = malloc((n + 1) * sizeof **t)))
+        return gnn_seterr(e, GNNDB_NOMEM, "out of memory for the node times");
+    return load_node_times(x, NULL, n, *t, e);
+}
+
 int hb_tm_open(hb_exec *x, gnn_err *e)
 {
     hb_tm_times *tt = calloc(1, sizeof *tt);
     if (!tt) return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
     x->tm = tt;
-    if (x->p->time_by_node) {
-        size_t nn = (size_t)x->p->graph.nodes;
-        if (!(tt->ntime = malloc((nn + 1) * sizeof *tt->ntime)))
-            return gnn_seterr(e, GNNDB_NOMEM, "out of memory for the node "
-                              "times");
-        int rc = hb_tm_node_times(x, NULL, nn, tt->ntime, e);
-        if (rc) return rc;
-    }
+    int rc;
+    if (x->p->time_by_node && (rc = hb_tm_every_node_time(x, &tt->ntime, e)))
+        return rc;
     /* AT EDGE TIME: each round's seed edges are timed as it starts */
     if (x->p->time_source == AST_TIME_EDGE) return GNNDB_OK;
     tt->n = (size_t)x->seeds.n;
@@ -108,7 +114,10 @@ int hb_tm_open(hb_exec *x, gnn_err *e)
     if (x->p->time_source == AST_TIME_FILE) return file_times(x, tt, e);
     for (size_t i = 0; i < tt->n; i++) tt->id[i] = x->seeds.ids[i];
     gnn_sort_u32(tt->id, tt->n);
-    return hb_tm_node_times(x, tt->id, tt->n, tt->t, e);
+    if (!tt->ntime) return load_node_times(x, tt->id, tt->n, tt->t, e);
+    /* BY NODE TIME holds every node's already */
+    for (size_t i = 0; i < tt->n; i++) tt->t[i] = tt->ntime[tt->id[i]];
+    return GNNDB_OK;
 }
 
 void hb_tm_close(hb_exec *x)
