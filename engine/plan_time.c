@@ -83,15 +83,12 @@ static int find_node_times(gnndb *db, plan *p, int *found, gnn_err *e)
     return GNNDB_OK;
 }
 
-static int node_times(gnndb *db, plan *p, gnn_err *e)
+/* The words for `clause` on a graph without node times. */
+static int no_node_times(const plan *p, const char *clause, gnn_err *e)
 {
-    int found;
-    if (find_node_times(db, p, &found, e)) return e->rc;
-    if (!found)
-        return gnn_seterr(e, GNNDB_NOTFOUND, "AT NODE TIME: graph %s has no "
-                          "node times: IMPORT NODE TIMES INTO %s FROM 'f' "
-                          "first", p->graph.name, p->graph.name);
-    return GNNDB_OK;
+    return gnn_seterr(e, GNNDB_NOTFOUND, "%s: graph %s has no node times: "
+                      "IMPORT NODE TIMES INTO %s FROM 'f' first", clause,
+                      p->graph.name, p->graph.name);
 }
 
 int plan_time(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
@@ -108,14 +105,15 @@ int plan_time(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
         return gnn_seterr(e, GNNDB_MISUSE, "NEGATIVE ... STRICT with AT EDGE "
                           "TIME is not available yet: drop STRICT (negatives "
                           "are then drawn uniformly, an edge now and then)");
+    /* node times serve BY NODE TIME, AT NODE TIME and AT EDGE TIME's
+    ** negatives */
+    int has_nt = 0;
+    if ((s->time_by_node || s->time_source != AST_TIME_FILE) &&
+        (rc = find_node_times(db, p, &has_nt, e)))
+        return rc;
     if (s->time_by_node) {
         /* the graph's own lists, judged by their sources' node times */
-        int found;
-        if ((rc = find_node_times(db, p, &found, e))) return rc;
-        if (!found)
-            return gnn_seterr(e, GNNDB_NOTFOUND, "BY NODE TIME: graph %s has "
-                              "no node times: IMPORT NODE TIMES INTO %s FROM "
-                              "'f' first", p->graph.name, p->graph.name);
+        if (!has_nt) return no_node_times(p, "BY NODE TIME", e);
         if ((rc = cat_graph_eid_view(&p->graph, "a time-respecting SAMPLE",
                                      &p->topo, e)))
             return rc;
@@ -135,12 +133,11 @@ int plan_time(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
     ** time graph as its round starts; node times, where the graph has
     ** them, say which nodes a negative may be (those already there) */
     if (s->time_source == AST_TIME_EDGE) {
-        rc = find_node_times(db, p, &p->neg_by_time, e);
-        p->neg_by_time = !rc && p->negative > 0 && p->neg_by_time;
-        return rc;
+        p->neg_by_time = has_nt && p->negative > 0;
+        return GNNDB_OK;
     }
-    return s->time_source == AST_TIME_FILE ? seed_times(s, p, e)
-                                           : node_times(db, p, e);
+    if (s->time_source == AST_TIME_FILE) return seed_times(s, p, e);
+    return has_nt ? GNNDB_OK : no_node_times(p, "AT NODE TIME", e);
 }
 
 int plan_time_check(const ast_stmt *s, const plan *p, gnn_err *e)
