@@ -32,8 +32,8 @@ typedef struct ddl_time_graph {
     char file[64];
     tc_graph_result r;
     int built;
-    int64_t tmin, tmax;      /* the range of the times, for DESCRIBE */
-    size_t ntimes;
+    int64_t tmin, tmax;      /* the range of the times, for DESCRIBE
+                             ** (tmin > tmax: there were none) */
 } ddl_time_graph;
 
 typedef struct ddl_table {

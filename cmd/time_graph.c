@@ -59,7 +59,6 @@ int ddl_time_graph_build(gnndb *db, const cat_graph *g, const char *what,
                           "name its time graph", what, g->name);
     tg->token = db_new_token();
     snprintf(tg->file, sizeof tg->file, "g-%016" PRIx64 ".blk", tg->token);
-    tg->ntimes = n;
     tg->tmin = INT64_MAX;
     tg->tmax = INT64_MIN;
     for (size_t i = 0; i < n; i++) {
@@ -85,7 +84,7 @@ int ddl_time_graph_insert(gnndb *db, const cat_graph *g, const char *source,
     int rc = cat_graph_insert(db->cat, &row, e);
     if (!rc) rc = cat_checksums_put(db->cat, tg->file, tg->r.checksums,
                                     tg->r.nblocks, e);
-    if (!rc && tg->ntimes > 0)
+    if (!rc && tg->tmin <= tg->tmax)
         rc = cat_time_range_put(db->cat, g->id, "edge", tg->tmin, tg->tmax,
                                 e);
     return rc;
