@@ -1,6 +1,6 @@
-"""Time-respecting SAMPLE (AT TIMES / AT NODE TIME) against a brute-force
-temporal sampler written here from the rules in docs/language.md ("Time"),
-apart from the engine: TEMPORAL LAST array for array, TEMPORAL UNIFORM by
+"""Time-respecting SAMPLE (AT TIMES / AT NODE TIME) against the brute-force
+temporal sampler of temporal_ref.py, written from the rules in
+docs/language.md ("Time") apart from the engine: TEMPORAL LAST array for array, TEMPORAL UNIFORM by
 its eligible sets and a chi-square test at a hub, the time bound on every
 batch of an epoch, and bad input that changes nothing."""
 import os
@@ -9,6 +9,8 @@ import numpy as np
 import pytest
 
 import gnndb
+import temporal_ref
+from temporal_ref import eligible, reference_last
 
 scipy_stats = pytest.importorskip("scipy.stats")
 
@@ -43,58 +45,13 @@ def tgraph(tmp_path_factory):
                 seeds=seeds, st=st)
 
 
+FIELDS = ("n_id", "edge_index", "e_id", "edge_time", "node_seed", "time",
+          "num_sampled_nodes", "num_sampled_edges")
+
+
 def batches(g, sql):
     """Every batch of `sql` as a dict of numpy copies."""
-    out = []
-    with gnndb.connect(g["path"], readonly=True) as c:
-        for b in c.sample(sql):
-            out.append({k: np.array(getattr(b, k)) for k in
-                        ("n_id", "edge_index", "e_id", "edge_time",
-                         "node_seed", "time", "num_sampled_nodes",
-                         "num_sampled_edges")})
-            out[-1]["digest"] = b.digest
-    return out
-
-
-def eligible(g, v, T, strict, window):
-    """The input edges into v whose time passes against root time T, in
-    the order (time, source, edge id)."""
-    e = np.nonzero(g["dst"] == v)[0]
-    tt = g["t"][e]
-    ok = tt < T if strict else tt <= T
-    if window:
-        ok &= tt > T - window
-    e = e[ok]
-    return e[np.lexsort((e, g["src"][e], g["t"][e]))]
-
-
-def reference_last(g, seeds, times, fanouts, strict=False, window=0):
-    """TEMPORAL LAST by brute force: each seed's tree apart, nodes numbered
-    in frontier order, each node's picks the latest k eligible edges in
-    (time, source, id) order."""
-    nodes = list(seeds)
-    root = list(range(len(seeds)))
-    where = {(r, v): r for r, v in enumerate(seeds)}
-    es, ed, eid = [], [], []
-    lo = 0
-    for k in fanouts:
-        hi = len(nodes)
-        for i in range(lo, hi):
-            r = root[i]
-            el = eligible(g, nodes[i], times[r], strict, window)
-            pick = el if k < 0 else el[max(0, len(el) - k):]
-            for e in pick:
-                u = int(g["src"][e])
-                if (r, u) not in where:
-                    where[(r, u)] = len(nodes)
-                    nodes.append(u)
-                    root.append(r)
-                es.append(where[(r, u)])
-                ed.append(i)
-                eid.append(int(e))
-        lo = hi
-    return (np.array(nodes), np.array([es, ed]).reshape(2, -1),
-            np.array(eid, dtype=np.int64), np.array(root))
+    return temporal_ref.batches(g["path"], sql, FIELDS)
 
 
 @pytest.mark.parametrize("clause,strict,window", [

@@ -1,13 +1,16 @@
 """SAMPLE ... BY NODE TIME: an edge judged by its source node's time (PyG's
-NeighborLoader with a node-level time_attr), against a brute-force
-sampler written here from docs/language.md ("Time"): TEMPORAL LAST array
-for array with BEFORE and WINDOW, UNIFORM keeping the bound on every
-batch and uniform among the eligible neighbours (chi-square), the same
-batches through the pool, resident or spilled, and what is refused."""
+NeighborLoader with a node-level time_attr), against the brute-force
+sampler of temporal_ref.py, written from docs/language.md ("Time"):
+TEMPORAL LAST array for array with BEFORE and WINDOW, UNIFORM keeping the
+bound on every batch and uniform among the eligible neighbours
+(chi-square), the same batches through the pool, resident or spilled, and
+what is refused."""
 import numpy as np
 import pytest
 
 import gnndb
+import temporal_ref
+from temporal_ref import reference_last
 
 scipy_stats = pytest.importorskip("scipy.stats")
 
@@ -41,53 +44,18 @@ def ngraph(tmp_path_factory):
                 st=st)
 
 
+FIELDS = ("n_id", "edge_index", "e_id", "edge_time", "node_seed", "time",
+          "num_sampled_nodes")
+
+
 def batches(g, sql, pragmas=None):
-    out = []
-    with gnndb.connect(g["path"], readonly=True) as c:
-        if pragmas:
-            c.execute(pragmas)
-        for b in c.sample(sql):
-            out.append({k: np.array(getattr(b, k)) for k in
-                        ("n_id", "edge_index", "e_id", "edge_time",
-                         "node_seed", "time", "num_sampled_nodes")})
-            out[-1]["digest"] = b.digest
-    return out
+    return temporal_ref.batches(g["path"], sql, FIELDS, pragmas)
 
 
 def eligible(g, v, T, strict, window):
     """Input edges into v whose source's node time passes against T, in
     (source time, source, edge id) order."""
-    e = np.nonzero(g["dst"] == v)[0]
-    tt = g["nt"][g["src"][e]]
-    ok = tt < T if strict else tt <= T
-    if window:
-        ok &= tt > T - window
-    e = e[ok]
-    return e[np.lexsort((e, g["src"][e], g["nt"][g["src"][e]]))]
-
-
-def reference_last(g, seeds, times, fanouts, strict, window):
-    nodes, root = list(seeds), list(range(len(seeds)))
-    where = {(r, v): r for r, v in enumerate(seeds)}
-    es, ed, eid = [], [], []
-    lo = 0
-    for k in fanouts:
-        hi = len(nodes)
-        for i in range(lo, hi):
-            r = root[i]
-            el = eligible(g, nodes[i], times[r], strict, window)
-            for e in el[max(0, len(el) - k):]:
-                u = int(g["src"][e])
-                if (r, u) not in where:
-                    where[(r, u)] = len(nodes)
-                    nodes.append(u)
-                    root.append(r)
-                es.append(where[(r, u)])
-                ed.append(i)
-                eid.append(int(e))
-        lo = hi
-    return (np.array(nodes), np.array([es, ed]).reshape(2, -1),
-            np.array(eid, dtype=np.int64), np.array(root))
+    return temporal_ref.eligible(g, v, T, strict, window, by_node=True)
 
 
 @pytest.mark.parametrize("clause,strict,window", [
@@ -102,7 +70,7 @@ def test_last_equals_the_reference(ngraph, clause, strict, window):
     for b, lo in zip(got, range(0, 64, 16)):
         seeds, times = g["seeds"][lo:lo + 16], g["st"][lo:lo + 16]
         n_id, ei, eid, root = reference_last(g, seeds, times, [4, 3], strict,
-                                             window)
+                                             window, by_node=True)
         np.testing.assert_array_equal(b["n_id"], n_id)
         np.testing.assert_array_equal(b["edge_index"], ei)
         np.testing.assert_array_equal(b["e_id"], eid)

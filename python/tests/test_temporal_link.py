@@ -1,6 +1,6 @@
 """Time-respecting link batches (SAMPLE ... EDGES split AT EDGE TIME)
-against a brute-force sampler written here from docs/language.md ("Time"),
-apart from the engine: every endpoint slot roots a tree of its own at its
+against the brute-force sampler of temporal_ref.py, written from
+docs/language.md ("Time") apart from the engine: every endpoint slot roots a tree of its own at its
 seed edge's time (a negative at its positive's), the label arrays index
 the roots by place, TEMPORAL LAST equals the reference array for array
 with and without BEFORE, WINDOW and EXCLUDE SEEDS, TEMPORAL UNIFORM keeps
@@ -10,6 +10,8 @@ import numpy as np
 import pytest
 
 import gnndb
+import temporal_ref
+from temporal_ref import reference_last
 
 scipy_stats = pytest.importorskip("scipy.stats")
 
@@ -54,60 +56,7 @@ FIELDS = ("n_id", "edge_index", "e_id", "edge_time", "node_seed", "time",
 
 
 def batches(g, sql, pragmas=None):
-    out = []
-    with gnndb.connect(g["path"], readonly=True) as c:
-        if pragmas:
-            c.execute(pragmas)
-        for b in c.sample(sql):
-            d = {}
-            for k in FIELDS:
-                a = getattr(b, k)
-                d[k] = None if a is None else np.array(a)
-            d["digest"] = b.digest
-            out.append(d)
-    return out
-
-
-def eligible(g, v, T, strict, window):
-    """Input edges into v that pass against root time T, in (time, source,
-    edge id) order, the order of the engine's time-sorted lists."""
-    e = np.nonzero(g["dst"] == v)[0]
-    tt = g["t"][e]
-    ok = tt < T if strict else tt <= T
-    if window:
-        ok &= tt > T - window
-    e = e[ok]
-    return e[np.lexsort((e, g["src"][e], g["t"][e]))]
-
-
-def reference_last(g, roots, times, fanouts, strict, window, exclude):
-    """TEMPORAL LAST tree by tree: the latest k eligible edges of each
-    node, less those in `exclude` (dropped after the choice, before their
-    source joins), nodes numbered in frontier order within each tree."""
-    nodes = list(roots)
-    root = list(range(len(roots)))
-    where = {(r, v): r for r, v in enumerate(roots)}
-    es, ed, eid = [], [], []
-    lo = 0
-    for k in fanouts:
-        hi = len(nodes)
-        for i in range(lo, hi):
-            r = root[i]
-            el = eligible(g, nodes[i], times[r], strict, window)
-            for e in el[max(0, len(el) - k):]:
-                if int(e) in exclude:
-                    continue
-                u = int(g["src"][e])
-                if (r, u) not in where:
-                    where[(r, u)] = len(nodes)
-                    nodes.append(u)
-                    root.append(r)
-                es.append(where[(r, u)])
-                ed.append(i)
-                eid.append(int(e))
-        lo = hi
-    return (np.array(nodes), np.array([es, ed]).reshape(2, -1),
-            np.array(eid, dtype=np.int64), np.array(root))
+    return temporal_ref.batches(g["path"], sql, FIELDS, pragmas)
 
 
 def expected_roots(g, b, pe, k, triplet):

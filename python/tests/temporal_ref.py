@@ -1,0 +1,72 @@
+"""The time tests' reference: a brute-force temporal sampler written from
+docs/language.md ("Time"), apart from the engine, and a reader that copies
+every batch of a statement. A graph `g` is a dict of numpy arrays: src and
+dst (input edge i is src[i] -> dst[i]), t (edge times) and nt (node
+times)."""
+import numpy as np
+
+import gnndb
+
+
+def batches(path, sql, fields, pragmas=None):
+    """Every batch of `sql` on the database at `path` (after the statements
+    `pragmas`, when given): a dict of numpy copies of `fields` (None where
+    the batch has no such array) and its digest."""
+    out = []
+    with gnndb.connect(path, readonly=True) as c:
+        if pragmas:
+            c.execute(pragmas)
+        for b in c.sample(sql):
+            d = {}
+            for k in fields:
+                a = getattr(b, k)
+                d[k] = None if a is None else np.array(a)
+            d["digest"] = b.digest
+            out.append(d)
+    return out
+
+
+def eligible(g, v, T, strict, window, by_node=False):
+    """The input edges into v whose time passes against root time T, in
+    the order (time, source, edge id); an edge's time is its own, or with
+    by_node its source's node time."""
+    e = np.nonzero(g["dst"] == v)[0]
+    tt = g["nt"][g["src"][e]] if by_node else g["t"][e]
+    ok = tt < T if strict else tt <= T
+    if window:
+        ok &= tt > T - window
+    e, tt = e[ok], tt[ok]
+    return e[np.lexsort((e, g["src"][e], tt))]
+
+
+def reference_last(g, roots, times, fanouts, strict=False, window=0,
+                   exclude=(), by_node=False):
+    """TEMPORAL LAST by brute force: each root's tree apart (root r at
+    times[r]), nodes numbered in frontier order, each node's picks the
+    latest k eligible edges (every one for k < 0), less those in `exclude`
+    (dropped after the choice, before their source joins). Returns n_id,
+    edge_index, e_id and each node's root."""
+    nodes = list(roots)
+    root = list(range(len(roots)))
+    where = {(r, v): r for r, v in enumerate(roots)}
+    es, ed, eid = [], [], []
+    lo = 0
+    for k in fanouts:
+        hi = len(nodes)
+        for i in range(lo, hi):
+            r = root[i]
+            el = eligible(g, nodes[i], times[r], strict, window, by_node)
+            for e in (el if k < 0 else el[max(0, len(el) - k):]):
+                if int(e) in exclude:
+                    continue
+                u = int(g["src"][e])
+                if (r, u) not in where:
+                    where[(r, u)] = len(nodes)
+                    nodes.append(u)
+                    root.append(r)
+                es.append(where[(r, u)])
+                ed.append(i)
+                eid.append(int(e))
+        lo = hi
+    return (np.array(nodes), np.array([es, ed]).reshape(2, -1),
+            np.array(eid, dtype=np.int64), np.array(root))
