@@ -148,27 +148,78 @@ except ImportError:
     auc = auc_numpy
 
 
+def train_epoch(model, opt, batches):
+    """One pass of binary cross-entropy over the link batches; the mean
+    loss per labelled pair."""
+    model.train()
+    loss_sum = n = 0
+    for b in batches:
+        opt.zero_grad()
+        loss = F.binary_cross_entropy_with_logits(scores(model, b),
+                                                  b.edge_label)
+        loss.backward()
+        opt.step()
+        loss_sum += float(loss) * b.edge_label.numel()
+        n += b.edge_label.numel()
+    return loss_sum / max(n, 1)
+
+
 @torch.no_grad()
-def evaluate(model, db_path, split, exclude, fanout, seed, to=""):
-    """AUC on the edges of `split` against as many uniform negatives, with
-    the splits `exclude` left out of the neighbourhoods."""
+def auc_of(model, batches):
+    """The AUC of the model's scores over the link batches' labels."""
     model.eval()
-    sql = ("SAMPLE %s FROM cora EDGES %s FEATURES feat BATCH 1024 NEGATIVE 1 "
-           "EXCLUDE SPLIT %s SEED %d%s;" % (fanout, split, exclude, seed, to))
     ys, ss = [], []
-    for b in loader(db_path, sql):
+    for b in batches:
         ss.append(scores(model, b).cpu().numpy())
         ys.append(b.edge_label.cpu().numpy())
     return float(auc(np.concatenate(ys), np.concatenate(ss)))
+
+
+def evaluate(model, db_path, split, exclude, fanout, seed, to=""):
+    """AUC on the edges of `split` against as many uniform negatives, with
+    the splits `exclude` left out of the neighbourhoods."""
+    sql = ("SAMPLE %s FROM cora EDGES %s FEATURES feat BATCH 1024 NEGATIVE 1 "
+           "EXCLUDE SPLIT %s SEED %d%s;" % (fanout, split, exclude, seed, to))
+    return auc_of(model, loader(db_path, sql))
+
+
+def citation_pairs(data):
+    """cora's citations, each pair once (the file lists both directions),
+    self loops dropped: an (E, 2) array, ascending."""
+    e = np.loadtxt(os.path.join(data, "edges.tsv"), dtype=np.int64, ndmin=2)
+    e = e[e[:, 0] != e[:, 1]]
+    return np.unique(np.sort(e, axis=1), axis=0)
+
+
+def add_training_args(ap):
+    """The options of the encoder and its training both link examples
+    take."""
+    ap.add_argument("--fanout", default="10,10", help="training fanouts")
+    ap.add_argument("--batch", type=int, default=256,
+                    help="positive edges per batch")
+    ap.add_argument("--hidden", type=int, default=64)
+    ap.add_argument("--out", type=int, default=64)
+    ap.add_argument("--lr", type=float, default=0.01)
+    ap.add_argument("--pyg", choices=("auto", "yes", "no"), default="auto",
+                    help="encoder layers: PyG's SAGEConv or the plain one")
+    ap.add_argument("--threads", type=int, default=1,
+                    help="torch threads (fixed so runs are reproducible)")
+
+
+def use_pyg(args, prog):
+    """Whether the encoder takes PyG's layers, as --pyg asks; exits,
+    naming `prog`, when --pyg yes finds no torch_geometric."""
+    pyg = PygSAGEConv is not None if args.pyg == "auto" else args.pyg == "yes"
+    if pyg and PygSAGEConv is None:
+        sys.exit("%s: --pyg yes needs torch_geometric" % prog)
+    return pyg
 
 
 def build_database(db_path, data, tmp, split_seed):
     """cora as an undirected graph of its citations, each pair once (the
     file lists both directions), with features and the three edge splits.
     DESCRIBE's rows as a dict."""
-    e = np.loadtxt(os.path.join(data, "edges.tsv"), dtype=np.int64, ndmin=2)
-    e = e[e[:, 0] != e[:, 1]]
-    pairs = np.unique(np.sort(e, axis=1), axis=0)
+    pairs = citation_pairs(data)
     und = os.path.join(tmp, "edges_once.tsv")
     np.savetxt(und, pairs, fmt="%d", delimiter="\t")
     nodes = np.load(os.path.join(data, "features.npy"), mmap_mode="r").shape[0]
@@ -195,18 +246,9 @@ def main(argv=None):
                          "or the shipped data/cora)")
     ap.add_argument("--db", default=None,
                     help="database directory to create (default: a temp dir)")
-    ap.add_argument("--fanout", default="10,10", help="training fanouts")
+    add_training_args(ap)
     ap.add_argument("--eval-fanout", default="-1,-1",
                     help="fanouts for valid/test (-1: every neighbour)")
-    ap.add_argument("--batch", type=int, default=256,
-                    help="positive edges per batch")
-    ap.add_argument("--hidden", type=int, default=64)
-    ap.add_argument("--out", type=int, default=64)
-    ap.add_argument("--lr", type=float, default=0.01)
-    ap.add_argument("--pyg", choices=("auto", "yes", "no"), default="auto",
-                    help="encoder layers: PyG's SAGEConv or the plain one")
-    ap.add_argument("--threads", type=int, default=1,
-                    help="torch threads (fixed so runs are reproducible)")
     ap.add_argument("--device", default=None,
                     help="cpu, cuda or cuda:N (default: cuda when torch "
                          "sees a GPU); on a GPU the batches come TO DEVICE")
@@ -215,9 +257,7 @@ def main(argv=None):
         args.data = default_data()
     device = pick_device(args.device)
     to = device_clause(device)
-    pyg = PygSAGEConv is not None if args.pyg == "auto" else args.pyg == "yes"
-    if pyg and PygSAGEConv is None:
-        sys.exit("train_link: --pyg yes needs torch_geometric")
+    pyg = use_pyg(args, "train_link")
 
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
@@ -237,24 +277,15 @@ def main(argv=None):
         opt = torch.optim.Adam(model.parameters(), lr=args.lr)
 
         for epoch in range(1, args.epochs + 1):
-            model.train()
             sql = ("SAMPLE %s FROM cora EDGES train FEATURES feat BATCH %d "
                    "NEGATIVE 1 EXCLUDE SEEDS EXCLUDE SPLIT valid, test "
                    "SHUFFLE SEED %d%s;" % (args.fanout, args.batch,
                                            args.seed * 1000 + epoch, to))
-            loss_sum = n = 0
-            for b in loader(db_path, sql):
-                opt.zero_grad()
-                loss = F.binary_cross_entropy_with_logits(scores(model, b),
-                                                          b.edge_label)
-                loss.backward()
-                opt.step()
-                loss_sum += float(loss) * b.edge_label.numel()
-                n += b.edge_label.numel()
+            loss = train_epoch(model, opt, loader(db_path, sql))
             val = evaluate(model, db_path, "valid", "valid, test",
                            args.eval_fanout, 1, to)
-            print("epoch %d loss %.4f val %.4f"
-                  % (epoch, loss_sum / max(n, 1), val), flush=True)
+            print("epoch %d loss %.4f val %.4f" % (epoch, loss, val),
+                  flush=True)
         test = evaluate(model, db_path, "test", "test", args.eval_fanout, 2,
                         to)
         print("test AUC %.4f" % test, flush=True)

@@ -59,10 +59,10 @@ except ImportError:                      # run from a checkout
 
 import numpy as np
 import torch
-import torch.nn.functional as F
 
 from gnndb.torch import loader, pick_device
-from train_link import Encoder, PygSAGEConv, auc, scores
+from train_link import (Encoder, add_training_args, auc_of, citation_pairs,
+                        train_epoch, use_pyg)
 from train_sage import default_data, quote
 
 
@@ -70,9 +70,7 @@ def build_database(db_path, data, tmp, seed):
     """cora's citations once each, undirected, with a random order of
     arrival as their times and the chronological edge splits; returns
     DESCRIBE's rows as a dict."""
-    e = np.loadtxt(os.path.join(data, "edges.tsv"), dtype=np.int64, ndmin=2)
-    e = e[e[:, 0] != e[:, 1]]
-    pairs = np.unique(np.sort(e, axis=1), axis=0)
+    pairs = citation_pairs(data)
     t = np.random.default_rng(seed).permutation(len(pairs)).astype(np.int64)
     files = {"edges": os.path.join(tmp, "edges_once.tsv"),
              "times": os.path.join(tmp, "times.npy")}
@@ -97,19 +95,13 @@ def build_database(db_path, data, tmp, seed):
         return dict(conn.execute("DESCRIBE cora;"))
 
 
-@torch.no_grad()
 def evaluate(model, db_path, split, before, seed, device):
     """AUC on the edges of `split` against as many uniform negatives, each
     scored on the graph up to its time (before: strictly earlier edges)."""
-    model.eval()
     sql = ("SAMPLE -1,-1 FROM cora EDGES %s FEATURES feat AT EDGE TIME %s "
            "BATCH 1024 NEGATIVE 1 SEED %d;"
            % (split, "BEFORE" if before else "", seed))
-    ys, ss = [], []
-    for b in loader(db_path, sql, device=device):
-        ss.append(scores(model, b).cpu().numpy())
-        ys.append(b.edge_label.cpu().numpy())
-    return float(auc(np.concatenate(ys), np.concatenate(ss)))
+    return auc_of(model, loader(db_path, sql, device=device))
 
 
 def train(db_path, in_dim, args, pyg, before, device):
@@ -120,22 +112,12 @@ def train(db_path, in_dim, args, pyg, before, device):
     opt = torch.optim.Adam(model.parameters(), lr=args.lr)
     name = "time-respecting" if before else "leak"
     for epoch in range(1, args.epochs + 1):
-        model.train()
         sql = ("SAMPLE %s FROM cora EDGES train FEATURES feat AT EDGE TIME %s "
                "BATCH %d NEGATIVE 1 SHUFFLE SEED %d;"
                % (args.fanout, "BEFORE" if before else "", args.batch,
                   args.seed * 1000 + epoch))
-        loss_sum = n = 0
-        for b in loader(db_path, sql, device=device):
-            opt.zero_grad()
-            loss = F.binary_cross_entropy_with_logits(scores(model, b),
-                                                      b.edge_label)
-            loss.backward()
-            opt.step()
-            loss_sum += float(loss) * b.edge_label.numel()
-            n += b.edge_label.numel()
-        print("%s epoch %d loss %.4f" % (name, epoch, loss_sum / max(n, 1)),
-              flush=True)
+        loss = train_epoch(model, opt, loader(db_path, sql, device=device))
+        print("%s epoch %d loss %.4f" % (name, epoch, loss), flush=True)
     return model
 
 
@@ -148,16 +130,7 @@ def main(argv=None):
                     help="folder with cora's edges.tsv and features.npy "
                          "(default: $GNNDB_DATA/cora, ../shared/data/cora "
                          "or the shipped data/cora)")
-    ap.add_argument("--fanout", default="10,10", help="training fanouts")
-    ap.add_argument("--batch", type=int, default=256,
-                    help="positive edges per batch")
-    ap.add_argument("--hidden", type=int, default=64)
-    ap.add_argument("--out", type=int, default=64)
-    ap.add_argument("--lr", type=float, default=0.01)
-    ap.add_argument("--pyg", choices=("auto", "yes", "no"), default="auto",
-                    help="encoder layers: PyG's SAGEConv or the plain one")
-    ap.add_argument("--threads", type=int, default=1,
-                    help="torch threads (fixed so runs are reproducible)")
+    add_training_args(ap)
     ap.add_argument("--device", default=None,
                     help="cpu, cuda or cuda:N (default: cuda when torch "
                          "sees a GPU); host batches are moved there")
@@ -165,9 +138,7 @@ def main(argv=None):
     device = pick_device(args.device)
     if args.data is None:
         args.data = default_data()
-    pyg = PygSAGEConv is not None if args.pyg == "auto" else args.pyg == "yes"
-    if pyg and PygSAGEConv is None:
-        sys.exit("train_temporal_link: --pyg yes needs torch_geometric")
+    pyg = use_pyg(args, "train_temporal_link")
     torch.set_num_threads(args.threads)
     t0 = time.time()
     with tempfile.TemporaryDirectory(prefix="gnndb-tlink-") as tmp:
