@@ -408,7 +408,7 @@ void build_ogb(parse_ctx *p, const gtok *dir, const gtok *name)
     bld_set_str(p, &p->s->name, name);
 }
 
-/* COLUMNS takes two positions or two names, not one of each. */
+/* COLUMNS (a, b[, t]): all positions or all names (build.h). */
 void build_columns(parse_ctx *p, const gtok *kw, const gtok *a,
                    const gtok *b, const gtok *t)
 {

@@ -34,7 +34,7 @@ void lr_close(line_reader *r)
 /* The next line (without its newline, '\r' stripped): 1, 0 at the end, or
 ** -1 after an error. */
 int lr_next(line_reader *r, const char *name, char **line, size_t *len,
-                   gnn_err *e)
+            gnn_err *e)
 {
     for (;;) {
         char *nl = memchr(r->buf + r->pos, '\n', r->len - r->pos);
@@ -74,7 +74,7 @@ static int blank_or_comment(const char *l, size_t n)
 
 /* Parse a number token; `integer` asks for an int64. 0 on success. */
 int csv_parse_num(const char *t, size_t n, int integer, double *d,
-                     int64_t *i)
+                  int64_t *i)
 {
     char tmp[80];
     if (n == 0 || n >= sizeof tmp) return -1;
@@ -115,7 +115,7 @@ static int names_line(const char *l, size_t n)
 ** is an error naming the file and line. 1, 0 at the end or -1 (words in
 ** *e). */
 int lr_data(line_reader *r, const char *name, char **line,
-                   size_t *len, gnn_err *e)
+            size_t *len, gnn_err *e)
 {
     int k;
     while ((k = lr_next(r, name, line, len, e)) > 0) {
