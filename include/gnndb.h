@@ -246,8 +246,10 @@ GNNDB_API double gnndb_column_double(gnndb_stmt *stmt, int i);
 **
 ** A link batch (SAMPLE ... EDGES split) starts from B seed edges and their
 ** negatives: its seeds (n_id[0..num_seeds)) are the distinct endpoints of
-** all of them, ascending by internal id, and y is NULL. Its link fields, as
-** PyG's LinkNeighborLoader names them (NULL and 0 in a node batch):
+** all of them, ascending by internal id (with AT EDGE TIME, a root per
+** endpoint slot instead: see node_seed below), and y is NULL. Its link
+** fields, as PyG's LinkNeighborLoader names them (NULL and 0 in a node
+** batch):
 **
 **   e_id[num_edges]          the input edge id (row of the graph's edge
 **                            file) of each sampled edge; also set in a node
@@ -333,14 +335,17 @@ typedef struct gnndb_batch_view {
     /* TO DEVICE 'cuda:N': the CUDA stream (a cudaStream_t) the batch was
     ** copied on; NULL for a host batch (see above) */
     void *cuda_stream;
-    /* a time-respecting batch (SAMPLE ... AT TIMES 'f' | AT NODE TIME;
-    ** NULL in every other batch), as PyG's temporal NeighborLoader hands
-    ** out: each seed roots a tree of its own, and
+    /* a time-respecting batch (SAMPLE ... AT TIMES 'f' | AT NODE TIME |
+    ** EDGES split AT EDGE TIME; NULL in every other batch), as PyG's
+    ** temporal NeighborLoader hands out: each seed roots a tree of its
+    ** own (a link batch's seeds are a root per endpoint slot, in the order
+    ** its label arrays index them: docs/language.md, "Time"), and
     **   node_seed  num_nodes: the index (0 .. num_seeds - 1) of the seed
     **              whose tree holds the node (PyG's `batch`)
     **   time       num_seeds: each seed's time
-    **   edge_time  num_edges: each sampled edge's time (e_id holds its
-    **              input edge id) */
+    **   edge_time  num_edges: each sampled edge's time (under BY NODE
+    **              TIME its source node's); e_id holds its input edge
+    **              id */
     const int64_t *node_seed;
     const int64_t *time;
     const int64_t *edge_time;
