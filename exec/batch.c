@@ -57,7 +57,7 @@ static int finish_edges(const plan *p, hb_batch *b, gnn_err *e)
 
 /* Finish mini-batch b: n_id (mapped through t when the graph has a key
 ** map; *tmp is scratch the caller frees), edge_index 2 x E, the view. */
-int hb_finish_batch(hb_exec *x, hb_batch *b, idx_txn *t, uint64_t **tmp,
+int hb_finish_batch(hb_ctx *x, hb_batch *b, idx_txn *t, uint64_t **tmp,
                     size_t *captmp, gnn_err *e)
 {
     plan *p = x->p;
@@ -85,7 +85,7 @@ int hb_finish_batch(hb_exec *x, hb_batch *b, idx_txn *t, uint64_t **tmp,
     return rc || !x->var->finish ? rc : x->var->finish(x, b, e);
 }
 
-int hb_finish_batches(hb_exec *x, gnn_err *e)
+int hb_finish_batches(hb_ctx *x, gnn_err *e)
 {
     idx_txn *t = NULL;
     uint64_t *tmp = NULL;
@@ -190,7 +190,7 @@ int batch_write_npy(const gnndb_batch_view *v, const char *dir, gnn_err *e)
 
 /* ---- handing out ---- */
 
-int hb_emit(hb_exec *x, hb_batch *b, const gnndb_batch_view **view,
+int hb_emit(hb_ctx *x, hb_batch *b, const gnndb_batch_view **view,
             gnn_err *e)
 {
     b->view.digest = 0;

@@ -15,12 +15,12 @@
 /* n_id in the user's ids, edge_index laid out 2 x E, views filled: of
 ** one mini-batch (t: a read transaction of the index where the graph maps
 ** keys; *tmp scratch the caller frees), or of every one of x->hb. */
-int hb_finish_batch(hb_exec *x, hb_batch *b, idx_txn *t, uint64_t **tmp,
+int hb_finish_batch(hb_ctx *x, hb_batch *b, idx_txn *t, uint64_t **tmp,
                     size_t *captmp, gnn_err *e);
-int hb_finish_batches(hb_exec *x, gnn_err *e);
+int hb_finish_batches(hb_ctx *x, gnn_err *e);
 /* Hand out one finished mini-batch: INTO files, transfer (its digest is
 ** computed when asked: hb_digest). */
-int hb_emit(hb_exec *x, hb_batch *b, const gnndb_batch_view **view,
+int hb_emit(hb_ctx *x, hb_batch *b, const gnndb_batch_view **view,
             gnn_err *e);
 
 /* 1 when `dir` is empty, 0 when not, -errno on failure. */

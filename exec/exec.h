@@ -8,6 +8,8 @@
 #include "rowset.h"
 
 typedef struct hb_exec hb_exec;
+/* The context the executor's operators share (exec_int.h); opaque here. */
+typedef struct hb_ctx hb_ctx;
 
 typedef struct hb_opstats {
     double seconds;

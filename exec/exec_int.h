@@ -1,11 +1,14 @@
-/* exec_int.h — what the executor's files share: the handles (database,
-** plan, pools, open tables, topologies, worker pool), the seeds, the
-** hyperbatch being built and handed out, the buckets, the counters, and
-** the operators and the variant as the executor holds them. Each
-** operator's own state is defined in its own files (hop_int.h, gather.c,
-** hbs_int.h, transfer.c, hb_link.c) and reached here only through a
-** pointer; its functions are declared in its own header, included below.
-** Counts and sizes come from the plan. Not part of any public interface. */
+/* exec_int.h — the context the executor's operators share (hb_ctx): the
+** handles (database, plan, pools, open tables, topologies, worker pool),
+** the seeds, the hyperbatch being built and handed out, the buckets, the
+** counters, and a slot for each operator's own state and for the variant.
+** Each operator's state is defined in its own files (hop_int.h, gather.c,
+** hbs_int.h, transfer.c, hb_link.c, hb_resident.c, hop_temporal.c) and is
+** an incomplete type everywhere else, so no operator reaches into
+** another's; its functions are declared in its own header. The executor
+** itself (hb_exec: the context plus what only handing out keeps) is
+** private to hyperbatch.c. Counts and sizes come from the plan. Not part
+** of any public interface. */
 #ifndef GNN_EXEC_INT_H
 #define GNN_EXEC_INT_H
 
@@ -25,9 +28,9 @@
 #include "hbs_format.h"
 #include "hb_variant.h"
 
-/* The executor: shared handles, the hyperbatch the operators pass along,
-** and each operator's own state. */
-struct hb_exec {
+/* What the operators share: handles, the hyperbatch they pass along, the
+** counters, and each operator's own state behind an opaque pointer. */
+struct hb_ctx {
     gnndb *db;
     plan *p;                 /* the one source of counts and sizes */
     io_backend *io;
@@ -77,8 +80,8 @@ struct hb_exec {
 
     /* x->st: what building counts (the build thread's while one runs);
     ** x->est: what handing out counts (the caller's thread); hb_get_stats
-    ** adds them into x->view, from x->snap while a build runs */
-    hb_stats st, est, snap, view;
+    ** (hyperbatch.c) adds them up */
+    hb_stats st, est;
     /* the most resident bytes the memory checks saw (either thread) */
     atomic_int_least64_t rss_peak;
     /* the builder's last hb_fit: what the sampled mini-batches and the
@@ -89,7 +92,7 @@ struct hb_exec {
 };
 
 /* Whether the build should give up: an interrupt, or hb_close. */
-static inline int hb_halted(const hb_exec *x)
+static inline int hb_halted(const hb_ctx *x)
 {
     return x->db->interrupt || atomic_load(&x->stop);
 }

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int hb_visit_pinned(hb_exec *x, uint64_t *list, size_t *n,
+int hb_visit_pinned(hb_ctx *x, uint64_t *list, size_t *n,
                     int (*fn)(void *, uint64_t, const void *, gnn_err *),
                     void *arg, gnn_err *e)
 {
@@ -78,7 +78,7 @@ static float *dest_rows(const hb_gather_state *gs, hb_batch *b)
 /* Copy the rows of items [lo, hi) of the visited block (one task). */
 static void gather_task(void *arg, size_t task, int w)
 {
-    hb_exec *x = arg;
+    hb_ctx *x = arg;
     hb_gather_state *gs = x->gat;
     hb_blocks *bk = &x->bk;
     const blk_header *h = bk->vis_data;
@@ -104,7 +104,7 @@ static void gather_task(void *arg, size_t task, int w)
 
 int hb_gather_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
 {
-    hb_exec *x = arg;
+    hb_ctx *x = arg;
     hb_gather_state *gs = x->gat;
     hb_blocks *bk = &x->bk;
     if (x->db->interrupt)
@@ -130,7 +130,7 @@ int hb_gather_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
 /* The pages of feature block `no` that hold the rows its items copy. */
 static void gather_mark(void *arg, size_t i, uint64_t no, uint8_t *map)
 {
-    hb_exec *x = arg;
+    hb_ctx *x = arg;
     hb_gather_state *gs = x->gat;
     hb_blocks *bk = &x->bk;
     const cat_table *t = gs->table;
@@ -152,7 +152,7 @@ static void gather_mark(void *arg, size_t i, uint64_t no, uint8_t *map)
 ** rows it held from it, keep in gitems only the rows to copy from blocks,
 ** add the rows it admitted (copied into it from their blocks), and bucket
 ** them again. The future it evicts by is the next hyperbatch's rows. */
-static int cache_gather(hb_exec *x, const cat_table *t, gnn_err *e)
+static int cache_gather(hb_ctx *x, const cat_table *t, gnn_err *e)
 {
     hb_gather_state *gs = x->gat;
     hb_blocks *bk = &x->bk;
@@ -205,7 +205,7 @@ static int cache_gather(hb_exec *x, const cat_table *t, gnn_err *e)
 }
 
 /* The caches hold node feature rows: what they spare of this gather. */
-static int gather_cached(hb_exec *x, const cat_table *t, size_t accesses,
+static int gather_cached(hb_ctx *x, const cat_table *t, size_t accesses,
                          gnn_err *e)
 {
     hb_gather_state *gs = x->gat;
@@ -227,7 +227,7 @@ static int gather_cached(hb_exec *x, const cat_table *t, size_t accesses,
     return hb_visit_pinned(x, bk->ublocks, &bk->nub, hb_gather_visit, x, e);
 }
 
-int hb_gather_items(hb_exec *x, const cat_table *t, blk_file *f, int dest,
+int hb_gather_items(hb_ctx *x, const cat_table *t, blk_file *f, int dest,
                     int type, hb_opstats *o, gnn_err *e)
 {
     hb_gather_state *gs = x->gat;
@@ -247,7 +247,7 @@ int hb_gather_items(hb_exec *x, const cat_table *t, blk_file *f, int dest,
     return rc;
 }
 
-int hb_gather_reserve(hb_exec *x, size_t n, gnn_err *e)
+int hb_gather_reserve(hb_ctx *x, size_t n, gnn_err *e)
 {
     if (gnn_grow((void **)&x->gat->gitems, &x->gat->capgitems, n + 1,
                 sizeof *x->gat->gitems) ||
@@ -259,7 +259,7 @@ int hb_gather_reserve(hb_exec *x, size_t n, gnn_err *e)
     return GNNDB_OK;
 }
 
-int hb_gather_nodes(hb_exec *x, const cat_table *t, blk_file *f, int labels,
+int hb_gather_nodes(hb_ctx *x, const cat_table *t, blk_file *f, int labels,
                     hb_opstats *o, gnn_err *e)
 {
     hb_gather_state *gs = x->gat;
@@ -287,7 +287,7 @@ int hb_gather_nodes(hb_exec *x, const cat_table *t, blk_file *f, int labels,
     return hb_gather_items(x, t, f, labels ? HB_TO_Y : HB_TO_X, 0, o, e);
 }
 
-void hb_gather_add(hb_exec *x, uint32_t bi, uint32_t local, uint32_t row,
+void hb_gather_add(hb_ctx *x, uint32_t bi, uint32_t local, uint32_t row,
                    uint32_t rpb)
 {
     hb_gitem *it = &x->gat->gitems[x->gat->ngitems];

@@ -27,8 +27,8 @@ struct hb_gather_state;
 
 /* Open the tables the plan gathers from, the feature pool and the caches
 ** (x->gat); close frees them. */
-int hb_gather_open(hb_exec *x, gnn_err *e);
-void hb_gather_close(hb_exec *x);
+int hb_gather_open(hb_ctx *x, gnn_err *e);
+void hb_gather_close(hb_ctx *x);
 /* Bytes gather's state holds against the staged budget (its items, the
 ** row cache's per-gather scratch; NULL: none); freeing its items between
 ** rounds. */
@@ -37,29 +37,29 @@ void hb_gather_release(struct hb_gather_state *g);
 /* Visit the blocks of list[0..*n) the hot-block cache holds from memory
 ** with fn, and keep in list only the others (order kept); counts what it
 ** spared. */
-int hb_visit_pinned(hb_exec *x, uint64_t *list, size_t *n,
+int hb_visit_pinned(hb_ctx *x, uint64_t *list, size_t *n,
                     int (*fn)(void *, uint64_t, const void *, gnn_err *),
                     void *arg, gnn_err *e);
 /* Room for n gather items (and their blocks), the list emptied; then each
 ** item added with hb_gather_add: mini-batch bi, its place there, its row
 ** of a table of rpb rows a block. */
-int hb_gather_reserve(hb_exec *x, size_t n, gnn_err *e);
-void hb_gather_add(hb_exec *x, uint32_t bi, uint32_t local, uint32_t row,
+int hb_gather_reserve(hb_ctx *x, size_t n, gnn_err *e);
+void hb_gather_add(hb_ctx *x, uint32_t bi, uint32_t local, uint32_t row,
                    uint32_t rpb);
 /* Copy the rows of table t (file f) that the items listed name into
 ** `dest` (HB_TO_*; `type` for HB_TO_TYPE_X and HB_TO_REL_EATTR) of each
 ** item's mini-batch: each block read once, whole or in pages, rows copied
 ** in parallel; node features go through the caches. The figures go to
 ** *o. */
-int hb_gather_items(hb_exec *x, const cat_table *t, blk_file *f, int dest,
+int hb_gather_items(hb_ctx *x, const cat_table *t, blk_file *f, int dest,
                     int type, hb_opstats *o, gnn_err *e);
 /* Gather table t for every mini-batch of x->hb: its nodes' rows into x,
 ** or (labels) its seeds' labels into y. */
-int hb_gather_nodes(hb_exec *x, const cat_table *t, blk_file *f, int labels,
+int hb_gather_nodes(hb_ctx *x, const cat_table *t, blk_file *f, int labels,
                     hb_opstats *o, gnn_err *e);
 /* Copy the EDGE FEATURES row of every sampled edge of the hyperbatch
 ** into its mini-batch's edge_attr (gather_edges.c), block by block. */
-int hb_gather_edges(hb_exec *x, gnn_err *e);
+int hb_gather_edges(hb_ctx *x, gnn_err *e);
 /* One feature row of table t, as stored, into float32 dst: float16 rows
 ** widened, float32 copied; with `stream`, as gnn_copy_stream (the caller
 ** then calls gnn_copy_stream_done). The row cache keeps rows as stored. */

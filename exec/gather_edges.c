@@ -12,7 +12,7 @@
 
 /* Size every mini-batch's edge_attr; list its edges as gather items
 ** (bi, edge, row = edge id) in gat.gitems, their blocks in bk.blockof. */
-static int edge_items(hb_exec *x, gnn_err *e)
+static int edge_items(hb_ctx *x, gnn_err *e)
 {
     const cat_table *t = &x->p->efeat;
     size_t n = 0;
@@ -36,7 +36,7 @@ static int edge_items(hb_exec *x, gnn_err *e)
     return GNNDB_OK;
 }
 
-int hb_gather_edges(hb_exec *x, gnn_err *e)
+int hb_gather_edges(hb_ctx *x, gnn_err *e)
 {
     int rc = edge_items(x, e);
     return rc ? rc : hb_gather_items(x, &x->p->efeat, x->ef, HB_TO_EATTR, 0,

@@ -18,7 +18,7 @@
 /* Read every graph block once, through `visit`, to choose what a static
 ** cache holds (blocks: room for them all); the reads count as the first
 ** hop's. */
-static int read_graph_once(hb_exec *x, uint64_t *blocks, bp_visit_fn visit,
+static int read_graph_once(hb_ctx *x, uint64_t *blocks, bp_visit_fn visit,
                            void *arg, gnn_err *e)
 {
     size_t nblk = (size_t)x->p->topo.graph_blocks;
@@ -35,7 +35,7 @@ static int read_graph_once(hb_exec *x, uint64_t *blocks, bp_visit_fn visit,
 /* Read the feature blocks that fill a static cache, through `visit`: the
 ** reads count as the gather's and as fill reads, and the time since t0 (the
 ** choice included) as the gather's. */
-static int fill_cache(hb_exec *x, const uint64_t *blocks, size_t n,
+static int fill_cache(hb_ctx *x, const uint64_t *blocks, size_t n,
                       bp_visit_fn visit, double t0, gnn_err *e)
 {
     bp_stats before = *bp_get_stats(x->fpool);
@@ -49,7 +49,7 @@ static int fill_cache(hb_exec *x, const uint64_t *blocks, size_t n,
 }
 
 typedef struct degree_pass {
-    hb_exec *x;
+    hb_ctx *x;
     uint64_t *key;           /* per node: (~degree << 32) | node */
 } degree_pass;
 
@@ -75,7 +75,7 @@ static int degree_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
 ** PyG-style sampling), ties to the lower node id, reading every graph block
 ** once to learn the degrees and the feature blocks of the chosen rows once
 ** to fill the cache. */
-static int cache_pin_hot(hb_exec *x, gnn_err *e)
+static int cache_pin_hot(hb_ctx *x, gnn_err *e)
 {
     hb_gather_state *gs = x->gat;
     hb_blocks *bk = &x->bk;
@@ -129,7 +129,7 @@ out:
 ** rows' nodes (reading every graph block once), pin the heaviest and read
 ** them once. */
 typedef struct hot_pass {
-    hb_exec *x;
+    hb_ctx *x;
     uint64_t *weight;        /* per feature block */
 } hot_pass;
 
@@ -153,12 +153,12 @@ static int hot_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
 
 static int pin_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
 {
-    hb_exec *x = arg;
+    hb_ctx *x = arg;
     bc_store(x->gat->bc, no, data);
     return GNNDB_OK;
 }
 
-static int cache_pin_blocks(hb_exec *x, gnn_err *e)
+static int cache_pin_blocks(hb_ctx *x, gnn_err *e)
 {
     plan *p = x->p;
     size_t nblk = (size_t)p->topo.graph_blocks;
@@ -182,7 +182,7 @@ out:
     return rc;
 }
 
-int hb_gather_open(hb_exec *x, gnn_err *e)
+int hb_gather_open(hb_ctx *x, gnn_err *e)
 {
     plan *p = x->p;
     uint32_t frame = 0;
@@ -227,7 +227,7 @@ int hb_gather_open(hb_exec *x, gnn_err *e)
     return rc;
 }
 
-void hb_gather_close(hb_exec *x)
+void hb_gather_close(hb_ctx *x)
 {
     hb_gather_state *gs = x->gat;
     if (!gs) return;

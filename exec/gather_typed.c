@@ -13,7 +13,7 @@
 /* List the items of one type's rows (type >= 0: every node of the type,
 ** going to its rank in the type) or of the seeds' labels (type < 0: every
 ** seed, going to its index), each with its row local to the type. */
-static int type_items(hb_exec *x, int type, const cat_table *t, gnn_err *e)
+static int type_items(hb_ctx *x, int type, const cat_table *t, gnn_err *e)
 {
     const plan *p = x->p;
     const plan_type *pt = &p->types[type < 0 ? p->seed_type : type];
@@ -36,7 +36,7 @@ static int type_items(hb_exec *x, int type, const cat_table *t, gnn_err *e)
 }
 
 /* Size b's x of every type with features, and its y. */
-static int size_outputs(hb_exec *x, const plan *p, hb_batch *b, gnn_err *e)
+static int size_outputs(hb_ctx *x, const plan *p, hb_batch *b, gnn_err *e)
 {
     size_t total = 0;
     for (int t = 0; t < p->ntypes; t++)
@@ -53,7 +53,7 @@ static int size_outputs(hb_exec *x, const plan *p, hb_batch *b, gnn_err *e)
 
 /* Size b's edge_attr of every relation with EDGE FEATURES, its edges
 ** counted per relation into the relation views. */
-static int size_eattr(hb_exec *x, const plan *p, hb_batch *b, gnn_err *e)
+static int size_eattr(hb_ctx *x, const plan *p, hb_batch *b, gnn_err *e)
 {
     for (int r = 0; r < p->nrels; r++) b->rviews[r].num_edges = 0;
     for (size_t k = 0; k < b->ne; k++) b->rviews[b->etype[k]].num_edges++;
@@ -70,7 +70,7 @@ static int size_eattr(hb_exec *x, const plan *p, hb_batch *b, gnn_err *e)
 
 /* List the items of relation r's edge rows: each of its edges, going to
 ** its place among r's edges, its row its edge id. */
-static int rel_items(hb_exec *x, int r, gnn_err *e)
+static int rel_items(hb_ctx *x, int r, gnn_err *e)
 {
     const cat_table *t = &x->p->rels[r].efeat;
     size_t n = 0;
@@ -94,7 +94,7 @@ static int rel_items(hb_exec *x, int r, gnn_err *e)
 }
 
 /* Each relation's EDGE FEATURES rows into its edge_attr. */
-static int gather_rel_edges(hb_exec *x, gnn_err *e)
+static int gather_rel_edges(hb_ctx *x, gnn_err *e)
 {
     const plan *p = x->p;
     for (int i = 0; i < x->nb; i++) {
@@ -111,7 +111,7 @@ static int gather_rel_edges(hb_exec *x, gnn_err *e)
     return GNNDB_OK;
 }
 
-int hb_typed_gather(hb_exec *x, gnn_err *e)
+int hb_typed_gather(hb_ctx *x, gnn_err *e)
 {
     const plan *p = x->p;
     for (int i = 0; i < x->nb; i++) {

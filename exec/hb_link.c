@@ -28,7 +28,7 @@ struct hb_link {
 
 /* AT EDGE TIME on a graph with node times: every node's time, and the
 ** nodes in time order, for the negatives. */
-static int load_by_time(hb_exec *x, gnn_err *e)
+static int load_by_time(hb_ctx *x, gnn_err *e)
 {
     struct hb_link *l = x->link;
     int rc = hb_tm_every_node_time(x, &l->times, e);
@@ -40,7 +40,7 @@ static int load_by_time(hb_exec *x, gnn_err *e)
 }
 
 /* EXCLUDE SPLIT: a bit per input edge of every excluded split. */
-static int load_excluded(hb_exec *x, gnn_err *e)
+static int load_excluded(hb_ctx *x, gnn_err *e)
 {
     plan *p = x->p;
     if (!p->nexclude) return GNNDB_OK;
@@ -64,7 +64,7 @@ static int load_excluded(hb_exec *x, gnn_err *e)
 }
 
 /* The seed edges: ids (as the seed set orders them) and endpoints. */
-static int load_edges(hb_exec *x, gnn_err *e)
+static int load_edges(hb_ctx *x, gnn_err *e)
 {
     plan *p = x->p;
     lk_seeds *sd = &x->link->seeds;
@@ -98,7 +98,7 @@ static int load_edges(hb_exec *x, gnn_err *e)
     return rc;
 }
 
-static int link_seeds(hb_exec *x, gnn_err *e)
+static int link_seeds(hb_ctx *x, gnn_err *e)
 {
     plan *p = x->p;
     lk_spec *sp = &x->link->spec;
@@ -118,7 +118,7 @@ static int link_seeds(hb_exec *x, gnn_err *e)
     return rc;
 }
 
-static void link_close(hb_exec *x)
+static void link_close(hb_ctx *x)
 {
     hb_node_close(x);
     if (!x->link) return;
@@ -131,7 +131,7 @@ static void link_close(hb_exec *x)
 }
 
 /* STRICT over the round's mini-batches: redraw negatives that are edges. */
-static int strict_round(hb_exec *x, gnn_err *e)
+static int strict_round(hb_ctx *x, gnn_err *e)
 {
     lk_batch **bs = malloc(((size_t)x->nb + 1) * sizeof *bs);
     int64_t *ep = malloc(((size_t)x->nb + 1) * 16);
@@ -157,7 +157,7 @@ static int strict_round(hb_exec *x, gnn_err *e)
 
 /* AT EDGE TIME: a tree per endpoint slot, each rooted at its seed edge's
 ** time (the roots in lk_roots' order); hop_temporal.c samples them. */
-static int link_roots(hb_exec *x, hb_batch *b, gnn_err *e)
+static int link_roots(hb_ctx *x, hb_batch *b, gnn_err *e)
 {
     lk_batch *l = &b->lk;
     size_t n = lk_nroots(&x->link->spec, l);
@@ -184,7 +184,7 @@ static int link_roots(hb_exec *x, hb_batch *b, gnn_err *e)
     return rc;
 }
 
-static int link_start(hb_exec *x, const uint32_t *order, gnn_err *e)
+static int link_start(hb_ctx *x, const uint32_t *order, gnn_err *e)
 {
     plan *p = x->p;
     int rc;
@@ -239,7 +239,7 @@ static void link_view(const plan *p, gnndb_batch_view *v, int64_t *words,
     }
 }
 
-static int link_finish(hb_exec *x, hb_batch *b, gnn_err *e)
+static int link_finish(hb_ctx *x, hb_batch *b, gnn_err *e)
 {
     lk_batch *l = &b->lk;
     int rc = lk_finish(&x->link->spec, l, e);
@@ -248,7 +248,7 @@ static int link_finish(hb_exec *x, hb_batch *b, gnn_err *e)
 }
 
 /* The hops keep out what EXCLUDE drops (hop.c reads it through its state). */
-static int link_open(hb_exec *x, gnn_err *e)
+static int link_open(hb_ctx *x, gnn_err *e)
 {
     if (!(x->link = calloc(1, sizeof *x->link)))
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory");

@@ -14,31 +14,31 @@
 #include <stdlib.h>
 #include <string.h>
 
-int hb_node_open(hb_exec *x, gnn_err *e)
+int hb_node_open(hb_ctx *x, gnn_err *e)
 {
     x->gtopo = &x->topo;
     return hb_topo_open(x->db, x->p, &x->p->topo, 1, &x->topo, e);
 }
 
-void hb_node_close(hb_exec *x)
+void hb_node_close(hb_ctx *x)
 {
     hb_topo_close(&x->topo);
 }
 
-static int node_seeds(hb_exec *x, gnn_err *e)
+static int node_seeds(hb_ctx *x, gnn_err *e)
 {
     plan *p = x->p;
     return seeds_load(x->db, &p->graph, p->seeds_kind, p->split.token,
                       p->seed_list, p->n_seed_list, "", &x->seeds, e);
 }
 
-int hb_node_hop(hb_exec *x, int hop, gnn_err *e)
+int hb_node_hop(hb_ctx *x, int hop, gnn_err *e)
 {
     for (int i = 0; i < x->nb; i++) x->hb[i].hop_end = x->hb[i].nn;
     return hb_hop_pass(x, hop, -1, e);   /* the graph's own edges */
 }
 
-int hb_node_gather(hb_exec *x, gnn_err *e)
+int hb_node_gather(hb_ctx *x, gnn_err *e)
 {
     plan *p = x->p;
     for (int i = 0; i < x->nb; i++) {

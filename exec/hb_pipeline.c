@@ -24,7 +24,7 @@
 
 static void *bg_main(void *arg)
 {
-    hb_exec *x = arg;
+    hb_ctx *x = arg;
     gnn_clearerr(&x->bg->err);
     x->bg->rc = hbs_build(x, &x->bg->err);
     return NULL;
@@ -33,7 +33,7 @@ static void *bg_main(void *arg)
 /* What the round handed out may hold while the next is built: its records
 ** and the read buffers of its largest run (`ahead` more for the runs read
 ** ahead), with the sixteenth to spare that the read-back gives a buffer. */
-static size_t emit_reserve(const hb_exec *x, int ahead)
+static size_t emit_reserve(const hb_ctx *x, int ahead)
 {
     size_t big = 0;
     for (int i = 0; i < x->sp->emit->nsb; i++)
@@ -45,7 +45,7 @@ static size_t emit_reserve(const hb_exec *x, int ahead)
 
 /* Whether the next round may be built beside the one handed out, which
 ** holds `reserve` bytes of memory. */
-static int may_overlap(hb_exec *x, size_t reserve)
+static int may_overlap(hb_ctx *x, size_t reserve)
 {
     const plan *p = x->p;
     if (p->threads < 2 || x->next_global >= p->total_batches) return 0;
@@ -58,7 +58,7 @@ static int may_overlap(hb_exec *x, size_t reserve)
 
 /* Start building the next round on its own thread; where no thread can be
 ** started it is built when it is needed instead. */
-static void start_build(hb_exec *x, size_t reserve)
+static void start_build(hb_ctx *x, size_t reserve)
 {
     x->bg->reserve = reserve;
     x->bg->running = 1;
@@ -70,7 +70,7 @@ static void start_build(hb_exec *x, size_t reserve)
     }
 }
 
-static int join_build(hb_exec *x, gnn_err *e)
+static int join_build(hb_ctx *x, gnn_err *e)
 {
     pthread_join(x->bg->thread, NULL);
     x->bg->running = 0;
@@ -82,7 +82,7 @@ static int join_build(hb_exec *x, gnn_err *e)
 
 /* Make the next round the one handed out (joined, or built here), and
 ** start the build of the one after it when it may overlap. */
-static int next_round(hb_exec *x, gnn_err *e)
+static int next_round(hb_ctx *x, gnn_err *e)
 {
     double t0 = gnn_now();
     /* built here, the round has the whole budget: the read buffers of the
@@ -109,7 +109,7 @@ static int next_round(hb_exec *x, gnn_err *e)
     return GNNDB_OK;
 }
 
-int hbp_next(hb_exec *x, const gnndb_batch_view **view, gnn_err *e)
+int hbp_next(hb_ctx *x, const gnndb_batch_view **view, gnn_err *e)
 {
     if (!hbs_pending(x)) {
         if (!x->bg->running && x->next_global >= x->p->total_batches)
@@ -126,7 +126,7 @@ int hbp_next(hb_exec *x, const gnndb_batch_view **view, gnn_err *e)
     return GNNDB_BATCH;
 }
 
-int hbp_open(hb_exec *x, gnn_err *e)
+int hbp_open(hb_ctx *x, gnn_err *e)
 {
     x->sp = calloc(1, sizeof *x->sp);
     x->rb = calloc(1, sizeof *x->rb);
@@ -141,7 +141,7 @@ int hbp_open(hb_exec *x, gnn_err *e)
 
 /* The runs go before the buffers they may be read into, and both before
 ** the area that holds them. */
-void hbp_close(hb_exec *x)
+void hbp_close(hb_ctx *x)
 {
     hbp_stop(x);
     if (x->sp) hbs_free_rounds(x);
@@ -155,7 +155,7 @@ void hbp_close(hb_exec *x)
     x->bg = NULL;
 }
 
-void hbp_stats(const hb_exec *x, hb_stats *v)
+void hbp_stats(const hb_ctx *x, hb_stats *v)
 {
     if (!x->sp || !x->sp->area) return;
     spill_stats s;
@@ -167,7 +167,7 @@ void hbp_stats(const hb_exec *x, hb_stats *v)
     v->spill_write_seconds = s.write_seconds;
 }
 
-void hbp_stop(hb_exec *x)
+void hbp_stop(hb_ctx *x)
 {
     if (!x->bg || !x->bg->running) return;
     atomic_store(&x->stop, 1);

@@ -23,7 +23,7 @@
 ** in size, so a new buffer gets a sixteenth to spare: later runs reuse it
 ** instead of faulting in fresh pages for every mini-batch. The transfer
 ** operator's memory (hb_read_buffer: pinned for a device-bound batch). */
-static int buf_ready(hb_exec *x, unsigned char **b, size_t *cap, size_t need,
+static int buf_ready(hb_ctx *x, unsigned char **b, size_t *cap, size_t need,
                      gnn_err *e)
 {
     if (*cap >= need) return GNNDB_OK;
@@ -37,7 +37,7 @@ static int buf_ready(hb_exec *x, unsigned char **b, size_t *cap, size_t need,
     return GNNDB_OK;
 }
 
-static void buf_drop(hb_exec *x, unsigned char **b, size_t *cap)
+static void buf_drop(hb_ctx *x, unsigned char **b, size_t *cap)
 {
     hb_read_buffer_free(x, *b);
     *b = NULL;
@@ -55,7 +55,7 @@ static size_t growth(size_t cap, size_t need)
 ** budget: the staged one, or x->bg->reserve while the next round is built
 ** (whose own bytes are its budget's). Runs differ in size from the plan's
 ** estimate, so it is checked on theirs. */
-static int fits(hb_exec *x, size_t more)
+static int fits(hb_ctx *x, size_t more)
 {
     const hb_readback *rb = x->rb;
     size_t held = rb->capout + hbs_records_bytes(x->p, x->sp->emit);
@@ -76,7 +76,7 @@ static int slot_of(const hb_readback *rb, int i)
 /* Give back the buffers no run is read into and no batch handed out lives
 ** in, but raw buffer `keep` (-1: none), about to be read into again: the
 ** next run needs the memory. */
-static void drop_idle(hb_exec *x, int keep)
+static void drop_idle(hb_ctx *x, int keep)
 {
     hb_readback *rb = x->rb;
     buf_drop(x, &rb->out, &rb->capout);
@@ -88,7 +88,7 @@ static void drop_idle(hb_exec *x, int keep)
 /* Start reading record i into a free raw buffer. `now`: it is the record to
 ** hand out, read at once whatever else must be given back; else only when
 ** a buffer is free and it fits (*started says whether it was). */
-static int start_read(hb_exec *x, int i, int now, int *started, gnn_err *e)
+static int start_read(hb_ctx *x, int i, int now, int *started, gnn_err *e)
 {
     hb_readback *rb = x->rb;
     spill_run *run = x->sp->emit->sb[i].run;
@@ -129,7 +129,7 @@ typedef struct rb_part {
 } rb_part;
 
 /* The parts of record s read into buf, one per section; their count. */
-static int record_parts(hb_exec *x, const hb_sbatch *s,
+static int record_parts(hb_ctx *x, const hb_sbatch *s,
                         const unsigned char *buf, rb_part *out)
 {
     const plan *p = x->p;
@@ -156,7 +156,7 @@ static int record_parts(hb_exec *x, const hb_sbatch *s,
     return n;
 }
 
-static int bad_order(hb_exec *x, size_t k, size_t nn, gnn_err *e)
+static int bad_order(hb_ctx *x, size_t k, size_t nn, gnn_err *e)
 {
     return gnn_seterr(e, GNNDB_CORRUPT, "spill area %s: a spilled mini-batch "
                       "lists %zu of its %zu rows, or a row twice",
@@ -166,7 +166,7 @@ static int bad_order(hb_exec *x, size_t k, size_t nn, gnn_err *e)
 /* x->rb->ord[j] = where the j-th row of part pt goes: the rows came block
 ** by block in its arrival order, each block's in row order. Every place
 ** must appear once. */
-static int arrival_order(hb_exec *x, const rb_part *pt, gnn_err *e)
+static int arrival_order(hb_ctx *x, const rb_part *pt, gnn_err *e)
 {
     hb_readback *rb = x->rb;
     size_t nn = pt->n;
@@ -195,7 +195,7 @@ static int arrival_order(hb_exec *x, const rb_part *pt, gnn_err *e)
 
 /* Put part pt's rows in buf into order in place: each cycle of the
 ** permutation x->rb->ord is walked once with one row held aside. */
-static int order_in_place(hb_exec *x, const rb_part *pt, unsigned char *buf,
+static int order_in_place(hb_ctx *x, const rb_part *pt, unsigned char *buf,
                           gnn_err *e)
 {
     hb_readback *rb = x->rb;
@@ -223,7 +223,7 @@ static int order_in_place(hb_exec *x, const rb_part *pt, unsigned char *buf,
 }
 
 typedef struct order_job {
-    const hb_exec *x;
+    const hb_ctx *x;
     const unsigned char *src;
     unsigned char *dst;
     size_t nn, rowbytes;
@@ -242,7 +242,7 @@ static void order_task(void *arg, size_t t, int w)
 
 /* Copy part pt's rows from src (in arrival order) to dst in order, on the
 ** pool's threads. */
-static void order_into(hb_exec *x, const rb_part *pt, const unsigned char *src,
+static void order_into(hb_ctx *x, const rb_part *pt, const unsigned char *src,
                        unsigned char *dst)
 {
     order_job j = {x, src + pt->rows_off, dst + pt->rows_off, pt->n,
@@ -260,7 +260,7 @@ static void order_into(hb_exec *x, const rb_part *pt, const unsigned char *src,
 ** else in place, where the batch then lives until the next call. Its
 ** buffer through *buf, and where its edge rows start in it through *eoff
 ** (0: it has none). */
-static int put_in_order(hb_exec *x, hb_sbatch *s, int k, int two,
+static int put_in_order(hb_ctx *x, hb_sbatch *s, int k, int two,
                         size_t size, unsigned char **buf, size_t *eoff,
                         gnn_err *e)
 {
@@ -301,7 +301,7 @@ static int put_in_order(hb_exec *x, hb_sbatch *s, int k, int two,
 }
 
 /* The view of record s read into buf, its edge rows at eoff (0: none). */
-static int fill_view(hb_exec *x, hb_sbatch *s, unsigned char *buf,
+static int fill_view(hb_ctx *x, hb_sbatch *s, unsigned char *buf,
                      size_t eoff, gnn_err *e)
 {
     plan *p = x->p;
@@ -337,7 +337,7 @@ static int fill_view(hb_exec *x, hb_sbatch *s, unsigned char *buf,
 
 /* Read the runs after record `from` ahead, as many as the plan reads ahead
 ** and free buffers and memory allow, while the caller works on this one. */
-static int read_ahead(hb_exec *x, int from, gnn_err *e)
+static int read_ahead(hb_ctx *x, int from, gnn_err *e)
 {
     hb_readback *rb = x->rb;
     int last = GNN_MIN(from + x->p->spill_ahead, x->sp->emit->nsb);
@@ -349,7 +349,7 @@ static int read_ahead(hb_exec *x, int from, gnn_err *e)
     return GNNDB_OK;
 }
 
-int hbs_next(hb_exec *x, const gnndb_batch_view **view, gnn_err *e)
+int hbs_next(hb_ctx *x, const gnndb_batch_view **view, gnn_err *e)
 {
     hb_readback *rb = x->rb;
     int i = rb->scur, rc = GNNDB_OK, started;
@@ -378,23 +378,23 @@ int hbs_next(hb_exec *x, const gnndb_batch_view **view, gnn_err *e)
     return hb_emit(x, &rb->sview, view, e);
 }
 
-int hbs_pending(const hb_exec *x) { return x->rb->scur < x->sp->emit->nsb; }
+int hbs_pending(const hb_ctx *x) { return x->rb->scur < x->sp->emit->nsb; }
 
-void hbs_readback_trim(hb_exec *x)
+void hbs_readback_trim(hb_ctx *x)
 {
     hb_readback *rb = x->rb;
     rb->in_raw = -1;
     drop_idle(x, -1);
 }
 
-void hbs_readback_init(hb_exec *x)
+void hbs_readback_init(hb_ctx *x)
 {
     hb_readback *rb = x->rb;
     for (int k = 0; k < SPILL_READ_RUNS; k++) rb->raw_rec[k] = -1;
     rb->in_raw = -1;
 }
 
-void hbs_readback_close(hb_exec *x)
+void hbs_readback_close(hb_ctx *x)
 {
     hb_readback *rb = x->rb;
     /* the runs are freed by now (hbs_close), their reads waited for */

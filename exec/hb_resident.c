@@ -43,7 +43,7 @@ typedef struct rs_table {
 } rs_table;
 
 typedef struct rs_round {
-    hb_exec *x;
+    hb_ctx *x;
     const void **gdata;      /* graph block b: its pinned frame */
     hb_rs_graph graph;       /* the same, for the hops (hop_resident.c) */
     rs_table feat, labels;
@@ -133,7 +133,7 @@ static void unpin_all(bp_pool *bp, blk_file *f, size_t n)
 
 static void rs_unpin(rs_round *r)
 {
-    hb_exec *x = r->x;
+    hb_ctx *x = r->x;
     if (r->ng) unpin_all(x->gpool, x->gtopo->f, r->ng);
     if (r->nf) unpin_all(x->fpool, x->ff, r->nf);
     if (r->nl) unpin_all(x->fpool, x->lf, r->nl);
@@ -190,7 +190,7 @@ static int rs_graph_of(rs_round *r, gnn_err *e)
 /* Pin every block the round reads. */
 static int rs_pin(rs_round *r, gnn_err *e)
 {
-    hb_exec *x = r->x;
+    hb_ctx *x = r->x;
     const plan *p = x->p;
     size_t ng = (size_t)x->gtopo->nblocks;
     size_t nf = p->has_feat ? (size_t)p->feat.nblocks : 0;
@@ -219,7 +219,7 @@ static int rs_pin(rs_round *r, gnn_err *e)
 
 /* Whether this round is built here: the plan keeps every block resident
 ** (plan_resident), and the pools have the frames. */
-static int rs_eligible(const hb_exec *x)
+static int rs_eligible(const hb_ctx *x)
 {
     const plan *p = x->p;
     size_t need = (p->has_feat ? (size_t)p->feat.nblocks : 0) +
@@ -295,7 +295,7 @@ static int rs_copy_rows(const rs_table *rt, const uint32_t *ids, size_t n,
 ** on the worker's own arena: grown here, on the caller's, the round's
 ** freed outputs stayed in one arena and a Python loader under 64 MiB grew
 ** past it. */
-static int rs_reserve(hb_exec *x, gnn_err *e)
+static int rs_reserve(hb_ctx *x, gnn_err *e)
 {
     const plan *p = x->p;
     if (!hb_out_pinned(x)) return GNNDB_OK;
@@ -348,7 +348,7 @@ static int rs_gather(rs_round *r, hb_batch *b, gnn_err *e)
 static void rs_sample_task(void *arg, size_t i, int w)
 {
     rs_round *r = arg;
-    hb_exec *x = r->x;
+    hb_ctx *x = r->x;
     hb_batch *b = &x->hb[i];
     gnn_err e = {0};
     double t0 = gnn_now();
@@ -366,7 +366,7 @@ static void rs_sample_task(void *arg, size_t i, int w)
 static void rs_gather_task(void *arg, size_t i, int w)
 {
     rs_round *r = arg;
-    hb_exec *x = r->x;
+    hb_ctx *x = r->x;
     hb_batch *b = &x->hb[i];
     gnn_err e = {0};
     double t0 = gnn_now();
@@ -385,7 +385,7 @@ static void rs_gather_task(void *arg, size_t i, int w)
 ** workers' busy seconds as the hops' and gather's CPU time. */
 static void rs_count(rs_round *r, int kept)
 {
-    hb_exec *x = r->x;
+    hb_ctx *x = r->x;
     const plan *p = x->p;
     int nw = wpool_threads(x->pool);
     double hop_s = 0, gat_s = 0;
@@ -429,7 +429,7 @@ static int rs_settle(rs_round *r, gnn_err *e)
 ** parallel. */
 static int rs_run(rs_round *r, int64_t g, gnn_err *e)
 {
-    hb_exec *x = r->x;
+    hb_ctx *x = r->x;
     int nw = wpool_threads(x->pool);
     r->busy = calloc(2 * (size_t)nw, sizeof *r->busy);
     if (!r->busy) return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
@@ -454,7 +454,7 @@ static int rs_run(rs_round *r, int64_t g, gnn_err *e)
     return x->p->graph.has_map ? hb_finish_batches(x, e) : GNNDB_OK;
 }
 
-void hb_resident_close(hb_exec *x)
+void hb_resident_close(hb_ctx *x)
 {
     for (int w = 0; w < x->nrsw; w++) hb_rs_worker_free(x->rsw[w]);
     free(x->rsw);
@@ -462,7 +462,7 @@ void hb_resident_close(hb_exec *x)
     x->nrsw = 0;
 }
 
-int hb_resident_round(hb_exec *x, int64_t g, int *done, gnn_err *e)
+int hb_resident_round(hb_ctx *x, int64_t g, int *done, gnn_err *e)
 {
     *done = 0;
     if (!rs_eligible(x)) return GNNDB_OK;

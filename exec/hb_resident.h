@@ -15,8 +15,8 @@
 ** gathered and finished, from the pools' frames when they hold every
 ** block the round reads (hb_resident.c); *done 0 (and nothing changed)
 ** when they do not, or the plan's batches are not built that way. */
-int hb_resident_round(hb_exec *x, int64_t g, int *done, gnn_err *e);
+int hb_resident_round(hb_ctx *x, int64_t g, int *done, gnn_err *e);
 /* The resident round's workers (their node maps): freed. */
-void hb_resident_close(hb_exec *x);
+void hb_resident_close(hb_ctx *x);
 
 #endif

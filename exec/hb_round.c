@@ -24,7 +24,7 @@
 ** outside the staged data (the process at prepare, the pools' frames read
 ** into, the row cache, the host's copies), -1 where they cannot be
 ** measured; keeps the peak. */
-static int64_t staged_resident(hb_exec *x)
+static int64_t staged_resident(hb_ctx *x)
 {
     int64_t rss = gnn_rss_now();
     if (rss < 0 || !gnn_rss_meaningful()) return -1;
@@ -38,7 +38,7 @@ static int64_t staged_resident(hb_exec *x)
     return rss > outside ? rss - outside : 0;
 }
 
-size_t hb_uncounted(hb_exec *x, size_t counted)
+size_t hb_uncounted(hb_ctx *x, size_t counted)
 {
     int64_t staged = staged_resident(x);
     return staged > (int64_t)counted ? (size_t)staged - counted : 0;
@@ -46,7 +46,7 @@ size_t hb_uncounted(hb_exec *x, size_t counted)
 
 /* ---- seeds: each epoch's seeds (seeds.c) ---- */
 
-int hb_load_seeds(hb_exec *x, gnn_err *e)
+int hb_load_seeds(hb_ctx *x, gnn_err *e)
 {
     plan *p = x->p;
     int rc = x->var->load_seeds(x, e);
@@ -59,7 +59,7 @@ int hb_load_seeds(hb_exec *x, gnn_err *e)
 
 /* ---- hyperbatch orchestration ---- */
 
-static int hb_alloc_batches(hb_exec *x, int n, gnn_err *e)
+static int hb_alloc_batches(hb_ctx *x, int n, gnn_err *e)
 {
     if (n <= x->capb) return GNNDB_OK;
     hb_batch *nb = realloc(x->hb, (size_t)n * sizeof *nb);
@@ -70,21 +70,21 @@ static int hb_alloc_batches(hb_exec *x, int n, gnn_err *e)
     return GNNDB_OK;
 }
 
-void hb_slot_free(hb_exec *x, hb_batch *b)
+void hb_slot_free(hb_ctx *x, hb_batch *b)
 {
     hb_out_release(x, b);
     hb_batch_free(b);
 }
 
 /* A resident round's workers keep their node maps between rounds. */
-static size_t resident_bytes(const hb_exec *x)
+static size_t resident_bytes(const hb_ctx *x)
 {
     size_t sum = 0;
     for (int i = 0; i < x->nrsw; i++) sum += hb_rs_worker_bytes(x->rsw[i]);
     return sum;
 }
 
-size_t hb_work_bytes(const hb_exec *x)
+size_t hb_work_bytes(const hb_ctx *x)
 {
     return hb_hop_bytes(x->hop) + hb_blocks_bytes(&x->bk) +
            hb_gather_bytes(x->gat) + resident_bytes(x);
@@ -110,7 +110,7 @@ size_t hb_staged_bytes(const hb_batch *b, int64_t dim)
 ** built again in the next hyperbatch with the same result, since every
 ** choice depends only on its key. A single mini-batch that does not fit is
 ** an error. */
-static int fit_prefix(hb_exec *x, int with_features, size_t used)
+static int fit_prefix(hb_ctx *x, int with_features, size_t used)
 {
     plan *p = x->p;
     int64_t dim = with_features ? plan_x_dim(p) : 0;
@@ -125,7 +125,7 @@ static int fit_prefix(hb_exec *x, int with_features, size_t used)
     return keep;
 }
 
-void hb_release_work(hb_exec *x)
+void hb_release_work(hb_ctx *x)
 {
     hb_hop_release(x->hop);
     hb_blocks_release(&x->bk);
@@ -135,7 +135,7 @@ void hb_release_work(hb_exec *x)
 /* Free every mini-batch slot and the hop scratch: a spilled round's
 ** sampling state is not needed while its rows are gathered and read back,
 ** and those phases have the whole budget to themselves. */
-void hb_release_sampling(hb_exec *x)
+void hb_release_sampling(hb_ctx *x)
 {
     hb_release_work(x);
     for (int i = 0; i < x->capb; i++) {
@@ -157,7 +157,7 @@ void hb_trim(void)
 }
 
 /* Free the arrays of slots [from, capb): nothing of theirs is staged. */
-static void free_slots(hb_exec *x, int from)
+static void free_slots(hb_ctx *x, int from)
 {
     for (int i = from; i < x->capb; i++) {
         hb_slot_free(x, &x->hb[i]);
@@ -168,7 +168,7 @@ static void free_slots(hb_exec *x, int from)
 /* What the staged mini-batches are measured against besides their own
 ** bytes: the hop's scratch, what else the caller stages (staged_other) and
 ** what the process holds that no count has (hb_uncounted). */
-static size_t fit_base(hb_exec *x)
+static size_t fit_base(hb_ctx *x)
 {
     size_t base = hb_work_bytes(x) + x->staged_other, slots = 0;
     for (int i = 0; i < x->nb; i++) slots += hb_batch_bytes(&x->hb[i]);
@@ -178,7 +178,7 @@ static size_t fit_base(hb_exec *x)
     return base + (staged > counted ? staged - counted : 0);
 }
 
-int hb_fit(hb_exec *x, int with_features, gnn_err *e)
+int hb_fit(hb_ctx *x, int with_features, gnn_err *e)
 {
     plan *p = x->p;
     int keep = fit_prefix(x, with_features, fit_base(x));
@@ -222,7 +222,7 @@ static void count_epoch(hb_stats *st, int64_t epoch)
     st->epochs_begun = epoch + 1;
 }
 
-int hb_seed_round(hb_exec *x, int64_t g, gnn_err *e)
+int hb_seed_round(hb_ctx *x, int64_t g, gnn_err *e)
 {
     plan *p = x->p;
     int64_t epoch, first;
@@ -268,7 +268,7 @@ int hb_seed_round(hb_exec *x, int64_t g, gnn_err *e)
     return GNNDB_OK;
 }
 
-int hb_sample_round(hb_exec *x, int64_t g, gnn_err *e)
+int hb_sample_round(hb_ctx *x, int64_t g, gnn_err *e)
 {
     plan *p = x->p;
     int rc = hb_seed_round(x, g, e);

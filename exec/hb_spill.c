@@ -32,7 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int hbs_open(hb_exec *x, gnn_err *e)
+int hbs_open(hb_ctx *x, gnn_err *e)
 {
     gnndb *db = x->db;
     const char *dir = db_temp_dir(db);
@@ -43,7 +43,7 @@ int hbs_open(hb_exec *x, gnn_err *e)
     return spill_open(dir, db->pragma.spill_limit, x->p->io, &x->sp->area, e);
 }
 
-void hbs_free_rounds(hb_exec *x)
+void hbs_free_rounds(hb_ctx *x)
 {
     for (int k = 0; k < 2; k++) {
         hb_round *r = &x->sp->rounds[k];
@@ -53,7 +53,7 @@ void hbs_free_rounds(hb_exec *x)
     }
 }
 
-void hbs_close(hb_exec *x)
+void hbs_close(hb_ctx *x)
 {
     spill_close(x->sp->area);
     x->sp->area = NULL;
@@ -61,14 +61,14 @@ void hbs_close(hb_exec *x)
 
 /* What the build may still hold beside its own records: the staged budget
 ** less what the round handed out meanwhile holds. */
-static double build_room(const hb_exec *x)
+static double build_room(const hb_ctx *x)
 {
     return (double)x->p->staged_bytes - (double)x->bg->reserve -
            (double)hbs_records_bytes(x->p, x->sp->build);
 }
 
 typedef struct sort_job {
-    hb_exec *x;
+    hb_ctx *x;
     uint64_t **keys;         /* per batch: (node << 32 | local), sorted */
     int oom;
 } sort_job;
@@ -90,7 +90,7 @@ static void sort_task(void *arg, size_t i, int w)
 ** with its place (its local index, or its rank among its relation's edges,
 ** as edge_attr lays them out); the ids kept in the record for the gather,
 ** places and ids appended to the run for the read back. */
-static int spill_edge_order(hb_exec *x, const hb_batch *b, hb_sbatch *s,
+static int spill_edge_order(hb_ctx *x, const hb_batch *b, hb_sbatch *s,
                             gnn_err *e)
 {
     const plan *p = x->p;
@@ -141,7 +141,7 @@ static int spill_times(const hb_batch *b, hb_sbatch *s, gnn_err *e)
 }
 
 /* The record and run of finished batch b (keys: its nodes sorted). */
-static int spill_topology(hb_exec *x, hb_batch *b, uint64_t *k,
+static int spill_topology(hb_ctx *x, hb_batch *b, uint64_t *k,
                           hb_sbatch *s, gnn_err *e)
 {
     memset(s, 0, sizeof *s);
@@ -190,7 +190,7 @@ static int spill_topology(hb_exec *x, hb_batch *b, uint64_t *k,
 /* Finish the sampled sub-round in x->hb one batch at a time and spill each
 ** one's topology; the outputs go as soon as they are in its run, so the
 ** next sub-round's sampling has their memory. */
-static int spill_subround(hb_exec *x, gnn_err *e)
+static int spill_subround(hb_ctx *x, gnn_err *e)
 {
     hb_round *r = x->sp->build;
     size_t had = r->capsb;
@@ -238,7 +238,7 @@ static int spill_subround(hb_exec *x, gnn_err *e)
 ** sub-round: as many as the room beside the records holds, at the bytes a
 ** sampled mini-batch measured (the plan's estimate before any was), spread
 ** evenly over the sub-rounds that takes, each of which reads the graph. */
-static int64_t subround_size(const hb_exec *x, int64_t left)
+static int64_t subround_size(const hb_ctx *x, int64_t left)
 {
     int64_t cap = x->sp->s_next;
     if (x->sp->sample_per > 0)
@@ -254,7 +254,7 @@ static int64_t subround_size(const hb_exec *x, int64_t left)
 ** cut, which frees the scratch, it sized every other sub-round too large,
 ** and that one sampled past the limit before hb_fit cut it (HYPERBATCH
 ** 1024 at 512 MiB: 541-555 MiB resident at those checks). */
-static double sampled_per_batch(const hb_exec *x)
+static double sampled_per_batch(const hb_ctx *x)
 {
     size_t sum = hb_work_bytes(x);
     for (int i = 0; i < x->nb; i++) sum += hb_batch_bytes(&x->hb[i]);
@@ -265,7 +265,7 @@ static double sampled_per_batch(const hb_exec *x)
 }
 
 /* Phase 1: sample G mini-batches from next_global in sub-rounds. */
-static int spill_sample(hb_exec *x, int64_t g, int64_t G, gnn_err *e)
+static int spill_sample(hb_ctx *x, int64_t g, int64_t G, gnn_err *e)
 {
     int64_t done = 0;
     while (done < G) {
@@ -286,7 +286,7 @@ static int spill_sample(hb_exec *x, int64_t g, int64_t G, gnn_err *e)
 }
 
 /* Build the next round: phases 1 and 2 for G mini-batches. */
-int hbs_build(hb_exec *x, gnn_err *e)
+int hbs_build(hb_ctx *x, gnn_err *e)
 {
     plan *p = x->p;
     hbs_round_release(x->sp->build);

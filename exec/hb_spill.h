@@ -10,14 +10,14 @@
 
 /* Open the spill area and the read-back for a spilled plan (x->sp, x->rb,
 ** x->bg), and close them (nothing to do for a plan that does not spill). */
-int hbp_open(hb_exec *x, gnn_err *e);
-void hbp_close(hb_exec *x);
+int hbp_open(hb_ctx *x, gnn_err *e);
+void hbp_close(hb_ctx *x);
 /* The next spilled mini-batch, switching rounds and starting the next
 ** round's build on its own thread as needed. */
-int hbp_next(hb_exec *x, const gnndb_batch_view **view, gnn_err *e);
+int hbp_next(hb_ctx *x, const gnndb_batch_view **view, gnn_err *e);
 /* Give up and join a build running on its own thread. */
-void hbp_stop(hb_exec *x);
+void hbp_stop(hb_ctx *x);
 /* The spill area's counters into v. */
-void hbp_stats(const hb_exec *x, hb_stats *v);
+void hbp_stats(const hb_ctx *x, hb_stats *v);
 
 #endif

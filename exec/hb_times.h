@@ -7,19 +7,19 @@
 #include <stdint.h>
 #include "err.h"
 
-struct hb_exec;
+struct hb_ctx;
 
 /* The executor's seed times (x->tm): from AT TIMES' file, in the order of
 ** the seed set, or from the graph's node times (AT NODE TIME), read block
 ** by block for the seeds only; freed by hb_tm_close (hop_temporal.c). */
-int hb_tm_open(struct hb_exec *x, gnn_err *e);
-void hb_tm_close(struct hb_exec *x);
+int hb_tm_open(struct hb_ctx *x, gnn_err *e);
+void hb_tm_close(struct hb_ctx *x);
 /* Every hop of the round's mini-batches (their seeds in place), reading
 ** the time graph through the graph's buffer pool on the caller's thread:
 ** the round of a plan whose blocks are not all resident. */
-int hb_tm_round(struct hb_exec *x, gnn_err *e);
+int hb_tm_round(struct hb_ctx *x, gnn_err *e);
 /* Every node's time, by id, from the graph's node times table: *t
 ** malloc'd (the caller frees it, set even on failure). */
-int hb_tm_every_node_time(struct hb_exec *x, int64_t **t, gnn_err *e);
+int hb_tm_every_node_time(struct hb_ctx *x, int64_t **t, gnn_err *e);
 
 #endif

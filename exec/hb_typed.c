@@ -24,7 +24,7 @@
 #define TYPED_FILE_ID 64
 #define TYPED_EFEAT_ID (TYPED_FILE_ID + HB_MAX_TYPES)
 
-static int hb_typed_open(hb_exec *x, gnn_err *e)
+static int hb_typed_open(hb_ctx *x, gnn_err *e)
 {
     plan *p = x->p;
     x->rt = calloc((size_t)p->nrels + 1, sizeof *x->rt);
@@ -50,7 +50,7 @@ static int hb_typed_open(hb_exec *x, gnn_err *e)
     return GNNDB_OK;
 }
 
-static void hb_typed_close(hb_exec *x)
+static void hb_typed_close(hb_ctx *x)
 {
     if (!x->rt) return;
     for (int r = 0; r < x->p->nrels; r++) hb_topo_close(&x->rt[r]);
@@ -65,7 +65,7 @@ static void hb_typed_close(hb_exec *x)
 
 /* SEEDS t (ids): ids local to type t, made global and loaded as a list
 ** (seeds.c: sorted, or as listed with IN ORDER). */
-static int typed_list(hb_exec *x, const plan_type *t, seed_set *s,
+static int typed_list(hb_ctx *x, const plan_type *t, seed_set *s,
                       gnn_err *e)
 {
     const plan *p = x->p;
@@ -87,7 +87,7 @@ static int typed_list(hb_exec *x, const plan_type *t, seed_set *s,
     return rc;
 }
 
-static int hb_typed_seeds(hb_exec *x, gnn_err *e)
+static int hb_typed_seeds(hb_ctx *x, gnn_err *e)
 {
     plan *p = x->p;
     const plan_type *t = &p->types[p->seed_type];
@@ -114,7 +114,7 @@ static int hb_typed_seeds(hb_exec *x, gnn_err *e)
     return GNNDB_OK;
 }
 
-static int hb_typed_hop(hb_exec *x, int hop, gnn_err *e)
+static int hb_typed_hop(hb_ctx *x, int hop, gnn_err *e)
 {
     const plan *p = x->p;
     for (int i = 0; i < x->nb; i++) x->hb[i].hop_end = x->hb[i].nn;
@@ -289,7 +289,7 @@ static int fill_outputs(const plan *p, hb_batch *b, gnn_err *e)
     return GNNDB_OK;
 }
 
-static int hb_typed_finish(hb_exec *x, hb_batch *b, gnn_err *e)
+static int hb_typed_finish(hb_ctx *x, hb_batch *b, gnn_err *e)
 {
     const plan *p = x->p;
     int rc;

@@ -7,7 +7,7 @@
 
 /* Gather each type's rows, each relation's EDGE FEATURES rows and the
 ** seeds' labels of x->hb (gather_typed.c). */
-int hb_typed_gather(hb_exec *x, gnn_err *e);
+int hb_typed_gather(hb_ctx *x, gnn_err *e);
 /* Each node's rank within its type and the types' node counts in b's
 ** views (allocated once a slot): what hb_typed_finish needs first. The
 ** gather does it for an in-memory round, the spill writer (through the

@@ -19,22 +19,22 @@ typedef struct hb_variant {
     const char *name;
     /* Open the topology the hops read and what else the variant alone
     ** reads; close frees all of it (also after a failed open). */
-    int (*open)(hb_exec *x, gnn_err *e);
-    void (*close)(hb_exec *x);
+    int (*open)(hb_ctx *x, gnn_err *e);
+    void (*close)(hb_ctx *x);
     /* Load the seeds into x->seeds: node ids, or a link's edge ids. */
-    int (*load_seeds)(hb_exec *x, gnn_err *e);
+    int (*load_seeds)(hb_ctx *x, gnn_err *e);
     /* Start the mini-batches of x->hb from the epoch's `order` (NULL:
     ** each one's seeds are its slice of the order, as nodes). */
-    int (*start)(hb_exec *x, const uint32_t *order, gnn_err *e);
+    int (*start)(hb_ctx *x, const uint32_t *order, gnn_err *e);
     /* Sample hop `hop` of every mini-batch of x->hb. */
-    int (*hop)(hb_exec *x, int hop, gnn_err *e);
+    int (*hop)(hb_ctx *x, int hop, gnn_err *e);
     /* Gather the rows of every mini-batch of x->hb into its outputs. */
-    int (*gather)(hb_exec *x, gnn_err *e);
+    int (*gather)(hb_ctx *x, gnn_err *e);
     /* Lay b out before it is finished without a gather (a spilled
     ** round's): what the gather would have done to it. */
     int (*layout)(const plan *p, hb_batch *b, gnn_err *e);
     /* Finish b's own fields into its view, after the generic finish. */
-    int (*finish)(hb_exec *x, hb_batch *b, gnn_err *e);
+    int (*finish)(hb_ctx *x, hb_batch *b, gnn_err *e);
     /* Spilling finished b: keep its own fields in record s, or append
     ** them to s's run (after its n_id, edge_index and e_id). */
     int (*spill)(const plan *p, const hb_batch *b, hb_sbatch *s,
@@ -52,9 +52,9 @@ extern const hb_variant hb_variant_typed;  /* hb_typed.c */
 /* The node variant's operations, which the link variant shares: the
 ** graph's topology, its hops, and its rows (features, labels and EDGE
 ** FEATURES). */
-int hb_node_open(hb_exec *x, gnn_err *e);
-void hb_node_close(hb_exec *x);
-int hb_node_hop(hb_exec *x, int hop, gnn_err *e);
-int hb_node_gather(hb_exec *x, gnn_err *e);
+int hb_node_open(hb_ctx *x, gnn_err *e);
+void hb_node_close(hb_ctx *x);
+int hb_node_hop(hb_ctx *x, int hop, gnn_err *e);
+int hb_node_gather(hb_ctx *x, gnn_err *e);
 
 #endif

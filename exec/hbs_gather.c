@@ -16,7 +16,7 @@
 #include <string.h>
 
 typedef struct sg_job {
-    hb_exec *x;
+    hb_ctx *x;
     const hbs_section *sec;  /* the table being gathered */
     const blk_header *h;
     float *row;              /* one output row, for the serial path */
@@ -44,7 +44,7 @@ static void sg_copy_task(void *arg, size_t i, int w)
 static int sg_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
 {
     sg_job *j = arg;
-    hb_exec *x = j->x;
+    hb_ctx *x = j->x;
     hb_round *r = x->sp->build;
     const hbs_section *sec = j->sec;
     if (hb_halted(x)) return gnn_seterr(e, GNNDB_INTERRUPT, "interrupted");
@@ -107,7 +107,7 @@ static void mark_blocks(const uint32_t *ids, size_t n, uint64_t base,
 /* The distinct blocks of section sec (NULL: the labels) the round's
 ** records need, listed ascending in x->bk.blockof; their count, or -1 with
 ** the words in e (a code returned here would read as a count). */
-static int round_blocks(hb_exec *x, const hbs_section *sec, gnn_err *e)
+static int round_blocks(hb_ctx *x, const hbs_section *sec, gnn_err *e)
 {
     const cat_table *t = sec ? sec->t : &x->p->labels;
     uint64_t rpb = t->rows_per_block, nblocks = (uint64_t)t->nblocks;
@@ -140,7 +140,7 @@ static int round_blocks(hb_exec *x, const hbs_section *sec, gnn_err *e)
 
 static int sg_label_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
 {
-    hb_exec *x = arg;
+    hb_ctx *x = arg;
     const blk_header *h = data;
     uint64_t rpb = x->p->labels.rows_per_block;
     hb_round *r = x->sp->build;
@@ -161,7 +161,7 @@ static int sg_label_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
     return GNNDB_OK;
 }
 
-static int fetch_counted(hb_exec *x, blk_file *f, size_t n, bp_visit_fn fn,
+static int fetch_counted(hb_ctx *x, blk_file *f, size_t n, bp_visit_fn fn,
                          void *arg, gnn_err *e)
 {
     double t0 = gnn_now();
@@ -179,7 +179,7 @@ static int fetch_counted(hb_exec *x, blk_file *f, size_t n, bp_visit_fn fn,
 }
 
 /* Section sec's rows into the runs, block by block. */
-static int gather_section(hb_exec *x, const hbs_section *sec, gnn_err *e)
+static int gather_section(hb_ctx *x, const hbs_section *sec, gnn_err *e)
 {
     hb_round *r = x->sp->build;
     int n = round_blocks(x, sec, e);
@@ -215,7 +215,7 @@ static int gather_section(hb_exec *x, const hbs_section *sec, gnn_err *e)
     return rc;
 }
 
-int hbs_gather(hb_exec *x, gnn_err *e)
+int hbs_gather(hb_ctx *x, gnn_err *e)
 {
     plan *p = x->p;
     hb_round *r = x->sp->build;

@@ -60,24 +60,24 @@ typedef struct hb_bg hb_bg;
 
 /* Open the spill area for a run and close it; free both rounds' records
 ** (their runs too) first (hb_spill.c). */
-int hbs_open(hb_exec *x, gnn_err *e);
-void hbs_free_rounds(hb_exec *x);
-void hbs_close(hb_exec *x);
+int hbs_open(hb_ctx *x, gnn_err *e);
+void hbs_free_rounds(hb_ctx *x);
+void hbs_close(hb_ctx *x);
 /* Sample and gather the next round of p->hyperbatch mini-batches into
 ** the spill area, as x->sp->build, within staged_bytes less
 ** x->bg->reserve. */
-int hbs_build(hb_exec *x, gnn_err *e);
+int hbs_build(hb_ctx *x, gnn_err *e);
 /* Phase 2 of building a round (hbs_gather.c): the rows of x->sp->build's
 ** records into their runs, their labels into the records; runs sealed. */
-int hbs_gather(hb_exec *x, gnn_err *e);
+int hbs_gather(hb_ctx *x, gnn_err *e);
 /* Handing a round out (hb_readback.c): the next mini-batch of
 ** x->sp->emit; whether one is left. */
-int hbs_next(hb_exec *x, const gnndb_batch_view **view, gnn_err *e);
-int hbs_pending(const hb_exec *x);
+int hbs_next(hb_ctx *x, const gnndb_batch_view **view, gnn_err *e);
+int hbs_pending(const hb_ctx *x);
 /* Give back the read buffers (the batch handed out is dead). */
-void hbs_readback_trim(hb_exec *x);
+void hbs_readback_trim(hb_ctx *x);
 /* No run read into any buffer yet (hbs_open); freeing the buffers. */
-void hbs_readback_init(hb_exec *x);
-void hbs_readback_close(hb_exec *x);
+void hbs_readback_init(hb_ctx *x);
+void hbs_readback_close(hb_ctx *x);
 
 #endif

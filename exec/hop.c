@@ -52,7 +52,7 @@ static void hop_free(hb_hop_state *h, int nworkers)
     h->workers = NULL;
 }
 
-int hb_hop_open(hb_exec *x, gnn_err *e)
+int hb_hop_open(hb_ctx *x, gnn_err *e)
 {
     const plan *p = x->p;
     hb_hop_state *h = x->hop = calloc(1, sizeof *x->hop);
@@ -67,7 +67,7 @@ int hb_hop_open(hb_exec *x, gnn_err *e)
     return GNNDB_OK;
 }
 
-void hb_hop_close(hb_exec *x)
+void hb_hop_close(hb_ctx *x)
 {
     if (!x->hop) return;
     hop_free(x->hop, GNN_MAX(1, x->p->threads));
@@ -75,7 +75,7 @@ void hb_hop_close(hb_exec *x)
     x->hop = NULL;
 }
 
-void hb_hop_exclude(hb_exec *x, const lk_spec *spec)
+void hb_hop_exclude(hb_ctx *x, const lk_spec *spec)
 {
     x->hop->exclude = spec;
 }
@@ -83,13 +83,13 @@ void hb_hop_exclude(hb_exec *x, const lk_spec *spec)
 /* ---- sample: one hop of the whole hyperbatch ---- */
 
 /* The block holding the start of `node`'s object. */
-static uint64_t start_block(const hb_exec *x, uint32_t node)
+static uint64_t start_block(const hb_ctx *x, uint32_t node)
 {
     const hb_rel_topo *t = x->gtopo;
     return idx_block_of(t->idx_first, t->idx_block, t->nidx, node);
 }
 
-static int corrupt_node(hb_exec *x, uint64_t no, uint32_t node, gnn_err *e)
+static int corrupt_node(hb_ctx *x, uint64_t no, uint32_t node, gnn_err *e)
 {
     return gnn_seterr(e, GNNDB_CORRUPT,
                       "corrupt block %llu of %s: node %u is not where the "
@@ -99,14 +99,14 @@ static int corrupt_node(hb_exec *x, uint64_t no, uint32_t node, gnn_err *e)
 
 /* The fanout of the hop (of its relation, when typed) and the hop number
 ** its choices are keyed by: a typed graph's relations draw apart. */
-static int hop_fanout(const hb_exec *x)
+static int hop_fanout(const hb_ctx *x)
 {
     const hb_hop_state *h = x->hop;
     return h->rel >= 0 ? x->p->rels[h->rel].fanout[h->index]
                        : x->p->fanouts[h->index];
 }
 
-static uint64_t hop_key_hop(const hb_exec *x)
+static uint64_t hop_key_hop(const hb_ctx *x)
 {
     const hb_hop_state *h = x->hop;
     return (uint64_t)h->index +
@@ -115,7 +115,7 @@ static uint64_t hop_key_hop(const hb_exec *x)
 
 /* Record a neighbour that lies in a continuation block: position q of
 ** item it's list (q >= o->n), for arena slot i of the item. */
-static int pend_add(hb_exec *x, hb_worker *wk, const hb_item *it,
+static int pend_add(hb_ctx *x, hb_worker *wk, const hb_item *it,
                     const blk_node *o, uint32_t q, uint32_t i)
 {
     if (gnn_grow((void **)&wk->pend, &wk->cappend, wk->npend + 1,
@@ -133,7 +133,7 @@ static int pend_add(hb_exec *x, hb_worker *wk, const hb_item *it,
 /* Sample the items [lo, hi) of the block being visited (one task). */
 static void hop_task(void *arg, size_t task, int w)
 {
-    hb_exec *x = arg;
+    hb_ctx *x = arg;
     hb_hop_state *h = x->hop;
     const hb_blocks *bk = &x->bk;
     hb_worker *wk = &h->workers[w];
@@ -172,7 +172,7 @@ static void hop_task(void *arg, size_t task, int w)
 /* Serially: find the object of each item [lo, hi) of block `no` and
 ** reserve its arena slots, so that the parallel part writes only to places
 ** of its own; *most: the most slots one item takes. */
-static int hop_reserve(hb_exec *x, uint64_t no, const void *data, size_t lo,
+static int hop_reserve(hb_ctx *x, uint64_t no, const void *data, size_t lo,
                        size_t hi, uint32_t *most, gnn_err *e)
 {
     hb_hop_state *h = x->hop;
@@ -205,7 +205,7 @@ static int hop_reserve(hb_exec *x, uint64_t no, const void *data, size_t lo,
 
 static int hop_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
 {
-    hb_exec *x = arg;
+    hb_ctx *x = arg;
     hb_hop_state *h = x->hop;
     if (hb_halted(x))
         return gnn_seterr(e, GNNDB_INTERRUPT, "interrupted");
@@ -241,7 +241,7 @@ static int hop_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
 
 static int pend_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
 {
-    hb_exec *x = arg;
+    hb_ctx *x = arg;
     hb_hop_state *h = x->hop;
     const blk_header *hd = data;
     const blk_node *o = hd->count ? blk_graph_object(data, 0) : NULL;
@@ -294,7 +294,7 @@ static int reserve_edges(const plan *p, hb_batch *b, size_t more, int typed)
 ** the batch. */
 static void assemble_task(void *arg, size_t i, int w)
 {
-    hb_exec *x = arg;
+    hb_ctx *x = arg;
     hb_hop_state *h = x->hop;
     hb_batch *b = &x->hb[i];
     const lk_spec *ex = h->exclude;
@@ -333,7 +333,7 @@ static void assemble_task(void *arg, size_t i, int w)
 ** graph block that holds the start of its node's object: the frontier
 ** [frontier_lo, hop_end) of each mini-batch, for a typed hop only the
 ** nodes of its relation's target type. */
-static int hop_items(hb_exec *x, gnn_err *e)
+static int hop_items(hb_ctx *x, gnn_err *e)
 {
     hb_hop_state *h = x->hop;
     hb_blocks *bk = &x->bk;
@@ -367,7 +367,7 @@ static int hop_items(hb_exec *x, gnn_err *e)
 
 /* Second round: the continuation blocks of long adjacency lists, read
 ** whole. */
-static int hop_continuations(hb_exec *x, gnn_err *e)
+static int hop_continuations(hb_ctx *x, gnn_err *e)
 {
     hb_hop_state *h = x->hop;
     hb_blocks *bk = &x->bk;
@@ -389,7 +389,7 @@ static int hop_continuations(hb_exec *x, gnn_err *e)
 
 /* Assemble in frontier order: new nodes get the next local index;
 ** mini-batches are independent, so they are assembled in parallel. */
-static int hop_assemble(hb_exec *x, gnn_err *e)
+static int hop_assemble(hb_ctx *x, gnn_err *e)
 {
     hb_hop_state *h = x->hop;
     if (gnn_grow((void **)&h->bitem, &h->capbitem, (size_t)x->nb + 1,
@@ -406,7 +406,7 @@ static int hop_assemble(hb_exec *x, gnn_err *e)
     return GNNDB_OK;
 }
 
-int hb_hop_pass(hb_exec *x, int hop, int rel, gnn_err *e)
+int hb_hop_pass(hb_ctx *x, int hop, int rel, gnn_err *e)
 {
     double t0 = gnn_now();
     hb_hop_state *h = x->hop;

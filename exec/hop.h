@@ -13,15 +13,15 @@ struct hb_hop_state;
 
 /* Open the hop's state (its worker scratch, its read granularity) as
 ** x->hop; close frees it all. */
-int hb_hop_open(hb_exec *x, gnn_err *e);
-void hb_hop_close(hb_exec *x);
+int hb_hop_open(hb_ctx *x, gnn_err *e);
+void hb_hop_close(hb_ctx *x);
 /* EXCLUDE: the edges a link's spec drops are not added (NULL: none). */
-void hb_hop_exclude(hb_exec *x, const lk_spec *spec);
+void hb_hop_exclude(hb_ctx *x, const lk_spec *spec);
 /* One pass of hop `hop` over the frontier [frontier_lo, hop_end) of each
 ** mini-batch of x->hb, through x->gtopo: for relation `rel` of a typed
 ** graph (rel >= 0) only the nodes of its target type, its edges tagged
 ** with it; rel -1: the graph's own edges. */
-int hb_hop_pass(hb_exec *x, int hop, int rel, gnn_err *e);
+int hb_hop_pass(hb_ctx *x, int hop, int rel, gnn_err *e);
 /* Bytes the hop's scratch holds against the staged budget (NULL: none);
 ** freeing its arrays sized per item (between hops and rounds). */
 size_t hb_hop_bytes(const struct hb_hop_state *h);

@@ -61,6 +61,6 @@ typedef struct hb_hop_state {
 
 /* How a hop reads graph blocks in pages (hop_pages.c): their offset-table
 ** entries first, then their objects; `visit` samples a block. */
-void hb_hop_ops(hb_exec *x, bp_visit_fn visit, gran_ops *ops);
+void hb_hop_ops(hb_ctx *x, bp_visit_fn visit, gran_ops *ops);
 
 #endif

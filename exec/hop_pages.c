@@ -9,7 +9,7 @@
 
 /* The first node whose object starts in block `no` (the index's entry;
 ** every block a hop buckets items into has one). */
-static uint64_t first_start(const hb_exec *x, uint64_t no)
+static uint64_t first_start(const hb_ctx *x, uint64_t no)
 {
     const hb_rel_topo *t = x->gtopo;
     return idx_first_in(t->idx_first, t->idx_block, t->nidx, no);
@@ -20,7 +20,7 @@ static uint64_t first_start(const hb_exec *x, uint64_t no)
 ** the tail of a longer list (object 0 then holds the previous node). */
 static void hop_mark(void *arg, size_t i, uint64_t no, uint8_t *map)
 {
-    hb_exec *x = arg;
+    hb_ctx *x = arg;
     uint32_t bs = x->gtopo->f->block_size, ps = blk_page_size(bs);
     uint32_t np = blk_npages(bs);
     uint64_t first = first_start(x, no), at = blk_data_offset(bs);
@@ -33,7 +33,7 @@ static void hop_mark(void *arg, size_t i, uint64_t no, uint8_t *map)
     }
 }
 
-static int misplaced(const hb_exec *x, uint64_t no, uint64_t node, gnn_err *e)
+static int misplaced(const hb_ctx *x, uint64_t no, uint64_t node, gnn_err *e)
 {
     return gnn_seterr(e, GNNDB_CORRUPT, "corrupt block %llu of %s: node "
                       "%llu is not where the index says",
@@ -47,7 +47,7 @@ static int misplaced(const hb_exec *x, uint64_t no, uint64_t node, gnn_err *e)
 static int hop_more(void *arg, uint64_t no, const void *data, uint8_t *map,
                     gnn_err *e)
 {
-    hb_exec *x = arg;
+    hb_ctx *x = arg;
     const blk_header *h = data;
     uint32_t ps = blk_page_size(h->block_size), np = blk_npages(h->block_size);
     uint64_t first = first_start(x, no);
@@ -68,7 +68,7 @@ static int hop_more(void *arg, uint64_t no, const void *data, uint8_t *map,
 ** item. */
 static double hop_later(void *arg, size_t i, uint64_t no)
 {
-    hb_exec *x = arg;
+    hb_ctx *x = arg;
     const cat_graph *g = &x->p->graph;
     double obj = 20.0 + 4.0 * (double)g->edges / (double)GNN_MAX(1, g->nodes);
     double items = (double)(x->bk.bstart[no + 1] - x->bk.bstart[no]);
@@ -76,7 +76,7 @@ static double hop_later(void *arg, size_t i, uint64_t no)
     return items * cm_request_seconds(&x->p->profile, obj + ps);
 }
 
-void hb_hop_ops(hb_exec *x, bp_visit_fn visit, gran_ops *ops)
+void hb_hop_ops(hb_ctx *x, bp_visit_fn visit, gran_ops *ops)
 {
     ops->mark = hop_mark;
     ops->more = hop_more;

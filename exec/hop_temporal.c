@@ -34,7 +34,7 @@
 /* The node times of nodes id[0..n) (ascending; NULL: the nodes 0..n-1)
 ** into t, from the graph's node times table read block by block: only the
 ** blocks holding them. */
-static int load_node_times(hb_exec *x, const uint32_t *id, size_t n,
+static int load_node_times(hb_ctx *x, const uint32_t *id, size_t n,
                            int64_t *t, gnn_err *e)
 {
     const cat_table *nt = &x->p->node_times;
@@ -68,7 +68,7 @@ static int load_node_times(hb_exec *x, const uint32_t *id, size_t n,
 
 /* AT TIMES: seed i of the set as loaded has time i of the file; for IN
 ** ORDER (not ascending) the pairs are sorted by id. */
-static int file_times(hb_exec *x, hb_tm_times *tt, gnn_err *e)
+static int file_times(hb_ctx *x, hb_tm_times *tt, gnn_err *e)
 {
     const plan *p = x->p;
     if (tt->n != p->n_seed_times)
@@ -87,7 +87,7 @@ static int file_times(hb_exec *x, hb_tm_times *tt, gnn_err *e)
     return GNNDB_OK;
 }
 
-int hb_tm_every_node_time(hb_exec *x, int64_t **t, gnn_err *e)
+int hb_tm_every_node_time(hb_ctx *x, int64_t **t, gnn_err *e)
 {
     size_t n = (size_t)x->p->graph.nodes;
     if (!(*t = malloc((n + 1) * sizeof **t)))
@@ -95,7 +95,7 @@ int hb_tm_every_node_time(hb_exec *x, int64_t **t, gnn_err *e)
     return load_node_times(x, NULL, n, *t, e);
 }
 
-int hb_tm_open(hb_exec *x, gnn_err *e)
+int hb_tm_open(hb_ctx *x, gnn_err *e)
 {
     hb_tm_times *tt = calloc(1, sizeof *tt);
     if (!tt) return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
@@ -120,7 +120,7 @@ int hb_tm_open(hb_exec *x, gnn_err *e)
     return GNNDB_OK;
 }
 
-void hb_tm_close(hb_exec *x)
+void hb_tm_close(hb_ctx *x)
 {
     if (!x->tm) return;
     free(x->tm->id);
@@ -130,7 +130,7 @@ void hb_tm_close(hb_exec *x)
     x->tm = NULL;
 }
 
-int hb_tm_round(hb_exec *x, gnn_err *e)
+int hb_tm_round(hb_ctx *x, gnn_err *e)
 {
     const plan *p = x->p;
     hb_tm_graph g = {NULL, x->gpool, x->gtopo};

@@ -32,8 +32,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The executor: the context its operators share (exec_int.h) and what
+** only handing the counters out keeps. */
+struct hb_exec {
+    hb_ctx c;
+    /* hb_get_stats adds x->c.st and x->c.est into view, from snap (the
+    ** last joined round's st) while a round is built on its own thread */
+    hb_stats snap, view;
+};
+
 /* What a hyperbatch stages once its rows are gathered (fit_prefix's sum). */
-static size_t staged_with_features(const hb_exec *x)
+static size_t staged_with_features(const hb_ctx *x)
 {
     int64_t dim = plan_x_dim(x->p);
     size_t sum = 0;
@@ -42,7 +51,7 @@ static size_t staged_with_features(const hb_exec *x)
 }
 
 /* Exchange the hyperbatch being handed out with the one sampled ahead. */
-static void swap_ahead(hb_exec *x)
+static void swap_ahead(hb_ctx *x)
 {
     hb_batch *b = x->hb;
     int n = x->nb, c = x->capb;
@@ -59,7 +68,7 @@ static void swap_ahead(hb_exec *x)
 ** it is gathered (the inspector-executor split): its rows are the future
 ** the cache evicts by, and it is the next one handed out, cut only as
 ** hb_fit would cut it. */
-static int build_blockwise(hb_exec *x, gnn_err *e)
+static int build_blockwise(hb_ctx *x, gnn_err *e)
 {
     plan *p = x->p;
     int rc;
@@ -92,7 +101,7 @@ static int build_blockwise(hb_exec *x, gnn_err *e)
 
 /* Build the next hyperbatch from resident blocks where the pools hold them
 ** all (hb_resident.c), else block by block; then size the one after. */
-static int build_hyperbatch(hb_exec *x, gnn_err *e)
+static int build_hyperbatch(hb_ctx *x, gnn_err *e)
 {
     plan *p = x->p;
     int done = 0;
@@ -116,8 +125,9 @@ static int build_hyperbatch(hb_exec *x, gnn_err *e)
 int hb_open(gnndb *db, plan *p, hb_exec **out, gnn_err *e)
 {
     *out = NULL;
-    hb_exec *x = calloc(1, sizeof *x);
-    if (!x) return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
+    hb_exec *ex = calloc(1, sizeof *ex);
+    if (!ex) return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
+    hb_ctx *x = &ex->c;
     x->db = db;
     x->p = p;
     /* the variant, chosen once: every difference between node, link and
@@ -148,15 +158,16 @@ int hb_open(gnndb *db, plan *p, hb_exec **out, gnn_err *e)
     if ((rc = hb_load_seeds(x, e))) goto fail;
     if (p->temporal && (rc = hb_tm_open(x, e))) goto fail;
     if ((rc = hb_transfer_open(x, e))) goto fail;
-    *out = x;
+    *out = ex;
     return GNNDB_OK;
 fail:
-    hb_close(x);
+    hb_close(ex);
     return rc;
 }
 
-int hb_next(hb_exec *x, const gnndb_batch_view **view, gnn_err *e)
+int hb_next(hb_exec *ex, const gnndb_batch_view **view, gnn_err *e)
 {
+    hb_ctx *x = &ex->c;
     *view = NULL;
     if (x->p->spill) return hbp_next(x, view, e);
     if (x->cur >= x->nb) {
@@ -196,11 +207,12 @@ static void opstats_add(hb_opstats *a, const hb_opstats *b)
 /* What building counted (as of the last round joined, while one is being
 ** built on its own thread), what handing out counted, and the spill
 ** area's counters. */
-const hb_stats *hb_get_stats(hb_exec *x)
+const hb_stats *hb_get_stats(hb_exec *ex)
 {
-    if (!x->building) x->snap = x->st;
-    hb_stats *v = &x->view;
-    *v = x->snap;
+    hb_ctx *x = &ex->c;
+    if (!x->building) ex->snap = x->st;
+    hb_stats *v = &ex->view;
+    *v = ex->snap;
     v->batches += x->est.batches;
     v->nodes += x->est.nodes;
     v->edges += x->est.edges;
@@ -213,9 +225,20 @@ const hb_stats *hb_get_stats(hb_exec *x)
     return v;
 }
 
-void hb_close(hb_exec *x)
+const gnndb_batch_view *hb_host_view(const hb_exec *ex)
 {
-    if (!x) return;
+    return hb_transfer_host_view(&ex->c);
+}
+
+void hb_digest(hb_exec *ex)
+{
+    hb_transfer_digest(&ex->c);
+}
+
+void hb_close(hb_exec *ex)
+{
+    if (!ex) return;
+    hb_ctx *x = &ex->c;
     hbp_stop(x);
     hb_transfer_close(x);
     for (int i = 0; i < x->capb; i++) hb_slot_free(x, &x->hb[i]);
@@ -234,5 +257,5 @@ void hb_close(hb_exec *x)
     hb_blocks_free(&x->bk);
     wpool_free(x->pool);
     hb_transfer_free(x);   /* last: freeing outputs asks whether pinned */
-    free(x);
+    free(ex);
 }

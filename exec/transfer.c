@@ -27,7 +27,7 @@ struct hb_transfer {
     hb_batch *last;          /* handed out last, in host memory: hb_digest */
 };
 
-int hb_transfer_open(hb_exec *x, gnn_err *e)
+int hb_transfer_open(hb_ctx *x, gnn_err *e)
 {
     const plan *p = x->p;
     if (!(x->tr = calloc(1, sizeof *x->tr)))
@@ -48,13 +48,13 @@ int hb_transfer_open(hb_exec *x, gnn_err *e)
     return rc;
 }
 
-void hb_transfer_close(hb_exec *x)
+void hb_transfer_close(hb_ctx *x)
 {
     if (x->tr && x->tr->xf) xfer_close(x->tr->xf);
     if (x->tr) x->tr->xf = NULL;
 }
 
-void hb_transfer_free(hb_exec *x)
+void hb_transfer_free(hb_ctx *x)
 {
     free(x->tr);
     x->tr = NULL;
@@ -62,15 +62,15 @@ void hb_transfer_free(hb_exec *x)
 
 /* Whether this executor's outputs go in pinned memory: a spilled round's
 ** outputs are written to its runs and freed, never handed out. */
-static int pinning(const hb_exec *x) { return x->tr && x->tr->pin; }
+static int pinning(const hb_ctx *x) { return x->tr && x->tr->pin; }
 
 /* Whether this executor's outputs go in pinned memory: a spilled round's
 ** outputs are written to its runs and freed, never handed out. */
-static int pin_outputs(const hb_exec *x) { return pinning(x) && !x->p->spill; }
+static int pin_outputs(const hb_ctx *x) { return pinning(x) && !x->p->spill; }
 
-int hb_out_pinned(const hb_exec *x) { return pin_outputs(x); }
+int hb_out_pinned(const hb_ctx *x) { return pin_outputs(x); }
 
-int hb_out_grow(hb_exec *x, void **p, size_t *cap, size_t need, size_t elem)
+int hb_out_grow(hb_ctx *x, void **p, size_t *cap, size_t need, size_t elem)
 {
     if (!pin_outputs(x)) return gnn_grow(p, cap, need, elem);
     if (need <= *cap) return 0;
@@ -87,14 +87,14 @@ int hb_out_grow(hb_exec *x, void **p, size_t *cap, size_t need, size_t elem)
     return 0;
 }
 
-void hb_out_free(hb_exec *x, void *p)
+void hb_out_free(hb_ctx *x, void *p)
 {
     if (!p) return;
     if (pinning(x) && xfer_is_pinned(p)) xfer_pinned_free(p);
     else free(p);
 }
 
-void hb_out_release(hb_exec *x, hb_batch *b)
+void hb_out_release(hb_ctx *x, hb_batch *b)
 {
     void **arr[] = {(void **)&b->n_id, (void **)&b->edge_index,
                     (void **)&b->x,    (void **)&b->y,
@@ -108,7 +108,7 @@ void hb_out_release(hb_exec *x, hb_batch *b)
     b->cap_out_eattr = b->cap_t_x = b->cap_t_eattr = 0;
 }
 
-void *hb_read_buffer(hb_exec *x, size_t bytes)
+void *hb_read_buffer(hb_ctx *x, size_t bytes)
 {
     void *p = pinning(x) ? xfer_pinned_alloc(bytes) : NULL;
     if (p && (uintptr_t)p % GNN_ALIGN) { /* O_DIRECT reads need pages */
@@ -118,7 +118,7 @@ void *hb_read_buffer(hb_exec *x, size_t bytes)
     return p ? p : gnn_alloc_aligned(bytes);
 }
 
-void hb_read_buffer_free(hb_exec *x, void *p)
+void hb_read_buffer_free(hb_ctx *x, void *p)
 {
     if (p && pinning(x) && xfer_is_pinned(p)) xfer_pinned_free(p);
     else gnn_free_aligned(p);
@@ -126,7 +126,7 @@ void hb_read_buffer_free(hb_exec *x, void *p)
 
 /* The transfer's counters as an operator's: batches, bytes over the bus,
 ** rows the device cache served and rows that crossed. */
-static void count(hb_exec *x, double seconds)
+static void count(hb_ctx *x, double seconds)
 {
     xfer_stats s;
     xfer_get_stats(x->tr->xf, &s);
@@ -142,7 +142,7 @@ static void count(hb_exec *x, double seconds)
 
 /* The words of a failed transfer: the statement (its graph and device),
 ** the batch that was not handed out, and the device's own words. */
-static int failed(hb_exec *x, const hb_batch *b, gnn_err *e)
+static int failed(hb_ctx *x, const hb_batch *b, gnn_err *e)
 {
     char why[GNN_ERRMSG_MAX - 200];
     snprintf(why, sizeof why, "%.*s", (int)sizeof why - 1, e->msg);
@@ -152,7 +152,7 @@ static int failed(hb_exec *x, const hb_batch *b, gnn_err *e)
                       x->p->device_index, b->batch, b->epoch, why);
 }
 
-int hb_transfer_batch(hb_exec *x, hb_batch *b, const gnndb_batch_view **view,
+int hb_transfer_batch(hb_ctx *x, hb_batch *b, const gnndb_batch_view **view,
                       gnn_err *e)
 {
     x->tr->last = b;
@@ -168,17 +168,17 @@ int hb_transfer_batch(hb_exec *x, hb_batch *b, const gnndb_batch_view **view,
     return GNNDB_OK;
 }
 
-void hb_transfer_prefetch(hb_exec *x, const hb_batch *b)
+void hb_transfer_prefetch(hb_ctx *x, const hb_batch *b)
 {
     if (x->tr->xf) xfer_prefetch(x->tr->xf, &b->view, NULL);
 }
 
-const gnndb_batch_view *hb_host_view(const hb_exec *x)
+const gnndb_batch_view *hb_transfer_host_view(const hb_ctx *x)
 {
     return x->tr && x->tr->last ? &x->tr->last->view : NULL;
 }
 
-void hb_digest(hb_exec *x)
+void hb_transfer_digest(hb_ctx *x)
 {
     hb_batch *b = x->tr->last;
     if (!b) return;
