@@ -3,7 +3,7 @@
 ** the graph's time graph (IMPORT EDGE TIMES) and carry edge ids; the
 ** seeds' times are read here, so that a wrong count is refused at prepare.
 ** What the executor cannot yet run time-respecting is refused here too,
-** in words: packs and device batches. Under PRAGMA read_granularity =
+** in words: packs. Under PRAGMA read_granularity =
 ** 'page' the hops read the time graph's blocks whole (through the pool),
 ** the gather its rows in pages. */
 #include "plan.h"
@@ -96,9 +96,6 @@ int plan_time(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
     if (!s->time_source) return GNNDB_OK;
     cat_graph tg;
     int rc;
-    if (s->edge_features)
-        return gnn_seterr(e, GNNDB_MISUSE, "EDGE FEATURES with AT TIMES / AT "
-                          "NODE TIME is not available yet");
     /* STRICT looks pairs up in lists ascending by neighbour; the time
     ** graph's are ascending by time */
     if (s->time_source == AST_TIME_EDGE && p->neg_strict)
@@ -143,10 +140,8 @@ int plan_time(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
 int plan_time_check(const ast_stmt *s, const plan *p, gnn_err *e)
 {
     if (!p->temporal) return GNNDB_OK;
-    const char *why = s->pack ? "INTO PACK stores no times yet"
-        : s->device ? "TO DEVICE does not carry the times yet"
-        : NULL;
-    if (!why) return GNNDB_OK;
+    if (!s->pack) return GNNDB_OK;
     return gnn_seterr(e, GNNDB_MISUSE, "a time-respecting SAMPLE (AT TIMES / "
-                      "AT NODE TIME) cannot run here: %s", why);
+                      "AT NODE TIME) cannot run here: INTO PACK stores no "
+                      "times yet");
 }

@@ -3,7 +3,8 @@ batch's arrays: an independent check of the engine's gnndb_batch_view
 digest. A link batch, or any batch with e_id, hashes seven more sections
 after y; a typed batch goes on with each type's n_id, x and y, then each
 relation's edge_index, followed (with EDGE FEATURES, when the relation's
-e_id is set) by its e_id and edge_attr."""
+e_id is set) by its e_id and edge_attr. A time-respecting batch hashes
+three more after the seven: node_seed, time and edge_time."""
 import numpy as np
 
 K0 = 0x6a09e667f3bcc908
@@ -14,6 +15,9 @@ M = (1 << 64) - 1
 # The sections after n_id, edge_index, x, y when e_id is present, in order.
 LINK_SECTIONS = ("e_id", "edge_attr", "edge_label_index", "edge_label",
                  "src_index", "dst_pos_index", "dst_neg_index")
+# The sections after those of a time-respecting batch (edge_time set):
+# PyG's `batch` (node_seed here), the seeds' times, the edges' times.
+TIME_SECTIONS = ("node_seed", "time", "edge_time")
 
 
 def fmix(z):
@@ -45,6 +49,8 @@ def digest(b):
     sections = [b.n_id, b.edge_index, b.x, b.y]
     if getattr(b, "e_id", None) is not None:
         sections += [getattr(b, k, None) for k in LINK_SECTIONS]
+    if getattr(b, "edge_time", None) is not None:
+        sections += [getattr(b, k) for k in TIME_SECTIONS]
     types = getattr(b, "types", None) or {}
     for t in types.values():                # in the batch view's order
         sections += [t.n_id, t.x, t.y]

@@ -6,7 +6,9 @@ where a device is present (then read through torch). For node, link and
 typed batches, in memory and spilled: every array a TO DEVICE batch holds
 on the device is exported as the CUDA Array Interface v3 says (cai.py),
 its contents equal the host batch's, and the digest recomputed over them is
-the engine's. With the stand-in runtime, also: copies failing mid-epoch and
+the engine's; time-respecting batches (AT TIMES, AT NODE TIME, AT EDGE
+TIME, with EDGE FEATURES) carry their time arrays there too. With the
+stand-in runtime, also: copies failing mid-epoch and
 a lost device stop the run with words naming the device and the statement,
 host and device runs are unchanged afterwards, and a GPU cache larger than
 the device's free memory is refused at prepare."""
@@ -21,6 +23,49 @@ from batch_digest import digest
 
 MOCK = os.environ.get("GNNDB_DEVICE_MOCK") == "1"
 COUNTS = ("num_sampled_nodes", "num_sampled_edges")
+
+
+@pytest.fixture(scope="module")
+def timed(tmp_path_factory):
+    """A graph with edge and node times, features, edge features, a seed
+    split and an edge split; (database path, seed times file)."""
+    d = tmp_path_factory.mktemp("timed")
+    rng = np.random.default_rng(8)
+    n, m = 300, 4000
+    np.savetxt(d / "e.csv", rng.integers(0, n, (m, 2)), fmt="%d",
+               delimiter=",")
+    np.save(d / "t.npy", rng.integers(0, 1000, m))
+    nt = rng.integers(0, 1000, n)
+    nt[:8] = 0                     # negatives exist at every edge's time
+    np.save(d / "nt.npy", nt)
+    np.save(d / "x.npy", rng.random((n, 6), dtype=np.float32))
+    np.save(d / "w.npy", rng.random((m, 3), dtype=np.float32))
+    np.save(d / "seeds.npy", np.arange(0, n, 3))
+    np.save(d / "st.npy", rng.integers(0, 1100, len(range(0, n, 3))))
+    path = str(d / "timed.gnndb")
+    with gnndb.connect(path) as c:
+        for q in ("CREATE GRAPH g FROM '{d}/e.csv' NODES %d;" % n,
+                  "IMPORT EDGE TIMES INTO g FROM '{d}/t.npy';",
+                  "IMPORT NODE TIMES INTO g FROM '{d}/nt.npy';",
+                  "IMPORT FEATURES feat INTO g FROM '{d}/x.npy';",
+                  "IMPORT EDGE FEATURES w INTO g FROM '{d}/w.npy';",
+                  "CREATE SPLIT train ON g FROM '{d}/seeds.npy';",
+                  "CREATE EDGE SPLITS a ON g RANDOM 0.1 SEED 1;"):
+            c.execute(q.format(d=d))
+    return path, str(d / "st.npy")
+
+
+def timed_queries(timed):
+    tpath, st = timed
+    return [
+        (tpath, "SAMPLE 5,3 FROM g SEEDS train AT TIMES '%s' FEATURES feat "
+                "EDGE FEATURES w BATCH 32 SHUFFLE SEED 2" % st),
+        (tpath, "SAMPLE 4,4 FROM g SEEDS train AT NODE TIME TEMPORAL LAST "
+                "BEFORE FEATURES feat BATCH 32 SEED 2 LIMIT 2"),
+        (tpath, "SAMPLE 4,2 FROM g EDGES a AT EDGE TIME FEATURES feat "
+                "EDGE FEATURES w BATCH 64 NEGATIVE 2 EXCLUDE SEEDS SHUFFLE "
+                "SEED 3 LIMIT 4"),
+    ]
 
 
 def queries(cora_db, link, hetero):
@@ -114,8 +159,10 @@ def device_run(path, sql, pragma=""):
 
 @pytest.mark.parametrize("pragma", ["PRAGMA spill = off;",
                                     "PRAGMA spill = on;"])
-def test_device_batches_equal_host_batches(cora_db, link, hetero, pragma):
-    for path, sql in queries(cora_db, link, hetero):
+def test_device_batches_equal_host_batches(cora_db, link, hetero, timed,
+                                           pragma):
+    for path, sql in (queries(cora_db, link, hetero) +
+                      timed_queries(timed)):
         ref = host_run(path, sql, pragma)
         got = device_run(path, sql, pragma)
         assert len(got) == len(ref) > 0, sql
