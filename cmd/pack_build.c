@@ -6,6 +6,7 @@
 ** before the commit leaves an unlisted file that the next writable open
 ** removes. */
 #include "pack.h"
+#include "pack_record.h"
 #include "exec.h"
 #include "block.h"
 #include "blockfile.h"
@@ -75,38 +76,19 @@ static int pkw_put(pk_writer *k, const void *data, size_t len, gnn_err *e)
     return GNNDB_OK;
 }
 
-/* One batch as one record; *len gets its length. */
+/* pkw_put as pack_record.c's writer calls it. */
+static int pkw_put_fn(void *ctx, const void *data, size_t len, gnn_err *e)
+{
+    return pkw_put(ctx, data, len, e);
+}
+
+/* One batch as one record (pack_record.h); *len gets its length. */
 static int pkw_record(pk_writer *k, const gnndb_batch_view *v, uint64_t *len,
                       gnn_err *e)
 {
-    uint8_t h[PK_REC_HEADER];
-    memset(h, 0, sizeof h);
-    uint32_t magic = PK_REC_MAGIC, version = PK_REC_VERSION;
-    int32_t hops = v->num_hops;
-    int32_t flags = (v->x ? PK_FLAG_X : 0) | (v->y ? PK_FLAG_Y : 0);
-    int64_t dim = v->x ? v->x_dim : 0;
-    memcpy(h + 0, &magic, 4);
-    memcpy(h + 4, &version, 4);
-    memcpy(h + 8, &v->epoch, 8);
-    memcpy(h + 16, &v->batch, 8);
-    memcpy(h + 24, &v->num_seeds, 8);
-    memcpy(h + 32, &v->num_nodes, 8);
-    memcpy(h + 40, &v->num_edges, 8);
-    memcpy(h + 48, &hops, 4);
-    memcpy(h + 52, &flags, 4);
-    memcpy(h + 56, &dim, 8);
-    memcpy(h + 64, &v->digest, 8);
     uint64_t start = k->bytes;
     k->starts++;
-    size_t xb = (size_t)v->num_nodes * (size_t)dim * 4;
-    int rc = pkw_put(k, h, sizeof h, e);
-    if (!rc) rc = pkw_put(k, v->num_sampled_nodes, (size_t)(hops + 1) * 8, e);
-    if (!rc) rc = pkw_put(k, v->num_sampled_edges, (size_t)hops * 8, e);
-    if (!rc) rc = pkw_put(k, v->n_id, (size_t)v->num_nodes * 8, e);
-    if (!rc) rc = pkw_put(k, v->edge_index, (size_t)v->num_edges * 16, e);
-    if (!rc && v->x) rc = pkw_put(k, v->x, xb, e);
-    if (!rc && v->x && xb % 8) rc = pkw_put(k, NULL, 8 - xb % 8, e);
-    if (!rc && v->y) rc = pkw_put(k, v->y, (size_t)v->num_seeds * 8, e);
+    int rc = pk_record_write(v, pkw_put_fn, k, e);
     *len = k->bytes - start;
     return rc;
 }

@@ -34,6 +34,11 @@ const void *bf_ptr(const gnndb_batch_view *v, const bf_field *f)
     return p;
 }
 
+void bf_set(gnndb_batch_view *v, const bf_field *f, const void *p)
+{
+    __builtin_memcpy((char *)v + f->off, &p, sizeof p);
+}
+
 int64_t bf_count_of(const gnndb_batch_view *v, bf_count c)
 {
     switch (c) {

@@ -29,12 +29,20 @@ typedef struct bf_field {
     int is_x;           /* the feature rows (what a GPU cache serves) */
 } bf_field;
 
-/* The arrays in the digest's order, BF_NFIELDS of them. */
+/* The arrays in the digest's order, BF_NFIELDS of them. The first four
+** are the digest's first sections, always in this order (a version 1
+** pack record holds those alone: exec/pack_record.h). */
 #define BF_NFIELDS 14
+#define BF_N_ID 0
+#define BF_EDGE_INDEX 1
+#define BF_X 2
+#define BF_Y 3
 extern const bf_field *const bf_fields;
 
 /* Field f's pointer in v. */
 const void *bf_ptr(const gnndb_batch_view *v, const bf_field *f);
+/* Set field f's pointer in v to p (owned by whoever owns v's arrays). */
+void bf_set(gnndb_batch_view *v, const bf_field *f, const void *p);
 /* Count c of v. */
 int64_t bf_count_of(const gnndb_batch_view *v, bf_count c);
 /* n * k * elem bytes, or -1 when a count is negative or it overflows. */

@@ -211,10 +211,6 @@ static int plan_link(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
         p->negative = s->negative;
         p->neg_strict = s->neg_strict;
         p->exclude_seeds = s->exclude_seeds;
-        if (s->pack)
-            return gnn_seterr(e, GNNDB_ERROR, "INTO PACK stores node "
-                              "batches; a SAMPLE ... EDGES is not stored in "
-                              "packs yet");
     }
     if (plan_exclude(db, s, p, e)) return e->rc;
     return plan_edge_features(db, s, p, e);
@@ -238,6 +234,12 @@ static int plan_seeds(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
 ** query gives none (EXPLAIN and gnndb_stmt_status report it). */
 static int plan_clauses(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
 {
+    /* a record holds the batch-field list's arrays, not a typed batch's
+    ** per-type and per-relation ones (exec/pack_record.h) */
+    if (s->pack && p->typed)
+        return gnn_seterr(e, GNNDB_MISUSE, "INTO PACK stores node and link "
+                          "batches; a SAMPLE of typed graph %s is not "
+                          "stored in packs yet", p->graph.name);
     p->pack = s->pack != NULL;
     p->nhops = s->nhops;
     memcpy(p->fanouts, s->fanouts, sizeof p->fanouts);
@@ -632,8 +634,7 @@ int plan_build(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
         return rc;
     else if (!(rc = plan_seeds(db, s, p, e)))
         rc = plan_time(db, s, p, e);
-    if (rc || (rc = plan_clauses(db, s, p, e)) || (rc = plan_memory(db, p, e))
-        || (rc = plan_time_check(s, p, e)))
+    if (rc || (rc = plan_clauses(db, s, p, e)) || (rc = plan_memory(db, p, e)))
         return rc;
     plan_blocks_est(p);
     return plan_profile(db, p, e);

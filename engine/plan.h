@@ -253,10 +253,8 @@ int plan_typed(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e);
 void plan_typed_estimate(plan *p);
 
 /* The time clauses of a SAMPLE (plan_time.c): the time graph as the
-** topology, the seeds' times; then, once memory is planned, whether the
-** plan can run them (plan_time_check). */
+** topology, the seeds' times. */
 int plan_time(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e);
-int plan_time_check(const ast_stmt *s, const plan *p, gnn_err *e);
 
 /* Resolve names and memory for a SAMPLE. On failure the words are in *e. */
 int plan_build(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e);

@@ -2,10 +2,8 @@
 ** TEMPORAL UNIFORM | LAST, BEFORE | AT OR BEFORE, WINDOW w. The hops read
 ** the graph's time graph (IMPORT EDGE TIMES) and carry edge ids; the
 ** seeds' times are read here, so that a wrong count is refused at prepare.
-** What the executor cannot yet run time-respecting is refused here too,
-** in words: packs. Under PRAGMA read_granularity =
-** 'page' the hops read the time graph's blocks whole (through the pool),
-** the gather its rows in pages. */
+** Under PRAGMA read_granularity = 'page' the hops read the time graph's
+** blocks whole (through the pool), the gather its rows in pages. */
 #include "plan.h"
 #include "timecol.h"
 
@@ -135,13 +133,4 @@ int plan_time(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
     }
     if (s->time_source == AST_TIME_FILE) return seed_times(s, p, e);
     return has_nt ? GNNDB_OK : no_node_times(p, "AT NODE TIME", e);
-}
-
-int plan_time_check(const ast_stmt *s, const plan *p, gnn_err *e)
-{
-    if (!p->temporal) return GNNDB_OK;
-    if (!s->pack) return GNNDB_OK;
-    return gnn_seterr(e, GNNDB_MISUSE, "a time-respecting SAMPLE (AT TIMES / "
-                      "AT NODE TIME) cannot run here: INTO PACK stores no "
-                      "times yet");
 }

@@ -8,15 +8,8 @@
 ** offset + the bytes it carries; count = records that start in it;
 ** first_node = the stream offset of its first byte). The
 ** stream is the records of the mini-batches in the order the SAMPLE handed
-** them out, back to back, each record one batch stored contiguously:
-**
-**   u32 magic PK_REC_MAGIC, u32 version 1,
-**   i64 epoch, batch, num_seeds, num_nodes, num_edges,
-**   i32 num_hops, i32 flags (1: x present, 2: y present), i64 x_dim,
-**   u64 digest, u64 reserved                                  (80 bytes)
-**   i64 num_sampled_nodes[num_hops + 1], i64 num_sampled_edges[num_hops],
-**   i64 n_id[num_nodes], i64 edge_index[2 * num_edges] (row 0 sources),
-**   f32 x[num_nodes * x_dim] zero-padded to 8 bytes, i64 y[num_seeds]
+** them out, back to back, each record one batch stored contiguously
+** (pack_record.h gives a record's layout).
 **
 ** The catalog lists where each record starts and how long it is. */
 #ifndef GNN_PACK_H
@@ -27,12 +20,6 @@
 #include "rowset.h"
 #include "../parser/ast.h"
 
-#define PK_REC_MAGIC   0x43524b50u   /* "PKRC" */
-#define PK_REC_VERSION 1
-#define PK_REC_HEADER  80
-#define PK_FLAG_X      1
-#define PK_FLAG_Y      2
-
 /* SAMPLE ... INTO PACK and DROP PACK are commands (cmd/cmd.h). */
 
 /* SCAN PACK name [EPOCH e] [INTO 'dir'] [TO DEVICE d]: the stored batches,
@@ -42,6 +29,10 @@ int pk_scan_open(gnndb *db, const ast_stmt *s, pk_scan **out, gnn_err *e);
 /* GNNDB_BATCH with *view (valid until the next call), GNNDB_DONE, or an
 ** error (GNNDB_CORRUPT naming the file and block, or the batch). */
 int pk_scan_next(pk_scan *r, const gnndb_batch_view **view, gnn_err *e);
+/* The batch pk_scan_next handed out last, in host memory (owned by r,
+** valid until the next call; NULL before the first): under TO DEVICE the
+** record the device batch was copied from. */
+const gnndb_batch_view *pk_scan_host_view(const pk_scan *r);
 int64_t pk_scan_total(const pk_scan *r);
 uint64_t pk_scan_bytes_read(const pk_scan *r);
 int64_t pk_scan_blocks_read(const pk_scan *r);

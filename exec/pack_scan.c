@@ -6,6 +6,7 @@
 ** buffer and the batch view points into it. The digest is computed again
 ** from the bytes read and must equal the one stored with the record. */
 #include "pack.h"
+#include "pack_record.h"
 #include "exec.h"
 #include "exec_int.h"
 #include "batch.h"
@@ -257,58 +258,15 @@ fail:
     return rc;
 }
 
-/* Point the view into the record; check that its sizes add up. */
+/* Point the view into the record (pack_record.c checks that its sizes add
+** up); then the digest of its bytes must be the one stored. */
 static int parse_record(pk_scan *r, const cat_pack_batch *b, gnn_err *e)
 {
-    const uint8_t *p = r->rec;
     gnndb_batch_view *v = &r->view;
-    uint32_t magic, version;
-    int32_t hops, flags;
-    memset(v, 0, sizeof *v);
-    if (b->length < PK_REC_HEADER) return corrupt_rec(r, b, "short record", e);
-    memcpy(&magic, p, 4);
-    memcpy(&version, p + 4, 4);
-    memcpy(&v->epoch, p + 8, 8);
-    memcpy(&v->batch, p + 16, 8);
-    memcpy(&v->num_seeds, p + 24, 8);
-    memcpy(&v->num_nodes, p + 32, 8);
-    memcpy(&v->num_edges, p + 40, 8);
-    memcpy(&hops, p + 48, 4);
-    memcpy(&flags, p + 52, 4);
-    memcpy(&v->x_dim, p + 56, 8);
-    memcpy(&v->digest, p + 64, 8);
-    if (magic != PK_REC_MAGIC || version != PK_REC_VERSION)
-        return corrupt_rec(r, b, "not a batch record", e);
+    const char *why = pk_record_parse(r->rec, (uint64_t)b->length, v);
+    if (why) return corrupt_rec(r, b, why, e);
     if (v->epoch != b->epoch || v->batch != b->batch)
         return corrupt_rec(r, b, "the record holds another batch", e);
-    if (hops < 0 || hops > AST_MAX_HOPS || v->num_seeds < 0 ||
-        v->num_nodes < v->num_seeds || v->num_edges < 0 || v->x_dim < 0 ||
-        v->num_nodes > ((int64_t)1 << 40) || v->num_edges > ((int64_t)1 << 40)
-        || v->x_dim > ((int64_t)1 << 24))
-        return corrupt_rec(r, b, "impossible sizes", e);
-    uint64_t xb = (flags & PK_FLAG_X)
-                      ? (uint64_t)v->num_nodes * (uint64_t)v->x_dim * 4 : 0;
-    uint64_t need = PK_REC_HEADER + (uint64_t)(2 * hops + 1) * 8 +
-                    (uint64_t)v->num_nodes * 8 + (uint64_t)v->num_edges * 16 +
-                    (xb + 7) / 8 * 8 +
-                    ((flags & PK_FLAG_Y) ? (uint64_t)v->num_seeds * 8 : 0);
-    if (need != (uint64_t)b->length)
-        return corrupt_rec(r, b, "its length does not match its sizes", e);
-    size_t o = PK_REC_HEADER;
-    v->num_hops = hops;
-    v->device = GNNDB_DEVICE_HOST;
-    v->num_sampled_nodes = (const int64_t *)(p + o);
-    o += (size_t)(hops + 1) * 8;
-    v->num_sampled_edges = (const int64_t *)(p + o);
-    o += (size_t)hops * 8;
-    v->n_id = (const int64_t *)(p + o);
-    o += (size_t)v->num_nodes * 8;
-    v->edge_index = (const int64_t *)(p + o);
-    o += (size_t)v->num_edges * 16;
-    if (flags & PK_FLAG_X) v->x = (const float *)(p + o);
-    else v->x_dim = 0;
-    o += (size_t)(xb + 7) / 8 * 8;
-    if (flags & PK_FLAG_Y) v->y = (const int64_t *)(p + o);
     uint64_t stored = v->digest;
     v->digest = batch_digest_pool(v, r->pool);
     if (v->digest != stored)
@@ -363,6 +321,11 @@ int pk_scan_next(pk_scan *r, const gnndb_batch_view **view, gnn_err *e)
     }
     *view = &r->view;
     return GNNDB_BATCH;
+}
+
+const gnndb_batch_view *pk_scan_host_view(const pk_scan *r)
+{
+    return r->view.n_id ? &r->view : NULL;
 }
 
 int64_t pk_scan_total(const pk_scan *r) { return (int64_t)r->nb; }

@@ -215,9 +215,12 @@ static int typed_summary(const gnndb_batch_view *v, rowset *rs)
     return rc;
 }
 
-/* The batch just handed out as the statement's one row, for gnndb_exec and
-** the shell. */
-static int batch_row(gnndb_stmt *st, const gnndb_batch_view *v, gnn_err *e)
+/* The batch just handed out (v) as the statement's one row, for gnndb_exec
+** and the shell; host: the same batch in host memory (v itself but under
+** TO DEVICE), read for the counts a device batch keeps where the host
+** cannot read them. */
+static int batch_row(gnndb_stmt *st, const gnndb_batch_view *v,
+                     const gnndb_batch_view *host, gnn_err *e)
 {
     int link = v->edge_label_index || v->src_index;
     int typed = v->num_node_types > 0;
@@ -247,10 +250,9 @@ static int batch_row(gnndb_stmt *st, const gnndb_batch_view *v, gnn_err *e)
     } else if (link) {
         /* counted from the host batch: a device batch's labels are in
         ** memory the host cannot read */
-        const gnndb_batch_view *h = hb_host_view(st->x);
         int64_t pos = 0;
-        for (int64_t i = 0; h && i < h->num_label_edges; i++)
-            pos += h->edge_label[i] > 0.5f;
+        for (int64_t i = 0; host && i < host->num_label_edges; i++)
+            pos += host->edge_label[i] > 0.5f;
         bad |= rs_int(st->rs, pos) | rs_int(st->rs, v->num_label_edges - pos);
     }
     /* the digest, filled in when read (stmt.c) */
@@ -350,7 +352,7 @@ static int step_sample(gnndb_stmt *st, gnn_err *e)
     if (rc != GNNDB_BATCH) return rc;
     st->view = v;
     report_progress(st, st->plan.total_batches);
-    return batch_row(st, v, e);
+    return batch_row(st, v, hb_host_view(st->x), e);
 }
 
 /* The plan as rows of text, with the run's figures when there was one. */
@@ -421,7 +423,7 @@ static int step_scan(gnndb_stmt *st, gnn_err *e)
     if (rc != GNNDB_BATCH) return rc;
     st->view = v;
     report_progress(st, st->status[GNNDB_STATUS_TOTAL_BATCHES]);
-    return batch_row(st, v, e);
+    return batch_row(st, v, NULL, e);   /* node rows: no labels to count */
 }
 
 static void finalize_scan(gnndb_stmt *st) { scan_close(st->scan); }
@@ -450,7 +452,7 @@ static int step_scan_pack(gnndb_stmt *st, gnn_err *e)
     st->status[GNNDB_STATUS_EDGES] += v->num_edges;
     memcpy(st->db->last_status, st->status, sizeof st->status);
     report_progress(st, st->status[GNNDB_STATUS_TOTAL_BATCHES]);
-    return batch_row(st, v, e);
+    return batch_row(st, v, pk_scan_host_view(st->pk), e);
 }
 
 static void finalize_scan_pack(gnndb_stmt *st) { pk_scan_close(st->pk); }
@@ -475,7 +477,7 @@ static int step_gather(gnndb_stmt *st, gnn_err *e)
     if (rc != GNNDB_BATCH) return rc;
     st->view = v;
     report_progress(st, st->status[GNNDB_STATUS_TOTAL_BATCHES]);
-    return batch_row(st, v, e);
+    return batch_row(st, v, NULL, e);   /* node rows: no labels to count */
 }
 
 static void finalize_gather(gnndb_stmt *st) { gr_close(st->gr); }

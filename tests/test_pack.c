@@ -7,7 +7,12 @@
 ** GNNDB_CORRUPT naming the file and the block, and no batch whose record
 ** lies in that block (located with the record layout of pack.h) is ever
 ** returned; the batches returned before the error equal the online ones.
-** DROP PACK removes the pack's file and its name. */
+** DROP PACK removes the pack's file and its name. The record itself
+** (pack_record.c): a batch holding every array of the batch-field list
+** comes back from its record array for array and count for count; a node
+** batch's record is version 1, of exactly the length version 1 always
+** had; every shorter record, an unknown array, a missing n_id and counts
+** no batch can have are refused with words and leave the view empty. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -22,6 +27,8 @@
 #include "gnndb.h"
 #include "util.h"
 #include "block.h"      /* blk_data_offset: where a block's payload starts */
+#include "batch_fields.h"
+#include "pack_record.h"
 
 #define PACK_BS (1u << 20)   /* pack blocks are 1 MiB (docs/format.md) */
 #define MAXB 16
@@ -289,12 +296,168 @@ static void drop_pack_removes_its_file(void **state)
     assert_int_equal(pack_files(f->d.path, NULL, 0), 0);
 }
 
+
+/* ---- one record, written and parsed (pack_record.c) ---- */
+
+typedef struct rec_buf {
+    uint8_t *b;
+    size_t n, cap;
+} rec_buf;
+
+static int rec_put(void *ctx, const void *data, size_t len, gnn_err *e)
+{
+    (void)e;
+    rec_buf *r = ctx;
+    if (r->n + len > r->cap) {
+        r->cap = (r->n + len) * 2 + 64;
+        r->b = realloc(r->b, r->cap);
+        assert_non_null(r->b);
+    }
+    if (data) memcpy(r->b + r->n, data, len);
+    else memset(r->b + r->n, 0, len);
+    r->n += len;
+    return 0;
+}
+
+/* A batch of 3 seeds, 7 nodes, 5 edges, 2 hops, x of 3 (an odd size, so
+** that it is padded), edge_attr of 1, 4 label edges, 2 positives and 3
+** negatives each: every array of the list set, filled with its index. */
+static int64_t i64s[14][64];
+static float f32s[14][64];
+static void full_view(gnndb_batch_view *v, int only_v1)
+{
+    static const int64_t nsn[3] = {3, 2, 2}, nse[2] = {3, 2};
+    memset(v, 0, sizeof *v);
+    v->epoch = 1;
+    v->batch = 2;
+    v->num_seeds = 3;
+    v->num_nodes = 7;
+    v->num_edges = 5;
+    v->num_hops = 2;
+    v->x_dim = 3;
+    v->edge_attr_dim = 1;
+    v->num_label_edges = 4;
+    v->num_pos = 2;
+    v->num_neg = 3;
+    v->digest = 0x1234;
+    v->num_sampled_nodes = nsn;
+    v->num_sampled_edges = nse;
+    for (int i = 0; i < BF_NFIELDS; i++) {
+        const bf_field *f = &bf_fields[i];
+        for (int k = 0; k < 64; k++) {
+            i64s[i][k] = 100 * i + k;
+            f32s[i][k] = (float)(100 * i + k) + 0.5f;
+        }
+        if (only_v1 && i > BF_Y) continue;
+        bf_set(v, f, f->is_float ? (const void *)f32s[i] : i64s[i]);
+    }
+}
+
+static void write_record(const gnndb_batch_view *v, rec_buf *r)
+{
+    gnn_err e = {0};
+    memset(r, 0, sizeof *r);
+    assert_int_equal(pk_record_write(v, rec_put, r, &e), GNNDB_OK);
+}
+
+static void record_round_trip(void **state)
+{
+    (void)state;
+    gnndb_batch_view v, got;
+    rec_buf r;
+    full_view(&v, 0);
+    write_record(&v, &r);
+    uint32_t version;
+    memcpy(&version, r.b + 4, 4);
+    assert_int_equal(version, 2);
+    assert_null(pk_record_parse(r.b, r.n, &got));
+    assert_int_equal(got.num_label_edges, 4);
+    assert_int_equal(got.num_pos, 2);
+    assert_int_equal(got.num_neg, 3);
+    assert_int_equal(got.edge_attr_dim, 1);
+    assert_int_equal(got.x_dim, 3);
+    assert_int_equal(got.digest, 0x1234);
+    assert_memory_equal(got.num_sampled_nodes, v.num_sampled_nodes, 24);
+    assert_memory_equal(got.num_sampled_edges, v.num_sampled_edges, 16);
+    for (int i = 0; i < BF_NFIELDS; i++) {
+        const bf_field *f = &bf_fields[i];
+        int64_t n = bf_bytes(&v, f);
+        assert_true(n > 0);
+        assert_int_equal(bf_bytes(&got, f), n);
+        assert_memory_equal(bf_ptr(&got, f), bf_ptr(&v, f), (size_t)n);
+    }
+    free(r.b);
+
+    /* a node batch: version 1, 80 + counts + n_id + edge_index + x padded
+    ** + y, as records always were */
+    full_view(&v, 1);
+    write_record(&v, &r);
+    memcpy(&version, r.b + 4, 4);
+    assert_int_equal(version, 1);
+    assert_int_equal(r.n, 80 + 5 * 8 + 7 * 8 + 5 * 16 + (7 * 3 * 4 + 4) +
+                              3 * 8);
+    assert_null(pk_record_parse(r.b, r.n, &got));
+    assert_null(got.e_id);
+    assert_null(got.time);
+    assert_int_equal(got.num_label_edges, 0);
+    assert_memory_equal(got.x, v.x, 7 * 3 * 4);
+    assert_memory_equal(got.y, v.y, 3 * 8);
+    free(r.b);
+}
+
+static void assert_refused(const uint8_t *b, size_t n, const char *why)
+{
+    gnndb_batch_view got;
+    const char *w = pk_record_parse(b, n, &got);
+    assert_non_null(w);
+    if (why) assert_string_equal(w, why);
+    assert_null(got.n_id);
+    assert_int_equal(got.num_nodes, 0);
+}
+
+static void bad_records_are_refused(void **state)
+{
+    (void)state;
+    gnndb_batch_view v;
+    rec_buf r;
+    full_view(&v, 0);
+    write_record(&v, &r);
+    for (size_t n = 0; n < r.n; n++) assert_refused(r.b, n, NULL);
+    uint8_t *b = malloc(r.n + 8);
+    memcpy(b, r.b, r.n);
+    int32_t flags;
+    memcpy(&flags, b + 52, 4);
+    int32_t bad = flags | (1 << BF_NFIELDS);            /* an unknown array */
+    memcpy(b + 52, &bad, 4);
+    assert_refused(b, r.n, "unknown arrays");
+    bad = flags & ~1;                                   /* no n_id */
+    memcpy(b + 52, &bad, 4);
+    assert_refused(b, r.n, "unknown arrays");
+    memcpy(b + 52, &flags, 4);
+    int64_t huge = (int64_t)1 << 50;                   /* num_neg */
+    memcpy(b + 96, &huge, 8);
+    assert_refused(b, r.n, "impossible sizes");
+    huge = -1;
+    memcpy(b + 96, &huge, 8);
+    assert_refused(b, r.n, "impossible sizes");
+    memcpy(b, r.b, r.n);
+    uint32_t version = 3;
+    memcpy(b + 4, &version, 4);
+    assert_refused(b, r.n, "not a batch record");
+    memcpy(b, r.b, r.n);
+    assert_refused(b, r.n + 8, "its length does not match its sizes");
+    free(b);
+    free(r.b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(scan_pack_equals_online_sample),
         cmocka_unit_test(corrupt_block_is_reported_never_returned),
         cmocka_unit_test(drop_pack_removes_its_file),
+        cmocka_unit_test(record_round_trip),
+        cmocka_unit_test(bad_records_are_refused),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

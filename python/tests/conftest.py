@@ -138,3 +138,34 @@ def hetero(tmp_path_factory):
     """The typed database and its files (heterodb.TypedFiles)."""
     from heterodb import build_hetero_db
     return build_hetero_db(str(tmp_path_factory.mktemp("hetero")))
+
+
+@pytest.fixture(scope="session")
+def timed(tmp_path_factory):
+    """A graph g with edge and node times, features feat, edge features w,
+    a seed split train and an edge split a; (database path, seed times
+    file)."""
+    d = tmp_path_factory.mktemp("timed")
+    rng = np.random.default_rng(8)
+    n, m = 300, 4000
+    np.savetxt(d / "e.csv", rng.integers(0, n, (m, 2)), fmt="%d",
+               delimiter=",")
+    np.save(d / "t.npy", rng.integers(0, 1000, m))
+    nt = rng.integers(0, 1000, n)
+    nt[:8] = 0                     # negatives exist at every edge's time
+    np.save(d / "nt.npy", nt)
+    np.save(d / "x.npy", rng.random((n, 6), dtype=np.float32))
+    np.save(d / "w.npy", rng.random((m, 3), dtype=np.float32))
+    np.save(d / "seeds.npy", np.arange(0, n, 3))
+    np.save(d / "st.npy", rng.integers(0, 1100, len(range(0, n, 3))))
+    path = str(d / "timed.gnndb")
+    with gnndb.connect(path) as c:
+        for q in ("CREATE GRAPH g FROM '{d}/e.csv' NODES %d;" % n,
+                  "IMPORT EDGE TIMES INTO g FROM '{d}/t.npy';",
+                  "IMPORT NODE TIMES INTO g FROM '{d}/nt.npy';",
+                  "IMPORT FEATURES feat INTO g FROM '{d}/x.npy';",
+                  "IMPORT EDGE FEATURES w INTO g FROM '{d}/w.npy';",
+                  "CREATE SPLIT train ON g FROM '{d}/seeds.npy';",
+                  "CREATE EDGE SPLITS a ON g RANDOM 0.1 SEED 1;"):
+            c.execute(q.format(d=d))
+    return path, str(d / "st.npy")

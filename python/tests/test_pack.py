@@ -3,6 +3,7 @@ batches of the SAMPLE ... INTO PACK that built them, checked against the
 online SAMPLE, against cora's raw files and against a digest recomputed
 with numpy from the definition in docs/format.md (batch_digest.py)."""
 import os
+import shutil
 
 import numpy as np
 import pytest
@@ -117,3 +118,82 @@ def test_scan_pack_reports_a_damaged_block(pack_db, tmp_path):
     finally:
         with open(path, "wb") as f:
             f.write(saved)
+
+
+def every_array(b):
+    """A batch's arrays by Batch._ARRAYS's names (None where absent), its
+    digest and the digest numpy recomputes."""
+    d = {k: (None if getattr(b, k) is None else np.array(getattr(b, k)))
+         for k in gnndb.Batch._ARRAYS}
+    d.update(epoch=b.epoch, batch=b.batch, digest=b.digest, mine=digest(b),
+             counts=(b.num_label_edges, b.num_pos, b.num_neg, b.x_dim,
+                     b.edge_attr_dim, b.is_link))
+    return d
+
+
+def pack_cases(link, timed):
+    tpath, st = timed
+    return [
+        ("edge features", link.path,
+         "SAMPLE 5,5 FROM und SEEDS ntrain FEATURES feat EDGE FEATURES w "
+         "BATCH 64 SHUFFLE SEED 2 EPOCHS 2"),
+        ("link", link.path,
+         "SAMPLE 5,3 FROM und EDGES train FEATURES feat EDGE FEATURES w "
+         "BATCH 256 NEGATIVE 2 EXCLUDE SEEDS SHUFFLE SEED 3 LIMIT 4"),
+        ("triplet", link.path,
+         "SAMPLE 5 FROM dir EDGES dtrain BATCH 128 NEGATIVE 3 TRIPLET SEED 1 "
+         "LIMIT 3"),
+        ("time", tpath,
+         "SAMPLE 4,3 FROM g SEEDS train AT TIMES '%s' FEATURES feat EDGE "
+         "FEATURES w BATCH 32 SHUFFLE SEED 2" % st),
+        ("edge time", tpath,
+         "SAMPLE 4,2 FROM g EDGES a AT EDGE TIME FEATURES feat BATCH 64 "
+         "NEGATIVE 2 EXCLUDE SEEDS SHUFFLE SEED 3 LIMIT 4"),
+    ]
+
+
+@pytest.mark.parametrize("case", range(5))
+def test_packs_keep_every_array_of_link_time_and_edge_feature_batches(
+        link, timed, tmp_path, case):
+    """A pack record holds every array of the batch-field list that the
+    batch holds (version 2 records): link labels, TRIPLET indices, e_id and
+    edge_attr, and the time arrays come back from SCAN PACK as the online
+    SAMPLE handed them out, and the digests agree with numpy's."""
+    name, src, sql = pack_cases(link, timed)[case]
+    path = str(tmp_path / "copy.gnndb")
+    shutil.copytree(src, path)
+    with gnndb.connect(path) as c:
+        online = [every_array(b) for b in c.sample(sql + ";")]
+        rows = c.execute(sql + " INTO PACK q;")
+        assert rows[0][2] == len(online) > 0, name
+        packed = [every_array(b) for b in c.sample("SCAN PACK q;")]
+    assert len(packed) == len(online)
+    for a, b in zip(online, packed):
+        assert b["digest"] == b["mine"] == a["digest"] == a["mine"], name
+        assert (a["epoch"], a["batch"], a["counts"]) == \
+            (b["epoch"], b["batch"], b["counts"]), name
+        for k in gnndb.Batch._ARRAYS:
+            if a[k] is None:
+                assert b[k] is None, (name, k)
+            else:
+                assert a[k].dtype == b[k].dtype, (name, k)
+                np.testing.assert_array_equal(a[k], b[k], err_msg=name + k)
+
+
+def test_a_typed_sample_into_a_pack_is_refused_and_changes_nothing(hetero,
+                                                                  tmp_path):
+    from heterodb import SQL
+    path = str(tmp_path / "copy.gnndb")
+    shutil.copytree(hetero.path, path)
+    before = sorted(os.listdir(path))
+    with gnndb.connect(path) as c:
+        with pytest.raises(gnndb.Error) as ei:
+            c.execute(SQL + " SEED 1 LIMIT 2 INTO PACK hp;")
+        assert ei.value.code == gnndb.MISUSE
+        assert "typed graph mag is not stored in packs" in str(ei.value)
+        with pytest.raises(gnndb.Error):
+            c.execute("DESCRIBE hp;")
+    after = [f for f in sorted(os.listdir(path))
+             if not f.endswith(("-shm", "-wal", "-lock"))]
+    assert after == [f for f in before
+                     if not f.endswith(("-shm", "-wal", "-lock"))]

@@ -117,6 +117,8 @@ expect_error "$S $U INTO '$PWD/out';" \
     "PRAGMA strict: relation about would sample nothing: its targets (field) are never among the nodes a hop naming it starts from; drop about from the map of hops 1, 2 (a list of maps, \[{...}, {...}\], lets hops differ) or set PRAGMA strict = off"
 expect_error "$S EXPLAIN ANALYZE $U;" 'PRAGMA strict: relation about would sample nothing'
 expect_error "$S $U INTO PACK p;" 'PRAGMA strict: relation about would sample nothing'
+# a pack record holds no per-type arrays
+expect_error "$U INTO PACK p;" 'a SAMPLE of typed graph mag is not stored in packs yet'
 # the same map repeated (as PyG's num_neighbors) reaches authors at hop 2,
 # not at hop 1: a warning, and it runs under strict
 R="SAMPLE {cites: 5, writes: 3, written_by: 2} * 2 FROM mag SEEDS paper.train BATCH 8"
