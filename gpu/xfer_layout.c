@@ -4,6 +4,7 @@
 ** it can never disagree on which array is where. */
 #include "xfer_layout.h"
 #include "batch_fields.h"
+#include "grow.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -73,15 +74,12 @@ static size_t align_up(size_t v)
     return (v + XL_ALIGN - 1) / XL_ALIGN * XL_ALIGN;
 }
 
+/* Room for one more item. */
 static int grow(xl *l)
 {
-    if (l->n < l->cap) return 0;
-    int cap = l->cap ? 2 * l->cap : 32;
-    xl_item *it = realloc(l->it, (size_t)cap * sizeof *it);
-    if (!it) return -1;
-    l->it = it;
-    l->cap = cap;
-    return 0;
+    size_t need = (size_t)l->n + 1;
+    return need <= l->cap ? 0
+         : gnn_grow((void **)&l->it, &l->cap, need, sizeof *l->it);
 }
 
 typedef struct plan_ctx {

@@ -41,7 +41,8 @@ typedef struct xl_item {
 
 typedef struct xl {
     xl_item *it;
-    int n, cap;
+    int n;
+    size_t cap;                /* items it has room for (gnn_grow) */
     size_t total;              /* bytes of the device allocation */
 } xl;
 

@@ -154,6 +154,22 @@ def test_gather_to_device_equals_host(cora_db):
             assert_same(h, g)
 
 
+def test_scan_pack_to_device_equals_host(timed, tmp_path):
+    # a pack of time-respecting link batches (version 2 records) crosses
+    # to the device as the SAMPLE's batches do
+    import shutil
+    path = str(tmp_path / "timed.gnndb")
+    shutil.copytree(timed[0], path)
+    with gnndb.connect(path) as c:
+        c.execute(timed_queries(timed)[2][1] + " INTO PACK tp;")
+    ref = host_run(path, "SCAN PACK tp")
+    got = device_run(path, "SCAN PACK tp")
+    assert len(got) == len(ref) == 4
+    for h, (g, dg) in zip(ref, got):
+        assert dg == h.digest
+        assert_same(h, g)
+
+
 def test_pinned_host_batches_are_the_same(cora_db, link):
     for path, sql in queries(cora_db, link, link)[:2]:
         plain = [b.digest for b in host_run(path, sql)]

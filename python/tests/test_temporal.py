@@ -332,27 +332,6 @@ def test_undirected_edges_share_their_time(tmp_path):
     assert len(e) == 2 * int(ok.sum()) - int((ok & (src == dst)).sum())
 
 
-def test_what_cannot_run_time_respecting_is_refused_in_words(tgraph,
-                                                             tmp_path):
-    g = tgraph
-    path = str(tmp_path / "copy.gnndb")
-    shutil.copytree(g["path"], path)
-    base = ("SAMPLE 2 FROM g SEEDS train AT TIMES '%s' BATCH 8" %
-            (g["dir"] / "st.npy"))
-    with gnndb.connect(path) as c:
-        with pytest.raises(gnndb.Error) as ex:
-            c.execute(base + " INTO PACK p;")
-        assert ex.value.code == gnndb.MISUSE
-        assert "INTO PACK stores no times" in str(ex.value)
-        with pytest.raises(gnndb.Error) as ex:
-            c.execute("DESCRIBE p;")
-        assert ex.value.code == gnndb.NOTFOUND
-    # no file but the catalog's and the index's own housekeeping
-    data = lambda d: sorted(f for f in os.listdir(d)
-                            if not f.endswith(("-shm", "-wal", "-lock")))
-    assert data(path) == data(g["path"])
-
-
 @pytest.mark.parametrize("clause", [
     "AT TIMES '{st}' TEMPORAL LAST", "AT TIMES '{st}' BEFORE WINDOW 300",
     "AT NODE TIME"])
