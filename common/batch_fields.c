@@ -1,7 +1,9 @@
-/* batch_fields.c — the list of a batch view's arrays (batch_fields.h). */
+/* batch_fields.c — the list of a batch view's arrays (batch_fields.h),
+** and gnndb_batch_field, which hands it to the bindings. */
 #include "batch_fields.h"
 
-#define P(field) offsetof(gnndb_batch_view, field)
+/* a member's name and where it lies, written once */
+#define P(field) #field, offsetof(gnndb_batch_view, field)
 
 static const bf_field list[] = {
     {"n_id", P(n_id), 0, 1, BF_NODES, BF_ONE, 1, 0},
@@ -70,4 +72,32 @@ int64_t bf_bytes(const gnndb_batch_view *v, const bf_field *f)
     if (!f->always && !bf_ptr(v, f)) return 0;
     return bf_array_bytes(bf_count_of(v, f->d0), bf_count_of(v, f->d1),
                           f->is_float ? 4 : 8);
+}
+
+/* The names gnndb_batch_field gives the counts: the view's members, so
+** that a binding reads a shape off the view by name. */
+static const char *const count_names[] = {
+    [BF_ONE] = "1", [BF_TWO] = "2", [BF_NODES] = "num_nodes",
+    [BF_EDGES] = "num_edges", [BF_SEEDS] = "num_seeds",
+    [BF_LABEL_EDGES] = "num_label_edges", [BF_POS] = "num_pos",
+    [BF_NEG] = "num_neg", [BF_X_DIM] = "x_dim",
+    [BF_EATTR_DIM] = "edge_attr_dim",
+};
+_Static_assert(sizeof count_names / sizeof count_names[0] ==
+               BF_EATTR_DIM + 1, "a name for every count");
+
+/* Public (gnndb.h): static strings, nothing to free. */
+int gnndb_batch_field(int i, const char **name, const char **member,
+                      int *is_float, int *optional, const char **dim0,
+                      const char **dim1)
+{
+    if (i < 0 || i >= BF_NFIELDS) return GNNDB_RANGE;
+    const bf_field *f = &list[i];
+    if (name) *name = f->name;
+    if (member) *member = f->member;
+    if (is_float) *is_float = f->is_float;
+    if (optional) *optional = !f->always;
+    if (dim0) *dim0 = count_names[f->d0];
+    if (dim1) *dim1 = f->ndim == 2 ? count_names[f->d1] : NULL;
+    return GNNDB_OK;
 }

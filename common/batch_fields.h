@@ -5,7 +5,8 @@
 ** TO DEVICE (gpu/xfer_layout.c) walk it, so that an array added to the
 ** view is added here once and reaches all three. A typed batch's per-type
 ** and per-relation arrays, and the per-hop counts, which stay in host
-** memory, are walked by each of them apart. */
+** memory, are walked by each of them apart. gnndb_batch_field (gnndb.h)
+** hands the list to the bindings, so Python's Batch is built from it too. */
 #ifndef GNN_BATCH_FIELDS_H
 #define GNN_BATCH_FIELDS_H
 
@@ -20,8 +21,9 @@ typedef enum bf_count {
 } bf_count;
 
 typedef struct bf_field {
-    const char *name;   /* its .npy file's name, as Python names it */
-    size_t off;         /* where its pointer lies in gnndb_batch_view */
+    const char *name;   /* its .npy file's name (PyG's, e.g. "batch") */
+    const char *member; /* its member of gnndb_batch_view ("node_seed") */
+    size_t off;         /* where that pointer lies in gnndb_batch_view */
     int is_float;       /* float32; else int64 */
     int ndim;           /* of its .npy: 1, or 2 */
     bf_count d0, d1;    /* its shape, d0 x d1 (d1 BF_ONE when 1-D) */

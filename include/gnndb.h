@@ -365,6 +365,28 @@ GNNDB_API const gnndb_batch_view *gnndb_batch(gnndb_stmt *stmt);
 ** (or another thread is using the handle). */
 GNNDB_API uint64_t gnndb_batch_digest(gnndb_stmt *stmt);
 
+/* The arrays of gnndb_batch_view, as the digest, the INTO files and TO
+** DEVICE walk them (the digest's order, docs/format.md), so that a binding
+** can take them from here instead of listing them again: the i-th (from
+** 0). Each out-parameter may be NULL; each string is static storage.
+**   *name      its INTO file's name, less ".npy" ("n_id", "batch")
+**   *member    its member of gnndb_batch_view ("n_id", "node_seed"; PyG's
+**              `batch` is node_seed)
+**   *is_float  1 for float32, 0 for int64
+**   *optional  1 where a batch may lack it (a NULL pointer: absent), 0 for
+**              n_id and edge_index, which every batch has (NULL when empty)
+**   *dim0, *dim1  its shape: each the name of the view's count member
+**              ("num_nodes", "num_edges", "num_seeds", "num_label_edges",
+**              "num_pos", "num_neg", "x_dim", "edge_attr_dim") or a
+**              constant ("2" in edge_index's 2 x num_edges); *dim1 NULL
+**              for a 1-D array
+** The per-hop counts and a typed batch's per-type and per-relation arrays
+** are not among them. Returns GNNDB_OK, or GNNDB_RANGE (out-parameters
+** untouched) when i is negative or past the last. */
+GNNDB_API int gnndb_batch_field(int i, const char **name, const char **member,
+                                int *is_float, int *optional,
+                                const char **dim0, const char **dim1);
+
 /* Counters of a statement, as sqlite3_stmt_status has: read them during or
 ** after its run. Unknown ops give -1. */
 #define GNNDB_STATUS_SEED          1 /* the effective SEED of a SAMPLE */

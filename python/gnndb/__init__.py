@@ -17,6 +17,7 @@ gnndb.from_pyg(data, path, name=...) and gnndb.from_dgl(g, path, name=...)
 export an in-memory graph into a database (see gnndb.interop); neither
 imports PyG or DGL.
 """
+import collections
 import os
 import threading
 import weakref
@@ -24,7 +25,7 @@ import weakref
 import numpy as np
 
 from . import _ffi
-from ._ffi import ffi, load as _load, lib_path
+from ._ffi import ffi, lib_path
 
 __all__ = ["connect", "Connection", "BatchIterator", "Batch", "BatchCopy",
            "NodeTypeBatch", "RelationBatch", "Result", "Error", "libversion",
@@ -68,6 +69,16 @@ def _str(p):
     if p == ffi.NULL:
         return None
     return ffi.string(p).decode("utf-8", "replace")
+
+
+def _load():
+    """libgnndb, opened once (_ffi.load). The first call also gives Batch
+    the arrays the library lists (_take_fields), so that they are read
+    once, before any batch exists."""
+    lib = _ffi.load()
+    if _BATCH_FIELDS is None:
+        _take_fields(lib)
+    return lib
 
 
 def libversion():
@@ -523,6 +534,61 @@ class _DeviceArray:
         }
 
 
+# One array of the library's list (gnndb_batch_field): name, the view's
+# member and Batch's attribute; file, its INTO file's name less .npy (PyG's
+# `batch` for node_seed); dtype, np.int64 or np.float32; optional, whether
+# a batch may lack it; dims, its shape as the names of the view's counts
+# and constant ints, e.g. (2, "num_edges").
+_Field = collections.namedtuple("_Field", "name file dtype optional dims")
+
+_BATCH_FIELDS = None    # [_Field] in the list's order, once read
+
+
+def _read_fields(lib):
+    """[_Field] of every array gnndb_batch_field reports, in its order."""
+    name, member, dim0, dim1 = (ffi.new("const char **") for _ in range(4))
+    is_float, optional = ffi.new("int *"), ffi.new("int *")
+    fields = []
+    while lib.gnndb_batch_field(len(fields), name, member, is_float,
+                                optional, dim0, dim1) == OK:
+        dims = tuple(_str(d[0]) for d in (dim0, dim1) if d[0] != ffi.NULL)
+        fields.append(_Field(
+            _str(member[0]), _str(name[0]),
+            np.float32 if is_float[0] else np.int64, bool(optional[0]),
+            tuple(int(d) if d.isdigit() else d for d in dims)))
+    return fields
+
+
+def _take_fields(lib):
+    """Give Batch the library's arrays: its tables of them and a property
+    for each. Two threads that race here set the same values."""
+    global _BATCH_FIELDS
+    fields = _read_fields(lib)
+    for f in fields:
+        setattr(Batch, f.name, property(
+            lambda self, n=f.name: self._array(n),
+            doc="%s [%s]" % (np.dtype(f.dtype).name, ", ".join(
+                map(str, f.dims)))))
+    Batch._FIELDS = {f.name: f for f in fields}
+    Batch._ARRAYS = tuple(f.name for f in fields) + tuple(Batch._PER_HOP)
+    Batch._ON_DEVICE = frozenset(f.name for f in fields)
+    Batch._OPTIONAL = frozenset(f.name for f in fields if f.optional)
+    _BATCH_FIELDS = fields
+
+
+class _FromLibrary:
+    """A class attribute of Batch that the library's list gives: read
+    before any connection (Batch._ARRAYS in a process that only holds
+    copies), it loads the library, which sets the value in its place."""
+
+    def __set_name__(self, owner, name):
+        self.owner, self.name = owner, name
+
+    def __get__(self, obj, cls=None):
+        _load()
+        return vars(self.owner)[self.name]
+
+
 class Batch:
     """One mini-batch, in the conventions of PyG's NeighborLoader.
 
@@ -578,18 +644,22 @@ class Batch:
     them through the Batch raises gnndb.Error. Keep `copy()` if you need them
     longer."""
 
-    _ARRAYS = ("n_id", "edge_index", "x", "y",
-               "num_sampled_nodes", "num_sampled_edges",
-               "e_id", "edge_attr", "edge_label_index", "edge_label",
-               "src_index", "dst_pos_index", "dst_neg_index",
-               "node_seed", "time", "edge_time")
-    # The arrays a TO DEVICE batch holds on the GPU (gnndb.h): all but the
-    # per-hop counts, which stay in host memory (a type's and a relation's
+    # The view's arrays come from the library's list of them
+    # (gnndb_batch_field), the one the digest, the INTO files and TO DEVICE
+    # walk: _take_fields sets these four, and a property for each array,
+    # when the library is first loaded. _FIELDS: {name: _Field}.
+    _FIELDS = _FromLibrary()
+    # Every array: the list's, then the per-hop counts.
+    _ARRAYS = _FromLibrary()
+    # The arrays a TO DEVICE batch holds on the GPU (gnndb.h): the list's;
+    # the per-hop counts stay in host memory (a type's and a relation's
     # too: _TYPED_ON_DEVICE).
-    _ON_DEVICE = frozenset(_ARRAYS) - {"num_sampled_nodes",
-                                       "num_sampled_edges"}
+    _ON_DEVICE = _FromLibrary()
     # The arrays a batch may lack: None when the pointer is NULL.
-    _OPTIONAL = frozenset(("x", "y") + _ARRAYS[6:])
+    _OPTIONAL = _FromLibrary()
+    # The per-hop counts, which the list leaves out as the C side walks
+    # them apart: {name: its length less num_hops}.
+    _PER_HOP = {"num_sampled_nodes": 1, "num_sampled_edges": 0}
     # The scalars copy() keeps.
     _SCALARS = ("epoch", "batch", "batch_size", "num_nodes", "num_edges",
                 "num_hops", "x_dim", "digest", "edge_attr_dim",
@@ -667,41 +737,16 @@ class Batch:
         v = self._view
         if isinstance(name, tuple):
             return _typed_spec(v, self.num_hops, *name)
-        n, e = self.num_nodes, self.num_edges
-        if name == "n_id":
-            return v.n_id, (n,), np.int64
-        if name == "edge_index":
-            return v.edge_index, (2, e), np.int64
-        if name == "x":
-            return v.x, (n, self.x_dim), np.float32
-        if name == "y":
-            return v.y, (self.batch_size,), np.int64
-        if name == "num_sampled_nodes":
-            return v.num_sampled_nodes, (self.num_hops + 1,), np.int64
-        if name == "num_sampled_edges":
-            return v.num_sampled_edges, (self.num_hops,), np.int64
-        if name == "e_id":
-            return v.e_id, (e,), np.int64
-        if name == "edge_attr":
-            return v.edge_attr, (e, self.edge_attr_dim), np.float32
-        L, p = self.num_label_edges, self.num_pos
-        if name == "edge_label_index":
-            return v.edge_label_index, (2, L), np.int64
-        if name == "edge_label":
-            return v.edge_label, (L,), np.float32
-        if name == "src_index":
-            return v.src_index, (p,), np.int64
-        if name == "dst_pos_index":
-            return v.dst_pos_index, (p,), np.int64
-        if name == "dst_neg_index":
-            return v.dst_neg_index, (p, self.num_neg), np.int64
-        if name == "node_seed":
-            return v.node_seed, (n,), np.int64
-        if name == "time":
-            return v.time, (self.batch_size,), np.int64
-        if name == "edge_time":
-            return v.edge_time, (e,), np.int64
-        raise KeyError(name)
+        if name in self._PER_HOP:
+            return (getattr(v, name), (self.num_hops + self._PER_HOP[name],),
+                    np.int64)
+        f = self._FIELDS.get(name)
+        if f is None:
+            raise KeyError(name)
+        # a shape's counts are the view's members that the list names
+        shape = tuple(d if isinstance(d, int) else int(getattr(v, d))
+                      for d in f.dims)
+        return getattr(v, name), shape, f.dtype
 
     def _array(self, name):
         self._check()
@@ -729,22 +774,9 @@ class Batch:
             return name[2] in _TYPED_ON_DEVICE
         return name in self._ON_DEVICE
 
-    n_id = property(lambda self: self._array("n_id"))
-    edge_index = property(lambda self: self._array("edge_index"))
-    x = property(lambda self: self._array("x"))
-    y = property(lambda self: self._array("y"))
+    # (the list's arrays get theirs from _take_fields)
     num_sampled_nodes = property(lambda self: self._array("num_sampled_nodes"))
     num_sampled_edges = property(lambda self: self._array("num_sampled_edges"))
-    e_id = property(lambda self: self._array("e_id"))
-    edge_attr = property(lambda self: self._array("edge_attr"))
-    edge_label_index = property(lambda self: self._array("edge_label_index"))
-    edge_label = property(lambda self: self._array("edge_label"))
-    src_index = property(lambda self: self._array("src_index"))
-    dst_pos_index = property(lambda self: self._array("dst_pos_index"))
-    dst_neg_index = property(lambda self: self._array("dst_neg_index"))
-    node_seed = property(lambda self: self._array("node_seed"))
-    time = property(lambda self: self._array("time"))
-    edge_time = property(lambda self: self._array("edge_time"))
 
     def device_array(self, name):
         """For a batch on a GPU: an object exposing __cuda_array_interface__

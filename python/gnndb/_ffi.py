@@ -133,6 +133,9 @@ typedef struct gnndb_batch_view {
 
 const gnndb_batch_view *gnndb_batch(gnndb_stmt *stmt);
 uint64_t gnndb_batch_digest(gnndb_stmt *stmt);
+int gnndb_batch_field(int i, const char **name, const char **member,
+                      int *is_float, int *optional,
+                      const char **dim0, const char **dim1);
 int64_t gnndb_stmt_status(gnndb_stmt *stmt, int op);
 void gnndb_interrupt(gnndb *db);
 void gnndb_progress_handler(gnndb *db, int n,

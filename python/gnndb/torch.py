@@ -374,7 +374,7 @@ def _getter(b, device=None, non_blocking=False):
         return lambda part, name: _tensor(getattr(part, name))
 
     def get(part, name):
-        if name in ("num_sampled_nodes", "num_sampled_edges"):
+        if name in gnndb.Batch._PER_HOP:      # a type's, a relation's too
             return _tensor(getattr(part, name))
         return _cuda_clone(part.device_array(name), dev)
     return get
@@ -431,8 +431,8 @@ def to_torch(b, device=None, non_blocking=False):
     get = _getter(b, device, non_blocking)
     if getattr(b, "is_typed", False):
         return _hetero_torch(b, get)
-    t = {k: get(b, k) for k in gnndb.Batch._ARRAYS
-         if k not in ("num_sampled_nodes", "num_sampled_edges")}
+    # the library's list of arrays; the per-hop counts become lists below
+    t = {k: get(b, k) for k in gnndb.Batch._FIELDS}
     _order_after_clones(b)
     nsn = [int(v) for v in b.num_sampled_nodes]
     nse = [int(v) for v in b.num_sampled_edges]
@@ -505,6 +505,17 @@ def _to_hetero_data(b):
     return data
 
 
+# The tensors to_pyg hands a Data under their own names, of a node batch
+# and of a link batch, and the time-respecting three under PyG's (the
+# names of their INTO files). python/tests/test_binding.py
+# holds these and the keys above to the library's list of arrays.
+_PYG_NODE_TENSORS = ("x", "edge_index", "y", "n_id", "e_id", "edge_attr")
+_PYG_LINK_TENSORS = ("x", "edge_index", "n_id", "e_id", "edge_attr",
+                     "edge_label_index", "edge_label", "src_index",
+                     "dst_pos_index", "dst_neg_index")
+_PYG_TIME = {"node_seed": "batch", "time": "time", "edge_time": "edge_time"}
+
+
 def to_pyg(b):
     """A torch_geometric.data.Data from a NeighborBatch or LinkBatch (or a
     gnndb Batch or BatchCopy, converted with to_torch first), with the
@@ -538,12 +549,8 @@ def to_pyg(b):
     if isinstance(b, HeteroBatch):
         return _to_hetero_data(b)
     Data = _pyg_data_class()
-    if isinstance(b, LinkBatch):
-        tensors = ("x", "edge_index", "n_id", "e_id", "edge_attr",
-                   "edge_label_index", "edge_label", "src_index",
-                   "dst_pos_index", "dst_neg_index")
-    else:
-        tensors = ("x", "edge_index", "y", "n_id", "e_id", "edge_attr")
+    tensors = (_PYG_LINK_TENSORS if isinstance(b, LinkBatch)
+               else _PYG_NODE_TENSORS)
     # Only the fields present: a None given to Data would still be a key.
     data = Data(**{k: b[k] for k in tensors if b[k] is not None})
     if b.x is None:             # PyG counts nodes by x; without it, say so
@@ -551,9 +558,8 @@ def to_pyg(b):
     if isinstance(b, NeighborBatch):
         data.batch_size = int(b.batch_size)
     if b.edge_time is not None:         # PyG's temporal fields
-        data.batch = b.node_seed
-        data.time = b.time
-        data.edge_time = b.edge_time
+        for k, pyg_name in _PYG_TIME.items():
+            setattr(data, pyg_name, b[k])
     data.num_sampled_nodes = list(b.num_sampled_nodes)
     data.num_sampled_edges = list(b.num_sampled_edges)
     data.epoch = b.epoch

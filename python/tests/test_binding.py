@@ -445,10 +445,11 @@ def test_feature_cache_counts_every_row_and_keeps_batches(conn):
 
 def test_every_array_written_into_a_directory_is_a_batch_field(tmp_path):
     """SAMPLE ... INTO writes the view's arrays from the engine's one list
-    of them (common/batch_fields.h): each .npy it writes, for node, link,
-    triplet and time-respecting batches with features and edge features,
-    is an array Python's Batch exposes under that name (PyG's `batch` is
-    node_seed), byte for byte."""
+    of them (common/batch_fields.h), which Python's Batch is built from
+    too (gnndb_batch_field): each .npy it writes, for node, link, triplet
+    and time-respecting batches with features and edge features, is an
+    array Batch exposes under that name (PyG's `batch` is node_seed),
+    of the same shape and dtype, byte for byte."""
     rng = np.random.default_rng(2)
     n, m = 200, 1500
     src, dst = rng.integers(0, n, m), rng.integers(0, n, m)
@@ -493,4 +494,53 @@ def test_every_array_written_into_a_directory_is_a_batch_field(tmp_path):
                 want = np.load(d / (name + ".npy"))
                 have = np.asarray(getattr(b, field))
                 assert have.dtype == want.dtype, (kind, name)
-                np.testing.assert_array_equal(have.reshape(want.shape), want)
+                assert have.shape == want.shape, (kind, name)
+                np.testing.assert_array_equal(have, want)
+
+
+def library_batch_fields():
+    """What gnndb_batch_field reports, read here apart from the binding:
+    [(name, member, is_float, optional, dim0, dim1)], in its order."""
+    lib = gnndb._ffi.load()
+    name, member, dim0, dim1 = (ffi.new("const char **") for _ in range(4))
+    is_float, optional = ffi.new("int *"), ffi.new("int *")
+    text = lambda p: None if p[0] == ffi.NULL else ffi.string(p[0]).decode()
+    out = []
+    while True:
+        rc = lib.gnndb_batch_field(len(out), name, member, is_float,
+                                   optional, dim0, dim1)
+        if rc != gnndb.OK:
+            assert rc == gnndb.RANGE
+            break
+        out.append((text(name), text(member), is_float[0], optional[0],
+                    text(dim0), text(dim1)))
+    assert lib.gnndb_batch_field(-1, *[ffi.NULL] * 6) == gnndb.RANGE
+    return out
+
+
+def test_batch_arrays_are_the_ones_the_library_lists():
+    """Batch's arrays are the library's list (gnndb_batch_field, what the
+    digest, the INTO files and TO DEVICE walk), field for field: names,
+    files, dtypes, shapes, which may be absent and which go to a device,
+    each a property over a pointer of the view of its element type, with
+    the per-hop counts, kept apart in C too, after them."""
+    want = library_batch_fields()
+    B = gnndb.Batch
+    have = [(f.file, f.name, int(f.dtype is np.float32), int(f.optional),
+             str(f.dims[0]), str(f.dims[1]) if len(f.dims) > 1 else None)
+            for f in B._FIELDS.values()]
+    assert have == want
+    members = [w[1] for w in want]
+    assert {"n_id", "edge_index", "x", "y"} <= set(members)
+    assert B._ARRAYS == tuple(members) + ("num_sampled_nodes",
+                                          "num_sampled_edges")
+    assert B._OPTIONAL == {w[1] for w in want if w[3]}
+    assert B._ON_DEVICE == set(members)
+    view = dict(ffi.typeof("gnndb_batch_view").fields)
+    for _, member, is_float, _, d0, d1 in want:
+        assert isinstance(vars(B)[member], property), member
+        elem = "float" if is_float else "int64_t"
+        assert view[member].type == ffi.typeof("const %s *" % elem), member
+        for d in (d0, d1):
+            assert d is None or d.isdigit() or \
+                view[d].type == ffi.typeof("int64_t"), (member, d)

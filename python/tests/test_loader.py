@@ -131,3 +131,25 @@ def test_default_form_without_pyg_is_plain_tensors(cora_db):
     with pytest.raises(gnndb.Error) as e:
         next(iter(loader(cora_db, SQL, pyg=True)))
     assert e.value.code == gnndb.MISUSE and "torch_geometric" in str(e.value)
+
+
+def test_torch_forms_carry_every_array_the_library_lists():
+    """gnndb.torch names its fields by hand, as PyG's loaders do: each
+    array of the library's list (gnndb.Batch._FIELDS, gnndb_batch_field)
+    reaches NeighborBatch or LinkBatch, and to_pyg's Data from each;
+    every key of theirs is a Batch array or one of their own scalars; and
+    the time-respecting arrays take PyG's names, those of their INTO
+    files (node_seed as `batch`)."""
+    from gnndb import torch as gt
+    listed = gnndb.Batch._FIELDS
+    forms = {gt.NeighborBatch: gt._PYG_NODE_TENSORS,
+             gt.LinkBatch: gt._PYG_LINK_TENSORS}
+    own = {"batch_size", "input_id", "epoch", "batch", "digest"}
+    assert set(listed) <= set(gt.NeighborBatch.keys) | set(gt.LinkBatch.keys)
+    for form, tensors in forms.items():
+        assert set(form.keys) <= set(gnndb.Batch._ARRAYS) | own, form
+        assert set(tensors) <= set(form.keys), form
+        arrays = set(form.keys) & set(listed)
+        assert arrays <= set(tensors) | set(gt._PYG_TIME), form
+    for k, pyg_name in gt._PYG_TIME.items():
+        assert listed[k].file == pyg_name, k
