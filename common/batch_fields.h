@@ -1,9 +1,10 @@
 /* batch_fields.h — the one list of a batch view's own arrays (include/
 ** gnndb.h, gnndb_batch_view): each one's name, element type and shape, in
 ** the digest's order (docs/format.md). The digest (exec/digest.c), the
-** .npy files of SAMPLE ... INTO (exec/batch.c) and the device layout of
-** TO DEVICE (gpu/xfer_layout.c) walk it, so that an array added to the
-** view is added here once and reaches all three. A typed batch's per-type
+** .npy files of SAMPLE ... INTO (exec/batch.c), the device layout of TO
+** DEVICE (gpu/xfer_layout.c) and a pack's records (exec/pack_record.c)
+** walk it, so that an array added to the view is added here once and
+** reaches all four. A typed batch's per-type
 ** and per-relation arrays, and the per-hop counts, which stay in host
 ** memory, are walked by each of them apart. gnndb_batch_field (gnndb.h)
 ** hands the list to the bindings, so Python's Batch is built from it too. */

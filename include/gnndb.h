@@ -365,8 +365,8 @@ GNNDB_API const gnndb_batch_view *gnndb_batch(gnndb_stmt *stmt);
 ** (or another thread is using the handle). */
 GNNDB_API uint64_t gnndb_batch_digest(gnndb_stmt *stmt);
 
-/* The arrays of gnndb_batch_view, as the digest, the INTO files and TO
-** DEVICE walk them (the digest's order, docs/format.md), so that a binding
+/* The arrays of gnndb_batch_view, as the digest, the INTO files, TO DEVICE
+** and packs walk them (the digest's order, docs/format.md), so that a binding
 ** can take them from here instead of listing them again: the i-th (from
 ** 0). Each out-parameter may be NULL; each string is static storage.
 **   *name      its INTO file's name, less ".npy" ("n_id", "batch")
