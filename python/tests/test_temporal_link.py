@@ -196,7 +196,6 @@ def test_edge_features_are_each_sampled_edges_row(lgraph, tmp_path, triplet):
 
 @pytest.mark.parametrize("sql,words", [
     ("SAMPLE 2 FROM g EDGES lp AT NODE TIME BATCH 8;", "AT EDGE TIME"),
-    ("SAMPLE 2 FROM g EDGES lp AT TIMES 'x.npy' BATCH 8;", "AT EDGE TIME"),
     ("SAMPLE 2 FROM g SEEDS ALL AT EDGE TIME BATCH 8;", "needs EDGES"),
     ("SAMPLE 2 FROM plain EDGES lq AT EDGE TIME BATCH 8;", "IMPORT EDGE TIMES"),
     ("SAMPLE 2 FROM g EDGES lp AT EDGE TIME NEGATIVE 1 STRICT BATCH 8;",
