@@ -190,6 +190,41 @@ def test_batches_do_not_depend_on_hyperbatch_threads_or_spilling(tgraph,
         assert got == ref, (extra, pragmas)
 
 
+def test_seed_edges_past_the_first_block_of_a_list_are_timed(tmp_path):
+    """AT EDGE TIME BY NODE TIME with 4 KB blocks: seed edges into a hub of
+    2000 in-edges lie in continuation blocks of the time graph, and each
+    root still takes its edge's own time."""
+    rng = np.random.default_rng(2)
+    src, dst = rng.integers(0, 2100, 3000), rng.integers(0, 2100, 3000)
+    src[:2000], dst[:2000] = rng.permutation(np.arange(1, 2001)), 0
+    g = dict(src=src, dst=dst, t=rng.integers(0, 1000, 3000),
+             nt=rng.integers(0, 300, 2100))
+    sel = np.r_[0, 1, 2, 3, 1997, 1998, 1999, 2500]
+    np.savetxt(tmp_path / "e.csv", np.stack([src, dst], 1), fmt="%d",
+               delimiter=",")
+    np.save(tmp_path / "t.npy", g["t"].astype(np.int64))
+    np.save(tmp_path / "nt.npy", g["nt"].astype(np.int64))
+    np.save(tmp_path / "lp.npy", np.stack([src[sel], dst[sel]], 1))
+    path = str(tmp_path / "small.gnndb")
+    with gnndb.connect(path) as c:
+        c.execute("CREATE GRAPH g FROM '%s' BLOCK SIZE 4 KB;" %
+                  (tmp_path / "e.csv"))
+        c.execute("IMPORT EDGE TIMES INTO g FROM '%s';" % (tmp_path / "t.npy"))
+        c.execute("IMPORT NODE TIMES INTO g FROM '%s';" %
+                  (tmp_path / "nt.npy"))
+        c.execute("CREATE EDGE SPLIT lp ON g FROM '%s';" %
+                  (tmp_path / "lp.npy"))
+    (b,) = temporal_ref.batches(path, "SAMPLE 4 FROM g EDGES lp AT EDGE TIME "
+                                "BY NODE TIME TEMPORAL LAST BATCH 8;",
+                                FIELDS)
+    roots, times = temporal_ref.link_roots(b, src[sel], dst[sel],
+                                           g["t"][sel], 0, False)
+    n_id, ei, eid, root = reference_last(g, roots, times, [4],
+                                         by_node=True)
+    np.testing.assert_array_equal(b["n_id"], n_id)
+    np.testing.assert_array_equal(b["e_id"], eid)
+
+
 def test_the_wrong_count_of_times_is_refused_at_prepare(tgraph, tmp_path):
     g = tgraph
     np.save(tmp_path / "few.npy", np.arange(10, dtype=np.int64))
