@@ -428,15 +428,15 @@ static void plan_note(plan *p, int64_t cap)
 }
 
 /* What the seeds and their epoch order hold for the whole run: a node id
-** and its place in the order, or a seed edge's id, endpoints and place,
-** and a bit per edge for EXCLUDE SPLIT. */
+** and its place in the order, or a seed edge's id, endpoints and place
+** (and its time when read as the run starts), and a bit per edge for
+** EXCLUDE SPLIT. */
 static int64_t seeds_bytes_of(const plan *p)
 {
     /* BY NODE TIME: every node's time, held for the run */
-    if (!p->link)
-        return (p->nseeds_all + 1) * 8 +
-               (p->time_by_node ? (p->graph.nodes + 1) * 8 : 0);
-    return (p->nseeds_all + 1) * 16 +
+    int64_t by_node = p->time_by_node ? (p->graph.nodes + 1) * 8 : 0;
+    if (!p->link) return (p->nseeds_all + 1) * 8 + by_node;
+    return (p->nseeds_all + 1) * (p->seed_edge_times ? 24 : 16) + by_node +
            (p->nexclude ? p->graph.input_edges / 8 + 8 : 0) +
            /* the nodes by time (12 bytes a node), sorted beside the times
            ** read (8 more while it is built) */

@@ -70,9 +70,11 @@ typedef struct plan {
     size_t nexclude;
     int has_efeat;             /* EDGE FEATURES w */
     /* a time-respecting SAMPLE (plan_time.c): AT TIMES 'f' (the seeds'
-    ** times, malloc'd, in the order of the seed set as loaded) or AT
-    ** NODE TIME (the node times table); the hops read the time graph
-    ** (topo) and carry edge ids (eids) */
+    ** times, malloc'd, in the order of the seed set as loaded: a node
+    ** split's ascending ids, an edge split's ascending edge ids), AT NODE
+    ** TIME (the node times table) or AT EDGE TIME; the hops read the time
+    ** graph (topo), or the graph's own lists BY NODE TIME, and carry edge
+    ** ids (eids) */
     int temporal;
     int time_source;           /* AST_TIME_* */
     int time_strategy;         /* AST_TEMPORAL_* */
@@ -84,9 +86,13 @@ typedef struct plan {
     int64_t *seed_times;
     size_t n_seed_times;
     cat_table node_times;
-    int neg_by_time;           /* AT EDGE TIME on a graph with node times:
+    int neg_by_time;           /* seed edges on a graph with node times:
                                ** a negative is drawn among the nodes whose
                                ** time is at or before its root's */
+    int seed_edge_times;       /* AT EDGE TIME BY NODE TIME: the seed edges'
+                               ** times read once from time_graph as the
+                               ** run starts, since topo holds none */
+    cat_graph time_graph;      /* its edge-id view */
     int typed_efeat;           /* EDGE FEATURES w of a typed graph's
                                ** relations (plan_rel), not p->efeat */
     cat_table efeat;

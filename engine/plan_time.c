@@ -1,7 +1,8 @@
-/* plan_time.c — the time clauses of a SAMPLE: AT TIMES 'f' | AT NODE TIME,
-** TEMPORAL UNIFORM | LAST, BEFORE | AT OR BEFORE, WINDOW w. The hops read
-** the graph's time graph (IMPORT EDGE TIMES) and carry edge ids; the
-** seeds' times are read here, so that a wrong count is refused at prepare.
+/* plan_time.c — the time clauses of a SAMPLE: AT TIMES 'f' | AT NODE TIME |
+** AT EDGE TIME, TEMPORAL UNIFORM | LAST, BEFORE | AT OR BEFORE, WINDOW w,
+** BY EDGE | NODE TIME. The hops read the graph's time graph (IMPORT EDGE
+** TIMES), or BY NODE TIME its own lists, and carry edge ids; the seeds'
+** times are read here, so that a wrong count is refused at prepare.
 ** Under PRAGMA read_granularity = 'page' the hops read the time graph's
 ** blocks whole (through the pool), the gather its rows in pages. */
 #include "plan.h"
@@ -42,10 +43,29 @@ static int list_times(const ast_stmt *s, plan *p, gnn_err *e)
     return rc;
 }
 
+/* The words for a count of AT TIMES that is not one per seed. */
+static int wrong_count(const ast_stmt *s, const plan *p, size_t n,
+                       gnn_err *e)
+{
+    if (p->link)
+        return gnn_seterr(e, GNNDB_RANGE, "AT TIMES '%s': %zu times for "
+                          "%lld seed edges of edge split %s; give one time "
+                          "per seed edge, in the order of its edge ids "
+                          "(ascending)", s->time_path, n,
+                          (long long)p->nseeds, p->edge_split.name);
+    return gnn_seterr(e, GNNDB_RANGE, "AT TIMES '%s': %zu times for %lld "
+                      "seeds; give one time per seed, in the order of "
+                      "the seeds (a split's ascending, SEEDS (...) as "
+                      "written)", s->time_path, n, (long long)p->nseeds);
+}
+
+/* AT TIMES: the file read now, so that a wrong count is refused at
+** prepare. Seed edges are input edge ids whatever MAP IDS or REORDER did
+** to the nodes, so only node seeds need the graph's own order. */
 static int seed_times(const ast_stmt *s, plan *p, gnn_err *e)
 {
     const cat_graph *g = &p->graph;
-    if (g->has_map || strcmp(g->node_order, "none") != 0)
+    if (!p->link && (g->has_map || strcmp(g->node_order, "none") != 0))
         return gnn_seterr(e, GNNDB_MISUSE, "AT TIMES on graph %s, created "
                           "with MAP IDS or REORDER, is not available yet: "
                           "its seeds are not in the order of their ids; use "
@@ -55,11 +75,7 @@ static int seed_times(const ast_stmt *s, plan *p, gnn_err *e)
                           e);
     if (rc) return rc;
     p->n_seed_times = n;
-    if ((int64_t)n != p->nseeds)
-        return gnn_seterr(e, GNNDB_RANGE, "AT TIMES '%s': %zu times for %lld "
-                          "seeds; give one time per seed, in the order of "
-                          "the seeds (a split's ascending, SEEDS (...) as "
-                          "written)", s->time_path, n, (long long)p->nseeds);
+    if ((int64_t)n != p->nseeds) return wrong_count(s, p, n, e);
     return s->seeds_kind == AST_SEEDS_LIST ||
            s->seeds_kind == AST_SEEDS_ORDERED ? list_times(s, p, e)
                                               : GNNDB_OK;
@@ -89,34 +105,46 @@ static int no_node_times(const plan *p, const char *clause, gnn_err *e)
                       p->graph.name, p->graph.name);
 }
 
+/* The topology the hops read: the time graph, or BY NODE TIME the graph's
+** own lists (its sources' node times judge them), with the time graph
+** beside it for AT EDGE TIME's seed edges, whose times only it holds. */
+static int time_topology(gnndb *db, const ast_stmt *s, plan *p, int has_nt,
+                         gnn_err *e)
+{
+    const char *what = "a time-respecting SAMPLE";
+    cat_graph tg;
+    int rc;
+    if (!s->time_by_node)
+        return (rc = cat_time_graph_get(db->cat, &p->graph, &tg, e)) ? rc
+               : cat_graph_eid_view(&tg, what, &p->topo, e);
+    if (!has_nt) return no_node_times(p, "BY NODE TIME", e);
+    if ((rc = cat_graph_eid_view(&p->graph, what, &p->topo, e))) return rc;
+    if (s->time_source != AST_TIME_EDGE) return GNNDB_OK;
+    p->seed_edge_times = 1;
+    return (rc = cat_time_graph_get(db->cat, &p->graph, &tg, e)) ? rc
+           : cat_graph_eid_view(&tg, what, &p->time_graph, e);
+}
+
 int plan_time(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
 {
     if (!s->time_source) return GNNDB_OK;
-    cat_graph tg;
     int rc;
-    /* STRICT looks pairs up in lists ascending by neighbour; the time
-    ** graph's are ascending by time */
-    if (s->time_source == AST_TIME_EDGE && p->neg_strict)
-        return gnn_seterr(e, GNNDB_MISUSE, "NEGATIVE ... STRICT with AT EDGE "
-                          "TIME is not available yet: drop STRICT (negatives "
-                          "are then drawn uniformly, an edge now and then)");
-    /* node times serve BY NODE TIME, AT NODE TIME and AT EDGE TIME's
-    ** negatives */
+    /* STRICT looks pairs up in lists ascending by neighbour, which the
+    ** time graph's are not, and the draws among the nodes already there
+    ** would undo its redraws */
+    if (p->link && p->neg_strict)
+        return gnn_seterr(e, GNNDB_MISUSE, "NEGATIVE ... STRICT with %s is "
+                          "not available yet: drop STRICT (negatives are "
+                          "then drawn uniformly, an edge now and then)",
+                          s->time_source == AST_TIME_EDGE ? "AT EDGE TIME"
+                                                          : "AT TIMES");
+    /* node times serve BY NODE TIME, AT NODE TIME and the negatives of
+    ** seed edges */
     int has_nt = 0;
-    if ((s->time_by_node || s->time_source != AST_TIME_FILE) &&
+    if ((s->time_by_node || s->time_source != AST_TIME_FILE || p->link) &&
         (rc = find_node_times(db, p, &has_nt, e)))
         return rc;
-    if (s->time_by_node) {
-        /* the graph's own lists, judged by their sources' node times */
-        if (!has_nt) return no_node_times(p, "BY NODE TIME", e);
-        if ((rc = cat_graph_eid_view(&p->graph, "a time-respecting SAMPLE",
-                                     &p->topo, e)))
-            return rc;
-    } else if ((rc = cat_time_graph_get(db->cat, &p->graph, &tg, e)) ||
-               (rc = cat_graph_eid_view(&tg, "a time-respecting SAMPLE",
-                                        &p->topo, e))) {
-        return rc;
-    }
+    if ((rc = time_topology(db, s, p, has_nt, e))) return rc;
     p->temporal = 1;
     p->eids = 1;
     p->time_source = s->time_source;
@@ -124,13 +152,11 @@ int plan_time(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
     p->time_strict = s->time_strict;
     p->time_window = s->time_window;
     p->time_by_node = s->time_by_node;
-    /* AT EDGE TIME: the executor reads each seed edge's time from the
-    ** time graph as its round starts; node times, where the graph has
-    ** them, say which nodes a negative may be (those already there) */
-    if (s->time_source == AST_TIME_EDGE) {
-        p->neg_by_time = has_nt && p->negative > 0;
-        return GNNDB_OK;
-    }
+    /* seed edges: each round's are timed as it starts (hb_link.c); node
+    ** times, where the graph has them, say which nodes a negative may be
+    ** (those already there) */
+    if (p->link) p->neg_by_time = has_nt && p->negative > 0;
     if (s->time_source == AST_TIME_FILE) return seed_times(s, p, e);
-    return has_nt ? GNNDB_OK : no_node_times(p, "AT NODE TIME", e);
+    if (s->time_source == AST_TIME_EDGE || has_nt) return GNNDB_OK;
+    return no_node_times(p, "AT NODE TIME", e);
 }

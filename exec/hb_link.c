@@ -4,6 +4,7 @@
 ** from its positives' and negatives' endpoints, and finishing its link
 ** fields. The rules themselves are link.c's. */
 #include "grow.h"
+#include "sort.h"
 #include "exec_int.h"
 #include "hb_variant.h"
 #include "hop.h"
@@ -22,11 +23,16 @@ struct hb_link {
     lk_spec spec;
     lk_seeds seeds;
     uint64_t *excluded;
-    uint32_t *by_time;       /* AT EDGE TIME with node times (lk_by_time) */
+    uint32_t *by_time;       /* node times for the negatives (lk_by_time) */
     int64_t *times;
+    /* each seed edge's time by its place in seeds (ascending edge id):
+    ** AT TIMES' file (the plan's), or read as the run starts (own_t); NULL
+    ** when each round reads its own from the time graph the hops read */
+    const int64_t *seed_t;
+    int64_t *own_t;
 };
 
-/* AT EDGE TIME on a graph with node times: every node's time, and the
+/* Seed edges on a graph with node times: every node's time, and the
 ** nodes in time order, for the negatives. */
 static int load_by_time(hb_ctx *x, gnn_err *e)
 {
@@ -98,6 +104,32 @@ static int load_edges(hb_ctx *x, gnn_err *e)
     return rc;
 }
 
+/* The seed edges' times where a round cannot read them from the lists
+** its hops read: AT TIMES' (in the order of the split's edge ids, as
+** the seeds are), or AT EDGE TIME BY NODE TIME's, from the time graph. */
+static int load_seed_times(hb_ctx *x, gnn_err *e)
+{
+    const plan *p = x->p;
+    struct hb_link *l = x->link;
+    size_t n = l->seeds.n;
+    if (p->time_source == AST_TIME_FILE) {
+        /* the split may have changed since the statement was prepared */
+        if (p->n_seed_times != n)
+            return gnn_seterr(e, GNNDB_RANGE, "AT TIMES: %zu times for %zu "
+                              "seed edges of edge split %s", p->n_seed_times,
+                              n, p->edge_split.name);
+        l->seed_t = p->seed_times;
+        return GNNDB_OK;
+    }
+    if (!p->seed_edge_times) return GNNDB_OK;
+    if (!(l->own_t = malloc((n + 1) * sizeof *l->own_t)))
+        return gnn_seterr(e, GNNDB_NOMEM, "out of memory for the seed edges' "
+                          "times");
+    l->seed_t = l->own_t;
+    return hb_tm_seed_times(x, &p->time_graph, l->seeds.src, l->seeds.dst,
+                            l->seeds.eid, n, l->own_t, e);
+}
+
 static int link_seeds(hb_ctx *x, gnn_err *e)
 {
     plan *p = x->p;
@@ -114,6 +146,7 @@ static int link_seeds(hb_ctx *x, gnn_err *e)
                           "negatives from", p->graph.name);
     int rc = load_edges(x, e);
     if (!rc) rc = load_excluded(x, e);
+    if (!rc && p->temporal) rc = load_seed_times(x, e);
     if (!rc && p->neg_by_time) rc = load_by_time(x, e);
     return rc;
 }
@@ -126,6 +159,7 @@ static void link_close(hb_ctx *x)
     free(x->link->excluded);
     free(x->link->by_time);
     free(x->link->times);
+    free(x->link->own_t);
     free(x->link);
     x->link = NULL;
 }
@@ -155,8 +189,30 @@ static int strict_round(hb_ctx *x, gnn_err *e)
     return rc;
 }
 
-/* AT EDGE TIME: a tree per endpoint slot, each rooted at its seed edge's
-** time (the roots in lk_roots' order); hop_temporal.c samples them. */
+/* The times of l's positives: by their places among the seeds where the
+** run holds them, else read by id from the time graph the hops read. */
+static int positive_times(hb_ctx *x, const lk_batch *l, int64_t *tpos,
+                          gnn_err *e)
+{
+    const struct hb_link *k = x->link;
+    if (!k->seed_t) {
+        hb_tm_graph g = {NULL, x->gpool, x->gtopo};
+        return hb_tm_edge_times(&g, l->psrc, l->pdst, l->peid, l->npos,
+                                tpos, e);
+    }
+    for (size_t i = 0; i < l->npos; i++) {
+        size_t at = gnn_lower_u32(k->seeds.eid, k->seeds.n, l->peid[i]);
+        if (at == k->seeds.n || k->seeds.eid[at] != l->peid[i])
+            return gnn_seterr(e, GNNDB_CORRUPT, "seed edge %u is not among "
+                              "the split's edges", l->peid[i]);
+        tpos[i] = k->seed_t[at];
+    }
+    return GNNDB_OK;
+}
+
+/* A time-respecting link batch: a tree per endpoint slot, each rooted at
+** its seed edge's time (the roots in lk_roots' order); hop_temporal.c
+** samples them. */
 static int link_roots(hb_ctx *x, hb_batch *b, gnn_err *e)
 {
     lk_batch *l = &b->lk;
@@ -169,9 +225,7 @@ static int link_roots(hb_ctx *x, hb_batch *b, gnn_err *e)
         free(tpos);
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
     }
-    hb_tm_graph g = {NULL, x->gpool, x->gtopo};
-    int rc = hb_tm_edge_times(&g, l->psrc, l->pdst, l->peid, l->npos, tpos,
-                              e);
+    int rc = positive_times(x, l, tpos, e);
     if (!rc && x->link->spec.by_time)
         rc = lk_time_negatives(&x->link->spec, b->epoch, b->batch, l, tpos,
                                e);

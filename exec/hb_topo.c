@@ -11,10 +11,13 @@ int hb_topo_open(gnndb *db, const plan *p, const cat_graph *g, int id,
     int rc = db_open_graph(db, g, id, &t->f, e);
     if (!rc) rc = db_load_graph_index(db, g, &t->idx_first, &t->idx_block,
                                       &t->nidx, e);
-    /* an edge-id topology's continuation blocks hold ids too */
+    /* an edge-id topology's continuation blocks hold ids too, a time
+    ** graph's times as well; BY NODE TIME reads the graph's own lists,
+    ** which hold none, so the kind of topology decides, not the plan */
     t->cont_cap = blk_graph_cont_capacity_flags(
-        g->block_size, p->temporal ? BLK_FLAG_EIDS | BLK_FLAG_TIMES
-                       : p->eids   ? BLK_FLAG_EIDS : 0);
+        g->block_size, g->kind == CAT_GRAPH_TIME ? BLK_FLAG_EIDS |
+                                                   BLK_FLAG_TIMES
+                       : p->eids ? BLK_FLAG_EIDS : 0);
     t->nblocks = (uint64_t)g->graph_blocks;
     return rc;
 }

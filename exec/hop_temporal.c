@@ -103,8 +103,8 @@ int hb_tm_open(hb_ctx *x, gnn_err *e)
     int rc;
     if (x->p->time_by_node && (rc = hb_tm_every_node_time(x, &tt->ntime, e)))
         return rc;
-    /* AT EDGE TIME: each round's seed edges are timed as it starts */
-    if (x->p->time_source == AST_TIME_EDGE) return GNNDB_OK;
+    /* seed edges: each round's roots are timed as it starts (hb_link.c) */
+    if (x->p->link) return GNNDB_OK;
     tt->n = (size_t)x->seeds.n;
     tt->id = malloc((tt->n + 1) * sizeof *tt->id);
     tt->t = malloc((tt->n + 1) * sizeof *tt->t);
@@ -519,6 +519,76 @@ int hb_tm_edge_times(const hb_tm_graph *g, const uint32_t *src,
     return GNNDB_OK;
 }
 
+/* The distinct endpoints of the n seed edges, ascending, into *ends
+** (malloc'd, the caller's). */
+static int tm_ends(const uint32_t *src, const uint32_t *dst, size_t n,
+                   uint32_t **ends, size_t *nends, gnn_err *e)
+{
+    uint32_t *a = malloc((2 * n + 1) * sizeof *a);
+    if (!(*ends = a))
+        return gnn_seterr(e, GNNDB_NOMEM, "out of memory timing the seed "
+                          "edges");
+    memcpy(a, src, n * sizeof *a);
+    memcpy(a + n, dst, n * sizeof *a);
+    gnn_sort_u32(a, 2 * n);
+    size_t m = 0;
+    for (size_t i = 0; i < 2 * n; i++)
+        if (m == 0 || a[i] != a[m - 1]) a[m++] = a[i];
+    *nends = m;
+    return GNNDB_OK;
+}
+
+/* Every entry of the lists of `ends` whose id is a seed edge's (eid,
+** ascending) gives that edge its time t[at], seen[at] set. */
+static int tm_scan_ends(const hb_tm_graph *g, const uint32_t *ends,
+                        size_t nends, const uint32_t *eid, size_t n,
+                        int64_t *t, uint8_t *seen, gnn_err *e)
+{
+    for (size_t i = 0; i < nends; i++) {
+        tm_list l;
+        int rc = tm_find(g, NULL, ends[i], &l, e);
+        for (uint32_t q = 0; !rc && q < l.degree; q++) {
+            tm_ent v;
+            if ((rc = tm_entry(&l, q, &v, e))) break;
+            size_t at = gnn_lower_u32(eid, n, v.eid);
+            if (at < n && eid[at] == v.eid) {
+                t[at] = v.t;
+                seen[at] = 1;
+            }
+        }
+        if (rc) return rc;
+    }
+    return GNNDB_OK;
+}
+
+int hb_tm_seed_times(hb_ctx *x, const cat_graph *tg,
+                     const uint32_t *src, const uint32_t *dst,
+                     const uint32_t *eid, size_t n, int64_t *t, gnn_err *e)
+{
+    hb_rel_topo topo = {0};
+    bp_pool *bp = NULL;
+    uint32_t *ends = NULL;
+    uint8_t *seen = calloc(n + 1, 1);
+    size_t nends = 0;
+    /* a list is read an entry at a time, so a few frames do */
+    int rc = seen ? hb_topo_open(x->db, x->p, tg, 2, &topo, e)
+                  : gnn_seterr(e, GNNDB_NOMEM, "out of memory");
+    if (!rc) rc = bp_open(4, tg->block_size, x->io, &bp, e);
+    if (!rc) rc = tm_ends(src, dst, n, &ends, &nends, e);
+    hb_tm_graph g = {NULL, bp, &topo};
+    if (!rc) rc = tm_scan_ends(&g, ends, nends, eid, n, t, seen, e);
+    for (size_t i = 0; !rc && i < n; i++)
+        if (!seen[i])
+            rc = gnn_seterr(e, GNNDB_CORRUPT, "seed edge %u (%u -> %u) is "
+                            "in neither endpoint's list of the time graph "
+                            "%s", eid[i], src[i], dst[i], topo.f->path);
+    if (bp) bp_close(bp);
+    hb_topo_close(&topo);
+    free(ends);
+    free(seen);
+    return rc;
+}
+
 int hb_tm_sample(const hb_tm_graph *g, const plan *p, const hb_tm_times *tt,
                  hb_batch *b, gnn_err *e)
 {
@@ -527,7 +597,7 @@ int hb_tm_sample(const hb_tm_graph *g, const plan *p, const hb_tm_times *tt,
                  sizeof *b->o_time))
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory sampling");
     /* a link batch's roots were timed by their seed edges (hb_link.c) */
-    if (p->time_source != AST_TIME_EDGE)
+    if (!p->link)
         for (size_t q = 0; q < ns; q++)
             b->o_time[q] = tm_time_of(tt, b->nodes[q]);
     tm_hop *h = calloc(1, sizeof *h);

@@ -27,10 +27,10 @@ typedef struct lk_spec {
     uint64_t nexcluded;      /* bits of `excluded` */
     uint64_t seed;           /* the statement's SEED */
     uint32_t nodes;          /* negatives are drawn from [0, nodes) */
-    int disjoint;            /* one tree per endpoint slot (AT EDGE TIME):
+    int disjoint;            /* one tree per endpoint slot (time):
                              ** the roots in lk_roots' order, not the
                              ** distinct endpoints */
-    const uint32_t *by_time; /* AT EDGE TIME with node times: every node, */
+    const uint32_t *by_time; /* time with node times: every node, */
     const int64_t *times;    /* ascending by (time, id), and those times */
 } lk_spec;
 

@@ -246,8 +246,9 @@ GNNDB_API double gnndb_column_double(gnndb_stmt *stmt, int i);
 **
 ** A link batch (SAMPLE ... EDGES split) starts from B seed edges and their
 ** negatives: its seeds (n_id[0..num_seeds)) are the distinct endpoints of
-** all of them, ascending by internal id (with AT EDGE TIME, a root per
-** endpoint slot instead: see node_seed below), and y is NULL. Its link
+** all of them, ascending by internal id (time-respecting, with AT EDGE
+** TIME or AT TIMES, a root per endpoint slot instead: see node_seed
+** below), and y is NULL. Its link
 ** fields, as PyG's LinkNeighborLoader names them (NULL and 0 in a node
 ** batch):
 **
@@ -336,7 +337,8 @@ typedef struct gnndb_batch_view {
     ** copied on; NULL for a host batch (see above) */
     void *cuda_stream;
     /* a time-respecting batch (SAMPLE ... AT TIMES 'f' | AT NODE TIME |
-    ** EDGES split AT EDGE TIME; NULL in every other batch), as PyG's
+    ** EDGES split AT EDGE TIME | AT TIMES 'f'; NULL in every other
+    ** batch), as PyG's
     ** temporal NeighborLoader hands out: each seed roots a tree of its
     ** own (a link batch's seeds are a root per endpoint slot, in the order
     ** its label arrays index them: docs/language.md, "Time"), and

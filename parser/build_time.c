@@ -55,9 +55,10 @@ void build_time_by(parse_ctx *p, const gtok *kw, int node)
     if (bld_once(p, kw, CL_TIME_BY)) p->s->time_by_node = node;
 }
 
-/* TEMPORAL, BEFORE, WINDOW and BY need a time to compare with; seed edges
-** take their own (AT EDGE TIME), nodes a file's or their node times; a
-** temporal SAMPLE is of a plain graph for now. */
+/* TEMPORAL, BEFORE, WINDOW and BY need a time to compare with. Seed edges
+** take their own (AT EDGE TIME) or a file's, one per seed edge (AT TIMES):
+** a seed edge has no node time of its own to take; nodes a file's or
+** their node times. A temporal SAMPLE is of a plain graph for now. */
 void build_time_finish(parse_ctx *p)
 {
     static const int needs_at[] = {CL_TEMPORAL, CL_TIME_CMP, CL_WINDOW,
@@ -78,13 +79,10 @@ void build_time_finish(parse_ctx *p)
         return;
     }
     const gtok *at = &p->clause_at[CL_AT];
-    if (s->edge_seeds && s->time_source != AST_TIME_EDGE)
+    if (s->edge_seeds && s->time_source == AST_TIME_NODE)
         bld_fail(p, GNNDB_SYNTAX, at, "with EDGES seeds the time of each "
-                 "tree is its seed edge's own: write AT EDGE TIME");
-    else if (s->time_source == AST_TIME_EDGE && s->time_by_node)
-        bld_fail(p, GNNDB_SYNTAX, &p->clause_at[CL_TIME_BY], "BY NODE TIME "
-                 "with AT EDGE TIME is not available yet: a seed edge's "
-                 "tree is judged by edge times");
+                 "tree is its seed edge's: write AT EDGE TIME (each seed "
+                 "edge's own) or AT TIMES 'file' (one per seed edge)");
     else if (!s->edge_seeds && s->time_source == AST_TIME_EDGE)
         bld_fail(p, GNNDB_SYNTAX, at, "AT EDGE TIME takes each seed edge's "
                  "time: it needs EDGES split (seed by nodes with AT TIMES "

@@ -453,11 +453,11 @@ static int time_line(const plan *p, int d, rowset *rs)
     if (p->time_window > 0)
         snprintf(win, sizeof win, " and T - %" PRId64 " < t",
                  p->time_window);
-    const char *from = p->time_source == AST_TIME_FILE ? "each seed's T from "
-                                                         "AT TIMES"
-                       : p->time_source == AST_TIME_EDGE
-                           ? "each root's T its seed edge's time"
-                           : "each seed's T from its node time";
+    const char *from =
+        p->time_source == AST_TIME_EDGE ? "each root's T its seed edge's time"
+        : p->time_source == AST_TIME_NODE ? "each seed's T from its node time"
+        : p->link ? "each root's T its seed edge's from AT TIMES"
+                  : "each seed's T from AT TIMES";
     return line(rs, d, "time: %s; every hop keeps edges with t %s T%s (the "
                 "root's T; t %s), %s; a tree per %s", from,
                 p->time_strict ? "<" : "<=", win,

@@ -1195,6 +1195,25 @@ static void time_statements(void **state)
     s = parse_ok("SAMPLE 5 FROM g SEEDS s AT NODE TIME BY NODE TIME BATCH 4");
     assert_int_equal(s->time_by_node, 1);
     ast_free(s);
+    /* seed edges at their own times, judged by node times */
+    s = parse_ok("SAMPLE 5 FROM g EDGES e AT EDGE TIME BY NODE TIME BATCH 4");
+    assert_int_equal(s->time_source, AST_TIME_EDGE);
+    assert_int_equal(s->time_by_node, 1);
+    ast_free(s);
+    /* seed edges at a file's times, one per seed edge */
+    s = parse_ok("SAMPLE 5 FROM g EDGES e AT TIMES 'et.npy' BY NODE TIME "
+                 "TEMPORAL LAST WINDOW 7 BATCH 4");
+    assert_int_equal(s->time_source, AST_TIME_FILE);
+    assert_string_equal(s->time_path, "et.npy");
+    assert_string_equal(s->edge_seeds, "e");
+    assert_int_equal(s->time_by_node, 1);
+    assert_int_equal(s->time_window, 7);
+    ast_free(s);
+    s = parse_ok("SAMPLE 5 FROM g EDGES e AT TIMES 'et.npy' BY EDGE TIME "
+                 "BATCH 4");
+    assert_int_equal(s->time_source, AST_TIME_FILE);
+    assert_int_equal(s->time_by_node, 0);
+    ast_free(s);
     s = parse_ok("SAMPLE 5 FROM g SEEDS s BY EDGE TIME AT NODE TIME BATCH 4");
     assert_int_equal(s->time_by_node, 0);
     ast_free(s);
@@ -1224,7 +1243,8 @@ static void time_errors(void **state)
                       "BATCH 4", GNNDB_SYNTAX, "given twice");
     expect_error("SAMPLE 5 FROM g EDGES e AT NODE TIME BATCH 4",
                  GNNDB_SYNTAX, "line 1, column 25: with EDGES seeds the time "
-                 "of each tree is its seed edge's own: write AT EDGE TIME");
+                 "of each tree is its seed edge's: write AT EDGE TIME (each "
+                 "seed edge's own) or AT TIMES 'file' (one per seed edge)");
     expect_error("SAMPLE 5 FROM g SEEDS s AT EDGE TIME BATCH 4", GNNDB_SYNTAX,
                  "line 1, column 25: AT EDGE TIME takes each seed edge's "
                  "time: it needs EDGES split (seed by nodes with AT TIMES "
@@ -1233,10 +1253,6 @@ static void time_errors(void **state)
                       "BATCH 4", GNNDB_SYNTAX, "given twice");
     expect_error_part("SAMPLE 5 FROM g BY NODE TIME BATCH 4", GNNDB_SYNTAX,
                       "give AT TIMES 'file', AT NODE TIME or AT EDGE TIME");
-    expect_error("SAMPLE 5 FROM g EDGES e AT EDGE TIME BY NODE TIME BATCH 4",
-                 GNNDB_SYNTAX, "line 1, column 38: BY NODE TIME with AT EDGE "
-                 "TIME is not available yet: a seed edge's tree is judged by "
-                 "edge times");
     expect_error_part("SAMPLE 5 FROM g AT NODE TIME BY NODE TIME BY EDGE TIME "
                       "BATCH 4", GNNDB_SYNTAX, "given twice");
     expect_error_part("IMPORT EDGE TIMES INTO g FROM t.npy", GNNDB_SYNTAX,

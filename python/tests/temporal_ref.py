@@ -1,8 +1,8 @@
 """The time tests' reference: a brute-force temporal sampler written from
 docs/language.md ("Time"), apart from the engine, and a reader that copies
-every batch of a statement. A graph `g` is a dict of numpy arrays: src and
-dst (input edge i is src[i] -> dst[i]), t (edge times) and nt (node
-times)."""
+every batch of a statement, and the layout of a link batch's roots. A
+graph `g` is a dict of numpy arrays: src and dst (input edge i is src[i]
+-> dst[i]), t (edge times) and nt (node times)."""
 import numpy as np
 
 import gnndb
@@ -70,3 +70,37 @@ def reference_last(g, roots, times, fanouts, strict=False, window=0,
         lo = hi
     return (np.array(nodes), np.array([es, ed]).reshape(2, -1),
             np.array(eid, dtype=np.int64), np.array(root))
+
+
+def link_roots(b, src, dst, tp, k, triplet):
+    """Check the roots of link batch b (docs: "AT EDGE TIME") against its
+    seed edges src[i] -> dst[i] (in order) at times tp[i], with k negatives
+    each, and return (roots, their times): sources then destinations of
+    the label edges (binary), or sources, positive and negative
+    destinations (triplet); a negative at its positive's time."""
+    B = len(src)
+    r = b["n_id"]
+    if triplet:
+        n = 2 * B + k * B
+        np.testing.assert_array_equal(r[:B], src)
+        np.testing.assert_array_equal(r[B:2 * B], dst)
+        times = np.concatenate([tp, tp, np.repeat(tp, k)])
+        np.testing.assert_array_equal(b["src_index"], np.arange(B))
+        np.testing.assert_array_equal(b["dst_pos_index"], np.arange(B, 2 * B))
+        np.testing.assert_array_equal(b["dst_neg_index"].ravel(),
+                                      np.arange(2 * B, n))
+    else:
+        L = B + k * B
+        n = 2 * L
+        np.testing.assert_array_equal(r[:B], src)
+        np.testing.assert_array_equal(r[B:L], np.repeat(src, k))
+        np.testing.assert_array_equal(r[L:L + B], dst)
+        times = np.tile(np.concatenate([tp, np.repeat(tp, k)]), 2)
+        np.testing.assert_array_equal(b["edge_label_index"],
+                                      np.stack([np.arange(L),
+                                                np.arange(L, 2 * L)]))
+        np.testing.assert_array_equal(b["edge_label"],
+                                      np.r_[np.ones(B), np.zeros(k * B)])
+    assert int(b["num_sampled_nodes"][0]) == n
+    np.testing.assert_array_equal(b["time"], times)
+    return r[:n], times

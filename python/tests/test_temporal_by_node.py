@@ -81,6 +81,36 @@ def test_last_equals_the_reference(ngraph, clause, strict, window):
         np.testing.assert_array_equal(b["time"], times)
 
 
+
+def test_a_list_past_its_first_block_is_read_whole(tmp_path):
+    """A hub of 2000 in-edges spans continuation blocks of 4 KB: every
+    entry is found where the graph's own lists put it (a list without
+    times holds more entries a block than the time graph's)."""
+    rng = np.random.default_rng(1)
+    src, dst = rng.integers(0, 200, 3000), rng.integers(0, 200, 3000)
+    dst[:2000] = 0
+    g = dict(src=src, dst=dst, nt=rng.integers(0, 100, 200))
+    np.savetxt(tmp_path / "e.csv", np.stack([src, dst], 1), fmt="%d",
+               delimiter=",")
+    np.save(tmp_path / "nt.npy", g["nt"].astype(np.int64))
+    np.save(tmp_path / "t.npy", np.array([90, 80], dtype=np.int64))
+    path = str(tmp_path / "small.gnndb")
+    with gnndb.connect(path) as c:
+        c.execute("CREATE GRAPH g FROM '%s' BLOCK SIZE 4 KB;" %
+                  (tmp_path / "e.csv"))
+        c.execute("IMPORT NODE TIMES INTO g FROM '%s';" %
+                  (tmp_path / "nt.npy"))
+    sql = ("SAMPLE -1 FROM g SEEDS (0, 5) AT TIMES '%s' BY NODE TIME "
+           "TEMPORAL LAST BATCH 2;" % (tmp_path / "t.npy"))
+    n_id, ei, eid, root = reference_last(g, [0, 5], [90, 80], [-1],
+                                         by_node=True)
+    assert len(eid) > 1000
+    for pragmas in (None, "PRAGMA spill = 'on';"):
+        (b,) = temporal_ref.batches(path, sql, FIELDS, pragmas)
+        np.testing.assert_array_equal(b["n_id"], n_id)
+        np.testing.assert_array_equal(b["e_id"], eid)
+
+
 def test_at_node_time_by_node_time_is_pygs_node_level_time(ngraph):
     """Seeds at their own node times, neighbours no later than that: PyG's
     NeighborLoader(time_attr='time') on node times."""
