@@ -436,8 +436,15 @@ static int64_t seeds_bytes_of(const plan *p)
     /* BY NODE TIME: every node's time, held for the run */
     int64_t by_node = p->time_by_node ? (p->graph.nodes + 1) * 8 : 0;
     if (!p->link) return (p->nseeds_all + 1) * 8 + by_node;
+    /* AT EDGE TIME BY NODE TIME reads the seed edges' times as the run
+    ** starts: both endpoints of each (8 bytes), a flag each, and a small
+    ** pool of the time graph's blocks (hb_tm_seed_times) */
+    int64_t timing = p->seed_edge_times
+        ? (p->nseeds_all + 1) * 9 +
+          PLAN_SEED_TIME_FRAMES * (int64_t)p->time_graph.block_size
+        : 0;
     return (p->nseeds_all + 1) * (p->seed_edge_times ? 24 : 16) + by_node +
-           (p->nexclude ? p->graph.input_edges / 8 + 8 : 0) +
+           timing + (p->nexclude ? p->graph.input_edges / 8 + 8 : 0) +
            /* the nodes by time (12 bytes a node), sorted beside the times
            ** read (8 more while it is built) */
            (p->neg_by_time ? (p->graph.nodes + 1) * 20 : 0);

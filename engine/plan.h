@@ -93,6 +93,8 @@ typedef struct plan {
                                ** times read once from time_graph as the
                                ** run starts, since topo holds none */
     cat_graph time_graph;      /* its edge-id view */
+#define PLAN_SEED_TIME_FRAMES 4    /* the blocks of time_graph read for it
+                                   ** at once (a list an entry at a time) */
     int typed_efeat;           /* EDGE FEATURES w of a typed graph's
                                ** relations (plan_rel), not p->efeat */
     cat_table efeat;

@@ -573,7 +573,8 @@ int hb_tm_seed_times(hb_ctx *x, const cat_graph *tg,
     /* a list is read an entry at a time, so a few frames do */
     int rc = seen ? hb_topo_open(x->db, x->p, tg, 2, &topo, e)
                   : gnn_seterr(e, GNNDB_NOMEM, "out of memory");
-    if (!rc) rc = bp_open(4, tg->block_size, x->io, &bp, e);
+    if (!rc) rc = bp_open(PLAN_SEED_TIME_FRAMES, tg->block_size, x->io, &bp,
+                          e);
     if (!rc) rc = tm_ends(src, dst, n, &ends, &nends, e);
     hb_tm_graph g = {NULL, bp, &topo};
     if (!rc) rc = tm_scan_ends(&g, ends, nends, eid, n, t, seen, e);
