@@ -3,6 +3,8 @@ docs/language.md ("Time"), apart from the engine, and a reader that copies
 every batch of a statement, and the layout of a link batch's roots. A
 graph `g` is a dict of numpy arrays: src and dst (input edge i is src[i]
 -> dst[i]), t (edge times) and nt (node times)."""
+import shutil
+
 import numpy as np
 
 import gnndb
@@ -104,3 +106,40 @@ def link_roots(b, src, dst, tp, k, triplet):
     assert int(b["num_sampled_nodes"][0]) == n
     np.testing.assert_array_equal(b["time"], times)
     return r[:n], times
+
+
+def with_edge_features(src, tmp_path, rows, dim, seed):
+    """A copy, in tmp_path, of the database at src whose graph g gains
+    edge features w (rows x dim, standard normal from `seed`): (its path,
+    w)."""
+    w = np.random.default_rng(seed).standard_normal((rows, dim))
+    w = w.astype(np.float32)
+    np.save(tmp_path / "w.npy", w)
+    path = str(tmp_path / "w.gnndb")
+    shutil.copytree(src, path)
+    with gnndb.connect(path) as c:
+        c.execute("IMPORT EDGE FEATURES w INTO g FROM '%s';" %
+                  (tmp_path / "w.npy"))
+    return path, w
+
+
+def check_edge_features(path, sql, fields, w, pragmas):
+    """sql ({ef} where EDGE FEATURES go) with EDGE FEATURES w gives, under
+    each of `pragmas`, the batches it gives without them in `fields` (e_id
+    among them), and each batch's edge_attr is the rows of its e_id.
+    Returns the batches without."""
+    plain = batches(path, sql.format(ef=""), fields + ("edge_attr",))
+    assert all(b["edge_attr"] is None for b in plain)
+    for pr in pragmas:
+        got = batches(path, sql.format(ef="EDGE FEATURES w"),
+                      fields + ("edge_attr",), pr)
+        assert len(got) == len(plain)
+        for b, ref in zip(got, plain):
+            for k in fields:
+                if ref[k] is None:
+                    assert b[k] is None, k
+                else:
+                    np.testing.assert_array_equal(b[k], ref[k])
+            assert b["edge_attr"].shape == (len(b["e_id"]), w.shape[1])
+            np.testing.assert_array_equal(b["edge_attr"], w[b["e_id"]])
+    return plain

@@ -4,8 +4,6 @@ docs/language.md ("Time") apart from the engine: TEMPORAL LAST array for array, 
 its eligible sets and a chi-square test at a hub, the time bound on every
 batch of an epoch, and bad input that changes nothing."""
 import os
-import shutil
-
 import numpy as np
 import pytest
 
@@ -341,29 +339,14 @@ def test_edge_features_are_each_sampled_edges_row(tgraph, tmp_path, clause):
     the same SAMPLE without it, in memory, spilled, with pages read and on
     one thread."""
     g = tgraph
-    w = np.random.default_rng(3).standard_normal((E, 5)).astype(np.float32)
-    np.save(tmp_path / "w.npy", w)
-    path = str(tmp_path / "w.gnndb")
-    shutil.copytree(g["path"], path)
-    with gnndb.connect(path) as c:
-        c.execute("IMPORT EDGE FEATURES w INTO g FROM '%s';" %
-                  (tmp_path / "w.npy"))
+    path, w = temporal_ref.with_edge_features(g["path"], tmp_path, E, 5, 3)
     sql = ("SAMPLE 4,3 FROM g SEEDS train %s %s BATCH 16 SHUFFLE SEED 2 "
            "EPOCHS 2;" % (clause.format(st=g["dir"] / "st.npy"), "{ef}"))
-    fields = FIELDS + ("edge_attr",)
-    plain = temporal_ref.batches(path, sql.format(ef=""), fields)
-    assert len(plain) == 8 and all(b["edge_attr"] is None for b in plain)
-    for pragmas in (None, "PRAGMA spill = 'on';",
-                    "PRAGMA read_granularity = 'page';",
-                    "PRAGMA threads = 1; PRAGMA spill = 'on';"):
-        got = temporal_ref.batches(path, sql.format(ef="EDGE FEATURES w"),
-                                   fields, pragmas)
-        assert len(got) == len(plain)
-        for b, ref in zip(got, plain):
-            for k in FIELDS:
-                np.testing.assert_array_equal(b[k], ref[k])
-            assert b["edge_attr"].shape == (len(b["e_id"]), 5)
-            np.testing.assert_array_equal(b["edge_attr"], w[b["e_id"]])
+    plain = temporal_ref.check_edge_features(
+        path, sql, FIELDS, w, (None, "PRAGMA spill = 'on';",
+                               "PRAGMA read_granularity = 'page';",
+                               "PRAGMA threads = 1; PRAGMA spill = 'on';"))
+    assert len(plain) == 8
 
 
 def test_into_dir_writes_the_time_arrays(tgraph, tmp_path):

@@ -6,8 +6,6 @@ the roots by place, TEMPORAL LAST equals the reference array for array
 with and without BEFORE, WINDOW and EXCLUDE SEEDS, TEMPORAL UNIFORM keeps
 the time bound on every batch of an epoch, and the batches do not depend
 on HYPERBATCH, threads or spilling."""
-import shutil
-
 import numpy as np
 import pytest
 
@@ -168,30 +166,13 @@ def test_edge_features_are_each_sampled_edges_row(lgraph, tmp_path, triplet):
     row (by e_id, the input edge), and the batches are those without it,
     in memory, spilled and with pages read."""
     g = lgraph
-    w = np.random.default_rng(4).standard_normal((E, 3)).astype(np.float32)
-    np.save(tmp_path / "w.npy", w)
-    path = str(tmp_path / "w.gnndb")
-    shutil.copytree(g["path"], path)
-    with gnndb.connect(path) as c:
-        c.execute("IMPORT EDGE FEATURES w INTO g FROM '%s';" %
-                  (tmp_path / "w.npy"))
+    path, w = temporal_ref.with_edge_features(g["path"], tmp_path, E, 3, 4)
     sql = ("SAMPLE 4,3 FROM g EDGES lp AT EDGE TIME NEGATIVE 2 %s EXCLUDE "
            "SEEDS {ef} BATCH 8 SHUFFLE SEED 5;" % triplet)
-    fields = FIELDS + ("edge_attr",)
-    plain = temporal_ref.batches(path, sql.format(ef=""), fields)
+    plain = temporal_ref.check_edge_features(
+        path, sql, FIELDS, w, (None, "PRAGMA spill = 'on';",
+                               "PRAGMA read_granularity = 'page';"))
     assert len(plain) == NSEED // 8
-    for pragmas in (None, "PRAGMA spill = 'on';",
-                    "PRAGMA read_granularity = 'page';"):
-        got = temporal_ref.batches(path, sql.format(ef="EDGE FEATURES w"),
-                                   fields, pragmas)
-        assert len(got) == len(plain)
-        for b, ref in zip(got, plain):
-            for k in FIELDS:
-                if ref[k] is None:
-                    assert b[k] is None, k
-                else:
-                    np.testing.assert_array_equal(b[k], ref[k])
-            np.testing.assert_array_equal(b["edge_attr"], w[b["e_id"]])
 
 
 @pytest.mark.parametrize("sql,words", [
