@@ -13,6 +13,7 @@ struct cat_db {
     int has_packs;   /* the packs tables exist (catalog/packs.c) */
     int has_eids;    /* graphs has the edge-id columns (format 3) */
     int has_types;   /* node types and relations exist (migration 5) */
+    int has_versions;/* graphs has the version columns (migration 7) */
     char path[1024]; /* named in every message */
 };
 
@@ -73,6 +74,22 @@ extern const char catx_schema_types[];
 ** (drop.c): its node types and relation rows; and, when it is a relation
 ** itself, its relation row, its edges taken off its typed graph's. */
 int catx_types_drop_graph(cat_db *c, int64_t graph_id, gnn_err *e);
+
+/* "SELECT <the columns of a graph row> FROM graphs WHERE <where>" into
+** sql (objects.c), and the one graph such a query (?1 = i1, ?2 = s2)
+** selects; *found says whether. */
+const char *catx_graph_select(cat_db *c, const char *where, char *sql,
+                              size_t cap);
+int catx_graph_one(cat_db *c, const char *sql, int64_t i1, const char *s2,
+                   cat_graph *g, int *found, gnn_err *e);
+
+/* The version columns of graphs, migration 7 (versions.c), and the probe
+** that notes whether they exist. */
+extern const char catx_schema_versions[];
+int catx_versions_schema(cat_db *c, gnn_err *e);
+/* A graph row just read becomes its current version: a plain graph past
+** version 1 takes its version row's topology (versions.c). */
+int catx_version_current(cat_db *c, cat_graph *g, gnn_err *e);
 
 /* The time ranges table, migration 6 of catalog.c (time_ranges.c). */
 extern const char catx_schema_time_ranges[];

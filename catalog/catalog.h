@@ -47,7 +47,23 @@ typedef struct cat_graph {
     ** typed graph's id), CAT_GRAPH_PLAIN (0) for every other graph. */
     int kind;
     int64_t parent_id;       /* a relation's typed graph; 0 otherwise */
+    /* Versions (catalog/versions.c): INSERT EDGES makes a graph's next
+    ** version, and the fields above (its file, token, counts, edge-id
+    ** files) describe version `version` of it. What hangs off one
+    ** version's topology (its edge table, time graph, degree histogram,
+    ** edge time range) belongs to the graphs row `topo_id`: the graph's
+    ** own for version 1, a version row (CAT_GRAPH_VERSION) for the later
+    ** ones. oldest_version: versions before it were dropped. build_flags:
+    ** CAT_BUILD_* as CREATE GRAPH recorded them, -1 when it did not (a
+    ** graph made before versions existed). */
+    int64_t version;
+    int64_t topo_id;
+    int64_t oldest_version;
+    int build_flags;
 } cat_graph;
+
+#define CAT_BUILD_DROP_DUPLICATES 1
+#define CAT_BUILD_DROP_SELF_LOOPS 2
 
 #define CAT_GRAPH_PLAIN    0
 #define CAT_GRAPH_TYPED    1
@@ -59,6 +75,12 @@ typedef struct cat_graph {
 ** its graph. */
 #define CAT_GRAPH_TIME     3
 #define CAT_TIME_SUFFIX    ".__time"
+/* Version n >= 2 of graph g: a graphs row named "<g>.__v<n>" whose parent
+** is g, holding that version's topology columns (version 1's stay in g's
+** own row). Listed with no graph; dropped with its graph or by DROP
+** VERSIONS. */
+#define CAT_GRAPH_VERSION  4
+#define CAT_VERSION_INFIX  ".__v"
 /* The table of a graph's node times (IMPORT NODE TIMES): int64, dim 1,
 ** a row per node, kind CAT_TABLE_NODE_TIMES. */
 #define CAT_NODE_TIME_TABLE "__node_time"
@@ -151,10 +173,39 @@ int cat_graph_need_eids(const cat_graph *g, const char *what, gnn_err *e);
 int cat_graph_eid_view(const cat_graph *g, const char *what, cat_graph *out,
                        gnn_err *e);
 
-/* The time graph of graph g into *t; GNNDB_NOTFOUND, with words saying
-** to IMPORT EDGE TIMES, when g has none. */
+/* The time graph of graph g (of the version g describes) into *t;
+** GNNDB_NOTFOUND, with words saying to IMPORT EDGE TIMES, when g has
+** none. Its row's name, into name (cap bytes, truncated). */
+void cat_time_graph_name(const cat_graph *g, char *name, size_t cap);
 int cat_time_graph_get(cat_db *c, const cat_graph *g, cat_graph *t,
                        gnn_err *e);
+
+/* Versions of a graph (catalog/versions.c). cat_graph_get and its
+** siblings hand out a graph's current version; cat_graph_as_of the one
+** numbered n, into *out (g's identity, n's topology), or GNNDB_NOTFOUND
+** in words when g never had it or it was dropped. */
+int cat_graph_as_of(cat_db *c, const cat_graph *g, int64_t n, cat_graph *out,
+                    gnn_err *e);
+/* Each kept version of g, oldest first, into a malloc'd array: version,
+** edges, input edges and files as cat_graph rows (name, id and topo_id
+** those of the row that holds it); `made` gets the UTC time each was
+** made ("" when not recorded), made[i] CAT_MADE_MAX bytes, malloc'd. */
+#define CAT_MADE_MAX 32
+int cat_version_list(cat_db *c, const cat_graph *g, cat_graph **out,
+                     char (**made)[CAT_MADE_MAX], size_t *n, gnn_err *e);
+/* In the caller's transaction: v (filled as a graph row of the next
+** version's topology: file, token, counts, edge-id files) becomes version
+** g->version + 1 of g, its row inserted (v->id, v->topo_id set) and g's
+** current version moved to it. */
+int cat_version_add(cat_db *c, const cat_graph *g, cat_graph *v, gnn_err *e);
+/* In the caller's transaction: the rows of every version of g before
+** `before` (never the current one) deleted with what hangs off them, and
+** g's oldest version set to `before`. */
+int cat_versions_drop(cat_db *c, const cat_graph *g, int64_t before,
+                      gnn_err *e);
+/* The row that holds version n (n >= g->oldest_version) of g. */
+int cat_version_row(cat_db *c, const cat_graph *g, int64_t n, cat_graph *out,
+                    gnn_err *e);
 
 /* Tables of a graph (features and the label table). */
 int cat_table_insert(cat_db *c, cat_table *t, gnn_err *e);

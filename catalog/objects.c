@@ -145,13 +145,17 @@ int cat_graph_eid_view(const cat_graph *g, const char *what, cat_graph *out,
 /* "SELECT <the columns graph_row reads> FROM graphs WHERE <where>" into sql:
 ** the edge-id columns (format 3) and the typed-graph ones (migration 5), or
 ** zeros in their place in a read-only catalog older than them. */
-static const char *graph_select(cat_db *c, const char *where, char *sql,
-                                size_t cap)
+const char *catx_graph_select(cat_db *c, const char *where, char *sql,
+                              size_t cap)
 {
-    snprintf(sql, cap, "SELECT " GRAPH_COLS0 ", %s, %s FROM graphs WHERE %s",
+    snprintf(sql, cap, "SELECT " GRAPH_COLS0 ", %s, %s, %s FROM graphs "
+             "WHERE %s",
              c->has_eids ? "has_eids, eid_file, eid_token, eid_blocks, "
                            "input_edges" : "0, '', 0, 0, 0",
-             c->has_types ? "kind, coalesce(parent_id, 0)" : "0, 0", where);
+             c->has_types ? "kind, coalesce(parent_id, 0)" : "0, 0",
+             c->has_versions ? "version, oldest_version, "
+                               "coalesce(build_flags, -1)" : "1, 1, -1",
+             where);
     return sql;
 }
 
@@ -181,6 +185,10 @@ static void graph_row(sqlite3_stmt *st, void *dst)
     g->input_edges = sqlite3_column_int64(st, 20);
     g->kind = sqlite3_column_int(st, 21);
     g->parent_id = sqlite3_column_int64(st, 22);
+    g->version = sqlite3_column_int64(st, 23);
+    g->oldest_version = sqlite3_column_int64(st, 24);
+    g->build_flags = sqlite3_column_int(st, 25);
+    g->topo_id = g->id;
 }
 
 int cat_graph_insert(cat_db *c, cat_graph *g, gnn_err *e)
@@ -199,10 +207,12 @@ int cat_graph_insert(cat_db *c, cat_graph *g, gnn_err *e)
                               "graph_blocks, has_map, max_degree, min_degree, "
                               "median_degree, mean_degree, source, has_eids, "
                               "eid_file, eid_token, eid_blocks, input_edges, "
-                              "kind, parent_id) "
+                              "kind, parent_id, version, build_flags, made) "
                               "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
                               "?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, "
-                              "?19, ?20, ?21, ?22)", &st, e)))
+                              "?19, ?20, ?21, ?22, ?23, ?24, "
+                              "strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))",
+                           &st, e)))
         return rc;
     sqlite3_bind_text(st, 1, g->name, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 2, tok_out(g->token));
@@ -228,6 +238,8 @@ int cat_graph_insert(cat_db *c, cat_graph *g, gnn_err *e)
     }
     sqlite3_bind_int(st, 21, g->kind);
     if (g->parent_id) sqlite3_bind_int64(st, 22, g->parent_id);
+    sqlite3_bind_int64(st, 23, g->version > 0 ? g->version : 1);
+    if (g->build_flags >= 0) sqlite3_bind_int(st, 24, g->build_flags);
     int s = sqlite3_step(st);
     sqlite3_finalize(st);
     if ((s & 0xff) == SQLITE_CONSTRAINT)
@@ -235,12 +247,14 @@ int cat_graph_insert(cat_db *c, cat_graph *g, gnn_err *e)
                           g->name);
     if (s != SQLITE_DONE) return catx_err(c, s, "adding a graph", e);
     g->id = sqlite3_last_insert_rowid(c->db);
+    g->topo_id = g->id;   /* a new row holds its own topology */
+    if (g->version < 1) g->version = 1;
     return GNNDB_OK;
 }
 
 /* The one graph `sql` (?1 = i1, ?2 = s2) selects; *found says whether. */
-static int graph_one(cat_db *c, const char *sql, int64_t i1, const char *s2,
-                     cat_graph *g, int *found, gnn_err *e)
+int catx_graph_one(cat_db *c, const char *sql, int64_t i1, const char *s2,
+                   cat_graph *g, int *found, gnn_err *e)
 {
     void *a;
     size_t n;
@@ -255,44 +269,59 @@ static int graph_one(cat_db *c, const char *sql, int64_t i1, const char *s2,
 
 int cat_graph_get(cat_db *c, const char *name, cat_graph *g, gnn_err *e)
 {
-    char sql[512];
+    char sql[768];
     int found;
-    int rc = graph_one(c, graph_select(c, "name = ?2", sql, sizeof sql), 0,
-                       name, g, &found, e);
+    int rc = catx_graph_one(c, catx_graph_select(c, "name = ?2", sql,
+                                                 sizeof sql),
+                            0, name, g, &found, e);
     if (!rc && !found)
         return gnn_seterr(e, GNNDB_NOTFOUND, "no such graph: %s", name);
-    return rc;
+    return rc ? rc : catx_version_current(c, g, e);
 }
 
 int cat_graph_get_id(cat_db *c, int64_t id, cat_graph *g, gnn_err *e)
 {
-    char sql[512];
+    char sql[768];
     int found;
-    int rc = graph_one(c, graph_select(c, "id = ?1", sql, sizeof sql), id,
-                       NULL, g, &found, e);
+    int rc = catx_graph_one(c, catx_graph_select(c, "id = ?1", sql,
+                                                 sizeof sql),
+                            id, NULL, g, &found, e);
     if (!rc && !found)
         return gnn_seterr(e, GNNDB_NOTFOUND, "no such graph: id %" PRId64,
                           id);
-    return rc;
+    return rc ? rc : catx_version_current(c, g, e);
 }
 
 int cat_graph_list(cat_db *c, cat_graph **out, size_t *n, gnn_err *e)
 {
-    char sql[512];
+    char sql[768];
     void *a;
-    graph_select(c, c->has_types ? "kind NOT IN (2, 3) ORDER BY name"
+    catx_graph_select(c, c->has_types ? "kind NOT IN (2, 3, 4) ORDER BY name"
                                  : "1 ORDER BY name", sql, sizeof sql);
     int rc = catx_query_rows(c, sql, 0, NULL, graph_row, sizeof **out, &a, n,
                              "listing graphs", e);
+    cat_graph *gs = a;
+    for (size_t i = 0; !rc && i < *n; i++)
+        rc = catx_version_current(c, &gs[i], e);
+    if (rc) free(a);
     *out = rc ? NULL : a;
     return rc;
+}
+
+void cat_time_graph_name(const cat_graph *g, char *name, size_t cap)
+{
+    /* version 1's is "<g>.__time"; a later version's hangs off its row */
+    if (g->topo_id && g->topo_id != g->id)
+        snprintf(name, cap, "%s" CAT_VERSION_INFIX "%" PRId64
+                 CAT_TIME_SUFFIX, g->name, g->version);
+    else snprintf(name, cap, "%s" CAT_TIME_SUFFIX, g->name);
 }
 
 int cat_time_graph_get(cat_db *c, const cat_graph *g, cat_graph *t,
                        gnn_err *e)
 {
-    char name[CAT_NAME_MAX + 16];
-    snprintf(name, sizeof name, "%s" CAT_TIME_SUFFIX, g->name);
+    char name[CAT_NAME_MAX + 48];
+    cat_time_graph_name(g, name, sizeof name);
     gnn_err e2 = {0};
     int rc = strlen(name) < CAT_NAME_MAX ? cat_graph_get(c, name, t, &e2)
                                          : GNNDB_NOTFOUND;
@@ -307,9 +336,9 @@ int cat_time_graph_get(cat_db *c, const cat_graph *g, cat_graph *t,
 int cat_graph_children(cat_db *c, int64_t parent_id, cat_graph **out,
                        size_t *n, gnn_err *e)
 {
-    char sql[512];
+    char sql[768];
     void *a;
-    graph_select(c, c->has_types ? "parent_id = ?1 ORDER BY id"
+    catx_graph_select(c, c->has_types ? "parent_id = ?1 ORDER BY id"
                                  : "?1 AND 0", sql, sizeof sql);
     int rc = catx_query_rows(c, sql, parent_id, NULL, graph_row,
                              sizeof **out, &a, n, "listing relations", e);
@@ -416,7 +445,7 @@ int cat_table_list(cat_db *c, int64_t graph_id, cat_table **out, size_t *n,
                    gnn_err *e)
 {
     void *a;
-    char sql[512];
+    char sql[768];
     table_select(c, "graph_id = ?1 ORDER BY name", sql, sizeof sql);
     int rc = catx_query_rows(c, sql, graph_id, NULL, table_row, sizeof **out,
                              &a, n, "listing tables", e);

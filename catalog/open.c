@@ -93,6 +93,9 @@ static const char *const migrations[] = {
     /* 6: the range of a graph's edge and node times, for DESCRIBE
     ** (catalog/time_ranges.c) */
     catx_schema_time_ranges,
+    /* 7: versions of a graph (INSERT EDGES) and the import options
+    ** CREATE GRAPH used (catalog/versions.c) */
+    catx_schema_versions,
 };
 #define SCHEMA_VERSION (1 + (int)(sizeof migrations / sizeof migrations[0]))
 
@@ -281,7 +284,8 @@ static int open_conn(cat_db *c, gnn_err *e)
     } else if (!c->readonly && (rc = migrate(c, e))) {
         return rc;
     }
-    if ((rc = catx_eids_schema(c, e)) || (rc = catx_types_schema(c, e)))
+    if ((rc = catx_eids_schema(c, e)) || (rc = catx_types_schema(c, e)) ||
+        (rc = catx_versions_schema(c, e)))
         return rc;
     return catx_packs_schema(c, e);
 }

@@ -162,6 +162,8 @@ static void fill_graph(ddl_graph *d, const char *name, const char *path)
     g->median_degree = r->median_degree;
     g->mean_degree = r->mean_degree;
     snprintf(g->source, sizeof g->source, "%s", path);
+    g->build_flags = (d->o.drop_duplicates ? CAT_BUILD_DROP_DUPLICATES : 0) |
+                     (d->o.drop_self_loops ? CAT_BUILD_DROP_SELF_LOOPS : 0);
     if (!d->o.eid_name) return;
     g->has_eids = 1;
     snprintf(g->eid_file, sizeof g->eid_file, "%s", d->eid_file);
@@ -206,9 +208,11 @@ int ddl_graph_build(gnndb *db, const char *name, const char *path,
     if (!d->no_edge_ids) name_eid_files(d);
     ddl_ctl ctl;
     char what[2 * CAT_NAME_MAX + 32];
-    snprintf(what, sizeof what, "%s %s",
-             strchr(name, '.') ? "CREATE RELATION" : "CREATE GRAPH", name);
-    int rc = ddl_ctl_init(db, what, d->o.block_size, 0, &ctl, e);
+    if (d->what) snprintf(what, sizeof what, "%s", d->what);
+    else snprintf(what, sizeof what, "%s %s",
+                  strchr(name, '.') ? "CREATE RELATION" : "CREATE GRAPH",
+                  name);
+    int rc = ddl_ctl_init(db, what, d->o.block_size, d->least, &ctl, e);
     if (!rc) rc = imp_graph(path, db->dir, d->file, &d->o, &ctl.c, &d->r, e);
     gnn_heap_trim();  /* the import's arrays, before the index is written */
     if (rc) return rc;
@@ -225,8 +229,13 @@ int ddl_graph_index(gnndb *db, ddl_graph *d, gnn_err *e)
 int ddl_graph_insert(gnndb *db, ddl_graph *d, gnn_err *e)
 {
     int rc = cat_graph_insert(db->cat, &d->g, e);
-    if (!rc) rc = cat_checksums_put(db->cat, d->file, d->r.checksums,
-                                    d->r.nblocks, e);
+    return rc ? rc : ddl_graph_insert_rest(db, d, e);
+}
+
+int ddl_graph_insert_rest(gnndb *db, ddl_graph *d, gnn_err *e)
+{
+    int rc = cat_checksums_put(db->cat, d->file, d->r.checksums,
+                               d->r.nblocks, e);
     if (!rc) rc = cat_degree_hist_put(db->cat, d->g.id, d->r.deg_hist,
                                       d->r.nbuckets, e);
     if (rc || !d->g.has_eids) return rc;
@@ -592,6 +601,13 @@ int ddl_doomed_graph(gnndb *db, const cat_graph *g, ddl_doomed *d,
                      gnn_err *e)
 {
     int rc;
+    /* a graph past version 1: its own row's files are version 1's, the
+    ** later versions' rows are among its children */
+    cat_graph own;
+    if (g->kind == CAT_GRAPH_PLAIN && g->topo_id != g->id) {
+        if ((rc = cat_version_row(db->cat, g, 1, &own, e))) return rc;
+        g = &own;
+    }
     if ((rc = ddl_doom_file(d, g->file, e)) ||
         (rc = ddl_doom_token(d, g->token, e)))
         return rc;

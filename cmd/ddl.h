@@ -17,6 +17,9 @@
 typedef struct ddl_graph {
     imp_graph_opts o;     /* set by the caller (token and block size too) */
     int no_edge_ids;      /* set by the caller: WITHOUT EDGE IDS */
+    const char *what;     /* the caller's statement for messages (NULL:
+                             CREATE GRAPH / CREATE RELATION name) */
+    int64_t least;        /* bytes the caller holds beside the import's */
     char file[64];
     char eid_file[64];    /* with edge ids: the edge-id graph ... */
     char edges_file[64];  /* ... and the edge table */
@@ -97,6 +100,9 @@ int ddl_graph_build(gnndb *db, const char *name, const char *path,
                     ddl_graph *d, gnn_err *e);
 int ddl_graph_index(gnndb *db, ddl_graph *d, gnn_err *e);
 int ddl_graph_insert(gnndb *db, ddl_graph *d, gnn_err *e);
+/* What ddl_graph_insert adds beside the graphs row d->g (inserted, its id
+** set): checksums, degree histogram, the edge table's row. */
+int ddl_graph_insert_rest(gnndb *db, ddl_graph *d, gnn_err *e);
 void ddl_graph_undo(gnndb *db, ddl_graph *d);
 void ddl_graph_free(ddl_graph *d);
 

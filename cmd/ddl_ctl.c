@@ -55,6 +55,7 @@ static const char *import_words(const ast_stmt *s, char *buf, size_t cap)
         snprintf(buf, cap, "IMPORT %s TIMES INTO %s",
                  s->time_nodes ? "NODE" : "EDGE", g);
         break;
+    case AST_INSERT_EDGES: snprintf(buf, cap, "INSERT EDGES INTO %s", g); break;
     default: snprintf(buf, cap, "IMPORT OGB AS %s", s->name); break;
     }
     return buf;

@@ -164,7 +164,9 @@ static int pack_check_new(gnndb *db, const char *name, const plan *p,
     /* the graph may have gone since the statement was prepared */
     int rc = cat_graph_get(db->cat, p->graph.name, g, e);
     if (rc) return rc;
-    if (g->token != p->graph.token)
+    /* a later version may have come (INSERT EDGES): the statement still
+    ** reads the one it was prepared on, unless that one was dropped */
+    if (g->id != p->graph.id || p->graph.version < g->oldest_version)
         return gnn_seterr(e, GNNDB_NOTFOUND, "graph %s changed since the "
                           "statement was prepared", p->graph.name);
     return GNNDB_OK;

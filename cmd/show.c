@@ -123,7 +123,7 @@ static int graph_props(gnndb *db, const cat_graph *g, rowset *rs, int *oom,
     *oom |= rs_prop_int(rs, "degree.max", g->max_degree);
     int64_t hist[64];
     int nb = 0;
-    int rc = cat_degree_hist_get(db->cat, g->id, hist, 64, &nb, e);
+    int rc = cat_degree_hist_get(db->cat, g->topo_id, hist, 64, &nb, e);
     if (rc) return rc;
     for (int k = 0; k < nb; k++) {
         if (!hist[k]) continue;
@@ -229,7 +229,7 @@ static int file_props(gnndb *db, const cat_graph *g, const cat_table *ts,
     if (g->kind == CAT_GRAPH_PLAIN &&
         cat_time_graph_get(db->cat, g, &tg, &e2) == GNNDB_OK) {
         oom |= rs_prop_text(rs, "edge_times", tg.source);
-        oom |= time_range_props(db, g->id, "edge", rs);
+        oom |= time_range_props(db, g->topo_id, "edge", rs);
         snprintf(buf, sizeof buf, "file.%s", tg.file);
         oom |= rs_prop_int(rs, buf, file_size(db->dir, tg.file));
     }

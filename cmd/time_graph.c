@@ -30,8 +30,8 @@ static int time_index(gnndb *db, uint64_t token, const tc_graph_result *r,
 static void time_row(const cat_graph *g, const ddl_time_graph *tg,
                      const char *path, cat_graph *t)
 {
-    char name[CAT_NAME_MAX + sizeof CAT_TIME_SUFFIX];
-    snprintf(name, sizeof name, "%s" CAT_TIME_SUFFIX, g->name);
+    char name[CAT_NAME_MAX + 48];
+    cat_time_graph_name(g, name, sizeof name);
     *t = *g;
     t->id = 0;
     memcpy(t->name, name, sizeof t->name - 1);
@@ -46,7 +46,7 @@ static void time_row(const cat_graph *g, const ddl_time_graph *tg,
     t->eid_token = tg->token;
     t->eid_blocks = (int64_t)tg->r.nblocks;
     t->kind = CAT_GRAPH_TIME;
-    t->parent_id = g->id;
+    t->parent_id = g->topo_id;   /* the row of g's version */
 }
 
 int ddl_time_graph_build(gnndb *db, const cat_graph *g, const char *what,
@@ -54,7 +54,9 @@ int ddl_time_graph_build(gnndb *db, const cat_graph *g, const char *what,
                          gnn_err *e)
 {
     memset(tg, 0, sizeof *tg);
-    if (strlen(g->name) + strlen(CAT_TIME_SUFFIX) >= CAT_NAME_MAX)
+    char name[CAT_NAME_MAX + 48];
+    cat_time_graph_name(g, name, sizeof name);
+    if (strlen(name) >= CAT_NAME_MAX)
         return gnn_seterr(e, GNNDB_RANGE, "%s: graph name %s is too long to "
                           "name its time graph", what, g->name);
     tg->token = db_new_token();
@@ -85,7 +87,7 @@ int ddl_time_graph_insert(gnndb *db, const cat_graph *g, const char *source,
     if (!rc) rc = cat_checksums_put(db->cat, tg->file, tg->r.checksums,
                                     tg->r.nblocks, e);
     if (!rc && tg->tmin <= tg->tmax)
-        rc = cat_time_range_put(db->cat, g->id, "edge", tg->tmin, tg->tmax,
+        rc = cat_time_range_put(db->cat, g->topo_id, "edge", tg->tmin, tg->tmax,
                                 e);
     return rc;
 }

@@ -366,7 +366,7 @@ static int64_t batch_out_bytes(const plan *p)
 ** batches: what pools and staged mini-batches divide. */
 static int plan_reserve(gnndb *db, plan *p, gnn_err *e)
 {
-    if (!p->typed && cat_degree_hist_get(db->cat, p->graph.id, p->deg_hist,
+    if (!p->typed && cat_degree_hist_get(db->cat, p->graph.topo_id, p->deg_hist,
                                          64, &p->nbuckets, e))
         return e->rc;
     plan_bound_batch(p);
@@ -630,6 +630,11 @@ int plan_build(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
 {
     memset(p, 0, sizeof *p);
     if (cat_graph_get(db->cat, s->graph, &p->graph, e)) return e->rc;
+    /* AS OF VERSION n: that version's topology, read for the statement's
+    ** life (its rows and files stay until DROP VERSIONS) */
+    if (s->as_of &&
+        cat_graph_as_of(db->cat, &p->graph, s->as_of, &p->graph, e))
+        return e->rc;
     int rc;
     if (p->graph.kind == CAT_GRAPH_TYPED) rc = plan_typed(db, s, p, e);
     else if (s->typed || s->seeds_type)

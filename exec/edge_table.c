@@ -55,7 +55,9 @@ static int edges_open(gnndb *db, const cat_graph *g, edges_rd *r,
 {
     memset(r, 0, sizeof *r);
     int rc = cat_graph_need_eids(g, "reading edge ids", e);
-    if (rc || (rc = cat_table_get(db->cat, g->id, CAT_EDGES_TABLE, &r->t, e)))
+    /* the edge table of the version g describes (catalog/versions.c) */
+    if (rc || (rc = cat_table_get(db->cat, g->topo_id, CAT_EDGES_TABLE,
+                                  &r->t, e)))
         return rc;
     const cat_table *t = &r->t;
     if (t->kind != CAT_TABLE_EDGES || t->dim != 2 ||

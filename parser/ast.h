@@ -31,10 +31,13 @@ typedef enum ast_kind {
     AST_CREATE_RELATION, /* CREATE RELATION r IN g FROM s TO d FROM 'f' */
     AST_DROP_RELATION,   /* DROP RELATION r ON g */
     AST_GATHER,          /* GATHER t [ON g[.x]] ROWS (ids) | ROWS 'f' */
-    AST_IMPORT_TIMES     /* IMPORT EDGE | NODE TIMES INTO g FROM 'f' */
+    AST_IMPORT_TIMES,    /* IMPORT EDGE | NODE TIMES INTO g FROM 'f' */
+    AST_INSERT_EDGES,    /* INSERT EDGES INTO g FROM 'f' */
+    AST_SHOW_VERSIONS,   /* SHOW VERSIONS g */
+    AST_DROP_VERSIONS    /* DROP VERSIONS BEFORE n ON g */
 } ast_kind;
 
-#define AST_LAST_KIND AST_IMPORT_TIMES
+#define AST_LAST_KIND AST_DROP_VERSIONS
 
 #define AST_MAX_HOPS 8
 
@@ -115,8 +118,11 @@ typedef struct ast_stmt {
     ** when g has a relation of that name (the statement finds out). */
     char *node_type;
 
-    /* CREATE NODES t IN g COUNT n: name = t, graph = g */
+    /* CREATE NODES t IN g COUNT n: name = t, graph = g; DROP VERSIONS
+    ** BEFORE n ON g: graph = g */
     int64_t count;          /* n, at least 1; 0 for other statements */
+    /* SAMPLE ... AS OF VERSION n: the graph's version n (0: current) */
+    int64_t as_of;
 
     /* CREATE RELATION r IN g FROM s TO d FROM 'edges' [WITH REVERSE [AS v]]
     ** and the options of CREATE GRAPH below that apply to one edge file

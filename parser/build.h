@@ -22,6 +22,7 @@ enum {
     CL_ROWS, CL_IN_ORDER,
     CL_REPLACE,
     CL_AT, CL_TEMPORAL, CL_TIME_CMP, CL_WINDOW, CL_TIME_BY,
+    CL_AS_OF,
     CL_COUNT
 };
 
@@ -95,6 +96,14 @@ void build_block_size(parse_ctx *p, const gtok *kw, const gtok *n,
 ** edges' time column, all three alike. */
 void build_columns(parse_ctx *p, const gtok *kw, const gtok *a,
                    const gtok *b, const gtok *t);
+/* Appends and versions: INSERT EDGES INTO g FROM 'f' (its options as
+** CREATE GRAPH's of the file: FORMAT, HEADER, COLUMNS, KEY); DROP
+** VERSIONS BEFORE n ON g (n at least 1); SAMPLE's AS OF VERSION n. */
+void build_insert_edges(parse_ctx *p, const gtok *kw, const gtok *graph,
+                        const gtok *path);
+void build_drop_versions(parse_ctx *p, const gtok *kw, const gtok *n,
+                         const gtok *graph);
+void build_as_of(parse_ctx *p, const gtok *kw, const gtok *n);
 /* IMPORT OGB 'dir' AS name. */
 void build_ogb(parse_ctx *p, const gtok *dir, const gtok *name);
 

@@ -72,6 +72,10 @@ int gnnParseCheck(void *parser, int major, const gtok *t, parse_ctx *ctx);
 %fallback ID TIMES TIME NODE AT TEMPORAL UNIFORM LAST BEFORE OR WINDOW BY.
 %fallback ID RELATION COUNT REVERSE IN.
 
+/* Appends and versions; VERSION and VERSIONS are names elsewhere too. */
+%token INSERT VERSION VERSIONS.
+%fallback ID VERSION VERSIONS.
+
 /* ---- CREATE GRAPH ---------------------------------------------------- */
 cmd ::= CREATE GRAPH ID(N) FROM STRING(P) graph_opts.
                                     { build_create_graph(pctx, &N, &P); }
@@ -187,6 +191,24 @@ cmd ::= DROP FEATURES ID(T) ON qname(G).
                                     { build_simple(pctx, AST_DROP_FEATURES, &T, &G); }
 cmd ::= DROP SPLIT ID(S) ON qname(G).
                                     { build_simple(pctx, AST_DROP_SPLIT, &S, &G); }
+/* ---- appends and versions ---------------------------------------------- */
+cmd ::= INSERT(K) EDGES INTO ID(G) FROM STRING(P) insert_opts.
+                                    { build_insert_edges(pctx, &K, &G, &P); }
+insert_opts ::= .
+insert_opts ::= insert_opts insert_opt.
+insert_opt ::= FORMAT(K) ID(V).     { build_format(pctx, &K, &V, 0); }
+insert_opt ::= HEADER(K).           { build_flag(pctx, &K, CL_HEADER); }
+insert_opt ::= COLUMNS(K) LP column(A) COMMA column(B) RP.
+                                    { build_columns(pctx, &K, &A, &B, NULL); }
+insert_opt ::= COLUMNS(K) LP column(A) COMMA column(B) COMMA column(T) RP.
+                                    { build_columns(pctx, &K, &A, &B, &T); }
+insert_opt ::= npz_key.
+cmd ::= SHOW VERSIONS ID(G).        { build_simple(pctx, AST_SHOW_VERSIONS, NULL, &G); }
+cmd ::= DROP(K) VERSIONS BEFORE INTEGER(N) ON ID(G).
+                                    { build_drop_versions(pctx, &K, &N, &G); }
+sample_clause ::= AS(K) OF VERSION INTEGER(N).
+                                    { build_as_of(pctx, &K, &N); }
+
 cmd ::= DROP RELATION ID(R) ON ID(G).
                                     { build_simple(pctx, AST_DROP_RELATION, &R, &G); }
 cmd ::= CHECK.                      { build_simple(pctx, AST_CHECK, NULL, NULL); }

@@ -71,6 +71,21 @@ static int run_import_times(gnndb_stmt *st, gnn_err *e)
     return ddl_import_times(st->db, st->ast, e);
 }
 
+static int run_insert_edges(gnndb_stmt *st, gnn_err *e)
+{
+    return ddl_insert_edges(st->db, st->ast, e);
+}
+
+static int run_drop_versions(gnndb_stmt *st, gnn_err *e)
+{
+    return ddl_drop_versions(st->db, st->ast, e);
+}
+
+static int run_show_versions(gnndb_stmt *st, gnn_err *e)
+{
+    return show_versions(st->db, st->ast->graph, &st->rs, e);
+}
+
 static int run_import_ogb(gnndb_stmt *st, gnn_err *e)
 {
     return ddl_import_ogb(st->db, st->ast, e);
@@ -516,6 +531,10 @@ static const stmt_ops kinds[] = {
     [AST_DROP_FEATURES] = {.run = run_drop, .writes = always},
     [AST_DROP_SPLIT] = {.run = run_drop, .writes = always},
     [AST_DROP_PACK] = {.run = run_drop_pack, .writes = always},
+    [AST_INSERT_EDGES] = {.prepare = prepare_import, .run = run_insert_edges,
+                          .writes = always},
+    [AST_DROP_VERSIONS] = {.run = run_drop_versions, .writes = always},
+    [AST_SHOW_VERSIONS] = {.run = run_show_versions},
     [AST_SHOW_GRAPHS] = {.run = run_show_graphs},
     [AST_DESCRIBE] = {.run = run_describe},
     [AST_PRAGMA] = {.run = run_pragma, .writes = pragma_writes},

@@ -177,6 +177,7 @@ static int next_pair(graph_ctx *g, xs_reader *rd, uint64_t *at, uint32_t *u,
     int k;
     while ((k = xs_read(rd, pr, sizeof pr, g->e)) > 0) {
         *id = (uint32_t)(*at)++;
+        if (pair_skipped(g, *id)) continue;
         pair_ids(g, pr, u, v);
         if (!(*u == *v && g->o->drop_self_loops)) return 1;
     }

@@ -216,6 +216,35 @@ int tc_build_graph(blk_file *eg, uint64_t nodes, const int64_t *times,
     return rc;
 }
 
+int tc_read_times(blk_file *tg, int64_t *times, size_t ntimes, gnn_err *e)
+{
+    void *buf = gnn_alloc_aligned(tg->block_size);
+    if (!buf) return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
+    int rc = GNNDB_OK;
+    for (uint64_t no = 0; !rc && no < tg->nblocks; no++) {
+        if ((rc = blkf_read(tg, no, buf, e))) break;
+        const blk_header *h = buf;
+        if (!(h->flags & BLK_FLAG_TIMES)) {
+            rc = tg_corrupt(tg, no, "not a time graph block", 0, e);
+            break;
+        }
+        for (uint32_t k = 0; !rc && k < h->count; k++) {
+            const blk_node *o = blk_graph_object(buf, k);
+            const uint32_t *id = blk_node_eids(o);
+            for (uint32_t j = 0; j < o->n; j++) {
+                if (id[j] >= ntimes) {
+                    rc = tg_corrupt(tg, no, "an edge id past the input "
+                                    "edges", o->node, e);
+                    break;
+                }
+                times[id[j]] = blk_node_time(o, j);
+            }
+        }
+    }
+    gnn_free_aligned(buf);
+    return rc;
+}
+
 void tc_graph_result_free(tc_graph_result *r)
 {
     free(r->checksums);

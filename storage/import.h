@@ -63,7 +63,35 @@ typedef struct imp_graph_opts {
     ** each edge is stored as target -> source (WITH REVERSE's twin). nodes
     ** is the typed graph's total; map_ids and reorder must be off. */
     const struct imp_rel *rel;
+    /* INSERT EDGES: the edges of the graph's current version come first,
+    ** as input edges [0, prior->rows), so that every old edge keeps its id
+    ** and the file's edges follow (NULL: none). */
+    const struct imp_prior *prior;
 } imp_graph_opts;
+
+/* Where a prior version's edges are fed from (cmd/insert.c). `emit` calls
+** imp_prior_add once for each row in id order, the dropped rows (`skip`,
+** ascending) included as any pair of known nodes: they keep their ids and
+** are dropped again. With mapped ids, `keys` lists every node key of the
+** old version, so that a node whose only edges were dropped stays. The
+** graph keeps the old node count: an id or key of the file beyond it is
+** refused, naming `graph`, the file and line. With a time column, each
+** row carries its time. */
+typedef struct imp_prior_sink imp_prior_sink;
+typedef struct imp_prior {
+    const char *graph;
+    uint64_t rows;
+    const uint32_t *skip;
+    size_t nskip;
+    const int64_t *keys;
+    size_t nkeys;
+    int (*emit)(void *arg, imp_prior_sink *sink, gnn_err *e);
+    void *arg;
+} imp_prior;
+
+/* One prior row (src, dst as the old version's input wrote them, keys when
+** ids are mapped; t its time, 0 without a time column). */
+int imp_prior_add(imp_prior_sink *sink, int64_t src, int64_t dst, int64_t t);
 
 typedef struct imp_rel {
     const char *name;          /* the relation's, for messages */

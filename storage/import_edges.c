@@ -94,6 +94,7 @@ static int write_rows(graph_ctx *g, et_writer *t, uint8_t *bits,
             uint32_t u, v;
             pair_ids(g, pr, &u, &v);
             int gone = (u == v && g->o->drop_self_loops) ||
+                       pair_skipped(g, i) ||
                        (bits[(i - lo) / 8] >> ((i - lo) % 8) & 1);
             rc = gone ? et_row(t, UINT32_MAX, UINT32_MAX) : et_row(t, u, v);
             if (!rc && (i + 1) % (CHECK_EVERY * 16) == 0) rc = interrupted(g);

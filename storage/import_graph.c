@@ -117,6 +117,12 @@ static int check_id(graph_ctx *g, edge_reader *r, int which, int64_t id,
     }
     if (g->o->nodes >= 0 && id >= g->o->nodes) {
         edge_where(r, which, at, sizeof at);
+        if (g->o->prior)
+            return gnn_seterr(g->e, GNNDB_RANGE, "%s: node id %lld is not a "
+                              "node of graph %s (its %lld nodes are ids 0 to "
+                              "%lld)", at, (long long)id, g->o->prior->graph,
+                              (long long)g->o->nodes,
+                              (long long)g->o->nodes - 1);
         return gnn_seterr(g->e, GNNDB_RANGE, "%s: node id %lld is beyond the "
                           "%lld nodes declared", at, (long long)id,
                           (long long)g->o->nodes);
@@ -194,6 +200,12 @@ static int count_nodes(graph_ctx *g, edge_reader *r, xs_sorter *ks,
     int rc = xs_sorter_finish(ks, &g->keys, &nk, e);
     if (rc) return rc;
     g->n = nk;
+    if (o->prior && o->nodes >= 0 && (uint64_t)o->nodes != nk)
+        return gnn_seterr(e, GNNDB_RANGE, "%s: %llu node keys are not nodes "
+                          "of graph %s (INSERT EDGES adds edges between the "
+                          "graph's %lld nodes)", edge_name(r),
+                          (unsigned long long)(nk - (uint64_t)o->nodes),
+                          o->prior->graph, (long long)o->nodes);
     if (o->nodes >= 0 && (uint64_t)o->nodes != nk)
         return gnn_seterr(e, GNNDB_RANGE, "%s: %zu distinct node keys but "
                           "%lld nodes declared (with mapped ids every node "
@@ -203,6 +215,50 @@ static int count_nodes(graph_ctx *g, edge_reader *r, xs_sorter *ks,
         return gnn_seterr(e, GNNDB_RANGE, "%s: %zu distinct node keys; at "
                           "most 2^32-1 nodes are supported", edge_name(r), nk);
     return GNNDB_OK;
+}
+
+/* What imp_prior_add needs: the parse under way. */
+struct imp_prior_sink {
+    graph_ctx *g;
+    edge_reader *r;
+    xs_sorter *ks;
+    int64_t *maxid;
+    int with_time;
+};
+
+int imp_prior_add(imp_prior_sink *sk, int64_t src, int64_t dst, int64_t t)
+{
+    graph_ctx *g = sk->g;
+    int rc;
+    if (g->npairs >= g->o->prior->rows)
+        return gnn_seterr(g->e, GNNDB_INTERNAL, "graph %s: more prior edges "
+                          "than its %llu input edges", g->o->prior->graph,
+                          (unsigned long long)g->o->prior->rows);
+    if (pair_skipped(g, g->npairs)) {   /* kept in step, counted nowhere */
+        int64_t pr[2] = {src, dst};
+        rc = xs_file_write(&g->pairs, pr, sizeof pr, g->e);
+    } else {
+        rc = take_edge(g, sk->r, sk->ks, src, dst, sk->maxid);
+    }
+    if (!rc && sk->with_time) rc = xs_file_write(&g->times, &t, 8, g->e);
+    if (!rc && ++g->npairs % CHECK_EVERY == 0) rc = interrupted(g);
+    return rc;
+}
+
+/* INSERT EDGES: the old version's node keys and edges, before the file's. */
+static int parse_prior(graph_ctx *g, imp_prior_sink *sk)
+{
+    const imp_prior *p = g->o->prior;
+    int rc = GNNDB_OK;
+    for (size_t i = 0; !rc && sk->ks && i < p->nkeys; i++)
+        rc = xs_sorter_add(sk->ks, p->keys[i], g->e);
+    if (!rc) rc = p->emit(p->arg, sk, g->e);
+    if (!rc && g->npairs != p->rows)
+        rc = gnn_seterr(g->e, GNNDB_INTERNAL, "graph %s: %llu prior edges "
+                        "fed of its %llu input edges", p->graph,
+                        (unsigned long long)g->npairs,
+                        (unsigned long long)p->rows);
+    return rc;
 }
 
 static int parse_edges(graph_ctx *g)
@@ -229,6 +285,8 @@ static int parse_edges(graph_ctx *g)
     int64_t maxid = -1;
     int64_t s, d;
     int k;
+    imp_prior_sink sink = {g, r, ks, &maxid, eo.with_time};
+    if (o->prior && (rc = parse_prior(g, &sink))) goto out;
     while ((k = edge_next(r, &s, &d, e)) > 0) {
         int64_t t = edge_last_time(r);
         if ((rc = take_edge(g, r, ks, s, d, &maxid)) ||
@@ -267,7 +325,9 @@ static int count_mapped(graph_ctx *g)
     int k;
     uint64_t i = 0;
     while ((k = xs_read(&rd, pr, sizeof pr, g->e)) > 0) {
-        if ((rc = count_pair(g, rank_of(g, pr[0]), rank_of(g, pr[1])))) break;
+        if (!pair_skipped(g, i) &&
+            (rc = count_pair(g, rank_of(g, pr[0]), rank_of(g, pr[1]))))
+            break;
         if (++i % (CHECK_EVERY * 16) == 0 && (rc = interrupted(g))) break;
     }
     if (!rc && k < 0) rc = g->e ? g->e->rc : GNNDB_IOERR;

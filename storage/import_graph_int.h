@@ -113,6 +113,21 @@ static inline void pair_ids(const graph_ctx *g, const int64_t pr[2],
     }
 }
 
+/* Whether input edge `id` is a prior version's dropped row (INSERT
+** EDGES): parsed to keep the ids in step, then dropped as before. */
+static inline int pair_skipped(const graph_ctx *g, uint64_t id)
+{
+    const imp_prior *p = g->o->prior;
+    if (!p || !p->nskip || id >= p->rows) return 0;
+    size_t lo = 0, hi = p->nskip;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (p->skip[mid] < id) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < p->nskip && p->skip[lo] == id;
+}
+
 /* The edge table from the parsed pairs and g->dropped (import_edges.c),
 ** published as `dir`/g->o->edges_name; its checksums into *sums (nblocks,
 ** malloc'd). */

@@ -47,4 +47,10 @@ int tc_build_graph(blk_file *eg, uint64_t nodes, const int64_t *times,
                    uint64_t token, tc_graph_result *r, gnn_err *e);
 void tc_graph_result_free(tc_graph_result *r);
 
+/* The time of each input edge the time graph `tg` (BLK_FLAG_TIMES blocks)
+** holds, read block by block: times[eid] for each entry; the entries of
+** an id not stored (a dropped edge) are left as they were. An edge id past
+** `ntimes` is corruption of tg. */
+int tc_read_times(blk_file *tg, int64_t *times, size_t ntimes, gnn_err *e);
+
 #endif

@@ -182,7 +182,7 @@ static void test_new_catalog_has_schema_and_version(void **state)
     /* format_version, and schema_version: the last migration applied */
     assert_int_equal(raw_int(f->path, "SELECT count(*) FROM meta"), 2);
     assert_int_equal(raw_int(f->path, "SELECT value FROM meta WHERE key = "
-                                      "'schema_version'"), 6);
+                                      "'schema_version'"), 7);
 }
 
 /* ---- graphs -------------------------------------------------------------- */
@@ -806,11 +806,17 @@ static void test_packs_insert_get_batches_delete(void **state)
 }
 
 /* The catalog of a format-2 library: graphs without the edge-id columns
-** (migrations 4 and 5 undone). */
+** (migrations 4, 5 and 7 undone). */
 static void make_format2(const char *path)
 {
     assert_int_equal(raw_exec(path, "DROP TABLE node_types;"
                                     "DROP TABLE relations;"
+                                    "ALTER TABLE graphs DROP COLUMN version;"
+                                    "ALTER TABLE graphs DROP COLUMN "
+                                    "oldest_version;"
+                                    "ALTER TABLE graphs DROP COLUMN "
+                                    "build_flags;"
+                                    "ALTER TABLE graphs DROP COLUMN made;"
                                     "ALTER TABLE graphs DROP COLUMN kind;"
                                     "ALTER TABLE graphs DROP COLUMN parent_id;"
                                     "ALTER TABLE tables DROP COLUMN node_type;"
@@ -859,7 +865,7 @@ static void test_packs_tables_added_to_an_older_catalog(void **state)
                                       "WHERE name IN ('packs', "
                                       "'pack_batches')"), 2);
     assert_int_equal(raw_int(f->path, "SELECT value FROM meta WHERE key = "
-                                      "'schema_version'"), 6);
+                                      "'schema_version'"), 7);
 }
 
 /* A format-2 catalog: read-only, it reads as it is (graphs without edge

@@ -365,6 +365,12 @@ static void test_profile_stored(void **state)
                                   "meta WHERE key = 'schema_version';"
                                   "DROP TABLE node_types;"
                                   "DROP TABLE relations;"
+                                  "ALTER TABLE graphs DROP COLUMN version;"
+                                  "ALTER TABLE graphs DROP COLUMN "
+                                  "oldest_version;"
+                                  "ALTER TABLE graphs DROP COLUMN "
+                                  "build_flags;"
+                                  "ALTER TABLE graphs DROP COLUMN made;"
                                   "ALTER TABLE graphs DROP COLUMN kind;"
                                   "ALTER TABLE graphs DROP COLUMN parent_id;"
                                   "ALTER TABLE tables DROP COLUMN node_type;"
@@ -397,7 +403,7 @@ static void test_profile_stored(void **state)
                                         "= 'schema_version'", -1, &st, NULL),
                      SQLITE_OK);
     assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    assert_int_equal(sqlite3_column_int(st, 0), 6);
+    assert_int_equal(sqlite3_column_int(st, 0), 7);
     sqlite3_finalize(st);
     sqlite3_close(db);
     tu_rmrf(dir);

@@ -592,16 +592,16 @@ static void typo_on_line_two_names_line_column_and_expected(void **state)
                  GNNDB_SYNTAX,
                  "near line 2, column 14: syntax error at 'BATCHES'; expected "
                  "one of SEEDS, FEATURES, BATCH, HYPERBATCH, SHUFFLE, SEED, "
-                 "EPOCHS, WITH, LIMIT, INTO, TO, '(', PARTITION, EDGE, EDGES, "
+                 "EPOCHS, WITH, LIMIT, INTO, TO, '(', PARTITION, AS, EDGE, EDGES, "
                  "NEGATIVE, STRICT, EXCLUDE, IN, '.', AT, TEMPORAL, BEFORE, "
                  "WINDOW, BY, ';'");
     expect_error("SAMPEL 10 FROM g BATCH 1", GNNDB_SYNTAX,
                  "near line 1, column 1: syntax error at 'SAMPEL'; expected "
                  "one of CREATE, IMPORT, SHOW, DESCRIBE, DROP, CHECK, PRAGMA, "
-                 "EXPLAIN, SAMPLE, PROPAGATE, SCAN, GATHER");
+                 "EXPLAIN, SAMPLE, PROPAGATE, SCAN, GATHER, INSERT");
     expect_error("DROP TABLE x", GNNDB_SYNTAX,
                  "near line 1, column 6: syntax error at 'TABLE'; expected one "
-                 "of FEATURES, GRAPH, SPLIT, PACK, RELATION");
+                 "of FEATURES, GRAPH, SPLIT, PACK, RELATION, VERSIONS");
     expect_error("SAMPLE 10 FROM;", GNNDB_SYNTAX,
                  "near line 1, column 15: syntax error at ';'; expected name");
     expect_error("SHOW GRAPHS now", GNNDB_SYNTAX,
@@ -1609,7 +1609,7 @@ static void hetero_sample_errors(void **state)
     expect_error("SAMPLE {a: 1} FROM g SEEDS ALL.p BATCH 1", GNNDB_SYNTAX,
                  "near line 1, column 31: syntax error at '.'; expected one "
                  "of SEEDS, FEATURES, BATCH, HYPERBATCH, SHUFFLE, SEED, "
-                 "EPOCHS, WITH, LIMIT, INTO, TO, PARTITION, EDGE, EDGES, "
+                 "EPOCHS, WITH, LIMIT, INTO, TO, PARTITION, AS, EDGE, EDGES, "
                  "NEGATIVE, STRICT, EXCLUDE, IN, AT, TEMPORAL, BEFORE, "
                  "WINDOW, BY, ';'");
     expect_error("SAMPLE {a: 1} FROM g SEEDS p.s", GNNDB_SYNTAX,

@@ -1,0 +1,247 @@
+/* insert.c — INSERT EDGES INTO g FROM 'f': the graph's next version. Its
+** topology is built as CREATE GRAPH would build it from the current
+** version's input edges followed by the file's (every old edge keeps its
+** id, the new ones take the next ids), with the options the graph was
+** created with, beside the current one, and published by one catalog
+** transaction as version n + 1. Statements prepared on version n keep
+** reading it (its files stay until DROP VERSIONS), so a reader never sees
+** half an append; a crash before the commit leaves orphans that the next
+** writable open removes. */
+#include "ddl.h"
+#include "edge_table.h"
+#include "grow.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The current version's input edges, as the importer takes them again. */
+typedef struct prior_src {
+    gnndb *db;
+    const cat_graph *g;
+    const int64_t *i2e;      /* internal id -> key (NULL: identity) */
+    const int64_t *times;    /* per input edge (NULL: no time graph) */
+    uint32_t *skip;          /* ids of dropped rows, ascending */
+    size_t nskip, capskip;
+    uint64_t next;           /* the next id to feed */
+    imp_prior_sink *sink;
+    int64_t filler[2];       /* a dropped row's stand-in */
+} prior_src;
+
+static int64_t key_of(const prior_src *p, uint32_t v)
+{
+    return p->i2e ? p->i2e[v] : (int64_t)v;
+}
+
+/* First pass: the ids the edge table marks dropped (its gaps). */
+static int note_skips(prior_src *p, uint64_t upto)
+{
+    for (; p->next < upto; p->next++) {
+        if (gnn_grow((void **)&p->skip, &p->capskip, p->nskip + 1,
+                     sizeof *p->skip))
+            return GNNDB_NOMEM;
+        p->skip[p->nskip++] = (uint32_t)p->next;
+    }
+    return GNNDB_OK;
+}
+
+static int note_kept(void *arg, uint64_t eid, uint32_t src, uint32_t dst)
+{
+    prior_src *p = arg;
+    (void)src;
+    (void)dst;
+    int rc = note_skips(p, eid);
+    p->next = eid + 1;
+    return rc;
+}
+
+static int64_t time_of(const prior_src *p, uint64_t eid)
+{
+    return p->times ? p->times[eid] : 0;
+}
+
+/* Second pass: every row in id order, a dropped one as the stand-in. */
+static int feed_kept(void *arg, uint64_t eid, uint32_t src, uint32_t dst)
+{
+    prior_src *p = arg;
+    int rc;
+    for (; p->next < eid; p->next++)
+        if ((rc = imp_prior_add(p->sink, p->filler[0], p->filler[1], 0)))
+            return rc;
+    p->next = eid + 1;
+    return imp_prior_add(p->sink, key_of(p, src), key_of(p, dst),
+                         time_of(p, eid));
+}
+
+static int emit_prior(void *arg, imp_prior_sink *sink, gnn_err *e)
+{
+    prior_src *p = arg;
+    p->sink = sink;
+    p->next = 0;
+    int rc = edt_scan(p->db, p->g, feed_kept, p, e);
+    for (; !rc && p->next < (uint64_t)p->g->input_edges; p->next++)
+        rc = imp_prior_add(sink, p->filler[0], p->filler[1], 0);
+    return rc;
+}
+
+/* The dropped rows, and their stand-in: any node's self loop (the rows
+** are skipped wherever the importer reads them; only the key must be one
+** of the graph's). */
+static int find_skips(prior_src *p, gnn_err *e)
+{
+    p->next = 0;
+    p->filler[0] = p->filler[1] = p->i2e && p->g->nodes ? p->i2e[0] : 0;
+    int rc = edt_scan(p->db, p->g, note_kept, p, e);
+    if (!rc) rc = note_skips(p, (uint64_t)p->g->input_edges);
+    if (rc == GNNDB_NOMEM) return gnn_seterr(e, rc, "out of memory");
+    return rc;
+}
+
+/* What INSERT EDGES cannot do to g, in words; GNNDB_OK when it can. */
+static int check_target(gnndb *db, const ast_stmt *s, const cat_graph *g,
+                        int *timed, gnn_err *e)
+{
+    const char *n = g->name;
+    if (g->kind != CAT_GRAPH_PLAIN)
+        return gnn_seterr(e, GNNDB_MISUSE, "INSERT EDGES INTO %s: %s is a "
+                          "graph of node types and relations; appends to a "
+                          "relation are not supported yet", n, n);
+    int rc = cat_graph_need_eids(g, "INSERT EDGES", e);
+    if (rc) return rc;
+    if (g->build_flags < 0)
+        return gnn_seterr(e, GNNDB_MISUSE, "INSERT EDGES INTO %s: %s was "
+                          "created by a gnndb that did not record its import "
+                          "options (DROP DUPLICATES, DROP SELF LOOPS); CREATE "
+                          "GRAPH it again to append to it", n, n);
+    if (strcmp(g->node_order, "none"))
+        return gnn_seterr(e, GNNDB_MISUSE, "INSERT EDGES INTO %s: %s was "
+                          "created with REORDER %s, whose node ids depend on "
+                          "every edge: an append would renumber the nodes "
+                          "its tables and splits refer to", n, n,
+                          g->node_order);
+    cat_graph tg;
+    gnn_err e2 = {0};
+    *timed = cat_time_graph_get(db->cat, g, &tg, &e2) == GNNDB_OK;
+    if (*timed && !s->col_time)
+        return gnn_seterr(e, GNNDB_MISUSE, "INSERT EDGES INTO %s: %s has "
+                          "edge times; give the new edges theirs with "
+                          "COLUMNS (src, dst, t)", n, n);
+    if (!*timed && s->col_time)
+        return gnn_seterr(e, GNNDB_MISUSE, "INSERT EDGES INTO %s: %s has no "
+                          "edge times for the time column to join (IMPORT "
+                          "EDGE TIMES first)", n, n);
+    return GNNDB_OK;
+}
+
+/* The current version's node keys and edge times, read into p. */
+static int load_prior(gnndb *db, const cat_graph *g, int timed,
+                      prior_src *p, int64_t **i2e, int64_t **times,
+                      gnn_err *e)
+{
+    int rc = GNNDB_OK;
+    if (g->has_map) {
+        idx_txn *it;
+        if ((rc = idx_begin(db->idx, 0, &it, e))) return rc;
+        rc = idx_load_array(it, 'I', g->token, (uint64_t)g->nodes, i2e, e);
+        idx_abort(it);
+        if (rc) return rc;
+        p->i2e = *i2e;
+    }
+    if (timed) {
+        cat_graph tg;
+        blk_file *f = NULL;
+        size_t n = (size_t)g->input_edges;
+        if (!(*times = calloc(n ? n : 1, sizeof **times)))
+            return gnn_seterr(e, GNNDB_NOMEM, "out of memory for the times "
+                              "of %zu edges", n);
+        if ((rc = cat_time_graph_get(db->cat, g, &tg, e)) ||
+            (rc = db_open_eid_graph(db, &tg, 0, &f, e)))
+            return rc;
+        rc = tc_read_times(f, *times, n, e);
+        blkf_close(f);
+        p->times = *times;
+    }
+    return rc ? rc : find_skips(p, e);
+}
+
+/* The importer's options: the statement's file, the graph's own. */
+static void insert_opts(const ast_stmt *s, const cat_graph *g, ddl_graph *d)
+{
+    imp_graph_opts *o = &d->o;
+    o->format = ddl_edge_format(s->format);
+    ddl_edge_text_opts(s, &o->text);
+    o->key = s->key;
+    o->undirected = !g->directed;
+    o->drop_duplicates = (g->build_flags & CAT_BUILD_DROP_DUPLICATES) != 0;
+    o->drop_self_loops = (g->build_flags & CAT_BUILD_DROP_SELF_LOOPS) != 0;
+    o->map_ids = g->has_map;
+    o->nodes = g->nodes;
+    o->reorder = IMP_REORDER_NONE;
+    o->block_size = g->block_size;
+}
+
+/* The new version's rows, in one transaction: its graphs row, checksums,
+** histogram, edge table and time graph. */
+static int publish(gnndb *db, const cat_graph *g, const ast_stmt *s,
+                   ddl_graph *d, ddl_time_graph *tg, int timed, gnn_err *e)
+{
+    int rc = cat_begin(db->cat, e);
+    if (rc) return rc;
+    /* the time graph hangs off the version's row: "<g>.__v<n>.__time" */
+    if (!(rc = cat_version_add(db->cat, g, &d->g, e)) &&
+        !(rc = ddl_graph_insert_rest(db, d, e)) && timed)
+        rc = ddl_time_graph_insert(db, &d->g, s->path, tg, e);
+    if (!rc) rc = cat_commit(db->cat, e);
+    if (rc) cat_rollback(db->cat);
+    return rc;
+}
+
+int ddl_insert_edges(gnndb *db, const ast_stmt *s, gnn_err *e)
+{
+    int rc = db_write_lock(db);
+    if (rc) return gnn_seterr(e, rc, "%s", db->err.msg);
+    cat_graph g;
+    ddl_graph d;
+    ddl_time_graph tg;
+    prior_src p = {.db = db, .g = &g};
+    int64_t *i2e = NULL, *times = NULL;
+    int timed = 0;
+    char what[CAT_NAME_MAX + 32];
+    memset(&d, 0, sizeof d);
+    memset(&tg, 0, sizeof tg);
+    snprintf(what, sizeof what, "INSERT EDGES INTO %s", s->graph);
+    if ((rc = cat_graph_get(db->cat, s->graph, &g, e)) ||
+        (rc = check_target(db, s, &g, &timed, e)) ||
+        (rc = load_prior(db, &g, timed, &p, &i2e, &times, e)))
+        goto out;
+    imp_prior prior = {.graph = g.name, .rows = (uint64_t)g.input_edges,
+                       .skip = p.skip, .nskip = p.nskip, .keys = i2e,
+                       .nkeys = i2e ? (size_t)g.nodes : 0,
+                       .emit = emit_prior, .arg = &p};
+    insert_opts(s, &g, &d);
+    d.o.prior = &prior;
+    d.what = what;
+    /* what this statement holds beside the import: keys, times, skips */
+    d.least = (i2e ? 8 * g.nodes : 0) + (times ? 8 * g.input_edges : 0) +
+              4 * (int64_t)p.nskip;
+    if ((rc = ddl_graph_build(db, g.name, s->path, &d, e)) ||
+        (rc = ddl_graph_index(db, &d, e)) ||
+        (timed && (rc = ddl_time_graph_build(db, &d.g, what, d.r.times,
+                                             (size_t)d.r.input_edges, &tg,
+                                             e))) ||
+        (rc = publish(db, &g, s, &d, &tg, timed, e)))
+        goto undo;
+    ddl_time_graph_free(&tg);
+    ddl_graph_free(&d);
+    goto out;
+undo:
+    ddl_time_graph_undo(db, &tg);
+    ddl_graph_undo(db, &d);
+out:
+    free(p.skip);
+    free(i2e);
+    free(times);
+    db_write_unlock(db);
+    return ddl_disk_full_words(db, rc, e);
+}
