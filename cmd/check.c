@@ -146,15 +146,23 @@ static int check_index(ck *c, const cat_graph *g, uint64_t token,
 }
 
 /* The files of the graph's tables and packs. */
-static int check_tables(ck *c, const cat_graph *g, gnn_err *e)
+/* The tables of the graphs row `id`: a graph's, or a later version's
+** (its edge table). */
+static int check_table_files(ck *c, int64_t id, gnn_err *e)
 {
     cat_table *ts = NULL;
     size_t nt = 0;
-    int rc = cat_table_list(c->db->cat, g->id, &ts, &nt, e);
+    int rc = cat_table_list(c->db->cat, id, &ts, &nt, e);
     for (size_t i = 0; i < nt && !rc; i++)
         rc = check_file(c, ts[i].file, ts[i].block_size, BLK_KIND_FEATURE,
                         ts[i].token, ts[i].nblocks, e);
     free(ts);
+    return rc;
+}
+
+static int check_tables(ck *c, const cat_graph *g, gnn_err *e)
+{
+    int rc = check_table_files(c, g->id, e);
     cat_pack *ps = NULL;
     size_t np = 0;
     if (!rc) rc = cat_pack_list(c->db->cat, g->id, &ps, &np, e);
@@ -259,9 +267,11 @@ static int check_typed(ck *c, const cat_graph *g, gnn_err *e)
     return rc ? rc : check_tables(c, g, e);
 }
 
-static int check_graph(ck *c, const cat_graph *g, gnn_err *e)
+/* One version of a graph's topology: its files, their index entries, the
+** edge-id lists against the plain ones, its time graph, and (a version
+** past the first) its own edge table. */
+static int check_topology(ck *c, const cat_graph *g, gnn_err *e)
 {
-    if (g->kind == CAT_GRAPH_TYPED) return check_typed(c, g, e);
     int64_t before = c->problems;
     int rc = check_file(c, g->file, g->block_size, BLK_KIND_GRAPH, g->token,
                         g->graph_blocks, e);
@@ -284,8 +294,22 @@ static int check_graph(ck *c, const cat_graph *g, gnn_err *e)
         if (!rc) rc = check_index(c, &tg, tg.token, tg.graph_blocks,
                                   "time graph");
     }
-    if (!rc) rc = check_tables(c, g, e);
+    if (!rc && g->topo_id != g->id) rc = check_table_files(c, g->topo_id, e);
     return rc;
+}
+
+/* Every kept version of a graph (INSERT EDGES), then its tables. */
+static int check_graph(ck *c, const cat_graph *g, gnn_err *e)
+{
+    if (g->kind == CAT_GRAPH_TYPED) return check_typed(c, g, e);
+    int rc = GNNDB_OK;
+    for (int64_t v = GNN_MIN(g->oldest_version, g->version);
+         !rc && v <= g->version; v++) {
+        cat_graph gv = *g;
+        if (v != g->version) rc = cat_graph_as_of(c->db->cat, g, v, &gv, e);
+        if (!rc) rc = check_topology(c, &gv, e);
+    }
+    return rc ? rc : check_tables(c, g, e);
 }
 
 /* The graphs CHECK reads: the one named, or every graph. */

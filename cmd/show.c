@@ -92,6 +92,33 @@ static int label_counts(gnndb *db, const cat_table *t, int64_t **counts,
     return rc;
 }
 
+/* A graph past version 1: its current version, the kept ones, and each
+** one's source file and edges (what .schema builds again). */
+static int version_props(gnndb *db, const cat_graph *g, rowset *rs,
+                         int *oom, gnn_err *e)
+{
+    char key[64], buf[64];
+    cat_graph *vs = NULL;
+    char (*made)[CAT_MADE_MAX] = NULL;
+    size_t n = 0;
+    int rc = cat_version_list(db->cat, g, &vs, &made, &n, e);
+    if (rc) return rc;
+    *oom |= rs_prop_int(rs, "version", g->version);
+    snprintf(buf, sizeof buf, "%" PRId64 " to %" PRId64, g->oldest_version,
+             g->version);
+    *oom |= rs_prop_text(rs, "versions_kept", buf);
+    for (size_t i = 0; i < n; i++) {
+        snprintf(key, sizeof key, "version.%" PRId64 ".source",
+                 vs[i].version);
+        *oom |= rs_prop_text(rs, key, vs[i].source);
+        snprintf(key, sizeof key, "version.%" PRId64 ".edges", vs[i].version);
+        *oom |= rs_prop_int(rs, key, vs[i].edges);
+    }
+    free(vs);
+    free(made);
+    return GNNDB_OK;
+}
+
 /* The graph's own rows: its shape, where it came from, how it is stored,
 ** and its degrees with their histogram. */
 static int graph_props(gnndb *db, const cat_graph *g, rowset *rs, int *oom,
@@ -110,6 +137,10 @@ static int graph_props(gnndb *db, const cat_graph *g, rowset *rs, int *oom,
     if (g->has_eids) {
         *oom |= rs_prop_int(rs, "input_edges", g->input_edges);
         *oom |= rs_prop_int(rs, "eid_blocks", g->eid_blocks);
+    }
+    if (g->version > 1) {   /* appended to (INSERT EDGES) */
+        int rc = version_props(db, g, rs, oom, e);
+        if (rc) return rc;
     }
     if (g->kind == CAT_GRAPH_TYPED) {
         /* its degrees are its relations' (DESCRIBE graph.relation) */

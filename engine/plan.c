@@ -184,6 +184,18 @@ static int plan_edge_features(gnndb *db, const ast_stmt *s, plan *p,
                           "as %s; SAMPLE gathers float32 and float16 tables "
                           "only", p->efeat.name,
                           blk_dtype_name(p->efeat.dtype));
+    /* a row per input edge of the version sampled: a table imported
+    ** before INSERT EDGES lacks the rows of the edges added since */
+    if (p->efeat.rows < p->graph.input_edges)
+        return gnn_seterr(e, GNNDB_RANGE, "edge feature table %s has %lld "
+                          "rows and version %lld of graph %s has %lld input "
+                          "edges: IMPORT EDGE FEATURES %s INTO %s FROM "
+                          "'f' REPLACE with a row for each, or sample an "
+                          "older version (AS OF VERSION)", p->efeat.name,
+                          (long long)p->efeat.rows,
+                          (long long)p->graph.version, p->graph.name,
+                          (long long)p->graph.input_edges, p->efeat.name,
+                          p->graph.name);
     p->has_efeat = 1;
     return GNNDB_OK;
 }

@@ -198,6 +198,27 @@ static void create_typed(FILE *f, const char *graph, shell_props *ps)
     }
 }
 
+/* The INSERT EDGES that made each kept version past the first; a gap
+** where versions were dropped is said in words. */
+static void insert_edges(FILE *f, const char *graph, shell_props *ps)
+{
+    char num[32];
+    int64_t prev = 1;
+    for (int i = 0; i < ps->n; i++) {
+        if (!prop_part(&ps->p[i], "version.", ".source", num, sizeof num))
+            continue;
+        int64_t v = strtoll(num, NULL, 10);
+        if (v < 2) continue;
+        if (v > prev + 1)
+            fprintf(f, "-- versions %" PRId64 " to %" PRId64 " of %s were "
+                    "dropped (DROP VERSIONS)\n", prev + 1, v - 1, graph);
+        fprintf(f, "INSERT EDGES INTO %s FROM ", graph);
+        put_string(f, ps->p[i].value);
+        fprintf(f, ";  -- version %" PRId64 "\n", v);
+        prev = v;
+    }
+}
+
 static void create_graph(FILE *f, const char *graph, shell_props *ps)
 {
     shell_prop *kind = shell_prop_find(ps, "kind");
@@ -206,6 +227,9 @@ static void create_graph(FILE *f, const char *graph, shell_props *ps)
         return;
     }
     shell_prop *src = shell_prop_find(ps, "source");
+    /* a graph appended to: version 1's file, then each INSERT's */
+    shell_prop *kept = shell_prop_find(ps, "versions_kept");
+    if (kept) src = shell_prop_find(ps, "version.1.source");
     shell_prop *dir = shell_prop_find(ps, "directed");
     shell_prop *order = shell_prop_find(ps, "node_order");
     shell_prop *bs = shell_prop_find(ps, "block_size");
@@ -218,8 +242,11 @@ static void create_graph(FILE *f, const char *graph, shell_props *ps)
     if (order && *order->value && strcmp(order->value, "none"))
         fprintf(f, " REORDER %s", order->value);
     put_block_size(f, bs ? bs->num : 0);
+    shell_prop *e1 = kept ? shell_prop_find(ps, "version.1.edges") : NULL;
+    if (kept) e = e1;
     fprintf(f, ";  -- %s nodes, %s edges%s\n", n ? n->value : "?",
             e ? e->value : "?", known ? "" : "; source unknown");
+    if (kept) insert_edges(f, graph, ps);
 }
 
 /* " STORE t" when a table's "DIM x TYPE" is not of the default store. */
