@@ -21,6 +21,9 @@ dropped again, so a failure leaves the database as it was. A reader that
 opens the database while an export runs may see the graph without its
 features for that time.
 
+insert_edges appends edges to a graph already in the database the same
+way (INSERT EDGES INTO name FROM ...), making its next version.
+
 Neither torch, torch_geometric nor dgl is imported here: tensors are read
 through .detach().cpu().numpy() when they have it, np.asarray otherwise.
 """
@@ -32,7 +35,7 @@ import numpy as np
 
 import gnndb
 
-__all__ = ["from_arrays", "from_pyg", "from_dgl"]
+__all__ = ["from_arrays", "from_pyg", "from_dgl", "insert_edges"]
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _FEATURE_DTYPES = (np.float32, np.float64, np.int64)
@@ -278,3 +281,67 @@ def from_dgl(g, path, name, features="feat", feat_key="feat",
                        x=nd[feat_key] if feat_key in nd else None,
                        y=nd[label_key] if label_key in nd else None,
                        splits=splits, features=features, tmp_dir=tmp_dir)
+
+
+def _insert_file(tmp, edges, time):
+    """The file and clauses of INSERT EDGES: int64 pairs (FORMAT bin), or
+    with times a csv of (src, dst, t), the only form that carries them."""
+    if time is None:
+        path = os.path.join(tmp, "edges.bin")
+        np.ascontiguousarray(edges.T, dtype="<i8").tofile(path)
+        return path, "FORMAT bin"
+    path = os.path.join(tmp, "edges.csv")
+    np.savetxt(path, np.column_stack([edges.T, time]), fmt="%d",
+               delimiter=",")
+    return path, "FORMAT csv COLUMNS (0, 1, 2)"
+
+
+def insert_edges(path, name, edge_index, time=None, tmp_dir=None):
+    """Append edges to graph `name` of the database at `path` (a directory
+    or an open read-write gnndb.Connection): INSERT EDGES INTO name, which
+    makes the graph's next version. The new edges take the input edge ids
+    after the graph's (the i-th new edge gets input_edges + i), and the
+    graph's own options (UNDIRECTED, DROP DUPLICATES, MAP IDS ...) apply
+    to them as its creation applied them to the first.
+
+      edge_index  [2, E] integers, source then target, the graph's node ids
+                  (its keys when it was created with MAP IDS); no new
+                  nodes
+      time        [E] integers, each new edge's time: required when the
+                  graph has edge times, refused when it has none
+
+    Statements prepared before keep reading the version they were prepared
+    on; `SAMPLE ... AS OF VERSION n` reads an older one. Returns the new
+    version's number. The append is atomic: on any error (a node id the
+    graph lacks, a wrong time count) nothing changes."""
+    _check_name("graph name", name)
+    e = _numpy(edge_index)
+    if e is None or e.ndim != 2 or e.shape[0] != 2:
+        raise _err("edge_index must have shape [2, num_edges], not %s"
+                   % (None if e is None else list(e.shape),))
+    if e.dtype.kind not in "iu":
+        raise _err("edge_index must hold integers, not %s" % e.dtype)
+    e = e.astype(np.int64, copy=False)
+    t = _numpy(time)
+    if t is not None:
+        t = t.reshape(-1)
+        if t.dtype.kind not in "iu":
+            raise _err("time must hold integers, not %s" % t.dtype)
+        if t.shape[0] != e.shape[1]:
+            raise _err("time has %d entries for %d edges"
+                       % (t.shape[0], e.shape[1]))
+        t = t.astype(np.int64, copy=False)
+
+    def run(conn):
+        with tempfile.TemporaryDirectory(prefix="gnndb-insert-",
+                                         dir=tmp_dir) as tmp:
+            f, clauses = _insert_file(tmp, e, t)
+            conn.execute("INSERT EDGES INTO %s FROM %s %s;"
+                         % (name, _quote(f), clauses))
+        rows = conn.execute("SHOW VERSIONS %s;" % name)
+        return int([r for r in rows if r[4] == "yes"][0][0])
+
+    if isinstance(path, gnndb.Connection):
+        return run(path)
+    with gnndb.connect(path) as conn:
+        return run(conn)

@@ -1,0 +1,121 @@
+"""gnndb.insert_edges: edges appended from numpy or torch make the graph's
+next version, which samples exactly as the graph exported with all the
+edges at once (the reference: from_arrays of the whole edge list), while
+the version before stays readable AS OF it; bad arrays change nothing."""
+import os
+
+import numpy as np
+import pytest
+
+import gnndb
+
+SQL = ("SAMPLE 10,10 FROM cora SEEDS train FEATURES feat BATCH 64 "
+       "SHUFFLE SEED 5%s;")
+
+
+def digests(db_path, tail=""):
+    with gnndb.connect(db_path, readonly=True) as c:
+        return [(b.digest, b.n_id.tobytes(), b.x.tobytes(), b.y.tobytes())
+                for b in c.sample(SQL % tail)]
+
+
+def versions(db_path):
+    with gnndb.connect(db_path, readonly=True) as c:
+        return [tuple(r) for r in c.execute("SHOW VERSIONS cora;")]
+
+
+def export(path, cora, edges):
+    gnndb.from_arrays(path, "cora", edges.T, x=cora.x, y=cora.y,
+                      splits={"train": cora.split["train"]})
+
+
+@pytest.fixture
+def parts(cora):
+    rng = np.random.default_rng(3)
+    edges = cora.edges[rng.permutation(len(cora.edges))]
+    k = len(edges) * 4 // 5
+    return edges, k
+
+
+def test_numpy_and_torch_appends_equal_an_export_of_every_edge(
+        cora, parts, tmp_path):
+    edges, k = parts
+    ref = str(tmp_path / "ref.gnndb")
+    export(ref, cora, edges)
+    db = str(tmp_path / "db.gnndb")
+    export(db, cora, edges[:k])
+    before = digests(db)
+    assert before != digests(ref)
+    half = k + (len(edges) - k) // 2
+    assert gnndb.insert_edges(db, "cora", edges[k:half].T) == 2
+    torch = pytest.importorskip("torch")
+    with gnndb.connect(db) as c:     # an open connection, a tensor
+        assert gnndb.insert_edges(c, "cora",
+                                  torch.from_numpy(edges[half:].T)) == 3
+    assert digests(db) == digests(ref)
+    assert digests(db, " AS OF VERSION 1") == before
+    vs = versions(db)
+    assert [v[0] for v in vs] == [1, 2, 3]
+    assert [v[2] for v in vs] == [k, half, len(edges)]
+    assert [v[4] for v in vs] == ["", "", "yes"]
+
+
+def test_times_go_with_the_edges(tmp_path):
+    rng = np.random.default_rng(8)
+    n, m = 60, 900
+    e = rng.integers(0, n, size=(m, 2))
+    t = rng.integers(0, 1000, size=m)
+    seeds = np.arange(0, n, 3, dtype=np.int64)
+    st = rng.integers(200, 1200, size=len(seeds)).astype(np.int64)
+
+    def make(path, rows):
+        csv = str(tmp_path / (os.path.basename(path) + ".csv"))
+        np.savetxt(csv, np.column_stack([e[:rows], t[:rows]]), fmt="%d",
+                   delimiter=",")
+        np.save(str(tmp_path / "seeds.npy"), seeds)
+        np.save(str(tmp_path / "st.npy"), st)
+        with gnndb.connect(path) as c:
+            c.execute("CREATE GRAPH g FROM '%s' FORMAT csv COLUMNS "
+                      "(0, 1, 2) NODES %d;" % (csv, n))
+            c.execute("CREATE SPLIT s ON g FROM '%s';"
+                      % (tmp_path / "seeds.npy"))
+
+    sql = ("SAMPLE 4,4 FROM g SEEDS s BATCH 8 SEED 2 AT TIMES '%s' "
+           "TEMPORAL LAST;" % (tmp_path / "st.npy"))
+
+    def batches(path):
+        with gnndb.connect(path, readonly=True) as c:
+            return [(b.digest, b.n_id.tobytes(), b.e_id.tobytes(),
+                     b.edge_time.tobytes()) for b in c.sample(sql)]
+
+    ref, db = str(tmp_path / "ref.gnndb"), str(tmp_path / "db.gnndb")
+    make(ref, m)
+    make(db, 600)
+    with pytest.raises(gnndb.Error) as ex:        # the graph has times
+        gnndb.insert_edges(db, "g", e[600:].T)
+    assert "COLUMNS (src, dst, t)" in str(ex.value)
+    with pytest.raises(gnndb.Error):              # one time per edge
+        gnndb.insert_edges(db, "g", e[600:].T, time=t[600:-1])
+    assert gnndb.insert_edges(db, "g", e[600:].T, time=t[600:]) == 2
+    assert batches(db) == batches(ref)
+
+
+def test_bad_arrays_change_nothing(cora, parts, tmp_path):
+    edges, k = parts
+    db = str(tmp_path / "db.gnndb")
+    export(db, cora, edges[:k])
+    before, vs = digests(db), versions(db)
+    files = sorted(os.listdir(db))
+    bad = edges[k:].T.copy()
+    bad[1, 5] = cora.num_nodes          # no such node
+    with pytest.raises(gnndb.Error) as ex:
+        gnndb.insert_edges(db, "cora", bad)
+    assert "not a node of graph cora" in str(ex.value)
+    for arg in (edges[k:], edges[k:].T.astype(np.float32)):
+        with pytest.raises(gnndb.Error):
+            gnndb.insert_edges(db, "cora", arg)
+    with pytest.raises(gnndb.Error):           # a graph without times
+        gnndb.insert_edges(db, "cora", edges[k:].T,
+                           time=np.zeros(len(edges) - k, np.int64))
+    assert digests(db) == before and versions(db) == vs
+    assert sorted(os.listdir(db)) == files
