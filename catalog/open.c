@@ -8,6 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The format a database is created at, and migrated up to: an older
+** library reads it. The first append (INSERT EDGES) moves it to 4
+** (versions.c), which only this one reads. */
+#define FORMAT_CREATED 3
+
 /* How long a statement waits for another connection's write lock. */
 #define CAT_BUSY_MS 2000
 
@@ -205,7 +210,7 @@ static int migrate(cat_db *c, gnn_err *e)
     int rc = schema_version(c, &v, e);
     if (!rc) rc = cat_format_version(c, &f, e);
     if (rc) return rc;
-    if (v >= SCHEMA_VERSION && f >= GNNDB_FORMAT_VERSION) return GNNDB_OK;
+    if (v >= SCHEMA_VERSION && f >= FORMAT_CREATED) return GNNDB_OK;
     if ((rc = catx_exec(c, "BEGIN IMMEDIATE", e))) return rc;
     /* format 2 with every migration applied cannot come of an older
     ** library, but is set to 3 all the same */
@@ -232,7 +237,7 @@ static int create_schema(cat_db *c, gnn_err *e)
     char ins[128];
     snprintf(ins, sizeof ins,
              "INSERT INTO meta(key, value) VALUES('format_version', %d)",
-             GNNDB_FORMAT_VERSION);
+             FORMAT_CREATED);
     if ((rc = catx_exec(c, schema_v1, e)) || (rc = catx_exec(c, ins, e)) ||
         (rc = apply_migrations(c, e)) || (rc = catx_exec(c, "COMMIT", e)))
         goto fail;

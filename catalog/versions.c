@@ -189,7 +189,12 @@ int cat_version_add(cat_db *c, const cat_graph *g, cat_graph *v, gnn_err *e)
         return rc;
     sqlite3_bind_int64(st, 1, g->id);
     sqlite3_bind_int64(st, 2, n);
-    return catx_run(c, st, "moving a graph to its next version", e);
+    if ((rc = catx_run(c, st, "moving a graph to its next version", e)))
+        return rc;
+    /* a library before versions would read such a graph as its first
+    ** version and list its version rows as graphs: format 4 keeps it out */
+    return catx_exec(c, "UPDATE meta SET value = 4 WHERE key = "
+                        "'format_version' AND value < 4", e);
 }
 
 /* Run `sql` bound to ?1 = id and ?2 = text, or to ?2 = n without text. */

@@ -116,7 +116,12 @@ static int add_setting(gnndb *db, rowset *rs, const gnn_pragma *pr)
                                                      : fc_policy_name(k));
     case GNN_PK_PATH:
         return rs_text(rs, p->temp_dir[0] ? p->temp_dir : db->dir);
-    case GNN_PK_FORMAT: return rs_int(rs, GNNDB_FORMAT_VERSION);
+    case GNN_PK_FORMAT: {   /* the database's: 3, or 4 once appended to */
+        int64_t v = GNNDB_FORMAT_VERSION;
+        gnn_err e2 = {0};
+        cat_format_version(db->cat, &v, &e2);
+        return rs_int(rs, v);
+    }
     default: return rs_null(rs);
     }
 }

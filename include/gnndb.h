@@ -75,13 +75,15 @@ extern "C" {
 #define GNNDB_VERSION        "0.1.0"
 #define GNNDB_VERSION_NUMBER 1000 /* major*1000000 + minor*1000 + patch */
 
-/* The on-disk format version this library writes (3: edge ids). Opening a
-** database written with a newer format fails with GNNDB_VERSION_MISMATCH,
-** and so does one of format 1 (blocks without page checksums), whose
-** message says how to rebuild it. A format 2 database opened writable is
-** migrated to 3 (its graphs have no edge ids); opened read-only it is read
-** as it is. */
-#define GNNDB_FORMAT_VERSION 3
+/* The newest on-disk format this library reads and writes: 4, a database
+** holding a graph with more than one version (INSERT EDGES), which an
+** older library would misread; a database is created at format 3 (edge
+** ids) and moves to 4 at its first append. Opening a database written
+** with a newer format fails with GNNDB_VERSION_MISMATCH, and so does one
+** of format 1 (blocks without page checksums), whose message says how to
+** rebuild it. A format 2 database opened writable is migrated to 3 (its
+** graphs have no edge ids); opened read-only it is read as it is. */
+#define GNNDB_FORMAT_VERSION 4
 
 typedef struct gnndb gnndb;           /* an open database */
 typedef struct gnndb_stmt gnndb_stmt; /* one prepared statement */

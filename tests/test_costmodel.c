@@ -395,7 +395,7 @@ static void test_profile_stored(void **state)
     assert_int_equal(cat_profile_put(c, &pr, &e), GNNDB_OK);
     int64_t v = 0;
     assert_int_equal(cat_format_version(c, &v, &e), GNNDB_OK);
-    assert_int_equal(v, GNNDB_FORMAT_VERSION);
+    assert_int_equal(v, 3);   /* created at 3; an append moves it to 4 */
     cat_close(c);
     assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
     sqlite3_stmt *st;
