@@ -1,0 +1,169 @@
+"""appends.py — what appending edges costs, measured side by side in one run.
+
+    /usr/bin/python3 bench/appends.py [--scale S] [--edge-factor F]
+        [--rounds R] [--batches N] [--small K] [--smalls M] [--dir DIR]
+        [--build DIR]
+
+An R-MAT graph from bench/gen (2^S nodes, F * 2^S edges) is created three
+ways: from all its edges at once (the reference), and from its first 90 %
+and 50 % with the rest appended by one INSERT EDGES each. Then M appends of
+K edges each are timed one after the other on a copy of the 90 % graph.
+
+Printed, each as min / median / max over R rounds:
+- CREATE GRAPH of every edge, and the two INSERT EDGES, in seconds, with
+  each INSERT's time over the CREATE's (an append rebuilds the topology:
+  its cost follows the graph's size, not the append's);
+- appends per second and appended edges per second of the small appends;
+- SAMPLE 10,10,10 ... BATCH 1024 batches/s of the reference, of each
+  appended graph's current version and of the 50 % graph AS OF VERSION 1,
+  run in turn within each round, with each over the reference's median.
+  The appended graphs' batch checks must equal the reference's (the same
+  batches): the script fails otherwise.
+
+The last line is
+  APPENDS_SUMMARY insert10_over_create=R insert50_over_create=R
+      appends_per_s=R append_edges_per_s=R read_ratio_10=R read_ratio_50=R
+      read_ratio_asof=R
+"""
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+SAMPLE = "SAMPLE 10,10,10 FROM g BATCH 1024 SHUFFLE SEED 1 LIMIT %d%s"
+
+
+def run(shell, db, sql):
+    t0 = time.perf_counter()
+    p = subprocess.run([shell, db, sql], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, universal_newlines=True)
+    dt = time.perf_counter() - t0
+    if p.returncode:
+        sys.exit("appends.py: %s: %s" % (sql, p.stderr.strip()))
+    return dt
+
+
+def sample(bench, db, n, tail=""):
+    p = subprocess.run([bench, db, SAMPLE % (n, tail) + ";"],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       universal_newlines=True, check=False)
+    if p.returncode:
+        sys.exit("appends.py: bench_sample: %s" % p.stderr.strip())
+    line = [l for l in p.stdout.splitlines() if l.startswith("RESULT ")][0]
+    kv = dict(f.split("=", 1) for f in line.split()[1:])
+    return float(kv["batches_per_s"]), kv["check"]
+
+
+def mmm(xs):
+    return "%.3f / %.3f / %.3f" % (min(xs), statistics.median(xs), max(xs))
+
+
+def write_slice(edges, lo, hi, path):
+    with open(path, "wb") as f:
+        f.write(edges[16 * lo:16 * hi])
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--scale", type=int, default=18)
+    ap.add_argument("--edge-factor", type=int, default=16)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--batches", type=int, default=60)
+    ap.add_argument("--small", type=int, default=1000)
+    ap.add_argument("--smalls", type=int, default=5)
+    ap.add_argument("--dir", default=None)
+    ap.add_argument("--build", default="build")
+    a = ap.parse_args()
+    shell = os.path.join(a.build, "gnndb")
+    bench = os.path.join(a.build, "bench", "bench_sample")
+    gen = os.path.join(a.build, "bench", "gen")
+    for x in (shell, bench, gen):
+        if not os.access(x, os.X_OK):
+            sys.exit("appends.py: no %s (make all %s/bench/gen "
+                     "%s/bench/bench_sample)" % (x, a.build, a.build))
+    work = a.dir or tempfile.mkdtemp(prefix="gnndb-appends-")
+    os.makedirs(work, exist_ok=True)
+    ep = os.path.join(work, "edges.bin")
+    subprocess.run([gen, "--scale", str(a.scale), "--edge-factor",
+                    str(a.edge_factor), "--out", ep], check=True,
+                   stdout=subprocess.DEVNULL)
+    edges = open(ep, "rb").read()
+    m = len(edges) // 16
+    nodes = 1 << a.scale
+    cut = {"10": m - m // 10, "50": m - m // 2}
+    for k, c in cut.items():
+        write_slice(edges, 0, c, os.path.join(work, "base%s.bin" % k))
+        write_slice(edges, c, m, os.path.join(work, "tail%s.bin" % k))
+    create = "CREATE GRAPH g FROM '%s' FORMAT bin NODES %d;"
+    t = {"create": [], "insert10": [], "insert50": [], "appends": [],
+         "read_full": [], "read_10": [], "read_50": [], "read_asof": []}
+    print("appends.py: scale %d, %d nodes, %d edges, %d rounds, in %s"
+          % (a.scale, nodes, m, a.rounds, work), flush=True)
+    for r in range(a.rounds):
+        dbs = {}
+        for name in ("full", "10", "50"):
+            dbs[name] = os.path.join(work, "r%d-%s.gnndb" % (r, name))
+            shutil.rmtree(dbs[name], ignore_errors=True)
+        t["create"].append(run(shell, dbs["full"], create % (ep, nodes)))
+        for k in ("10", "50"):
+            run(shell, dbs[k], create % (os.path.join(work, "base%s.bin" % k),
+                                         nodes))
+            t["insert" + k].append(run(
+                shell, dbs[k], "INSERT EDGES INTO g FROM '%s' FORMAT bin;"
+                % os.path.join(work, "tail%s.bin" % k)))
+        # small appends on a copy of the 90 % graph
+        small = os.path.join(work, "r%d-small.gnndb" % r)
+        shutil.rmtree(small, ignore_errors=True)
+        shutil.copytree(dbs["10"], small)
+        c = cut["10"]
+        t0 = time.perf_counter()
+        for i in range(a.smalls):
+            sp = os.path.join(work, "small%d.bin" % i)
+            write_slice(edges, c + i * a.small, c + (i + 1) * a.small, sp)
+            run(shell, small, "INSERT EDGES INTO g FROM '%s' FORMAT bin;" % sp)
+        t["appends"].append(a.smalls / (time.perf_counter() - t0))
+        bps, ref = sample(bench, dbs["full"], a.batches)
+        t["read_full"].append(bps)
+        for k in ("10", "50"):
+            bps, chk = sample(bench, dbs[k], a.batches)
+            if chk != ref:
+                sys.exit("appends.py: the %s%% appended graph's batches "
+                         "differ from the reference's (%s vs %s)"
+                         % (k, chk, ref))
+            t["read_" + k].append(bps)
+        bps, _ = sample(bench, dbs["50"], a.batches, " AS OF VERSION 1")
+        t["read_asof"].append(bps)
+        for d in list(dbs.values()) + [small]:
+            shutil.rmtree(d, ignore_errors=True)
+        print("  round %d done" % (r + 1), flush=True)
+    med = {k: statistics.median(v) for k, v in t.items()}
+    print("CREATE GRAPH, every edge (s):      %s" % mmm(t["create"]))
+    for k in ("10", "50"):
+        print("INSERT EDGES of the last %s%% (s): %s  (%.2fx the CREATE)"
+              % (k, mmm(t["insert" + k]), med["insert" + k] / med["create"]))
+    print("appends of %d edges (per s):      %s  (%.0f edges/s)"
+          % (a.small, mmm(t["appends"]), med["appends"] * a.small))
+    print("SAMPLE batches/s, reference:        %s" % mmm(t["read_full"]))
+    for k, what in (("10", "10% appended"), ("50", "50% appended"),
+                    ("asof", "50% graph AS OF VERSION 1")):
+        print("SAMPLE batches/s, %-17s %s  (%.2fx the reference)"
+              % (what + ":", mmm(t["read_" + k]),
+                 med["read_" + k] / med["read_full"]))
+    print("APPENDS_SUMMARY insert10_over_create=%.3f insert50_over_create=%.3f"
+          " appends_per_s=%.3f append_edges_per_s=%.0f read_ratio_10=%.3f"
+          " read_ratio_50=%.3f read_ratio_asof=%.3f"
+          % (med["insert10"] / med["create"], med["insert50"] / med["create"],
+             med["appends"], med["appends"] * a.small,
+             med["read_10"] / med["read_full"],
+             med["read_50"] / med["read_full"],
+             med["read_asof"] / med["read_full"]))
+    if not a.dir:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
