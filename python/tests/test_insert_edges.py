@@ -119,3 +119,17 @@ def test_bad_arrays_change_nothing(cora, parts, tmp_path):
                            time=np.zeros(len(edges) - k, np.int64))
     assert digests(db) == before and versions(db) == vs
     assert sorted(os.listdir(db)) == files
+
+
+def test_the_streaming_example_learns_and_replays_a_day(cora):
+    """examples/train_streaming.py, short: each appended day makes the
+    next version, and the first streamed day's evaluation, run again at
+    the end AS OF the version it was made on, gives the same AUC."""
+    pytest.importorskip("torch")
+    from conftest import run_example
+    out, _ = run_example("train_streaming.py", cora, "--days", "5",
+                         "--first", "3", "--epochs", "1", "--pyg", "no")
+    days = [l.split() for l in out.splitlines() if l.startswith("day ")]
+    assert [(int(w[1]), int(w[3])) for w in days] == [(3, 2), (4, 3)], out
+    assert all(0.0 < float(w[7]) < 1.0 for w in days), out
+    assert "replay day 3 AS OF VERSION 2" in out and "(same)" in out, out
