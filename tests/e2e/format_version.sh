@@ -56,6 +56,9 @@ for t, col in (("graphs", "kind"), ("graphs", "parent_id"),
     c.execute("ALTER TABLE %s DROP COLUMN %s" % (t, col))
 for col in ("has_eids", "eid_file", "eid_token", "eid_blocks", "input_edges"):
     c.execute("ALTER TABLE graphs DROP COLUMN " + col)
+# versions (migration 7) came after both
+for col in ("version", "oldest_version", "build_flags", "made"):
+    c.execute("ALTER TABLE graphs DROP COLUMN " + col)
 for col in ("kind", "seed"):   # edge splits came with edge ids
     c.execute("ALTER TABLE splits DROP COLUMN " + col)
 c.execute("DELETE FROM tables WHERE name = '__edges'")

@@ -6,7 +6,7 @@
 # %M) within the limit. The data is big enough that the limit binds: an
 # R-MAT graph of 2^17 nodes and 2 M edges with 64 MiB of features, 32 MiB
 # of edge features, and the same graph cut into three node types and nine
-# relations. Covered: CREATE GRAPH and IMPORT (features, labels, edge
+# relations. Covered: CREATE GRAPH, INSERT EDGES and IMPORT (features, labels, edge
 # features), CREATE SPLIT, CREATE EDGE SPLITS, CREATE RELATION; node SAMPLE
 # at the planner's HYPERBATCH and at HYPERBATCH 1024 (spilled where it does
 # not fit), link SAMPLE with EDGE FEATURES, typed SAMPLE; PROPAGATE and
@@ -43,6 +43,9 @@ import numpy as np
 m = np.memmap("e.bin", dtype="<i8", mode="r").shape[0] // 2
 np.save("ef.npy", np.random.default_rng(1).random((m, 4), dtype=np.float32))
 np.save("ids.npy", np.random.default_rng(2).integers(0, 1 << 17, 100000))
+# an append: 10 % more edges, reversed pairs of the first ones
+e = np.fromfile("e.bin", dtype="<i8").reshape(-1, 2)[: m // 10, ::-1]
+np.ascontiguousarray(e).tofile("tail.bin")
 PY
 /usr/bin/python3 "$ROOT/bench/typed_data.py" --edges e.bin --features x.npy \
     --scale 17 --out typed > typed/counts || fail "typed data"
@@ -109,6 +112,10 @@ for mib in 64 256 1024; do
     in_group $mib "GATHER, IMPORT ... REPLACE" "$DB" \
         "GATHER feat ON g ROWS '$PWD/ids.npy';
          IMPORT FEATURES feat INTO g FROM '$PWD/x.npy' REPLACE;"
+    in_group $mib "INSERT EDGES, AS OF VERSION" "$DB" \
+        "INSERT EDGES INTO g FROM '$PWD/tail.bin' FORMAT bin;
+         SAMPLE 10,10,10 FROM g SEEDS train BATCH 1024 SHUFFLE SEED 1 LIMIT 4 AS OF VERSION 1;
+         SAMPLE 10,10,10 FROM g SEEDS train BATCH 1024 SHUFFLE SEED 1 LIMIT 4;"
     in_group $mib "CHECK" "$DB" "CHECK;"
     grep -q '^ok,' out.txt || fail "CHECK at $mib MiB: $(cat out.txt)"
     rm -rf "$DB"
