@@ -75,21 +75,34 @@ extern const char catx_schema_types[];
 ** itself, its relation row, its edges taken off its typed graph's. */
 int catx_types_drop_graph(cat_db *c, int64_t graph_id, gnn_err *e);
 
-/* "SELECT <the columns of a graph row> FROM graphs WHERE <where>" into
-** sql (objects.c), and the one graph such a query (?1 = i1, ?2 = s2)
-** selects; *found says whether. */
+/* A token column: uint64 in memory, INTEGER (int64) in SQLite. */
+static inline uint64_t catx_token(sqlite3_stmt *st, int col)
+{
+    return (uint64_t)sqlite3_column_int64(st, col);
+}
+
+/* Rows of graphs (graph_rows.c): "SELECT <the columns of a graph row>
+** FROM graphs WHERE <where>" into sql, and the one graph such a query
+** (?1 = i1, ?2 = s2) selects; *found says whether. */
 const char *catx_graph_select(cat_db *c, const char *where, char *sql,
                               size_t cap);
 int catx_graph_one(cat_db *c, const char *sql, int64_t i1, const char *s2,
                    cat_graph *g, int *found, gnn_err *e);
+/* One row of such a query into the cat_graph at dst (catx_row_fn). */
+void catx_graph_row(sqlite3_stmt *st, void *dst);
 
 /* The version columns of graphs, migration 7 (versions.c), and the probe
 ** that notes whether they exist. */
 extern const char catx_schema_versions[];
 int catx_versions_schema(cat_db *c, gnn_err *e);
 /* A graph row just read becomes its current version: a plain graph past
-** version 1 takes its version row's topology (versions.c). */
+** version 1 takes its version row's topology (graph_rows.c). What
+** differs between two versions (their topology columns) copied; the name
+** of version n's row ("<g>.__v<n>"), GNNDB_RANGE when too long. */
 int catx_version_current(cat_db *c, cat_graph *g, gnn_err *e);
+void catx_copy_topology(cat_graph *dst, const cat_graph *src);
+int catx_version_name(const cat_graph *g, int64_t n, char *name, size_t cap,
+                      gnn_err *e);
 
 /* The time ranges table, migration 6 of catalog.c (time_ranges.c). */
 extern const char catx_schema_time_ranges[];

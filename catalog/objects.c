@@ -10,10 +10,6 @@
 
 /* Tokens are uint64 in memory and INTEGER (int64) in SQLite. */
 static sqlite3_int64 tok_out(uint64_t t) { return (sqlite3_int64)t; }
-static uint64_t tok_in(sqlite3_stmt *st, int col)
-{
-    return (uint64_t)sqlite3_column_int64(st, col);
-}
 
 /* The name of graph `id`, for messages; GNNDB_NOTFOUND when absent. */
 static int graph_name(cat_db *c, int64_t id, char *name, size_t cap,
@@ -137,60 +133,6 @@ int cat_graph_eid_view(const cat_graph *g, const char *what, cat_graph *out,
     return GNNDB_OK;
 }
 
-#define GRAPH_COLS0                                                          \
-    "id, name, token, file, nodes, edges, directed, block_size, node_order, " \
-    "graph_blocks, has_map, max_degree, min_degree, median_degree, "         \
-    "mean_degree, source"
-
-/* "SELECT <the columns graph_row reads> FROM graphs WHERE <where>" into sql:
-** the edge-id columns (format 3) and the typed-graph ones (migration 5), or
-** zeros in their place in a read-only catalog older than them. */
-const char *catx_graph_select(cat_db *c, const char *where, char *sql,
-                              size_t cap)
-{
-    snprintf(sql, cap, "SELECT " GRAPH_COLS0 ", %s, %s, %s FROM graphs "
-             "WHERE %s",
-             c->has_eids ? "has_eids, eid_file, eid_token, eid_blocks, "
-                           "input_edges" : "0, '', 0, 0, 0",
-             c->has_types ? "kind, coalesce(parent_id, 0)" : "0, 0",
-             c->has_versions ? "version, oldest_version, "
-                               "coalesce(build_flags, -1)" : "1, 1, -1",
-             where);
-    return sql;
-}
-
-static void graph_row(sqlite3_stmt *st, void *dst)
-{
-    cat_graph *g = dst;
-    g->id = sqlite3_column_int64(st, 0);
-    catx_text(g->name, sizeof g->name, st, 1);
-    g->token = tok_in(st, 2);
-    catx_text(g->file, sizeof g->file, st, 3);
-    g->nodes = sqlite3_column_int64(st, 4);
-    g->edges = sqlite3_column_int64(st, 5);
-    g->directed = sqlite3_column_int(st, 6);
-    g->block_size = (uint32_t)sqlite3_column_int64(st, 7);
-    catx_text(g->node_order, sizeof g->node_order, st, 8);
-    g->graph_blocks = sqlite3_column_int64(st, 9);
-    g->has_map = sqlite3_column_int(st, 10);
-    g->max_degree = sqlite3_column_int64(st, 11);
-    g->min_degree = sqlite3_column_int64(st, 12);
-    g->median_degree = sqlite3_column_int64(st, 13);
-    g->mean_degree = sqlite3_column_double(st, 14);
-    catx_text(g->source, sizeof g->source, st, 15);
-    g->has_eids = sqlite3_column_int(st, 16);
-    catx_text(g->eid_file, sizeof g->eid_file, st, 17);
-    g->eid_token = tok_in(st, 18);
-    g->eid_blocks = sqlite3_column_int64(st, 19);
-    g->input_edges = sqlite3_column_int64(st, 20);
-    g->kind = sqlite3_column_int(st, 21);
-    g->parent_id = sqlite3_column_int64(st, 22);
-    g->version = sqlite3_column_int64(st, 23);
-    g->oldest_version = sqlite3_column_int64(st, 24);
-    g->build_flags = sqlite3_column_int(st, 25);
-    g->topo_id = g->id;
-}
-
 int cat_graph_insert(cat_db *c, cat_graph *g, gnn_err *e)
 {
     int rc = catx_writable(c, e), taken;
@@ -252,21 +194,6 @@ int cat_graph_insert(cat_db *c, cat_graph *g, gnn_err *e)
     return GNNDB_OK;
 }
 
-/* The one graph `sql` (?1 = i1, ?2 = s2) selects; *found says whether. */
-int catx_graph_one(cat_db *c, const char *sql, int64_t i1, const char *s2,
-                   cat_graph *g, int *found, gnn_err *e)
-{
-    void *a;
-    size_t n;
-    int rc = catx_query_rows(c, sql, i1, s2, graph_row, sizeof *g, &a, &n,
-                             "reading a graph", e);
-    if (rc) return rc;
-    if (n) memcpy(g, a, sizeof *g);
-    free(a);
-    *found = n > 0;
-    return GNNDB_OK;
-}
-
 int cat_graph_get(cat_db *c, const char *name, cat_graph *g, gnn_err *e)
 {
     char sql[768];
@@ -298,8 +225,8 @@ int cat_graph_list(cat_db *c, cat_graph **out, size_t *n, gnn_err *e)
     void *a;
     catx_graph_select(c, c->has_types ? "kind NOT IN (2, 3, 4) ORDER BY name"
                                  : "1 ORDER BY name", sql, sizeof sql);
-    int rc = catx_query_rows(c, sql, 0, NULL, graph_row, sizeof **out, &a, n,
-                             "listing graphs", e);
+    int rc = catx_query_rows(c, sql, 0, NULL, catx_graph_row, sizeof **out,
+                             &a, n, "listing graphs", e);
     cat_graph *gs = a;
     for (size_t i = 0; !rc && i < *n; i++)
         rc = catx_version_current(c, &gs[i], e);
@@ -340,7 +267,7 @@ int cat_graph_children(cat_db *c, int64_t parent_id, cat_graph **out,
     void *a;
     catx_graph_select(c, c->has_types ? "parent_id = ?1 ORDER BY id"
                                  : "?1 AND 0", sql, sizeof sql);
-    int rc = catx_query_rows(c, sql, parent_id, NULL, graph_row,
+    int rc = catx_query_rows(c, sql, parent_id, NULL, catx_graph_row,
                              sizeof **out, &a, n, "listing relations", e);
     *out = rc ? NULL : a;
     return rc;
@@ -369,7 +296,7 @@ static void table_row(sqlite3_stmt *st, void *dst)
     t->graph_id = sqlite3_column_int64(st, 1);
     catx_text(t->name, sizeof t->name, st, 2);
     t->kind = sqlite3_column_int(st, 3);
-    t->token = tok_in(st, 4);
+    t->token = catx_token(st, 4);
     catx_text(t->file, sizeof t->file, st, 5);
     t->rows = sqlite3_column_int64(st, 6);
     t->dim = (uint32_t)sqlite3_column_int64(st, 7);
@@ -493,11 +420,11 @@ static void split_row(sqlite3_stmt *st, void *dst)
     s->id = sqlite3_column_int64(st, 0);
     s->graph_id = sqlite3_column_int64(st, 1);
     catx_text(s->name, sizeof s->name, st, 2);
-    s->token = tok_in(st, 3);
+    s->token = catx_token(st, 3);
     s->count = sqlite3_column_int64(st, 4);
     s->kind = sqlite3_column_int(st, 5);
     s->has_seed = sqlite3_column_type(st, 6) != SQLITE_NULL;
-    s->seed = tok_in(st, 6);
+    s->seed = catx_token(st, 6);
     s->has_type = sqlite3_column_type(st, 7) != SQLITE_NULL;
     s->node_type = s->has_type ? sqlite3_column_int(st, 7) : 0;
 }

@@ -30,70 +30,6 @@ int catx_versions_schema(cat_db *c, gnn_err *e)
                               &c->has_versions, e);
 }
 
-/* What differs between two versions of a graph: the topology columns. */
-static void copy_topology(cat_graph *dst, const cat_graph *src)
-{
-    dst->token = src->token;
-    memcpy(dst->file, src->file, sizeof dst->file);
-    dst->nodes = src->nodes;
-    dst->edges = src->edges;
-    dst->graph_blocks = src->graph_blocks;
-    dst->has_map = src->has_map;
-    dst->max_degree = src->max_degree;
-    dst->min_degree = src->min_degree;
-    dst->median_degree = src->median_degree;
-    dst->mean_degree = src->mean_degree;
-    memcpy(dst->source, src->source, sizeof dst->source);
-    dst->has_eids = src->has_eids;
-    memcpy(dst->eid_file, src->eid_file, sizeof dst->eid_file);
-    dst->eid_token = src->eid_token;
-    dst->eid_blocks = src->eid_blocks;
-    dst->input_edges = src->input_edges;
-}
-
-static int version_name(const cat_graph *g, int64_t n, char *name,
-                        size_t cap, gnn_err *e)
-{
-    int k = snprintf(name, cap, "%s" CAT_VERSION_INFIX "%" PRId64, g->name,
-                     n);
-    if (k < 0 || (size_t)k >= cap || (size_t)k >= CAT_NAME_MAX)
-        return gnn_seterr(e, GNNDB_RANGE, "graph name %s is too long to "
-                          "name its version %" PRId64, g->name, n);
-    return GNNDB_OK;
-}
-
-int cat_version_row(cat_db *c, const cat_graph *g, int64_t n, cat_graph *out,
-                    gnn_err *e)
-{
-    char sql[768], name[CAT_NAME_MAX + 32];
-    int found, rc;
-    if (n <= 1)
-        rc = catx_graph_one(c, catx_graph_select(c, "id = ?1", sql,
-                                                 sizeof sql),
-                            g->id, NULL, out, &found, e);
-    else if (!(rc = version_name(g, n, name, sizeof name, e)))
-        rc = catx_graph_one(c, catx_graph_select(c, "name = ?2 AND kind = 4",
-                                                 sql, sizeof sql),
-                            0, name, out, &found, e);
-    if (!rc && !found)
-        return gnn_seterr(e, GNNDB_CORRUPT, "%s is damaged: the row of "
-                          "version %" PRId64 " of graph %s is missing",
-                          c->path, n, g->name);
-    return rc;
-}
-
-int catx_version_current(cat_db *c, cat_graph *g, gnn_err *e)
-{
-    if (!c->has_versions || g->kind != CAT_GRAPH_PLAIN || g->version <= 1)
-        return GNNDB_OK;
-    cat_graph v;
-    int rc = cat_version_row(c, g, g->version, &v, e);
-    if (rc) return rc;
-    copy_topology(g, &v);
-    g->topo_id = v.id;
-    return GNNDB_OK;
-}
-
 int cat_graph_as_of(cat_db *c, const cat_graph *g, int64_t n, cat_graph *out,
                     gnn_err *e)
 {
@@ -112,7 +48,7 @@ int cat_graph_as_of(cat_db *c, const cat_graph *g, int64_t n, cat_graph *out,
         cat_graph r;
         int rc = cat_version_row(c, g, n, &r, e);
         if (rc) return rc;
-        copy_topology(&v, &r);
+        catx_copy_topology(&v, &r);
         v.version = n;
         v.topo_id = r.id;
     }
@@ -173,7 +109,7 @@ int cat_version_add(cat_db *c, const cat_graph *g, cat_graph *v, gnn_err *e)
         return gnn_seterr(e, GNNDB_MISUSE, "graph %s: only a graph made from "
                           "an edge file has versions", g->name);
     int64_t n = g->version + 1;
-    if ((rc = version_name(g, n, v->name, sizeof v->name, e))) return rc;
+    if ((rc = catx_version_name(g, n, v->name, sizeof v->name, e))) return rc;
     v->directed = g->directed;
     v->block_size = g->block_size;
     memcpy(v->node_order, g->node_order, sizeof v->node_order);
