@@ -27,9 +27,11 @@ int ddl_drop_relation_stmt(gnndb *db, const ast_stmt *s, gnn_err *e);
 int ddl_import_edge_features(gnndb *db, const ast_stmt *s, gnn_err *e);
 /* IMPORT EDGE TIMES / IMPORT NODE TIMES INTO g FROM 'f' (ddl_times.c). */
 int ddl_import_times(gnndb *db, const ast_stmt *s, gnn_err *e);
-/* INSERT EDGES INTO g FROM 'f' (insert.c): g's next version. DROP
+/* INSERT EDGES INTO g FROM 'f' and INSERT NODES INTO g COUNT n
+** (insert.c): g's next version. DROP
 ** VERSIONS BEFORE n ON g and SHOW VERSIONS g (versions.c). */
 int ddl_insert_edges(gnndb *db, const ast_stmt *s, gnn_err *e);
+int ddl_insert_nodes(gnndb *db, const ast_stmt *s, gnn_err *e);
 int ddl_drop_versions(gnndb *db, const ast_stmt *s, gnn_err *e);
 int show_versions(gnndb *db, const char *graph, rowset **out, gnn_err *e);
 /* IMPORT OGB 'dir' AS name (cmd/ddl_ogb.c). */

@@ -161,7 +161,7 @@ static void fill_graph(ddl_graph *d, const char *name, const char *path)
     g->max_degree = r->max_degree;
     g->median_degree = r->median_degree;
     g->mean_degree = r->mean_degree;
-    snprintf(g->source, sizeof g->source, "%s", path);
+    snprintf(g->source, sizeof g->source, "%s", path ? path : "");
     g->build_flags = (d->o.drop_duplicates ? CAT_BUILD_DROP_DUPLICATES : 0) |
                      (d->o.drop_self_loops ? CAT_BUILD_DROP_SELF_LOOPS : 0);
     if (!d->o.eid_name) return;

@@ -98,31 +98,41 @@ static int find_skips(prior_src *p, gnn_err *e)
     return rc;
 }
 
-/* What INSERT EDGES cannot do to g, in words; GNNDB_OK when it can. */
+/* What an append (`what`: "INSERT EDGES", "INSERT NODES") cannot do to
+** g, in words; GNNDB_OK when it can. */
+static int check_appendable(gnndb *db, const char *what, const cat_graph *g,
+                            int *timed, gnn_err *e)
+{
+    const char *n = g->name;
+    if (g->kind != CAT_GRAPH_PLAIN)
+        return gnn_seterr(e, GNNDB_MISUSE, "%s INTO %s: %s is a graph of "
+                          "node types and relations; appends to a relation "
+                          "are not supported yet", what, n, n);
+    int rc = cat_graph_need_eids(g, what, e);
+    if (rc) return rc;
+    if (g->build_flags < 0)
+        return gnn_seterr(e, GNNDB_MISUSE, "%s INTO %s: %s was created by a "
+                          "gnndb that did not record its import options "
+                          "(DROP DUPLICATES, DROP SELF LOOPS); CREATE GRAPH "
+                          "it again to append to it", what, n, n);
+    if (strcmp(g->node_order, "none"))
+        return gnn_seterr(e, GNNDB_MISUSE, "%s INTO %s: %s was created with "
+                          "REORDER %s, whose node ids depend on every edge: "
+                          "an append would renumber the nodes its tables and "
+                          "splits refer to", what, n, n, g->node_order);
+    cat_graph tg;
+    gnn_err e2 = {0};
+    *timed = cat_time_graph_get(db->cat, g, &tg, &e2) == GNNDB_OK;
+    return GNNDB_OK;
+}
+
+/* INSERT EDGES: and a time column exactly when g has edge times. */
 static int check_target(gnndb *db, const ast_stmt *s, const cat_graph *g,
                         int *timed, gnn_err *e)
 {
     const char *n = g->name;
-    if (g->kind != CAT_GRAPH_PLAIN)
-        return gnn_seterr(e, GNNDB_MISUSE, "INSERT EDGES INTO %s: %s is a "
-                          "graph of node types and relations; appends to a "
-                          "relation are not supported yet", n, n);
-    int rc = cat_graph_need_eids(g, "INSERT EDGES", e);
+    int rc = check_appendable(db, "INSERT EDGES", g, timed, e);
     if (rc) return rc;
-    if (g->build_flags < 0)
-        return gnn_seterr(e, GNNDB_MISUSE, "INSERT EDGES INTO %s: %s was "
-                          "created by a gnndb that did not record its import "
-                          "options (DROP DUPLICATES, DROP SELF LOOPS); CREATE "
-                          "GRAPH it again to append to it", n, n);
-    if (strcmp(g->node_order, "none"))
-        return gnn_seterr(e, GNNDB_MISUSE, "INSERT EDGES INTO %s: %s was "
-                          "created with REORDER %s, whose node ids depend on "
-                          "every edge: an append would renumber the nodes "
-                          "its tables and splits refer to", n, n,
-                          g->node_order);
-    cat_graph tg;
-    gnn_err e2 = {0};
-    *timed = cat_time_graph_get(db->cat, g, &tg, &e2) == GNNDB_OK;
     if (*timed && !s->col_time)
         return gnn_seterr(e, GNNDB_MISUSE, "INSERT EDGES INTO %s: %s has "
                           "edge times; give the new edges theirs with "
@@ -165,25 +175,50 @@ static int load_prior(gnndb *db, const cat_graph *g, int timed,
     return rc ? rc : find_skips(p, e);
 }
 
-/* The importer's options: the statement's file, the graph's own. */
-static void insert_opts(const ast_stmt *s, const cat_graph *g, ddl_graph *d)
+/* INSERT NODES: nodes without keys, and no table of a row per node that
+** the new ones would lack a row of. */
+static int check_nodes(gnndb *db, const cat_graph *g, int *timed, gnn_err *e)
+{
+    int rc = check_appendable(db, "INSERT NODES", g, timed, e);
+    if (rc) return rc;
+    if (g->has_map)
+        return gnn_seterr(e, GNNDB_MISUSE, "INSERT NODES INTO %s: %s maps "
+                          "its node ids from keys (MAP IDS), and new nodes "
+                          "would have none", g->name, g->name);
+    cat_table t;
+    gnn_err e2 = {0};
+    if (cat_table_get(db->cat, g->id, CAT_NODE_TIME_TABLE, &t, &e2) ==
+        GNNDB_OK)
+        return gnn_seterr(e, GNNDB_MISUSE, "INSERT NODES INTO %s: %s has "
+                          "node times, a row per node, which the new nodes "
+                          "would lack", g->name, g->name);
+    return GNNDB_OK;
+}
+
+/* The importer's options: the statement's file (none for INSERT NODES),
+** the graph's own, its node count and more. */
+static void insert_opts(const ast_stmt *s, const cat_graph *g, int timed,
+                        ddl_graph *d)
 {
     imp_graph_opts *o = &d->o;
-    o->format = ddl_edge_format(s->format);
-    ddl_edge_text_opts(s, &o->text);
-    o->key = s->key;
+    if (s->path) {
+        o->format = ddl_edge_format(s->format);
+        ddl_edge_text_opts(s, &o->text);
+        o->key = s->key;
+    }
+    o->text.with_time = timed;
     o->undirected = !g->directed;
     o->drop_duplicates = (g->build_flags & CAT_BUILD_DROP_DUPLICATES) != 0;
     o->drop_self_loops = (g->build_flags & CAT_BUILD_DROP_SELF_LOOPS) != 0;
     o->map_ids = g->has_map;
-    o->nodes = g->nodes;
+    o->nodes = g->nodes + (s->kind == AST_INSERT_NODES ? s->count : 0);
     o->reorder = IMP_REORDER_NONE;
     o->block_size = g->block_size;
 }
 
 /* The new version's rows, in one transaction: its graphs row, checksums,
 ** histogram, edge table and time graph. */
-static int publish(gnndb *db, const cat_graph *g, const ast_stmt *s,
+static int publish(gnndb *db, const cat_graph *g, const char *source,
                    ddl_graph *d, ddl_time_graph *tg, int timed, gnn_err *e)
 {
     int rc = cat_begin(db->cat, e);
@@ -191,9 +226,56 @@ static int publish(gnndb *db, const cat_graph *g, const ast_stmt *s,
     /* the time graph hangs off the version's row: "<g>.__v<n>.__time" */
     if (!(rc = cat_version_add(db->cat, g, &d->g, e)) &&
         !(rc = ddl_graph_insert_rest(db, d, e)) && timed)
-        rc = ddl_time_graph_insert(db, &d->g, s->path, tg, e);
+        rc = ddl_time_graph_insert(db, &d->g, source, tg, e);
     if (!rc) rc = cat_commit(db->cat, e);
     if (rc) cat_rollback(db->cat);
+    return rc;
+}
+
+/* Build and publish g's next version: the current one's edges, then the
+** file's (INSERT EDGES) or none, with more nodes (INSERT NODES). */
+static int append(gnndb *db, const ast_stmt *s, cat_graph *g, int timed,
+                  const char *what, const char *source, gnn_err *e)
+{
+    ddl_graph d;
+    ddl_time_graph tg;
+    prior_src p = {.db = db, .g = g};
+    int64_t *i2e = NULL, *times = NULL;
+    memset(&d, 0, sizeof d);
+    memset(&tg, 0, sizeof tg);
+    int rc = load_prior(db, g, timed, &p, &i2e, &times, e);
+    if (rc) goto out;
+    imp_prior prior = {.graph = g->name, .rows = (uint64_t)g->input_edges,
+                       .skip = p.skip, .nskip = p.nskip, .keys = i2e,
+                       .nkeys = i2e ? (size_t)g->nodes : 0,
+                       .emit = emit_prior, .arg = &p};
+    insert_opts(s, g, timed, &d);
+    d.o.prior = &prior;
+    d.what = what;
+    /* what this statement holds beside the import: keys, times, skips */
+    d.least = (i2e ? 8 * g->nodes : 0) + (times ? 8 * g->input_edges : 0) +
+              4 * (int64_t)p.nskip;
+    if ((rc = ddl_graph_build(db, g->name, s->path, &d, e)) ||
+        (rc = ddl_graph_index(db, &d, e)) ||
+        (timed && (rc = ddl_time_graph_build(db, &d.g, what, d.r.times,
+                                             (size_t)d.r.input_edges, &tg,
+                                             e)))) {
+        ddl_time_graph_undo(db, &tg);
+        ddl_graph_undo(db, &d);
+        goto out;
+    }
+    snprintf(d.g.source, sizeof d.g.source, "%s", source);
+    if ((rc = publish(db, g, source, &d, &tg, timed, e))) {
+        ddl_time_graph_undo(db, &tg);
+        ddl_graph_undo(db, &d);
+        goto out;
+    }
+    ddl_time_graph_free(&tg);
+    ddl_graph_free(&d);
+out:
+    free(p.skip);
+    free(i2e);
+    free(times);
     return rc;
 }
 
@@ -202,46 +284,35 @@ int ddl_insert_edges(gnndb *db, const ast_stmt *s, gnn_err *e)
     int rc = db_write_lock(db);
     if (rc) return gnn_seterr(e, rc, "%s", db->err.msg);
     cat_graph g;
-    ddl_graph d;
-    ddl_time_graph tg;
-    prior_src p = {.db = db, .g = &g};
-    int64_t *i2e = NULL, *times = NULL;
     int timed = 0;
     char what[CAT_NAME_MAX + 32];
-    memset(&d, 0, sizeof d);
-    memset(&tg, 0, sizeof tg);
     snprintf(what, sizeof what, "INSERT EDGES INTO %s", s->graph);
-    if ((rc = cat_graph_get(db->cat, s->graph, &g, e)) ||
-        (rc = check_target(db, s, &g, &timed, e)) ||
-        (rc = load_prior(db, &g, timed, &p, &i2e, &times, e)))
-        goto out;
-    imp_prior prior = {.graph = g.name, .rows = (uint64_t)g.input_edges,
-                       .skip = p.skip, .nskip = p.nskip, .keys = i2e,
-                       .nkeys = i2e ? (size_t)g.nodes : 0,
-                       .emit = emit_prior, .arg = &p};
-    insert_opts(s, &g, &d);
-    d.o.prior = &prior;
-    d.what = what;
-    /* what this statement holds beside the import: keys, times, skips */
-    d.least = (i2e ? 8 * g.nodes : 0) + (times ? 8 * g.input_edges : 0) +
-              4 * (int64_t)p.nskip;
-    if ((rc = ddl_graph_build(db, g.name, s->path, &d, e)) ||
-        (rc = ddl_graph_index(db, &d, e)) ||
-        (timed && (rc = ddl_time_graph_build(db, &d.g, what, d.r.times,
-                                             (size_t)d.r.input_edges, &tg,
-                                             e))) ||
-        (rc = publish(db, &g, s, &d, &tg, timed, e)))
-        goto undo;
-    ddl_time_graph_free(&tg);
-    ddl_graph_free(&d);
-    goto out;
-undo:
-    ddl_time_graph_undo(db, &tg);
-    ddl_graph_undo(db, &d);
-out:
-    free(p.skip);
-    free(i2e);
-    free(times);
+    if (!(rc = cat_graph_get(db->cat, s->graph, &g, e)) &&
+        !(rc = check_target(db, s, &g, &timed, e)))
+        rc = append(db, s, &g, timed, what, s->path, e);
+    db_write_unlock(db);
+    return ddl_disk_full_words(db, rc, e);
+}
+
+int ddl_insert_nodes(gnndb *db, const ast_stmt *s, gnn_err *e)
+{
+    int rc = db_write_lock(db);
+    if (rc) return gnn_seterr(e, rc, "%s", db->err.msg);
+    cat_graph g;
+    int timed = 0;
+    char what[CAT_NAME_MAX + 32], source[64];
+    snprintf(what, sizeof what, "INSERT NODES INTO %s", s->graph);
+    /* what .schema prints again for this version */
+    snprintf(source, sizeof source, "INSERT NODES COUNT %lld",
+             (long long)s->count);
+    if (!(rc = cat_graph_get(db->cat, s->graph, &g, e)) &&
+        !(rc = check_nodes(db, &g, &timed, e))) {
+        if (g.nodes + s->count > (int64_t)UINT32_MAX - 1)
+            rc = gnn_seterr(e, GNNDB_RANGE, "%s: %lld nodes and %lld more "
+                            "pass the most a graph holds (2^32-2)", what,
+                            (long long)g.nodes, (long long)s->count);
+        else rc = append(db, s, &g, timed, what, source, e);
+    }
     db_write_unlock(db);
     return ddl_disk_full_words(db, rc, e);
 }

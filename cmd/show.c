@@ -111,6 +111,8 @@ static int version_props(gnndb *db, const cat_graph *g, rowset *rs,
         snprintf(key, sizeof key, "version.%" PRId64 ".source",
                  vs[i].version);
         *oom |= rs_prop_text(rs, key, vs[i].source);
+        snprintf(key, sizeof key, "version.%" PRId64 ".nodes", vs[i].version);
+        *oom |= rs_prop_int(rs, key, vs[i].nodes);
         snprintf(key, sizeof key, "version.%" PRId64 ".edges", vs[i].version);
         *oom |= rs_prop_int(rs, key, vs[i].edges);
     }

@@ -104,6 +104,24 @@ static int resolve_seeds(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
     return GNNDB_OK;
 }
 
+/* A table of a row per node must have one for each node of the version
+** sampled: one imported before INSERT NODES lacks the new nodes' rows. */
+static int plan_rows_cover(const plan *p, const cat_table *t, gnn_err *e)
+{
+    if (t->rows >= p->graph.nodes) return GNNDB_OK;
+    int labels = t->kind == CAT_TABLE_LABELS;
+    char stmt[CAT_NAME_MAX + 16];
+    snprintf(stmt, sizeof stmt, labels ? "LABELS" : "FEATURES %s", t->name);
+    return gnn_seterr(e, GNNDB_RANGE, "%s%s of graph %s has %lld rows and "
+                      "version %lld of the graph has %lld nodes: import it "
+                      "again with a row for each (IMPORT %s INTO %s FROM 'f' "
+                      "REPLACE), or sample an older version (AS OF "
+                      "VERSION)", labels ? "the label table" : "feature "
+                      "table ", labels ? "" : t->name, p->graph.name,
+                      (long long)t->rows, (long long)p->graph.version,
+                      (long long)p->graph.nodes, stmt, p->graph.name);
+}
+
 /* The feature table: the one named, else the graph's only one (none when
 ** it has several and the query names none). SAMPLE hands out float32 rows:
 ** a float16 table's are widened as they are gathered. */
@@ -132,7 +150,7 @@ static int plan_features(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
                           "feature table %s is stored as %s; SAMPLE gathers "
                           "float32 and float16 tables only", p->feat.name,
                           blk_dtype_name(p->feat.dtype));
-    return GNNDB_OK;
+    return p->has_feat ? plan_rows_cover(p, &p->feat, e) : GNNDB_OK;
 }
 
 /* The graph's labels, when it has them: a graph without is no error. */
@@ -144,7 +162,7 @@ static int plan_labels(gnndb *db, plan *p, gnn_err *e)
         p->has_labels = 1;
     else if (e2.rc != GNNDB_NOTFOUND)
         return gnn_seterr(e, e2.rc, "%s", e2.msg);
-    return GNNDB_OK;
+    return p->has_labels ? plan_rows_cover(p, &p->labels, e) : GNNDB_OK;
 }
 
 /* EXCLUDE SPLIT a, b: edge splits of the graph, each named once. */

@@ -165,6 +165,22 @@ void build_insert_edges(parse_ctx *p, const gtok *kw, const gtok *graph,
     bld_set_str(p, &p->s->path, path);
 }
 
+void build_insert_nodes(parse_ctx *p, const gtok *kw, const gtok *graph,
+                        const gtok *n)
+{
+    int64_t v;
+    if (p->rc || !bld_int64(p, n, &v)) return;
+    if (v < 1) {
+        char q[64];
+        bld_fail(p, GNNDB_RANGE, n, "%.*s NODES: COUNT %s is out of range "
+                 "(at least 1)", (int)kw->n, kw->z, tok_quote(n, q, sizeof q));
+        return;
+    }
+    p->s->kind = AST_INSERT_NODES;
+    p->s->count = v;
+    bld_set_str(p, &p->s->graph, graph);
+}
+
 /* A version number: at least 1. */
 static int version_number(parse_ctx *p, const gtok *kw, const gtok *n,
                           int64_t *v)

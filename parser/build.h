@@ -97,10 +97,13 @@ void build_block_size(parse_ctx *p, const gtok *kw, const gtok *n,
 void build_columns(parse_ctx *p, const gtok *kw, const gtok *a,
                    const gtok *b, const gtok *t);
 /* Appends and versions: INSERT EDGES INTO g FROM 'f' (its options as
-** CREATE GRAPH's of the file: FORMAT, HEADER, COLUMNS, KEY); DROP
+** CREATE GRAPH's of the file: FORMAT, HEADER, COLUMNS, KEY); INSERT NODES
+** INTO g COUNT n (n at least 1); DROP
 ** VERSIONS BEFORE n ON g (n at least 1); SAMPLE's AS OF VERSION n. */
 void build_insert_edges(parse_ctx *p, const gtok *kw, const gtok *graph,
                         const gtok *path);
+void build_insert_nodes(parse_ctx *p, const gtok *kw, const gtok *graph,
+                        const gtok *n);
 void build_drop_versions(parse_ctx *p, const gtok *kw, const gtok *n,
                          const gtok *graph);
 void build_as_of(parse_ctx *p, const gtok *kw, const gtok *n);

@@ -203,6 +203,8 @@ insert_opt ::= COLUMNS(K) LP column(A) COMMA column(B) RP.
 insert_opt ::= COLUMNS(K) LP column(A) COMMA column(B) COMMA column(T) RP.
                                     { build_columns(pctx, &K, &A, &B, &T); }
 insert_opt ::= npz_key.
+cmd ::= INSERT(K) NODES INTO ID(G) COUNT INTEGER(N).
+                                    { build_insert_nodes(pctx, &K, &G, &N); }
 cmd ::= SHOW VERSIONS ID(G).        { build_simple(pctx, AST_SHOW_VERSIONS, NULL, &G); }
 cmd ::= DROP(K) VERSIONS BEFORE INTEGER(N) ON ID(G).
                                     { build_drop_versions(pctx, &K, &N, &G); }

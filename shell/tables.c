@@ -212,8 +212,15 @@ static void insert_edges(FILE *f, const char *graph, shell_props *ps)
         if (v > prev + 1)
             fprintf(f, "-- versions %" PRId64 " to %" PRId64 " of %s were "
                     "dropped (DROP VERSIONS)\n", prev + 1, v - 1, graph);
-        fprintf(f, "INSERT EDGES INTO %s FROM ", graph);
-        put_string(f, ps->p[i].value);
+        /* INSERT NODES has no file: its source says the statement */
+        const char *nodes = "INSERT NODES COUNT ";
+        if (!strncmp(ps->p[i].value, nodes, strlen(nodes))) {
+            fprintf(f, "INSERT NODES INTO %s COUNT %s", graph,
+                    ps->p[i].value + strlen(nodes));
+        } else {
+            fprintf(f, "INSERT EDGES INTO %s FROM ", graph);
+            put_string(f, ps->p[i].value);
+        }
         fprintf(f, ";  -- version %" PRId64 "\n", v);
         prev = v;
     }
@@ -242,8 +249,10 @@ static void create_graph(FILE *f, const char *graph, shell_props *ps)
     if (order && *order->value && strcmp(order->value, "none"))
         fprintf(f, " REORDER %s", order->value);
     put_block_size(f, bs ? bs->num : 0);
-    shell_prop *e1 = kept ? shell_prop_find(ps, "version.1.edges") : NULL;
-    if (kept) e = e1;
+    if (kept) {   /* version 1's counts */
+        n = shell_prop_find(ps, "version.1.nodes");
+        e = shell_prop_find(ps, "version.1.edges");
+    }
     fprintf(f, ";  -- %s nodes, %s edges%s\n", n ? n->value : "?",
             e ? e->value : "?", known ? "" : "; source unknown");
     if (kept) insert_edges(f, graph, ps);

@@ -76,6 +76,11 @@ static int run_insert_edges(gnndb_stmt *st, gnn_err *e)
     return ddl_insert_edges(st->db, st->ast, e);
 }
 
+static int run_insert_nodes(gnndb_stmt *st, gnn_err *e)
+{
+    return ddl_insert_nodes(st->db, st->ast, e);
+}
+
 static int run_drop_versions(gnndb_stmt *st, gnn_err *e)
 {
     return ddl_drop_versions(st->db, st->ast, e);
@@ -532,6 +537,8 @@ static const stmt_ops kinds[] = {
     [AST_DROP_SPLIT] = {.run = run_drop, .writes = always},
     [AST_DROP_PACK] = {.run = run_drop_pack, .writes = always},
     [AST_INSERT_EDGES] = {.prepare = prepare_import, .run = run_insert_edges,
+                          .writes = always},
+    [AST_INSERT_NODES] = {.prepare = prepare_import, .run = run_insert_nodes,
                           .writes = always},
     [AST_DROP_VERSIONS] = {.run = run_drop_versions, .writes = always},
     [AST_SHOW_VERSIONS] = {.run = run_show_versions},

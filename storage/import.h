@@ -164,7 +164,8 @@ typedef struct imp_graph_result {
 ** (UINT32_MAX, UINT32_MAX) when it was dropped) to `dir`/edges_name. An
 ** input of more than UINT32_MAX - 1 edges is refused. Memory stays as
 ** above: the lists' buckets take 16 bytes per edge instead of 4, and the
-** dropped ids are marked in windows of a bitmap within the budget. */
+** dropped ids are marked in windows of a bitmap within the budget. With
+** o->prior, src may be NULL: the prior edges alone (INSERT NODES). */
 int imp_graph(const char *src, const char *dir, const char *name,
               const imp_graph_opts *o, const imp_ctl *ctl,
               imp_graph_result *res, gnn_err *e);

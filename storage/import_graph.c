@@ -271,7 +271,8 @@ static int parse_edges(graph_ctx *g)
     eo.format = o->format;
     eo.key = o->key;
     eo.tmpdir = g->tmpdir;
-    int rc = edge_open_opts(g->src, &eo, &r, e);
+    /* INSERT NODES: the prior version's edges alone, no file */
+    int rc = g->src ? edge_open_opts(g->src, &eo, &r, e) : GNNDB_OK;
     if (rc) return rc;
     if ((rc = xs_file_open(&g->pairs, g->tmpdir, IO_BUF, e)) ||
         (eo.with_time &&
@@ -284,10 +285,10 @@ static int parse_edges(graph_ctx *g)
         goto out;
     int64_t maxid = -1;
     int64_t s, d;
-    int k;
+    int k = 0;
     imp_prior_sink sink = {g, r, ks, &maxid, eo.with_time};
     if (o->prior && (rc = parse_prior(g, &sink))) goto out;
-    while ((k = edge_next(r, &s, &d, e)) > 0) {
+    while (r && (k = edge_next(r, &s, &d, e)) > 0) {
         int64_t t = edge_last_time(r);
         if ((rc = take_edge(g, r, ks, s, d, &maxid)) ||
             (eo.with_time && (rc = xs_file_write(&g->times, &t, 8, e))))
@@ -303,12 +304,12 @@ static int parse_edges(graph_ctx *g)
     }
     if ((rc = xs_file_flush(&g->pairs, e)) ||
         (eo.with_time && (rc = xs_file_flush(&g->times, e))) ||
-        (rc = progress(g, edge_bytes_total(r), edge_bytes_total(r))))
+        (r && (rc = progress(g, edge_bytes_total(r), edge_bytes_total(r)))))
         goto out;
     rc = count_nodes(g, r, ks, maxid);
 out:
     xs_sorter_free(ks);
-    edge_close(r);
+    if (r) edge_close(r);
     return rc;
 }
 

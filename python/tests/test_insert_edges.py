@@ -133,3 +133,49 @@ def test_the_streaming_example_learns_and_replays_a_day(cora):
     assert [(int(w[1]), int(w[3])) for w in days] == [(3, 2), (4, 3)], out
     assert all(0.0 < float(w[7]) < 1.0 for w in days), out
     assert "replay day 3 AS OF VERSION 2" in out and "(same)" in out, out
+
+
+def test_insert_nodes_equals_a_graph_declared_with_them(cora, parts,
+                                                         tmp_path):
+    """INSERT NODES adds isolated nodes (the graph's next version): its
+    batches, negatives drawn among the new nodes too, equal a graph made
+    with them declared at once (NODES n + k). A table of a row per node
+    must then cover them: SAMPLE says how before anything runs."""
+    edges, k = parts
+    n = cora.num_nodes
+    f = str(tmp_path / "e.bin")
+    np.ascontiguousarray(edges, dtype="<i8").tofile(f)
+    x = str(tmp_path / "x.npy")
+    x2 = str(tmp_path / "x2.npy")
+    np.save(x, cora.x)
+    np.save(x2, np.vstack([cora.x, np.ones((7, cora.x.shape[1]),
+                                           np.float32)]))
+    db, ref = str(tmp_path / "db.gnndb"), str(tmp_path / "ref.gnndb")
+    sql = "SAMPLE 5,5 FROM g EDGES lp BATCH 64 NEGATIVE 2 SEED 4%s;"
+    for path, nodes, feat in ((db, n, x), (ref, n + 7, x2)):
+        with gnndb.connect(path) as c:
+            c.execute("CREATE GRAPH g FROM '%s' FORMAT bin NODES %d;"
+                      "CREATE EDGE SPLITS lp ON g RANDOM 0.2 SEED 3;"
+                      "IMPORT FEATURES feat INTO g FROM '%s';"
+                      % (f, nodes, feat))
+
+    def batches(c, tail=""):
+        return [(b.digest, b.n_id.tobytes(), b.edge_label_index.tobytes(),
+                 b.x.tobytes()) for b in c.sample(sql % tail)]
+
+    with gnndb.connect(db) as c:
+        before = batches(c)
+        c.execute("INSERT NODES INTO g COUNT 7;")
+        assert dict(c.execute("DESCRIBE g;"))["nodes"] == n + 7
+        with pytest.raises(gnndb.Error) as ex:      # feat lacks 7 rows
+            c.sample(sql % "")
+        assert ("has %d rows and version 2 of the graph has %d nodes"
+                % (n, n + 7)) in str(ex.value)
+        c.execute("IMPORT FEATURES feat INTO g FROM '%s' REPLACE;" % x2)
+        got = batches(c)
+        assert batches(c, " AS OF VERSION 1") == before
+        b = next(iter(c.sample("SAMPLE 5 FROM g SEEDS (%d) BATCH 1;"
+                               % (n + 3))))
+        assert b.n_id.tolist() == [n + 3] and (b.x == 1).all()
+    with gnndb.connect(ref, readonly=True) as c:
+        assert got == batches(c)
