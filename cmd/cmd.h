@@ -32,6 +32,8 @@ int ddl_import_times(gnndb *db, const ast_stmt *s, gnn_err *e);
 ** VERSIONS BEFORE n ON g and SHOW VERSIONS g (versions.c). */
 int ddl_insert_edges(gnndb *db, const ast_stmt *s, gnn_err *e);
 int ddl_insert_nodes(gnndb *db, const ast_stmt *s, gnn_err *e);
+/* INSERT ROWS INTO t | LABELS ON g FROM 'f' (insert_rows.c) */
+int ddl_insert_rows(gnndb *db, const ast_stmt *s, gnn_err *e);
 int ddl_drop_versions(gnndb *db, const ast_stmt *s, gnn_err *e);
 int show_versions(gnndb *db, const char *graph, rowset **out, gnn_err *e);
 /* IMPORT OGB 'dir' AS name (cmd/ddl_ogb.c). */

@@ -326,8 +326,10 @@ int ddl_table_build(gnndb *db, const cat_graph *g, const int64_t *i2r,
     o->i2r = i2r;
     ddl_ctl ctl;
     char what[2 * CAT_NAME_MAX + 32];
-    if (o->times) snprintf(what, sizeof what, "IMPORT NODE TIMES INTO %s",
-                           g->name);
+    if (o->prior) snprintf(what, sizeof what, "INSERT ROWS INTO %s ON %s",
+                           o->labels ? "LABELS" : name, g->name);
+    else if (o->times) snprintf(what, sizeof what, "IMPORT NODE TIMES INTO %s",
+                                g->name);
     else if (o->labels)
         snprintf(what, sizeof what, "IMPORT LABELS INTO %s", g->name);
     else snprintf(what, sizeof what, "IMPORT %sFEATURES %s INTO %s",

@@ -57,6 +57,10 @@ static const char *import_words(const ast_stmt *s, char *buf, size_t cap)
         break;
     case AST_INSERT_EDGES: snprintf(buf, cap, "INSERT EDGES INTO %s", g); break;
     case AST_INSERT_NODES: snprintf(buf, cap, "INSERT NODES INTO %s", g); break;
+    case AST_INSERT_ROWS:
+        snprintf(buf, cap, "INSERT ROWS INTO %s ON %s",
+                 s->name ? s->name : "LABELS", g);
+        break;
     default: snprintf(buf, cap, "IMPORT OGB AS %s", s->name); break;
     }
     return buf;

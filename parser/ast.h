@@ -34,6 +34,7 @@ typedef enum ast_kind {
     AST_IMPORT_TIMES,    /* IMPORT EDGE | NODE TIMES INTO g FROM 'f' */
     AST_INSERT_EDGES,    /* INSERT EDGES INTO g FROM 'f' */
     AST_INSERT_NODES,    /* INSERT NODES INTO g COUNT n */
+    AST_INSERT_ROWS,     /* INSERT ROWS INTO t | LABELS ON g FROM 'f' */
     AST_SHOW_VERSIONS,   /* SHOW VERSIONS g */
     AST_DROP_VERSIONS    /* DROP VERSIONS BEFORE n ON g */
 } ast_kind;

@@ -181,6 +181,17 @@ void build_insert_nodes(parse_ctx *p, const gtok *kw, const gtok *graph,
     bld_set_str(p, &p->s->graph, graph);
 }
 
+void build_insert_rows(parse_ctx *p, const gtok *kw, const gtok *table,
+                       const gtok *graph, const gtok *path)
+{
+    (void)kw;
+    if (p->rc) return;
+    p->s->kind = AST_INSERT_ROWS;
+    if (table) bld_set_str(p, &p->s->name, table);
+    bld_set_str(p, &p->s->graph, graph);
+    bld_set_str(p, &p->s->path, path);
+}
+
 /* A version number: at least 1. */
 static int version_number(parse_ctx *p, const gtok *kw, const gtok *n,
                           int64_t *v)

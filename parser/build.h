@@ -104,6 +104,10 @@ void build_insert_edges(parse_ctx *p, const gtok *kw, const gtok *graph,
                         const gtok *path);
 void build_insert_nodes(parse_ctx *p, const gtok *kw, const gtok *graph,
                         const gtok *n);
+/* INSERT ROWS INTO t ON g FROM 'f' (table NULL: INTO LABELS), with a
+** feature file's FORMAT, TYPE, DIM and KEY. */
+void build_insert_rows(parse_ctx *p, const gtok *kw, const gtok *table,
+                       const gtok *graph, const gtok *path);
 void build_drop_versions(parse_ctx *p, const gtok *kw, const gtok *n,
                          const gtok *graph);
 void build_as_of(parse_ctx *p, const gtok *kw, const gtok *n);

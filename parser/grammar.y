@@ -205,6 +205,14 @@ insert_opt ::= COLUMNS(K) LP column(A) COMMA column(B) COMMA column(T) RP.
 insert_opt ::= npz_key.
 cmd ::= INSERT(K) NODES INTO ID(G) COUNT INTEGER(N).
                                     { build_insert_nodes(pctx, &K, &G, &N); }
+cmd ::= INSERT(K) ROWS INTO ID(T) ON ID(G) FROM STRING(P) row_opts.
+                                    { build_insert_rows(pctx, &K, &T, &G, &P); }
+cmd ::= INSERT(K) ROWS INTO LABELS ON ID(G) FROM STRING(P) row_opts.
+                                    { build_insert_rows(pctx, &K, NULL, &G, &P); }
+row_opts ::= .
+row_opts ::= row_opts format_type.
+row_opts ::= row_opts DIM(K) INTEGER(N). { build_int(pctx, &K, CL_DIM, &N); }
+row_opts ::= row_opts npz_key.
 cmd ::= SHOW VERSIONS ID(G).        { build_simple(pctx, AST_SHOW_VERSIONS, NULL, &G); }
 cmd ::= DROP(K) VERSIONS BEFORE INTEGER(N) ON ID(G).
                                     { build_drop_versions(pctx, &K, &N, &G); }

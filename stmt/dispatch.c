@@ -81,6 +81,11 @@ static int run_insert_nodes(gnndb_stmt *st, gnn_err *e)
     return ddl_insert_nodes(st->db, st->ast, e);
 }
 
+static int run_insert_rows(gnndb_stmt *st, gnn_err *e)
+{
+    return ddl_insert_rows(st->db, st->ast, e);
+}
+
 static int run_drop_versions(gnndb_stmt *st, gnn_err *e)
 {
     return ddl_drop_versions(st->db, st->ast, e);
@@ -540,6 +545,8 @@ static const stmt_ops kinds[] = {
                           .writes = always},
     [AST_INSERT_NODES] = {.prepare = prepare_import, .run = run_insert_nodes,
                           .writes = always},
+    [AST_INSERT_ROWS] = {.prepare = prepare_import, .run = run_insert_rows,
+                         .writes = always},
     [AST_DROP_VERSIONS] = {.run = run_drop_versions, .writes = always},
     [AST_SHOW_VERSIONS] = {.run = run_show_versions},
     [AST_SHOW_GRAPHS] = {.run = run_show_graphs},

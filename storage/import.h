@@ -198,6 +198,14 @@ typedef struct imp_feat_opts {
     int relation;          /* graph names a relation's topology (g.r) */
     const int64_t *i2r;    /* internal id -> file row; NULL = identity */
     const char *graph;     /* the graph's name, for messages (may be NULL) */
+    /* INSERT ROWS: the table's rows so far come first, read (and
+    ** verified) from its file `prior` (blocks of this block size, dtype
+    ** and rows per block), prior_rows of prior_dim each; the source's rows
+    ** follow, as many as it has, the total at most `nodes` (when >= 0).
+    ** i2r must be NULL. */
+    struct blk_file *prior;
+    int64_t prior_rows;
+    uint32_t prior_dim;
 } imp_feat_opts;
 
 typedef struct imp_feat_result {

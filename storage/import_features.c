@@ -386,6 +386,7 @@ typedef struct feat_out {
     uint64_t nblocks;
     uint8_t *blk;         /* the block being filled */
     uint8_t *rows;        /* its rows as read from the source */
+    uint8_t *pblk;        /* INSERT ROWS: a block of the table so far */
     blk_writer *w;
 } feat_out;
 
@@ -401,11 +402,33 @@ static int check_store(uint32_t bs, uint32_t dtype, gnn_err *e)
     return GNNDB_OK;
 }
 
+/* INSERT ROWS: rows of the table's own width, no more than the graph
+** has rows for. */
+static int check_appended(const feat_out *f, gnn_err *e)
+{
+    const imp_feat_opts *o = f->o;
+    int64_t total = o->prior_rows + f->s->rows;
+    if ((uint32_t)f->s->dim != o->prior_dim)
+        return gnn_seterr(e, GNNDB_RANGE, "%s: rows of %lld values, and the "
+                          "table's have %u", f->fname, (long long)f->s->dim,
+                          o->prior_dim);
+    if (o->nodes >= 0 && total > o->nodes)
+        return gnn_seterr(e, GNNDB_RANGE, "%s has %lld rows: with the "
+                          "table's %lld that makes %lld, and %s %s has %lld "
+                          "%s", f->fname, (long long)f->s->rows,
+                          (long long)o->prior_rows, (long long)total,
+                          "graph", o->graph ? o->graph : "?",
+                          (long long)o->nodes,
+                          o->edges ? "input edges" : "nodes");
+    return GNNDB_OK;
+}
+
 /* A table has one row per node of its graph (per input edge for edge
 ** features), when the caller knows them. */
 static int check_rows(const feat_out *f, gnn_err *e)
 {
     const imp_feat_opts *o = f->o;
+    if (o->prior) return check_appended(f, e);
     if (o->nodes < 0 || f->s->rows == o->nodes) return GNNDB_OK;
     if (o->edges)
         return gnn_seterr(e, GNNDB_RANGE, "%s has %lld rows; %s %s has "
@@ -427,7 +450,7 @@ static int check_rows(const feat_out *f, gnn_err *e)
 ** result. */
 static int layout(feat_out *f, gnn_err *e)
 {
-    f->n = f->s->rows;
+    f->n = f->o->prior_rows + f->s->rows;
     f->dim = (uint32_t)f->s->dim;
     f->rpb = blk_feature_rows_per_block(f->bs, f->dim, f->dtype);
     if (f->rpb == 0)
@@ -445,7 +468,8 @@ static int layout(feat_out *f, gnn_err *e)
     if (!(f->blk = gnn_alloc_aligned(f->bs)) ||
         !(f->rows = malloc(chunk * f->srow)) ||
         !(f->res->checksums = malloc((f->nblocks ? f->nblocks : 1) *
-                                     sizeof *f->res->checksums)))
+                                     sizeof *f->res->checksums)) ||
+        (f->o->prior && !(f->pblk = gnn_alloc_aligned(f->bs))))
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
     return GNNDB_OK;
 }
@@ -472,15 +496,16 @@ static int read_rows(feat_out *f, int64_t first, uint32_t cnt, gnn_err *e)
     return GNNDB_OK;
 }
 
-/* The rows read, converted into the block's payload: labels checked and
-** counted, features converted to the stored dtype. */
-static int fill_rows(feat_out *f, int64_t first, uint32_t cnt, gnn_err *e)
+/* The rows read, converted into the block's payload from its row `at`:
+** labels checked and counted, features converted to the stored dtype. */
+static int fill_rows(feat_out *f, int64_t first, uint32_t cnt, uint32_t at,
+                     gnn_err *e)
 {
     int rc;
     for (uint32_t i = 0; i < cnt; i++) {
         int64_t frow = f->o->i2r ? f->o->i2r[first + i] : first + i;
         const uint8_t *row = f->rows + i * f->srow;
-        uint8_t *to = f->blk + blk_data_offset(f->bs) + i * f->drow;
+        uint8_t *to = f->blk + blk_data_offset(f->bs) + (at + i) * f->drow;
         if (f->o->times) {
             int64_t v;
             memcpy(&v, row, 8);
@@ -501,17 +526,40 @@ static int fill_rows(feat_out *f, int64_t first, uint32_t cnt, gnn_err *e)
     return GNNDB_OK;
 }
 
-/* Block b: its rows read and converted, the block sealed and appended, its
-** checksum kept, the rows done reported. */
+/* INSERT ROWS: the first `kept` rows of block b as the table holds them
+** (its block b: the same layout), labels counted again. */
+static int copy_prior(feat_out *f, uint64_t b, uint32_t kept, gnn_err *e)
+{
+    int rc = blkf_read(f->o->prior, b, f->pblk, e);
+    if (rc) return rc;
+    size_t off = blk_data_offset(f->bs);
+    memcpy(f->blk + off, f->pblk + off, kept * f->drow);
+    for (uint32_t i = 0; f->o->labels && !rc && i < kept; i++) {
+        int64_t v;
+        memcpy(&v, f->pblk + off + i * f->drow, sizeof v);
+        rc = count_label(f->res, v, f->o->prior->path,
+                         (int64_t)(b * f->rpb + i), e);
+    }
+    return rc;
+}
+
+/* Block b: its rows read and converted (after the table's own, for INSERT
+** ROWS), the block sealed and appended, its checksum kept, the rows done
+** reported. */
 static int write_block(feat_out *f, uint64_t b, gnn_err *e)
 {
     int rc = interrupted(f->ctl, e);
     if (rc) return rc;
     int64_t first = (int64_t)(b * f->rpb);
     uint32_t cnt = (uint32_t)GNN_MIN((int64_t)f->rpb, f->n - first);
-    if ((rc = read_rows(f, first, cnt, e))) return rc;
+    int64_t old = GNN_MAX((int64_t)0, f->o->prior_rows - first);
+    uint32_t kept = (uint32_t)GNN_MIN((int64_t)cnt, old);
+    int64_t src = first + kept - f->o->prior_rows;   /* the source's row */
     memset(f->blk, 0, blk_data_offset(f->bs));
-    if ((rc = fill_rows(f, first, cnt, e))) return rc;
+    if (kept && (rc = copy_prior(f, b, kept, e))) return rc;
+    if (cnt > kept && ((rc = read_rows(f, src, cnt - kept, e)) ||
+                       (rc = fill_rows(f, src, cnt - kept, kept, e))))
+        return rc;
     blk_seal(f->blk, f->bs, BLK_KIND_FEATURE, b, (uint64_t)first, f->o->token,
              cnt, (uint32_t)(blk_data_offset(f->bs) + cnt * f->drow), 0,
              f->dtype, f->dim);
@@ -559,6 +607,7 @@ out:
     if (f.w) blkw_abort(f.w);
     close_source(&s);
     gnn_free_aligned(f.blk);
+    gnn_free_aligned(f.pblk);
     free(f.rows);
     if (rc) {
         imp_feat_result_free(res);

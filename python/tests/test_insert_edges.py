@@ -179,3 +179,60 @@ def test_insert_nodes_equals_a_graph_declared_with_them(cora, parts,
         assert b.n_id.tolist() == [n + 3] and (b.x == 1).all()
     with gnndb.connect(ref, readonly=True) as c:
         assert got == batches(c)
+
+
+@pytest.mark.parametrize("store", ["float32", "float16"])
+def test_insert_rows_appends_to_features_labels_and_edge_features(
+        cora, parts, tmp_path, store):
+    """INSERT ROWS: the table reads as the old rows then the file's, for
+    node features (float32 and float16 stores), labels and edge features;
+    the version before reads what it read; a file of the wrong width or
+    too many rows changes nothing."""
+    edges, k = parts
+    n = cora.num_nodes
+    f = str(tmp_path / "e.bin")
+    np.ascontiguousarray(edges[:k], dtype="<i8").tofile(f)
+    tail = str(tmp_path / "tail.bin")
+    np.ascontiguousarray(edges[k:], dtype="<i8").tofile(tail)
+    rng = np.random.default_rng(5)
+    x_new = rng.standard_normal((4, cora.x.shape[1])).astype(np.float32)
+    w = rng.standard_normal((len(edges), 3)).astype(np.float32)
+    y_new = np.array([0, 2, -1, 1])
+    save = lambda name, a: np.save(str(tmp_path / name), a) or \
+        str(tmp_path / name)
+    db = str(tmp_path / "db.gnndb")
+    with gnndb.connect(db) as c:
+        c.execute("CREATE GRAPH g FROM '%s' FORMAT bin NODES %d;"
+                  "IMPORT FEATURES feat INTO g FROM '%s' STORE %s;"
+                  "IMPORT LABELS INTO g FROM '%s';"
+                  "IMPORT EDGE FEATURES w INTO g FROM '%s';"
+                  % (f, n, save("x.npy", cora.x), store,
+                     save("y.npy", cora.y), save("w0.npy", w[:k])))
+        old = c.gather("feat", np.arange(n), on="g")
+        c.execute("INSERT NODES INTO g COUNT 4;"
+                  "INSERT EDGES INTO g FROM '%s' FORMAT bin;" % tail)
+        for bad in (np.ones((4, 3), np.float32),           # width
+                    np.ones((5, cora.x.shape[1]), np.float32)):   # rows
+            with pytest.raises(gnndb.Error):
+                c.execute("INSERT ROWS INTO feat ON g FROM '%s';"
+                          % save("bad.npy", bad))
+        assert np.array_equal(c.gather("feat", np.arange(n), on="g"), old)
+        c.execute("INSERT ROWS INTO feat ON g FROM '%s';"
+                  "INSERT ROWS INTO LABELS ON g FROM '%s';"
+                  "INSERT ROWS INTO w ON g FROM '%s';"
+                  % (save("xn.npy", x_new), save("yn.npy", y_new),
+                     save("w1.npy", w[k:])))
+        x = c.gather("feat", np.arange(n + 4), on="g")
+        assert np.array_equal(x[:n], old)
+        want = x_new.astype(np.float16).astype(np.float32) \
+            if store == "float16" else x_new
+        assert np.array_equal(x[n:], want)
+        assert np.array_equal(c.gather("LABELS", np.arange(n + 4), on="g"),
+                              np.r_[cora.y, y_new])
+        assert np.array_equal(c.gather("w", np.arange(len(edges)), on="g"),
+                              w)
+        # every version samples, with the rows it has
+        for tail_sql in ("", " AS OF VERSION 1", " AS OF VERSION 2"):
+            assert list(c.sample("SAMPLE 5 FROM g SEEDS (%d, 1) BATCH 2 "
+                                 "EDGE FEATURES w%s;" % (n - 1, tail_sql)))
+        assert dict(c.execute("CHECK;")).get("ok") is not None
