@@ -138,19 +138,22 @@ def rand_edges(rng, m, n=N):
     return rng.integers(0, n, (m, 2))
 
 
-def plant(rows, cut):
+def plant(rows, cut, loop0=False):
     """Duplicates and self loops in both parts: an old self loop and
     duplicates (one reversed), a new self loop, a new copy of a kept old
     edge, a new copy of an old dropped row, a duplicate inside the new
     part and a reversed copy of an old edge. Node 0 (a seed) gets an old
     duplicate so that a dropped old row fed again as the stand-in self
-    loop 0 -> 0 would change its batches."""
+    loop 0 -> 0 would change its batches; with `loop0`, row 35 is a real
+    self loop 0 -> 0 whose id such a stand-in would take."""
     r = rows.copy()
     r[10] = (5, 5)
     r[11] = (0, 17)
     r[20] = r[11]                     # dropped as a duplicate
     r[30] = r[12][::-1]               # undirected: a duplicate
     r[31] = (9, 9)
+    if loop0:
+        r[35] = (0, 0)                # after the dropped row 20
     r[cut + 5] = (7, 7)
     r[cut + 10] = r[11]
     r[cut + 15] = r[20]
@@ -183,6 +186,7 @@ OPTS = {
     "undirected-dedup-loops": ("UNDIRECTED DROP DUPLICATES DROP SELF LOOPS "
                                "NODES %d" % N),
     "dedup-only": "DROP DUPLICATES NODES %d" % N,
+    "undirected-dedup": "UNDIRECTED DROP DUPLICATES NODES %d" % N,
     "loops-only": "UNDIRECTED DROP SELF LOOPS NODES %d" % N,
 }
 
@@ -356,7 +360,7 @@ def test_link_samples_and_edge_ids_equal_the_graph_from_scratch(tmp_path,
     (a row per input edge of the whole file) are imported after it, so
     that e_id and edge_attr of node and link batches are compared."""
     rng = np.random.default_rng(6)
-    rows = plant(rand_edges(rng, 3000), 2400)
+    rows = plant(rand_edges(rng, 3000), 2400, loop0=True)
     ok = np.nonzero(rows[100:2400, 0] != rows[100:2400, 1])[0] + 100
     pick = rng.choice(ok, 64, replace=False)
     np.save(tmp_path / "old.npy", rows[pick])
