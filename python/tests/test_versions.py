@@ -657,6 +657,37 @@ def test_drop_versions_before_frees_the_old_files(tmp_path):
     assert_same(take(p.app, NODE_SQL.replace(";", " AS OF VERSION 3;")), cur)
 
 
+def described_files(d):
+    """The block files a DESCRIBE (a dict of its rows) lists."""
+    return {k[len("file."):] for k in d
+            if k.startswith("file.") and k.endswith(".blk")}
+
+
+def blk(listing):
+    return {f for f in listing if f.endswith(".blk")}
+
+
+def test_describe_lists_the_current_versions_files(tmp_path):
+    """DESCRIBE's file.* rows: the current version's topology, edge-id
+    topology, edge table and time graph, with the graph's tables; after
+    DROP VERSIONS of every older version, exactly the directory's."""
+    rng = np.random.default_rng(16)
+    rows = np.c_[plant(rand_edges(rng, 3000), 2000), rng.integers(0, 9, 3000)]
+    p = Pair(tmp_path, rows, [2000, 2600], OPTS["dedup-loops"],
+             cols="COLUMNS (0, 1, 2)", setup=node_setup(tmp_path, rng))
+    # one version: every file of the directory is the graph's
+    assert described_files(p.desc[0]) == blk(p.listing[0])
+    assert set(p.v1_blocks) <= described_files(p.desc[0])
+    new = blk(set(p.listing[2]) - set(p.listing[1]))
+    got = described_files(p.desc[2])
+    assert new <= got, (new, got)
+    assert not got & set(p.v1_blocks)
+    with gnndb.connect(p.app) as c:
+        c.execute("DROP VERSIONS BEFORE 3 ON g;")
+    after = described_files(describe(p.app))
+    assert after == blk(blocks(p.app)) == got
+
+
 def test_drop_versions_of_a_timed_graph_frees_its_time_graph(timed_pair,
                                                              tmp_path):
     p = timed_pair
