@@ -267,8 +267,18 @@ static int file_props(gnndb *db, const cat_graph *g, const cat_table *ts,
         oom |= rs_prop_int(rs, buf, file_size(db->dir, tg.file));
     }
     for (size_t i = 0; i < nt; i++) {
+        /* version 1's edge table hangs off the graph's own row; a later
+        ** version's off its version row (below) */
+        if (ts[i].kind == CAT_TABLE_EDGES && g->topo_id != g->id) continue;
         snprintf(buf, sizeof buf, "file.%s", ts[i].file);
         oom |= rs_prop_int(rs, buf, file_size(db->dir, ts[i].file));
+    }
+    cat_table et;
+    if (g->topo_id != g->id &&
+        cat_table_get(db->cat, g->topo_id, CAT_EDGES_TABLE, &et, &e2) ==
+            GNNDB_OK) {
+        snprintf(buf, sizeof buf, "file.%s", et.file);
+        oom |= rs_prop_int(rs, buf, file_size(db->dir, et.file));
     }
     for (size_t i = 0; i < np; i++) {
         snprintf(buf, sizeof buf, "file.%s", ps[i].file);

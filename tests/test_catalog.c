@@ -1,6 +1,7 @@
 /* test_catalog.c — the SQLite catalog: schema, graphs, tables, splits and
-** packs with cascading deletes, checksums, statistics, listings, the statement
-** log, transactions, and refusing newer, busy or damaged catalogs. */
+** packs with cascading deletes, a graph's versions, checksums, statistics,
+** listings, the statement log, transactions, and refusing newer, busy or
+** damaged catalogs. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -917,6 +918,531 @@ static void test_format2_catalog_read_as_is_or_migrated(void **state)
     assert_int_equal(cat_graph_need_eids(&got, "x", &e), GNNDB_OK);
 }
 
+/* ---- versions ------------------------------------------------------------ */
+
+/* A graph row as CREATE GRAPH makes one: edge ids, recorded options. */
+static cat_graph make_versioned(const char *name, uint64_t token)
+{
+    cat_graph g = make_graph(name, token);
+    snprintf(g.node_order, sizeof g.node_order, "none");
+    g.has_map = 0;
+    g.has_eids = 1;
+    snprintf(g.eid_file, sizeof g.eid_file, "g-%016llx.blk",
+             (unsigned long long)token + 1);
+    g.eid_token = token + 1;
+    g.eid_blocks = 2;
+    g.input_edges = 6000;
+    g.build_flags = CAT_BUILD_DROP_DUPLICATES | CAT_BUILD_DROP_SELF_LOOPS;
+    return g;
+}
+
+/* The next version's topology, as INSERT EDGES fills it before
+** cat_version_add: files, tokens and counts of its own. */
+static cat_graph make_topology(uint64_t token, int64_t edges,
+                               int64_t input_edges)
+{
+    cat_graph v;
+    memset(&v, 0, sizeof v);
+    v.token = token;
+    snprintf(v.file, sizeof v.file, "g-%016llx.blk",
+             (unsigned long long)token);
+    v.nodes = 2708;
+    v.edges = edges;
+    v.graph_blocks = 4;
+    v.max_degree = 170;
+    v.min_degree = 1;
+    v.median_degree = 4;
+    v.mean_degree = 4.5;
+    snprintf(v.source, sizeof v.source, "/data/more-%lld.tsv",
+             (long long)edges);
+    v.has_eids = 1;
+    snprintf(v.eid_file, sizeof v.eid_file, "g-%016llx.blk",
+             (unsigned long long)token + 1);
+    v.eid_token = token + 1;
+    v.eid_blocks = 3;
+    v.input_edges = input_edges;
+    return v;
+}
+
+/* What hangs off one version's topology row `topo`: its edge table (and
+** that file's checksums), the checksums of its topology files, its degree
+** histogram and edge time range, and a time graph row. */
+static void hang_off(cat_db *c, const cat_graph *g, int64_t topo,
+                     int64_t version, const char *topo_file,
+                     const char *eid_file, uint64_t token)
+{
+    gnn_err e = {0};
+    cat_table t = make_table(topo, CAT_EDGES_TABLE, token);
+    t.kind = CAT_TABLE_EDGES;
+    assert_int_equal(cat_table_insert(c, &t, &e), GNNDB_OK);
+    put_sums(c, t.file, 3, 1);
+    put_sums(c, topo_file, 4, 2);
+    put_sums(c, eid_file, 2, 3);
+    int64_t hist[4] = {1, 2, 3, 4};
+    assert_int_equal(cat_degree_hist_put(c, topo, hist, 4, &e), GNNDB_OK);
+    assert_int_equal(cat_time_range_put(c, topo, "edge", 5, 500, &e),
+                     GNNDB_OK);
+    /* the time graph of that version, named as cat_time_graph_get looks */
+    cat_graph view;
+    if (topo == g->id) {
+        view = *g;
+    } else {
+        memset(&view, 0, sizeof view);
+        view.id = g->id;
+        view.topo_id = topo;
+        view.version = version;
+        snprintf(view.name, sizeof view.name, "%s", g->name);
+    }
+    cat_graph tg = make_graph("x", token + 2);
+    cat_time_graph_name(topo == g->id ? g : &view, tg.name, sizeof tg.name);
+    tg.kind = CAT_GRAPH_TIME;
+    tg.parent_id = topo;
+    assert_int_equal(cat_graph_insert(c, &tg, &e), GNNDB_OK);
+}
+
+/* One version's rows, n >= 2, published as INSERT EDGES does. */
+static cat_graph add_version(cat_db *c, const char *name, uint64_t token,
+                             int64_t edges, int64_t input_edges)
+{
+    gnn_err e = {0};
+    cat_graph g, v = make_topology(token, edges, input_edges);
+    assert_int_equal(cat_graph_get(c, name, &g, &e), GNNDB_OK);
+    assert_int_equal(cat_begin(c, &e), GNNDB_OK);
+    if (cat_version_add(c, &g, &v, &e) != GNNDB_OK)
+        fail_msg("cat_version_add: %s", e.msg);
+    assert_int_equal(cat_commit(c, &e), GNNDB_OK);
+    assert_int_equal(v.version, g.version + 1);
+    assert_int_equal(v.topo_id, v.id);
+    assert_int_equal(v.kind, CAT_GRAPH_VERSION);
+    assert_int_equal(v.parent_id, g.id);
+    char want[CAT_NAME_MAX];
+    snprintf(want, sizeof want, "%s.__v%lld", name, (long long)v.version);
+    assert_string_equal(v.name, want);
+    hang_off(c, &g, v.id, v.version, v.file, v.eid_file, token + 100);
+    return v;
+}
+
+static int64_t count_where(const char *path, const char *fmt, int64_t id)
+{
+    char sql[512];
+    snprintf(sql, sizeof sql, fmt, (long long)id);
+    return raw_int(path, sql);
+}
+
+/* cat_version_add moves a graph to its next version: cat_graph_get hands
+** out the current one's topology (with topo_id its row) under the graph's
+** own identity, and the listing shows the graph once. */
+static void test_version_add_and_get_current(void **state)
+{
+    fixture *f = *state;
+    gnn_err e = {0};
+    cat_graph g = make_versioned("g", 0x100), got;
+    assert_int_equal(cat_graph_insert(f->c, &g, &e), GNNDB_OK);
+    hang_off(f->c, &g, g.id, 1, g.file, g.eid_file, 0x150);
+    assert_int_equal(cat_graph_get(f->c, "g", &got, &e), GNNDB_OK);
+    assert_int_equal(got.version, 1);
+    assert_int_equal(got.oldest_version, 1);
+    assert_int_equal(got.topo_id, g.id);
+    assert_int_equal(got.build_flags, CAT_BUILD_DROP_DUPLICATES |
+                                      CAT_BUILD_DROP_SELF_LOOPS);
+
+    cat_graph v2 = add_version(f->c, "g", 0x200, 20000, 9000);
+    assert_int_equal(v2.version, 2);
+    memset(&got, 0x55, sizeof got);
+    assert_int_equal(cat_graph_get(f->c, "g", &got, &e), GNNDB_OK);
+    /* identity and options: the graph's */
+    assert_int_equal(got.id, g.id);
+    assert_string_equal(got.name, "g");
+    assert_int_equal(got.kind, CAT_GRAPH_PLAIN);
+    assert_int_equal(got.directed, 1);
+    assert_string_equal(got.node_order, "none");
+    assert_int_equal(got.build_flags, g.build_flags);
+    assert_int_equal(got.version, 2);
+    assert_int_equal(got.oldest_version, 1);
+    /* topology: version 2's */
+    assert_int_equal(got.topo_id, v2.id);
+    assert_string_equal(got.file, v2.file);
+    assert_true(got.token == 0x200);
+    assert_int_equal(got.edges, 20000);
+    assert_int_equal(got.input_edges, 9000);
+    assert_int_equal(got.graph_blocks, 4);
+    assert_string_equal(got.eid_file, v2.eid_file);
+    assert_true(got.eid_token == 0x201);
+    assert_int_equal(got.eid_blocks, 3);
+    assert_int_equal(got.max_degree, 170);
+    assert_string_equal(got.source, "/data/more-20000.tsv");
+    /* by id too */
+    memset(&got, 0, sizeof got);
+    assert_int_equal(cat_graph_get_id(f->c, g.id, &got, &e), GNNDB_OK);
+    assert_int_equal(got.topo_id, v2.id);
+    assert_int_equal(got.edges, 20000);
+    /* the time graph is the version's */
+    cat_graph tg;
+    assert_int_equal(cat_time_graph_get(f->c, &got, &tg, &e), GNNDB_OK);
+    assert_int_equal(tg.parent_id, v2.id);
+    assert_string_equal(tg.name, "g.__v2.__time");
+
+    cat_graph v3 = add_version(f->c, "g", 0x300, 30000, 12000);
+    assert_int_equal(v3.version, 3);
+    assert_int_equal(cat_graph_get(f->c, "g", &got, &e), GNNDB_OK);
+    assert_int_equal(got.version, 3);
+    assert_int_equal(got.topo_id, v3.id);
+    assert_int_equal(got.edges, 30000);
+
+    /* listed once, as its current version; version rows are no graphs */
+    cat_graph *list;
+    size_t n;
+    assert_int_equal(cat_graph_list(f->c, &list, &n, &e), GNNDB_OK);
+    assert_int_equal(n, 1);
+    assert_string_equal(list[0].name, "g");
+    assert_int_equal(list[0].edges, 30000);
+    assert_int_equal(list[0].topo_id, v3.id);
+    free(list);
+    /* a version row's name is not a graph's to take */
+    cat_graph clash = make_graph("g.__v2", 0x999);
+    assert_int_equal(cat_graph_insert(f->c, &clash, &e), GNNDB_EXISTS);
+}
+
+/* cat_graph_as_of gives each kept version: the graph's identity with that
+** version's topology; refuses versions that never were, in words. */
+static void test_graph_as_of_each_version(void **state)
+{
+    fixture *f = *state;
+    gnn_err e = {0};
+    cat_graph g = make_versioned("g", 0x100), cur, at;
+    assert_int_equal(cat_graph_insert(f->c, &g, &e), GNNDB_OK);
+    hang_off(f->c, &g, g.id, 1, g.file, g.eid_file, 0x150);
+    /* one version: as of 1 is the graph itself */
+    assert_int_equal(cat_graph_get(f->c, "g", &cur, &e), GNNDB_OK);
+    assert_int_equal(cat_graph_as_of(f->c, &cur, 1, &at, &e), GNNDB_OK);
+    assert_int_equal(at.topo_id, g.id);
+    assert_int_equal(at.edges, g.edges);
+
+    cat_graph v2 = add_version(f->c, "g", 0x200, 20000, 9000);
+    cat_graph v3 = add_version(f->c, "g", 0x300, 30000, 12000);
+    assert_int_equal(cat_graph_get(f->c, "g", &cur, &e), GNNDB_OK);
+    const struct { int64_t n, topo, edges, input; const char *file; } want[] = {
+        {1, g.id, 10556, 6000, g.file},
+        {2, v2.id, 20000, 9000, v2.file},
+        {3, v3.id, 30000, 12000, v3.file},
+    };
+    for (int i = 0; i < 3; i++) {
+        memset(&at, 0x55, sizeof at);
+        assert_int_equal(cat_graph_as_of(f->c, &cur, want[i].n, &at, &e),
+                         GNNDB_OK);
+        assert_int_equal(at.id, g.id);
+        assert_string_equal(at.name, "g");
+        assert_int_equal(at.kind, CAT_GRAPH_PLAIN);
+        assert_int_equal(at.version, want[i].n);
+        assert_int_equal(at.topo_id, want[i].topo);
+        assert_int_equal(at.edges, want[i].edges);
+        assert_int_equal(at.input_edges, want[i].input);
+        assert_string_equal(at.file, want[i].file);
+        assert_int_equal(at.build_flags, g.build_flags);
+        /* what hangs off it is found through topo_id */
+        cat_graph tg;
+        assert_int_equal(cat_time_graph_get(f->c, &at, &tg, &e), GNNDB_OK);
+        assert_int_equal(tg.parent_id, want[i].topo);
+        cat_table et;
+        assert_int_equal(cat_table_get(f->c, at.topo_id, CAT_EDGES_TABLE,
+                                       &et, &e), GNNDB_OK);
+        int64_t lo, hi;
+        assert_int_equal(cat_time_range_get(f->c, at.topo_id, "edge", &lo,
+                                            &hi, &e), GNNDB_OK);
+        /* the version row itself */
+        cat_graph row;
+        assert_int_equal(cat_version_row(f->c, &cur, want[i].n, &row, &e),
+                         GNNDB_OK);
+        assert_int_equal(row.id, want[i].topo);
+    }
+    /* the current one, asked for by number, is the graph as it is */
+    assert_int_equal(cat_graph_as_of(f->c, &cur, 3, &at, &e), GNNDB_OK);
+    assert_memory_equal(&at, &cur, sizeof at);
+    assert_int_equal(cat_graph_as_of(f->c, &cur, 4, &at, &e),
+                     GNNDB_NOTFOUND);
+    assert_string_equal(e.msg, "graph g has no version 4 (its versions are "
+                               "1 to 3: SHOW VERSIONS g)");
+    assert_int_equal(cat_graph_as_of(f->c, &cur, 0, &at, &e),
+                     GNNDB_NOTFOUND);
+    assert_non_null(strstr(e.msg, "graph g has no version 0"));
+    assert_int_equal(cat_graph_as_of(f->c, &cur, -7, &at, &e),
+                     GNNDB_NOTFOUND);
+
+    /* a read-only handle sees the same versions */
+    cat_db *ro;
+    assert_int_equal(cat_open(f->path, 1, &ro, &e), GNNDB_OK);
+    assert_int_equal(cat_graph_get(ro, "g", &cur, &e), GNNDB_OK);
+    assert_int_equal(cat_graph_as_of(ro, &cur, 2, &at, &e), GNNDB_OK);
+    assert_int_equal(at.edges, 20000);
+    cat_close(ro);
+}
+
+/* cat_version_list: a row per kept version, oldest first, with when it
+** was made. */
+static void test_version_list(void **state)
+{
+    fixture *f = *state;
+    gnn_err e = {0};
+    cat_graph g = make_versioned("g", 0x100), cur, *vs;
+    char (*made)[CAT_MADE_MAX];
+    size_t n;
+    assert_int_equal(cat_graph_insert(f->c, &g, &e), GNNDB_OK);
+    assert_int_equal(cat_graph_get(f->c, "g", &cur, &e), GNNDB_OK);
+    assert_int_equal(cat_version_list(f->c, &cur, &vs, &made, &n, &e),
+                     GNNDB_OK);
+    assert_int_equal(n, 1);
+    assert_int_equal(vs[0].version, 1);
+    assert_int_equal(vs[0].edges, 10556);
+    free(vs);
+    free(made);
+
+    cat_graph v2 = add_version(f->c, "g", 0x200, 20000, 9000);
+    add_version(f->c, "g", 0x300, 30000, 12000);
+    assert_int_equal(cat_graph_get(f->c, "g", &cur, &e), GNNDB_OK);
+    assert_int_equal(cat_version_list(f->c, &cur, &vs, &made, &n, &e),
+                     GNNDB_OK);
+    assert_int_equal(n, 3);
+    const int64_t edges[] = {10556, 20000, 30000};
+    const int64_t input[] = {6000, 9000, 12000};
+    for (size_t i = 0; i < n; i++) {
+        assert_int_equal(vs[i].version, (int64_t)i + 1);
+        assert_int_equal(vs[i].edges, edges[i]);
+        assert_int_equal(vs[i].input_edges, input[i]);
+        /* YYYY-MM-DDTHH:MM:SSZ */
+        assert_int_equal(strlen(made[i]), 20);
+        assert_true(made[i][4] == '-' && made[i][10] == 'T' &&
+                    made[i][19] == 'Z');
+    }
+    assert_int_equal(vs[0].id, g.id);
+    assert_int_equal(vs[1].id, v2.id);
+    assert_string_equal(vs[1].file, v2.file);
+    free(vs);
+    free(made);
+}
+
+/* cat_versions_drop: the older versions' rows go with what hangs off
+** them, the graph's own row stays (version 1's topology columns are in
+** it), oldest_version moves, and the current version stays. */
+static void test_versions_drop(void **state)
+{
+    fixture *f = *state;
+    gnn_err e = {0};
+    cat_graph g = make_versioned("g", 0x100), cur, at;
+    assert_int_equal(cat_graph_insert(f->c, &g, &e), GNNDB_OK);
+    hang_off(f->c, &g, g.id, 1, g.file, g.eid_file, 0x150);
+    cat_table feat = make_table(g.id, "feat", 0x170);
+    assert_int_equal(cat_table_insert(f->c, &feat, &e), GNNDB_OK);
+    put_sums(f->c, feat.file, 5, 9);
+    cat_split sp = make_split(g.id, "train", 0x180);
+    assert_int_equal(cat_split_insert(f->c, &sp, &e), GNNDB_OK);
+    cat_graph v2 = add_version(f->c, "g", 0x200, 20000, 9000);
+    cat_graph v3 = add_version(f->c, "g", 0x300, 30000, 12000);
+    assert_int_equal(cat_graph_get(f->c, "g", &cur, &e), GNNDB_OK);
+
+    /* before the oldest: nothing to do */
+    assert_int_equal(cat_begin(f->c, &e), GNNDB_OK);
+    assert_int_equal(cat_versions_drop(f->c, &cur, 1, &e), GNNDB_OK);
+    assert_int_equal(cat_commit(f->c, &e), GNNDB_OK);
+    assert_int_equal(cat_graph_as_of(f->c, &cur, 1, &at, &e), GNNDB_OK);
+    /* never the current one */
+    assert_int_equal(cat_begin(f->c, &e), GNNDB_OK);
+    assert_int_equal(cat_versions_drop(f->c, &cur, 4, &e), GNNDB_RANGE);
+    assert_string_equal(e.msg, "DROP VERSIONS BEFORE 4 ON g: version 3 is "
+                               "the current one and stays");
+    cat_rollback(f->c);
+
+    int64_t graphs_before = raw_int(f->path, "SELECT count(*) FROM graphs");
+    assert_int_equal(cat_begin(f->c, &e), GNNDB_OK);
+    if (cat_versions_drop(f->c, &cur, 2, &e) != GNNDB_OK)
+        fail_msg("cat_versions_drop: %s", e.msg);
+    assert_int_equal(cat_commit(f->c, &e), GNNDB_OK);
+    /* version 1: what hung off the graph's row is gone, the row stays */
+    assert_int_equal(count_where(f->path, "SELECT count(*) FROM graphs "
+                                 "WHERE id = %lld", g.id), 1);
+    assert_int_equal(count_where(f->path, "SELECT count(*) FROM tables "
+                                 "WHERE graph_id = %lld AND kind = 3", g.id),
+                     0);
+    assert_int_equal(count_where(f->path, "SELECT count(*) FROM degree_hist "
+                                 "WHERE graph_id = %lld", g.id), 0);
+    assert_int_equal(count_where(f->path, "SELECT count(*) FROM time_ranges "
+                                 "WHERE graph_id = %lld", g.id), 0);
+    assert_int_equal(raw_int(f->path, "SELECT count(*) FROM graphs WHERE "
+                                      "name = 'g.__time'"), 0);
+    assert_int_equal(count_sums(f->c, g.file), 0);
+    assert_int_equal(count_sums(f->c, g.eid_file), 0);
+    assert_int_equal(raw_int(f->path, "SELECT count(*) FROM checksums WHERE "
+                                      "file = 'f-0000000000000150.blk'"), 0);
+    /* one row fewer: version 1's time graph */
+    assert_int_equal(raw_int(f->path, "SELECT count(*) FROM graphs"),
+                     graphs_before - 1);
+    /* the graph's own tables and splits stay, and the later versions */
+    assert_int_equal(count_sums(f->c, feat.file), 5);
+    cat_table t;
+    assert_int_equal(cat_table_get(f->c, g.id, "feat", &t, &e), GNNDB_OK);
+    cat_split s;
+    assert_int_equal(cat_split_get(f->c, g.id, "train", &s, &e), GNNDB_OK);
+    assert_int_equal(count_sums(f->c, v2.file), 4);
+    assert_int_equal(count_sums(f->c, v3.eid_file), 2);
+
+    memset(&cur, 0, sizeof cur);
+    assert_int_equal(cat_graph_get(f->c, "g", &cur, &e), GNNDB_OK);
+    assert_int_equal(cur.oldest_version, 2);
+    assert_int_equal(cur.version, 3);
+    assert_int_equal(cur.topo_id, v3.id);
+    assert_int_equal(cat_graph_as_of(f->c, &cur, 1, &at, &e),
+                     GNNDB_NOTFOUND);
+    assert_string_equal(e.msg, "version 1 of graph g was dropped (DROP "
+                               "VERSIONS); versions 2 to 3 remain");
+    assert_int_equal(cat_graph_as_of(f->c, &cur, 2, &at, &e), GNNDB_OK);
+    assert_int_equal(at.edges, 20000);
+    cat_graph *vs;
+    char (*made)[CAT_MADE_MAX];
+    size_t n;
+    assert_int_equal(cat_version_list(f->c, &cur, &vs, &made, &n, &e),
+                     GNNDB_OK);
+    assert_int_equal(n, 2);
+    assert_int_equal(vs[0].version, 2);
+    assert_int_equal(vs[1].version, 3);
+    free(vs);
+    free(made);
+
+    /* version 2: its row and everything hanging off it go */
+    assert_int_equal(cat_begin(f->c, &e), GNNDB_OK);
+    assert_int_equal(cat_versions_drop(f->c, &cur, 3, &e), GNNDB_OK);
+    assert_int_equal(cat_commit(f->c, &e), GNNDB_OK);
+    assert_int_equal(raw_int(f->path, "SELECT count(*) FROM graphs WHERE "
+                                      "name LIKE 'g.__v2%'"), 0);
+    assert_int_equal(count_where(f->path, "SELECT count(*) FROM tables "
+                                 "WHERE graph_id = %lld", v2.id), 0);
+    assert_int_equal(count_where(f->path, "SELECT count(*) FROM degree_hist "
+                                 "WHERE graph_id = %lld", v2.id), 0);
+    assert_int_equal(count_sums(f->c, v2.file), 0);
+    assert_int_equal(count_sums(f->c, v2.eid_file), 0);
+    assert_int_equal(raw_int(f->path, "SELECT count(*) FROM checksums WHERE "
+                                      "file = 'f-0000000000000264.blk'"), 0);
+    assert_int_equal(cat_graph_get(f->c, "g", &cur, &e), GNNDB_OK);
+    assert_int_equal(cur.oldest_version, 3);
+    assert_int_equal(cat_graph_as_of(f->c, &cur, 2, &at, &e),
+                     GNNDB_NOTFOUND);
+    assert_non_null(strstr(e.msg, "version 2 of graph g was dropped"));
+    assert_int_equal(cat_version_list(f->c, &cur, &vs, &made, &n, &e),
+                     GNNDB_OK);
+    assert_int_equal(n, 1);
+    assert_int_equal(vs[0].version, 3);
+    assert_int_equal(vs[0].id, v3.id);
+    free(vs);
+    free(made);
+    /* the current version stays whatever is asked */
+    assert_int_equal(cat_begin(f->c, &e), GNNDB_OK);
+    assert_int_equal(cat_versions_drop(f->c, &cur, 4, &e), GNNDB_RANGE);
+    cat_rollback(f->c);
+    assert_int_equal(cat_graph_get(f->c, "g", &cur, &e), GNNDB_OK);
+    assert_int_equal(cur.edges, 30000);
+
+    /* a later version after the drops, then DROP GRAPH takes them all */
+    cat_graph v4 = add_version(f->c, "g", 0x400, 40000, 15000);
+    assert_int_equal(v4.version, 4);
+    assert_int_equal(cat_graph_get(f->c, "g", &cur, &e), GNNDB_OK);
+    assert_int_equal(cur.oldest_version, 3);
+    assert_int_equal(cat_graph_delete(f->c, g.id, &e), GNNDB_OK);
+    assert_int_equal(raw_int(f->path, "SELECT count(*) FROM graphs"), 0);
+    assert_int_equal(raw_int(f->path, "SELECT count(*) FROM tables"), 0);
+    assert_int_equal(raw_int(f->path, "SELECT count(*) FROM checksums"), 0);
+    assert_int_equal(raw_int(f->path, "SELECT count(*) FROM degree_hist"), 0);
+    assert_int_equal(raw_int(f->path, "SELECT count(*) FROM time_ranges"), 0);
+}
+
+/* Only a graph made from an edge file has versions; a rolled-back
+** cat_version_add leaves the graph as it was. */
+static void test_version_add_refusals_and_rollback(void **state)
+{
+    fixture *f = *state;
+    gnn_err e = {0};
+    cat_graph t = make_graph("typed", 0x500), cur;
+    t.kind = CAT_GRAPH_TYPED;
+    assert_int_equal(cat_graph_insert(f->c, &t, &e), GNNDB_OK);
+    cat_graph v = make_topology(0x600, 1, 1);
+    assert_int_equal(cat_begin(f->c, &e), GNNDB_OK);
+    assert_int_equal(cat_version_add(f->c, &t, &v, &e), GNNDB_MISUSE);
+    assert_non_null(strstr(e.msg, "graph typed: only a graph made from an "
+                                  "edge file has versions"));
+    cat_rollback(f->c);
+
+    cat_graph g = make_versioned("g", 0x100);
+    assert_int_equal(cat_graph_insert(f->c, &g, &e), GNNDB_OK);
+    v = make_topology(0x200, 20000, 9000);
+    assert_int_equal(cat_begin(f->c, &e), GNNDB_OK);
+    assert_int_equal(cat_version_add(f->c, &g, &v, &e), GNNDB_OK);
+    cat_rollback(f->c);
+    assert_int_equal(cat_graph_get(f->c, "g", &cur, &e), GNNDB_OK);
+    assert_int_equal(cur.version, 1);
+    assert_int_equal(cur.topo_id, g.id);
+    assert_int_equal(cur.edges, 10556);
+    assert_int_equal(raw_int(f->path, "SELECT count(*) FROM graphs WHERE "
+                                      "kind = 4"), 0);
+
+    /* a read-only catalog refuses both */
+    cat_db *ro;
+    assert_int_equal(cat_open(f->path, 1, &ro, &e), GNNDB_OK);
+    v = make_topology(0x200, 20000, 9000);
+    assert_int_not_equal(cat_version_add(ro, &cur, &v, &e), GNNDB_OK);
+    assert_int_not_equal(cat_versions_drop(ro, &cur, 1, &e), GNNDB_OK);
+    cat_close(ro);
+}
+
+/* A graph of a catalog made before versions: migrated, it is version 1 of
+** 1, its import options unrecorded (-1: INSERT EDGES refuses it), listed
+** with no time made. */
+static void test_graph_from_before_versions(void **state)
+{
+    fixture *f = *state;
+    gnn_err e = {0};
+    cat_graph g = make_versioned("old", 0x100), got;
+    assert_int_equal(cat_graph_insert(f->c, &g, &e), GNNDB_OK);
+    cat_close(f->c);
+    f->c = NULL;
+    assert_int_equal(raw_exec(f->path, "ALTER TABLE graphs DROP COLUMN version;"
+                                       "ALTER TABLE graphs DROP COLUMN "
+                                       "oldest_version;"
+                                       "ALTER TABLE graphs DROP COLUMN "
+                                       "build_flags;"
+                                       "ALTER TABLE graphs DROP COLUMN made;"
+                                       "UPDATE meta SET value = 6 WHERE key = "
+                                       "'schema_version';"), SQLITE_OK);
+    /* read-only: read as it is */
+    cat_db *ro;
+    assert_int_equal(cat_open(f->path, 1, &ro, &e), GNNDB_OK);
+    assert_int_equal(cat_graph_get(ro, "old", &got, &e), GNNDB_OK);
+    assert_int_equal(got.version, 1);
+    assert_int_equal(got.oldest_version, 1);
+    assert_int_equal(got.build_flags, -1);
+    cat_graph *vs;
+    char (*made)[CAT_MADE_MAX];
+    size_t n;
+    assert_int_equal(cat_version_list(ro, &got, &vs, &made, &n, &e),
+                     GNNDB_OK);
+    assert_int_equal(n, 1);
+    assert_int_equal(vs[0].edges, 10556);
+    free(vs);
+    free(made);
+    cat_close(ro);
+    /* writable: migrated, the same */
+    assert_int_equal(cat_open(f->path, 0, &f->c, &e), GNNDB_OK);
+    assert_int_equal(raw_int(f->path, "SELECT value FROM meta WHERE key = "
+                                      "'schema_version'"), 7);
+    assert_int_equal(cat_graph_get(f->c, "old", &got, &e), GNNDB_OK);
+    assert_int_equal(got.version, 1);
+    assert_int_equal(got.oldest_version, 1);
+    assert_int_equal(got.build_flags, -1);
+    assert_int_equal(cat_graph_as_of(f->c, &got, 1, &got, &e), GNNDB_OK);
+    assert_int_equal(cat_version_list(f->c, &got, &vs, &made, &n, &e),
+                     GNNDB_OK);
+    assert_int_equal(n, 1);
+    assert_string_equal(made[0], "");
+    free(vs);
+    free(made);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -942,6 +1468,12 @@ int main(void)
         T(test_readonly_open),
         T(test_packs_insert_get_batches_delete),
         T(test_packs_tables_added_to_an_older_catalog),
+        T(test_version_add_and_get_current),
+        T(test_graph_as_of_each_version),
+        T(test_version_list),
+        T(test_versions_drop),
+        T(test_version_add_refusals_and_rollback),
+        T(test_graph_from_before_versions),
 #undef T
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

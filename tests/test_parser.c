@@ -1292,6 +1292,178 @@ static void link_errors(void **state)
                       "SEEDS");
 }
 
+/* ---- appends and versions ------------------------------------------- */
+
+static void insert_edges_takes_the_file_options(void **state)
+{
+    (void)state;
+    ast_stmt *s = parse_ok("INSERT EDGES INTO g FROM 'more.csv'");
+    assert_int_equal(s->kind, AST_INSERT_EDGES);
+    assert_string_equal(s->graph, "g");
+    assert_string_equal(s->path, "more.csv");
+    assert_null(s->name);
+    assert_int_equal(s->columns, AST_COLS_FIRST);
+    assert_int_equal(s->col_time, 0);
+    assert_int_equal(s->header, 0);
+    assert_null(s->key);
+    assert_int_equal(s->as_of, 0);
+    assert_int_equal(s->count, 0);
+    ast_free(s);
+    /* a time column by position, in any order with the other options */
+    s = parse_ok("INSERT EDGES INTO g FROM 'e.txt' COLUMNS (2, 0, 5) "
+                 "FORMAT tsv HEADER;");
+    assert_int_equal(s->kind, AST_INSERT_EDGES);
+    assert_int_equal(s->format, AST_FMT_TSV);
+    assert_int_equal(s->header, 1);
+    assert_int_equal(s->columns, AST_COLS_POS);
+    assert_int_equal(s->col_pos[0], 2);
+    assert_int_equal(s->col_pos[1], 0);
+    assert_int_equal(s->col_pos[2], 5);
+    assert_int_equal(s->col_time, 1);
+    ast_free(s);
+    /* by name, two columns: no time */
+    s = parse_ok("INSERT EDGES INTO g FROM 'e.csv' HEADER COLUMNS (src, dst) "
+                 "FORMAT csv");
+    assert_int_equal(s->format, AST_FMT_CSV);
+    assert_int_equal(s->columns, AST_COLS_NAME);
+    assert_string_equal(s->col_name[0], "src");
+    assert_string_equal(s->col_name[1], "dst");
+    assert_int_equal(s->col_time, 0);
+    ast_free(s);
+    s = parse_ok("INSERT EDGES INTO g FROM 'e.csv' COLUMNS (a, b, when)");
+    assert_string_equal(s->col_name[2], "when");
+    assert_int_equal(s->col_time, 1);
+    ast_free(s);
+    s = parse_ok("INSERT EDGES INTO g FROM 'e.npz' KEY 'edge_index' FORMAT bin");
+    assert_string_equal(s->key, "edge_index");
+    assert_int_equal(s->format, AST_FMT_BIN);
+    ast_free(s);
+    /* VERSION and VERSIONS stay names */
+    s = parse_ok("INSERT EDGES INTO versions FROM 'v.csv'");
+    assert_string_equal(s->graph, "versions");
+    ast_free(s);
+}
+
+static void show_and_drop_versions(void **state)
+{
+    (void)state;
+    ast_stmt *s = parse_ok("SHOW VERSIONS g;");
+    assert_int_equal(s->kind, AST_SHOW_VERSIONS);
+    assert_string_equal(s->graph, "g");
+    ast_free(s);
+    s = parse_ok("SHOW VERSIONS version");
+    assert_int_equal(s->kind, AST_SHOW_VERSIONS);
+    assert_string_equal(s->graph, "version");
+    ast_free(s);
+    s = parse_ok("DROP VERSIONS BEFORE 3 ON papers;");
+    assert_int_equal(s->kind, AST_DROP_VERSIONS);
+    assert_int_equal(s->count, 3);
+    assert_string_equal(s->graph, "papers");
+    ast_free(s);
+    s = parse_ok("drop versions before 1 on g");
+    assert_int_equal(s->kind, AST_DROP_VERSIONS);
+    assert_int_equal(s->count, 1);
+    ast_free(s);
+    s = parse_ok("DROP VERSIONS BEFORE 9223372036854775807 ON g");
+    assert_int_equal(s->count, INT64_MAX);
+    ast_free(s);
+}
+
+static void sample_as_of_version(void **state)
+{
+    (void)state;
+    ast_stmt *s = parse_ok("SAMPLE 10,5 FROM g SEEDS train BATCH 64 "
+                           "AS OF VERSION 2");
+    assert_int_equal(s->kind, AST_SAMPLE);
+    assert_int_equal(s->as_of, 2);
+    assert_int_equal(s->explain, 0);
+    ast_free(s);
+    s = parse_ok("SAMPLE 10 FROM g SEEDS train BATCH 64");
+    assert_int_equal(s->as_of, 0);
+    ast_free(s);
+    /* a sample clause: anywhere among the others, EXPLAIN too */
+    s = parse_ok("EXPLAIN SAMPLE 10 FROM g AS OF VERSION 1 SEEDS train "
+                 "BATCH 64 SHUFFLE SEED 3;");
+    assert_int_equal(s->kind, AST_SAMPLE);
+    assert_int_equal(s->explain, 1);
+    assert_int_equal(s->as_of, 1);
+    assert_int_equal(s->seed, 3);
+    ast_free(s);
+    s = parse_ok("SAMPLE 5 FROM g EDGES lp NEGATIVE 1 EXCLUDE SEEDS "
+                 "AS OF VERSION 7 BATCH 4");
+    assert_string_equal(s->edge_seeds, "lp");
+    assert_int_equal(s->as_of, 7);
+    ast_free(s);
+    s = parse_ok("SAMPLE 5 FROM g SEEDS s AT NODE TIME TEMPORAL LAST "
+                 "AS OF VERSION 12 BATCH 4");
+    assert_int_equal(s->time_source, AST_TIME_NODE);
+    assert_int_equal(s->as_of, 12);
+    ast_free(s);
+    s = parse_ok("SAMPLE 5 FROM version SEEDS versions BATCH 4 AS OF VERSION 3");
+    assert_string_equal(s->graph, "version");
+    assert_string_equal(s->seeds_split, "versions");
+    assert_int_equal(s->as_of, 3);
+    ast_free(s);
+}
+
+static void version_errors(void **state)
+{
+    (void)state;
+    expect_error("SAMPLE 5 FROM g BATCH 4 AS OF VERSION 0", GNNDB_RANGE,
+                 "line 1, column 39: AS: version '0' is out of range "
+                 "(versions count from 1)");
+    expect_error("SAMPLE 5 FROM g BATCH 4\n  AS OF VERSION 0;", GNNDB_RANGE,
+                 "line 2, column 17: AS: version '0' is out of range "
+                 "(versions count from 1)");
+    expect_error("DROP VERSIONS BEFORE 0 ON g", GNNDB_RANGE,
+                 "line 1, column 22: DROP: version '0' is out of range "
+                 "(versions count from 1)");
+    expect_error_part("SAMPLE 5 FROM g BATCH 4 AS OF VERSION -1", GNNDB_RANGE,
+                      "version '-1' is out of range");
+    expect_error_part("DROP VERSIONS BEFORE -3 ON g", GNNDB_RANGE,
+                      "version '-3' is out of range");
+    expect_error_part("SAMPLE 5 FROM g BATCH 4 AS OF VERSION "
+                      "99999999999999999999", GNNDB_RANGE, "");
+    expect_error("SAMPLE 5 FROM g BATCH 4 AS OF VERSION 1 AS OF VERSION 2",
+                 GNNDB_SYNTAX, "line 1, column 41: AS OF VERSION given twice");
+    expect_error_part("SAMPLE 5 FROM g AS OF VERSION 2 BATCH 4 AS OF VERSION 2",
+                      GNNDB_SYNTAX, "AS OF VERSION given twice");
+    /* the clause belongs to SAMPLE, and INSERT takes the file's options only */
+    expect_error_part("SAMPLE 5 FROM g BATCH 4 AS OF 2", GNNDB_SYNTAX,
+                      "syntax error at '2'");
+    expect_error_part("SAMPLE 5 FROM g BATCH 4 AS OF VERSION x", GNNDB_SYNTAX,
+                      "syntax error at 'x'");
+    expect_error_part("SCAN t FROM g AS OF VERSION 2", GNNDB_SYNTAX,
+                      "syntax error");
+    expect_error_part("INSERT EDGES INTO g FROM 'e.csv' UNDIRECTED",
+                      GNNDB_SYNTAX, "syntax error at 'UNDIRECTED'");
+    expect_error_part("INSERT EDGES INTO g FROM 'e.csv' DROP DUPLICATES",
+                      GNNDB_SYNTAX, "syntax error at 'DROP'");
+    expect_error_part("INSERT EDGES INTO g FROM 'e.csv' HEADER HEADER",
+                      GNNDB_SYNTAX, "HEADER given twice");
+    expect_error_part("INSERT EDGES INTO g FROM 'e.csv' COLUMNS (0, 1) "
+                      "COLUMNS (1, 0)", GNNDB_SYNTAX, "COLUMNS given twice");
+    expect_error_part("INSERT EDGES INTO g FROM 'e.csv' COLUMNS (0, b)",
+                      GNNDB_SYNTAX, "COLUMNS takes two positions or two names");
+    expect_error_part("INSERT EDGES INTO g FROM 'e.csv' FORMAT npy",
+                      GNNDB_SYNTAX, "npy");
+    expect_error_part("INSERT EDGES INTO g FROM e.csv", GNNDB_SYNTAX,
+                      "expected string");
+    expect_error_part("INSERT EDGES g FROM 'e.csv'", GNNDB_SYNTAX,
+                      "syntax error at 'g'");
+    expect_error_part("INSERT INTO g FROM 'e.csv'", GNNDB_SYNTAX,
+                      "syntax error at 'INTO'");
+    expect_error_part("INSERT EDGES INTO g.t FROM 'e.csv'", GNNDB_SYNTAX,
+                      "syntax error at '.'");
+    expect_error_part("SHOW VERSIONS", GNNDB_SYNTAX, "expected name");
+    expect_error_part("DROP VERSIONS 2 ON g", GNNDB_SYNTAX,
+                      "syntax error at '2'");
+    expect_error_part("DROP VERSIONS BEFORE 2 g", GNNDB_SYNTAX,
+                      "syntax error at 'g'");
+    expect_error_part("DROP VERSIONS BEFORE two ON g", GNNDB_SYNTAX,
+                      "syntax error at 'two'");
+}
+
 /* ---- heterogeneous graphs -------------------------------------------- */
 
 static void hetero_graph_nodes_and_relations(void **state)
@@ -1814,6 +1986,10 @@ int main(void)
         cmocka_unit_test(pack_errors),
         cmocka_unit_test(link_statements),
         cmocka_unit_test(link_errors),
+        cmocka_unit_test(insert_edges_takes_the_file_options),
+        cmocka_unit_test(show_and_drop_versions),
+        cmocka_unit_test(sample_as_of_version),
+        cmocka_unit_test(version_errors),
         cmocka_unit_test(hetero_graph_nodes_and_relations),
         cmocka_unit_test(hetero_qualified_names),
         cmocka_unit_test(hetero_typed_fanouts_and_seeds),
