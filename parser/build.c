@@ -192,15 +192,15 @@ void build_insert_rows(parse_ctx *p, const gtok *kw, const gtok *table,
     bld_set_str(p, &p->s->path, path);
 }
 
-/* A version number: at least 1. */
-static int version_number(parse_ctx *p, const gtok *kw, const gtok *n,
+/* A version number: at least 1; `clause` names it in the error. */
+static int version_number(parse_ctx *p, const char *clause, const gtok *n,
                           int64_t *v)
 {
     if (!bld_int64(p, n, v)) return 0;
     if (*v >= 1) return 1;
     char q[64];
-    bld_fail(p, GNNDB_RANGE, n, "%.*s: version %s is out of range (versions "
-             "count from 1)", (int)kw->n, kw->z, tok_quote(n, q, sizeof q));
+    bld_fail(p, GNNDB_RANGE, n, "%s %s is out of range (versions count "
+             "from 1)", clause, tok_quote(n, q, sizeof q));
     return 0;
 }
 
@@ -208,7 +208,8 @@ void build_drop_versions(parse_ctx *p, const gtok *kw, const gtok *n,
                          const gtok *graph)
 {
     int64_t v;
-    if (p->rc || !version_number(p, kw, n, &v)) return;
+    (void)kw;
+    if (p->rc || !version_number(p, "DROP VERSIONS BEFORE", n, &v)) return;
     p->s->kind = AST_DROP_VERSIONS;
     p->s->count = v;
     bld_set_str(p, &p->s->graph, graph);
@@ -217,7 +218,9 @@ void build_drop_versions(parse_ctx *p, const gtok *kw, const gtok *n,
 void build_as_of(parse_ctx *p, const gtok *kw, const gtok *n)
 {
     int64_t v;
-    if (!bld_once(p, kw, CL_AS_OF) || !version_number(p, kw, n, &v)) return;
+    if (!bld_once(p, kw, CL_AS_OF) ||
+        !version_number(p, "AS OF VERSION", n, &v))
+        return;
     p->s->as_of = v;
 }
 

@@ -158,6 +158,26 @@ static int rel_ids(graph_ctx *g, edge_reader *r, int64_t *s, int64_t *d)
     return GNNDB_OK;
 }
 
+/* INSERT EDGES with mapped ids: each key of the file must be one of the
+** graph's (prior->keys, ascending: ranks are the keys' order). */
+static int check_prior_key(graph_ctx *g, edge_reader *r, int which,
+                           int64_t key)
+{
+    const imp_prior *p = g->o->prior;
+    size_t lo = 0, hi = p->nkeys;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (p->keys[mid] < key) lo = mid + 1;
+        else hi = mid;
+    }
+    if (lo < p->nkeys && p->keys[lo] == key) return GNNDB_OK;
+    char at[600];
+    edge_where(r, which, at, sizeof at);
+    return gnn_seterr(g->e, GNNDB_RANGE, "%s: node key %lld is not a node "
+                      "of graph %s (INSERT EDGES adds edges between its "
+                      "nodes)", at, (long long)key, p->graph);
+}
+
 /* One parsed edge: its ids checked and counted in the raw degrees, or,
 ** with mapped ids, its keys handed to the sorter that will rank them; then
 ** the pair spilled as parsed. */
@@ -173,7 +193,10 @@ static int take_edge(graph_ctx *g, edge_reader *r, xs_sorter *ks, int64_t s,
             (rc = raw_grow(g, (uint64_t)*maxid + 1)) ||
             (rc = count_pair(g, (uint64_t)s, (uint64_t)d)))
             return rc;
-    } else if ((rc = xs_sorter_add(ks, s, e)) ||
+    } else if ((r && g->o->prior &&
+                ((rc = check_prior_key(g, r, 0, s)) ||
+                 (rc = check_prior_key(g, r, 1, d)))) ||
+               (rc = xs_sorter_add(ks, s, e)) ||
                (rc = xs_sorter_add(ks, d, e))) {
         return rc;
     }

@@ -1294,6 +1294,39 @@ static void link_errors(void **state)
 
 /* ---- appends and versions ------------------------------------------- */
 
+static void insert_nodes_and_rows(void **state)
+{
+    (void)state;
+    ast_stmt *s = parse_ok("INSERT NODES INTO g COUNT 7;");
+    assert_int_equal(s->kind, AST_INSERT_NODES);
+    assert_string_equal(s->graph, "g");
+    assert_int_equal(s->count, 7);
+    assert_null(s->path);
+    ast_free(s);
+    s = parse_ok("INSERT ROWS INTO feat ON g FROM 'x.npy'");
+    assert_int_equal(s->kind, AST_INSERT_ROWS);
+    assert_string_equal(s->name, "feat");
+    assert_string_equal(s->graph, "g");
+    assert_string_equal(s->path, "x.npy");
+    ast_free(s);
+    s = parse_ok("INSERT ROWS INTO LABELS ON g FROM 'y.bin' FORMAT bin "
+                 "TYPE int64 DIM 1");
+    assert_int_equal(s->kind, AST_INSERT_ROWS);
+    assert_null(s->name);            /* the label table */
+    assert_int_equal(s->format, AST_FMT_BIN);
+    assert_string_equal(s->dtype, "int64");
+    assert_int_equal(s->dim, 1);
+    ast_free(s);
+    expect_error("INSERT NODES INTO g COUNT 0", GNNDB_RANGE,
+                 "line 1, column 27: INSERT NODES: COUNT '0' is out of range "
+                 "(at least 1)");
+    expect_error_part("INSERT ROWS INTO feat ON g FROM 'x.npy' STORE float16",
+                      GNNDB_SYNTAX, "syntax error at 'STORE'");
+    expect_error_part("INSERT ROWS INTO feat ON g FROM 'x.npy' REPLACE",
+                      GNNDB_SYNTAX, "syntax error at 'REPLACE'");
+    expect_error_part("INSERT NODES INTO g", GNNDB_SYNTAX, "COUNT");
+}
+
 static void insert_edges_takes_the_file_options(void **state)
 {
     (void)state;
@@ -1410,18 +1443,18 @@ static void version_errors(void **state)
 {
     (void)state;
     expect_error("SAMPLE 5 FROM g BATCH 4 AS OF VERSION 0", GNNDB_RANGE,
-                 "line 1, column 39: AS: version '0' is out of range "
+                 "line 1, column 39: AS OF VERSION '0' is out of range "
                  "(versions count from 1)");
     expect_error("SAMPLE 5 FROM g BATCH 4\n  AS OF VERSION 0;", GNNDB_RANGE,
-                 "line 2, column 17: AS: version '0' is out of range "
+                 "line 2, column 17: AS OF VERSION '0' is out of range "
                  "(versions count from 1)");
     expect_error("DROP VERSIONS BEFORE 0 ON g", GNNDB_RANGE,
-                 "line 1, column 22: DROP: version '0' is out of range "
+                 "line 1, column 22: DROP VERSIONS BEFORE '0' is out of range "
                  "(versions count from 1)");
     expect_error_part("SAMPLE 5 FROM g BATCH 4 AS OF VERSION -1", GNNDB_RANGE,
-                      "version '-1' is out of range");
+                      "VERSION '-1' is out of range");
     expect_error_part("DROP VERSIONS BEFORE -3 ON g", GNNDB_RANGE,
-                      "version '-3' is out of range");
+                      "BEFORE '-3' is out of range");
     expect_error_part("SAMPLE 5 FROM g BATCH 4 AS OF VERSION "
                       "99999999999999999999", GNNDB_RANGE, "");
     expect_error("SAMPLE 5 FROM g BATCH 4 AS OF VERSION 1 AS OF VERSION 2",
@@ -1987,6 +2020,7 @@ int main(void)
         cmocka_unit_test(link_statements),
         cmocka_unit_test(link_errors),
         cmocka_unit_test(insert_edges_takes_the_file_options),
+        cmocka_unit_test(insert_nodes_and_rows),
         cmocka_unit_test(show_and_drop_versions),
         cmocka_unit_test(sample_as_of_version),
         cmocka_unit_test(version_errors),

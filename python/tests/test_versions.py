@@ -330,11 +330,13 @@ def test_map_ids_with_sparse_keys(tmp_path):
         assert np.isin(np.concatenate([b.n_id for b in got]), keys).all()
     assert_same(take(p.app, NODE_SQL.replace(";", " AS OF VERSION 1;")),
                 p.seen[1][NODE_SQL])
-    # a key that is not a node: refused, naming the file; nothing changes
+    # a key that is not a node: refused, naming the file, line and key;
+    # nothing changes
     bad = tmp_path / "bad.csv"
     save_csv(bad, [[keys[0], keys[1]], [keys[2], keys[3] + 1]])
     expect_refused(p.app, "INSERT EDGES INTO g FROM '%s';" % bad,
-                   ["bad.csv", "1 node keys are not nodes of graph g"],
+                   ["bad.csv:2:", "node key %d is not a node of graph g"
+                    % (keys[3] + 1)],
                    [NODE_SQL])
 
 

@@ -101,11 +101,11 @@ expect_versions_error "INSERT EDGES INTO nosuch FROM '$PWD/b.tsv';" "no such gra
 expect_versions_error "SAMPLE 5 FROM u SEEDS train BATCH 8 AS OF VERSION 3;" \
     "graph u has no version 3 (its versions are 1 to 2: SHOW VERSIONS u)"
 expect_versions_error "SAMPLE 5 FROM u SEEDS train BATCH 8 AS OF VERSION 0;" \
-    "line 1, column 51: AS: version '0' is out of range (versions count from 1)"
+    "line 1, column 51: AS OF VERSION '0' is out of range (versions count from 1)"
 expect_versions_error "DROP VERSIONS BEFORE 3 ON u;" \
     "DROP VERSIONS BEFORE 3 ON u: the current version is 2, and it stays"
 expect_versions_error "DROP VERSIONS BEFORE 0 ON u;" \
-    "line 1, column 22: DROP: version '0' is out of range"
+    "line 1, column 22: DROP VERSIONS BEFORE '0' is out of range"
 expect_versions_error "SHOW VERSIONS nosuch;" "no such graph: nosuch"
 
 # DROP VERSIONS BEFORE 2: version 1's graph, edge-id graph and edge table go
