@@ -265,7 +265,13 @@ static int append(gnndb *db, const ast_stmt *s, cat_graph *g, int timed,
         goto out;
     }
     snprintf(d.g.source, sizeof d.g.source, "%s", source);
-    if ((rc = publish(db, g, source, &d, &tg, timed, e))) {
+    /* the times: the file's column and the old ones, or (INSERT NODES)
+    ** the old ones alone, from where the current version's came */
+    cat_graph otg;
+    const char *tsource = source;
+    if (timed && !s->path && !cat_time_graph_get(db->cat, g, &otg, e))
+        tsource = otg.source;
+    if ((rc = publish(db, g, tsource, &d, &tg, timed, e))) {
         ddl_time_graph_undo(db, &tg);
         ddl_graph_undo(db, &d);
         goto out;

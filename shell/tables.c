@@ -304,11 +304,32 @@ static void put_import_times(FILE *f, const char *what, const char *graph,
 ** them; edge times read from a column of the graph's own file (CREATE
 ** GRAPH ... COLUMNS (src, dst, t)) are said in words, since DESCRIBE does
 ** not tell which column. */
+/* Whether `path` is the file of some version of the graph (DESCRIBE's
+** version.N.source): edge times that came with an INSERT EDGES. */
+static int a_version_source(shell_props *ps, const char *path)
+{
+    char num[32];
+    for (int i = 0; i < ps->n; i++)
+        if (prop_part(&ps->p[i], "version.", ".source", num, sizeof num) &&
+            !strcmp(ps->p[i].value, path))
+            return 1;
+    return 0;
+}
+
 static void import_times(FILE *f, const char *graph, shell_props *ps)
 {
     shell_prop *src = shell_prop_find(ps, "source");
     shell_prop *et = shell_prop_find(ps, "edge_times");
     shell_prop *nt = shell_prop_find(ps, "node_times");
+    if (shell_prop_find(ps, "versions_kept")) {
+        src = shell_prop_find(ps, "version.1.source");
+        if (et && !(src && !strcmp(et->value, src->value)) &&
+            a_version_source(ps, et->value)) {
+            fprintf(f, "-- the edge times of %s came with its files' time "
+                    "columns (COLUMNS (src, dst, t))\n", graph);
+            et = NULL;
+        }
+    }
     if (et && src && !strcmp(et->value, src->value)) {
         fprintf(f, "-- the edge times of %s came from a column of ", graph);
         put_string(f, src->value);
