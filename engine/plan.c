@@ -660,6 +660,7 @@ int plan_build(gnndb *db, const ast_stmt *s, plan *p, gnn_err *e)
 {
     memset(p, 0, sizeof *p);
     if (cat_graph_get(db->cat, s->graph, &p->graph, e)) return e->rc;
+    p->graph_latest = p->graph.version;
     /* AS OF VERSION n: that version's topology, read for the statement's
     ** life (its rows and files stay until DROP VERSIONS) */
     if (s->as_of &&

@@ -48,6 +48,8 @@ typedef struct plan_transfer {
 
 typedef struct plan {
     cat_graph graph;
+    int64_t graph_latest;    /* the graph's current version (AS OF VERSION
+                             ** reads graph.version, maybe older) */
     /* a typed graph: types and relations (malloc'd), the seeds' type */
     int typed;
     int ntypes, nrels;

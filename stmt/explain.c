@@ -289,9 +289,13 @@ static int head_lines(const plan *p, rowset *rs)
     char b1[32], b2[32], b3[32], b4[32], b5[32];
     int err = 0;
     int64_t hbs = (p->total_batches + p->hyperbatch - 1) / p->hyperbatch;
-    err |= line(rs, 0, "SAMPLE FROM %s: %" PRId64 " mini-batches (%" PRId64
+    char ver[48] = "";   /* a graph appended to: the version read */
+    if (p->graph_latest > 1)
+        snprintf(ver, sizeof ver, " (version %" PRId64 " of %" PRId64 ")",
+                 p->graph.version, p->graph_latest);
+    err |= line(rs, 0, "SAMPLE FROM %s%s: %" PRId64 " mini-batches (%" PRId64
                 " epochs x %" PRId64 "), seed %" PRIu64 "%s",
-                p->graph.name, p->total_batches, p->epochs,
+                p->graph.name, ver, p->total_batches, p->epochs,
                 p->batches_per_epoch, p->seed,
                 p->seed_drawn ? " (drawn)" : "");
     err |= line(rs, 0, "memory_limit %s: graph pool %s (%zu frames), "
