@@ -107,7 +107,7 @@ assert int(rows["rand_bs"]) == 1 << 20, rows["rand_bs"]
 c = sqlite3.connect(sys.argv[1])
 stored = dict(c.execute("SELECT key, value FROM disk_profile"))
 assert round(stored["seq_read_1m_bps"]) == int(rows["seq_read_1m_bps"]), stored
-assert c.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0] == 6
+assert c.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0] == 7
 assert c.execute("SELECT value FROM meta WHERE key = 'format_version'").fetchone()[0] == 3
 print("profile:", {k: rows[k] for k in ("seq_read_1m_bps", "rand_4k_iops", "rand_bs_iops")})
 PY

@@ -19,13 +19,16 @@ state() { # $1: -readonly or nothing
 }
 before=$(state "") || fail "state before"
 sv() { /usr/bin/python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute(\"SELECT value FROM meta WHERE key='schema_version'\").fetchone()[0])" "$DB/catalog.db"; }
-[ "$(sv)" = 6 ] || fail "a new catalog has schema $(sv)"
+[ "$(sv)" = 7 ] || fail "a new catalog has schema $(sv)"
 # undo migration 5: the catalog of the gnndb before typed graphs
 /usr/bin/python3 - "$DB/catalog.db" <<'PY' || fail "making a schema 4 catalog"
 import sqlite3, sys
 c = sqlite3.connect(sys.argv[1])
 c.execute("DROP TABLE node_types")
 c.execute("DROP TABLE relations")
+# versions (migration 7) came later
+for col in ("version", "oldest_version", "build_flags", "made"):
+    c.execute("ALTER TABLE graphs DROP COLUMN " + col)
 for t, col in (("graphs", "kind"), ("graphs", "parent_id"),
                ("tables", "node_type"), ("splits", "node_type")):
     c.execute("ALTER TABLE %s DROP COLUMN %s" % (t, col))
@@ -38,7 +41,7 @@ ro=$(state -readonly) || fail "read-only open of schema 4"
 echo "ok: schema 4 read as it is, same batches"
 after=$(state "") || fail "writable open of schema 4"
 [ "$after" = "$before" ] || { echo "$before" > b.txt; echo "$after" > a.txt; diff b.txt a.txt; fail "migrated database differs"; }
-[ "$(sv)" = 6 ] || fail "a writable open left schema $(sv)"
+[ "$(sv)" = 7 ] || fail "a writable open left schema $(sv)"
 "$GNNDB" "$DB" "CHECK;" | grep -q '^ok' || fail CHECK
 # and the migrated database takes a typed graph beside cora
 "$GNNDB" "$DB" "CREATE GRAPH mag; CREATE NODES paper IN mag COUNT 3;" || fail "typed graph after migration"
