@@ -25,7 +25,9 @@ int ddl_ctl_init(gnndb *db, const char *what, uint32_t block_size,
     int rc = db_memory_reserve(db, 0, buffers + least + ((int64_t)1 << 20),
                                c->what, &r, e);
     if (rc) return rc;
-    int64_t left = r.data - buffers;
+    /* what the caller holds through the import (a row map, an append's
+    ** old keys and times) comes out of the import's own share */
+    int64_t left = r.data - buffers - least;
     k->mem_budget = (size_t)GNN_MIN(db->pragma.import_memory, left);
     char b1[32], b2[32], b3[32];
     snprintf(c->words, sizeof c->words, "PRAGMA import_memory %s within "
