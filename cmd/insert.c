@@ -1,9 +1,10 @@
-/* insert.c — INSERT EDGES INTO g FROM 'f': the graph's next version. Its
-** topology is built as CREATE GRAPH would build it from the current
-** version's input edges followed by the file's (every old edge keeps its
-** id, the new ones take the next ids), with the options the graph was
-** created with, beside the current one, and published by one catalog
-** transaction as version n + 1. Statements prepared on version n keep
+/* insert.c — INSERT EDGES INTO g FROM 'f' and INSERT NODES INTO g COUNT k:
+** the graph's next version. Its topology is built as CREATE GRAPH would
+** build it from the current version's input edges followed by the file's
+** (every old edge keeps its id, the new ones take the next ids), or with
+** k more nodes, with the options the graph was created with, beside the
+** current one, and published by one catalog transaction as version
+** n + 1. Statements prepared on version n keep
 ** reading it (its files stay until DROP VERSIONS), so a reader never sees
 ** half an append; a crash before the commit leaves orphans that the next
 ** writable open removes. */
