@@ -30,7 +30,7 @@ from ._ffi import ffi, lib_path
 __all__ = ["connect", "Connection", "BatchIterator", "Batch", "BatchCopy",
            "NodeTypeBatch", "RelationBatch", "Result", "Error", "libversion",
            "ffi", "lib_path", "from_pyg", "from_dgl", "from_arrays",
-           "insert_edges"]
+           "insert_edges", "insert_nodes"]
 __version__ = "0.1.0"
 
 # Result codes, column types, gnndb_stmt_status ops and memory baselines
@@ -1016,4 +1016,5 @@ def _typed_spec(v, num_hops, kind, i, field):
 
 
 # Last: interop uses the names above.
-from .interop import from_arrays, from_dgl, from_pyg, insert_edges  # noqa: E402,E501
+from .interop import (from_arrays, from_dgl, from_pyg,  # noqa: E402
+                      insert_edges, insert_nodes)

@@ -22,7 +22,8 @@ opens the database while an export runs may see the graph without its
 features for that time.
 
 insert_edges appends edges to a graph already in the database the same
-way (INSERT EDGES INTO name FROM ...), making its next version.
+way (INSERT EDGES INTO name FROM ...), making its next version;
+insert_nodes adds nodes with their feature and label rows.
 
 Neither torch, torch_geometric nor dgl is imported here: tensors are read
 through .detach().cpu().numpy() when they have it, np.asarray otherwise.
@@ -35,7 +36,8 @@ import numpy as np
 
 import gnndb
 
-__all__ = ["from_arrays", "from_pyg", "from_dgl", "insert_edges"]
+__all__ = ["from_arrays", "from_pyg", "from_dgl", "insert_edges",
+           "insert_nodes"]
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _FEATURE_DTYPES = (np.float32, np.float64, np.int64)
@@ -338,6 +340,47 @@ def insert_edges(path, name, edge_index, time=None, tmp_dir=None):
             f, clauses = _insert_file(tmp, e, t)
             conn.execute("INSERT EDGES INTO %s FROM %s %s;"
                          % (name, _quote(f), clauses))
+        rows = conn.execute("SHOW VERSIONS %s;" % name)
+        return int([r for r in rows if r[4] == "yes"][0][0])
+
+    if isinstance(path, gnndb.Connection):
+        return run(path)
+    with gnndb.connect(path) as conn:
+        return run(conn)
+
+
+def insert_nodes(path, name, count, x=None, y=None, features="feat",
+                 tmp_dir=None):
+    """Add `count` nodes to graph `name` (INSERT NODES INTO name COUNT
+    count: the graph's next version, ids `nodes` to `nodes + count - 1`,
+    no edges yet) with their rows: `x` ([count, dim]) appended to feature
+    table `features` and `y` ([count] integers, -1 unlabeled) to the
+    labels (INSERT ROWS). A table of a row per node that gets no rows here
+    makes SAMPLE refuse the new version until it has them. Each statement
+    is atomic; the arrays are checked first. Returns the new version's
+    number."""
+    _check_name("graph name", name)
+    count = int(count)
+    if count < 1:
+        raise _err("count must be at least 1, not %d" % count)
+    xs = None if x is None else _features(x, count)
+    if xs is not None:
+        _check_name("feature table name", features)
+    ys = None if y is None else _labels(y, count)
+
+    def run(conn):
+        with tempfile.TemporaryDirectory(prefix="gnndb-insert-",
+                                         dir=tmp_dir) as tmp:
+            conn.execute("INSERT NODES INTO %s COUNT %d;" % (name, count))
+            if xs is not None:
+                np.save(os.path.join(tmp, "x.npy"), xs)
+                conn.execute("INSERT ROWS INTO %s ON %s FROM %s;"
+                             % (features, name,
+                                _quote(os.path.join(tmp, "x.npy"))))
+            if ys is not None:
+                np.save(os.path.join(tmp, "y.npy"), ys)
+                conn.execute("INSERT ROWS INTO LABELS ON %s FROM %s;"
+                             % (name, _quote(os.path.join(tmp, "y.npy"))))
         rows = conn.execute("SHOW VERSIONS %s;" % name)
         return int([r for r in rows if r[4] == "yes"][0][0])
 

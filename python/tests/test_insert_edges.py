@@ -236,3 +236,36 @@ def test_insert_rows_appends_to_features_labels_and_edge_features(
             assert list(c.sample("SAMPLE 5 FROM g SEEDS (%d, 1) BATCH 2 "
                                  "EDGE FEATURES w%s;" % (n - 1, tail_sql)))
         assert dict(c.execute("CHECK;")).get("ok") is not None
+
+
+def test_insert_nodes_from_python_with_their_rows(cora, parts, tmp_path):
+    """gnndb.insert_nodes: k nodes with their features and labels, then
+    edges to them, sample as the graph exported with all of it at once."""
+    edges, _ = parts
+    n, k = cora.num_nodes, 5
+    rng = np.random.default_rng(2)
+    x_new = rng.standard_normal((k, cora.x.shape[1])).astype(np.float32)
+    y_new = np.array([1, -1, 0, 3, 2])
+    links = np.array([[n + i, int(rng.integers(0, n))] for i in range(k)] +
+                     [[int(rng.integers(0, n)), n + i] for i in range(k)])
+    ref, db = str(tmp_path / "ref.gnndb"), str(tmp_path / "db.gnndb")
+    gnndb.from_arrays(ref, "cora", np.vstack([edges, links]).T,
+                      num_nodes=n + k, x=np.vstack([cora.x, x_new]),
+                      y=np.r_[cora.y, y_new],
+                      splits={"train": np.arange(n - 20, n + k)})
+    gnndb.from_arrays(db, "cora", edges.T, x=cora.x, y=cora.y)
+    with pytest.raises(gnndb.Error):          # rows of the wrong count
+        gnndb.insert_nodes(db, "cora", k, x=x_new[:3])
+    assert versions(db)[-1][0] == 1
+    assert gnndb.insert_nodes(db, "cora", k, x=x_new, y=y_new) == 2
+    assert gnndb.insert_edges(db, "cora", links.T) == 3
+    with gnndb.connect(db) as c:
+        c.execute("CREATE SPLIT train ON cora FROM '%s';"
+                  % (np.save(str(tmp_path / "t.npy"),
+                             np.arange(n - 20, n + k)) or
+                     tmp_path / "t.npy"))
+    sql = "SAMPLE 5,5 FROM cora SEEDS train BATCH 8 SHUFFLE SEED 3;"
+    got, want = ([(b.digest, b.x.tobytes(), b.y.tobytes())
+                  for b in gnndb.connect(p, readonly=True).sample(sql)]
+                 for p in (db, ref))
+    assert got == want
