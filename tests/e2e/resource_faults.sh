@@ -66,6 +66,16 @@ np.random.default_rng(3).integers(0, 1 << 17, size=(1 << 22, 2), dtype=np.int64)
     same_as_before "after the failed CREATE GRAPH"
     [ "$(used)" -le $((U0 + 64)) ] || fail "the failed CREATE GRAPH left $(( $(used) - U0 )) KiB in use"
 
+    # an append of 64 MB of edges among cora's nodes: it stays at its one
+    # version
+    /usr/bin/python3 -c "
+import numpy as np
+np.random.default_rng(4).integers(0, 2708, size=(1 << 22, 2), dtype=np.int64).astype('<i8').tofile('bigc.bin')" || fail "generate bigc.bin"
+    expect_fail "append bigger than the disk" "$DB" \
+        "INSERT EDGES INTO cora FROM '$PWD/bigc.bin' FORMAT bin;" "disk is full in .*t.gnndb"
+    same_as_before "after the failed INSERT EDGES"
+    [ "$(used)" -le $((U0 + 64)) ] || fail "the failed INSERT EDGES left $(( $(used) - U0 )) KiB in use"
+
     # a disk with less than 64 KiB left, then with no byte left: statements
     # fail cleanly (with no byte left even SQLite's readers fail: they need
     # room for the WAL index); once space is back, everything is there
