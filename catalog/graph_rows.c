@@ -102,7 +102,7 @@ void catx_copy_topology(cat_graph *dst, const cat_graph *src)
 }
 
 int catx_version_name(const cat_graph *g, int64_t n, char *name,
-                        size_t cap, gnn_err *e)
+                      size_t cap, gnn_err *e)
 {
     int k = snprintf(name, cap, "%s" CAT_VERSION_INFIX "%" PRId64, g->name,
                      n);

@@ -189,12 +189,8 @@ def from_arrays(path, name, edge_index, num_nodes=None, x=None, y=None,
     ys = _labels(y, num_nodes)
     ids = {s: _split(s, m, num_nodes) for s, m in splits.items()}
 
-    if isinstance(path, gnndb.Connection):
-        return _export(path, name, edges, num_nodes, xs, ys, ids, features,
-                       tmp_dir)
-    with gnndb.connect(path) as conn:
-        return _export(conn, name, edges, num_nodes, xs, ys, ids, features,
-                       tmp_dir)
+    return _on_connection(path, lambda conn: _export(
+        conn, name, edges, num_nodes, xs, ys, ids, features, tmp_dir))
 
 
 def _export(conn, name, edges, num_nodes, x, y, splits, features, tmp_dir):
@@ -285,6 +281,20 @@ def from_dgl(g, path, name, features="feat", feat_key="feat",
                        splits=splits, features=features, tmp_dir=tmp_dir)
 
 
+def _on_connection(path, run):
+    """run(conn) on `path`, an open Connection or a database to open."""
+    if isinstance(path, gnndb.Connection):
+        return run(path)
+    with gnndb.connect(path) as conn:
+        return run(conn)
+
+
+def _current_version(conn, name):
+    """The number of graph `name`'s current version (SHOW VERSIONS)."""
+    rows = conn.execute("SHOW VERSIONS %s;" % name)
+    return int([r for r in rows if r[4] == "yes"][0][0])
+
+
 def _insert_file(tmp, edges, time):
     """The file and clauses of INSERT EDGES: int64 pairs (FORMAT bin), or
     with times a csv of (src, dst, t), the only form that carries them."""
@@ -340,13 +350,9 @@ def insert_edges(path, name, edge_index, time=None, tmp_dir=None):
             f, clauses = _insert_file(tmp, e, t)
             conn.execute("INSERT EDGES INTO %s FROM %s %s;"
                          % (name, _quote(f), clauses))
-        rows = conn.execute("SHOW VERSIONS %s;" % name)
-        return int([r for r in rows if r[4] == "yes"][0][0])
+        return _current_version(conn, name)
 
-    if isinstance(path, gnndb.Connection):
-        return run(path)
-    with gnndb.connect(path) as conn:
-        return run(conn)
+    return _on_connection(path, run)
 
 
 def insert_nodes(path, name, count, x=None, y=None, features="feat",
@@ -381,10 +387,6 @@ def insert_nodes(path, name, count, x=None, y=None, features="feat",
                 np.save(os.path.join(tmp, "y.npy"), ys)
                 conn.execute("INSERT ROWS INTO LABELS ON %s FROM %s;"
                              % (name, _quote(os.path.join(tmp, "y.npy"))))
-        rows = conn.execute("SHOW VERSIONS %s;" % name)
-        return int([r for r in rows if r[4] == "yes"][0][0])
+        return _current_version(conn, name)
 
-    if isinstance(path, gnndb.Connection):
-        return run(path)
-    with gnndb.connect(path) as conn:
-        return run(conn)
+    return _on_connection(path, run)
