@@ -241,6 +241,11 @@ int blk_graph_packer_add(blk_graph_packer *p, uint64_t node,
 int blk_graph_packer_finish(blk_graph_packer *p, uint64_t *nblocks,
                             gnn_err *e);
 void blk_graph_packer_free(blk_graph_packer *p);
+/* Start a fresh packer at `node` (the first node it will be given) and its
+** first block at number `block_no`: an append packs again a run of nodes
+** in the middle of a graph, into blocks at the end of another file. */
+void blk_graph_packer_start(blk_graph_packer *p, uint64_t node,
+                            uint64_t block_no);
 
 /* A packer of an edge-id graph: every block flagged BLK_FLAG_EIDS, nodes
 ** added with blk_graph_packer_add_eids (eids[j] the edge id of nbrs[j]);

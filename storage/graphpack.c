@@ -229,6 +229,13 @@ int blk_graph_packer_finish(blk_graph_packer *p, uint64_t *nblocks,
     return GNNDB_OK;
 }
 
+void blk_graph_packer_start(blk_graph_packer *p, uint64_t node,
+                            uint64_t block_no)
+{
+    p->next_node = node;
+    p->block_no = block_no;
+}
+
 void blk_graph_packer_free(blk_graph_packer *p)
 {
     if (!p) return;

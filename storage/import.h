@@ -171,6 +171,18 @@ int imp_graph(const char *src, const char *dir, const char *name,
               imp_graph_result *res, gnn_err *e);
 void imp_graph_result_free(imp_graph_result *res);
 
+/* An append's edges read without building anything (INSERT EDGES by
+** delta, cmd/insert_delta.c): each edge of `src` checked as imp_graph
+** checks an append's (ids below o->nodes, or with o->map_ids keys among
+** o->prior->keys, words naming the file and line) and handed to `each` as
+** internal ids in file order, with its time (0 without o->text.with_time);
+** `each` stops the read by returning nonzero. */
+typedef int (*imp_edge_fn)(void *arg, uint32_t src, uint32_t dst, int64_t t,
+                           gnn_err *e);
+int imp_edges_each(const char *src, const imp_graph_opts *o,
+                   const imp_ctl *ctl, imp_edge_fn each, void *arg,
+                   gnn_err *e);
+
 /* Bytes a node costs an import of options o at its peak, inside
 ** ctl->mem_budget: its raw and final degrees, and with mapped ids its key,
 ** with a reorder its place in the permutations, with either its entries

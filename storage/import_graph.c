@@ -336,6 +336,61 @@ out:
     return rc;
 }
 
+/* One end of an appended edge as an internal id: a key's rank among the
+** graph's keys (no reorder: ranks are internal ids), or the id itself. */
+static int append_end(graph_ctx *g, edge_reader *r, int which, int64_t id,
+                      uint32_t *out)
+{
+    int64_t maxid = -1;
+    int rc = g->o->map_ids ? check_prior_key(g, r, which, id)
+                           : check_id(g, r, which, id, &maxid);
+    if (rc) return rc;
+    if (!g->o->map_ids) {
+        *out = (uint32_t)id;
+        return GNNDB_OK;
+    }
+    const int64_t *k = g->o->prior->keys;
+    size_t lo = 0, hi = g->o->prior->nkeys;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (k[mid] < id) lo = mid + 1;
+        else hi = mid;
+    }
+    *out = (uint32_t)lo;
+    return GNNDB_OK;
+}
+
+int imp_edges_each(const char *src, const imp_graph_opts *o,
+                   const imp_ctl *ctl, imp_edge_fn each, void *arg,
+                   gnn_err *e)
+{
+    graph_ctx g = {.src = src, .o = o, .ctl = ctl, .e = e};
+    edge_opts eo = o->text;
+    eo.format = o->format;
+    eo.key = o->key;
+    eo.tmpdir = ctl ? ctl->tmpdir : NULL;
+    edge_reader *r = NULL;
+    int rc = edge_open_opts(src, &eo, &r, e);
+    if (rc) return rc;
+    int64_t s, d;
+    uint64_t n = 0;
+    int k;
+    while ((k = edge_next(r, &s, &d, e)) > 0) {
+        uint32_t u, v;
+        if ((rc = append_end(&g, r, 0, s, &u)) ||
+            (rc = append_end(&g, r, 1, d, &v)) ||
+            (rc = each(arg, u, v, eo.with_time ? edge_last_time(r) : 0, e)))
+            break;
+        if (++n % CHECK_EVERY == 0 &&
+            ((rc = interrupted(&g)) ||
+             (rc = progress(&g, edge_bytes_done(r), edge_bytes_total(r)))))
+            break;
+    }
+    if (!rc && k < 0) rc = e && e->rc ? e->rc : GNNDB_FORMAT;
+    edge_close(r);
+    return rc;
+}
+
 /* map_ids: the raw degrees need ranks, known only now. */
 static int count_mapped(graph_ctx *g)
 {
