@@ -324,6 +324,12 @@ int cat_checksums_put(cat_db *c, const char *file, const uint32_t *sums,
 int cat_checksums_get(cat_db *c, const char *file, uint32_t **sums,
                       uint64_t *n, gnn_err *e);
 
+/* COMPACT: file `old` (a version's graph, edge-id graph or edge table)
+** replaced by `file` in every row that names it, with the new file's n
+** checksums; the old name's go. In the caller's transaction. */
+int cat_file_replace(cat_db *c, const char *old, const char *file,
+                     const uint32_t *sums, uint64_t n, gnn_err *e);
+
 /* Degree histogram of a graph: bucket 0 counts nodes of in-degree 0,
 ** bucket k >= 1 those of in-degree in [2^(k-1), 2^k). */
 int cat_degree_hist_put(cat_db *c, int64_t graph_id, const int64_t *counts,

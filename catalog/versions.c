@@ -199,3 +199,27 @@ int cat_versions_drop(cat_db *c, const cat_graph *g, int64_t before,
                           "WHERE id = ?1", g->id, NULL, before, e);
     return catx_sp_end(c, rc, e);
 }
+
+int cat_file_replace(cat_db *c, const char *old, const char *file,
+                     const uint32_t *sums, uint64_t n, gnn_err *e)
+{
+    static const char *const sqls[] = {
+        "UPDATE graphs SET file = ?3 WHERE file = ?2 AND ?1",
+        "UPDATE graphs SET eid_file = ?3 WHERE eid_file = ?2 AND ?1",
+        "UPDATE tables SET file = ?3 WHERE file = ?2 AND ?1",
+        "DELETE FROM checksums WHERE file = ?2 AND ?1",
+        NULL,
+    };
+    int rc = catx_writable(c, e);
+    if (rc || (rc = catx_sp_begin(c, e))) return rc;
+    for (int i = 0; !rc && sqls[i]; i++) {
+        sqlite3_stmt *st;
+        if ((rc = catx_prepare(c, sqls[i], &st, e))) break;
+        sqlite3_bind_int64(st, 1, 1);
+        sqlite3_bind_text(st, 2, old, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(st, 3, file, -1, SQLITE_TRANSIENT);
+        rc = catx_run(c, st, "replacing a file", e);
+    }
+    if (!rc) rc = cat_checksums_put(c, file, sums, n, e);
+    return catx_sp_end(c, rc, e);
+}

@@ -8,6 +8,7 @@
 ** (db_cleanup_orphans), so a reader sees the old state or the new one,
 ** never a half table. */
 #include "ddl.h"
+#include "segmap.h"
 #include "ddl_hetero.h"
 #include "block.h"
 #include "edgelist.h"
@@ -626,9 +627,26 @@ int ddl_doomed_graph(gnndb *db, const cat_graph *g, ddl_doomed *d,
     return rc;
 }
 
+/* After the rows are gone: each doomed file, and each segment a doomed
+** map names, unless a kept row or a kept map still names it (a version's
+** segments are shared with the versions after it). Where the kept files
+** cannot be listed nothing goes: the next writable open removes what is
+** left. */
 void ddl_doomed_remove(gnndb *db, ddl_doomed *d)
 {
-    for (size_t i = 0; i < d->nf; i++) ddl_unlink(db, d->files[i]);
+    db_files live, gone;
+    gnn_err e2 = {0};
+    memset(&gone, 0, sizeof gone);
+    int known = db_files_live(db, &live, &e2) == GNNDB_OK;
+    for (size_t i = 0; known && i < d->nf; i++)
+        if (seg_map_is_name(d->files[i]))
+            db_files_add_segments(db, &gone, d->files[i]);
+    for (size_t i = 0; known && i < d->nf; i++)
+        if (!db_files_has(&live, d->files[i])) ddl_unlink(db, d->files[i]);
+    for (size_t i = 0; known && i < gone.nsegs; i++)
+        if (!db_files_has(&live, gone.segs[i])) ddl_unlink(db, gone.segs[i]);
+    if (known) db_files_free(&live);
+    db_files_free(&gone);
     for (size_t i = 0; i < d->nt; i++) ddl_drop_token(db, d->tokens[i]);
     ddl_doomed_free(d);
 }

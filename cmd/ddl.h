@@ -100,6 +100,24 @@ int ddl_graph_build(gnndb *db, const char *name, const char *path,
                     ddl_graph *d, gnn_err *e);
 int ddl_graph_index(gnndb *db, ddl_graph *d, gnn_err *e);
 int ddl_graph_insert(gnndb *db, ddl_graph *d, gnn_err *e);
+/* An append's importer options (cmd/insert.c): the statement's file and
+** the options g was created with; timed: with a time column. */
+void ddl_insert_opts(const ast_stmt *s, const cat_graph *g, int timed,
+                     imp_graph_opts *o);
+/* Publish d (and, when timed, time graph tg) as g's next version in one
+** catalog transaction; source: what .schema prints for it. */
+int ddl_version_publish(gnndb *db, const cat_graph *g, const char *source,
+                        ddl_graph *d, ddl_time_graph *tg, int timed,
+                        gnn_err *e);
+/* INSERT EDGES / INSERT NODES s on g as a delta (cmd/insert_delta.c):
+** *taken 0 (and GNNDB_OK) when this append is one for the rebuild. */
+int ddl_insert_delta(gnndb *db, const ast_stmt *s, const cat_graph *g,
+                     const char *what, const char *source, int *taken,
+                     gnn_err *e);
+/* COMPACT graph `name` when more than PRAGMA compact_fraction of its
+** current version's blocks lie in delta segments (cmd/compact.c). */
+int ddl_compact_due(gnndb *db, const char *name, gnn_err *e);
+
 /* What ddl_graph_insert adds beside the graphs row d->g (inserted, its id
 ** set): checksums, degree histogram, the edge table's row. */
 int ddl_graph_insert_rest(gnndb *db, ddl_graph *d, gnn_err *e);

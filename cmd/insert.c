@@ -198,10 +198,9 @@ static int check_nodes(gnndb *db, const cat_graph *g, int *timed, gnn_err *e)
 
 /* The importer's options: the statement's file (none for INSERT NODES),
 ** the graph's own, its node count and more. */
-static void insert_opts(const ast_stmt *s, const cat_graph *g, int timed,
-                        ddl_graph *d)
+void ddl_insert_opts(const ast_stmt *s, const cat_graph *g, int timed,
+                     imp_graph_opts *o)
 {
-    imp_graph_opts *o = &d->o;
     if (s->path) {
         o->format = ddl_edge_format(s->format);
         ddl_edge_text_opts(s, &o->text);
@@ -219,8 +218,9 @@ static void insert_opts(const ast_stmt *s, const cat_graph *g, int timed,
 
 /* The new version's rows, in one transaction: its graphs row, checksums,
 ** histogram, edge table and time graph. */
-static int publish(gnndb *db, const cat_graph *g, const char *source,
-                   ddl_graph *d, ddl_time_graph *tg, int timed, gnn_err *e)
+int ddl_version_publish(gnndb *db, const cat_graph *g, const char *source,
+                        ddl_graph *d, ddl_time_graph *tg, int timed,
+                        gnn_err *e)
 {
     int rc = cat_begin(db->cat, e);
     if (rc) return rc;
@@ -242,15 +242,21 @@ static int append(gnndb *db, const ast_stmt *s, cat_graph *g, int timed,
     ddl_time_graph tg;
     prior_src p = {.db = db, .g = g};
     int64_t *i2e = NULL, *times = NULL;
+    int taken = 0;
+    /* a delta where it can be one (insert_delta.c), compacted when the
+    ** deltas pass PRAGMA compact_fraction */
+    int rc = timed ? GNNDB_OK
+                   : ddl_insert_delta(db, s, g, what, source, &taken, e);
+    if (rc || taken) return rc ? rc : ddl_compact_due(db, g->name, e);
     memset(&d, 0, sizeof d);
     memset(&tg, 0, sizeof tg);
-    int rc = load_prior(db, g, timed, &p, &i2e, &times, e);
+    rc = load_prior(db, g, timed, &p, &i2e, &times, e);
     if (rc) goto out;
     imp_prior prior = {.graph = g->name, .rows = (uint64_t)g->input_edges,
                        .skip = p.skip, .nskip = p.nskip, .keys = i2e,
                        .nkeys = i2e ? (size_t)g->nodes : 0,
                        .emit = emit_prior, .arg = &p};
-    insert_opts(s, g, timed, &d);
+    ddl_insert_opts(s, g, timed, &d.o);
     d.o.prior = &prior;
     d.what = what;
     /* what this statement holds beside the import: keys, times, skips */
@@ -272,7 +278,7 @@ static int append(gnndb *db, const ast_stmt *s, cat_graph *g, int timed,
     const char *tsource = source;
     if (timed && !s->path && !cat_time_graph_get(db->cat, g, &otg, e))
         tsource = otg.source;
-    if ((rc = publish(db, g, tsource, &d, &tg, timed, e))) {
+    if ((rc = ddl_version_publish(db, g, tsource, &d, &tg, timed, e))) {
         ddl_time_graph_undo(db, &tg);
         ddl_graph_undo(db, &d);
         goto out;

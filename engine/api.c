@@ -273,25 +273,21 @@ static int ends_with(const char *s, const char *suf)
 
 int db_cleanup_orphans(gnndb *db, gnn_err *e)
 {
-    char **names = NULL;
-    size_t nn = 0;
+    db_files live;
     uint64_t *toks = NULL, *itoks = NULL;
     size_t nt = 0, ni = 0;
-    int rc = cat_files(db->cat, &names, &nn, e);
-    if (!rc) rc = cat_tokens(db->cat, &toks, &nt, e);
-    if (rc) goto out;
+    int rc = db_files_live(db, &live, e);
+    if (rc) return rc;
+    if ((rc = cat_tokens(db->cat, &toks, &nt, e))) goto out;
     DIR *d = opendir(db->dir);
     if (d) {
         struct dirent *de;
         while ((de = readdir(d))) {
             const char *n = de->d_name;
-            if (!ends_with(n, ".blk") && !ends_with(n, ".tmp") &&
-                strncmp(n, "tmp-", 4) != 0)
+            if (!ends_with(n, ".blk") && !ends_with(n, ".seg") &&
+                !ends_with(n, ".tmp") && strncmp(n, "tmp-", 4) != 0)
                 continue;
-            int known = 0;
-            for (size_t i = 0; i < nn && !known; i++)
-                known = strcmp(names[i], n) == 0;
-            if (!known) {
+            if (!db_files_has(&live, n)) {
                 char path[1024];
                 snprintf(path, sizeof path, "%s/%s", db->dir, n);
                 unlink(path);
@@ -310,8 +306,7 @@ int db_cleanup_orphans(gnndb *db, gnn_err *e)
     if (rc) idx_abort(t);
     else rc = idx_commit(t, e);
 out:
-    if (names && nn) free(names[0]);
-    free(names);
+    db_files_free(&live);
     free(toks);
     free(itoks);
     return rc;

@@ -117,6 +117,19 @@ int db_import_progress(void *db, int64_t done, int64_t total);
 ** of a crash between publishing a file and committing the catalog. Runs
 ** under the write lock. */
 int db_cleanup_orphans(gnndb *db, gnn_err *e);
+/* The files the database still reads (engine/live_files.c): those its
+** catalog names and the segments their maps name. */
+typedef struct db_files {
+    char **names;             /* the catalog's (cat_files) */
+    size_t n;
+    char (*segs)[64];         /* the maps' */
+    size_t nsegs, capsegs;
+} db_files;
+int db_files_live(gnndb *db, db_files *f, gnn_err *e);
+/* Add the segments map `name` names (none when it cannot be read). */
+int db_files_add_segments(gnndb *db, db_files *f, const char *name);
+int db_files_has(const db_files *f, const char *name);
+void db_files_free(db_files *f);
 
 /* Open the block file of table `t` (features or labels) of this database,
 ** checked against the catalog's block size, token and block count, with
