@@ -222,5 +222,8 @@ int ddl_drop_edge_table(gnndb *db, const ast_stmt *s, const cat_graph *g,
 ** caller's write lock) as a typed graph. */
 int ddl_import_ogb_hetero(gnndb *db, const ast_stmt *s, gnn_err *e);
 
+/* COMPACT g (compact.c): folds the current version's delta segments into
+** plain block files. */
+int ddl_compact(gnndb *db, const ast_stmt *s, gnn_err *e);
 
 #endif

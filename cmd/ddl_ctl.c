@@ -63,6 +63,7 @@ static const char *import_words(const ast_stmt *s, char *buf, size_t cap)
         snprintf(buf, cap, "INSERT ROWS INTO %s ON %s",
                  s->name ? s->name : "LABELS", g);
         break;
+    case AST_COMPACT: snprintf(buf, cap, "COMPACT %s", g); break;
     default: snprintf(buf, cap, "IMPORT OGB AS %s", s->name); break;
     }
     return buf;

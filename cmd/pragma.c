@@ -35,6 +35,17 @@ static int parse_int(const char *v, int64_t lo, int64_t hi, int64_t *out)
     return 0;
 }
 
+/* A fraction in (0, 1]: a plain number, no NaN, no infinity. */
+static int parse_fraction(const char *v, double *out)
+{
+    if (!v) return -1;
+    char *end;
+    double x = strtod(v, &end);
+    if (end == v || *end || !(x > 0.0 && x <= 1.0)) return -1;
+    *out = x;
+    return 0;
+}
+
 static void *field(gnn_pragmas *p, const gnn_pragma *pr)
 {
     return (char *)p + pr->off;
@@ -59,9 +70,17 @@ static int set_pragma(gnndb *db, const char *name, const char *v, gnn_err *e)
     gnn_pragmas *p = &db->pragma;
     const gnn_pragma *pr = db_pragma_find(name);
     int64_t x;
+    double f;
     int k;
     switch (pr ? pr->kind : -1) {
     case GNN_PK_SIZE: return set_size(p, pr, v, e);
+    case GNN_PK_FRACTION:
+        if (parse_fraction(v, &f))
+            return gnn_seterr(e, GNNDB_RANGE, "PRAGMA %s = %s: use a "
+                              "fraction in (0, 1], such as 0.25", name,
+                              v ? v : "''");
+        memcpy(field(p, pr), &f, sizeof f);
+        return GNNDB_OK;
     case GNN_PK_INT:
         if (parse_int(v, pr->lo, pr->hi, &x))
             return gnn_seterr(e, GNNDB_RANGE, "PRAGMA %s = %s: use %" PRId64
@@ -116,6 +135,11 @@ static int add_setting(gnndb *db, rowset *rs, const gnn_pragma *pr)
                                                      : fc_policy_name(k));
     case GNN_PK_PATH:
         return rs_text(rs, p->temp_dir[0] ? p->temp_dir : db->dir);
+    case GNN_PK_FRACTION: {
+        double f;
+        memcpy(&f, field(p, pr), sizeof f);
+        return rs_float(rs, f);
+    }
     case GNN_PK_FORMAT: {   /* the database's: 3, or 4 once appended to */
         int64_t v = GNNDB_FORMAT_VERSION;
         gnn_err e2 = {0};

@@ -35,6 +35,9 @@ typedef struct gnn_pragmas {
                             ** memory_limit */
     int pin_memory;         /* 1: host batches in page-locked memory */
     int64_t gpu_cache;      /* bytes of feature rows kept on the device */
+    double compact_fraction;/* in (0, 1]: an append that leaves more than
+                            ** this fraction of a graph's blocks in delta
+                            ** segments compacts the graph at once */
 } gnn_pragmas;
 
 #define GNN_GRAN_AUTO  0    /* per block, whichever the cost model prefers */

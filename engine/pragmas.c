@@ -51,6 +51,8 @@ const gnn_pragma gnn_pragma_table[] = {
      "'on' (host batches in page-locked memory) or 'off'"},
     {"gpu_cache", GNN_PK_SIZE, F(gpu_cache), 0, 0, 0, NULL, 0, 0,
      "give a size such as '8GB', or 0 for none"},
+    {"compact_fraction", GNN_PK_FRACTION, F(compact_fraction), 0, 0, 250000,
+     NULL, 0, 0, NULL},
     {"format_version", GNN_PK_FORMAT, 0, 0, 0, 0, NULL, 0, 0, NULL},
     {"stats", GNN_PK_STATS, 0, 0, 0, 0, NULL, 0, 0, NULL},
     {"calibrate", GNN_PK_CALIBRATE, 0, 0, 0, 0, NULL, 0, 0, NULL},
@@ -99,6 +101,11 @@ void db_pragma_defaults(gnn_pragmas *p)
         case GNN_PK_POLICY: {
             int i = (int)v;
             memcpy(field, &i, sizeof i);
+            break;
+        }
+        case GNN_PK_FRACTION: {
+            double f = (double)v / 1e6;
+            memcpy(field, &f, sizeof f);
             break;
         }
         default: break;   /* a path starts empty; the rest are no fields */

@@ -17,6 +17,7 @@ enum {
     GNN_PK_CHOICE,   /* int: the index of its value in names (any case) */
     GNN_PK_POLICY,   /* int: a feature-cache policy (exec/fcache.h's) */
     GNN_PK_PATH,     /* char[]: a directory ("": the database's) */
+    GNN_PK_FRACTION, /* double in (0, 1]; dflt in millionths */
     GNN_PK_FORMAT,   /* read-only: the file format (listed: the library's) */
     GNN_PK_STATS,    /* read-only: the last statement's counters, unlisted */
     GNN_PK_CALIBRATE /* the disk profile (its own rows), unlisted */
@@ -31,7 +32,8 @@ typedef struct gnn_pragma {
     int kind;                  /* GNN_PK_* */
     size_t off;                /* its field in gnn_pragmas */
     int64_t lo, hi;            /* INT: the range; SIZE: lo the least */
-    int64_t dflt;              /* the default, or GNN_PD_* */
+    int64_t dflt;              /* the default, or GNN_PD_*; FRACTION: in
+                                  millionths (250000: 0.25) */
     const char *const *names;  /* CHOICE: the values by index, NULL-ended */
     int zero;                  /* SIZE: 0 is allowed below lo, shown "0" */
     int autov;                 /* SIZE: 'auto' is allowed, kept as -1 */

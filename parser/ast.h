@@ -36,10 +36,11 @@ typedef enum ast_kind {
     AST_INSERT_NODES,    /* INSERT NODES INTO g COUNT n */
     AST_INSERT_ROWS,     /* INSERT ROWS INTO t | LABELS ON g FROM 'f' */
     AST_SHOW_VERSIONS,   /* SHOW VERSIONS g */
-    AST_DROP_VERSIONS    /* DROP VERSIONS BEFORE n ON g */
+    AST_DROP_VERSIONS,   /* DROP VERSIONS BEFORE n ON g */
+    AST_COMPACT          /* COMPACT g: graph = g */
 } ast_kind;
 
-#define AST_LAST_KIND AST_DROP_VERSIONS
+#define AST_LAST_KIND AST_COMPACT
 
 #define AST_MAX_HOPS 8
 

@@ -110,6 +110,8 @@ void build_insert_rows(parse_ctx *p, const gtok *kw, const gtok *table,
                        const gtok *graph, const gtok *path);
 void build_drop_versions(parse_ctx *p, const gtok *kw, const gtok *n,
                          const gtok *graph);
+/* COMPACT g: the graph's name in graph. */
+void build_compact(parse_ctx *p, const gtok *kw, const gtok *graph);
 void build_as_of(parse_ctx *p, const gtok *kw, const gtok *n);
 /* IMPORT OGB 'dir' AS name. */
 void build_ogb(parse_ctx *p, const gtok *dir, const gtok *name);

@@ -1,6 +1,6 @@
 /* build_versions.c — the builders of appends and versions: INSERT EDGES,
-** INSERT NODES, INSERT ROWS, DROP VERSIONS BEFORE n ON g, and SAMPLE's AS
-** OF VERSION n (SHOW VERSIONS is build_simple's). */
+** INSERT NODES, INSERT ROWS, DROP VERSIONS BEFORE n ON g, COMPACT g, and
+** SAMPLE's AS OF VERSION n (SHOW VERSIONS is build_simple's). */
 #include "build_int.h"
 
 #include <inttypes.h>
@@ -62,6 +62,14 @@ void build_drop_versions(parse_ctx *p, const gtok *kw, const gtok *n,
     if (p->rc || !version_number(p, "DROP VERSIONS BEFORE", n, &v)) return;
     p->s->kind = AST_DROP_VERSIONS;
     p->s->count = v;
+    bld_set_str(p, &p->s->graph, graph);
+}
+
+void build_compact(parse_ctx *p, const gtok *kw, const gtok *graph)
+{
+    (void)kw;
+    if (p->rc) return;
+    p->s->kind = AST_COMPACT;
     bld_set_str(p, &p->s->graph, graph);
 }
 

@@ -76,6 +76,12 @@ int gnnParseCheck(void *parser, int major, const gtok *t, parse_ctx *ctx);
 %token INSERT VERSION VERSIONS.
 %fallback ID VERSION VERSIONS.
 
+/* COMPACT g: a word that starts a statement and nowhere else, so it stays
+** a name wherever a name is expected (a graph called "compact" still
+** parses, COMPACT compact too). */
+%token COMPACT.
+%fallback ID COMPACT.
+
 /* ---- CREATE GRAPH ---------------------------------------------------- */
 cmd ::= CREATE GRAPH ID(N) FROM STRING(P) graph_opts.
                                     { build_create_graph(pctx, &N, &P); }
@@ -216,6 +222,7 @@ row_opts ::= row_opts npz_key.
 cmd ::= SHOW VERSIONS ID(G).        { build_simple(pctx, AST_SHOW_VERSIONS, NULL, &G); }
 cmd ::= DROP(K) VERSIONS BEFORE INTEGER(N) ON ID(G).
                                     { build_drop_versions(pctx, &K, &N, &G); }
+cmd ::= COMPACT(K) ID(G).           { build_compact(pctx, &K, &G); }
 sample_clause ::= AS(K) OF VERSION INTEGER(N).
                                     { build_as_of(pctx, &K, &N); }
 

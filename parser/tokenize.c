@@ -25,7 +25,7 @@
     X(GATHER) X(ROWS) X(ORDER) X(REPLACE) \
     X(TIMES) X(TIME) X(NODE) X(AT) X(TEMPORAL) X(UNIFORM) X(LAST) X(BEFORE) \
     X(OR) X(WINDOW) X(BY) \
-    X(INSERT) X(VERSION) X(VERSIONS)
+    X(INSERT) X(VERSION) X(VERSIONS) X(COMPACT)
 
 #define KW_ENTRY(k) {#k, sizeof #k - 1, TK_##k},
 static const struct keyword {

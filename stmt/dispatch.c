@@ -5,6 +5,7 @@
 ** leaves rows, if any, for the steps that follow. */
 #include "stmt.h"
 #include "cmd.h"
+#include "ddl.h"
 #include "explain.h"
 #include "pack.h"
 #include "gather_rows.h"
@@ -89,6 +90,11 @@ static int run_insert_rows(gnndb_stmt *st, gnn_err *e)
 static int run_drop_versions(gnndb_stmt *st, gnn_err *e)
 {
     return ddl_drop_versions(st->db, st->ast, e);
+}
+
+static int run_compact(gnndb_stmt *st, gnn_err *e)
+{
+    return ddl_compact(st->db, st->ast, e);
 }
 
 static int run_show_versions(gnndb_stmt *st, gnn_err *e)
@@ -548,6 +554,7 @@ static const stmt_ops kinds[] = {
     [AST_INSERT_ROWS] = {.prepare = prepare_import, .run = run_insert_rows,
                          .writes = always},
     [AST_DROP_VERSIONS] = {.run = run_drop_versions, .writes = always},
+    [AST_COMPACT] = {.run = run_compact, .writes = always},
     [AST_SHOW_VERSIONS] = {.run = run_show_versions},
     [AST_SHOW_GRAPHS] = {.run = run_show_graphs},
     [AST_DESCRIBE] = {.run = run_describe},

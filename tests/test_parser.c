@@ -598,7 +598,7 @@ static void typo_on_line_two_names_line_column_and_expected(void **state)
     expect_error("SAMPEL 10 FROM g BATCH 1", GNNDB_SYNTAX,
                  "near line 1, column 1: syntax error at 'SAMPEL'; expected "
                  "one of CREATE, IMPORT, SHOW, DESCRIBE, DROP, CHECK, PRAGMA, "
-                 "EXPLAIN, SAMPLE, PROPAGATE, SCAN, GATHER, INSERT");
+                 "EXPLAIN, SAMPLE, PROPAGATE, SCAN, GATHER, INSERT, COMPACT");
     expect_error("DROP TABLE x", GNNDB_SYNTAX,
                  "near line 1, column 6: syntax error at 'TABLE'; expected one "
                  "of FEATURES, GRAPH, SPLIT, PACK, RELATION, VERSIONS");
@@ -1402,6 +1402,50 @@ static void show_and_drop_versions(void **state)
     ast_free(s);
 }
 
+static void compact_names_one_graph(void **state)
+{
+    (void)state;
+    ast_stmt *s = parse_ok("COMPACT g;");
+    assert_int_equal(s->kind, AST_COMPACT);
+    assert_string_equal(s->graph, "g");
+    assert_null(s->name);
+    assert_int_equal(s->count, 0);
+    ast_free(s);
+    s = parse_ok("compact papers");
+    assert_int_equal(s->kind, AST_COMPACT);
+    assert_string_equal(s->graph, "papers");
+    ast_free(s);
+    /* COMPACT stays a name wherever a name is expected */
+    s = parse_ok("COMPACT compact");
+    assert_int_equal(s->kind, AST_COMPACT);
+    assert_string_equal(s->graph, "compact");
+    ast_free(s);
+    s = parse_ok("DESCRIBE compact");
+    assert_string_equal(s->name, "compact");
+    ast_free(s);
+    s = parse_ok("SAMPLE 5 FROM compact SEEDS compact BATCH 4");
+    assert_string_equal(s->graph, "compact");
+    assert_string_equal(s->seeds_split, "compact");
+    ast_free(s);
+}
+
+static void compact_errors(void **state)
+{
+    (void)state;
+    expect_error("COMPACT;", GNNDB_SYNTAX,
+                 "near line 1, column 8: syntax error at ';'; expected name");
+    expect_error("COMPACT g h", GNNDB_SYNTAX,
+                 "near line 1, column 11: syntax error at 'h'; expected ';'");
+    expect_error("\n  COMPACT g h;", GNNDB_SYNTAX,
+                 "near line 2, column 13: syntax error at 'h'; expected ';'");
+    expect_error("COMPACT", GNNDB_SYNTAX,
+                 "line 1, column 8: incomplete statement; expected name");
+    expect_error_part("COMPACT 'g'", GNNDB_SYNTAX,
+                      "line 1, column 9: syntax error");
+    expect_error_part("COMPACT GRAPH g", GNNDB_SYNTAX,
+                      "line 1, column 9: syntax error at 'GRAPH'");
+}
+
 static void sample_as_of_version(void **state)
 {
     (void)state;
@@ -2022,6 +2066,8 @@ int main(void)
         cmocka_unit_test(insert_edges_takes_the_file_options),
         cmocka_unit_test(insert_nodes_and_rows),
         cmocka_unit_test(show_and_drop_versions),
+        cmocka_unit_test(compact_names_one_graph),
+        cmocka_unit_test(compact_errors),
         cmocka_unit_test(sample_as_of_version),
         cmocka_unit_test(version_errors),
         cmocka_unit_test(hetero_graph_nodes_and_relations),

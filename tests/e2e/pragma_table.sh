@@ -37,6 +37,16 @@ out=$("$GNNDB" -list db.gnndb "PRAGMA io_depth = 16; PRAGMA spill = on;")
 spill|on" ] || fail "settings did not read back: $out"
 "$GNNDB" db.gnndb "PRAGMA threads = 0;" > out.txt 2>&1
 grep -q "PRAGMA threads = 0: use 1 to 256" out.txt || fail "threads = 0: $(cat out.txt)"
+# a fraction: (0, 1], read back as a number; 0, above 1 and words refused
+out=$("$GNNDB" -list db.gnndb "PRAGMA compact_fraction = 0.5; PRAGMA compact_fraction = 1;")
+[ "$out" = "compact_fraction|0.5
+compact_fraction|1" ] || fail "compact_fraction did not read back: $out"
+for v in 0 1.5 -0.25 "'half'"; do
+    "$GNNDB" db.gnndb "PRAGMA compact_fraction = $v;" > out.txt 2>&1 \
+        && fail "compact_fraction = $v was taken"
+    grep -q "PRAGMA compact_fraction = .*: use a fraction in (0, 1\]" out.txt \
+        || fail "compact_fraction = $v: $(cat out.txt)"
+done
 "$GNNDB" db.gnndb "PRAGMA stats = 1;" > out.txt 2>&1
 grep -q "PRAGMA stats is read-only" out.txt || fail "stats = 1: $(cat out.txt)"
 "$GNNDB" db.gnndb "PRAGMA nosuch;" > out.txt 2>&1
