@@ -330,6 +330,12 @@ int cat_checksums_get(cat_db *c, const char *file, uint32_t **sums,
 int cat_file_replace(cat_db *c, const char *old, const char *file,
                      const uint32_t *sums, uint64_t n, gnn_err *e);
 
+/* The file now holding the blocks of `token` (a graph's, edge-id graph's
+** or table's): where a COMPACT moved a version's blocks to
+** (GNNDB_NOTFOUND when no row has it). */
+int cat_file_of_token(cat_db *c, uint64_t token, char out[CAT_NAME_MAX],
+                      gnn_err *e);
+
 /* Degree histogram of a graph: bucket 0 counts nodes of in-degree 0,
 ** bucket k >= 1 those of in-degree in [2^(k-1), 2^k). */
 int cat_degree_hist_put(cat_db *c, int64_t graph_id, const int64_t *counts,

@@ -223,3 +223,28 @@ int cat_file_replace(cat_db *c, const char *old, const char *file,
     if (!rc) rc = cat_checksums_put(c, file, sums, n, e);
     return catx_sp_end(c, rc, e);
 }
+
+int cat_file_of_token(cat_db *c, uint64_t token, char out[CAT_NAME_MAX],
+                      gnn_err *e)
+{
+    sqlite3_stmt *st;
+    int rc = catx_prepare(c, "SELECT file FROM graphs WHERE token = ?1 "
+                             "UNION ALL SELECT eid_file FROM graphs WHERE "
+                             "has_eids AND eid_token = ?1 UNION ALL SELECT "
+                             "file FROM tables WHERE token = ?1 LIMIT 1",
+                          &st, e);
+    if (rc) return rc;
+    sqlite3_bind_int64(st, 1, (sqlite3_int64)token);
+    int s = sqlite3_step(st);
+    if (s == SQLITE_ROW) {
+        const char *f = (const char *)sqlite3_column_text(st, 0);
+        snprintf(out, CAT_NAME_MAX, "%s", f ? f : "");
+    } else if (s == SQLITE_DONE) {
+        rc = gnn_seterr(e, GNNDB_NOTFOUND, "no file of token %016llx",
+                        (unsigned long long)token);
+    } else {
+        rc = catx_err(c, s, "finding a file", e);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}

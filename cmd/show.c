@@ -4,6 +4,7 @@
 #include "show.h"
 #include "block.h"
 #include "blockfile.h"
+#include "segmap.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -241,6 +242,36 @@ static int pack_props(const cat_pack *ps, size_t np, rowset *rs)
     return oom;
 }
 
+/* A segmented file (an append's deltas, insert_delta.c): the bytes of
+** each segment it reads, and delta.NAME: how many of its blocks lie
+** outside its first segment, in how many. Returns nonzero when out of
+** memory. */
+static int seg_props(gnndb *db, const char *name, rowset *rs)
+{
+    char path[1024], buf[256];
+    snprintf(path, sizeof path, "%s/%s", db->dir, name);
+    seg_map m;
+    gnn_err e2 = {0};
+    if (!seg_map_is_name(name) || seg_map_read(path, &m, &e2)) return 0;
+    int oom = 0;
+    uint64_t base = 0;
+    for (size_t i = 0; i < m.nruns; i++)
+        if (m.runs[i].seg == 0) base += m.runs[i].count;
+    for (uint32_t i = 0; i < m.nsegs; i++) {
+        snprintf(buf, sizeof buf, "file.%s", m.segs[i].name);
+        oom |= rs_prop_int(rs, buf, file_size(db->dir, m.segs[i].name));
+    }
+    snprintf(buf, sizeof buf, "delta.%s", name);
+    char val[160];
+    snprintf(val, sizeof val, "%" PRIu64 " of %" PRIu64 " blocks in %u "
+             "delta segments (%.1f%%)", m.nblocks - base, m.nblocks,
+             m.nsegs - 1, m.nblocks ? 100.0 * (double)(m.nblocks - base) /
+             (double)m.nblocks : 0.0);
+    oom |= rs_prop_text(rs, buf, val);
+    seg_map_free(&m);
+    return oom;
+}
+
 /* The bytes on disk of every file the graph owns, then of the catalog and
 ** the index, which the whole database shares. Returns nonzero when out of
 ** memory. */
@@ -252,10 +283,12 @@ static int file_props(gnndb *db, const cat_graph *g, const cat_table *ts,
     if (g->file[0]) {
         snprintf(buf, sizeof buf, "file.%s", g->file);
         oom |= rs_prop_int(rs, buf, file_size(db->dir, g->file));
+        oom |= seg_props(db, g->file, rs);
     }
     if (g->has_eids) {
         snprintf(buf, sizeof buf, "file.%s", g->eid_file);
         oom |= rs_prop_int(rs, buf, file_size(db->dir, g->eid_file));
+        oom |= seg_props(db, g->eid_file, rs);
     }
     cat_graph tg;
     gnn_err e2 = {0};
@@ -279,6 +312,7 @@ static int file_props(gnndb *db, const cat_graph *g, const cat_table *ts,
             GNNDB_OK) {
         snprintf(buf, sizeof buf, "file.%s", et.file);
         oom |= rs_prop_int(rs, buf, file_size(db->dir, et.file));
+        oom |= seg_props(db, et.file, rs);
     }
     for (size_t i = 0; i < np; i++) {
         snprintf(buf, sizeof buf, "file.%s", ps[i].file);

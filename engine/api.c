@@ -1,6 +1,7 @@
 /* api.c — opening and closing a database, the error words, the write lock,
 ** and the clean-up of what a crash left behind. */
 #include "db.h"
+#include "segmap.h"
 #include "block.h"
 #include "io.h"
 #include "rss.h"
@@ -128,9 +129,18 @@ static int open_file(gnndb *db, const char *file, uint32_t block_size,
                      uint16_t kind, uint64_t token, int64_t nblocks, int id,
                      blk_file **f, gnn_err *e)
 {
-    char path[1024];
+    char path[1024], now[CAT_NAME_MAX];
     snprintf(path, sizeof path, "%s/%s", db->dir, file);
     int rc = blkf_open(path, block_size, kind, token, (uint64_t)nblocks, f, e);
+    /* a statement prepared before a COMPACT of its version: the same
+    ** blocks, with the same numbers and token, are in the plain file now */
+    if (rc == GNNDB_NOTFOUND && seg_map_is_name(file) &&
+        cat_file_of_token(db->cat, token, now, NULL) == GNNDB_OK &&
+        strcmp(now, file) != 0) {
+        gnn_clearerr(e);
+        snprintf(path, sizeof path, "%s/%s", db->dir, now);
+        rc = blkf_open(path, block_size, kind, token, (uint64_t)nblocks, f, e);
+    }
     if (rc) return rc;
     (*f)->id = id;
     read_choice c;
