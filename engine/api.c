@@ -6,6 +6,7 @@
 #include "rss.h"
 #include "memory.h"
 #include "pragmas.h"
+#include "segmap.h"
 #include "../parser/parse.h"
 
 #include <ctype.h>
@@ -271,27 +272,58 @@ static int ends_with(const char *s, const char *suf)
     return a >= b && strcmp(s + a - b, suf) == 0;
 }
 
+/* The maps of the segmented files the catalog lists (names[0..nn)), whose
+** segments are not orphans though the catalog does not name them.
+** *unreadable when one cannot be read: then no block file may be called
+** an orphan, since it may be a segment of that map. */
+static seg_map *listed_maps(const gnndb *db, char **names, size_t nn,
+                            size_t *nm, int *unreadable)
+{
+    seg_map *maps = calloc(nn ? nn : 1, sizeof *maps);
+    *nm = 0;
+    *unreadable = !maps;
+    for (size_t i = 0; maps && i < nn; i++) {
+        if (!seg_map_is_name(names[i])) continue;
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", db->dir, names[i]);
+        if (seg_map_read(path, &maps[*nm], NULL)) *unreadable = 1;
+        else (*nm)++;
+    }
+    return maps;
+}
+
+static int kept(const char *n, char **names, size_t nn, const seg_map *maps,
+                size_t nm, int unreadable)
+{
+    for (size_t i = 0; i < nn; i++)
+        if (!strcmp(names[i], n)) return 1;
+    for (size_t i = 0; i < nm; i++)
+        for (uint32_t k = 0; k < maps[i].nsegs; k++)
+            if (!strcmp(maps[i].segs[k].name, n)) return 1;
+    return unreadable && (ends_with(n, ".blk") || ends_with(n, ".seg"));
+}
+
 int db_cleanup_orphans(gnndb *db, gnn_err *e)
 {
     char **names = NULL;
-    size_t nn = 0;
+    size_t nn = 0, nm = 0;
     uint64_t *toks = NULL, *itoks = NULL;
     size_t nt = 0, ni = 0;
+    seg_map *maps = NULL;
+    int unreadable = 0;
     int rc = cat_files(db->cat, &names, &nn, e);
     if (!rc) rc = cat_tokens(db->cat, &toks, &nt, e);
     if (rc) goto out;
+    maps = listed_maps(db, names, nn, &nm, &unreadable);
     DIR *d = opendir(db->dir);
     if (d) {
         struct dirent *de;
         while ((de = readdir(d))) {
             const char *n = de->d_name;
-            if (!ends_with(n, ".blk") && !ends_with(n, ".tmp") &&
-                strncmp(n, "tmp-", 4) != 0)
+            if (!ends_with(n, ".blk") && !ends_with(n, ".seg") &&
+                !ends_with(n, ".tmp") && strncmp(n, "tmp-", 4) != 0)
                 continue;
-            int known = 0;
-            for (size_t i = 0; i < nn && !known; i++)
-                known = strcmp(names[i], n) == 0;
-            if (!known) {
+            if (!kept(n, names, nn, maps, nm, unreadable)) {
                 char path[1024];
                 snprintf(path, sizeof path, "%s/%s", db->dir, n);
                 unlink(path);
@@ -310,6 +342,8 @@ int db_cleanup_orphans(gnndb *db, gnn_err *e)
     if (rc) idx_abort(t);
     else rc = idx_commit(t, e);
 out:
+    for (size_t i = 0; i < nm; i++) seg_map_free(&maps[i]);
+    free(maps);
     if (names && nn) free(names[0]);
     free(names);
     free(toks);
