@@ -180,7 +180,7 @@ static void test_bad_segment_names_are_refused_when_built(void **state)
         assert_int_equal(seg_map_add_seg(&m, bad[i], 1, 1, &a, &e),
                          GNNDB_RANGE);
     for (int i = 0; i < SEG_MAX_SEGS; i++) {
-        char n[16];
+        char n[24];
         snprintf(n, sizeof n, "s%d.blk", i);
         assert_int_equal(seg_map_add_seg(&m, n, 1, 1, &a, &e), 0);
     }
