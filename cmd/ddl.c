@@ -637,7 +637,8 @@ void ddl_doomed_remove(gnndb *db, ddl_doomed *d)
     db_files live, gone;
     gnn_err e2 = {0};
     memset(&gone, 0, sizeof gone);
-    int known = db_files_live(db, &live, &e2) == GNNDB_OK;
+    int known = db_files_live(db, &live, &e2) == GNNDB_OK && !live.partial;
+    if (!known && live.names) db_files_free(&live);
     for (size_t i = 0; known && i < d->nf; i++)
         if (seg_map_is_name(d->files[i]))
             db_files_add_segments(db, &gone, d->files[i]);

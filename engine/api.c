@@ -7,6 +7,7 @@
 #include "rss.h"
 #include "memory.h"
 #include "pragmas.h"
+#include "segmap.h"
 #include "../parser/parse.h"
 
 #include <ctype.h>
@@ -297,7 +298,10 @@ int db_cleanup_orphans(gnndb *db, gnn_err *e)
             if (!ends_with(n, ".blk") && !ends_with(n, ".seg") &&
                 !ends_with(n, ".tmp") && strncmp(n, "tmp-", 4) != 0)
                 continue;
-            if (!db_files_has(&live, n)) {
+            /* a map that cannot be read may name any block file */
+            if (!db_files_has(&live, n) &&
+                !(live.partial && !ends_with(n, ".tmp") &&
+                  strncmp(n, "tmp-", 4) != 0)) {
                 char path[1024];
                 snprintf(path, sizeof path, "%s/%s", db->dir, n);
                 unlink(path);

@@ -127,9 +127,11 @@ typedef struct db_files {
     size_t n;
     char (*segs)[64];         /* the maps' */
     size_t nsegs, capsegs;
+    int partial;              /* a map could not be read */
 } db_files;
 int db_files_live(gnndb *db, db_files *f, gnn_err *e);
-/* Add the segments map `name` names (none when it cannot be read). */
+/* Add the segments map `name` names (none, and f->partial set, when it
+** cannot be read). */
 int db_files_add_segments(gnndb *db, db_files *f, const char *name);
 int db_files_has(const db_files *f, const char *name);
 void db_files_free(db_files *f);

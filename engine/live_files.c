@@ -21,14 +21,17 @@ static int add_name(db_files *f, const char *name)
 }
 
 /* The segments of map `name` into f. A map that cannot be read names
-** none: its version fails when read, and CHECK says why. */
+** none and makes f partial: any block file may be one of its segments. */
 int db_files_add_segments(gnndb *db, db_files *f, const char *name)
 {
     char path[1024];
     snprintf(path, sizeof path, "%s/%s", db->dir, name);
     seg_map m;
     gnn_err e2 = {0};
-    if (seg_map_read(path, &m, &e2)) return GNNDB_OK;
+    if (seg_map_read(path, &m, &e2)) {
+        f->partial = 1;
+        return GNNDB_OK;
+    }
     int rc = GNNDB_OK;
     for (uint32_t s = 0; !rc && s < m.nsegs; s++)
         rc = add_name(f, m.segs[s].name);

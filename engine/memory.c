@@ -9,6 +9,7 @@
 ** from /proc at every prepare. */
 #include "memory.h"
 #include "rss.h"
+#include "blockfile.h"
 #include "pagecache.h"
 
 #include <stdio.h>
@@ -77,7 +78,7 @@ void db_read_choice(gnndb *db, const char *path, read_choice *c)
 {
     c->cached = 0;
     c->room = cache_room(db);
-    if (gnn_file_cached(path, &c->in_cache, &c->size) != 0 || c->size <= 0)
+    if (blkf_cached(path, &c->in_cache, &c->size) != 0 || c->size <= 0)
         return;
     c->cached = (double)c->in_cache >= GNN_CACHED_ENOUGH * (double)c->size ||
                 (c->room >= 0 && 2 * c->size <= c->room);

@@ -14,7 +14,7 @@
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 30
 FUZZ_TARGETS ?= parser npy edgelist block gz npz header ogb ogb_hetero idlist \
-                timecol pack_record
+                timecol pack_record segmap
 FUZZ_B       := $(B)/fuzz
 FUZZ_FLAGS   := -g -O1 -std=gnu11 -D_GNU_SOURCE -pthread \
                 -fsanitize=fuzzer,address,undefined \
@@ -29,6 +29,8 @@ FUZZ_SRC_block    := storage/block.c storage/graphpack.c common/err.c
 FUZZ_SRC_gz       := storage/gz.c common/err.c
 FUZZ_SRC_timecol  := storage/timecol.c storage/npy.c common/err.c
 FUZZ_SRC_pack_record := exec/pack_record.c common/batch_fields.c common/err.c
+FUZZ_SRC_segmap   := storage/segmap.c storage/block.c storage/graphpack.c \
+                     common/err.c
 FUZZ_SRC_npz      := storage/npz.c storage/array.c storage/npy.c storage/gz.c \
                      storage/extsort.c common/err.c
 FUZZ_SRC_idlist   := storage/idlist.c storage/array.c storage/npz.c \
@@ -56,7 +58,7 @@ $(FUZZ_B)/fuzz_$(1): tests/fuzz/fuzz_$(1).c $(FUZZ_SRC_$(1)) $(B)/gen/grammar.h
 	@mkdir -p $(FUZZ_B)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -Wno-unused-variable -o $$@ $$< $(FUZZ_SRC_$(1)) -lz
 endef
-$(foreach t,parser npy edgelist block gz npz header ogb ogb_hetero idlist timecol pack_record,$(eval $(call FUZZ_RULE,$(t))))
+$(foreach t,parser npy edgelist block gz npz header ogb ogb_hetero idlist timecol pack_record segmap,$(eval $(call FUZZ_RULE,$(t))))
 
 # Each target in turn (2 cores are shared; one fuzzer at a time). The
 # "stat::" lines of -print_final_stats give the executions run.

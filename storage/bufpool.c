@@ -489,6 +489,11 @@ static int issue(fetch *x, size_t *next, size_t nmiss, gnn_err *e)
     if (limit > avail) limit = avail;
     if (limit > BP_MAX_READ_BYTES / bs) limit = BP_MAX_READ_BYTES / bs;
     size_t i = *next, n = 1;
+    int fd;
+    uint64_t offset, run;
+    /* a segmented file's blocks lie back to back only within a run */
+    blkf_locate(x->f, miss[i], &fd, &offset, &run);
+    if (limit > run) limit = (size_t)run;
     while (n < limit && i + n < nmiss && miss[i + n] == miss[i] + n) n++;
 
     bp_read *rd = x->free;
@@ -501,8 +506,8 @@ static int issue(fetch *x, size_t *next, size_t nmiss, gnn_err *e)
         rd->iov[k].iov_len = bs;
     }
     memset(&rd->req, 0, sizeof rd->req);
-    rd->req.fd = x->f->fd;
-    rd->req.offset = rd->first * bs;
+    rd->req.fd = fd;
+    rd->req.offset = offset;
     rd->req.len = (uint32_t)(n * bs);
     rd->req.buf = rd->frames[0]->data;
     rd->req.user = rd;
@@ -532,18 +537,22 @@ static int complete(fetch *x, bp_read *rd, gnn_err *e)
     int64_t want = (int64_t)rd->n * bs;
     int rc = GNNDB_OK;
     unsigned k = 0;
+    /* the words name the file read and its own block numbers: a segment's
+    ** for a segmented file (the read lies within one run) */
+    uint64_t hno, token;
+    const char *path;
+    blkf_expect(f, rd->first, &hno, &token, &path);
     if (rd->req.result < 0) {
         rc = gnn_seterr_errno(e, GNNDB_IOERR, (int)-rd->req.result,
                               "read of blocks %llu..%llu of %s",
-                              (unsigned long long)rd->first,
-                              (unsigned long long)(rd->first + rd->n - 1),
-                              f->path);
+                              (unsigned long long)hno,
+                              (unsigned long long)(hno + rd->n - 1), path);
     } else if (rd->req.result < want) {
         rc = gnn_seterr(e, GNNDB_CORRUPT, "corrupt block %llu of %s: "
                         "truncated (short read)",
-                        (unsigned long long)(rd->first +
+                        (unsigned long long)(hno +
                                              (uint64_t)rd->req.result / bs),
-                        f->path);
+                        path);
     } else {
         bp->stats.blocks_read += rd->n;
         bp->stats.bytes_read += (uint64_t)want;
@@ -551,7 +560,8 @@ static int complete(fetch *x, bp_read *rd, gnn_err *e)
     for (; !rc && k < rd->n; k++) {
         bp_frame *fr = rd->frames[k];
         uint64_t no = rd->first + k;
-        rc = blk_verify(fr->data, bs, f->kind, no, f->token, f->path, e);
+        blkf_expect(f, no, &hno, &token, &path);
+        rc = blk_verify(fr->data, bs, f->kind, hno, token, path, e);
         if (rc) break;
         /* A visit callback may have read this block meanwhile (bp_get):
         ** then this copy is visited but not cached twice. */

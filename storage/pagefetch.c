@@ -118,8 +118,11 @@ static int issue_run(pf_job *j, gnn_err *e)
     uint32_t bs = j->f->block_size, ps = blk_page_size(bs);
     pf_req *q = j->free_reqs;
     memset(&q->req, 0, sizeof q->req);
-    q->req.fd = j->f->fd;
-    q->req.offset = s->no * bs + (uint64_t)run->first * ps;
+    int fd;
+    uint64_t offset, left;
+    blkf_locate(j->f, s->no, &fd, &offset, &left);
+    q->req.fd = fd;
+    q->req.offset = offset + (uint64_t)run->first * ps;
     q->req.len = run->n * ps;
     q->req.buf = s->data + (size_t)run->first * ps;
     q->req.user = q;
@@ -160,8 +163,11 @@ static int verify_stage(pf_job *j, pf_slot *s, gnn_err *e)
     blk_file *f = j->f;
     j->st->pages += np;
     j->st->bytes += (uint64_t)np * blk_page_size(f->block_size);
-    return blk_verify_pages(s->data, f->block_size, f->kind, s->no,
-                            f->token, f->path, pages, np, e);
+    uint64_t hno, token;
+    const char *path;
+    blkf_expect(f, s->no, &hno, &token, &path);
+    return blk_verify_pages(s->data, f->block_size, f->kind, hno, token,
+                            path, pages, np, e);
 }
 
 /* After stage 0: the runs of the pages `more` asks for that were not read
