@@ -334,13 +334,18 @@ int cat_files(cat_db *c, char ***names, size_t *n, gnn_err *e)
 {
     *names = NULL;
     *n = 0;
-    char sql[512];
-    snprintf(sql, sizeof sql, "SELECT file FROM graphs UNION "
-             "SELECT file FROM tables UNION %s%s"
-             "SELECT file FROM checksums",
+    char sql[768];
+    /* a graph's own row keeps version 1's files after DROP VERSIONS: no
+    ** longer the graph's (a later version's map may still read them) */
+    const char *kept = c->has_versions ? "(kind != 0 OR oldest_version <= 1)"
+                                       : "1";
+    snprintf(sql, sizeof sql, "SELECT file FROM graphs WHERE %s UNION "
+             "SELECT file FROM tables UNION %s%s%s%s"
+             "SELECT file FROM checksums", kept,
              c->has_packs ? "SELECT file FROM packs UNION " : "",
-             c->has_eids ? "SELECT eid_file FROM graphs WHERE has_eids "
-                           "UNION " : "");
+             c->has_eids ? "SELECT eid_file FROM graphs WHERE has_eids AND "
+                         : "",
+             c->has_eids ? kept : "", c->has_eids ? " UNION " : "");
     sqlite3_stmt *st;
     int rc = catx_prepare(c, sql, &st, e);
     if (rc) return rc;

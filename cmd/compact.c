@@ -77,15 +77,16 @@ static size_t files_of(gnndb *db, const cat_graph *g, cat_table *et,
     size_t n = 0;
     gnn_err e2 = {0};
     if (seg_map_is_name(g->file))
-        out[n++] = (cp_file){g->file, BLK_KIND_GRAPH, g->token,
-                             g->graph_blocks};
+        out[n++] = (cp_file){.file = g->file, .kind = BLK_KIND_GRAPH,
+                             .token = g->token, .nblocks = g->graph_blocks};
     if (g->has_eids && seg_map_is_name(g->eid_file))
-        out[n++] = (cp_file){g->eid_file, BLK_KIND_GRAPH, g->eid_token,
-                             g->eid_blocks};
+        out[n++] = (cp_file){.file = g->eid_file, .kind = BLK_KIND_GRAPH,
+                             .token = g->eid_token,
+                             .nblocks = g->eid_blocks};
     if (cat_table_get(db->cat, g->topo_id, CAT_EDGES_TABLE, et, &e2) ==
             GNNDB_OK && seg_map_is_name(et->file))
-        out[n++] = (cp_file){et->file, BLK_KIND_FEATURE, et->token,
-                             et->nblocks};
+        out[n++] = (cp_file){.file = et->file, .kind = BLK_KIND_FEATURE,
+                             .token = et->token, .nblocks = et->nblocks};
     return n;
 }
 

@@ -313,9 +313,7 @@ static int lay_out(const gd_ctx *c, const char *seg_name, uint64_t seg_token,
 {
     const gd_old *o = c->old;
     gd_lay l = {.out = out, .e = e};
-    out->map.kind = BLK_KIND_GRAPH;
-    out->map.block_size = o->f->block_size;
-    out->map.token = map_token;
+    seg_map_init(&out->map, BLK_KIND_GRAPH, o->f->block_size, map_token);
     int rc = lay_segments(&l, o, seg_name, seg_token, c->nseg);
     uint64_t b = 0;
     size_t ii = 0;

@@ -110,9 +110,7 @@ int gd_append_rows(const gd_table *old, const void *rows, uint64_t nrows,
     if (!rc) rc = blkw_create(dir, seg_name, bs, &x.w, e);
     if (!rc) rc = write_rows(old, &x, first, rows, old->rows + nrows,
                              seg_token, e);
-    out->map.kind = BLK_KIND_FEATURE;
-    out->map.block_size = bs;
-    out->map.token = map_token;
+    seg_map_init(&out->map, BLK_KIND_FEATURE, bs, map_token);
     if (!rc) rc = table_map(old, keep, seg_name, seg_token, x.phys, &out->map,
                             e);
     if (!rc && !(out->sums = malloc((size_t)(keep + x.phys + 1) * 4)))

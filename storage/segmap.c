@@ -458,3 +458,19 @@ int seg_map_write(const char *dir, const char *name, const seg_map *m,
     if ((rc = sync_dir(dir, e))) unlink(final);
     return rc;
 }
+
+int seg_map_prune(seg_map *m, gnn_err *e)
+{
+    (void)e;
+    uint32_t to[SEG_MAX_SEGS];
+    int used[SEG_MAX_SEGS] = {0};
+    for (size_t i = 0; i < m->nruns; i++) used[m->runs[i].seg] = 1;
+    uint32_t n = 0;
+    for (uint32_t s = 0; s < m->nsegs; s++) {
+        to[s] = n;
+        if (used[s]) m->segs[n++] = m->segs[s];
+    }
+    for (size_t i = 0; i < m->nruns; i++) m->runs[i].seg = to[m->runs[i].seg];
+    m->nsegs = n;
+    return GNNDB_OK;
+}

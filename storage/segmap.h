@@ -121,6 +121,9 @@ int seg_map_add_seg(seg_map *m, const char *name, uint64_t token,
 int seg_map_add_run(seg_map *m, uint32_t seg, uint64_t pstart,
                     uint64_t count, gnn_err *e);
 
+/* Drop the segments no run uses (an append that wrote a segment's every
+** block again no longer reads it), the others keeping their order. */
+int seg_map_prune(seg_map *m, gnn_err *e);
 /* Where logical block `no` (< m->nblocks) lies: its segment, its physical
 ** block there, and how many blocks from `no` on follow it back to back in
 ** that segment (>= 1). A binary search over the runs. */

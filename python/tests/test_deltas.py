@@ -55,7 +55,15 @@ def big_pair(d, opts="UNDIRECTED DROP DUPLICATES", m=60000, cut=59700,
 
 
 def test_an_append_writes_a_segment_not_the_graph(tmp_path):
-    p = big_pair(tmp_path)
+    """300 new edges into nodes 0-49 of 5000 rewrite the few ranges of
+    16 KiB blocks that hold those nodes' lists, not the graph (random
+    targets would touch every range: an append writes whole ranges)."""
+    rng = np.random.default_rng(8)
+    rows = rand_edges(rng, 60000, 5000)
+    rows[59700:, 1] = rng.integers(0, 50, 300)
+    p = Pair(tmp_path, rows, [59700], "DROP DUPLICATES NODES 5000 BLOCK "
+             "SIZE 16KB", setup=node_setup(tmp_path, rng, 5000),
+             record=(NODE_SQL,))
     before, after = set(p.listing[0]), set(p.listing[1])
     new = after - before
     assert before <= after                  # version 1's files stay
