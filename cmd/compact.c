@@ -127,7 +127,7 @@ static int compact(gnndb *db, const cat_graph *g, gnn_err *e)
 }
 
 /* The share of g's current version's graph blocks (edge-id graph, the
-** larger) that lie outside the first segment of its map. */
+** larger) that lie in delta segments ("d-" files, insert_delta.c). */
 static double delta_share(gnndb *db, const cat_graph *g)
 {
     const char *file = g->has_eids ? g->eid_file : g->file;
@@ -137,10 +137,8 @@ static double delta_share(gnndb *db, const cat_graph *g)
     seg_map m;
     gnn_err e2 = {0};
     if (seg_map_read(path, &m, &e2)) return 0;
-    uint64_t base = 0;
-    for (size_t i = 0; i < m.nruns; i++)
-        if (m.runs[i].seg == 0) base += m.runs[i].count;
-    double share = m.nblocks ? 1.0 - (double)base / (double)m.nblocks : 0;
+    double share = m.nblocks ? (double)seg_map_delta_blocks(&m) /
+                               (double)m.nblocks : 0;
     if (m.nsegs >= SEG_MAX_SEGS - 1) share = 1;
     seg_map_free(&m);
     return share;

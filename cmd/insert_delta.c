@@ -167,8 +167,9 @@ static void name_file(dl_file *f, char kind)
     f->token = db_new_token();
     f->seg_token = db_new_token();
     snprintf(f->map, sizeof f->map, "%c-%016" PRIx64 ".seg", kind, f->token);
-    snprintf(f->seg, sizeof f->seg, "%c-%016" PRIx64 ".blk", kind,
-             f->seg_token);
+    /* "d-": a delta segment, told apart from a base file (created or
+    ** compacted) by name alone (ddl_compact_due, DESCRIBE) */
+    snprintf(f->seg, sizeof f->seg, "d-%016" PRIx64 ".blk", f->seg_token);
 }
 
 /* What of the old file a delta needs beside its blocks: its map (when it

@@ -243,9 +243,8 @@ static int pack_props(const cat_pack *ps, size_t np, rowset *rs)
 }
 
 /* A segmented file (an append's deltas, insert_delta.c): the bytes of
-** each segment it reads, and delta.NAME: how many of its blocks lie
-** outside its first segment, in how many. Returns nonzero when out of
-** memory. */
+** each segment it reads, and delta.NAME: how many of its blocks lie in
+** delta segments, in how many. Returns nonzero when out of memory. */
 static int seg_props(gnndb *db, const char *name, rowset *rs)
 {
     char path[1024], buf[256];
@@ -254,9 +253,9 @@ static int seg_props(gnndb *db, const char *name, rowset *rs)
     gnn_err e2 = {0};
     if (!seg_map_is_name(name) || seg_map_read(path, &m, &e2)) return 0;
     int oom = 0;
-    uint64_t base = 0;
-    for (size_t i = 0; i < m.nruns; i++)
-        if (m.runs[i].seg == 0) base += m.runs[i].count;
+    uint64_t delta = seg_map_delta_blocks(&m);
+    uint32_t nd = 0;
+    for (uint32_t i = 0; i < m.nsegs; i++) nd += !strncmp(m.segs[i].name, "d-", 2);
     for (uint32_t i = 0; i < m.nsegs; i++) {
         snprintf(buf, sizeof buf, "file.%s", m.segs[i].name);
         oom |= rs_prop_int(rs, buf, file_size(db->dir, m.segs[i].name));
@@ -264,9 +263,8 @@ static int seg_props(gnndb *db, const char *name, rowset *rs)
     snprintf(buf, sizeof buf, "delta.%s", name);
     char val[160];
     snprintf(val, sizeof val, "%" PRIu64 " of %" PRIu64 " blocks in %u "
-             "delta segments (%.1f%%)", m.nblocks - base, m.nblocks,
-             m.nsegs - 1, m.nblocks ? 100.0 * (double)(m.nblocks - base) /
-             (double)m.nblocks : 0.0);
+             "delta segments (%.1f%%)", delta, m.nblocks, nd,
+             m.nblocks ? 100.0 * (double)delta / (double)m.nblocks : 0.0);
     oom |= rs_prop_text(rs, buf, val);
     seg_map_free(&m);
     return oom;

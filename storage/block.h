@@ -241,6 +241,14 @@ int blk_graph_packer_add(blk_graph_packer *p, uint64_t node,
 int blk_graph_packer_finish(blk_graph_packer *p, uint64_t *nblocks,
                             gnn_err *e);
 void blk_graph_packer_free(blk_graph_packer *p);
+/* Put one part of a list as it is (an object of another graph file of
+** the same flags): the tail of a list whose start stays in an earlier
+** block (start > 0: it must open a block), or the start of one that goes
+** on in the next block (start 0, n < degree: the caller finishes the
+** packer after it). An append packs a run of blocks again this way
+** without touching the lists that cross its ends. */
+int blk_graph_packer_add_part(blk_graph_packer *p, uint64_t node,
+                              const blk_node *o, gnn_err *e);
 /* Start a fresh packer at `node` (the first node it will be given) and its
 ** first block at number `block_no`: an append packs again a run of nodes
 ** in the middle of a graph, into blocks at the end of another file. */

@@ -82,30 +82,51 @@ static int read_block(gd_ctx *c, uint64_t no, const blk_header **h)
     return blkf_read(c->old->f, no, c->buf, c->e);
 }
 
-/* The range around node v's start: back to a block that starts its first
-** node, on past the blocks that continue the lists of v's block. */
-static int find_range(gd_ctx *c, uint32_t v, gd_range *r)
+static int is_changed(const uint32_t *ch, size_t nch, uint64_t v)
+{
+    size_t lo = 0, hi = nch;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (ch[mid] < v) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < nch && ch[lo] == v;
+}
+
+/* The range of changed node v: from the block where v's list starts to
+** the block where it ends, and on while the last list of the range goes
+** on into the next block and is itself changed. A list crossing either
+** end unchanged stays as it is: its part inside the range is copied
+** (blk_graph_packer_add_part), so that the blocks before and after the
+** range keep holding its other parts. */
+static int find_range(gd_ctx *c, uint32_t v, const uint32_t *ch, size_t nch,
+                      gd_range *r)
 {
     const gd_old *o = c->old;
-    uint64_t nb = o->f->nblocks;
     const blk_header *h;
-    uint64_t b = idx_block_of(o->idx_first, o->idx_block, o->nidx, v);
     int rc;
-    r->b0 = b;
-    for (;;) {
-        if ((rc = read_block(c, r->b0, &h))) return rc;
-        if (!(h->flags & BLK_FLAG_CONT_FIRST)) break;
-        if (r->b0 == 0) return corrupt(o, 0, "it continues a list", c->e);
-        r->b0--;
+    r->b0 = idx_block_of(o->idx_first, o->idx_block, o->nidx, v);
+    if ((rc = read_block(c, r->b0, &h))) return rc;
+    r->lo = h->first_node + ((h->flags & BLK_FLAG_CONT_FIRST) ? 1 : 0);
+    if (r->lo > v || v >= h->first_node + h->count)
+        return corrupt(o, r->b0, "node is not where the index says", c->e);
+    for (r->b1 = r->b0 + 1;; r->b1++) {
+        if (r->b1 - 1 != r->b0 && (rc = read_block(c, r->b1 - 1, &h)))
+            return rc;
+        if (h->count == 0)
+            return corrupt(o, r->b1 - 1, "it holds no object", c->e);
+        const blk_node *last = blk_graph_object(h, h->count - 1);
+        r->hi = h->first_node + h->count;
+        int goes_on = last->start + last->n < last->degree;
+        if (!goes_on) break;
+        if (r->b1 == o->f->nblocks)
+            return corrupt(o, r->b1 - 1, "its last list goes on past the "
+                           "end of the file", c->e);
+        /* the start of an unchanged list stays where it is */
+        if (last->start == 0 && last->node != v &&
+            !is_changed(ch, nch, last->node))
+            break;
     }
-    r->lo = h->first_node;
-    for (r->b1 = b + 1; r->b1 < nb; r->b1++) {
-        if ((rc = read_block(c, r->b1, &h))) return rc;
-        if (!(h->flags & BLK_FLAG_CONT_FIRST)) break;
-    }
-    r->hi = r->b1 < nb ? h->first_node : o->nodes;
-    if (r->lo > v || r->hi <= v)
-        return corrupt(o, b, "node is not where the index says", c->e);
     return GNNDB_OK;
 }
 
@@ -152,8 +173,35 @@ static int take_object(gd_ctx *c, const blk_node *o, uint64_t no,
     return GNNDB_OK;
 }
 
-/* Read range r, hand its lists over in node order, pack them (and, past
-** the old nodes, the new ones' empty lists up to `nodes`). */
+/* One object of range r, in block `no`: a part kept as it is (the tail
+** of a list that starts before the range, or the start of an unchanged
+** one that goes on after it), or a part of a list that is packed whole
+** once its last part is in. */
+static int take_part(gd_ctx *c, const gd_range *r, uint64_t no, uint32_t k,
+                     const blk_header *h, const uint32_t *ch, size_t nch,
+                     size_t *ci, gd_list_fn fn, void *arg, uint32_t *have)
+{
+    const blk_node *ob = blk_graph_object(h, k);
+    uint64_t v = ob->node;
+    int first = no == r->b0 && k == 0, last = no == r->b1 - 1 &&
+        k + 1 == h->count;
+    if (v != h->first_node + k)
+        return corrupt(c->old, no, "a node is out of place", c->e);
+    if ((first && ob->start > 0) ||
+        (last && ob->start == 0 && ob->n < ob->degree))
+        return blk_graph_packer_add_part(c->pk, v, ob, c->e);
+    int rc = take_object(c, ob, no, *have);
+    if (rc) return rc;
+    if ((*have += ob->n) < ob->degree) return GNNDB_OK;
+    int changed = *ci < nch && ch[*ci] == v;
+    if ((rc = put_node(c, (uint32_t)v, *have, changed, fn, arg))) return rc;
+    *ci += (size_t)changed;
+    *have = 0;
+    return GNNDB_OK;
+}
+
+/* Read range r, hand its lists over in node order, pack them (and, at the
+** end of the file, the new nodes' empty lists up to `nodes`). */
 static int pack_range(gd_ctx *c, gd_range *r, uint64_t nodes,
                       const uint32_t *ch, size_t nch, size_t *ci,
                       gd_list_fn fn, void *arg)
@@ -163,30 +211,18 @@ static int pack_range(gd_ctx *c, gd_range *r, uint64_t nodes,
     int rc;
     r->p0 = c->nseg;
     r->i0 = c->npidx;
-    blk_graph_packer_start(c->pk, r->lo, c->nseg);
-    uint64_t v = r->lo;
-    uint32_t have = 0, deg = 0;
+    uint32_t have = 0;
     for (uint64_t b = r->b0; b < r->b1; b++) {
         if ((rc = read_block(c, b, &h))) return rc;
-        for (uint32_t k = 0; k < h->count; k++) {
-            const blk_node *ob = blk_graph_object(h, k);
-            if (ob->node != v || (have && ob->degree != deg))
-                return corrupt(o, b, "a node is missing", c->e);
-            deg = ob->degree;
-            if ((rc = take_object(c, ob, b, have))) return rc;
-            have += ob->n;
-            if (have < deg) continue;
-            int changed = *ci < nch && ch[*ci] == v;
-            if ((rc = put_node(c, (uint32_t)v, have, changed, fn, arg)))
+        if (b == r->b0)
+            blk_graph_packer_start(c->pk, h->first_node, c->nseg);
+        for (uint32_t k = 0; k < h->count; k++)
+            if ((rc = take_part(c, r, b, k, h, ch, nch, ci, fn, arg, &have)))
                 return rc;
-            *ci += (size_t)changed;
-            v++;
-            have = 0;
-        }
     }
-    if (v != r->hi || have)
+    if (have)
         return corrupt(o, r->b1 - 1, "a range ends inside a list", c->e);
-    for (; r->hi == o->nodes && v < nodes; v++)
+    for (uint64_t v = r->hi; r->b1 == o->f->nblocks && v < nodes; v++)
         if ((rc = put_node(c, (uint32_t)v, 0, 0, fn, arg))) return rc;
     if ((rc = blk_graph_packer_finish(c->pk, NULL, c->e))) return rc;
     r->np = c->nseg - r->p0;
@@ -207,11 +243,11 @@ static int pack_ranges(gd_ctx *c, uint64_t nodes, const uint32_t *ch,
         if (gnn_grow((void **)&c->rg, &c->cap_rg, c->nrg + 1, sizeof *c->rg))
             return nomem(c->e);
         gd_range *r = &c->rg[c->nrg];
-        int rc = find_range(c, v, r);
+        int rc = find_range(c, v, ch, nch, r);
         if (!rc) rc = pack_range(c, r, nodes, ch, nch, &ci, fn, arg);
         if (rc) return rc;
         c->nrg++;
-        if (r->hi == o->nodes) tail = 0;
+        if (r->b1 == o->f->nblocks) tail = 0;
         if (ci < nch && ch[ci] < r->hi)
             return gnn_seterr(c->e, GNNDB_INTERNAL, "graph delta: node %u "
                               "changed twice or out of order", ch[ci]);

@@ -124,12 +124,12 @@ static int flush(blk_graph_packer *p, gnn_err *e)
     return GNNDB_OK;
 }
 
-/* Append an object of `node` holding nbrs[start, start+n) (and then
-** eids[start, start+n) in an edge-id graph, and times[start, start+n) in
-** a time graph) to the current block, which has room for it. */
-static void put(blk_graph_packer *p, uint64_t node, const uint32_t *nbrs,
-                const uint32_t *eids, const int64_t *times, uint32_t degree,
-                uint32_t start, uint32_t n)
+/* Append an object of `node` holding entries [start, start+n) of its
+** list, given from nbrs[0] (and eids[0], times[0]) on, to the current
+** block, which has room for it. */
+static void put_at(blk_graph_packer *p, uint64_t node, const uint32_t *nbrs,
+                   const uint32_t *eids, const int64_t *times,
+                   uint32_t degree, uint32_t start, uint32_t n)
 {
     if (p->count == 0) {
         p->first_node = node;
@@ -143,14 +143,23 @@ static void put(blk_graph_packer *p, uint64_t node, const uint32_t *nbrs,
     p->offs[p->count++] = (uint32_t)p->objbytes;
     memcpy(p->objs + p->objbytes, &o, sizeof o);
     uint8_t *at = p->objs + p->objbytes + sizeof o;
-    if (n) memcpy(at, nbrs + start, (size_t)n * sizeof(uint32_t));
+    if (n) memcpy(at, nbrs, (size_t)n * sizeof(uint32_t));
     if (n && eids)
-        memcpy(at + (size_t)n * sizeof(uint32_t), eids + start,
+        memcpy(at + (size_t)n * sizeof(uint32_t), eids,
                (size_t)n * sizeof(uint32_t));
     if (n && times)
-        memcpy(at + (size_t)n * 2 * sizeof(uint32_t), times + start,
+        memcpy(at + (size_t)n * 2 * sizeof(uint32_t), times,
                (size_t)n * sizeof(int64_t));
     p->objbytes += sizeof o + (size_t)n * p->es;
+}
+
+/* put_at for entries [start, start+n) of whole arrays. */
+static void put(blk_graph_packer *p, uint64_t node, const uint32_t *nbrs,
+                const uint32_t *eids, const int64_t *times, uint32_t degree,
+                uint32_t start, uint32_t n)
+{
+    put_at(p, node, nbrs + start, eids ? eids + start : NULL,
+           times ? times + start : NULL, degree, start, n);
 }
 
 static int add(blk_graph_packer *p, uint64_t node, const uint32_t *nbrs,
@@ -218,6 +227,37 @@ int blk_graph_packer_add_times(blk_graph_packer *p, uint64_t node,
                           "a graph without them (node %llu)",
                           (unsigned long long)node);
     return add(p, node, nbrs, eids, times, degree, e);
+}
+
+int blk_graph_packer_add_part(blk_graph_packer *p, uint64_t node,
+                              const blk_node *o, gnn_err *e)
+{
+    uint32_t fl = p->base_flags;
+    if (node != p->next_node || o->n == 0 || o->start + o->n > o->degree ||
+        (o->start == 0 && o->n == o->degree) ||
+        (o->start != 0 && p->count != 0))
+        return gnn_seterr(e, GNNDB_INTERNAL, "graph packer: part [%u, %u) "
+                          "of node %llu's %u entries where node %llu was due",
+                          o->start, o->start + o->n, (unsigned long long)node,
+                          o->degree, (unsigned long long)p->next_node);
+    int rc;
+    if (space_left(p) < OBJ_MIN + (size_t)o->n * p->es &&
+        (rc = flush(p, e)) != 0)
+        return rc;
+    const int64_t *t = NULL;
+    int64_t *tb = NULL;
+    if (fl & BLK_FLAG_TIMES) {
+        /* a time may lie at a 4-byte boundary: copied out aligned */
+        if (!(tb = malloc((size_t)o->n * sizeof *tb)))
+            return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
+        for (uint32_t j = 0; j < o->n; j++) tb[j] = blk_node_time(o, j);
+        t = tb;
+    }
+    put_at(p, node, blk_node_nbrs(o), fl & BLK_FLAG_EIDS ? blk_node_eids(o)
+           : NULL, t, o->degree, o->start, o->n);
+    free(tb);
+    p->next_node = node + 1;
+    return GNNDB_OK;
 }
 
 int blk_graph_packer_finish(blk_graph_packer *p, uint64_t *nblocks,

@@ -474,3 +474,12 @@ int seg_map_prune(seg_map *m, gnn_err *e)
     m->nsegs = n;
     return GNNDB_OK;
 }
+
+uint64_t seg_map_delta_blocks(const seg_map *m)
+{
+    uint64_t n = 0;
+    for (size_t i = 0; i < m->nruns; i++)
+        if (!strncmp(m->segs[m->runs[i].seg].name, "d-", 2))
+            n += m->runs[i].count;
+    return n;
+}

@@ -124,6 +124,9 @@ int seg_map_add_run(seg_map *m, uint32_t seg, uint64_t pstart,
 /* Drop the segments no run uses (an append that wrote a segment's every
 ** block again no longer reads it), the others keeping their order. */
 int seg_map_prune(seg_map *m, gnn_err *e);
+/* Blocks lying in delta segments: segments an append wrote, named "d-"
+** (a created or compacted file, the base, is named otherwise). */
+uint64_t seg_map_delta_blocks(const seg_map *m);
 /* Where logical block `no` (< m->nblocks) lies: its segment, its physical
 ** block there, and how many blocks from `no` on follow it back to back in
 ** that segment (>= 1). A binary search over the runs. */

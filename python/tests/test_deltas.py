@@ -44,26 +44,20 @@ def check(path):
     assert row[0] == "ok", row
 
 
-def big_pair(d, opts="UNDIRECTED DROP DUPLICATES", m=60000, cut=59700,
-             n=5000, cuts=None, record=(NODE_SQL,)):
-    """A graph of m edges among n nodes with small blocks (many ranges),
-    and appends of the rows after `cut` (or at `cuts`)."""
+def big_pair(d, cuts=(59700,), m=60000, n=5000, record=(NODE_SQL,)):
+    """A graph of m edges among n nodes in 16 KiB blocks, and appends of
+    the rows after each cut, whose targets are nodes 0-49: an append
+    rewrites the few ranges of blocks that hold those nodes' lists (random
+    targets would touch every range: an append writes whole ranges)."""
     rng = np.random.default_rng(7)
-    rows = plant(rand_edges(rng, m, n), cut)
-    return Pair(d, rows, cuts or [cut], "%s NODES %d BLOCK SIZE 16KB"
-                % (opts, n), setup=node_setup(d, rng, n), record=record)
+    rows = rand_edges(rng, m, n)
+    rows[cuts[0]:, 1] = rng.integers(0, 50, m - cuts[0])
+    return Pair(d, rows, list(cuts), "DROP DUPLICATES NODES %d BLOCK SIZE "
+                "16KB" % n, setup=node_setup(d, rng, n), record=record)
 
 
 def test_an_append_writes_a_segment_not_the_graph(tmp_path):
-    """300 new edges into nodes 0-49 of 5000 rewrite the few ranges of
-    16 KiB blocks that hold those nodes' lists, not the graph (random
-    targets would touch every range: an append writes whole ranges)."""
-    rng = np.random.default_rng(8)
-    rows = rand_edges(rng, 60000, 5000)
-    rows[59700:, 1] = rng.integers(0, 50, 300)
-    p = Pair(tmp_path, rows, [59700], "DROP DUPLICATES NODES 5000 BLOCK "
-             "SIZE 16KB", setup=node_setup(tmp_path, rng, 5000),
-             record=(NODE_SQL,))
+    p = big_pair(tmp_path)
     before, after = set(p.listing[0]), set(p.listing[1])
     new = after - before
     assert before <= after                  # version 1's files stay
@@ -83,7 +77,7 @@ def test_compact_keeps_every_versions_batches(tmp_path, opts):
     rows = plant(rand_edges(rng, 3000), 2000)
     p = Pair(tmp_path, rows, [2000, 2400, 2700], OPTS[opts] +
              " BLOCK SIZE 4KB", setup=node_setup(tmp_path, rng),
-             record=NODE_SQLS)
+             record=NODE_SQLS, pre=("PRAGMA compact_fraction = 1;",))
     assert segs(blocks(p.app))
     with gnndb.connect(p.app) as c:
         c.execute("COMPACT g;")
@@ -109,10 +103,11 @@ def test_compact_keeps_every_versions_batches(tmp_path, opts):
 
 def test_an_append_past_compact_fraction_compacts(tmp_path):
     rng = np.random.default_rng(4)
-    rows = plant(rand_edges(rng, 3000), 2000)
-    save_csv(tmp_path / "a.csv", rows[:2000])
-    save_csv(tmp_path / "b.csv", rows[2000:2010])
-    save_csv(tmp_path / "c.csv", rows[2010:])
+    rows = rand_edges(rng, 21000)
+    rows[20000:20010, 1] = rng.integers(0, 3, 10)  # one range of many
+    save_csv(tmp_path / "a.csv", rows[:20000])
+    save_csv(tmp_path / "b.csv", rows[20000:20010])
+    save_csv(tmp_path / "c.csv", rows[20010:])      # every range
     save_csv(tmp_path / "all.csv", rows)
     path, ref = str(tmp_path / "a.gnndb"), str(tmp_path / "r.gnndb")
     for db, f in ((path, "a.csv"), (ref, "all.csv")):
@@ -123,7 +118,7 @@ def test_an_append_past_compact_fraction_compacts(tmp_path):
                 c.execute(q)
     with gnndb.connect(path) as c:
         (row,) = c.execute("PRAGMA compact_fraction;")
-        assert row[0] == 0.25
+        assert row[-1] == 0.25
         c.execute("INSERT EDGES INTO g FROM '%s';" % (tmp_path / "b.csv"))
         assert segs(blocks(path))           # 10 edges: a delta
         c.execute("PRAGMA compact_fraction = 0.5;")
@@ -135,23 +130,29 @@ def test_an_append_past_compact_fraction_compacts(tmp_path):
 
 
 def test_appends_past_the_segment_limit(tmp_path):
-    """70 appends of 5 edges, compact_fraction 1 (never by share): past
-    SEG_MAX_SEGS - 1 segments the graph is compacted, and every version
-    still equals the graph created at once from its edges."""
+    """70 appends of 5 edges with compact_fraction 1 (never by share):
+    before a file would hold SEG_MAX_SEGS segments the graph is compacted,
+    and the last version equals the graph created at once."""
     rng = np.random.default_rng(5)
     rows = rand_edges(rng, 2350)
-    cuts = list(range(2000, 2350, 5))
-    p = Pair(tmp_path, rows, cuts[:1], "DROP DUPLICATES NODES %d" % N,
-             setup=node_setup(tmp_path, rng))
-    with gnndb.connect(p.app) as c:
+    save_csv(tmp_path / "all.csv", rows)
+    save_csv(tmp_path / "a.csv", rows[:2000])
+    path, ref = str(tmp_path / "a.gnndb"), str(tmp_path / "r.gnndb")
+    for db, f in ((path, "a.csv"), (ref, "all.csv")):
+        with gnndb.connect(db) as c:
+            c.execute("CREATE GRAPH g FROM '%s' DROP DUPLICATES NODES %d "
+                      "BLOCK SIZE 4KB;" % (tmp_path / f, N))
+            for q in node_setup(tmp_path, np.random.default_rng(5)):
+                c.execute(q)
+    with gnndb.connect(path) as c:
         c.execute("PRAGMA compact_fraction = 1;")
-        for i, a in enumerate(cuts):
+        for i, a in enumerate(range(2000, 2350, 5)):
             f = str(tmp_path / ("p%d.csv" % i))
             save_csv(f, rows[a:a + 5])
             c.execute("INSERT EDGES INTO g FROM '%s';" % f)
-    assert versions(p.app)[-1][0] == len(cuts) + 1
-    assert_same(take(p.app, NODE_SQL), take(p.ref, NODE_SQL))
-    check(p.app)
+    assert versions(path)[-1][0] == 71
+    assert_same(take(path, NODE_SQL), take(ref, NODE_SQL))
+    check(path)
 
 
 def test_drop_versions_keeps_what_later_versions_read(tmp_path):

@@ -87,10 +87,10 @@ class Pair:
     then INSERT EDGES of each later part) and a reference (`ref`: CREATE
     GRAPH from all the rows, the same `setup`). `record` SQLs are run on
     `app` before each insert and at the end: seen[v][sql] is version v's
-    batches."""
+    batches. `pre`: statements run before each insert, on its connection."""
 
     def __init__(self, d, rows, cuts, opts="", cols="", setup=(),
-                 record=(), after=()):
+                 record=(), after=(), pre=()):
         self.dir = d
         self.rows = np.asarray(rows)
         self.parts = np.split(self.rows, cuts)
@@ -122,6 +122,8 @@ class Pair:
         self.record(1, record)
         for v, f in enumerate(self.files[1:], start=2):
             with gnndb.connect(self.app) as c:
+                for q in pre:
+                    c.execute(q)
                 c.execute("INSERT EDGES INTO g FROM '%s' %s;" % (f, cols))
             self.desc.append(describe(self.app))
             self.listing.append(blocks(self.app))
