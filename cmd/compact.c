@@ -69,10 +69,10 @@ static int compact_file(gnndb *db, uint32_t bs, cp_file *cf, gnn_err *e)
     return rc;
 }
 
-/* The segmented files of g's current version: its graph, edge-id graph
-** and edge table. */
+/* The segmented files of g's current version: its graph, edge-id graph,
+** edge table and time graph. */
 static size_t files_of(gnndb *db, const cat_graph *g, cat_table *et,
-                       cp_file *out)
+                       cat_graph *tg, cp_file *out)
 {
     size_t n = 0;
     gnn_err e2 = {0};
@@ -87,6 +87,11 @@ static size_t files_of(gnndb *db, const cat_graph *g, cat_table *et,
             GNNDB_OK && seg_map_is_name(et->file))
         out[n++] = (cp_file){.file = et->file, .kind = BLK_KIND_FEATURE,
                              .token = et->token, .nblocks = et->nblocks};
+    if (cat_time_graph_get(db->cat, g, tg, &e2) == GNNDB_OK &&
+        seg_map_is_name(tg->eid_file))
+        out[n++] = (cp_file){.file = tg->eid_file, .kind = BLK_KIND_GRAPH,
+                             .token = tg->eid_token,
+                             .nblocks = tg->eid_blocks};
     return n;
 }
 
@@ -105,9 +110,10 @@ static int publish(gnndb *db, cp_file *cf, size_t n, gnn_err *e)
 ** file). Holds the write lock. */
 static int compact(gnndb *db, const cat_graph *g, gnn_err *e)
 {
-    cp_file cf[3];
+    cp_file cf[4];
     cat_table et;
-    size_t n = files_of(db, g, &et, cf);
+    cat_graph tg;
+    size_t n = files_of(db, g, &et, &tg, cf);
     int rc = GNNDB_OK;
     for (size_t i = 0; !rc && i < n; i++)
         rc = compact_file(db, g->block_size, &cf[i], e);

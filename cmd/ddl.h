@@ -112,8 +112,8 @@ int ddl_version_publish(gnndb *db, const cat_graph *g, const char *source,
 /* INSERT EDGES / INSERT NODES s on g as a delta (cmd/insert_delta.c):
 ** *taken 0 (and GNNDB_OK) when this append is one for the rebuild. */
 int ddl_insert_delta(gnndb *db, const ast_stmt *s, const cat_graph *g,
-                     const char *what, const char *source, int *taken,
-                     gnn_err *e);
+                     int timed, const char *what, const char *source,
+                     int *taken, gnn_err *e);
 /* COMPACT graph `name` when more than PRAGMA compact_fraction of its
 ** current version's blocks lie in delta segments (cmd/compact.c). */
 int ddl_compact_due(gnndb *db, const char *name, gnn_err *e);
@@ -137,6 +137,8 @@ int ddl_time_graph_insert(gnndb *db, const cat_graph *g, const char *source,
                           ddl_time_graph *tg, gnn_err *e);
 /* Remove what the build left (nothing once committed: use _free). */
 void ddl_time_graph_undo(gnndb *db, ddl_time_graph *tg);
+/* Write tg's index entries (tg->r) under tg->token. */
+int ddl_time_graph_index(gnndb *db, ddl_time_graph *tg, gnn_err *e);
 void ddl_time_graph_free(ddl_time_graph *tg);
 
 /* GNNDB_EXISTS when graph g already has table `name` (labels: its label

@@ -245,8 +245,7 @@ static int append(gnndb *db, const ast_stmt *s, cat_graph *g, int timed,
     int taken = 0;
     /* a delta where it can be one (insert_delta.c), compacted when the
     ** deltas pass PRAGMA compact_fraction */
-    int rc = timed ? GNNDB_OK
-                   : ddl_insert_delta(db, s, g, what, source, &taken, e);
+    int rc = ddl_insert_delta(db, s, g, timed, what, source, &taken, e);
     if (rc || taken) return rc ? rc : ddl_compact_due(db, g->name, e);
     memset(&d, 0, sizeof d);
     memset(&tg, 0, sizeof tg);

@@ -10,11 +10,14 @@
 ** every edge at once would drop it. The version is then published as
 ** insert.c publishes a rebuilt one.
 **
+** A graph with edge times gets its time graph the same way: a changed
+** list is the old one merged with the new entries that the edge-id graph
+** kept, by (time, neighbour, edge id).
+**
 ** Not every append takes this path (ddl_insert_delta says so through
-** *taken): graphs with edge times (the time graph is rebuilt), appends
-** too large for the statement's memory, and graphs whose files already
-** hold SEG_MAX_SEGS - 1 segments go through the rebuild instead, which
-** leaves plain files. */
+** *taken): appends too large for the statement's memory, and graphs
+** whose files already hold SEG_MAX_SEGS - 1 segments, go through the
+** rebuild instead, which leaves plain files. */
 #include "ddl.h"
 #include "graph_delta.h"
 #include "grow.h"
@@ -28,13 +31,15 @@
 /* One new entry of a list: source `src` -> target `tgt` by edge `id`. */
 typedef struct dl_add {
     uint32_t tgt, src, id;
+    int64_t t;               /* the edge's time (0 without edge times) */
 } dl_add;
 
 typedef struct delta {
     gnndb *db;
     const cat_graph *g;
     const ast_stmt *s;
-    int undirected, dedup, no_loops;
+    int undirected, dedup, no_loops, timed;
+    int64_t tmin, tmax;      /* of the new edges' times, dropped ones too */
     uint64_t max_adds;       /* more would not fit: the rebuild takes it */
     dl_add *adds;            /* by (tgt, src, id) */
     size_t nadds, capadds;
@@ -47,7 +52,9 @@ typedef struct delta {
     size_t at;               /* the merge's place in adds */
     int eid_pass;            /* merging the edge-id graph: note drops */
     uint32_t *nb, *ei;       /* a merged list */
-    size_t capnb, capei;
+    int64_t *tm;
+    dl_add *tl;              /* a timed list's kept adds */
+    size_t capnb, capei, captm, captl;
 } delta;
 
 static int nomem(gnn_err *e)
@@ -55,12 +62,13 @@ static int nomem(gnn_err *e)
     return gnn_seterr(e, GNNDB_NOMEM, "out of memory");
 }
 
-static int push_add(delta *d, uint32_t tgt, uint32_t src, uint32_t id)
+static int push_add(delta *d, uint32_t tgt, uint32_t src, uint32_t id,
+                    int64_t t)
 {
     if (gnn_grow((void **)&d->adds, &d->capadds, d->nadds + 1,
                  sizeof *d->adds))
         return GNNDB_NOMEM;
-    d->adds[d->nadds++] = (dl_add){tgt, src, id};
+    d->adds[d->nadds++] = (dl_add){tgt, src, id, t};
     return GNNDB_OK;
 }
 
@@ -77,7 +85,6 @@ static int push_dropped(delta *d, uint32_t id)
 static int take(void *arg, uint32_t u, uint32_t v, int64_t t, gnn_err *e)
 {
     delta *d = arg;
-    (void)t;
     uint64_t id = (uint64_t)d->g->input_edges + d->nrows;
     if (id >= UINT32_MAX)
         return gnn_seterr(e, GNNDB_RANGE, "INSERT EDGES INTO %s: more than "
@@ -88,11 +95,13 @@ static int take(void *arg, uint32_t u, uint32_t v, int64_t t, gnn_err *e)
         return nomem(e);
     d->rows[2 * d->nrows] = u;
     d->rows[2 * d->nrows++ + 1] = v;
+    if (t < d->tmin) d->tmin = t;
+    if (t > d->tmax) d->tmax = t;
     int rc;
     if (d->no_loops && u == v) rc = push_dropped(d, (uint32_t)id);
-    else if ((rc = push_add(d, v, u, (uint32_t)id)) == GNNDB_OK &&
+    else if ((rc = push_add(d, v, u, (uint32_t)id, t)) == GNNDB_OK &&
              d->undirected && u != v)
-        rc = push_add(d, u, v, (uint32_t)id);
+        rc = push_add(d, u, v, (uint32_t)id, t);
     return rc ? nomem(e) : GNNDB_OK;
 }
 
@@ -149,6 +158,62 @@ static int merge(void *arg, uint32_t v, const gd_list *old, gd_list *out,
     out->eids = old->eids ? d->ei : NULL;
     out->times = NULL;
     out->n = n;
+    return GNNDB_OK;
+}
+
+static int dropped(const delta *d, uint32_t id)
+{
+    size_t lo = 0, hi = d->ndropped;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (d->dropped[mid] < id) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < d->ndropped && d->dropped[lo] == id;
+}
+
+static int by_time(const void *a, const void *b)
+{
+    const dl_add *x = a, *y = b;
+    if (x->t != y->t) return x->t < y->t ? -1 : 1;
+    if (x->src != y->src) return x->src < y->src ? -1 : 1;
+    return (x->id > y->id) - (x->id < y->id);
+}
+
+/* Changed node v's list in the time graph: the old entries and v's adds
+** that the edge-id graph kept, by (time, neighbour, edge id). */
+static int merge_times(void *arg, uint32_t v, const gd_list *old,
+                       gd_list *out, gnn_err *e)
+{
+    delta *d = arg;
+    while (d->at < d->nadds && d->adds[d->at].tgt < v) d->at++;
+    size_t k = 0, cap = (size_t)old->n + 1;
+    for (; d->at < d->nadds && d->adds[d->at].tgt == v; d->at++) {
+        if (dropped(d, d->adds[d->at].id)) continue;
+        if (gnn_grow((void **)&d->tl, &d->captl, k + 1, sizeof *d->tl))
+            return nomem(e);
+        d->tl[k++] = d->adds[d->at];
+    }
+    qsort(d->tl, k, sizeof *d->tl, by_time);
+    cap += k;
+    if (gnn_grow((void **)&d->nb, &d->capnb, cap, sizeof *d->nb) ||
+        gnn_grow((void **)&d->ei, &d->capei, cap, sizeof *d->ei) ||
+        gnn_grow((void **)&d->tm, &d->captm, cap, sizeof *d->tm))
+        return nomem(e);
+    uint32_t i = 0, n = 0;
+    size_t a = 0;
+    while (i < old->n || a < k) {
+        dl_add o = i < old->n ? (dl_add){v, old->nbrs[i], old->eids[i],
+                                        old->times[i]} : (dl_add){0};
+        int take_old = i < old->n && (a == k || by_time(&o, &d->tl[a]) < 0);
+        const dl_add *x = take_old ? &o : &d->tl[a];
+        d->nb[n] = x->src;
+        d->ei[n] = x->id;
+        d->tm[n++] = x->t;
+        if (take_old) i++;
+        else a++;
+    }
+    *out = (gd_list){d->nb, d->ei, d->tm, n};
     return GNNDB_OK;
 }
 
@@ -272,6 +337,63 @@ static int edge_file(delta *d, cat_table *t, dl_file *nf, gnn_err *e)
     return rc;
 }
 
+/* Hand a file's checksums and index over to the result. */
+static void take_file(dl_file *f, uint64_t *nblocks, uint32_t **sums,
+                      uint64_t **first, uint64_t **block, size_t *n)
+{
+    *nblocks = f->r.map.nblocks;
+    *sums = f->r.sums;
+    f->r.sums = NULL;
+    if (!first) return;
+    *first = f->r.idx_first;
+    *block = f->r.idx_block;
+    *n = f->r.nidx;
+    f->r.idx_first = f->r.idx_block = NULL;
+}
+
+/* The new version's time graph, changed where the edge-id graph changed,
+** into tg as ddl_time_graph_insert takes it; *src: the old one's source
+** (what INSERT NODES keeps). */
+static int time_file(delta *d, uint64_t nodes, dl_file *nf,
+                     ddl_time_graph *tg, char *src, size_t cap, gnn_err *e)
+{
+    gnndb *db = d->db;
+    cat_graph old;
+    dl_old o = {0};
+    int rc = cat_time_graph_get(db->cat, d->g, &old, e);
+    if (!rc) rc = db_open_eid_graph(db, &old, 0, &o.f, e);
+    if (!rc) rc = old_open(db, old.eid_file, (uint64_t)old.eid_blocks, &o, e);
+    if (!rc) rc = db_load_eid_index(db, &old, &o.idx_first, &o.idx_block,
+                                    &o.nidx, e);
+    if (!rc) {
+        gd_old go = {o.f, o.has_map ? &o.map : NULL, old.eid_file,
+                     old.eid_token, o.idx_first, o.idx_block, o.nidx, o.sums,
+                     (uint64_t)d->g->nodes, BLK_FLAG_EIDS | BLK_FLAG_TIMES};
+        d->at = 0;
+        rc = gd_rewrite(&go, nodes, d->changed, d->nchanged, merge_times, d,
+                        db->dir, nf->seg, nf->seg_token, nf->token, &nf->r,
+                        e);
+    }
+    if (!rc && !(rc = seg_map_write(db->dir, nf->map, &nf->r.map, e)))
+        nf->map_written = 1;
+    old_free(&o);
+    if (rc) return rc;
+    int64_t lo, hi;
+    gnn_err e2 = {0};
+    if (cat_time_range_get(db->cat, d->g->topo_id, "edge", &lo, &hi, &e2)) {
+        lo = INT64_MAX;
+        hi = INT64_MIN;
+    }
+    snprintf(src, cap, "%s", old.source);
+    tg->tmin = GNN_MIN(lo, d->tmin);
+    tg->tmax = GNN_MAX(hi, d->tmax);
+    tg->token = nf->token;
+    snprintf(tg->file, sizeof tg->file, "%s", nf->map);
+    take_file(nf, &tg->r.nblocks, &tg->r.checksums, &tg->r.idx_first,
+              &tg->r.idx_block, &tg->r.n_idx);
+    return ddl_time_graph_index(db, tg, e);
+}
+
 static void file_undo(gnndb *db, dl_file *f)
 {
     if (f->map_written) ddl_unlink(db, f->map);
@@ -303,20 +425,6 @@ static int version_degrees(gnndb *db, const dl_file *pf, uint32_t bs,
     memcpy(r->deg_hist, g.hist, sizeof r->deg_hist);
     r->nbuckets = g.nbuckets;
     return GNNDB_OK;
-}
-
-/* Hand a file's checksums and index over to the result. */
-static void take_file(dl_file *f, uint64_t *nblocks, uint32_t **sums,
-                      uint64_t **first, uint64_t **block, size_t *n)
-{
-    *nblocks = f->r.map.nblocks;
-    *sums = f->r.sums;
-    f->r.sums = NULL;
-    if (!first) return;
-    *first = f->r.idx_first;
-    *block = f->r.idx_block;
-    *n = f->r.nidx;
-    f->r.idx_first = f->r.idx_block = NULL;
 }
 
 /* v: the new version as the rebuild would describe it (ddl_graph), for
@@ -392,7 +500,7 @@ static int read_adds(delta *d, const ddl_ctl *ctl, gnn_err *e)
         prior.keys = keys;
         prior.nkeys = (size_t)g->nodes;
     }
-    ddl_insert_opts(d->s, g, 0, &o);
+    ddl_insert_opts(d->s, g, d->timed, &o);
     o.prior = &prior;
     gnn_err e2 = {0};
     if (!rc) rc = imp_edges_each(d->s->path, &o, &ctl->c, take, d, &e2);
@@ -409,6 +517,8 @@ static void delta_free(delta *d)
     free(d->changed);
     free(d->nb);
     free(d->ei);
+    free(d->tm);
+    free(d->tl);
 }
 
 /* Write the three files and publish them as g's next version. */
@@ -424,26 +534,40 @@ static int write_version(delta *d, const char *source, gnn_err *e)
     name_file(&pf, 'g');
     name_file(&ef, 'g');
     name_file(&tf, 'f');
+    dl_file xf = {0};
+    ddl_time_graph tg;
+    memset(&tg, 0, sizeof tg);
+    char tsource[CAT_PATH_MAX];
+    name_file(&xf, 'g');
     int rc = graph_file(d, 1, nodes, &ef, e);
+    gnn_sort_u32(d->dropped, d->ndropped);     /* merge_times looks up */
     if (!rc) rc = graph_file(d, 0, nodes, &pf, e);
+    if (!rc && d->timed)
+        rc = time_file(d, nodes, &xf, &tg, tsource, sizeof tsource, e);
     if (!rc) rc = edge_file(d, &ot, &tf, e);
     if (!rc) rc = fill_version(d, nodes, &pf, &ef, &tf, &ot, &v, e);
     int indexed = 0;
     if (!rc && !(rc = ddl_graph_index(db, &v, e))) indexed = 1;
     snprintf(v.g.source, sizeof v.g.source, "%s", source);
-    if (!rc) rc = ddl_version_publish(db, d->g, source, &v, NULL, 0, e);
+    tg.r.edges = v.r.edges;
+    if (!rc) rc = ddl_version_publish(db, d->g, d->s->path ? source : tsource,
+                                      &v, &tg, d->timed, e);
     if (rc) {
         file_undo(db, &pf);
         file_undo(db, &ef);
         file_undo(db, &tf);
+        file_undo(db, &xf);
         if (indexed) {
             ddl_drop_token(db, pf.token);
             ddl_drop_token(db, ef.token);
         }
+        if (tg.r.checksums) ddl_drop_token(db, xf.token);
     }
     gd_result_free(&pf.r);
     gd_result_free(&ef.r);
     gd_result_free(&tf.r);
+    gd_result_free(&xf.r);
+    ddl_time_graph_free(&tg);
     ddl_graph_free(&v);
     return rc;
 }
@@ -476,8 +600,8 @@ static int room_for_segment(gnndb *db, const cat_graph *g)
 }
 
 int ddl_insert_delta(gnndb *db, const ast_stmt *s, const cat_graph *g,
-                     const char *what, const char *source, int *taken,
-                     gnn_err *e)
+                     int timed, const char *what, const char *source,
+                     int *taken, gnn_err *e)
 {
     *taken = 0;
     if (g->nodes == 0 || g->graph_blocks == 0 || !g->has_eids ||
@@ -485,7 +609,8 @@ int ddl_insert_delta(gnndb *db, const ast_stmt *s, const cat_graph *g,
         return GNNDB_OK;
     delta d = {.db = db, .g = g, .s = s, .undirected = !g->directed,
                .dedup = (g->build_flags & CAT_BUILD_DROP_DUPLICATES) != 0,
-               .no_loops = (g->build_flags & CAT_BUILD_DROP_SELF_LOOPS) != 0};
+               .no_loops = (g->build_flags & CAT_BUILD_DROP_SELF_LOOPS) != 0,
+               .timed = timed, .tmin = INT64_MAX, .tmax = INT64_MIN};
     ddl_ctl ctl;
     int rc = ddl_ctl_init(db, what, g->block_size, 0, &ctl, e);
     if (rc) return rc;

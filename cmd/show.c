@@ -296,6 +296,7 @@ static int file_props(gnndb *db, const cat_graph *g, const cat_table *ts,
         oom |= time_range_props(db, g->topo_id, "edge", rs);
         snprintf(buf, sizeof buf, "file.%s", tg.file);
         oom |= rs_prop_int(rs, buf, file_size(db->dir, tg.file));
+        oom |= seg_props(db, tg.file, rs);
     }
     for (size_t i = 0; i < nt; i++) {
         /* version 1's edge table hangs off the graph's own row; a later

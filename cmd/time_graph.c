@@ -92,6 +92,11 @@ int ddl_time_graph_insert(gnndb *db, const cat_graph *g, const char *source,
     return rc;
 }
 
+int ddl_time_graph_index(gnndb *db, ddl_time_graph *tg, gnn_err *e)
+{
+    return time_index(db, tg->token, &tg->r, e);
+}
+
 void ddl_time_graph_undo(gnndb *db, ddl_time_graph *tg)
 {
     if (tg->built) {
