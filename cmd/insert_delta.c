@@ -41,6 +41,7 @@ typedef struct delta {
     int undirected, dedup, no_loops, timed;
     int64_t tmin, tmax;      /* of the new edges' times, dropped ones too */
     uint64_t max_adds;       /* more would not fit: the rebuild takes it */
+    uint64_t max_entries;    /* the longest list to pack again, likewise */
     dl_add *adds;            /* by (tgt, src, id) */
     size_t nadds, capadds;
     uint32_t *rows;          /* the edge table's new rows: (src, dst) */
@@ -297,7 +298,7 @@ static int graph_file(delta *d, int eids, uint64_t nodes, dl_file *nf,
                      eids ? g->eid_file : g->file,
                      eids ? g->eid_token : g->token, o.idx_first,
                      o.idx_block, o.nidx, o.sums, (uint64_t)g->nodes,
-                     eids ? BLK_FLAG_EIDS : 0};
+                     eids ? BLK_FLAG_EIDS : 0, d->max_entries};
         d->at = 0;
         d->eid_pass = eids;
         rc = gd_rewrite(&go, nodes, d->changed, d->nchanged, merge, d,
@@ -368,7 +369,8 @@ static int time_file(delta *d, uint64_t nodes, dl_file *nf,
     if (!rc) {
         gd_old go = {o.f, o.has_map ? &o.map : NULL, old.eid_file,
                      old.eid_token, o.idx_first, o.idx_block, o.nidx, o.sums,
-                     (uint64_t)d->g->nodes, BLK_FLAG_EIDS | BLK_FLAG_TIMES};
+                     (uint64_t)d->g->nodes, BLK_FLAG_EIDS | BLK_FLAG_TIMES,
+                     d->max_entries};
         d->at = 0;
         rc = gd_rewrite(&go, nodes, d->changed, d->nchanged, merge_times, d,
                         db->dir, nf->seg, nf->seg_token, nf->token, &nf->r,
@@ -620,9 +622,20 @@ int ddl_insert_delta(gnndb *db, const ast_stmt *s, const cat_graph *g,
         delta_free(&d);
         return rc == GNNDB_FULL ? GNNDB_OK : rc;
     }
+    /* a list read, and merged: 16 bytes an entry each at most */
+    uint64_t held = (uint64_t)d.nadds * sizeof *d.adds + 8 * d.nrows;
+    d.max_entries = ctl.c.mem_budget > held
+        ? GNN_MAX((ctl.c.mem_budget - held) / 32, 1) : 1;
     if (!(rc = order_adds(&d, e))) {
-        *taken = 1;
         rc = write_version(&d, source, e);
+        /* a list too long for the statement's memory (or no memory): the
+        ** rebuild's buckets take it (write_version removed what it
+        ** wrote), or say in words what is short */
+        *taken = rc != GNNDB_NOMEM;
+        if (!*taken) {
+            gnn_clearerr(e);
+            rc = GNNDB_OK;
+        }
     }
     delta_free(&d);
     return rc;

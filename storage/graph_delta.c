@@ -190,6 +190,11 @@ static int take_part(gd_ctx *c, const gd_range *r, uint64_t no, uint32_t k,
     if ((first && ob->start > 0) ||
         (last && ob->start == 0 && ob->n < ob->degree))
         return blk_graph_packer_add_part(c->pk, v, ob, c->e);
+    if (ob->start == 0 && c->old->max_entries &&
+        ob->degree > c->old->max_entries)
+        return gnn_seterr(c->e, GNNDB_NOMEM, "the list of node %u (%u "
+                          "entries) is too long for the memory given",
+                          ob->node, ob->degree);
     int rc = take_object(c, ob, no, *have);
     if (rc) return rc;
     if ((*have += ob->n) < ob->degree) return GNNDB_OK;

@@ -46,6 +46,9 @@ typedef struct gd_old {
     const uint32_t *sums;     /* checksum of each logical block */
     uint64_t nodes;
     uint32_t flags;           /* 0, BLK_FLAG_EIDS, or with BLK_FLAG_TIMES */
+    uint64_t max_entries;     /* the longest list the caller's memory
+                              ** takes: a longer one to pack again is
+                              ** GNNDB_NOMEM (0: no bound) */
 } gd_old;
 
 /* The new version's file. */

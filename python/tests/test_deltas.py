@@ -21,8 +21,8 @@ import numpy as np
 import pytest
 
 import gnndb
-from test_versions import (N, NODE_SQL, NODE_SQLS, OPTS, SHELL, Pair,
-                           assert_same, blocks, node_setup, plant,
+from test_versions import (N, NODE_SQL, NODE_SQLS, OPTS, SHELL, TIME_SQLS,
+                           Pair, assert_same, blocks, node_setup, plant,
                            rand_edges, save_csv, take, versions)
 
 
@@ -224,3 +224,49 @@ def test_a_killed_compact_loses_nothing(tmp_path):
         check(p.app)
         if now != listing:
             break
+
+
+def test_a_timed_graph_appends_and_compacts(tmp_path):
+    """Edge times (COLUMNS (0, 1, 2)) with node times, in 4 KiB blocks: the
+    time graph is appended to as a delta as well, and every temporal
+    SAMPLE equals the timed graph created at once, before and after
+    COMPACT, each version's batches kept."""
+    rng = np.random.default_rng(9)
+    n, m = N, 12000
+    src, dst = rng.integers(0, n, m), rng.integers(0, n, m)
+    dst[:900] = 0                       # a hub over several blocks
+    dst[11000:11300] = 0                # that the appends add to
+    dst[11600:11700] = 5
+    rows = np.stack([src, dst, rng.integers(0, 1000, m)], 1)
+    nt = rng.integers(0, 300, n)
+    nt[:8] = 0
+    np.save(tmp_path / "nt.npy", nt)
+    seeds = np.arange(0, n, 4)
+    np.save(tmp_path / "seeds.npy", seeds)
+    np.save(tmp_path / "st.npy", rng.integers(100, 1100, len(seeds)))
+    sel = np.sort(rng.choice(np.arange(9000), 48, replace=False))
+    sel = sel[np.unique(rows[sel, :2], axis=0, return_index=True)[1]]
+    np.save(tmp_path / "lp.npy", rows[sel, :2])
+    setup = ("IMPORT NODE TIMES INTO g FROM '%s';" % (tmp_path / "nt.npy"),
+             "CREATE SPLIT tr ON g FROM '%s';" % (tmp_path / "seeds.npy"),
+             "CREATE EDGE SPLIT lp ON g FROM '%s';" % (tmp_path / "lp.npy"))
+    sqls = tuple(q.format(st=tmp_path / "st.npy") for q in TIME_SQLS)
+    p = Pair(tmp_path, rows, [11000, 11500], "NODES %d BLOCK SIZE 4KB" % n,
+             cols="COLUMNS (0, 1, 2)", setup=setup, record=sqls,
+             pre=("PRAGMA compact_fraction = 1;",))
+    desc = dict(gnndb.connect(p.app, readonly=True).execute("DESCRIBE g;"))
+    assert sum(k.startswith("delta.") for k in desc) == 4, desc
+    for stage in ("deltas", "compacted"):
+        for q in sqls:
+            assert_same(take(p.app, q), take(p.ref, q), "%s %s" % (stage, q))
+            for v in (1, 2, 3):
+                assert_same(take(p.app, q.replace(";", " AS OF VERSION %d;"
+                                                  % v)),
+                            p.seen[v][q], "%s AS OF %d %s" % (stage, v, q))
+        check(p.app)
+        with gnndb.connect(p.app) as c:
+            c.execute("COMPACT g;")
+    desc = dict(gnndb.connect(p.app, readonly=True).execute("DESCRIBE g;"))
+    assert not any(k.startswith("delta.") for k in desc), desc
+    assert desc["edge_times.min"] == rows[:, 2].min()
+    assert desc["edge_times.max"] == rows[:, 2].max()
