@@ -82,7 +82,8 @@ static int read_block(gd_ctx *c, uint64_t no, const blk_header **h)
     return blkf_read(c->old->f, no, c->buf, c->e);
 }
 
-static int is_changed(const uint32_t *ch, size_t nch, uint64_t v)
+/* The first of ch[0..nch) at or past v. */
+static size_t first_at(const uint32_t *ch, size_t nch, uint64_t v)
 {
     size_t lo = 0, hi = nch;
     while (lo < hi) {
@@ -90,15 +91,46 @@ static int is_changed(const uint32_t *ch, size_t nch, uint64_t v)
         if (ch[mid] < v) lo = mid + 1;
         else hi = mid;
     }
-    return lo < nch && ch[lo] == v;
+    return lo;
+}
+
+static int is_changed(const uint32_t *ch, size_t nch, uint64_t v)
+{
+    size_t at = first_at(ch, nch, v);
+    return at < nch && ch[at] == v;
+}
+
+/* Extend r->b1 past the blocks that continue the last list of block
+** r->b1 - 1, unless that list is unchanged and only starts there: then
+** it stays as it is. Sets r->hi. */
+static int range_end(gd_ctx *c, gd_range *r, const uint32_t *ch, size_t nch)
+{
+    const gd_old *o = c->old;
+    const blk_header *h;
+    for (;; r->b1++) {
+        int rc = read_block(c, r->b1 - 1, &h);
+        if (rc) return rc;
+        if (h->count == 0)
+            return corrupt(o, r->b1 - 1, "it holds no object", c->e);
+        const blk_node *last = blk_graph_object(h, h->count - 1);
+        r->hi = h->first_node + h->count;
+        if (last->start + last->n >= last->degree) return GNNDB_OK;
+        if (r->b1 == o->f->nblocks)
+            return corrupt(o, r->b1 - 1, "its last list goes on past the "
+                           "end of the file", c->e);
+        if (last->start == 0 && !is_changed(ch, nch, last->node))
+            return GNNDB_OK;
+    }
 }
 
 /* The range of changed node v: from the block where v's list starts to
 ** the block where it ends, and on while the last list of the range goes
-** on into the next block and is itself changed. A list crossing either
-** end unchanged stays as it is: its part inside the range is copied
-** (blk_graph_packer_add_part), so that the blocks before and after the
-** range keep holding its other parts. */
+** on into the next block and is itself changed, or the next changed list
+** starts within a block of the end (so that runs of changed blocks are
+** packed again as one, with no part-full block between them). A list
+** crossing either end unchanged stays as it is: its part inside the
+** range is copied (blk_graph_packer_add_part), so that the blocks before
+** and after the range keep holding its other parts. */
 static int find_range(gd_ctx *c, uint32_t v, const uint32_t *ch, size_t nch,
                       gd_range *r)
 {
@@ -110,24 +142,16 @@ static int find_range(gd_ctx *c, uint32_t v, const uint32_t *ch, size_t nch,
     r->lo = h->first_node + ((h->flags & BLK_FLAG_CONT_FIRST) ? 1 : 0);
     if (r->lo > v || v >= h->first_node + h->count)
         return corrupt(o, r->b0, "node is not where the index says", c->e);
-    for (r->b1 = r->b0 + 1;; r->b1++) {
-        if (r->b1 - 1 != r->b0 && (rc = read_block(c, r->b1 - 1, &h)))
-            return rc;
-        if (h->count == 0)
-            return corrupt(o, r->b1 - 1, "it holds no object", c->e);
-        const blk_node *last = blk_graph_object(h, h->count - 1);
-        r->hi = h->first_node + h->count;
-        int goes_on = last->start + last->n < last->degree;
-        if (!goes_on) break;
-        if (r->b1 == o->f->nblocks)
-            return corrupt(o, r->b1 - 1, "its last list goes on past the "
-                           "end of the file", c->e);
-        /* the start of an unchanged list stays where it is */
-        if (last->start == 0 && last->node != v &&
-            !is_changed(ch, nch, last->node))
-            break;
+    r->b1 = r->b0 + 1;
+    for (;;) {
+        if ((rc = range_end(c, r, ch, nch))) return rc;
+        size_t j = first_at(ch, nch, r->hi);
+        if (j == nch) return GNNDB_OK;
+        uint64_t b = idx_block_of(o->idx_first, o->idx_block, o->nidx,
+                                  ch[j]);
+        if (b > r->b1 + 1) return GNNDB_OK;
+        r->b1 = b + 1;
     }
-    return GNNDB_OK;
 }
 
 static int list_room(gd_ctx *c, size_t n)

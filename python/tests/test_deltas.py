@@ -270,3 +270,19 @@ def test_a_timed_graph_appends_and_compacts(tmp_path):
     assert not any(k.startswith("delta.") for k in desc), desc
     assert desc["edge_times.min"] == rows[:, 2].min()
     assert desc["edge_times.max"] == rows[:, 2].max()
+
+
+def test_a_list_too_long_for_the_memory_given_is_rebuilt(tmp_path):
+    """A hub of 40000 entries needs 1.3 MB to be packed again; with
+    PRAGMA import_memory 1MB the append is a rebuild (plain files), whose
+    buckets fit, and its batches are the same."""
+    rng = np.random.default_rng(10)
+    rows = rand_edges(rng, 51000)
+    rows[:40000, 1] = 0
+    rows[50990:, 1] = 0
+    p = Pair(tmp_path, rows, [50990], "NODES %d" % N,
+             setup=node_setup(tmp_path, rng), record=(NODE_SQL,),
+             pre=("PRAGMA import_memory = '1MB';",))
+    assert not segs(p.listing[1]), p.listing[1]
+    assert_same(take(p.app, NODE_SQL), take(p.ref, NODE_SQL))
+    check(p.app)
