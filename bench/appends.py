@@ -22,8 +22,8 @@ Printed, each as min / median / max over R rounds:
 - SAMPLE 10,10,10 ... BATCH 1024 batches/s of the reference (0 % of edges
   in deltas), of each appended graph (10 % and 50 % of its edges appended
   as deltas) and of its compacted copy, and of the 50 % graph AS OF
-  VERSION 1, run in turn within each round, each over the reference's
-  median. Every appended and compacted graph's batch check must equal the
+  VERSION 1, run in turn within each round (the order turned by one
+  each round), each over the reference's median. Every appended and compacted graph's batch check must equal the
   reference's (the same batches): the script fails otherwise.
 
 The last line is
@@ -115,22 +115,31 @@ def main():
     for r in range(a.rounds):
         dbs = one_round(a, shell, work, r, edges, ep, nodes, m, cut, create,
                         t)
-        bps, ref = sample(bench, dbs["full"], a.batches)
-        t["read_full"].append(bps)
-        for k in ("10", "50", "10c", "50c"):
-            bps, chk = sample(bench, dbs[k], a.batches)
-            if chk != ref:
-                sys.exit("appends.py: the %s graph's batches differ from the "
-                         "reference's (%s vs %s)" % (k, chk, ref))
-            t["read_" + k].append(bps)
-        bps, _ = sample(bench, dbs["50"], a.batches, " AS OF VERSION 1")
-        t["read_asof"].append(bps)
+        reads(a, bench, dbs, r, t)
         for d in dbs.values():
             shutil.rmtree(d, ignore_errors=True)
         print("  round %d done" % (r + 1), flush=True)
     report(a, t)
     if not a.dir:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def reads(a, bench, dbs, r, t):
+    """The six SAMPLE runs of round r, in an order turned by one each
+    round so that none always runs first; each check against the
+    reference's."""
+    order = ["full", "10", "50", "10c", "50c", "asof"]
+    order = order[r % 6:] + order[:r % 6]
+    chk = {}
+    for k in order:
+        db, tail = (dbs["50"], " AS OF VERSION 1") if k == "asof" \
+            else (dbs[k], "")
+        bps, chk[k] = sample(bench, db, a.batches, tail)
+        t["read_" + k].append(bps)
+    for k in ("10", "50", "10c", "50c"):
+        if chk[k] != chk["full"]:
+            sys.exit("appends.py: the %s graph's batches differ from the "
+                     "reference's (%s vs %s)" % (k, chk[k], chk["full"]))
 
 
 def small_appends(a, shell, work, base, name, r, lo, hi, pragma=""):

@@ -1,13 +1,17 @@
 /* insert.c — INSERT EDGES INTO g FROM 'f' and INSERT NODES INTO g COUNT k:
-** the graph's next version. Its topology is built as CREATE GRAPH would
-** build it from the current version's input edges followed by the file's
-** (every old edge keeps its id, the new ones take the next ids), or with
-** k more nodes, with the options the graph was created with, beside the
-** current one, and published by one catalog transaction as version
-** n + 1. Statements prepared on version n keep
-** reading it (its files stay until DROP VERSIONS), so a reader never sees
-** half an append; a crash before the commit leaves orphans that the next
-** writable open removes. */
+** the graph's next version. Most appends are written as deltas
+** (insert_delta.c: the changed node ranges in a new segment, the other
+** blocks kept where they lie), then compacted when the deltas pass PRAGMA
+** compact_fraction (compact.c). The others (a list too long for the
+** statement's memory, a file with SEG_MAX_SEGS - 1 segments) are built
+** here, as CREATE GRAPH would build them from the current version's input
+** edges followed by the file's (every old edge keeps its id, the new ones
+** take the next ids), or with k more nodes, with the options the graph was
+** created with, beside the current one. Either way the version is
+** published by one catalog transaction as version n + 1. Statements
+** prepared on version n keep reading it (its files stay until DROP
+** VERSIONS), so a reader never sees half an append; a crash before the
+** commit leaves orphans that the next writable open removes. */
 #include "ddl.h"
 #include "edge_table.h"
 #include "grow.h"
@@ -194,43 +198,6 @@ static int check_nodes(gnndb *db, const cat_graph *g, int *timed, gnn_err *e)
                           "node times, a row per node, which the new nodes "
                           "would lack", g->name, g->name);
     return GNNDB_OK;
-}
-
-/* The importer's options: the statement's file (none for INSERT NODES),
-** the graph's own, its node count and more. */
-void ddl_insert_opts(const ast_stmt *s, const cat_graph *g, int timed,
-                     imp_graph_opts *o)
-{
-    if (s->path) {
-        o->format = ddl_edge_format(s->format);
-        ddl_edge_text_opts(s, &o->text);
-        o->key = s->key;
-    }
-    o->text.with_time = timed;
-    o->undirected = !g->directed;
-    o->drop_duplicates = (g->build_flags & CAT_BUILD_DROP_DUPLICATES) != 0;
-    o->drop_self_loops = (g->build_flags & CAT_BUILD_DROP_SELF_LOOPS) != 0;
-    o->map_ids = g->has_map;
-    o->nodes = g->nodes + (s->kind == AST_INSERT_NODES ? s->count : 0);
-    o->reorder = IMP_REORDER_NONE;
-    o->block_size = g->block_size;
-}
-
-/* The new version's rows, in one transaction: its graphs row, checksums,
-** histogram, edge table and time graph. */
-int ddl_version_publish(gnndb *db, const cat_graph *g, const char *source,
-                        ddl_graph *d, ddl_time_graph *tg, int timed,
-                        gnn_err *e)
-{
-    int rc = cat_begin(db->cat, e);
-    if (rc) return rc;
-    /* the time graph hangs off the version's row: "<g>.__v<n>.__time" */
-    if (!(rc = cat_version_add(db->cat, g, &d->g, e)) &&
-        !(rc = ddl_graph_insert_rest(db, d, e)) && timed)
-        rc = ddl_time_graph_insert(db, &d->g, source, tg, e);
-    if (!rc) rc = cat_commit(db->cat, e);
-    if (rc) cat_rollback(db->cat);
-    return rc;
 }
 
 /* Build and publish g's next version: the current one's edges, then the
