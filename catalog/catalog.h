@@ -336,6 +336,11 @@ int cat_file_replace(cat_db *c, const char *old, const char *file,
 int cat_file_of_token(cat_db *c, uint64_t token, char out[CAT_NAME_MAX],
                       gnn_err *e);
 
+/* Raise the database's format_version to `version` (a change an older
+** library would misread: 5, segmented files); in the caller's
+** transaction. */
+int cat_format_raise(cat_db *c, int version, gnn_err *e);
+
 /* Degree histogram of a graph: bucket 0 counts nodes of in-degree 0,
 ** bucket k >= 1 those of in-degree in [2^(k-1), 2^k). */
 int cat_degree_hist_put(cat_db *c, int64_t graph_id, const int64_t *counts,

@@ -248,3 +248,15 @@ int cat_file_of_token(cat_db *c, uint64_t token, char out[CAT_NAME_MAX],
     sqlite3_finalize(st);
     return rc;
 }
+
+int cat_format_raise(cat_db *c, int version, gnn_err *e)
+{
+    sqlite3_stmt *st;
+    int rc = catx_writable(c, e);
+    if (rc || (rc = catx_prepare(c, "UPDATE meta SET value = ?1 WHERE key = "
+                                    "'format_version' AND value < ?1",
+                                 &st, e)))
+        return rc;
+    sqlite3_bind_int(st, 1, version);
+    return catx_run(c, st, "raising the format version", e);
+}

@@ -2,6 +2,7 @@
 ** insert_delta.c's delta) share: an append's importer options, and the
 ** one catalog transaction that publishes a new version. */
 #include "ddl.h"
+#include "segmap.h"
 
 #include <string.h>
 
@@ -37,6 +38,9 @@ int ddl_version_publish(gnndb *db, const cat_graph *g, const char *source,
     if (!(rc = cat_version_add(db->cat, g, &d->g, e)) &&
         !(rc = ddl_graph_insert_rest(db, d, e)) && timed)
         rc = ddl_time_graph_insert(db, &d->g, source, tg, e);
+    /* a format-4 library would find a map where it reads blocks */
+    if (!rc && seg_map_is_name(d->g.file))
+        rc = cat_format_raise(db->cat, 5, e);
     if (!rc) rc = cat_commit(db->cat, e);
     if (rc) cat_rollback(db->cat);
     return rc;

@@ -83,7 +83,7 @@ extern "C" {
 ** of format 1 (blocks without page checksums), whose message says how to
 ** rebuild it. A format 2 database opened writable is migrated to 3 (its
 ** graphs have no edge ids); opened read-only it is read as it is. */
-#define GNNDB_FORMAT_VERSION 4
+#define GNNDB_FORMAT_VERSION 5
 
 typedef struct gnndb gnndb;           /* an open database */
 typedef struct gnndb_stmt gnndb_stmt; /* one prepared statement */

@@ -65,6 +65,9 @@ def test_an_append_writes_a_segment_not_the_graph(tmp_path):
     written = size(p.app, plain(new))
     base = size(p.app, plain(before) & set(p.v1_blocks))
     assert 0 < written < base / 5, (written, base)
+    with gnndb.connect(p.app, readonly=True) as c:
+        (fv,) = c.execute("PRAGMA format_version;")
+    assert fv[-1] == 5                      # a format-4 gnndb cannot read it
     assert_same(take(p.app, NODE_SQL), take(p.ref, NODE_SQL), "after")
     assert_same(take(p.app, NODE_SQL.replace(";", " AS OF VERSION 1;")),
                 p.seen[1][NODE_SQL], "version 1")

@@ -28,7 +28,7 @@ setv 99
 for ro in "" -readonly; do
     out=$("$GNNDB" $ro "$DB" "SHOW GRAPHS;" 2>&1) && fail "opened a format 99 database ($ro): $out"
     echo "$out" | grep -q "format version 99" || fail "the error does not name version 99: $out"
-    echo "$out" | grep -q "reads up to 4" || fail "the error does not name the supported version: $out"
+    echo "$out" | grep -q "reads up to 5" || fail "the error does not name the supported version: $out"
     echo "ok: refused ($ro): $out"
 done
 # a catalog from before page checksums: refused, with how to rebuild it
