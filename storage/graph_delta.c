@@ -23,6 +23,7 @@ typedef struct gd_ctx {
     gnn_err *e;
     blk_writer *w;
     blk_graph_packer *pk;
+    int grows;                      /* nodes are added after the old ones */
     uint64_t nseg;                  /* blocks written to the new segment */
     uint32_t *psums;                /* their checksums */
     size_t cap_psums;
@@ -118,7 +119,11 @@ static int range_end(gd_ctx *c, gd_range *r, const uint32_t *ch, size_t nch)
         if (r->b1 == o->f->nblocks)
             return corrupt(o, r->b1 - 1, "its last list goes on past the "
                            "end of the file", c->e);
-        if (last->start == 0 && !is_changed(ch, nch, last->node))
+        /* the start of an unchanged list stays where it is, but for the
+        ** last node's when nodes are added: their range would start in
+        ** this one's last block again, so this one goes on to the end */
+        if (last->start == 0 && !is_changed(ch, nch, last->node) &&
+            !(c->grows && last->node + 1 == o->nodes))
             return GNNDB_OK;
     }
 }
@@ -266,7 +271,7 @@ static int pack_ranges(gd_ctx *c, uint64_t nodes, const uint32_t *ch,
 {
     const gd_old *o = c->old;
     size_t ci = 0;
-    int tail = nodes > o->nodes;
+    int tail = c->grows = nodes > o->nodes;
     while (ci < nch || tail) {
         uint32_t v = ci < nch ? ch[ci] : (uint32_t)(o->nodes - 1);
         if (gnn_grow((void **)&c->rg, &c->cap_rg, c->nrg + 1, sizeof *c->rg))
