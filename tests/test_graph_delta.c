@@ -462,7 +462,7 @@ static blk_file *verify(run *r)
 static gd_old old_of(const fx *x)
 {
     return (gd_old){x->f, NULL, "g.blk", TOKEN, x->idx_first, x->idx_block,
-                    x->nidx, x->sums, NODES, x->flags};
+                    x->nidx, x->sums, NODES, x->flags, 0};
 }
 
 /* Remove r's files and free it. */
@@ -657,7 +657,7 @@ static void test_chain_of_deltas(void **state)
             o = (gd_old){f[k - 1], &r[k - 1].res.map, NULL, r[k - 1].map_token,
                          r[k - 1].res.idx_first, r[k - 1].res.idx_block,
                          r[k - 1].res.nidx, r[k - 1].res.sums, base->nodes,
-                         x->flags};
+                         x->flags, 0};
         rewrite(&r[k], &o);
         f[k] = verify(&r[k]);
     }
