@@ -312,10 +312,8 @@ static int lay_index(gd_lay *l, uint64_t first, uint64_t logical)
     return GNNDB_OK;
 }
 
-/* n blocks of segment seg from phys on, next in logical order, with their
-** checksums. */
-static int lay_run(gd_lay *l, uint32_t seg, uint64_t phys, uint64_t n,
-                   const uint32_t *sums)
+/* n checksums, next in logical order. */
+static int lay_sums(gd_lay *l, const uint32_t *sums, uint64_t n)
 {
     gd_result *r = l->out;
     if (gnn_grow((void **)&r->sums, &l->cap_sums, (size_t)(l->nlog + n),
@@ -323,29 +321,21 @@ static int lay_run(gd_lay *l, uint32_t seg, uint64_t phys, uint64_t n,
         return nomem(l->e);
     memcpy(r->sums + l->nlog, sums, (size_t)n * sizeof *sums);
     l->nlog += n;
-    return seg_map_add_run(&r->map, seg, phys, n, l->e);
+    return GNNDB_OK;
 }
 
 /* Old logical blocks [from, to) where they lie, with their index entries
-** (the old ones from *ii on). */
+** (the old ones from *ii on) and checksums. */
 static int lay_old(gd_lay *l, const gd_old *o, uint64_t from, uint64_t to,
                    size_t *ii)
 {
-    while (from < to) {
-        uint32_t seg = 0;
-        uint64_t phys = from, left = to - from;
-        if (o->map) seg_map_locate(o->map, from, &seg, &phys, &left);
-        uint64_t n = GNN_MIN(left, to - from);
-        for (; *ii < o->nidx && o->idx_block[*ii] < from + n; (*ii)++) {
-            int rc = lay_index(l, o->idx_first[*ii],
-                               l->nlog + o->idx_block[*ii] - from);
-            if (rc) return rc;
-        }
-        int rc = lay_run(l, seg, phys, n, o->sums + from);
+    for (; *ii < o->nidx && o->idx_block[*ii] < to; (*ii)++) {
+        int rc = lay_index(l, o->idx_first[*ii],
+                           l->nlog + o->idx_block[*ii] - from);
         if (rc) return rc;
-        from += n;
     }
-    return GNNDB_OK;
+    int rc = lay_sums(l, o->sums + from, to - from);
+    return rc ? rc : seg_map_add_old(&l->out->map, o->map, from, to, l->e);
 }
 
 static int lay_range(gd_lay *l, const gd_ctx *c, const gd_range *r)
@@ -354,8 +344,9 @@ static int lay_range(gd_lay *l, const gd_ctx *c, const gd_range *r)
         int rc = lay_index(l, c->pfirst[i], l->nlog + c->pblock[i] - r->p0);
         if (rc) return rc;
     }
-    return r->np ? lay_run(l, l->newseg, r->p0, r->np, c->psums + r->p0)
-                 : GNNDB_OK;
+    int rc = lay_sums(l, c->psums + r->p0, r->np);
+    return rc ? rc : seg_map_add_run(&l->out->map, l->newseg, r->p0, r->np,
+                                     l->e);
 }
 
 /* The segments of the old version's file, then the new one. */
@@ -363,16 +354,8 @@ static int lay_segments(gd_lay *l, const gd_old *o, const char *seg_name,
                         uint64_t seg_token, uint64_t nseg)
 {
     seg_map *m = &l->out->map;
-    uint32_t idx;
-    int rc = GNNDB_OK;
-    if (o->map) {
-        for (uint32_t s = 0; !rc && s < o->map->nsegs; s++)
-            rc = seg_map_add_seg(m, o->map->segs[s].name,
-                                 o->map->segs[s].token,
-                                 o->map->segs[s].nblocks, &idx, l->e);
-    } else {
-        rc = seg_map_add_seg(m, o->name, o->token, o->f->nblocks, &idx, l->e);
-    }
+    int rc = seg_map_add_file(m, o->map, o->name, o->token, o->f->nblocks,
+                              l->e);
     if (!rc && nseg)
         rc = seg_map_add_seg(m, seg_name, seg_token, nseg, &l->newseg, l->e);
     return rc;

@@ -15,25 +15,10 @@ static int table_map(const gd_table *o, uint64_t keep, const char *seg_name,
                      uint64_t seg_token, uint64_t nseg, seg_map *m,
                      gnn_err *e)
 {
-    uint32_t idx, ns = 0;
-    int rc = GNNDB_OK;
-    if (o->map) {
-        for (uint32_t s = 0; !rc && s < o->map->nsegs; s++)
-            rc = seg_map_add_seg(m, o->map->segs[s].name,
-                                 o->map->segs[s].token,
-                                 o->map->segs[s].nblocks, &idx, e);
-    } else {
-        rc = seg_map_add_seg(m, o->name, o->token, o->f->nblocks, &idx, e);
-    }
+    uint32_t ns = 0;
+    int rc = seg_map_add_file(m, o->map, o->name, o->token, o->f->nblocks, e);
     if (!rc && nseg) rc = seg_map_add_seg(m, seg_name, seg_token, nseg, &ns, e);
-    for (uint64_t b = 0; !rc && b < keep;) {
-        uint32_t seg = 0;
-        uint64_t phys = b, left = keep - b;
-        if (o->map) seg_map_locate(o->map, b, &seg, &phys, &left);
-        uint64_t n = GNN_MIN(left, keep - b);
-        rc = seg_map_add_run(m, seg, phys, n, e);
-        b += n;
-    }
+    if (!rc) rc = seg_map_add_old(m, o->map, 0, keep, e);
     if (!rc && nseg) rc = seg_map_add_run(m, ns, 0, nseg, e);
     return rc ? rc : seg_map_prune(m, e);
 }

@@ -483,3 +483,30 @@ uint64_t seg_map_delta_blocks(const seg_map *m)
             n += m->runs[i].count;
     return n;
 }
+
+int seg_map_add_file(seg_map *m, const seg_map *old, const char *name,
+                     uint64_t token, uint64_t nblocks, gnn_err *e)
+{
+    uint32_t idx;
+    if (!old) return seg_map_add_seg(m, name, token, nblocks, &idx, e);
+    int rc = GNNDB_OK;
+    for (uint32_t s = 0; !rc && s < old->nsegs; s++)
+        rc = seg_map_add_seg(m, old->segs[s].name, old->segs[s].token,
+                             old->segs[s].nblocks, &idx, e);
+    return rc;
+}
+
+int seg_map_add_old(seg_map *m, const seg_map *old, uint64_t from,
+                    uint64_t to, gnn_err *e)
+{
+    while (from < to) {
+        uint32_t seg = 0;
+        uint64_t phys = from, left = to - from;
+        if (old) seg_map_locate(old, from, &seg, &phys, &left);
+        uint64_t n = left < to - from ? left : to - from;
+        int rc = seg_map_add_run(m, seg, phys, n, e);
+        if (rc) return rc;
+        from += n;
+    }
+    return GNNDB_OK;
+}

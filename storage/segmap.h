@@ -121,6 +121,15 @@ int seg_map_add_seg(seg_map *m, const char *name, uint64_t token,
 int seg_map_add_run(seg_map *m, uint32_t seg, uint64_t pstart,
                     uint64_t count, gnn_err *e);
 
+/* A new version of a file, built on the old one: first its segments,
+** those of its map `old` or (old NULL: a plain block file) the file itself
+** (name, token, nblocks), so that the old file's segment i is m's segment
+** i; then, with seg_map_add_old, its logical blocks [from, to) where they
+** lie, in logical order among the new ones. */
+int seg_map_add_file(seg_map *m, const seg_map *old, const char *name,
+                     uint64_t token, uint64_t nblocks, gnn_err *e);
+int seg_map_add_old(seg_map *m, const seg_map *old, uint64_t from,
+                    uint64_t to, gnn_err *e);
 /* Drop the segments no run uses (an append that wrote a segment's every
 ** block again no longer reads it), the others keeping their order. */
 int seg_map_prune(seg_map *m, gnn_err *e);
