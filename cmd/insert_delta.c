@@ -164,13 +164,8 @@ static int merge(void *arg, uint32_t v, const gd_list *old, gd_list *out,
 
 static int dropped(const delta *d, uint32_t id)
 {
-    size_t lo = 0, hi = d->ndropped;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (d->dropped[mid] < id) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo < d->ndropped && d->dropped[lo] == id;
+    size_t at = gnn_lower_u32(d->dropped, d->ndropped, id);
+    return at < d->ndropped && d->dropped[at] == id;
 }
 
 static int by_time(const void *a, const void *b)

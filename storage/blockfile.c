@@ -113,7 +113,7 @@ int blkw_append(blk_writer *w, const void *block, gnn_err *e)
 
 uint64_t blkw_nblocks(const blk_writer *w) { return w->nblocks; }
 
-static int fsync_dir(const char *dir, gnn_err *e)
+int blkf_sync_dir(const char *dir, gnn_err *e)
 {
     int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0)
@@ -148,7 +148,7 @@ int blkw_finish(blk_writer *w, gnn_err *e)
     }
     /* Until the directory is synced the rename may not survive a crash; a
     ** failure here withdraws the file so that failure means "no file". */
-    rc = fsync_dir(w->dir, e);
+    rc = blkf_sync_dir(w->dir, e);
     if (rc) unlink(w->final);
     writer_free(w);
     return rc;

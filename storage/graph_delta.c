@@ -6,6 +6,7 @@
 #include "block.h"
 #include "grow.h"
 #include "index.h"
+#include "sort.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -83,21 +84,9 @@ static int read_block(gd_ctx *c, uint64_t no, const blk_header **h)
     return blkf_read(c->old->f, no, c->buf, c->e);
 }
 
-/* The first of ch[0..nch) at or past v. */
-static size_t first_at(const uint32_t *ch, size_t nch, uint64_t v)
+static int is_changed(const uint32_t *ch, size_t nch, uint32_t v)
 {
-    size_t lo = 0, hi = nch;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (ch[mid] < v) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo;
-}
-
-static int is_changed(const uint32_t *ch, size_t nch, uint64_t v)
-{
-    size_t at = first_at(ch, nch, v);
+    size_t at = gnn_lower_u32(ch, nch, v);
     return at < nch && ch[at] == v;
 }
 
@@ -150,7 +139,8 @@ static int find_range(gd_ctx *c, uint32_t v, const uint32_t *ch, size_t nch,
     r->b1 = r->b0 + 1;
     for (;;) {
         if ((rc = range_end(c, r, ch, nch))) return rc;
-        size_t j = first_at(ch, nch, r->hi);
+        size_t j = r->hi > UINT32_MAX ? nch
+                   : gnn_lower_u32(ch, nch, (uint32_t)r->hi);
         if (j == nch) return GNNDB_OK;
         uint64_t b = idx_block_of(o->idx_first, o->idx_block, o->nidx,
                                   ch[j]);

@@ -3,6 +3,7 @@
 ** place), its building, its atomic writing and the lookup of a block. The
 ** format is in segmap.h. */
 #include "segmap.h"
+#include "blockfile.h"
 #include "block.h"
 
 #include <errno.h>
@@ -418,20 +419,6 @@ static int write_sync(const char *path, const uint8_t *p, size_t len,
     return rc;
 }
 
-static int sync_dir(const char *dir, gnn_err *e)
-{
-    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0)
-        return gnn_seterr_errno(e, GNNDB_IOERR, errno, "cannot open "
-                                "directory %s", dir);
-    int rc = GNNDB_OK;
-    if (fsync(fd) != 0)
-        rc = gnn_seterr_errno(e, GNNDB_IOERR, errno, "fsync of directory %s",
-                              dir);
-    close(fd);
-    return rc;
-}
-
 int seg_map_write(const char *dir, const char *name, const seg_map *m,
                   gnn_err *e)
 {
@@ -455,7 +442,7 @@ int seg_map_write(const char *dir, const char *name, const seg_map *m,
     }
     /* until the directory is synced the rename may not survive a crash:
     ** a failure withdraws the file, so that failure means "no file" */
-    if ((rc = sync_dir(dir, e))) unlink(final);
+    if ((rc = blkf_sync_dir(dir, e))) unlink(final);
     return rc;
 }
 
