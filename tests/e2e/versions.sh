@@ -7,7 +7,9 @@
 # change nothing; DROP GRAPH leaves no block file. Then kill -9 during
 # INSERT EDGES at several moments: the database opens on the old version
 # or the new one (SHOW VERSIONS, digests), CHECK passes, and no stray file
-# is left after the next writable open.
+# is left after the next writable open. Last, COMPACT of that insert kept
+# as a delta, whole and killed at several moments: the same batches, the
+# deltas or the plain files, CHECK passes.
 set -u
 fail() { echo "FAIL: $*"; exit 1; }
 ROOT=$OLDPWD
@@ -188,3 +190,38 @@ for delay in 0.02 0.1 0.25 0.4 0.6 0.9 1.5; do
     echo "ok: killed at $delay s: the $state version, intact ($swept leftovers removed by the next open)"
 done
 echo "ok: kill -9 during INSERT EDGES: $saw_old trials left the old version, $saw_new the new one; $orphans left files the next open removed"
+
+# ---- COMPACT, and kill -9 during it -----------------------------------------
+# The same insert kept as a delta (segmented files; the default
+# compact_fraction compacts one this large at once); COMPACT folds it into
+# plain files: the same batches, CHECK ok, no map left. Killed at any
+# moment, it leaves the deltas or the plain files, whole.
+rm -rf dd.gnndb; cp -a "$K" dd.gnndb
+"$GNNDB" dd.gnndb "PRAGMA compact_fraction = 1;
+  INSERT EDGES INTO big FROM '$PWD/new.bin' FORMAT bin;" > /dev/null || fail "INSERT as a delta"
+[ "$(digests dd.gnndb)" = "$new_d" ] || fail "the delta's batches differ from the rebuilt version's"
+segs_n=$(ls dd.gnndb | grep -c '\.seg$')
+[ "$segs_n" -ge 3 ] || fail "the INSERT into big wrote no delta"
+saw_deltas=0; saw_plain=0
+for delay in 0.01 0.05 0.1 0.2 0.4; do
+    rm -rf c.gnndb; cp -a dd.gnndb c.gnndb
+    "$GNNDB" c.gnndb "COMPACT big;" > /dev/null 2>&1 &
+    pid=$!
+    sleep $delay
+    kill -9 $pid 2>/dev/null
+    wait $pid 2>/dev/null
+    [ "$(digests c.gnndb)" = "$new_d" ] || fail "other batches after COMPACT killed at $delay s"
+    "$GNNDB" -csv c.gnndb "CHECK;" | grep -q '^ok,' || fail "CHECK after COMPACT killed at $delay s"
+    strays=$(ls -A c.gnndb | grep -e '\.tmp$' -e '^tmp-' || true)
+    [ -z "$strays" ] || fail "stray files after COMPACT killed at $delay s: $strays"
+    n=$(ls c.gnndb | grep -c '\.seg$')
+    if [ "$n" -eq "$segs_n" ]; then saw_deltas=$((saw_deltas + 1))
+    elif [ "$n" -lt "$segs_n" ]; then saw_plain=$((saw_plain + 1))
+    else fail "$n maps after COMPACT killed at $delay s"; fi
+done
+"$GNNDB" dd.gnndb "COMPACT big;" || fail "COMPACT big"
+[ "$(digests dd.gnndb)" = "$new_d" ] || fail "COMPACT changed big's batches"
+"$GNNDB" -csv dd.gnndb "CHECK;" | grep -q '^ok,' || fail "CHECK after COMPACT"
+"$GNNDB" -csv -noheader dd.gnndb "DESCRIBE big;" | grep -q '^delta\.' &&
+    fail "DESCRIBE lists deltas after COMPACT"
+echo "ok: COMPACT keeps big's batches; killed at 5 moments: $saw_deltas left the deltas, $saw_plain the plain files"
