@@ -609,7 +609,10 @@ int ddl_insert_delta(gnndb *db, const ast_stmt *s, const cat_graph *g,
                .no_loops = (g->build_flags & CAT_BUILD_DROP_SELF_LOOPS) != 0,
                .timed = timed, .tmin = INT64_MAX, .tmax = INT64_MIN};
     ddl_ctl ctl;
-    int rc = ddl_ctl_init(db, what, g->block_size, 0, &ctl, e);
+    /* with MAP IDS the keys (8 bytes a node) are read beside the edges,
+    ** and the index gets them and a row map back: twice that at most */
+    int64_t least = g->has_map ? 16 * g->nodes : 0;
+    int rc = ddl_ctl_init(db, what, g->block_size, least, &ctl, e);
     if (rc) return rc;
     /* an add, its row and its share of the sort and the merge */
     d.max_adds = ctl.c.mem_budget / 48;
