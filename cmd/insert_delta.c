@@ -499,10 +499,11 @@ static int read_adds(delta *d, const ddl_ctl *ctl, gnn_err *e)
     }
     ddl_insert_opts(d->s, g, d->timed, &o);
     o.prior = &prior;
-    gnn_err e2 = {0};
-    if (!rc) rc = imp_edges_each(d->s->path, &o, &ctl->c, take, d, &e2);
+    /* GNNDB_FULL from take: too many to hold, said in no words */
+    if (!rc && (rc = imp_edges_each(d->s->path, &o, &ctl->c, take, d, e)) ==
+        GNNDB_FULL)
+        gnn_clearerr(e);
     free(keys);
-    if (rc && rc != GNNDB_FULL) gnn_seterr(e, e2.rc, "%s", e2.msg);
     return rc;
 }
 

@@ -289,3 +289,28 @@ def test_a_list_too_long_for_the_memory_given_is_rebuilt(tmp_path):
     assert not segs(p.listing[1]), p.listing[1]
     assert_same(take(p.app, NODE_SQL), take(p.ref, NODE_SQL))
     check(p.app)
+
+
+def test_an_append_too_large_for_the_memory_given_is_rebuilt(tmp_path):
+    """30000 new edges do not fit the delta's share of PRAGMA
+    import_memory 1MB (48 bytes an edge): the append is a rebuild, with
+    the same batches, and a bad line past that point is still named."""
+    rng = np.random.default_rng(11)
+    rows = rand_edges(rng, 40000)
+    p = Pair(tmp_path, rows, [10000], "NODES %d" % N,
+             setup=node_setup(tmp_path, rng), record=(NODE_SQL,),
+             pre=("PRAGMA import_memory = '1MB';",))
+    assert not segs(p.listing[1]), p.listing[1]
+    assert_same(take(p.app, NODE_SQL), take(p.ref, NODE_SQL))
+    bad = tmp_path / "bad.csv"
+    save_csv(bad, rows[:25000])
+    with open(bad, "a") as f:
+        f.write("3,x\n")
+    before = blocks(p.app)
+    with gnndb.connect(p.app) as c:
+        c.execute("PRAGMA import_memory = '1MB';")
+        with pytest.raises(gnndb.Error) as ex:
+            c.execute("INSERT EDGES INTO g FROM '%s';" % bad)
+    assert "bad.csv:25001" in str(ex.value), str(ex.value)
+    assert blocks(p.app) == before
+    check(p.app)
