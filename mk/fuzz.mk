@@ -30,7 +30,7 @@ FUZZ_SRC_gz       := storage/gz.c common/err.c
 FUZZ_SRC_timecol  := storage/timecol.c storage/npy.c common/err.c
 FUZZ_SRC_pack_record := exec/pack_record.c common/batch_fields.c common/err.c
 FUZZ_SRC_segmap   := storage/segmap.c storage/block.c storage/graphpack.c \
-                     storage/blockfile.c storage/pagecache.c common/err.c
+                     common/sync_dir.c common/err.c
 FUZZ_SRC_npz      := storage/npz.c storage/array.c storage/npy.c storage/gz.c \
                      storage/extsort.c common/err.c
 FUZZ_SRC_idlist   := storage/idlist.c storage/array.c storage/npz.c \
@@ -42,7 +42,7 @@ FUZZ_SRC_ogb      := storage/import_ogb.c storage/import_graph.c \
                      storage/edgelist.c \
                      storage/gz.c storage/array.c storage/npz.c storage/npy.c \
                      storage/extsort.c storage/block.c storage/blockfile.c \
-                     storage/segmap.c storage/pagecache.c \
+                     storage/segmap.c storage/pagecache.c common/sync_dir.c \
                      storage/graphpack.c storage/graph_build.c \
                      storage/import_edges.c common/err.c common/sort.c
 FUZZ_SRC_ogb_hetero := $(FUZZ_SRC_ogb) storage/import_ogb_hetero.c

@@ -4,6 +4,7 @@
 ** ones, whose blocks lie in the segments their map lists. */
 #include "blockfile.h"
 #include "block.h"
+#include "sync_dir.h"
 #include "pagecache.h"
 #include "segmap.h"
 
@@ -113,20 +114,6 @@ int blkw_append(blk_writer *w, const void *block, gnn_err *e)
 
 uint64_t blkw_nblocks(const blk_writer *w) { return w->nblocks; }
 
-int blkf_sync_dir(const char *dir, gnn_err *e)
-{
-    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0)
-        return gnn_seterr_errno(e, GNNDB_IOERR, errno, "cannot open "
-                                "directory %s", dir);
-    int rc = GNNDB_OK;
-    if (fsync(fd) != 0)
-        rc = gnn_seterr_errno(e, GNNDB_IOERR, errno, "fsync of directory %s",
-                              dir);
-    close(fd);
-    return rc;
-}
-
 int blkw_finish(blk_writer *w, gnn_err *e)
 {
     int rc = writer_flush(w, e);
@@ -148,7 +135,7 @@ int blkw_finish(blk_writer *w, gnn_err *e)
     }
     /* Until the directory is synced the rename may not survive a crash; a
     ** failure here withdraws the file so that failure means "no file". */
-    rc = blkf_sync_dir(w->dir, e);
+    rc = gnn_sync_dir(w->dir, e);
     if (rc) unlink(w->final);
     writer_free(w);
     return rc;

@@ -39,9 +39,6 @@ void blkw_abort(blk_writer *w);
 /* The segments of an open segmented file (blockfile.c). */
 typedef struct blk_segs blk_segs;
 
-/* fsync directory `dir`, so that a rename in it is durable. */
-int blkf_sync_dir(const char *dir, gnn_err *e);
-
 /* An open block file for reading. */
 typedef struct blk_file {
     int fd;              /* a plain file's descriptor; -1 when segmented */

@@ -3,7 +3,7 @@
 ** place), its building, its atomic writing and the lookup of a block. The
 ** format is in segmap.h. */
 #include "segmap.h"
-#include "blockfile.h"
+#include "sync_dir.h"
 #include "block.h"
 
 #include <errno.h>
@@ -442,7 +442,7 @@ int seg_map_write(const char *dir, const char *name, const seg_map *m,
     }
     /* until the directory is synced the rename may not survive a crash:
     ** a failure withdraws the file, so that failure means "no file" */
-    if ((rc = blkf_sync_dir(dir, e))) unlink(final);
+    if ((rc = gnn_sync_dir(dir, e))) unlink(final);
     return rc;
 }
 
