@@ -306,6 +306,7 @@ static int lay_index(gd_lay *l, uint64_t first, uint64_t logical)
 static int lay_sums(gd_lay *l, const uint32_t *sums, uint64_t n)
 {
     gd_result *r = l->out;
+    if (n == 0) return GNNDB_OK;   /* a range at the first block */
     if (gnn_grow((void **)&r->sums, &l->cap_sums, (size_t)(l->nlog + n),
                  sizeof *r->sums))
         return nomem(l->e);
