@@ -315,7 +315,6 @@ static int edge_file(delta *d, cat_table *t, dl_file *nf, gnn_err *e)
     int rc = cat_table_get(db->cat, d->g->topo_id, CAT_EDGES_TABLE, t, e);
     if (!rc) rc = db_open_table(db, t, 0, &o.f, e);
     if (!rc) rc = old_open(db, t->file, (uint64_t)t->nblocks, &o, e);
-    gnn_sort_u32(d->dropped, d->ndropped);
     for (size_t i = 0; !rc && i < d->ndropped; i++) {
         uint64_t k = d->dropped[i] - (uint64_t)d->g->input_edges;
         d->rows[2 * k] = d->rows[2 * k + 1] = UINT32_MAX;
