@@ -846,7 +846,10 @@ def test_a_typed_graph_refuses_insert_and_versions(tmp_path):
              "INSERT EDGES INTO t: t is a graph of node types and "
              "relations"),
             ("DROP VERSIONS BEFORE 2 ON t;",
-             "DROP VERSIONS ON t: only a graph made from an edge file")):
+             "DROP VERSIONS ON t: only a graph made from an edge file"),
+            ("COMPACT t;",
+             "COMPACT t: only a graph made from an edge file has deltas"),
+            ("COMPACT nosuch;", "nosuch")):
         expect_refused(path, sql, [words], graph=None)
     with gnndb.connect(path, readonly=True) as c:
         with pytest.raises(gnndb.Error) as ex:
