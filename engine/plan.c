@@ -431,6 +431,46 @@ static void spill_drops_row_cache(plan *p)
     p->cache_bytes = p->cache_rows = 0;
 }
 
+/* A spilled plan's hot rows (exec/hotrows.h): the rows of the nodes with
+** the most stored neighbours stay in memory for the run, and no run writes
+** them and reads them back. PRAGMA feature_cache sizes them (0: none; the
+** row cache policies, typed plans and edge rows keep the runs whole); by
+** default a quarter of what is staged, when the spill they spare at the
+** least (rows hot only in proportion to their number: a skewed graph
+** spares many times that) pays for the two reads of the graph that choose
+** them. The round is planned again in what is left, and kept if it still
+** spills. */
+static void plan_spill_hot(gnndb *db, plan *p, int64_t cap)
+{
+    int64_t asked = db->pragma.feature_cache;
+    if (!p->spill || p->typed || !p->has_feat || asked == 0 ||
+        plan_spill_sections(p) != 1 || p->cache_policy != GNN_CACHE_NONE ||
+        p->feat.rows <= 0 || p->feat.rows > (int64_t)UINT32_MAX + 1)
+        return;
+    int64_t rowb = (int64_t)plan_x_row_bytes(p);
+    int64_t want = asked > 0 ? asked : p->staged_bytes / 4;
+    int64_t rows = GNN_MIN((want - plan_hot_bytes(p, 0)) / rowb, p->feat.rows);
+    if (rows <= 0) return;
+    if (asked < 0) {
+        double nodes, edges;
+        plan_batch_size_est(p, &nodes, &edges);
+        double spared = 2.0 * (double)rows / (double)p->feat.rows * nodes *
+                        (double)rowb * (double)p->total_batches;
+        double graph = 2.0 * (double)p->topo.graph_blocks *
+                       (double)p->graph.block_size;
+        if (spared < graph) return;
+    }
+    plan q = *p;
+    q.staged_bytes -= plan_hot_bytes(p, rows);
+    q.spill = 0;
+    q.hyperbatch = plan_hyperbatch_fit(&q, (double)q.per_batch_bytes);
+    plan_spill(db, &q, cap, q.hyperbatch);
+    if (!q.spill) return;
+    q.spill_hot_rows = rows;
+    q.spill_hot_bytes = plan_hot_bytes(p, rows);
+    *p = q;
+}
+
 /* What EXPLAIN says beside H (cap: what the query and one epoch allow),
 ** before a note already there (a typed plan's warning, plan_typed.c). */
 static void plan_note(plan *p, int64_t cap)
@@ -527,6 +567,7 @@ static int plan_hyperbatch(gnndb *db, plan *p, gnn_err *e)
     p->hyperbatch = plan_hyperbatch_fit(p, (double)p->per_batch_bytes);
     plan_spill(db, p, cap, p->hyperbatch);
     spill_drops_row_cache(p);
+    plan_spill_hot(db, p, cap);
     /* pools that keep every block read nothing again, whatever H: a large
     ** H, asked or not, then costs memory, page faults and cache misses,
     ** and buys nothing */

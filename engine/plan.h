@@ -172,6 +172,10 @@ typedef struct plan {
     double spill_subround;     /* mini-batches expected per sampling round */
     double cost_inmem, cost_spill;
     int64_t hyperbatch_inmem;  /* the H that fits without spilling */
+    /* hot rows (exec/hotrows.h): the rows of the nodes with the most stored
+    ** neighbours kept in memory for the run, so that no run holds them:
+    ** room for how many, and their bytes (taken from staged_bytes) */
+    int64_t spill_hot_rows, spill_hot_bytes;
 
     /* upper bounds per mini-batch */
     int64_t nodes_bound, edges_bound;

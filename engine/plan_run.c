@@ -33,3 +33,10 @@ size_t plan_run_order_edge_bytes(const plan *p)
 {
     return p->has_efeat || p->typed_efeat ? 8 : 0;
 }
+
+int64_t plan_hot_bytes(const plan *p, int64_t cap)
+{
+    int64_t words = p->feat.rows / 64 + 1;
+    return cap * (int64_t)plan_x_row_bytes(p) + words * 12 + p->feat.nblocks +
+           65536 * 4 + 4096;
+}

@@ -30,4 +30,10 @@ size_t plan_run_topo_bytes(const plan *p, size_t nn, size_t ne);
 /* The order of its edges by id, where the batches carry edge rows. */
 size_t plan_run_order_edge_bytes(const plan *p);
 
+/* What a spilled plan's hot rows (exec/hotrows.c) hold with room for
+** `cap` rows of the node features: their bytes, a bit and a 4-byte count
+** per 64 rows, a flag per feature block, and while they are chosen a
+** histogram of 65536 degrees. */
+int64_t plan_hot_bytes(const plan *p, int64_t cap);
+
 #endif

@@ -38,6 +38,7 @@ typedef struct hb_stats {
     ** putting rows read back into order) */
     hb_opstats spill;
     uint64_t spill_batches, spill_written, spill_read, spill_peak;
+    uint64_t spill_hot_rows;   /* rows served from the hot rows, not runs */
     double spill_read_wait, spill_write_seconds;
     uint64_t overlapped;       /* rounds built while one was handed out */
     uint64_t resident_rounds;  /* rounds built from pinned resident blocks */

@@ -15,10 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Read every graph block once, through `visit`, to choose what a static
-** cache holds (blocks: room for them all); the reads count as the first
-** hop's. */
-static int read_graph_once(hb_ctx *x, uint64_t *blocks, bp_visit_fn visit,
+int hb_read_graph_once(hb_ctx *x, uint64_t *blocks, bp_visit_fn visit,
                            void *arg, gnn_err *e)
 {
     size_t nblk = (size_t)x->p->topo.graph_blocks;
@@ -93,7 +90,7 @@ static int cache_pin_hot(hb_ctx *x, gnn_err *e)
     for (size_t i = 0; i < (size_t)p->graph.nodes; i++)
         d.key[i] = ((uint64_t)UINT32_MAX << 32) | i;  /* degree 0 */
     double t0 = gnn_now();
-    if ((rc = read_graph_once(x, blocks, degree_visit, &d, e))) goto out;
+    if ((rc = hb_read_graph_once(x, blocks, degree_visit, &d, e))) goto out;
     gnn_sort_u64(d.key, nodes);
     size_t n = GNN_MIN(nodes, fc_capacity(gs->fc));
     uint32_t *rows = (uint32_t *)d.key;  /* reuse: rows fit in the keys */
@@ -170,7 +167,7 @@ static int cache_pin_blocks(hb_ctx *x, gnn_err *e)
         goto out;
     }
     double t0 = gnn_now();
-    if ((rc = read_graph_once(x, blocks, hot_visit, &d, e)) ||
+    if ((rc = hb_read_graph_once(x, blocks, hot_visit, &d, e)) ||
         (rc = bc_choose(x->gat->bc, d.weight, e)))
         goto out;
     size_t n;

@@ -15,6 +15,7 @@
 #include "transfer.h"
 #include "pool.h"
 #include "spill.h"
+#include "hotrows.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -85,6 +86,15 @@ static void drop_idle(hb_ctx *x, int keep)
             buf_drop(x, &rb->raw[k], &rb->capraw[k]);
 }
 
+/* The bytes record s takes in local order: its run and its hot rows, which
+** the run leaves out (a buffer it is read into and put in order in place
+** needs room for them). */
+static size_t record_size(const hb_ctx *x, const hb_sbatch *s)
+{
+    size_t rb = x->sp->hot ? hr_rowbytes(x->sp->hot) : 0;
+    return spill_run_read_size(s->run) + s->nhot * rb;
+}
+
 /* Start reading record i into a free raw buffer. `now`: it is the record to
 ** hand out, read at once whatever else must be given back; else only when
 ** a buffer is free and it fits (*started says whether it was). */
@@ -92,7 +102,7 @@ static int start_read(hb_ctx *x, int i, int now, int *started, gnn_err *e)
 {
     hb_readback *rb = x->rb;
     spill_run *run = x->sp->emit->sb[i].run;
-    size_t need = spill_run_read_size(run);
+    size_t need = record_size(x, &x->sp->emit->sb[i]);
     /* the free buffer with the most room: reused, not allocated again */
     int k = -1;
     for (int j = 0; j < SPILL_READ_RUNS; j++)
@@ -126,6 +136,8 @@ typedef struct rb_part {
     const uint32_t *arrival;
     size_t narrival;
     int edges;               /* rows of edges (after every node row) */
+    const hot_rows *hot;     /* rows the run left out, or NULL */
+    size_t ncold;            /* rows the run holds (arrival_order) */
 } rb_part;
 
 /* The parts of record s read into buf, one per section; their count. */
@@ -150,7 +162,10 @@ static int record_parts(hb_ctx *x, const hb_sbatch *s,
                            sec[k].base, sec[k].t->rows_per_block,
                            r->arrival + r->sec_arrival[k],
                            r->sec_arrival[k + 1] - r->sec_arrival[k],
-                           sec[k].edges};
+                           sec[k].edges,
+                           !sec[k].edges && sec[k].t == &p->feat ? x->sp->hot
+                                                                 : NULL,
+                           m};
         off += m * sec[k].rowbytes;
     }
     return n;
@@ -163,10 +178,40 @@ static int bad_order(hb_ctx *x, size_t k, size_t nn, gnn_err *e)
                       spill_dir(x->sp->area), k, nn);
 }
 
+/* Place t of a part's row, once: into ord[*k] (and *k on). */
+static int place_once(hb_ctx *x, uint32_t t, size_t nn, size_t *k,
+                      gnn_err *e)
+{
+    hb_readback *rb = x->rb;
+    if (t >= nn || (rb->ordseen[t / 64] >> (t % 64) & 1))
+        return bad_order(x, *k, nn, e);
+    rb->ordseen[t / 64] |= (uint64_t)1 << (t % 64);
+    rb->ord[(*k)++] = t;
+    return GNNDB_OK;
+}
+
+/* After the cold rows in x->rb->ord, the places of the hot rows, and their
+** slots in x->rb->hslot. */
+static int hot_order(hb_ctx *x, const rb_part *pt, size_t *k, gnn_err *e)
+{
+    hb_readback *rb = x->rb;
+    if (gnn_grow((void **)&rb->hslot, &rb->caphslot, pt->n - *k + 1,
+                 sizeof *rb->hslot))
+        return gnn_seterr(e, GNNDB_NOMEM, "out of memory reading back");
+    for (size_t q = 0; q < pt->n && *k < pt->n; q++)
+        if (hr_is_hot(pt->hot, pt->srows[q])) {
+            rb->hslot[*k - pt->ncold] = hr_slot(pt->hot, pt->srows[q]);
+            int rc = place_once(x, pt->perm[q], pt->n, k, e);
+            if (rc) return rc;
+        }
+    return GNNDB_OK;
+}
+
 /* x->rb->ord[j] = where the j-th row of part pt goes: the rows came block
-** by block in its arrival order, each block's in row order. Every place
-** must appear once. */
-static int arrival_order(hb_ctx *x, const rb_part *pt, gnn_err *e)
+** by block in its arrival order, each block's in row order, hot rows left
+** out (pt->ncold of them); then the hot rows' places in row order. Every
+** place must appear once. */
+static int arrival_order(hb_ctx *x, rb_part *pt, gnn_err *e)
 {
     hb_readback *rb = x->rb;
     size_t nn = pt->n;
@@ -183,18 +228,34 @@ static int arrival_order(hb_ctx *x, const rb_part *pt, gnn_err *e)
         size_t hi = hbs_lower_u32(pt->srows, nn, r0 + pt->rpb);
         if (k + (hi - lo) > nn) return bad_order(x, k + (hi - lo), nn, e);
         for (size_t q = lo; q < hi; q++) {
-            uint32_t t = pt->perm[q];
-            if (t >= nn || (rb->ordseen[t / 64] >> (t % 64) & 1))
-                return bad_order(x, k, nn, e);
-            rb->ordseen[t / 64] |= (uint64_t)1 << (t % 64);
-            rb->ord[k++] = t;
+            if (pt->hot && hr_is_hot(pt->hot, pt->srows[q])) continue;
+            int rc = place_once(x, pt->perm[q], nn, &k, e);
+            if (rc) return rc;
         }
+    }
+    pt->ncold = k;
+    if (pt->hot) {
+        int rc = hot_order(x, pt, &k, e);
+        if (rc) return rc;
     }
     return k == nn ? GNNDB_OK : bad_order(x, k, nn, e);
 }
 
+/* The hot rows of part pt into their places in buf (its rows in order;
+** order_in_place has marked the entries of ord done). */
+static void hot_rows_into(hb_ctx *x, const rb_part *pt, unsigned char *buf)
+{
+    const hb_readback *rb = x->rb;
+    unsigned char *rows = buf + pt->rows_off;
+    for (size_t q = pt->ncold; q < pt->n; q++)
+        memcpy(rows + (size_t)(rb->ord[q] & 0x7fffffffu) * pt->rowbytes,
+               hr_row_const(pt->hot, rb->hslot[q - pt->ncold]), pt->rowbytes);
+}
+
 /* Put part pt's rows in buf into order in place: each cycle of the
-** permutation x->rb->ord is walked once with one row held aside. */
+** permutation x->rb->ord is walked once with one row held aside. The hot
+** rows' entries move what lies past the run's rows (the buffer has room
+** for them all); hot_rows_into then writes over it. */
 static int order_in_place(hb_ctx *x, const rb_part *pt, unsigned char *buf,
                           gnn_err *e)
 {
@@ -227,6 +288,7 @@ typedef struct order_job {
     const unsigned char *src;
     unsigned char *dst;
     size_t nn, rowbytes;
+    const rb_part *pt;
 } order_job;
 
 #define ORDER_TASK_ROWS 4096
@@ -235,9 +297,13 @@ static void order_task(void *arg, size_t t, int w)
 {
     order_job *j = arg;
     size_t lo = t * ORDER_TASK_ROWS, hi = GNN_MIN(lo + ORDER_TASK_ROWS, j->nn);
+    const rb_part *pt = j->pt;
     for (size_t q = lo; q < hi; q++)
         memcpy(j->dst + (size_t)j->x->rb->ord[q] * j->rowbytes,
-               j->src + q * j->rowbytes, j->rowbytes);
+               q < pt->ncold ? j->src + q * j->rowbytes
+                             : hr_row_const(pt->hot,
+                                            j->x->rb->hslot[q - pt->ncold]),
+               j->rowbytes);
 }
 
 /* Copy part pt's rows from src (in arrival order) to dst in order, on the
@@ -246,7 +312,7 @@ static void order_into(hb_ctx *x, const rb_part *pt, const unsigned char *src,
                        unsigned char *dst)
 {
     order_job j = {x, src + pt->rows_off, dst + pt->rows_off, pt->n,
-                   pt->rowbytes};
+                   pt->rowbytes, pt};
     size_t tasks = (pt->n + ORDER_TASK_ROWS - 1) / ORDER_TASK_ROWS;
     /* the worker pool is the build thread's while one runs */
     if (x->bg->running)
@@ -276,8 +342,9 @@ static int put_in_order(hb_ctx *x, hb_sbatch *s, int k, int two,
     if (!two) {
         rb->in_raw = k;
         for (int j = 0; j < nparts && !rc; j++)
-            if (!(rc = arrival_order(x, &part[j], e)))
-                rc = order_in_place(x, &part[j], raw, e);
+            if (!(rc = arrival_order(x, &part[j], e)) &&
+                !(rc = order_in_place(x, &part[j], raw, e)) && part[j].hot)
+                hot_rows_into(x, &part[j], raw);
         return rc;
     }
     if (!nparts) {
@@ -354,7 +421,7 @@ int hbs_next(hb_ctx *x, const gnndb_batch_view **view, gnn_err *e)
     hb_readback *rb = x->rb;
     int i = rb->scur, rc = GNNDB_OK, started;
     hb_sbatch *s = &x->sp->emit->sb[i];
-    size_t size = spill_run_read_size(s->run);
+    size_t size = record_size(x, s);
     /* the batch handed out before is dead */
     rb->in_raw = -1;
     int k = slot_of(rb, i);
@@ -406,6 +473,7 @@ void hbs_readback_close(hb_ctx *x)
     free(rb->ord);
     free(rb->rowtmp);
     free(rb->ordseen);
+    free(rb->hslot);
     free(rb->sview.tviews);   /* a typed batch's views, bound per run */
     free(rb->sview.rviews);
 }

@@ -34,7 +34,7 @@ static int64_t staged_resident(hb_ctx *x)
     const plan *p = x->p;
     int64_t outside = p->mem.rss + (int64_t)bp_touched_bytes(x->gpool) +
                       (int64_t)bp_touched_bytes(x->fpool) + p->cache_bytes +
-                      p->copies_bytes;
+                      p->spill_hot_bytes + p->copies_bytes;
     return rss > outside ? rss - outside : 0;
 }
 

@@ -40,7 +40,9 @@ int hbs_open(hb_ctx *x, gnn_err *e)
     ** open) and stay so for the run */
     x->sp->tables = (hbs_tables){x->ff, x->ef, x->tf, x->rt};
     x->sp->s_next = (int64_t)GNN_MAX(1, x->p->spill_subround);
-    return spill_open(dir, db->pragma.spill_limit, x->p->io, &x->sp->area, e);
+    int rc = spill_open(dir, db->pragma.spill_limit, x->p->io, &x->sp->area,
+                        e);
+    return rc ? rc : hbs_hot_open(x, e);
 }
 
 void hbs_free_rounds(hb_ctx *x)
@@ -55,6 +57,7 @@ void hbs_free_rounds(hb_ctx *x)
 
 void hbs_close(hb_ctx *x)
 {
+    hbs_hot_close(x);
     spill_close(x->sp->area);
     x->sp->area = NULL;
 }

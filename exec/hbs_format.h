@@ -28,6 +28,7 @@ typedef struct hb_sbatch {   /* a spilled mini-batch's record */
     int64_t *y;              /* their labels, local order */
     int64_t *lk_words;       /* a link batch's label arrays (lk_finish) */
     size_t npos, nneg;
+    size_t nhot;             /* its hot rows, which its run does not hold */
     struct spill_run *run;   /* topology, then rows as blocks arrived */
 } hb_sbatch;
 

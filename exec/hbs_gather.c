@@ -11,6 +11,7 @@
 #include "spill.h"
 #include "sort.h"
 #include "copy.h"
+#include "hotrows.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -23,8 +24,19 @@ typedef struct sg_job {
     const uint32_t **ids;    /* per record: its ids of the section */
     size_t *nids;
     size_t *lo, *hi;         /* per record: its rows in the block */
+    size_t *ncold;           /* per record: those its run holds */
     unsigned char **dst;     /* per record: where they go */
+    const hot_rows *hot;     /* rows left out of every run, or NULL */
 } sg_job;
+
+/* How many of ids[0..n) (rows of the node features) are not hot. */
+static size_t cold_rows(const hot_rows *hot, const uint32_t *ids, size_t n)
+{
+    if (!hot) return n;
+    size_t c = 0;
+    for (size_t q = 0; q < n; q++) c += !hr_is_hot(hot, ids[q]);
+    return c;
+}
 
 static void sg_copy_task(void *arg, size_t i, int w)
 {
@@ -34,10 +46,13 @@ static void sg_copy_task(void *arg, size_t i, int w)
     if (!d) return;  /* none in this block, or appended serially */
     /* bound for the disk, not for this CPU's cache */
     const hbs_section *sec = j->sec;
-    for (size_t q = j->lo[i]; q < j->hi[i]; q++, d += sec->rowbytes)
+    for (size_t q = j->lo[i]; q < j->hi[i]; q++) {
+        if (j->hot && hr_is_hot(j->hot, ids[q])) continue;
         hb_put_row(sec->t, (float *)d,
                    blk_feature_row(j->h, ids[q] - sec->base -
                                              j->h->first_node), 1);
+        d += sec->rowbytes;
+    }
     gnn_copy_stream_done();
 }
 
@@ -52,6 +67,10 @@ static int sg_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
     uint64_t rpb = (uint64_t)sec->t->rows_per_block;
     uint64_t r0 = sec->base + no * rpb;   /* as an id */
     r->arrival[r->narrival++] = (uint32_t)no;
+    if (j->hot) {
+        int rc = hbs_hot_fill(x, sec, no, h, e);
+        if (rc) return rc;
+    }
     for (int i = 0; i < r->nsb; i++) {
         hb_sbatch *s = &r->sb[i];
         const uint32_t *ids = j->ids[i];
@@ -67,11 +86,15 @@ static int sg_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
                               "%s: row %llu missing", (unsigned long long)no,
                               sec->t->name,
                               (unsigned long long)(ids[lo] - sec->base));
-        size_t len = (hi - lo) * sec->rowbytes;
+        j->ncold[i] = cold_rows(j->hot, ids + lo, hi - lo);
+        s->nhot += (hi - lo) - j->ncold[i];
+        size_t len = j->ncold[i] * sec->rowbytes;
+        if (!len) continue;
         if (len > x->p->spill_wbuf / 2) {
             /* more of one block than half its buffer: appended here,
             ** serially, in pieces the buffer takes */
             for (size_t q = lo; q < hi; q++) {
+                if (j->hot && hr_is_hot(j->hot, ids[q])) continue;
                 hb_put_row(sec->t, j->row, blk_feature_row(
                                h, ids[q] - sec->base - h->first_node), 0);
                 int rc = spill_run_append(s->run, j->row, sec->rowbytes, e);
@@ -89,8 +112,8 @@ static int sg_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
     x->st.gather.cpu_seconds += gnn_now() - t0;
     for (int i = 0; i < r->nsb; i++) {
         if (!j->dst[i]) continue;
-        spill_run_commit(r->sb[i].run, (j->hi[i] - j->lo[i]) * sec->rowbytes);
-        x->st.gather.bytes_out += (j->hi[i] - j->lo[i]) * sec->rowbytes;
+        spill_run_commit(r->sb[i].run, j->ncold[i] * sec->rowbytes);
+        x->st.gather.bytes_out += j->ncold[i] * sec->rowbytes;
     }
     return GNNDB_OK;
 }
@@ -188,18 +211,23 @@ static int gather_section(hb_ctx *x, const hbs_section *sec, gnn_err *e)
                 r->narrival + (size_t)n + 1, sizeof *r->arrival))
         return gnn_seterr(e, GNNDB_NOMEM, "out of memory gathering");
     size_t ns = (size_t)r->nsb + 1;
+    /* the hot rows are the node features' (a plan has them only with no
+    ** other section) */
+    const hot_rows *hot = !sec->edges && sec->t == &x->p->feat ? x->sp->hot
+                                                                : NULL;
     sg_job j = {x, sec, NULL, malloc(sec->rowbytes + 1),
                 calloc(ns, sizeof(uint32_t *)), calloc(ns, sizeof(size_t)),
                 calloc(ns, sizeof(size_t)), calloc(ns, sizeof(size_t)),
-                calloc(ns, sizeof(void *))};
+                calloc(ns, sizeof(size_t)), calloc(ns, sizeof(void *)), hot};
     int rc = GNNDB_OK;
-    if (!j.row || !j.ids || !j.nids || !j.lo || !j.hi || !j.dst)
+    if (!j.row || !j.ids || !j.nids || !j.lo || !j.hi || !j.ncold || !j.dst)
         rc = gnn_seterr(e, GNNDB_NOMEM, "out of memory gathering");
     for (int i = 0; !rc && i < r->nsb; i++) {
         size_t lo;
         const hb_sbatch *s = &r->sb[i];
         j.ids[i] = hbs_section_ids(sec, s, s->srows, s->seids, &lo,
                                    &j.nids[i]);
+        r->sb[i].nhot = 0;
         x->st.gather.items += j.nids[i];
     }
     size_t left = (size_t)n;
@@ -211,6 +239,7 @@ static int gather_section(hb_ctx *x, const hbs_section *sec, gnn_err *e)
     free(j.nids);
     free(j.lo);
     free(j.hi);
+    free(j.ncold);
     free(j.dst);
     return rc;
 }
@@ -235,6 +264,7 @@ int hbs_gather(hb_ctx *x, gnn_err *e)
     if (rc) return rc;
     double t0 = gnn_now();
     for (int i = 0; i < r->nsb && !rc; i++) {
+        x->st.spill_hot_rows += r->sb[i].nhot;
         rc = spill_run_seal(r->sb[i].run, e);
         free(r->sb[i].srows);   /* the run holds them for phase 3 */
         free(r->sb[i].seids);

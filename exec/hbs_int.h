@@ -19,6 +19,7 @@ struct hb_spill_state {
     int64_t s_next;          /* the plan's sampling sub-round */
     double sample_per;       /* bytes a sampled mini-batch held (measured) */
     hbs_tables tables;       /* what a round gathers from (hbs_open) */
+    struct hot_rows *hot;    /* rows no run holds (hbs_hot.c), or NULL */
 };
 typedef struct hb_spill_state hb_spill_state;
 
@@ -38,6 +39,8 @@ struct hb_readback {
     uint32_t *ord;
     size_t capord;
     uint64_t *ordseen;       /* a bit per local index, checking `ord` */
+    size_t *hslot;           /* the hot rows' slots, after the cold in `ord` */
+    size_t caphslot;
     size_t capordseen;
     unsigned char *rowtmp;
     size_t caprowtmp;
@@ -70,6 +73,14 @@ int hbs_build(hb_ctx *x, gnn_err *e);
 /* Phase 2 of building a round (hbs_gather.c): the rows of x->sp->build's
 ** records into their runs, their labels into the records; runs sealed. */
 int hbs_gather(hb_ctx *x, gnn_err *e);
+/* The plan's hot rows (hbs_hot.c): chosen when the run opens, the graph
+** read twice (x->sp->hot; none without p->spill_hot_rows); freed. */
+int hbs_hot_open(hb_ctx *x, gnn_err *e);
+void hbs_hot_close(hb_ctx *x);
+/* The hot rows of section sec's block `no` (header h) into their slots,
+** the first time a round reads it. */
+int hbs_hot_fill(hb_ctx *x, const hbs_section *sec, uint64_t no,
+                 const blk_header *h, gnn_err *e);
 /* Handing a round out (hb_readback.c): the next mini-batch of
 ** x->sp->emit; whether one is left. */
 int hbs_next(hb_ctx *x, const gnndb_batch_view **view, gnn_err *e);

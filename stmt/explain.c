@@ -230,6 +230,19 @@ static int spill_line(const plan *p, const hb_stats *st, rowset *rs)
                     db_fmt_size((int64_t)p->cost_inmem, b1, sizeof b1),
                     p->hyperbatch,
                     db_fmt_size((int64_t)p->cost_spill, b2, sizeof b2));
+    if (p->spill_hot_rows > 0)
+        err |= line(rs, 0, "spill: hot rows: the %" PRId64 " rows of the nodes "
+                    "with the most stored neighbours (%s) stay in memory, and "
+                    "no run holds them (PRAGMA feature_cache sizes them)",
+                    p->spill_hot_rows,
+                    db_fmt_size(p->spill_hot_bytes, b4, sizeof b4));
+    if (st && p->spill_hot_rows > 0)
+        err |= line(rs, 1, "hot rows: %" PRIu64 " of %" PRIu64 " rows "
+                    "gathered (%.1f%%) served from memory, not the spill area",
+                    st->spill_hot_rows, st->gather.items,
+                    st->gather.items ? 100.0 * (double)st->spill_hot_rows /
+                                           (double)st->gather.items
+                                     : 0.0);
     if (st && p->spill)
         err |= line(rs, 1, "spilled: %" PRIu64 " mini-batches, %s "
                     "written, %s read back (at most %s on disk at once), "
