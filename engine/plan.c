@@ -433,7 +433,8 @@ static void spill_drops_row_cache(plan *p)
 
 /* A spilled plan's hot rows (exec/hotrows.h): the rows of the nodes with
 ** the most stored neighbours stay in memory for the run, and no run writes
-** them and reads them back. PRAGMA feature_cache sizes them (0: none; the
+** them and reads them back. PRAGMA feature_cache sizes them (at most half
+** of what is staged; 0: none; the
 ** row cache policies, typed plans and edge rows keep the runs whole); by
 ** default a quarter of what is staged, when the spill they spare at the
 ** least (rows hot only in proportion to their number: a skewed graph
@@ -448,7 +449,8 @@ static void plan_spill_hot(gnndb *db, plan *p, int64_t cap)
         p->feat.rows <= 0 || p->feat.rows > (int64_t)UINT32_MAX + 1)
         return;
     int64_t rowb = (int64_t)plan_x_row_bytes(p);
-    int64_t want = asked > 0 ? asked : p->staged_bytes / 4;
+    int64_t want = asked > 0 ? GNN_MIN(asked, p->staged_bytes / 2)
+                             : p->staged_bytes / 4;
     int64_t rows = GNN_MIN((want - plan_hot_bytes(p, 0)) / rowb, p->feat.rows);
     if (rows <= 0) return;
     if (asked < 0) {
