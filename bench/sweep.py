@@ -34,6 +34,9 @@ features: the 4 GiB and 16 GiB points); the others are out-of-core points
                the H taken, the bytes spilled and read back, and the
                process's peak RSS (bench_sample's maxrss_kb) against
                memory_limit
+  gnndb_nohot  (only when --only names it) each gnndb form again with
+               PRAGMA feature_cache = 0: the spill's runs hold every row,
+               the reference of the same run for the hot rows
   gnndb_pack   SCAN PACK of the same batches, stored once per graph with
                INTO PACK (outside the timing, under a 1 GiB limit; it writes
                the pack into DATA_DIR's database), read back inside the
@@ -381,6 +384,16 @@ def gnndb_runs(a, data, budget, log):
             q = "PRAGMA memory_limit='%d'; %s LIMIT %d;" % (budget, sql, n)
             yield "gnndb", setup, budget, run_in_group(budget, [bench, db, q], False, log,
                                                        a.gnndb_timeout)
+    # the reference of the same run for the spill's hot rows: each form
+    # again with PRAGMA feature_cache = 0 (runs hold every row)
+    if "gnndb_nohot" in a.only.split(","):
+        for setup, _, clause in FORMS:
+            sql = SQL + clause
+            n = online_batches(a, db, budget, sql, log)
+            q = "PRAGMA memory_limit='%d'; PRAGMA feature_cache = 0; %s LIMIT %d;" % (
+                budget, sql, n)
+            yield "gnndb_nohot", setup, budget, run_in_group(budget, [bench, db, q], False,
+                                                             log, a.gnndb_timeout)
     if want(a, "gnndb_pack") and ensure_pack(a, db, log):
         q = "PRAGMA memory_limit='%d'; SCAN PACK sweep_pack;" % budget
         yield "gnndb_pack", "SCAN PACK", budget, run_in_group(budget, [bench, db, q], False, log,
@@ -644,6 +657,8 @@ def series_key(r):
     system and the first word of its set-up (classic, graphbolt, ...)."""
     if r["system"] == "gnndb":
         return "gnndb (%s)" % r["setup"]
+    if r["system"] == "gnndb_nohot":
+        return "gnndb, no hot rows (%s)" % r["setup"]
     if r["system"].startswith("gnndb"):
         return r["system"]
     return "%s (%s)" % (r["system"], r["setup"].split(",")[0])

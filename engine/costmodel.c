@@ -255,7 +255,8 @@ void cm_layout_of(const plan *p, cm_layout *l)
     l->hyperbatch = p->hyperbatch;
     if (p->spill) {
         l->subround = p->spill_subround;
-        l->spill_bytes = p->run_bytes_est;
+        l->spill_bytes = p->run_bytes_est - p->spill_hot_spare;
+        l->hot_passes = p->spill_hot_rows > 0 ? 2 : 0;
     }
     l->graph_blocks = (double)p->topo.graph_blocks;
     l->graph_bs = p->graph.block_size;
@@ -282,6 +283,16 @@ void cm_estimate(const plan *p, const cat_profile *pr, const cm_layout *l,
     cm_est before;
     memset(&before, 0, sizeof before);
     int64_t last_m = 1;
+    if (l->hot_passes > 0 && l->graph_blocks > 0) {
+        /* the hot rows' choice reads the graph whole, in order, through
+        ** the graph pool, which keeps its last blocks (as the first hop's
+        ** reads) */
+        double c = p->coalesce > 0 ? p->coalesce : 1, nb = l->graph_blocks;
+        add_reads(&out->hop[0], pr, l->hot_passes * nb,
+                  l->hot_passes * nb * l->graph_bs,
+                  l->hot_passes * requests(nb, nb, c));
+        ps.g = fmin(nb, l->gframes);
+    }
     while (left > 0) {
         if (nhb >= SIM_MAX_HB) {
             /* steady state: the rest costs what the last one did, per

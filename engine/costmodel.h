@@ -16,6 +16,8 @@ typedef struct cm_layout {
     double subround;                 /* spilled: mini-batches sampled at a
                                      ** time (0: the whole hyperbatch) */
     double spill_bytes;              /* spilled: run bytes per mini-batch */
+    double hot_passes;               /* spilled: whole reads of the graph
+                                     ** choosing the hot rows, at open */
     double graph_blocks, graph_bs;   /* blocks of the topology, block bytes */
     double feat_blocks, feat_bs;     /* 0 blocks: no feature table */
     double label_blocks, label_bs;   /* 0 blocks: no labels */

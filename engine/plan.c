@@ -436,11 +436,11 @@ static void spill_drops_row_cache(plan *p)
 ** them and reads them back. PRAGMA feature_cache sizes them (at most half
 ** of what is staged; 0: none; the
 ** row cache policies, typed plans and edge rows keep the runs whole); by
-** default a quarter of what is staged, when the spill they spare at the
-** least (rows hot only in proportion to their number: a skewed graph
-** spares many times that) pays for the two reads of the graph that choose
-** them. The round is planned again in what is left, and kept if it still
-** spills. */
+** default a quarter of what is staged, when the spill they are expected
+** to spare (plan_hot_share, by the degree histogram) pays for the two
+** reads of the graph that choose them. The round is planned again in what
+** is left, its runs' I/O less what they spare, and kept if it still spills
+** and costs less. */
 static void plan_spill_hot(gnndb *db, plan *p, int64_t cap)
 {
     int64_t asked = db->pragma.feature_cache;
@@ -453,21 +453,25 @@ static void plan_spill_hot(gnndb *db, plan *p, int64_t cap)
                              : p->staged_bytes / 4;
     int64_t rows = GNN_MIN((want - plan_hot_bytes(p, 0)) / rowb, p->feat.rows);
     if (rows <= 0) return;
-    if (asked < 0) {
-        double nodes, edges;
-        plan_batch_size_est(p, &nodes, &edges);
-        double spared = 2.0 * (double)rows / (double)p->feat.rows * nodes *
-                        (double)rowb * (double)p->total_batches;
-        double graph = 2.0 * (double)p->topo.graph_blocks *
-                       (double)p->graph.block_size;
-        if (spared < graph) return;
-    }
+    double nodes, edges;
+    plan_batch_size_est(p, &nodes, &edges);
+    /* expected by degree, but never below their share of the rows */
+    double share = fmax(plan_hot_share(p, rows),
+                        (double)rows / (double)p->feat.rows);
+    double spare = share * fmin(nodes * 1.1, (double)p->nodes_bound) *
+                   (double)rowb;
+    double graph = 2.0 * (double)p->topo.graph_blocks *
+                   (double)p->graph.block_size;
+    if (asked < 0 && 2.0 * spare * (double)p->total_batches < graph) return;
     plan q = *p;
     q.staged_bytes -= plan_hot_bytes(p, rows);
+    q.spill_hot_share = share;
+    q.spill_hot_spare = spare;
     q.spill = 0;
     q.hyperbatch = plan_hyperbatch_fit(&q, (double)q.per_batch_bytes);
     plan_spill(db, &q, cap, q.hyperbatch);
-    if (!q.spill) return;
+    /* kept only where it still spills, and costs less than without */
+    if (!q.spill || q.cost_spill > p->cost_spill) return;
     q.spill_hot_rows = rows;
     q.spill_hot_bytes = plan_hot_bytes(p, rows);
     *p = q;

@@ -176,6 +176,8 @@ typedef struct plan {
     ** neighbours kept in memory for the run, so that no run holds them:
     ** room for how many, and their bytes (taken from staged_bytes) */
     int64_t spill_hot_rows, spill_hot_bytes;
+    double spill_hot_share;    /* of a mini-batch's rows, expected */
+    double spill_hot_spare;    /* bytes a run is expected to leave out */
 
     /* upper bounds per mini-batch */
     int64_t nodes_bound, edges_bound;

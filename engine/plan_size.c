@@ -67,6 +67,28 @@ static void estimate_hops(plan *p)
     }
 }
 
+double plan_hot_share(const plan *p, int64_t rows)
+{
+    double D = 0, K = 0, all = 0, hot = 0, left = (double)rows;
+    for (int k = 0; k < p->nbuckets; k++)
+        D += (double)p->deg_hist[k] * bucket_degree(k);
+    for (int h = 0; h < p->nhops; h++) K += p->edges_est[h];
+    if (D <= 0 || K <= 0) return 0;
+    double seeds = fmin((double)plan_seed_nodes(p),
+                        fmax(1.0, (double)p->graph.nodes));
+    double seeded = seeds / fmax(1.0, (double)p->graph.nodes);
+    /* classes from the highest degree down: the hot rows are theirs */
+    for (int k = p->nbuckets; k-- > 1;) {
+        double n = (double)p->deg_hist[k];
+        double in = 1.0 - (1.0 - seeded) * exp(-K * bucket_degree(k) / D);
+        double take = fmin(n, left);
+        all += n * in;
+        hot += take * in;
+        left -= take;
+    }
+    return all > 0 ? hot / all : 0;
+}
+
 /* Upper bounds of nodes and edges of one mini-batch, and the expected
 ** counts (what EXPLAIN and the plan's memory estimate from). */
 void plan_bound_batch(plan *p)
@@ -222,7 +244,8 @@ static double spill_round(const plan *p, double nodes, double g, double *s,
     /* a sub-round's batches hold their sampling state and, once finished,
     ** their records too, until the slots are reused */
     *s = fmax(1.0, fmin(g, left / fmax(sampling_bytes_est(p) + rec + wb, 1.0)));
-    return reads_per_batch(p, *s, g) + 2.0 * p->run_bytes_est;
+    return reads_per_batch(p, *s, g) +
+           2.0 * (p->run_bytes_est - p->spill_hot_spare);
 }
 
 /* Without spill_limit the disk bounds a round: a round and the next one,

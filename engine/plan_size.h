@@ -12,6 +12,11 @@ void plan_batch_size_est(const plan *p, double *nodes, double *edges);
 void plan_bound_batch(plan *p);
 /* Bytes one mini-batch stages, its rows included. */
 int64_t plan_per_batch_bytes(const plan *p);
+/* The share of a mini-batch's rows expected among the `rows` nodes of the
+** highest degree (a spilled plan's hot rows), by the degree classes of
+** estimate_hops: a node of degree d is in a mini-batch of K draws with
+** probability 1 - exp(-K d / D). */
+double plan_hot_share(const plan *p, int64_t rows);
 /* Spill or not, and the round size: cap is the largest H asked or
 ** allowed, fit the H memory holds unspilled. */
 void plan_spill(gnndb *db, plan *p, int64_t cap, int64_t fit);

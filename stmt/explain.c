@@ -211,7 +211,8 @@ static int spill_line(const plan *p, const hb_stats *st, rowset *rs)
                     "the spill area (about %s each%s); est. %s of I/O per "
                     "mini-batch, against %s in memory at HYPERBATCH %" PRId64,
                     p->hyperbatch,
-                    db_fmt_size((int64_t)p->run_bytes_est, b1, sizeof b1),
+                    db_fmt_size((int64_t)(p->run_bytes_est - p->spill_hot_spare),
+                                b1, sizeof b1),
                     p->spill_ahead == 1   ? ", the next read ahead"
                     : p->spill_ahead > 1 ? ", the next two read ahead"
                                          : "",
@@ -233,9 +234,11 @@ static int spill_line(const plan *p, const hb_stats *st, rowset *rs)
     if (p->spill_hot_rows > 0)
         err |= line(rs, 0, "spill: hot rows: the %" PRId64 " rows of the nodes "
                     "with the most stored neighbours (%s) stay in memory, and "
-                    "no run holds them (PRAGMA feature_cache sizes them)",
+                    "no run holds them: est. %.0f%% of a mini-batch's rows "
+                    "(PRAGMA feature_cache sizes them)",
                     p->spill_hot_rows,
-                    db_fmt_size(p->spill_hot_bytes, b4, sizeof b4));
+                    db_fmt_size(p->spill_hot_bytes, b4, sizeof b4),
+                    100.0 * p->spill_hot_share);
     if (st && p->spill_hot_rows > 0)
         err |= line(rs, 1, "hot rows: %" PRIu64 " of %" PRIu64 " rows "
                     "gathered (%.1f%%) served from memory, not the spill area",
