@@ -57,6 +57,8 @@ struct hb_ctx {
     size_t staged_other;     /* bytes the other hyperbatch holds (hb_fit) */
     int ahead;               /* sampling the lookahead: a cut to nothing is
                              ** no error, it only shortens the future */
+    int round_may_end;       /* a spilled round holding mini-batches: a cut
+                             ** to nothing is no error, it ends the round */
 
     const hb_variant *var;   /* node, link or typed: chosen by hb_open */
     struct hb_link *link;    /* edge seeds: the link variant's (hb_link.c) */

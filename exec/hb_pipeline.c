@@ -31,14 +31,15 @@ static void *bg_main(void *arg)
 }
 
 /* What the round handed out may hold while the next is built: its records
-** and the read buffers of its largest run (`ahead` more for the runs read
-** ahead), with the sixteenth to spare that the read-back gives a buffer. */
+** and the read buffers of its largest run, hot rows included (`ahead` more
+** for the runs read ahead), with the sixteenth to spare that the read-back
+** gives a buffer. */
 static size_t emit_reserve(const hb_ctx *x, int ahead)
 {
     size_t big = 0;
     for (int i = 0; i < x->sp->emit->nsb; i++)
         if (x->sp->emit->sb[i].run)
-            big = GNN_MAX(big, spill_run_read_size(x->sp->emit->sb[i].run));
+            big = GNN_MAX(big, hbs_record_size(x, &x->sp->emit->sb[i]));
     big += big / 16;
     return hbs_records_bytes(x->p, x->sp->emit) + (size_t)(1 + ahead) * big;
 }

@@ -86,10 +86,7 @@ static void drop_idle(hb_ctx *x, int keep)
             buf_drop(x, &rb->raw[k], &rb->capraw[k]);
 }
 
-/* The bytes record s takes in local order: its run and its hot rows, which
-** the run leaves out (a buffer it is read into and put in order in place
-** needs room for them). */
-static size_t record_size(const hb_ctx *x, const hb_sbatch *s)
+size_t hbs_record_size(const hb_ctx *x, const hb_sbatch *s)
 {
     size_t rb = x->sp->hot ? hr_rowbytes(x->sp->hot) : 0;
     return spill_run_read_size(s->run) + s->nhot * rb;
@@ -102,7 +99,7 @@ static int start_read(hb_ctx *x, int i, int now, int *started, gnn_err *e)
 {
     hb_readback *rb = x->rb;
     spill_run *run = x->sp->emit->sb[i].run;
-    size_t need = record_size(x, &x->sp->emit->sb[i]);
+    size_t need = hbs_record_size(x, &x->sp->emit->sb[i]);
     /* the free buffer with the most room: reused, not allocated again */
     int k = -1;
     for (int j = 0; j < SPILL_READ_RUNS; j++)
@@ -421,7 +418,7 @@ int hbs_next(hb_ctx *x, const gnndb_batch_view **view, gnn_err *e)
     hb_readback *rb = x->rb;
     int i = rb->scur, rc = GNNDB_OK, started;
     hb_sbatch *s = &x->sp->emit->sb[i];
-    size_t size = record_size(x, s);
+    size_t size = hbs_record_size(x, s);
     /* the batch handed out before is dead */
     rb->in_raw = -1;
     int k = slot_of(rb, i);

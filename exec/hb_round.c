@@ -190,7 +190,7 @@ int hb_fit(hb_ctx *x, int with_features, gnn_err *e)
     hb_release_work(x);
     hb_trim();
     keep = fit_prefix(x, with_features, fit_base(x));
-    if (keep == 0 && !x->ahead) {
+    if (keep == 0 && !x->ahead && !x->round_may_end) {
         char b1[32], b2[32];
         return gnn_seterr(e, GNNDB_NOMEM,
                           "memory_limit %s is too small for one mini-batch of "

@@ -272,14 +272,20 @@ static int spill_sample(hb_ctx *x, int64_t g, int64_t G, gnn_err *e)
 {
     int64_t done = 0;
     while (done < G) {
+        /* once the round has mini-batches, records that leave no room for
+        ** one more end it short (the uncounted bytes the process holds can
+        ** grow past the plan's margin) rather than fail the statement */
+        x->round_may_end = done > 0;
         x->h_next = subround_size(x, G - done);
         /* the records this sub-round will add are held beside its slots */
         x->staged_other = x->bg->reserve + hbs_records_bytes(x->p, x->sp->build) +
                           (size_t)((double)x->h_next * x->p->spill_rec_est);
         x->fit_sampled = 0;
         int rc = hb_sample_round(x, g + done, e);
+        x->round_may_end = 0;
         if (!rc) rc = spill_subround(x, e);
         if (rc) return rc;
+        if (x->nb == 0) break;
         done += x->nb;
         x->sp->sample_per = sampled_per_batch(x) + x->p->spill_rec_est;
     }

@@ -81,6 +81,10 @@ void hbs_hot_close(hb_ctx *x);
 ** the first time a round reads it. */
 int hbs_hot_fill(hb_ctx *x, const hbs_section *sec, uint64_t no,
                  const blk_header *h, gnn_err *e);
+/* The bytes record s takes read back in local order: its run and its hot
+** rows, which the run leaves out (a buffer it is read into and put in
+** order in place has room for them); what the read-back's buffers hold. */
+size_t hbs_record_size(const hb_ctx *x, const hb_sbatch *s);
 /* Handing a round out (hb_readback.c): the next mini-batch of
 ** x->sp->emit; whether one is left. */
 int hbs_next(hb_ctx *x, const gnndb_batch_view **view, gnn_err *e);
