@@ -195,11 +195,11 @@ def parse_args():
     if not a.replot and (not a.csv or not a.points):
         p.error("--csv and at least one --point are needed")
     # bench_sample links the library statically: one older than it would
-    # measure the engine as it was (make bench builds both)
+    # measure the engine as it was
     lib, bench = (os.path.join(a.build, x) for x in ("libgnndb.a", "bench/bench_sample"))
     if not a.replot and os.path.exists(lib) and os.path.exists(bench) and \
             os.path.getmtime(bench) < os.path.getmtime(lib):
-        p.error("%s is older than %s: run make bench" % (bench, lib))
+        p.error("%s is older than %s: rebuild it (make %s)" % (bench, lib, bench))
     return a
 
 
