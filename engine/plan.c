@@ -463,8 +463,9 @@ static void plan_spill_hot(gnndb *db, plan *p, int64_t cap)
     double graph = 2.0 * (double)p->topo.graph_blocks *
                    (double)p->graph.block_size;
     if (asked < 0 && 2.0 * spare * (double)p->total_batches < graph) return;
+    int64_t bytes = plan_hot_bytes(p, rows);
     plan q = *p;
-    q.staged_bytes -= plan_hot_bytes(p, rows);
+    q.staged_bytes -= bytes;
     q.spill_hot_share = share;
     q.spill_hot_spare = spare;
     q.spill = 0;
@@ -473,7 +474,7 @@ static void plan_spill_hot(gnndb *db, plan *p, int64_t cap)
     /* kept only where it still spills, and costs less than without */
     if (!q.spill || q.cost_spill > p->cost_spill) return;
     q.spill_hot_rows = rows;
-    q.spill_hot_bytes = plan_hot_bytes(p, rows);
+    q.spill_hot_bytes = bytes;
     *p = q;
 }
 

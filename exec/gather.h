@@ -29,11 +29,13 @@ struct hb_gather_state;
 ** (x->gat); close frees them. */
 int hb_gather_open(hb_ctx *x, gnn_err *e);
 void hb_gather_close(hb_ctx *x);
-/* Read every graph block once, through `visit`, to choose what a static
-** cache or the spill's hot rows hold (blocks: room for them all); the
-** reads count as the first hop's. */
-int hb_read_graph_once(hb_ctx *x, uint64_t *blocks, bp_visit_fn visit,
-                       void *arg, gnn_err *e);
+/* Read every graph block once and give fn each node's stored degree (a
+** block's node out of the graph's range fails it as corrupt), to choose
+** what a static cache or the spill's hot rows hold (blocks: room for them
+** all); the reads count as the first hop's. */
+typedef void (*hb_degree_fn)(void *arg, uint32_t node, uint32_t degree);
+int hb_read_degrees(hb_ctx *x, uint64_t *blocks, hb_degree_fn fn, void *arg,
+                    gnn_err *e);
 /* Bytes gather's state holds against the staged budget (its items, the
 ** row cache's per-gather scratch; NULL: none); freeing its items between
 ** rounds. */

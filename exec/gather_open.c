@@ -15,13 +15,41 @@
 #include <stdlib.h>
 #include <string.h>
 
-int hb_read_graph_once(hb_ctx *x, uint64_t *blocks, bp_visit_fn visit,
-                           void *arg, gnn_err *e)
+/* A graph block's first objects' (node, degree) to the caller's function,
+** each node checked against the graph's. */
+typedef struct degree_walk {
+    hb_ctx *x;
+    hb_degree_fn fn;
+    void *arg;
+} degree_walk;
+
+static int degree_walk_visit(void *arg, uint64_t no, const void *data,
+                             gnn_err *e)
+{
+    degree_walk *d = arg;
+    const blk_header *h = data;
+    uint64_t nodes = (uint64_t)d->x->p->graph.nodes;
+    for (uint32_t k = 0; k < h->count; k++) {
+        const blk_node *o = blk_graph_object(data, k);
+        if (o->start != 0) continue;  /* a continuation of a long list */
+        if (o->node >= nodes)
+            return gnn_seterr(e, GNNDB_CORRUPT, "corrupt block %llu of %s: "
+                              "node %u out of range", (unsigned long long)no,
+                              d->x->gtopo->f->path, o->node);
+        d->fn(d->arg, o->node, o->degree);
+    }
+    return GNNDB_OK;
+}
+
+int hb_read_degrees(hb_ctx *x, uint64_t *blocks, hb_degree_fn fn, void *arg,
+                    gnn_err *e)
 {
     size_t nblk = (size_t)x->p->topo.graph_blocks;
     for (size_t i = 0; i < nblk; i++) blocks[i] = i;
+    degree_walk d = {x, fn, arg};
     bp_stats before = *bp_get_stats(x->gpool);
-    int rc = bp_fetch(x->gpool, x->gtopo->f, blocks, nblk, visit, arg, e);
+    int rc = bp_fetch(x->gpool, x->gtopo->f, blocks, nblk, degree_walk_visit,
+                      &d, e);
     if (rc) return rc;
     const bp_stats *after = bp_get_stats(x->gpool);
     x->st.hop[0].blocks_read += after->blocks_read - before.blocks_read;
@@ -50,21 +78,10 @@ typedef struct degree_pass {
     uint64_t *key;           /* per node: (~degree << 32) | node */
 } degree_pass;
 
-static int degree_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
+static void degree_visit(void *arg, uint32_t node, uint32_t degree)
 {
     degree_pass *d = arg;
-    const blk_header *h = data;
-    uint64_t nodes = (uint64_t)d->x->p->graph.nodes;
-    for (uint32_t k = 0; k < h->count; k++) {
-        const blk_node *o = blk_graph_object(data, k);
-        if (o->start != 0) continue;  /* a continuation of a long list */
-        if (o->node >= nodes)
-            return gnn_seterr(e, GNNDB_CORRUPT, "corrupt block %llu of %s: "
-                              "node %u out of range", (unsigned long long)no,
-                              d->x->gtopo->f->path, o->node);
-        d->key[o->node] = ((uint64_t)(UINT32_MAX - o->degree) << 32) | o->node;
-    }
-    return GNNDB_OK;
+    d->key[node] = ((uint64_t)(UINT32_MAX - degree) << 32) | node;
 }
 
 /* static_degree: pin the rows of the nodes with the most neighbours stored
@@ -90,7 +107,7 @@ static int cache_pin_hot(hb_ctx *x, gnn_err *e)
     for (size_t i = 0; i < (size_t)p->graph.nodes; i++)
         d.key[i] = ((uint64_t)UINT32_MAX << 32) | i;  /* degree 0 */
     double t0 = gnn_now();
-    if ((rc = hb_read_graph_once(x, blocks, degree_visit, &d, e))) goto out;
+    if ((rc = hb_read_degrees(x, blocks, degree_visit, &d, e))) goto out;
     gnn_sort_u64(d.key, nodes);
     size_t n = GNN_MIN(nodes, fc_capacity(gs->fc));
     uint32_t *rows = (uint32_t *)d.key;  /* reuse: rows fit in the keys */
@@ -130,22 +147,12 @@ typedef struct hot_pass {
     uint64_t *weight;        /* per feature block */
 } hot_pass;
 
-static int hot_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
+static void hot_visit(void *arg, uint32_t node, uint32_t degree)
 {
     hot_pass *d = arg;
-    const blk_header *h = data;
     const plan *p = d->x->p;
-    for (uint32_t k = 0; k < h->count; k++) {
-        const blk_node *o = blk_graph_object(data, k);
-        if (o->start != 0) continue;  /* a continuation of a long list */
-        if (o->node >= (uint64_t)p->graph.nodes)
-            return gnn_seterr(e, GNNDB_CORRUPT, "corrupt block %llu of %s: "
-                              "node %u out of range", (unsigned long long)no,
-                              d->x->gtopo->f->path, o->node);
-        uint64_t b = o->node / p->feat.rows_per_block;
-        if (b < (uint64_t)p->feat.nblocks) d->weight[b] += o->degree;
-    }
-    return GNNDB_OK;
+    uint64_t b = node / p->feat.rows_per_block;
+    if (b < (uint64_t)p->feat.nblocks) d->weight[b] += degree;
 }
 
 static int pin_visit(void *arg, uint64_t no, const void *data, gnn_err *e)
@@ -167,7 +174,7 @@ static int cache_pin_blocks(hb_ctx *x, gnn_err *e)
         goto out;
     }
     double t0 = gnn_now();
-    if ((rc = hb_read_graph_once(x, blocks, hot_visit, &d, e)) ||
+    if ((rc = hb_read_degrees(x, blocks, hot_visit, &d, e)) ||
         (rc = bc_choose(x->gat->bc, d.weight, e)))
         goto out;
     size_t n;

@@ -13,35 +13,22 @@
 #include <stdlib.h>
 
 typedef struct hot_pass {
-    hb_ctx *x;
     hot_rows *h;
     int offer;               /* 0: counting degrees; 1: offering rows */
 } hot_pass;
 
-static int hot_degree_visit(void *arg, uint64_t no, const void *data,
-                            gnn_err *e)
+static void hot_degree_visit(void *arg, uint32_t node, uint32_t degree)
 {
     hot_pass *d = arg;
-    const blk_header *h = data;
-    uint64_t nodes = (uint64_t)d->x->p->graph.nodes;
-    for (uint32_t k = 0; k < h->count; k++) {
-        const blk_node *o = blk_graph_object(data, k);
-        if (o->start != 0) continue;  /* a continuation of a long list */
-        if (o->node >= nodes)
-            return gnn_seterr(e, GNNDB_CORRUPT, "corrupt block %llu of %s: "
-                              "node %u out of range", (unsigned long long)no,
-                              d->x->gtopo->f->path, o->node);
-        if (d->offer) hr_offer(d->h, o->node, o->degree);
-        else hr_count(d->h, o->degree);
-    }
-    return GNNDB_OK;
+    if (d->offer) hr_offer(d->h, node, degree);
+    else hr_count(d->h, degree);
 }
 
 int hbs_hot_open(hb_ctx *x, gnn_err *e)
 {
     const plan *p = x->p;
     if (p->spill_hot_rows <= 0) return GNNDB_OK;
-    hot_pass d = {x, NULL, 0};
+    hot_pass d = {NULL, 0};
     int rc = hr_open((uint64_t)p->feat.rows, plan_x_row_bytes(p),
                      (uint64_t)p->feat.nblocks, (size_t)p->spill_hot_rows,
                      &d.h, e);
@@ -50,11 +37,11 @@ int hbs_hot_open(hb_ctx *x, gnn_err *e)
                               sizeof *blocks);
     if (!blocks) rc = gnn_seterr(e, GNNDB_NOMEM, "out of memory choosing "
                                  "the hot rows");
-    if (!rc) rc = hb_read_graph_once(x, blocks, hot_degree_visit, &d, e);
+    if (!rc) rc = hb_read_degrees(x, blocks, hot_degree_visit, &d, e);
     if (!rc) {
         hr_threshold(d.h);
         d.offer = 1;
-        rc = hb_read_graph_once(x, blocks, hot_degree_visit, &d, e);
+        rc = hb_read_degrees(x, blocks, hot_degree_visit, &d, e);
     }
     if (!rc) rc = hr_seal(d.h, e);
     free(blocks);
