@@ -231,6 +231,17 @@ static double spill_record_bytes(const plan *p, double nodes)
     return nodes * 4.0 + edges * 1.1 * 4.0 + (double)p->batch * 16.0 + link;
 }
 
+/* What a round's read-back holds at once: the records of its g
+** mini-batches, the topology of the one being finished (hbs_records_bytes),
+** and the run handed out in a buffer a sixteenth larger than it (runs
+** differ in size; hb_readback.c's buf_ready). With hot rows that buffer
+** still holds every row of the mini-batch. */
+static double readback_bytes(const plan *p, double nodes, double g)
+{
+    return g * (spill_record_bytes(p, nodes) + 256) + p->spill_topo_est +
+           p->run_bytes_est * 17.0 / 16.0;
+}
+
 static double spill_round(const plan *p, double nodes, double g, double *s,
                           size_t *wbuf)
 {
@@ -309,7 +320,8 @@ void plan_spill(gnndb *db, plan *p, int64_t cap, int64_t fit)
         int fits = sk >= 1 &&
                    staged - (double)k * spill_record_bytes(p, nodes) -
                    (double)(k + SPILL_WRITE_DEPTH) * (double)wk -
-                   p->spill_topo_est >= sampling_bytes_est(p);
+                   p->spill_topo_est >= sampling_bytes_est(p) &&
+                   readback_bytes(p, nodes, (double)k) <= staged;
         if (fits && (cost < best || (k == cap && p->hyperbatch_asked))) {
             best = cost;
             g = k;
@@ -332,7 +344,7 @@ void plan_spill(gnndb *db, plan *p, int64_t cap, int64_t fit)
     ** node rows and edge rows, of at most PLAN_SPILL_SECTIONS tables */
     if (plan_spill_sections(p) > PLAN_SPILL_SECTIONS) want = 0;
     /* a run read back must fit: the mini-batch handed out is held whole */
-    if (!want || p->run_bytes_est > staged - (double)g * (double)p->batch * 16)
+    if (!want || readback_bytes(p, nodes, (double)g) > staged)
         return;
     p->spill = 1;
     p->hyperbatch = g;
@@ -341,7 +353,8 @@ void plan_spill(gnndb *db, plan *p, int64_t cap, int64_t fit)
     p->spill_rec_est = spill_record_bytes(p, nodes) + 256 + (double)wbuf;
     /* runs read ahead of the one handed out (each in a buffer of its own
     ** beside it): as many as fit, up to what the spill area reads at once */
-    double room = staged - (double)g * (double)p->batch * 16;
+    double room = staged - (readback_bytes(p, nodes, (double)g) -
+                            p->run_bytes_est * 17.0 / 16.0);
     p->spill_ahead = 0;
     while (p->spill_ahead < SPILL_READ_RUNS &&
            (double)(p->spill_ahead + 2) * p->run_bytes_est * 1.15 <= room)
