@@ -13,7 +13,9 @@
 **   - HYPERBATCH: what was asked, capped at one epoch (1024 by default),
 **     shrunk to the most staged mini-batches that fit (halved for belady),
 **     or spilled, as PRAGMA spill says; the executor runs at most the
-**     plan's H;
+**     plan's H; a spilled round's read-back (the round's records, one
+**     batch's topology and the run handed out, in its buffer) fits what
+**     the plan stages;
 **   - a memory_limit too small for one mini-batch fails with GNNDB_NOMEM
 **     and words naming memory_limit and BATCH, before any batch; one that
 **     leaves less than a third of a mini-batch's estimate, at prepare;
@@ -331,6 +333,48 @@ static void hyperbatch_asked_capped_shrunk_or_spilled(void **state)
     exec_ok(d->h, "PRAGMA memory_limit = '1GB'; PRAGMA spill = 'auto';");
 }
 
+/* A spilled round's read-back holds, at once, the records of its H
+** mini-batches, the topology of the one being finished and the run handed
+** out, in a buffer a sixteenth larger than the run (hb_readback.c): all of
+** it must fit what the plan stages, hot rows or not. The planner once
+** weighed the run alone: at 128 MiB on R-MAT scale 21 the read-back took
+** the process past memory_limit. Swept over limits a megabyte apart, with
+** the spill forced and BATCH sizes whose runs reach the staged bytes. */
+static void spilled_read_back_fits_what_is_staged(void **state)
+{
+    tu_db *d = *state;
+    defaults(d->h);
+    int spilled = 0, hot = 0;
+    exec_ok(d->h, "PRAGMA spill = 'on'; PRAGMA read_granularity = 'page';");
+    for (int batch = 64; batch <= 256; batch *= 2)
+        for (int mib = 20; mib <= 96; mib++) {
+            char sql[160];
+            snprintf(sql, sizeof sql, "PRAGMA memory_limit = '%dMB';", mib);
+            exec_ok(d->h, sql);
+            snprintf(sql, sizeof sql, "SAMPLE 10,10 FROM cora BATCH %d SEED 1 "
+                                      "HYPERBATCH 43;", batch);
+            plan p;
+            gnn_err e;
+            if (plan_sql(d->h, sql, &p, &e)) continue;   /* too small: refused */
+            if (p.spill) {
+                double rec = p.spill_rec_est - (double)p.spill_wbuf;
+                double held = (double)p.hyperbatch * rec + p.spill_topo_est +
+                              p.run_bytes_est * 17.0 / 16.0;
+                if (held > (double)p.staged_bytes)
+                    fail_msg("%dMB, BATCH %d: H %" PRId64 " reads back %.0f B "
+                             "(run %.0f B) beside %" PRId64 " B staged", mib,
+                             batch, p.hyperbatch, held, p.run_bytes_est,
+                             p.staged_bytes);
+                spilled++;
+                hot += p.spill_hot_rows > 0;
+            }
+            plan_free(&p);
+        }
+    print_message("%d spilled plans, %d with hot rows\n", spilled, hot);
+    assert_true(spilled > 20 && hot > 0);
+    defaults(d->h);
+}
+
 /* ---------- too little memory ---------- */
 
 static void memory_limit_below_one_batch_is_a_clear_error(void **state)
@@ -522,6 +566,7 @@ int main(void)
         cmocka_unit_test(pools_cache_and_staged_fit_memory_limit),
         cmocka_unit_test(database_that_fits_is_read_once),
         cmocka_unit_test(hyperbatch_asked_capped_shrunk_or_spilled),
+        cmocka_unit_test(spilled_read_back_fits_what_is_staged),
         cmocka_unit_test(memory_limit_below_one_batch_is_a_clear_error),
         cmocka_unit_test(batches_per_epoch_limit_and_partition),
         cmocka_unit_test(estimates_within_stated_factor_of_sampling),
