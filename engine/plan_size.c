@@ -231,15 +231,20 @@ static double spill_record_bytes(const plan *p, double nodes)
     return nodes * 4.0 + edges * 1.1 * 4.0 + (double)p->batch * 16.0 + link;
 }
 
-/* What a round's read-back holds at once: the records of its g
-** mini-batches, the topology of the one being finished (hbs_records_bytes),
-** and the run handed out in a buffer a sixteenth larger than it (runs
-** differ in size; hb_readback.c's buf_ready). With hot rows that buffer
-** still holds every row of the mini-batch. */
+/* What a round's read-back holds beside its read buffers: the records of
+** its g mini-batches and the topology of the one being finished
+** (hbs_records_bytes). */
+static double readback_records(const plan *p, double nodes, double g)
+{
+    return g * (spill_record_bytes(p, nodes) + 256) + p->spill_topo_est;
+}
+
+/* ... and with the run handed out, in a buffer a sixteenth larger than it
+** (runs differ in size; hb_readback.c's buf_ready). With hot rows that
+** buffer still holds every row of the mini-batch. */
 static double readback_bytes(const plan *p, double nodes, double g)
 {
-    return g * (spill_record_bytes(p, nodes) + 256) + p->spill_topo_est +
-           p->run_bytes_est * 17.0 / 16.0;
+    return readback_records(p, nodes, g) + p->run_bytes_est * 17.0 / 16.0;
 }
 
 static double spill_round(const plan *p, double nodes, double g, double *s,
@@ -353,8 +358,7 @@ void plan_spill(gnndb *db, plan *p, int64_t cap, int64_t fit)
     p->spill_rec_est = spill_record_bytes(p, nodes) + 256 + (double)wbuf;
     /* runs read ahead of the one handed out (each in a buffer of its own
     ** beside it): as many as fit, up to what the spill area reads at once */
-    double room = staged - (readback_bytes(p, nodes, (double)g) -
-                            p->run_bytes_est * 17.0 / 16.0);
+    double room = staged - readback_records(p, nodes, (double)g);
     p->spill_ahead = 0;
     while (p->spill_ahead < SPILL_READ_RUNS &&
            (double)(p->spill_ahead + 2) * p->run_bytes_est * 1.15 <= room)
