@@ -86,9 +86,13 @@ static int join_build(hb_ctx *x, gnn_err *e)
 static int next_round(hb_ctx *x, gnn_err *e)
 {
     double t0 = gnn_now();
-    /* built here, the round has the whole budget: the read buffers of the
-    ** round handed out are dead */
-    if (!x->bg->running) hbs_readback_trim(x);
+    /* built here, the round has the whole budget: the read buffers and
+    ** records of the round handed out are dead (its last batch with them),
+    ** and its build counts neither */
+    if (!x->bg->running) {
+        hbs_readback_trim(x);
+        hbs_round_release(x->sp->emit);
+    }
     int joined = x->bg->running;
     int rc = joined ? join_build(x, e) : hbs_build(x, e);
     x->est.seconds += gnn_now() - t0;

@@ -84,6 +84,13 @@ static size_t resident_bytes(const hb_ctx *x)
     return sum;
 }
 
+size_t hb_slots_bytes(const hb_ctx *x)
+{
+    size_t sum = 0;
+    for (int i = 0; i < x->capb; i++) sum += hb_batch_bytes(&x->hb[i]);
+    return sum;
+}
+
 size_t hb_work_bytes(const hb_ctx *x)
 {
     return hb_hop_bytes(x->hop) + hb_blocks_bytes(&x->bk) +

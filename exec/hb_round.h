@@ -41,6 +41,9 @@ void hb_release_sampling(hb_ctx *x);
 void hb_trim(void);
 /* Bytes the scratch of a hop and one staged mini-batch hold. */
 size_t hb_work_bytes(const hb_ctx *x);
+/* What every slot's arrays hold, those beyond the round's mini-batches
+** included: the next round's sampling reuses them. */
+size_t hb_slots_bytes(const hb_ctx *x);
 /* What b stages once its rows (dim a row) are gathered and it is finished:
 ** what it holds, and the outputs still to be sized (a slot reused from an
 ** earlier hyperbatch already holds some of their capacity). */

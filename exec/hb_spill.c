@@ -240,12 +240,23 @@ static int spill_subround(hb_ctx *x, gnn_err *e)
 /* How many of the `left` mini-batches still to sample go in the next
 ** sub-round: as many as the room beside the records holds, at the bytes a
 ** sampled mini-batch measured (the plan's estimate before any was), spread
-** evenly over the sub-rounds that takes, each of which reads the graph. */
-static int64_t subround_size(const hb_ctx *x, int64_t left)
+** evenly over the sub-rounds that takes, each of which reads the graph.
+** The room is less what the process holds that no count has (memory the
+** allocator keeps after the last sub-round): a sub-round sized from the
+** counts alone sampled its last hop past the limit before hb_fit's check
+** could cut it (planner's H at 512 MiB: 520 MiB resident in hop 3). The
+** slots and the hops' scratch are counted, as the next sub-round reuses
+** them and a mini-batch's measured bytes include them. */
+static int64_t subround_size(hb_ctx *x, int64_t left)
 {
     int64_t cap = x->sp->s_next;
-    if (x->sp->sample_per > 0)
-        cap = (int64_t)(build_room(x) / (x->sp->sample_per * 1.1));
+    if (x->sp->sample_per > 0) {
+        size_t counted = x->bg->reserve +
+                         hbs_records_bytes(x->p, x->sp->build) +
+                         hb_work_bytes(x) + hb_slots_bytes(x);
+        double room = build_room(x) - (double)hb_uncounted(x, counted);
+        cap = (int64_t)(room / (x->sp->sample_per * 1.1));
+    }
     cap = GNN_MAX(1, cap);
     int64_t k = (left + cap - 1) / cap;
     return (left + k - 1) / k;
