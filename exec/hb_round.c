@@ -21,9 +21,10 @@
 #endif
 
 /* The resident bytes now beyond what the plan knows the process holds
-** outside the staged data (the process at prepare, the pools' frames read
-** into, the row cache, the host's copies), -1 where they cannot be
-** measured; keeps the peak. */
+** outside the staged data (the process at prepare, rounded up as the plan
+** rounded it, and a stack and arena per thread, which memory_limit's
+** division sets aside; the pools' frames read into, the row cache, the
+** host's copies), -1 where they cannot be measured; keeps the peak. */
 static int64_t staged_resident(hb_ctx *x)
 {
     int64_t rss = gnn_rss_now();
@@ -32,7 +33,9 @@ static int64_t staged_resident(hb_ctx *x)
     while (rss > peak && !atomic_compare_exchange_weak(&x->rss_peak, &peak, rss))
         ;
     const plan *p = x->p;
-    int64_t outside = p->mem.rss + (int64_t)bp_touched_bytes(x->gpool) +
+    int64_t set_aside = GNN_MAX(p->mem.rss, p->mem.base + p->mem.process) +
+                        p->mem.threads;
+    int64_t outside = set_aside + (int64_t)bp_touched_bytes(x->gpool) +
                       (int64_t)bp_touched_bytes(x->fpool) + p->cache_bytes +
                       p->spill_hot_bytes + p->copies_bytes;
     return rss > outside ? rss - outside : 0;
